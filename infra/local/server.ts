@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { handler as authorizer } from '../../functions/http/authorizer';
+import type { RouteDef } from '../../shared/http/route';
+import { log } from '../../shared/log';
+import { lambdaContext } from './lambda-context';
+import { type CompiledRoute, compileRoutes, matchRoute } from './route-matcher';
+
+type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export interface LocalControl {
+  /** Extra routes served only locally, never deployed (`/_local/*`, `/.well-known/jwks.json`). */
+  handle(method: string, path: string, body: unknown): Promise<{ status: number; body: unknown } | undefined>;
+}
+
+/** API Gateway's own answers, which happen before any Lambda runs. */
+const GATEWAY_UNAUTHORIZED = { message: 'Unauthorized' };
+const MAX_GATEWAY_BODY = 10 * 1024 * 1024;
+const AUTH_CACHE_TTL_MS = 300_000;
+
+interface CachedAuth {
+  context: Record<string, string>;
+  authorized: boolean;
+  expires: number;
+}
+
+/**
+ * A small HTTP server that behaves like the deployed HTTP API: it matches the manifest's routes,
+ * runs the same Lambda authorizer (with the same per-header result cache), builds payload v2
+ * events and calls the same handler modules.
+ */
+export function createLocalServer(routeDefs: readonly RouteDef[], control: LocalControl): Server {
+  const routes = compileRoutes(routeDefs);
+  const handlers = new Map<string, Promise<Handler>>();
+  const authCache = new Map<string, CachedAuth>();
+
+  const loadHandler = (route: CompiledRoute): Promise<Handler> => {
+    let h = handlers.get(route.def.id);
+    if (!h) {
+      const file = join(__dirname, '..', '..', 'functions', 'http', `${route.def.entry}.ts`);
+      h = import(file).then((m: { handler?: Handler; default?: { handler?: Handler } }) => {
+        const fn = m.handler ?? m.default?.handler;
+        if (!fn) throw new Error(`${file} exports no handler`);
+        return fn;
+      });
+      handlers.set(route.def.id, h);
+    }
+    return h;
+  };
+
+  const authorize = async (header: string | undefined): Promise<CachedAuth> => {
+    const cacheKey = header ?? '';
+    const hit = authCache.get(cacheKey);
+    if (hit && hit.expires > Date.now()) return hit;
+    const result = await authorizer({ headers: header ? { authorization: header } : {}, identitySource: [] });
+    const entry = {
+      authorized: result.isAuthorized,
+      context: result.context ?? {},
+      expires: Date.now() + AUTH_CACHE_TTL_MS,
+    };
+    if (header) authCache.set(cacheKey, entry);
+    return entry;
+  };
+
+  return createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const started = Date.now();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      const text = typeof body === 'string' ? body : JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.end(text);
+    };
+    try {
+      const raw = await readRaw(req);
+      if (raw === null) return send(413, { message: 'Request Entity Too Large' });
+
+      const local = await control.handle(
+        method,
+        url.pathname,
+        raw.length ? safeJson(raw.toString('utf8')) : undefined,
+      );
+      if (local) return send(local.status, local.body);
+
+      const match = matchRoute(routes, method, url.pathname);
+      if (match.kind !== 'match') return send(404, { message: 'Not Found' });
+
+      const authHeader = headerValue(req.headers.authorization);
+      if (!authHeader) return send(401, GATEWAY_UNAUTHORIZED);
+      const auth = await authorize(authHeader);
+      if (!auth.authorized) return send(403, { message: 'Forbidden' });
+
+      const handler = await loadHandler(match.route);
+      const event = buildEvent(req, url, raw, match.route, match.params, auth.context);
+      const ctx = lambdaContext(match.route.def.id, match.route.def.timeoutSeconds ?? 10);
+      const result = await handler(event, ctx);
+      send(result.statusCode ?? 200, result.body ?? '', normaliseHeaders(result.headers));
+    } catch (error) {
+      log.error('local gateway failure', { path: url.pathname, error });
+      send(500, { message: 'Internal Server Error' });
+    } finally {
+      log.debug('request', { method, path: url.pathname, ms: Date.now() - started, status: res.statusCode });
+    }
+  });
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function normaliseHeaders(headers: APIGatewayProxyStructuredResultV2['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(headers ?? {})) out[k] = String(val);
+  return out;
+}
+
+async function readRaw(req: IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_GATEWAY_BODY) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function buildEvent(
+  req: IncomingMessage,
+  url: URL,
+  raw: Buffer,
+  route: CompiledRoute,
+  params: Record<string, string>,
+  authorizerContext: Record<string, string>,
+) {
+  const headers: Record<string, string> = {};
+  for (const [k, val] of Object.entries(req.headers)) {
+    if (val !== undefined) headers[k.toLowerCase()] = Array.isArray(val) ? val.join(',') : val;
+  }
+  const query: Record<string, string> = {};
+  for (const [k, val] of url.searchParams) query[k] = query[k] ? `${query[k]},${val}` : val;
+  const contentType = headers['content-type'] ?? '';
+  const isText = raw.length === 0 || /json|text|xml|x-www-form-urlencoded|yaml/i.test(contentType);
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: route.routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
+    ...(Object.keys(params).length ? { pathParameters: params } : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: route.def.method,
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: route.routeKey,
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+      authorizer: { lambda: authorizerContext },
+    },
+    ...(raw.length ? { body: isText ? raw.toString('utf8') : raw.toString('base64') } : {}),
+    isBase64Encoded: raw.length > 0 && !isText,
+  };
+}

@@ -1,0 +1,268 @@
+/**
+ * `npm start`: the whole service on this machine, with no Docker and no internet.
+ * DynamoDB Local (Java), fauxqs (SQS), aws-ses-v2-local (SES), a Slack/Teams/IdP capture server,
+ * the local HTTP API (same authorizer and handlers as AWS), SQS pollers for every worker and
+ * the schedule ticker. Writes `session.json` into the state folder once ready.
+ *
+ * Flags: --fresh (wipe state), --port N (default $PORT or 3000), --state-dir DIR (default
+ * $LOCAL_STATE_DIR or .local), --no-ticker, --exit-with-stdin (stop when the parent goes away), --quiet.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { resetJwtVerifier } from '../../shared/auth/credentials';
+import { resetConfig } from '../../shared/config';
+import { resetDb } from '../../shared/db/client';
+import { queues, workers } from '../../shared/queues';
+import { routes } from '../../shared/routes';
+import { startCaptureServer } from './capture-server';
+import { type Emulator, startDynamoLocal, startSesEmulator, startSqsEmulator } from './emulators';
+import { localHooks } from './hooks';
+import { jwks, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey } from './idp';
+import { type Poller, queueDepth, startPoller } from './pollers';
+import { seedDemo } from './seed';
+import { createLocalServer } from './server';
+import { ensureQueue, ensureTable, type LocalQueue } from './setup-aws';
+import { findSchedule, startTicker, tick } from './ticker';
+
+interface Args {
+  fresh: boolean;
+  port: number;
+  stateDir: string;
+  ticker: boolean;
+  exitWithStdin: boolean;
+  quiet: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = {
+    fresh: false,
+    port: Number(process.env.PORT ?? 3000),
+    stateDir: resolve(process.env.LOCAL_STATE_DIR ?? '.local'),
+    ticker: true,
+    exitWithStdin: false,
+    quiet: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--fresh') args.fresh = true;
+    else if (a === '--no-ticker') args.ticker = false;
+    else if (a === '--exit-with-stdin') args.exitWithStdin = true;
+    else if (a === '--quiet') args.quiet = true;
+    else if (a === '--port') args.port = Number(argv[++i]);
+    else if (a === '--state-dir') args.stateDir = resolve(String(argv[++i]));
+    else throw new Error(`Unknown flag ${a}`);
+  }
+  return args;
+}
+
+const LOCAL_VISIBILITY_SECONDS = 2;
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.fresh) rmSync(args.stateDir, { recursive: true, force: true });
+  mkdirSync(args.stateDir, { recursive: true });
+
+  const stoppers: (() => Promise<void> | void)[] = [];
+  let stopping = false;
+  const stop = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    for (const s of stoppers.reverse()) await Promise.resolve(s()).catch(() => {});
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  if (args.exitWithStdin) {
+    process.stdin.on('end', () => void stop(0));
+    process.stdin.on('close', () => void stop(0));
+    process.stdin.resume();
+  }
+
+  const emulators: Emulator[] = [];
+  const startEmu = async <T extends Emulator>(p: Promise<T>): Promise<T> => {
+    const e = await p;
+    emulators.push(e);
+    stoppers.push(() => e.stop());
+    return e;
+  };
+  const [dynamo, sqsEmu, ses, capture] = await Promise.all([
+    startEmu(startDynamoLocal({ dbPath: resolve(args.stateDir, 'dynamodb') })),
+    startEmu(startSqsEmulator()),
+    startEmu(startSesEmulator()),
+    startEmu(startCaptureServer()),
+  ]);
+
+  let ready = false;
+  let sqsClient: SQSClient | undefined;
+  const localQueues: LocalQueue[] = [];
+  const pollers: Poller[] = [];
+  const signingKey = await loadOrCreateSigningKey(args.stateDir);
+
+  const server = createLocalServer(routes, {
+    async handle(method, path, body) {
+      if (path === '/.well-known/jwks.json' && method === 'GET')
+        return { status: 200, body: jwks(signingKey) };
+      if (path === '/_local/health' && method === 'GET')
+        return { status: ready ? 200 : 503, body: { ready } };
+      if (!ready && !path.startsWith('/_local/')) return { status: 503, body: { error: 'STARTING' } };
+      if (path === '/_local/tick' && method === 'POST') {
+        const b = (body ?? {}) as { schedule?: string; now?: string };
+        if (!b.schedule || !findSchedule(b.schedule))
+          return { status: 400, body: { error: `Unknown schedule ${b.schedule}` } };
+        const now = b.now ? new Date(b.now) : new Date();
+        if (Number.isNaN(now.getTime()))
+          return { status: 400, body: { error: 'now must be an ISO date-time' } };
+        const result = await tick(b.schedule, now);
+        return {
+          status: 200,
+          body: { schedule: b.schedule, now: now.toISOString(), result: result ?? null },
+        };
+      }
+      if (path === '/_local/drain' && method === 'POST') {
+        const timeoutMs = Number((body as { timeoutMs?: number } | undefined)?.timeoutMs ?? 30_000);
+        const drained = await drain(timeoutMs);
+        return { status: drained ? 200 : 504, body: { drained } };
+      }
+      for (const hook of localHooks) {
+        const answer = await hook.handle?.(method, path, body);
+        if (answer) return answer;
+      }
+      return undefined;
+    },
+  });
+  const drain = async (timeoutMs: number): Promise<boolean> => {
+    const deadline = Date.now() + timeoutMs;
+    let quietRounds = 0;
+    while (Date.now() < deadline) {
+      const depths = sqsClient
+        ? await Promise.all(localQueues.map((q) => queueDepth(sqsClient as SQSClient, q.url)))
+        : [];
+      const busy = pollers.some((p) => p.busy);
+      if (!busy && depths.every((d) => d === 0)) {
+        // Two quiet looks in a row: a worker may enqueue follow-up work just as it finishes.
+        if (++quietRounds >= 2) return true;
+      } else quietRounds = 0;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  };
+
+  await new Promise<void>((res) => server.listen(args.port, '127.0.0.1', () => res()));
+  stoppers.push(
+    () =>
+      new Promise<void>((res) => {
+        server.closeAllConnections();
+        server.close(() => res());
+      }),
+  );
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : args.port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  Object.assign(process.env, {
+    STAGE: 'local',
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    TABLE_NAME: 'cost-management',
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    SQS_ENDPOINT: sqsEmu.endpoint,
+    SES_ENDPOINT: ses.endpoint,
+    JWT_ISSUER: LOCAL_ISSUER,
+    JWT_AUDIENCE: LOCAL_AUDIENCE,
+    JWKS_URI: `${baseUrl}/.well-known/jwks.json`,
+    SLACK_API_BASE_URL: `${capture.endpoint}/slack/api`,
+    TEAMS_ALLOWED_HOSTS: '127.0.0.1',
+    IDP_API_BASE_URL: `${capture.endpoint}/idp`,
+    MAIL_FROM: 'FinOps Local <finops@local.test>',
+    APP_BASE_URL: baseUrl,
+    DUCKDB_PATH: resolve(args.stateDir, 'warehouse.duckdb'),
+    LOCAL_STATE_DIR: args.stateDir,
+  });
+  resetConfig();
+  resetDb();
+  resetJwtVerifier();
+
+  const dynamoClient = new DynamoDBClient({
+    endpoint: dynamo.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  await ensureTable(dynamoClient, 'cost-management');
+  sqsClient = new SQSClient({
+    endpoint: sqsEmu.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  for (const q of queues) {
+    const created = await ensureQueue(sqsClient, q, LOCAL_VISIBILITY_SECONDS);
+    localQueues.push(created);
+    process.env[`QUEUE_URL_${q.name.toUpperCase().replaceAll('-', '_')}`] = created.url;
+  }
+  resetConfig();
+
+  const seed = await seedDemo(args.stateDir);
+  for (const hook of localHooks) await hook.start?.({ stateDir: args.stateDir, seed, stoppers });
+
+  for (const w of workers) {
+    const q = localQueues.find((lq) => lq.name === w.queue);
+    if (!q) throw new Error(`Worker ${w.name} reads unknown queue ${w.queue}`);
+    const poller = startPoller(sqsClient, w, q, { retryDelaySeconds: LOCAL_VISIBILITY_SECONDS });
+    pollers.push(poller);
+    stoppers.push(() => poller.stop());
+  }
+  if (args.ticker) stoppers.push(startTicker());
+
+  const session = {
+    baseUrl,
+    orgId: seed.orgId,
+    otherOrgId: seed.otherOrgId,
+    apiKeys: seed.apiKeys,
+    users: { admin: seed.users.admin, member: seed.users.member, outsider: seed.users.outsider },
+    emails: seed.emails,
+    teams: seed.teams,
+    mailUrl: `${ses.endpoint}/store`,
+    chatUrl: `${capture.endpoint}/messages`,
+    jwksUrl: `${baseUrl}/.well-known/jwks.json`,
+    endpoints: {
+      dynamodb: dynamo.endpoint,
+      sqs: sqsEmu.endpoint,
+      ses: ses.endpoint,
+      capture: capture.endpoint,
+    },
+    tableName: 'cost-management',
+    queues: Object.fromEntries(localQueues.map((q) => [q.name, { url: q.url, dlqUrl: q.dlqUrl }])),
+    stateDir: args.stateDir,
+    pid: process.pid,
+  };
+  writeFileSync(resolve(args.stateDir, 'session.json'), JSON.stringify(session, null, 2));
+  ready = true;
+  if (!args.quiet) {
+    process.stdout.write(
+      [
+        '',
+        `Cost management service is running at ${baseUrl}`,
+        `  organisation   ${seed.orgId} (second organisation: ${seed.otherOrgId})`,
+        `  admin key      ${seed.apiKeys.admin}`,
+        `  member key     ${seed.apiKeys.member}`,
+        `  org key        ${seed.apiKeys.org}`,
+        `  outsider key   ${seed.apiKeys.outsider}`,
+        `  team           ${seed.teams.map((t) => `${t.name} (${t.id})`).join(', ')}`,
+        `  sent email     ${session.mailUrl}`,
+        `  Slack/Teams    ${session.chatUrl}`,
+        `  session file   ${resolve(args.stateDir, 'session.json')}`,
+        '',
+        `Try: curl -H "Authorization: Bearer ${seed.apiKeys.admin}" ${baseUrl}/reports`,
+        '',
+      ].join('\n'),
+    );
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`npm start failed: ${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,108 @@
+/**
+ * Service configuration, read from the environment once and validated at start-up.
+ * Local defaults make `npm start` and the tests work without any setup; in AWS the CDK stack
+ * sets every variable explicitly.
+ */
+export interface Config {
+  stage: string;
+  region: string;
+  tableName: string;
+  dynamoEndpoint?: string;
+  sqsEndpoint?: string;
+  sesEndpoint?: string;
+  s3Endpoint?: string;
+  queueUrls: Record<string, string>;
+  jwt: { issuer: string; audience: string; jwksUri: string; orgClaim: string; roleClaim: string };
+  slackApiBaseUrl: string;
+  teamsAllowedHosts: string[];
+  mailFrom: string;
+  appBaseUrl: string;
+  warehouse: 'duckdb' | 'athena';
+  duckdbPath: string;
+  maxBodyBytes: number;
+}
+
+let cached: Config | undefined;
+
+class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function env(name: string, fallback?: string): string {
+  const value = process.env[name];
+  if (value !== undefined && value !== '') return value;
+  if (fallback !== undefined) return fallback;
+  throw new ConfigError(`Missing required environment variable ${name}`);
+}
+
+function optional(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Queue URLs come from variables named QUEUE_URL_<NAME> (NAME upper-cased, dashes as underscores). */
+function readQueueUrls(): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('QUEUE_URL_') && value) {
+      urls[key.slice('QUEUE_URL_'.length).toLowerCase().replaceAll('_', '-')] = value;
+    }
+  }
+  return urls;
+}
+
+export function loadConfig(): Config {
+  const isAws = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+  const localDefault = (value: string) => (isAws ? undefined : value);
+  const warehouse = env('WAREHOUSE', 'duckdb');
+  if (warehouse !== 'duckdb' && warehouse !== 'athena') {
+    throw new ConfigError(`WAREHOUSE must be duckdb or athena, got ${warehouse}`);
+  }
+  return {
+    stage: env('STAGE', 'local'),
+    region: env('AWS_REGION', 'us-east-1'),
+    tableName: env('TABLE_NAME', localDefault('cost-management')),
+    dynamoEndpoint: optional('DYNAMODB_ENDPOINT'),
+    sqsEndpoint: optional('SQS_ENDPOINT'),
+    sesEndpoint: optional('SES_ENDPOINT'),
+    s3Endpoint: optional('S3_ENDPOINT'),
+    queueUrls: readQueueUrls(),
+    jwt: {
+      issuer: env('JWT_ISSUER', localDefault('http://127.0.0.1/local-idp')),
+      audience: env('JWT_AUDIENCE', localDefault('cost-management-local')),
+      jwksUri: env('JWKS_URI', localDefault('http://127.0.0.1/.well-known/jwks.json')),
+      orgClaim: env('JWT_ORG_CLAIM', 'org_id'),
+      roleClaim: env('JWT_ROLE_CLAIM', 'org_role'),
+    },
+    slackApiBaseUrl: env('SLACK_API_BASE_URL', 'https://slack.com/api'),
+    teamsAllowedHosts: env('TEAMS_ALLOWED_HOSTS', '.webhook.office.com,.logic.azure.com')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
+    mailFrom: env('MAIL_FROM', 'FinOps <finops@example.com>'),
+    appBaseUrl: env('APP_BASE_URL', 'http://localhost:3000'),
+    warehouse,
+    duckdbPath: env('DUCKDB_PATH', ':memory:'),
+    maxBodyBytes: Number(env('MAX_BODY_BYTES', String(1024 * 1024))),
+  };
+}
+
+/** The process-wide configuration. Throws a ConfigError naming the first missing variable. */
+export function config(): Config {
+  cached ??= loadConfig();
+  return cached;
+}
+
+/** Tests and the local runtime change the environment after import; this forgets the cached copy. */
+export function resetConfig(): void {
+  cached = undefined;
+}
+
+export function queueUrl(name: string): string {
+  const url = config().queueUrls[name];
+  if (!url)
+    throw new ConfigError(
+      `No URL configured for queue ${name} (QUEUE_URL_${name.toUpperCase().replaceAll('-', '_')})`,
+    );
+  return url;
+}

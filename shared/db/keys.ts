@@ -1,0 +1,157 @@
+/**
+ * The single table: the one module that knows key shapes and the index list. The CDK stack and
+ * the local runtime both build the table from `tableDefinition`, so they cannot drift apart.
+ *
+ * Every tenant item's `pk` starts with `ORG#<orgId>`, so a query built from a verified principal
+ * cannot reach another organisation. The only global items are API-key lookups (by hash) and
+ * idempotency records (which embed the org).
+ */
+export const tableDefinition = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: 'ttl',
+  indexes: [
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  ],
+} as const;
+
+export type IndexName = (typeof tableDefinition.indexes)[number]['name'];
+
+/** Number of shards of the cross-tenant "due" indexes; sweeps query every shard. */
+export const DUE_SHARDS = 4;
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+const org = (orgId: string) => `ORG#${orgId}`;
+
+/** Stable shard for an id, so one item always lands in the same due-index shard. */
+export function shardOf(id: string, shards = DUE_SHARDS): number {
+  let h = 0;
+  for (let i = 0; i < id.length; i++) h = (h * 31 + id.charCodeAt(i)) >>> 0;
+  return h % shards;
+}
+
+export const keys = {
+  organization: (orgId: string): ItemKey => ({ pk: org(orgId), sk: 'META' }),
+
+  /** A principal's partition: profile, team-membership mirrors and API-key status mirrors, read in one query per request. */
+  principalPartition: (orgId: string, principalId: string) => `${org(orgId)}#P#${principalId}`,
+  principalProfile: (orgId: string, principalId: string): ItemKey => ({
+    pk: keys.principalPartition(orgId, principalId),
+    sk: 'PROFILE',
+  }),
+  principalTeam: (orgId: string, principalId: string, teamId: string): ItemKey => ({
+    pk: keys.principalPartition(orgId, principalId),
+    sk: `TEAM#${teamId}`,
+  }),
+  principalKey: (orgId: string, principalId: string, keyId: string): ItemKey => ({
+    pk: keys.principalPartition(orgId, principalId),
+    sk: `APIKEY#${keyId}`,
+  }),
+  /** GSI1 of a user profile: look a user up by e-mail within the org. */
+  userByEmail: (orgId: string, email: string) => ({
+    gsi1pk: `${org(orgId)}#EMAIL`,
+    gsi1sk: email.toLowerCase(),
+  }),
+  usersIndex: (orgId: string) => ({ gsi2pk: `${org(orgId)}#USERS` }),
+
+  team: (orgId: string, teamId: string): ItemKey => ({ pk: org(orgId), sk: `TEAM#${teamId}` }),
+  teamByName: (orgId: string, name: string) => ({
+    gsi1pk: `${org(orgId)}#TEAMNAME`,
+    gsi1sk: name.toLowerCase(),
+  }),
+  teamMember: (orgId: string, teamId: string, principalId: string): ItemKey => ({
+    pk: `${org(orgId)}#TEAM#${teamId}`,
+    sk: `MEMBER#${principalId}`,
+  }),
+  teamMembersPartition: (orgId: string, teamId: string) => `${org(orgId)}#TEAM#${teamId}`,
+  scope: (orgId: string, scopeId: string): ItemKey => ({ pk: org(orgId), sk: `SCOPE#${scopeId}` }),
+  orgPartition: (orgId: string) => org(orgId),
+
+  apiKeyLookup: (hash: string): ItemKey => ({ pk: `APIKEY#${hash}`, sk: 'KEY' }),
+  apiKeysIndex: (orgId: string, createdAt: string) => ({
+    gsi1pk: `${org(orgId)}#APIKEYS`,
+    gsi1sk: createdAt,
+  }),
+
+  report: (orgId: string, reportId: string): ItemKey => ({
+    pk: `${org(orgId)}#REPORT#${reportId}`,
+    sk: 'META',
+  }),
+  reportsIndex: (orgId: string, updatedAt: string) => ({
+    gsi1pk: `${org(orgId)}#REPORTS`,
+    gsi1sk: updatedAt,
+  }),
+  reportDue: (reportId: string, nextRunAt: string) => ({
+    gsi2pk: `DUE#${shardOf(reportId)}`,
+    gsi2sk: nextRunAt,
+  }),
+  reportDelivery: (orgId: string, reportId: string, runAt: string, destination: string): ItemKey => ({
+    pk: `${org(orgId)}#REPORT#${reportId}`,
+    sk: `DELIVERY#${runAt}#${destination}`,
+  }),
+
+  dashboard: (orgId: string, dashboardId: string): ItemKey => ({
+    pk: `${org(orgId)}#DASH#${dashboardId}`,
+    sk: 'META',
+  }),
+  dashboardsIndex: (orgId: string, updatedAt: string) => ({
+    gsi1pk: `${org(orgId)}#DASHES`,
+    gsi1sk: updatedAt,
+  }),
+  dashboardVersionPart: (orgId: string, dashboardId: string, version: number, part: number): ItemKey => ({
+    pk: `${org(orgId)}#DASH#${dashboardId}`,
+    sk: `V#${String(version).padStart(6, '0')}#P#${String(part).padStart(4, '0')}`,
+  }),
+
+  alert: (orgId: string, alertId: string): ItemKey => ({ pk: `${org(orgId)}#ALERT#${alertId}`, sk: 'META' }),
+  alertsIndex: (orgId: string, createdAt: string) => ({ gsi1pk: `${org(orgId)}#ALERTS`, gsi1sk: createdAt }),
+  alertDue: (alertId: string, nextEvalAt: string) => ({
+    gsi2pk: `ADUE#${shardOf(alertId)}`,
+    gsi2sk: nextEvalAt,
+  }),
+  alertThreshold: (orgId: string, alertId: string, thresholdId: string): ItemKey => ({
+    pk: `${org(orgId)}#ALERT#${alertId}`,
+    sk: `THRESHOLD#${thresholdId}`,
+  }),
+
+  dimensionsPartition: (orgId: string) => `${org(orgId)}#DIMS`,
+  enrichmentsPartition: (orgId: string) => `${org(orgId)}#ENRICH`,
+  datasource: (orgId: string, datasourceId: string): ItemKey => ({
+    pk: org(orgId),
+    sk: `DS#${datasourceId}`,
+  }),
+  outboxPartition: (orgId: string) => `${org(orgId)}#OUTBOX`,
+  outboxDue: (id: string, at: string) => ({ gsi2pk: `OUTBOX#${shardOf(id)}`, gsi2sk: at }),
+
+  idempotency: (orgId: string, scope: string, key: string): ItemKey => ({
+    pk: `IDEMP#${orgId}#${scope}#${key}`,
+    sk: 'REC',
+  }),
+};
+
+/** Attributes that are storage plumbing, never part of a domain record. */
+export const KEY_ATTRIBUTES = [
+  'pk',
+  'sk',
+  'gsi1pk',
+  'gsi1sk',
+  'gsi2pk',
+  'gsi2sk',
+  'ttl',
+  'entity',
+  'schemaVersion',
+] as const;
+
+/** Drops key attributes from a stored item, giving back the domain record. */
+export function stripKeys<T extends Record<string, unknown>>(
+  item: T,
+): Omit<T, (typeof KEY_ATTRIBUTES)[number]> {
+  const copy: Record<string, unknown> = { ...item };
+  for (const attr of KEY_ATTRIBUTES) delete copy[attr];
+  return copy as Omit<T, (typeof KEY_ATTRIBUTES)[number]>;
+}

@@ -1,0 +1,185 @@
+import * as v from 'valibot';
+import { isAdmin, isTeamMember, type Principal } from '../../auth/principal';
+import { getReport, insertReport, listReports, type Page, replaceReport } from '../../db/reports-repo';
+import { getTeam } from '../../db/teams-repo';
+import { ConflictError, ForbiddenError, NotFoundError, ShapedError, ValidationError } from '../../errors';
+import { toFieldIssues } from '../../http/validation';
+import { newId } from '../../ids';
+import type { Report } from './model';
+import { canEdit, canView, needsTeamMembershipToDuplicate, scheduleIssues } from './rules';
+import { type CreateReportInput, PatchReportBody, type PatchReportInput } from './schemas';
+
+const now = () => new Date().toISOString();
+
+async function assertTeamAssignable(principal: Principal, teamId: string | null): Promise<void> {
+  if (!teamId) return;
+  const team = await getTeam(principal.orgId, teamId);
+  if (!team) {
+    if (isAdmin(principal))
+      throw new ValidationError(`teamId: unknown team ${teamId}`, [
+        { path: 'teamId', message: 'unknown team' },
+      ]);
+    throw new ForbiddenError('TEAM_MEMBER_REQUIRED');
+  }
+  if (!isAdmin(principal) && !isTeamMember(principal, teamId))
+    throw new ForbiddenError('TEAM_MEMBER_REQUIRED');
+}
+
+function assertSchedule(report: Pick<Report, 'scheduledPeriod' | 'scheduledWeekday'>): void {
+  const issues = scheduleIssues(report);
+  if (issues.length) throw new ValidationError(`${issues[0]!.path}: ${issues[0]!.message}`, issues);
+}
+
+/** Loads a report the principal may see; any other report, in any organisation, is NOT_FOUND. */
+async function loadVisible(principal: Principal, reportId: string): Promise<Report> {
+  const report = await getReport(principal.orgId, reportId);
+  if (!report || !canView(principal, report)) throw new NotFoundError('NOT_FOUND');
+  return report;
+}
+
+export async function createReport(principal: Principal, input: CreateReportInput): Promise<Report> {
+  await assertTeamAssignable(principal, input.teamId);
+  assertSchedule(input);
+  const at = now();
+  const report: Report = {
+    id: newId('rep'),
+    organizationId: principal.orgId,
+    name: input.name,
+    description: input.description,
+    type: input.type,
+    teamId: input.teamId,
+    context: input.context,
+    scheduledPeriod: input.scheduledPeriod,
+    scheduledWeekday: input.scheduledWeekday,
+    status: input.status,
+    widgets: input.widgets,
+    destinations: input.destinations,
+    createdById: principal.principalId,
+    createdAt: at,
+    updatedAt: at,
+    archivedAt: null,
+    version: 1,
+  };
+  await insertReport(report);
+  return report;
+}
+
+export async function readReport(principal: Principal, reportId: string): Promise<Report> {
+  return loadVisible(principal, reportId);
+}
+
+export interface ListReportsOptions {
+  limit: number;
+  cursor?: string;
+  includeArchived: boolean;
+  teamId?: string;
+  type?: Report['type'];
+}
+
+/**
+ * A page of the reports the principal may see. Filters apply after the page is read, so a page can
+ * hold fewer than `limit` items while `nextCursor` is still set.
+ */
+export async function listVisibleReports(
+  principal: Principal,
+  opts: ListReportsOptions,
+): Promise<Page<Report>> {
+  const page = await listReports(principal.orgId, opts.limit, opts.cursor);
+  const items = page.items.filter(
+    (r) =>
+      canView(principal, r) &&
+      (opts.includeArchived || !r.archivedAt) &&
+      (!opts.teamId || r.teamId === opts.teamId) &&
+      (!opts.type || r.type === opts.type),
+  );
+  return { items, nextCursor: page.nextCursor };
+}
+
+function parsePatch(raw: unknown): PatchReportInput {
+  const result = v.safeParse(PatchReportBody, raw, { abortPipeEarly: true });
+  if (result.success) return result.output;
+  const issues = toFieldIssues(result.issues);
+  throw new ValidationError(`${issues[0]?.path}: ${issues[0]?.message}`, issues);
+}
+
+function parseIfMatch(ifMatch: string | undefined): number | undefined {
+  if (ifMatch === undefined) return undefined;
+  const n = Number(ifMatch.replaceAll('"', '').replace(/^W\//, ''));
+  if (!Number.isInteger(n) || n < 1)
+    throw new ValidationError('If-Match must be a report version number', []);
+  return n;
+}
+
+/**
+ * PATCH semantics from the spec: omitted fields unchanged; `widgets` and `destinations` replace
+ * the stored lists; WEEKLY needs a weekday from the body or the stored report. Checks run in the
+ * order not-found, forbidden, archived (409 whatever the body), then validation. Without an
+ * If-Match header a lost race is retried on the fresh copy; with one, a stale version is a 409.
+ */
+export async function patchReport(
+  principal: Principal,
+  reportId: string,
+  rawBody: unknown,
+  ifMatch?: string,
+): Promise<Report> {
+  const expected = parseIfMatch(ifMatch);
+  for (let attempt = 0; ; attempt++) {
+    const current = await loadVisible(principal, reportId);
+    if (!canEdit(principal, current)) throw new ForbiddenError('FORBIDDEN');
+    if (current.archivedAt) throw new ShapedError(409, { error: 'REPORT_ARCHIVED' });
+    const patch = parsePatch(rawBody);
+    if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
+    if (patch.teamId !== undefined && patch.teamId !== current.teamId)
+      await assertTeamAssignable(principal, patch.teamId);
+    const merged: Report = {
+      ...current,
+      ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)),
+      updatedAt: now(),
+      version: current.version + 1,
+    };
+    assertSchedule(merged);
+    try {
+      await replaceReport(merged, current.version);
+      return merged;
+    } catch (error) {
+      if (error instanceof ConflictError && expected === undefined && attempt < 2) continue;
+      throw error;
+    }
+  }
+}
+
+export async function duplicateReport(
+  principal: Principal,
+  reportId: string,
+  name: string,
+): Promise<{ reportId: string }> {
+  const source = await loadVisible(principal, reportId);
+  if (needsTeamMembershipToDuplicate(principal, source)) throw new ForbiddenError('TEAM_MEMBER_REQUIRED');
+  const at = now();
+  const copy: Report = {
+    ...source,
+    id: newId('rep'),
+    name,
+    // A copy of a template is the caller's own draft; a copy never starts delivering on its own.
+    type: source.type === 'TEMPLATE' ? 'PRIVATE' : source.type,
+    status: 'INACTIVE',
+    createdById: principal.principalId,
+    createdAt: at,
+    updatedAt: at,
+    archivedAt: null,
+    version: 1,
+  };
+  await insertReport(copy);
+  return { reportId: copy.id };
+}
+
+/** Archiving is idempotent: archiving an archived report answers the stored record. */
+export async function archiveReport(principal: Principal, reportId: string): Promise<Report> {
+  const current = await loadVisible(principal, reportId);
+  if (!canEdit(principal, current)) throw new ForbiddenError('FORBIDDEN');
+  if (current.archivedAt) return current;
+  const at = now();
+  const archived: Report = { ...current, archivedAt: at, updatedAt: at, version: current.version + 1 };
+  await replaceReport(archived, current.version);
+  return archived;
+}

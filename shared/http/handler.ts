@@ -1,0 +1,165 @@
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { AuthContext, Principal } from '../auth/principal';
+import { isAdmin } from '../auth/principal';
+import { config } from '../config';
+import { loadPrincipal } from '../db/principals-repo';
+import {
+  AppError,
+  BadRequestError,
+  DependencyUnavailableError,
+  ForbiddenError,
+  PayloadTooLargeError,
+  ShapedError,
+  UnauthorizedError,
+} from '../errors';
+import { log } from '../log';
+import { type HttpResult, isTaggedResult, toApiGatewayResult } from './responses';
+import type { Infer, RouteDef } from './route';
+import { parseOrThrow } from './validation';
+
+export type HttpEvent = APIGatewayProxyEventV2 & {
+  requestContext: APIGatewayProxyEventV2['requestContext'] & {
+    authorizer?: { lambda?: Record<string, unknown> };
+  };
+};
+
+export interface RouteInput<R extends RouteDef> {
+  body: Infer<R['body']>;
+  query: Infer<R['query']>;
+  params: Infer<R['params']>;
+  principal: Principal;
+  headers: Record<string, string | undefined>;
+  event: HttpEvent;
+}
+
+type RouteFn<R extends RouteDef> = (input: RouteInput<R>) => Promise<HttpResult | unknown>;
+
+/** Reads the authorizer's context back into an AuthContext; anything malformed is a 401. */
+export function authContextOf(event: HttpEvent): AuthContext {
+  const ctx = event.requestContext.authorizer?.lambda;
+  if (ctx?.authenticated !== 'true') throw new UnauthorizedError();
+  const orgId = ctx?.orgId;
+  const principalId = ctx?.principalId;
+  const kind = ctx?.kind;
+  const credential = ctx?.credential;
+  if (typeof orgId !== 'string' || typeof principalId !== 'string') throw new UnauthorizedError();
+  if ((kind !== 'user' && kind !== 'org') || (credential !== 'jwt' && credential !== 'apikey')) {
+    throw new UnauthorizedError();
+  }
+  return {
+    orgId,
+    principalId,
+    kind,
+    credential,
+    ...(typeof ctx?.keyId === 'string' && ctx.keyId ? { keyId: ctx.keyId } : {}),
+    ...(typeof ctx?.claimRole === 'string' && ctx.claimRole ? { claimRole: ctx.claimRole } : {}),
+  };
+}
+
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'TimeoutError',
+  'RequestTimeout',
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'ServiceUnavailable',
+  'InternalServerError',
+]);
+
+function isDependencyDown(error: unknown): boolean {
+  const e = error as { name?: string; code?: string; cause?: unknown; errors?: unknown[] } | null;
+  if (!e) return false;
+  if (UNAVAILABLE.has(e.name ?? '') || UNAVAILABLE.has(e.code ?? '')) return true;
+  if (Array.isArray(e.errors) && e.errors.some(isDependencyDown)) return true;
+  return e.cause !== undefined && e.cause !== error && isDependencyDown(e.cause);
+}
+
+/** Maps any thrown value to the spec's bodies. Unknown failures are logged and answered without detail. */
+export function errorToResult(error: unknown, route: { id: string }): HttpResult {
+  if (error instanceof AppError) return { statusCode: error.status, body: error.body() };
+  const status = (error as { statusCode?: number } | null)?.statusCode;
+  if (status === 415) {
+    const message = (error as Error).message;
+    if (/malformed/i.test(message)) return { statusCode: 400, body: { error: 'Malformed JSON body' } };
+    return { statusCode: 415, body: { error: 'Unsupported Media Type: send application/json' } };
+  }
+  if (isDependencyDown(error)) {
+    log.warn('dependency unavailable', { route: route.id, error: String((error as Error)?.name ?? error) });
+    return { statusCode: 503, body: new DependencyUnavailableError().body() };
+  }
+  log.error('unhandled error', { route: route.id, error });
+  return { statusCode: 500, body: { error: 'INTERNAL_SERVER_ERROR' } };
+}
+
+/**
+ * Wraps a route's function in the shared middleware chain: error mapping, body size limit, JSON
+ * parsing, principal loading and role check, and schema validation of body, query and path.
+ * The function receives typed input and returns a body (200) or a `respond(...)` result.
+ */
+export function httpRoute<R extends RouteDef>(def: R, fn: RouteFn<R>) {
+  const style = def.validation ?? 'plain';
+  const base = middy<HttpEvent, APIGatewayProxyStructuredResultV2, Error, Context>({
+    timeoutEarlyInMillis: 0,
+  });
+
+  return base
+    .use({
+      onError: async (request) => {
+        request.response = toApiGatewayResult(errorToResult(request.error, def));
+      },
+    })
+    .use({
+      before: async (request) => {
+        const raw = request.event.body;
+        if (raw !== undefined && raw !== null) {
+          const size = request.event.isBase64Encoded
+            ? Math.floor((raw.length * 3) / 4)
+            : Buffer.byteLength(raw);
+          if (size > config().maxBodyBytes) throw new PayloadTooLargeError();
+        }
+        if (def.body && (raw === undefined || raw === null || raw === '')) {
+          throw new BadRequestError('Request body is required');
+        }
+      },
+    })
+    .use(def.body ? httpJsonBodyParser({ disableContentTypeError: false }) : { before: async () => {} })
+    .handler(async (event) => {
+      const principal = await loadPrincipal(authContextOf(event));
+      if (def.auth === 'admin' && !isAdmin(principal)) throw new ForbiddenError('FORBIDDEN');
+      const body =
+        def.body && !def.deferBodyValidation ? parseOrThrow(def.body, event.body, style, 'body') : event.body;
+      const query = def.query
+        ? parseOrThrow(def.query, event.queryStringParameters ?? {}, 'plain', 'query')
+        : undefined;
+      const params = def.params
+        ? parseOrThrow(def.params, event.pathParameters ?? {}, 'plain', 'path')
+        : undefined;
+      const headers = lowerCaseHeaders(event.headers);
+      const result = await fn({
+        body: body as Infer<R['body']>,
+        query: query as Infer<R['query']>,
+        params: params as Infer<R['params']>,
+        principal,
+        headers,
+        event,
+      });
+      if (isTaggedResult(result)) return toApiGatewayResult(result);
+      return toApiGatewayResult({ statusCode: def.successStatus ?? 200, body: result });
+    });
+}
+
+function lowerCaseHeaders(
+  headers: Record<string, string | undefined> | undefined,
+): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, val] of Object.entries(headers ?? {})) out[k.toLowerCase()] = val;
+  return out;
+}
+
+export { ShapedError };

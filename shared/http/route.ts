@@ -1,0 +1,73 @@
+import type * as v from 'valibot';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route. `member`: any authenticated principal of the organisation (finer,
+ * per-record rules live in the domain). `admin`: org admins and `org_` principals.
+ */
+export type AuthMode = 'member' | 'admin';
+
+/**
+ * How a request that fails schema validation is answered, keeping the spec's body shapes:
+ * - `plain`: 400 `{error}` naming the failing field path;
+ * - `detailed`: 400 `{error: 'VALIDATION_ERROR', details, reason}` (reports);
+ * - `sync`: 400 `{error, reason, details, summary}` (team sync);
+ * - `publish`: 400 `{ok: false, errors: [{kind, message}]}` (dimension publish).
+ */
+export type ValidationStyle = 'plain' | 'detailed' | 'sync' | 'publish';
+
+// biome-ignore lint/suspicious/noExplicitAny: schemas of any input/output type are accepted here
+type AnySchema = v.GenericSchema<any, any>;
+
+export interface RouteDef<
+  B extends AnySchema | undefined = AnySchema | undefined,
+  Q extends AnySchema | undefined = AnySchema | undefined,
+  P extends AnySchema | undefined = AnySchema | undefined,
+> {
+  /** Unique id; also the CDK construct id and the OpenAPI operationId. */
+  id: string;
+  method: HttpMethod;
+  /** API Gateway path syntax: `/reports/{id}`. */
+  path: string;
+  /** Entry module under `functions/http/`, without extension: `reports/get-report`. */
+  entry: string;
+  auth: AuthMode;
+  summary: string;
+  tag: string;
+  body?: B;
+  query?: Q;
+  params?: P;
+  validation?: ValidationStyle;
+  /**
+   * The body schema documents the route, but the domain validates it itself, after checks that
+   * the spec orders first (e.g. a PATCH of an archived report is a 409 whatever the body).
+   * The handler then receives the parsed JSON as `body`, unvalidated.
+   */
+  deferBodyValidation?: boolean;
+  /** Status of a successful answer (200 unless stated). */
+  successStatus?: number;
+  /** Memory and timeout overrides for heavy routes. */
+  memoryMb?: number;
+  timeoutSeconds?: number;
+  /** Extra IAM needs beyond the table: queues it sends to, whether it reads the warehouse. */
+  sendsTo?: string[];
+  usesWarehouse?: boolean;
+}
+
+/** Declares a route. An identity function, marked pure so each Lambda bundle keeps only its own route. */
+/* @__NO_SIDE_EFFECTS__ */
+export function route<
+  B extends AnySchema | undefined,
+  Q extends AnySchema | undefined,
+  P extends AnySchema | undefined,
+>(def: RouteDef<B, Q, P>): RouteDef<B, Q, P> {
+  return def;
+}
+
+/** The validated type of a route part; `body`, `query` and `params` are present when declared. */
+export type Infer<S> = [Exclude<S, undefined>] extends [never]
+  ? undefined
+  : Exclude<S, undefined> extends AnySchema
+    ? v.InferOutput<Exclude<S, undefined>>
+    : undefined;

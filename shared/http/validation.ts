@@ -1,0 +1,52 @@
+import * as v from 'valibot';
+import { type AppError, BadRequestError, type FieldIssue, ShapedError, ValidationError } from '../errors';
+import type { ValidationStyle } from './route';
+
+// biome-ignore lint/suspicious/noExplicitAny: any schema
+type AnySchema = v.GenericSchema<any, any>;
+
+/** Flattens valibot issues into `{path, message}` with dotted paths such as `widgets.0.type`. */
+export function toFieldIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIssue[] {
+  return issues.map((issue) => {
+    const path = v.getDotPath(issue) ?? '';
+    return { path: path || '(body)', message: issue.message };
+  });
+}
+
+/** Builds the error a route answers with when `where` (body, query, path) fails its schema. */
+export function validationFailure(style: ValidationStyle, where: string, issues: FieldIssue[]): AppError {
+  const first = issues[0];
+  const reason = first
+    ? `${where === 'body' ? '' : `${where} `}${first.path}: ${first.message}`
+    : `invalid ${where}`;
+  switch (style) {
+    case 'detailed':
+      return new ValidationError(reason, issues);
+    case 'sync':
+      return new ShapedError(400, {
+        error: 'VALIDATION_ERROR',
+        reason,
+        details: issues,
+        summary: { added: 0, removed: 0, invited: 0 },
+      });
+    case 'publish':
+      return new ShapedError(400, {
+        ok: false,
+        errors: issues.map((i) => ({ kind: 'request', message: `${i.path}: ${i.message}` })),
+      });
+    default:
+      return new BadRequestError(`Invalid ${where}: ${reason}`);
+  }
+}
+
+/** Parses `input` with `schema` or throws the route's validation error. */
+export function parseOrThrow<S extends AnySchema>(
+  schema: S,
+  input: unknown,
+  style: ValidationStyle,
+  where: string,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  if (result.success) return result.output;
+  throw validationFailure(style, where, toFieldIssues(result.issues));
+}

@@ -1,0 +1,51 @@
+/**
+ * Queues, the workers that consume them and the schedules that start work: one manifest read by
+ * the CDK stack (queues, DLQs, event sources, EventBridge rules) and by the local runtime
+ * (fauxqs queues, pollers, the ticker). Every queue has a dead-letter queue.
+ */
+export interface QueueDef {
+  name: string;
+  /** Seconds a received message stays hidden; at least 6× the consumer's timeout in AWS. */
+  visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the DLQ. */
+  maxReceiveCount: number;
+}
+
+export interface WorkerDef {
+  name: string;
+  queue: string;
+  /** Entry module under `functions/`, without extension. */
+  entry: string;
+  batchSize: number;
+  timeoutSeconds: number;
+  memoryMb: number;
+  usesWarehouse?: boolean;
+  sendsTo?: string[];
+  sendsEmail?: boolean;
+}
+
+export interface ScheduleDef {
+  name: string;
+  /** EventBridge expression, e.g. `rate(15 minutes)` or `cron(0 6 * * ? *)`. */
+  expression: string;
+  /** Interval the local ticker uses for the same schedule. */
+  localIntervalSeconds: number;
+  entry: string;
+  timeoutSeconds: number;
+  sendsTo?: string[];
+}
+
+export const queues: readonly QueueDef[] = [
+  { name: 'warehouse-refresh', visibilityTimeoutSeconds: 900 * 6, maxReceiveCount: 5 },
+  { name: 'alert-evaluation', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  { name: 'report-delivery', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  { name: 'notifications', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
+];
+
+export const workers: readonly WorkerDef[] = [];
+
+export const schedules: readonly ScheduleDef[] = [];
+
+export function dlqName(queue: string): string {
+  return `${queue}-dlq`;
+}

@@ -1,0 +1,9 @@
+import type { RouteDef } from './http/route';
+import { reportRoutes } from './routes/reports';
+
+/**
+ * The route manifest: every HTTP route of the service. The CDK stack creates one Lambda per entry
+ * from it, the local server dispatches with it and the OpenAPI document is generated from it.
+ * Each area keeps its routes in `shared/routes/<area>.ts`; add the area's list here.
+ */
+export const routes: readonly RouteDef[] = [...reportRoutes];

@@ -1,0 +1,242 @@
+import { api, session } from '../support/session';
+
+const s = () => session();
+const admin = () => s().apiKeys.admin;
+const member = () => s().apiKeys.member;
+
+interface Report {
+  id: string;
+  version: number;
+  [k: string]: unknown;
+}
+
+async function create(token: string, body: Record<string, unknown>) {
+  return api<Report>('POST', '/reports', { token, body });
+}
+
+describe('reports over HTTP', () => {
+  it('creates a report with defaults and reads it back', async () => {
+    const res = await create(member(), { name: 'Cloud spend weekly' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      name: 'Cloud spend weekly',
+      description: '',
+      type: 'PRIVATE',
+      teamId: null,
+      status: 'ACTIVE',
+      scheduledPeriod: null,
+      widgets: [],
+      destinations: [],
+      organizationId: s().orgId,
+      createdById: s().users.member,
+      archivedAt: null,
+      version: 1,
+    });
+    const read = await api<Report>('GET', `/reports/${res.body.id}`, { token: member() });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(res.body);
+  });
+
+  it('PATCH keeps omitted fields and replaces widgets and destinations wholesale', async () => {
+    const { body: r } = await create(admin(), {
+      name: 'r',
+      description: 'keep me',
+      widgets: [
+        { type: 'TEXT', contentMarkdown: 'a' },
+        { type: 'TEXT', contentMarkdown: 'b' },
+      ],
+      destinations: [{ destinationType: 'EMAIL', destinationValues: ['a@example.com'] }],
+    });
+    const res = await api<Report>('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { widgets: [{ type: 'TEXT', contentMarkdown: 'c' }], destinations: [] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.description).toBe('keep me');
+    expect(res.body.widgets).toEqual([{ type: 'TEXT', contentMarkdown: 'c' }]);
+    expect(res.body.destinations).toEqual([]);
+    expect(res.body.version).toBe(2);
+  });
+
+  it('WEEKLY needs a weekday from the body or the stored report', async () => {
+    const { body: r } = await create(admin(), { name: 'w' });
+    const missing = await api('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { scheduledPeriod: 'WEEKLY' },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      reason: expect.stringContaining('scheduledWeekday'),
+    });
+    expect(Array.isArray((missing.body as { details: unknown }).details)).toBe(true);
+
+    const withDay = await api<Report>('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { scheduledWeekday: 3 },
+    });
+    expect(withDay.status).toBe(200);
+    const weekly = await api<Report>('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { scheduledPeriod: 'WEEKLY' },
+    });
+    expect(weekly.status).toBe(200);
+    expect(weekly.body).toMatchObject({ scheduledPeriod: 'WEEKLY', scheduledWeekday: 3 });
+  });
+
+  it.each([
+    [{ scheduledWeekday: 7 }, 'scheduledWeekday'],
+    [{ scheduledWeekday: -1 }, 'scheduledWeekday'],
+    [{ scheduledWeekday: 1.5 }, 'scheduledWeekday'],
+    [
+      { destinations: [{ destinationType: 'EMAIL', destinationValues: ['not-an-email'] }] },
+      'destinations.0.destinationValues.0',
+    ],
+    [{ widgets: [{ type: 'DIGEST', groupBy: ['a', 'b', 'c'] }] }, 'widgets.0'],
+    [{ unknownField: true }, 'unknownField'],
+    [{ status: 'PAUSED' }, 'status'],
+    [{ name: '' }, 'name'],
+  ])('rejects %j with VALIDATION_ERROR naming %s and changes nothing', async (patch, path) => {
+    const { body: r } = await create(admin(), { name: 'v' });
+    const res = await api<{ error: string; reason: string; details: { path: string }[] }>(
+      'PATCH',
+      `/reports/${r.id}`,
+      {
+        token: admin(),
+        body: patch,
+      },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('VALIDATION_ERROR');
+    expect(res.body.details[0]?.path).toBe(path);
+    const after = await api<Report>('GET', `/reports/${r.id}`, { token: admin() });
+    expect(after.body).toEqual(r);
+  });
+
+  it('accepts the edge values that the rules allow', async () => {
+    const { body: r } = await create(admin(), { name: 'edges' });
+    for (const day of [0, 6]) {
+      const res = await api('PATCH', `/reports/${r.id}`, { token: admin(), body: { scheduledWeekday: day } });
+      expect(res.status).toBe(200);
+    }
+    const digest = await api('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { widgets: [{ type: 'DIGEST', groupBy: ['service', 'region'] }] },
+    });
+    expect(digest.status).toBe(200);
+  });
+
+  it('archived reports answer 409 REPORT_ARCHIVED to any PATCH, even an invalid one', async () => {
+    const { body: r } = await create(admin(), { name: 'a' });
+    expect((await api('DELETE', `/reports/${r.id}`, { token: admin() })).status).toBe(200);
+    for (const body of [{ status: 'INACTIVE' }, { scheduledWeekday: 99 }]) {
+      const res = await api('PATCH', `/reports/${r.id}`, { token: admin(), body });
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ error: 'REPORT_ARCHIVED' });
+    }
+  });
+
+  it('team reports: FORBIDDEN to update and TEAM_MEMBER_REQUIRED to duplicate for non-members', async () => {
+    const team = s().teams[0]!.id;
+    const { body: r } = await create(admin(), { name: 'team', type: 'PUBLIC', teamId: team });
+    const upd = await api('PATCH', `/reports/${r.id}`, { token: member(), body: { name: 'x' } });
+    expect(upd.status).toBe(403);
+    expect(upd.body).toEqual({ error: 'FORBIDDEN' });
+    const dup = await api('POST', `/reports/${r.id}/duplicate`, { token: member(), body: { name: 'copy' } });
+    expect(dup.status).toBe(403);
+    expect(dup.body).toEqual({ error: 'TEAM_MEMBER_REQUIRED' });
+    const byAdmin = await api<{ reportId: string }>('POST', `/reports/${r.id}/duplicate`, {
+      token: admin(),
+      body: { name: 'copy' },
+    });
+    expect(byAdmin.status).toBe(201);
+    expect(byAdmin.body.reportId).toMatch(/^rep_/);
+  });
+
+  it('a member cannot assign a team they are not in', async () => {
+    const res = await create(member(), { name: 't', teamId: s().teams[0]!.id });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: 'TEAM_MEMBER_REQUIRED' });
+  });
+
+  it('duplicate: unknown report is NOT_FOUND and an empty name is VALIDATION_ERROR', async () => {
+    const missing = await api('POST', '/reports/rep_nope/duplicate', { token: admin(), body: { name: 'x' } });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ error: 'NOT_FOUND' });
+    const { body: r } = await create(admin(), { name: 'd' });
+    const empty = await api('POST', `/reports/${r.id}/duplicate`, { token: admin(), body: { name: '' } });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ path: 'name' }] });
+  });
+
+  it("another organisation's report is not found, for reads and writes", async () => {
+    const { body: r } = await create(admin(), { name: 'mine', type: 'PUBLIC' });
+    const outsider = s().apiKeys.outsider;
+    for (const [method, path, body] of [
+      ['GET', `/reports/${r.id}`, undefined],
+      ['PATCH', `/reports/${r.id}`, { name: 'stolen' }],
+      ['POST', `/reports/${r.id}/duplicate`, { name: 'stolen' }],
+      ['DELETE', `/reports/${r.id}`, undefined],
+    ] as const) {
+      const res = await api(method, path, { token: outsider, ...(body ? { body } : {}) });
+      expect(res.status).toBe(404);
+    }
+    const after = await api<Report>('GET', `/reports/${r.id}`, { token: admin() });
+    expect(after.body).toEqual(r);
+  });
+
+  it('malformed JSON is a 400 {error}; a bad credential is a 401 {error}', async () => {
+    const bad = await api('POST', '/reports', {
+      token: admin(),
+      rawBody: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: expect.any(String) });
+    const unauth = await api('GET', '/reports', { token: 'ak_notakey' });
+    expect(unauth.status).toBe(401);
+    expect(unauth.body).toEqual({ error: 'Unauthorized' });
+  });
+
+  it('a stale If-Match gets 409 and leaves the report unchanged', async () => {
+    const { body: r } = await create(admin(), { name: 'lock' });
+    const first = await api<Report>('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { name: 'one' },
+      headers: { 'if-match': '"1"' },
+    });
+    expect(first.status).toBe(200);
+    const stale = await api('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { name: 'two' },
+      headers: { 'if-match': '"1"' },
+    });
+    expect(stale.status).toBe(409);
+    expect((await api<Report>('GET', `/reports/${r.id}`, { token: admin() })).body.name).toBe('one');
+  });
+
+  it('lists visible reports with pagination and hides archived ones unless asked', async () => {
+    const { body: a } = await create(member(), { name: 'list-a' });
+    const { body: b } = await create(member(), { name: 'list-b' });
+    await api('DELETE', `/reports/${a.id}`, { token: member() });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+      const page = await api<{ items: Report[]; nextCursor: string | null }>('GET', `/reports?limit=5${q}`, {
+        token: member(),
+      });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.items.map((i) => i.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toContain(b.id);
+    expect(seen).not.toContain(a.id);
+    const withArchived = await api<{ items: Report[] }>('GET', '/reports?limit=100&includeArchived=true', {
+      token: member(),
+    });
+    expect(withArchived.body.items.map((i) => i.id)).toContain(a.id);
+    const bad = await api('GET', '/reports?cursor=garbage', { token: member() });
+    expect(bad.status).toBe(400);
+  });
+});

@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+
+/** The running local stack's session, as written by `infra/local/start.ts`. */
+export interface Session {
+  baseUrl: string;
+  orgId: string;
+  otherOrgId: string;
+  apiKeys: { admin: string; member: string; org: string; outsider: string };
+  users: { admin: string; member: string; outsider: string };
+  emails: { admin: string; member: string; outsider: string };
+  teams: { id: string; name: string }[];
+  mailUrl: string;
+  chatUrl: string;
+  jwksUrl: string;
+  endpoints: { dynamodb: string; sqs: string; ses: string; capture: string };
+  tableName: string;
+  queues: Record<string, { url: string; dlqUrl: string }>;
+  stateDir: string;
+}
+
+let cached: Session | undefined;
+
+export function session(): Session {
+  const file = process.env.TEST_SESSION_FILE;
+  if (!file)
+    throw new Error(
+      'TEST_SESSION_FILE is not set: run the tests through jest (global setup starts the stack)',
+    );
+  cached ??= JSON.parse(readFileSync(file, 'utf8')) as Session;
+  return cached;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** Calls the local HTTP API with a credential (an `ak_` key or a JWT). */
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${session().baseUrl}${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // keep the text
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}
