@@ -40,6 +40,8 @@ export const queues: readonly QueueDef[] = [
   { name: 'alert-evaluation', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   { name: 'report-delivery', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   { name: 'notifications', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
+  /** S3 `ObjectCreated` events of the billing bucket's `uploads/` prefix (see the warehouse). */
+  { name: 'billing-ingest', visibilityTimeoutSeconds: 900 * 6, maxReceiveCount: 3 },
 ];
 
 export const workers: readonly WorkerDef[] = [];
