@@ -1,0 +1,149 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { handler as authorizer } from '../../../functions/http/authorizer';
+import { db, tableName } from '../../../shared/db/client';
+import { createApiKey, ensureUser } from '../../../shared/db/identity-repo';
+import { keys } from '../../../shared/db/keys';
+import { type HttpEvent, httpRoute } from '../../../shared/http/handler';
+import { route } from '../../../shared/http/route';
+
+/** Builds the payload-v2 event API Gateway would hand a route after the authorizer ran. */
+function event(ctx: Record<string, string>, over: Partial<HttpEvent> = {}): HttpEvent {
+  return {
+    version: '2.0',
+    routeKey: 'POST /test',
+    rawPath: '/test',
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json' },
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '0',
+      apiId: 'test',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: { method: 'POST', path: '/test', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'jest' },
+      requestId: 'r',
+      routeKey: 'POST /test',
+      stage: '$default',
+      time: '',
+      timeEpoch: 0,
+      authorizer: { lambda: ctx },
+    },
+    ...over,
+  } as HttpEvent;
+}
+
+const context = { getRemainingTimeInMillis: () => 10_000 } as never;
+
+const echo = httpRoute(
+  route({
+    id: 'echo',
+    method: 'POST',
+    path: '/test',
+    entry: 'test',
+    auth: 'member',
+    tag: 'test',
+    summary: '',
+    body: v.strictObject({ n: v.number() }),
+  }),
+  async ({ body, principal }) => ({
+    n: body.n,
+    who: principal.principalId,
+    role: principal.role,
+    teams: principal.teamIds,
+  }),
+);
+
+const adminOnly = httpRoute(
+  route({ id: 'adm', method: 'POST', path: '/adm', entry: 'test', auth: 'admin', tag: 'test', summary: '' }),
+  async () => ({ ok: true }),
+);
+
+const orgId = `org_mw${Date.now()}`;
+const userId = `user_mw${Date.now()}`;
+
+async function authorized(key: string): Promise<Record<string, string>> {
+  const res = await authorizer({ headers: { authorization: `Bearer ${key}` } });
+  expect(res.isAuthorized).toBe(true);
+  return res.context as Record<string, string>;
+}
+
+describe('HTTP middleware against DynamoDB Local', () => {
+  let key: { id: string; key: string };
+
+  beforeAll(async () => {
+    await ensureUser({
+      id: userId,
+      organizationId: orgId,
+      email: `${userId}@x.example`,
+      name: 'u',
+      role: 'member',
+      createdAt: '',
+    });
+    key = await createApiKey(orgId, userId, 'user', 'mw', userId);
+  });
+
+  it('passes a verified principal and a validated body to the route', async () => {
+    const res = await echo(event(await authorized(key.key), { body: '{"n":3}' }), context);
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body ?? '')).toEqual({ n: 3, who: userId, role: 'member', teams: [] });
+  });
+
+  it('answers 401 {error} for a context without identity, whatever the authorizer was given', async () => {
+    const denied = await authorizer({ headers: { authorization: 'Bearer ak_nope' } });
+    const res = await echo(event(denied.context as Record<string, string>, { body: '{"n":1}' }), context);
+    expect(res.statusCode).toBe(401);
+    expect(JSON.parse(res.body ?? '')).toEqual({ error: 'Unauthorized' });
+  });
+
+  it('refuses a revoked key on the next request even with a cached authorizer result', async () => {
+    const fresh = await createApiKey(orgId, userId, 'user', 'to revoke', userId);
+    const ctx = await authorized(fresh.key);
+    expect((await echo(event(ctx, { body: '{"n":1}' }), context)).statusCode).toBe(200);
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.principalKey(orgId, userId, fresh.id),
+        UpdateExpression: 'SET revokedAt = :t',
+        ExpressionAttributeValues: { ':t': new Date().toISOString() },
+      }),
+    );
+    const res = await echo(event(ctx, { body: '{"n":1}' }), context);
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('sees a new team membership on the next request', async () => {
+    const ctx = await authorized(key.key);
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.principalTeam(orgId, userId, 'team_new'),
+        UpdateExpression: 'SET teamId = :t',
+        ExpressionAttributeValues: { ':t': 'team_new' },
+      }),
+    );
+    const res = await echo(event(ctx, { body: '{"n":2}' }), context);
+    expect(JSON.parse(res.body ?? '').teams).toEqual(['team_new']);
+  });
+
+  it('refuses members on admin routes with 403 {error}', async () => {
+    const res = await adminOnly(event(await authorized(key.key)), context);
+    expect(res.statusCode).toBe(403);
+    expect(JSON.parse(res.body ?? '')).toEqual({ error: 'FORBIDDEN' });
+  });
+
+  it.each([
+    ['a body over the limit', { body: JSON.stringify({ n: 1, pad: 'x'.repeat(1024 * 1024 + 10) }) }, 413],
+    ['a non-JSON content type', { body: '{"n":1}', headers: { 'content-type': 'text/plain' } }, 415],
+    ['malformed JSON', { body: '{"n":' }, 400],
+    ['a missing body', {}, 400],
+    ['an unknown field', { body: '{"n":1,"organizationId":"org_other"}' }, 400],
+    ['a wrong type', { body: '{"n":"1"}' }, 400],
+  ])('answers %s with the right 4xx and an {error} body', async (_name, over, status) => {
+    const res = await echo(event(await authorized(key.key), over as Partial<HttpEvent>), context);
+    expect(res.statusCode).toBe(status);
+    const body = JSON.parse(res.body ?? '');
+    expect(typeof body.error).toBe('string');
+    expect(res.body).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+});
