@@ -121,6 +121,11 @@ export const keys = {
 
   dimensionsPartition: (orgId: string) => `${org(orgId)}#DIMS`,
   enrichmentsPartition: (orgId: string) => `${org(orgId)}#ENRICH`,
+  /** One enrichment document: its YAML text plus parsed metadata; sk `DOC#<name>`. */
+  enrichment: (orgId: string, name: string): ItemKey => ({
+    pk: keys.enrichmentsPartition(orgId),
+    sk: `DOC#${name}`,
+  }),
   datasource: (orgId: string, datasourceId: string): ItemKey => ({
     pk: org(orgId),
     sk: `DS#${datasourceId}`,
