@@ -1,3 +1,4 @@
+import { openApiHook } from './openapi-hook';
 import type { DemoSeed } from './seed';
 
 /**
@@ -15,4 +16,4 @@ export interface LocalHook {
   ): Promise<{ status: number; body: unknown } | undefined>;
 }
 
-export const localHooks: LocalHook[] = [];
+export const localHooks: LocalHook[] = [openApiHook];

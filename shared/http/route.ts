@@ -39,6 +39,8 @@ export interface RouteDef<
   query?: Q;
   params?: P;
   validation?: ValidationStyle;
+  /** Schema of the success body, for the OpenAPI document only (never used to check answers). */
+  response?: AnySchema;
   /**
    * The body schema documents the route, but the domain validates it itself, after checks that
    * the spec orders first (e.g. a PATCH of an archived report is a 409 whatever the body).

@@ -1,10 +1,12 @@
-import * as v from 'valibot';
 import {
   CreateReportBody,
   DuplicateReportBody,
+  DuplicateReportResponse,
   ListReportsQuery,
   PatchReportBody,
   ReportIdParams,
+  ReportPage,
+  ReportRecord,
 } from '../domain/reports/schemas';
 import { route } from '../http/route';
 
@@ -21,6 +23,7 @@ export const createReport = route({
   body: CreateReportBody,
   validation: 'detailed',
   successStatus: 201,
+  response: ReportRecord,
 });
 
 export const listReports = route({
@@ -32,6 +35,7 @@ export const listReports = route({
   tag,
   summary: 'List reports visible to the caller, newest update first',
   query: ListReportsQuery,
+  response: ReportPage,
 });
 
 export const getReport = route({
@@ -43,6 +47,7 @@ export const getReport = route({
   tag,
   summary: 'Read one report',
   params: ReportIdParams,
+  response: ReportRecord,
 });
 
 export const patchReport = route({
@@ -57,6 +62,7 @@ export const patchReport = route({
   body: PatchReportBody,
   validation: 'detailed',
   deferBodyValidation: true,
+  response: ReportRecord,
 });
 
 export const duplicateReport = route({
@@ -71,6 +77,7 @@ export const duplicateReport = route({
   body: DuplicateReportBody,
   validation: 'detailed',
   successStatus: 201,
+  response: DuplicateReportResponse,
 });
 
 export const archiveReport = route({
@@ -82,6 +89,7 @@ export const archiveReport = route({
   tag,
   summary: 'Archive a report (it stops delivering and rejects updates with REPORT_ARCHIVED)',
   params: ReportIdParams,
+  response: ReportRecord,
 });
 
 export const reportRoutes = [
@@ -92,6 +100,3 @@ export const reportRoutes = [
   duplicateReport,
   archiveReport,
 ];
-
-/** Response schema of duplicate, for the OpenAPI document. */
-export const DuplicateReportResponse = v.object({ reportId: v.string() });

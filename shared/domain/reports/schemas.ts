@@ -168,3 +168,37 @@ export type PatchReportInput = v.InferOutput<typeof PatchReportBody>;
 export type ReportWidgetValue = v.InferOutput<typeof ReportWidget>;
 export type ReportDestination = v.InferOutput<typeof Destination>;
 export type ReportContextValue = v.InferOutput<typeof ReportContext>;
+
+const Timestamp = v.pipe(v.string(), v.isoTimestamp());
+
+/**
+ * A report as the API answers it (`Report` in `model.ts`). Documents responses in the OpenAPI
+ * document; handlers never parse their own answers with it.
+ */
+export const ReportRecord = v.object({
+  id: v.string(),
+  organizationId: v.string(),
+  name: v.string(),
+  description: v.string(),
+  type: VisibilitySchema,
+  teamId: v.nullable(v.string()),
+  context: ReportContext,
+  scheduledPeriod: v.nullable(v.picklist(SCHEDULED_PERIODS)),
+  scheduledWeekday: Weekday,
+  status: v.picklist(REPORT_STATUSES),
+  widgets: v.array(ReportWidget),
+  destinations: v.array(Destination),
+  createdById: v.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  archivedAt: v.nullable(Timestamp),
+  version: v.pipe(v.number(), v.integer(), v.minValue(1)),
+});
+
+/** A page of `GET /reports`: pass `nextCursor` back as `cursor` while it is not null. */
+export const ReportPage = v.object({
+  items: v.array(ReportRecord),
+  nextCursor: v.nullable(v.string()),
+});
+
+export const DuplicateReportResponse = v.object({ reportId: v.string() });

@@ -1,0 +1,325 @@
+import { type ConversionConfig, type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
+import type { HttpMethod, RouteDef, ValidationStyle } from './http/route';
+
+/**
+ * The OpenAPI 3.1 document of the HTTP API, generated from the route manifest and its valibot
+ * schemas, so the document, the deployed stack and the local server can never disagree about
+ * which routes exist. Used by `npm run openapi` and served locally at `GET /openapi.json`.
+ */
+
+export type SchemaObject = JsonSchema | { $ref: string };
+
+interface MediaType {
+  schema: SchemaObject;
+}
+
+export interface ResponseObject {
+  description: string;
+  content?: Record<string, MediaType>;
+}
+
+export interface ParameterObject {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  schema: SchemaObject;
+  description?: string;
+}
+
+export interface OperationObject {
+  operationId: string;
+  summary: string;
+  tags: string[];
+  description?: string;
+  parameters?: ParameterObject[];
+  requestBody?: { required: boolean; content: Record<string, MediaType> };
+  responses: Record<string, ResponseObject>;
+  'x-auth-mode': RouteDef['auth'];
+}
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  jsonSchemaDialect: string;
+  info: { title: string; version: string; description: string };
+  servers?: { url: string; description?: string }[];
+  tags: { name: string }[];
+  security: Record<string, string[]>[];
+  paths: Record<string, Partial<Record<Lowercase<HttpMethod>, OperationObject>>>;
+  components: {
+    securitySchemes: Record<string, Record<string, string>>;
+    schemas: Record<string, SchemaObject>;
+  };
+}
+
+export interface BuildOptions {
+  /** Base URL listed under `servers` (the local server passes its own). */
+  serverUrl?: string;
+}
+
+const JSON_MEDIA = 'application/json';
+const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+
+/** Either credential, sent the same way: `Authorization: Bearer <credential>` (spec, Authentication). */
+const SECURITY: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyAuth: [] }];
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The spec's error bodies, one component each. */
+const ERROR_SCHEMAS: Record<string, JsonSchema> = {
+  Error: {
+    type: 'object',
+    description: 'Generic failure: `{error}` with a code such as NOT_FOUND, FORBIDDEN or Unauthorized.',
+    properties: { error: { type: 'string' } },
+    required: ['error'],
+  },
+  FieldIssue: {
+    type: 'object',
+    properties: { path: { type: 'string' }, message: { type: 'string' } },
+    required: ['path', 'message'],
+  },
+  ValidationError: {
+    type: 'object',
+    description: 'Report create, update and duplicate validation failure.',
+    properties: {
+      error: { const: 'VALIDATION_ERROR' },
+      details: { type: 'array', items: ref('FieldIssue') },
+      reason: { type: 'string' },
+    },
+    required: ['error', 'details', 'reason'],
+  },
+  SyncError: {
+    type: 'object',
+    description: 'Team sync failure.',
+    properties: {
+      error: { type: 'string' },
+      reason: { type: 'string' },
+      details: { type: 'array', items: ref('FieldIssue') },
+      summary: {
+        type: 'object',
+        properties: {
+          added: { type: 'integer' },
+          removed: { type: 'integer' },
+          invited: { type: 'integer' },
+        },
+      },
+    },
+    required: ['error', 'reason', 'details', 'summary'],
+  },
+  PublishRejected: {
+    type: 'object',
+    description: 'Dimension publish rejected as a whole; nothing was promoted.',
+    properties: {
+      ok: { const: false },
+      errors: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { kind: { type: 'string' }, message: { type: 'string' } },
+          required: ['kind', 'message'],
+        },
+      },
+    },
+    required: ['ok', 'errors'],
+  },
+  GatewayError: {
+    type: 'object',
+    description: "API Gateway's own answer, before any function runs (e.g. no Authorization header).",
+    properties: { message: { type: 'string' } },
+    required: ['message'],
+  },
+};
+
+const STYLE_SCHEMA: Record<ValidationStyle, string> = {
+  plain: 'Error',
+  detailed: 'ValidationError',
+  sync: 'SyncError',
+  publish: 'PublishRejected',
+};
+
+/**
+ * Converts a valibot schema. Requests are described by their input type (what a client sends,
+ * e.g. `limit` as the query string it is), answers by their output type. Actions with no JSON
+ * Schema form (`trim`, `transform`) are left out; `check` rules are kept as descriptions.
+ * Definitions of recursive (`lazy`) schemas are moved into `components.schemas` as
+ * `<prefix>_<id>`, because a `#/$defs/…` pointer inside a component would not resolve.
+ */
+export function schemaOf(
+  schema: RouteDef['body'],
+  typeMode: 'input' | 'output',
+  hoist?: { prefix: string; into: Record<string, SchemaObject> },
+): JsonSchema {
+  if (!schema) return {};
+  const componentName = (id: string) => `${hoist?.prefix ?? 'Def'}_${id.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+  const config: ConversionConfig = {
+    target: 'draft-2020-12',
+    typeMode,
+    errorMode: 'ignore',
+    overrideAction: ({ valibotAction, jsonSchema }) => {
+      if (valibotAction.type !== 'check') return undefined;
+      const message = (valibotAction as { message?: unknown }).message;
+      if (typeof message !== 'string') return undefined;
+      const description = jsonSchema.description ? `${jsonSchema.description} ${message}.` : `${message}.`;
+      return { ...jsonSchema, description };
+    },
+    ...(hoist
+      ? { overrideRef: ({ referenceId }) => `#/components/schemas/${componentName(referenceId)}` }
+      : {}),
+  };
+  const {
+    $schema: _dialect,
+    $defs,
+    ...json
+  } = toJsonSchema(schema as Parameters<typeof toJsonSchema>[0], config);
+  if ($defs && hoist) {
+    for (const [id, def] of Object.entries($defs))
+      hoist.into[componentName(id)] = typeof def === 'boolean' ? (def ? {} : { not: {} }) : def;
+  } else if ($defs) {
+    return { ...json, $defs };
+  }
+  return json;
+}
+
+function pascal(id: string): string {
+  return id.charAt(0).toUpperCase() + id.slice(1);
+}
+
+/** API Gateway's greedy `{proxy+}` is `{proxy}` in OpenAPI; every other segment is the same. */
+export function openApiPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\+\}/g, '{$1}');
+}
+
+function pathParamNames(path: string): string[] {
+  return [...openApiPath(path).matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1] as string);
+}
+
+function propertiesOf(json: JsonSchema): { props: Record<string, SchemaObject>; required: Set<string> } {
+  const props: Record<string, SchemaObject> = {};
+  for (const [name, prop] of Object.entries(json.properties ?? {})) {
+    props[name] = typeof prop === 'boolean' ? {} : prop;
+  }
+  return { props, required: new Set(json.required ?? []) };
+}
+
+function parametersOf(def: RouteDef, schemas: Record<string, SchemaObject>): ParameterObject[] {
+  const params: ParameterObject[] = [];
+  const hoist = (part: string) => ({ prefix: `${pascal(def.id)}${part}`, into: schemas });
+  const path = propertiesOf(schemaOf(def.params, 'input', hoist('Path')));
+  for (const name of pathParamNames(def.path)) {
+    params.push({ name, in: 'path', required: true, schema: path.props[name] ?? { type: 'string' } });
+  }
+  const query = propertiesOf(schemaOf(def.query, 'input', hoist('Query')));
+  for (const [name, schema] of Object.entries(query.props)) {
+    params.push({ name, in: 'query', required: query.required.has(name), schema });
+  }
+  return params;
+}
+
+const json = (schema: SchemaObject): Record<string, MediaType> => ({ [JSON_MEDIA]: { schema } });
+
+function responsesOf(def: RouteDef, schemas: Record<string, SchemaObject>): Record<string, ResponseObject> {
+  const style = def.validation ?? 'plain';
+  const success = String(def.successStatus ?? 200);
+  const responses: Record<string, ResponseObject> = {};
+  if (def.response) {
+    const name = `${pascal(def.id)}Response`;
+    schemas[name] = schemaOf(def.response, 'output', { prefix: name, into: schemas });
+    responses[success] = { description: 'Success', content: json(ref(name)) };
+  } else {
+    responses[success] = { description: 'Success', content: json({}) };
+  }
+  // A body that fails its schema gets the route's shape; malformed JSON, a missing body and bad
+  // query or path values get the plain `{error}`.
+  const badRequest =
+    def.body && style !== 'plain' ? { anyOf: [ref(STYLE_SCHEMA[style]), ref('Error')] } : ref('Error');
+  responses['400'] = { description: 'Invalid request', content: json(badRequest) };
+  responses['401'] = {
+    description:
+      'Missing, malformed, expired or revoked credential. Every rejected credential gets the same `{error: "Unauthorized"}`.',
+    content: json({ anyOf: [ref('Error'), ref('GatewayError')] }),
+  };
+  if (def.auth === 'admin') {
+    responses['403'] = { description: 'The caller is not an org admin', content: json(ref('Error')) };
+  }
+  if (pathParamNames(def.path).length) {
+    responses['404'] = {
+      description: 'Not found, or owned by another organisation',
+      content: json(ref('Error')),
+    };
+  }
+  responses['500'] = {
+    description: 'Unexpected failure: `{error: "INTERNAL_SERVER_ERROR"}`, no detail',
+    content: json(ref('Error')),
+  };
+  responses.default = {
+    description: 'Any other failure (403, 409, 413, 415, 503): `{error}`',
+    content: json(ref('Error')),
+  };
+  return responses;
+}
+
+/** Builds the OpenAPI 3.1 document of `routes` (normally the manifest of `shared/routes.ts`). */
+export function buildOpenApi(routes: readonly RouteDef[], options: BuildOptions = {}): OpenApiDocument {
+  const schemas: Record<string, SchemaObject> = { ...ERROR_SCHEMAS };
+  const paths: OpenApiDocument['paths'] = {};
+  const tags = new Set<string>();
+  for (const def of routes) {
+    tags.add(def.tag);
+    const parameters = parametersOf(def, schemas);
+    let requestBody: OperationObject['requestBody'];
+    if (def.body) {
+      const name = `${pascal(def.id)}Request`;
+      schemas[name] = schemaOf(def.body, 'input', { prefix: name, into: schemas });
+      requestBody = { required: true, content: json(ref(name)) };
+    }
+    const operation: OperationObject = {
+      operationId: def.id,
+      summary: def.summary,
+      tags: [def.tag],
+      ...(def.auth === 'admin'
+        ? { description: 'Org admins and organisation principals (`org_` API keys) only.' }
+        : {}),
+      'x-auth-mode': def.auth,
+      ...(parameters.length ? { parameters } : {}),
+      ...(requestBody ? { requestBody } : {}),
+      responses: responsesOf(def, schemas),
+    };
+    const path = openApiPath(def.path);
+    const item = paths[path] ?? {};
+    const method = def.method.toLowerCase() as Lowercase<HttpMethod>;
+    if (item[method]) throw new Error(`Route ${def.method} ${def.path} is declared twice`);
+    item[method] = operation;
+    paths[path] = item;
+  }
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: DIALECT,
+    info: {
+      title: 'Cost management service',
+      version: '1.0',
+      description:
+        'Cloud-cost analytics (FinOps) API. Every endpoint takes `Authorization: Bearer <credential>`: a session JWT of the identity provider or an `ak_` API key. Generated from the route manifest (`shared/routes.ts`).',
+    },
+    ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
+    tags: [...tags].sort().map((name) => ({ name })),
+    security: SECURITY,
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A session JWT of the identity provider (locally: `npm run token`).',
+        },
+        apiKeyAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'ak_ API key',
+          description:
+            'An API key (`ak_…`) of a user or organisation principal, sent as `Authorization: Bearer ak_…` (`npm run keys`).',
+        },
+      },
+      schemas,
+    },
+  };
+}
