@@ -1,4 +1,5 @@
 import { JwtVerifier } from 'aws-jwt-verify';
+import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { config } from '../config';
 import { findApiKeyByHash } from '../db/principals-repo';
 import { UnauthorizedError } from '../errors';
@@ -8,10 +9,36 @@ import type { AuthContext } from './principal';
 type Verifier = { verify: (token: string) => Promise<Record<string, unknown>> };
 let verifier: Verifier | undefined;
 
+/**
+ * aws-jwt-verify fetches JWKS over HTTPS only. The local IdP serves its JWKS over plain HTTP on
+ * the loopback interface, so that one case gets a fetch-based fetcher; any other http:// URL is
+ * left to the default fetcher, which refuses it.
+ */
+function isLoopbackHttp(uri: string): boolean {
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+const loopbackFetcher = {
+  fetch: async (uri: string): Promise<ArrayBuffer> => {
+    const res = await fetch(uri, { signal: AbortSignal.timeout(3000) });
+    if (res.status !== 200) throw new Error(`JWKS ${uri} answered ${res.status}`);
+    return res.arrayBuffer();
+  },
+};
+
 function jwtVerifier(): Verifier {
   if (!verifier) {
     const { issuer, audience, jwksUri } = config().jwt;
-    verifier = JwtVerifier.create({ issuer, audience, jwksUri }) as unknown as Verifier;
+    const jwksCache = isLoopbackHttp(jwksUri) ? new SimpleJwksCache({ fetcher: loopbackFetcher }) : undefined;
+    verifier = JwtVerifier.create(
+      { issuer, audience, jwksUri },
+      jwksCache ? { jwksCache } : undefined,
+    ) as unknown as Verifier;
   }
   return verifier;
 }
