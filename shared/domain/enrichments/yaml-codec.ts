@@ -5,6 +5,11 @@ export const MAX_YAML_BYTES = 1024 * 1024;
 /** Deepest nesting a document may have; a valid enrichment document is 4 levels deep. */
 const MAX_YAML_DEPTH = 16;
 
+/** The only explicit tags accepted: the YAML 1.2 core schema's own. */
+const CORE_TAGS = new Set(
+  ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`),
+);
+
 export class YamlError extends Error {
   override name = 'YamlError';
 }
@@ -42,7 +47,7 @@ export function parseYaml(text: string): unknown {
         problem = 'YAML anchors and aliases are not accepted';
         return visit.BREAK;
       }
-      if (node.tag && !node.tag.startsWith('tag:yaml.org,2002:')) {
+      if (node.tag && !CORE_TAGS.has(node.tag)) {
         problem = `YAML tag ${node.tag} is not accepted`;
         return visit.BREAK;
       }

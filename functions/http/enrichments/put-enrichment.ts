@@ -1,0 +1,11 @@
+import { decodeDocumentBody } from '../../../shared/domain/enrichments/request-body';
+import { etagOf, putEnrichment } from '../../../shared/domain/enrichments/service';
+import { httpRoute } from '../../../shared/http/handler';
+import { respond } from '../../../shared/http/responses';
+import { putEnrichment as def } from '../../../shared/routes/enrichments';
+
+export const handler = httpRoute(def, async ({ principal, params, headers, event }) => {
+  const body = decodeDocumentBody(event.body, event.isBase64Encoded, headers['content-type']);
+  const saved = await putEnrichment(principal, params.name, body, headers['if-match']);
+  return respond(saved.created ? 201 : 200, saved.document, { etag: etagOf(saved.version) });
+});

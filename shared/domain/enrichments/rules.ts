@@ -1,0 +1,110 @@
+import * as v from 'valibot';
+import { BadRequestError, type FieldIssue } from '../../errors';
+import { toFieldIssues } from '../../http/validation';
+import { FOCUS_COLUMNS, focusColumnIgnoringCase, isFocusColumn, isKeyColumn } from './columns';
+import { ConditionsError, checkConditions } from './conditions';
+import { EnrichmentDocumentBody } from './schemas';
+import type { EnrichmentDocument } from './store';
+
+/** Target column names that would collide with JavaScript object internals. */
+const RESERVED_COLUMN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
+function invalid(path: string, message: string): BadRequestError {
+  return new BadRequestError(`Invalid body: ${path}: ${message}`);
+}
+
+function shapeIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIssue[] {
+  return toFieldIssues(issues).map((issue, i) => {
+    const raw = issues[i];
+    // An extra key in a strict object: say so plainly instead of "Expected never".
+    if (raw?.expected === 'never' && raw.kind === 'schema') return { ...issue, message: 'unknown field' };
+    return issue;
+  });
+}
+
+/**
+ * Validates a PUT body against the document rules and returns the canonical document (fields in
+ * a fixed order, `description` defaulted, `conditions` dropped when null). Throws a 400
+ * `{error: "Invalid body: <field path>: <reason>"}` naming the first failing field. Pure: no I/O.
+ */
+export function validateDocument(input: unknown, urlName: string): EnrichmentDocument {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw invalid('(body)', 'must be an enrichment document object');
+  }
+  const parsed = v.safeParse(EnrichmentDocumentBody, input, { abortPipeEarly: true });
+  if (!parsed.success) {
+    const first = shapeIssues(parsed.issues)[0];
+    throw invalid(first?.path ?? '(body)', first?.message ?? 'invalid document');
+  }
+  const body = parsed.output;
+
+  if (body.name !== urlName) throw invalid('name', `must equal the name in the URL ("${urlName}")`);
+
+  if (!isFocusColumn(body.keyField)) {
+    const hint = focusColumnIgnoringCase(body.keyField);
+    throw invalid(
+      'keyField',
+      `unknown billing column "${body.keyField}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
+    );
+  }
+  if (!isKeyColumn(body.keyField)) {
+    throw invalid(
+      'keyField',
+      `"${body.keyField}" is a ${FOCUS_COLUMNS[body.keyField]} column; the key must be a text column`,
+    );
+  }
+
+  let conditions: string | undefined;
+  if (body.conditions !== undefined && body.conditions !== null) {
+    try {
+      checkConditions(body.conditions);
+    } catch (error) {
+      if (error instanceof ConditionsError) throw invalid('conditions', error.message);
+      throw error;
+    }
+    conditions = body.conditions;
+  }
+
+  const declared = new Set<string>();
+  const seenLower = new Map<string, number>();
+  body.targetColumns.forEach((column, i) => {
+    const path = `targetColumns.${i}.name`;
+    if (RESERVED_COLUMN_NAMES.has(column.name)) throw invalid(path, `"${column.name}" is a reserved name`);
+    const focus = focusColumnIgnoringCase(column.name);
+    if (focus)
+      throw invalid(path, `"${column.name}" is the FOCUS billing column ${focus}; choose a new column name`);
+    const lower = column.name.toLowerCase();
+    const earlier = seenLower.get(lower);
+    if (earlier !== undefined) {
+      throw invalid(path, `duplicate target column "${column.name}" (also targetColumns.${earlier})`);
+    }
+    seenLower.set(lower, i);
+    declared.add(column.name);
+  });
+
+  const seenKeys = new Map<string, number>();
+  body.entries.forEach((entry, i) => {
+    const earlier = seenKeys.get(entry.key);
+    if (earlier !== undefined)
+      throw invalid(`entries.${i}.key`, `duplicate key "${entry.key}" (also entries.${earlier})`);
+    seenKeys.set(entry.key, i);
+    const columns = Object.keys(entry.then);
+    if (columns.length === 0) throw invalid(`entries.${i}.then`, 'must set at least one target column');
+    for (const column of columns) {
+      if (!declared.has(column)) {
+        throw invalid(`entries.${i}.then.${column}`, `"${column}" is not a declared target column`);
+      }
+    }
+  });
+
+  return {
+    name: body.name,
+    description: body.description,
+    keyField: body.keyField,
+    priority: body.priority,
+    ...(conditions !== undefined ? { conditions } : {}),
+    targetColumns: body.targetColumns.map((c) => ({ name: c.name, mode: c.mode })),
+    // biome-ignore lint/suspicious/noThenProperty: `then` is the spec's field name; its value is a plain record
+    entries: body.entries.map((e) => ({ key: e.key, then: { ...e.then } })),
+  };
+}

@@ -1,0 +1,127 @@
+import { validateDocument } from '../../../shared/domain/enrichments/rules';
+import { ENRICHMENT_LIMITS } from '../../../shared/domain/enrichments/schemas';
+import { entry, sampleDocument } from './fixtures';
+
+function errorOf(body: unknown, name = 'cost-centres'): string {
+  try {
+    validateDocument(body, name);
+  } catch (error) {
+    expect((error as { status?: number }).status).toBe(400);
+    return (error as { body: () => { error: string } }).body().error;
+  }
+  throw new Error('expected the document to be rejected');
+}
+
+describe('enrichment document rules', () => {
+  it('returns the canonical document: fixed field order, description defaulted, null conditions dropped', () => {
+    const doc = sampleDocument();
+    expect(validateDocument(doc, doc.name)).toEqual(doc);
+    const { description: _d, ...rest } = sampleDocument({ conditions: undefined });
+    const out = validateDocument({ ...rest, conditions: null }, doc.name);
+    expect(out.description).toBe('');
+    expect('conditions' in out).toBe(false);
+    expect(Object.keys(out)).toEqual([
+      'name',
+      'description',
+      'keyField',
+      'priority',
+      'targetColumns',
+      'entries',
+    ]);
+  });
+
+  it('requires the name to equal the URL', () => {
+    expect(errorOf(sampleDocument(), 'other')).toBe(
+      'Invalid body: name: must equal the name in the URL ("other")',
+    );
+  });
+
+  it('requires keyField to be a known FOCUS text column', () => {
+    expect(errorOf(sampleDocument({ keyField: 'Nope' }))).toBe(
+      'Invalid body: keyField: unknown billing column "Nope"',
+    );
+    expect(errorOf(sampleDocument({ keyField: 'subaccountid' }))).toMatch(/did you mean "SubAccountId"/);
+    expect(errorOf(sampleDocument({ keyField: 'BilledCost' }))).toMatch(
+      /^Invalid body: keyField: "BilledCost" is a decimal column/,
+    );
+  });
+
+  it('requires priority to be an integer of at least 0', () => {
+    expect(errorOf(sampleDocument({ priority: -1 }))).toBe('Invalid body: priority: must be at least 0');
+    expect(errorOf(sampleDocument({ priority: 1.5 }))).toBe('Invalid body: priority: must be an integer');
+    expect(errorOf({ ...sampleDocument(), priority: '1' })).toMatch(/^Invalid body: priority: /);
+    expect(validateDocument(sampleDocument({ priority: 0 }), 'cost-centres').priority).toBe(0);
+  });
+
+  it('names the conditions field when the CEL is bad', () => {
+    expect(errorOf(sampleDocument({ conditions: 'input.Nope == "x"' }))).toBe(
+      'Invalid body: conditions: unknown field input.Nope',
+    );
+    expect(errorOf(sampleDocument({ conditions: 'input.ServiceName ==' }))).toMatch(
+      /^Invalid body: conditions: invalid CEL: /,
+    );
+  });
+
+  it('accepts only merge and overwrite modes and new, unique identifier column names', () => {
+    const cols = (targetColumns: { name: string; mode: string }[]) =>
+      errorOf(sampleDocument({ targetColumns, entries: [] }));
+    expect(cols([{ name: 'a', mode: 'replace' }])).toBe(
+      'Invalid body: targetColumns.0.mode: must be one of merge, overwrite',
+    );
+    expect(cols([{ name: 'a b', mode: 'merge' }])).toMatch(
+      /^Invalid body: targetColumns.0.name: must be an identifier/,
+    );
+    expect(cols([{ name: 'servicename', mode: 'merge' }])).toMatch(
+      /^Invalid body: targetColumns.0.name: "servicename" is the FOCUS billing column ServiceName/,
+    );
+    expect(
+      cols([
+        { name: 'team', mode: 'merge' },
+        { name: 'Team', mode: 'merge' },
+      ]),
+    ).toBe('Invalid body: targetColumns.1.name: duplicate target column "Team" (also targetColumns.0)');
+    expect(cols([{ name: '__proto__', mode: 'merge' }])).toBe(
+      'Invalid body: targetColumns.0.name: "__proto__" is a reserved name',
+    );
+    expect(cols([])).toBe('Invalid body: targetColumns: must declare at least one target column');
+  });
+
+  it('lets entries set only declared target columns, with unique keys', () => {
+    const base = sampleDocument();
+    expect(errorOf({ ...base, entries: [entry('a', { team: 'x' })] })).toBe(
+      'Invalid body: entries.0.then.team: "team" is not a declared target column',
+    );
+    expect(
+      errorOf({
+        ...base,
+        entries: [entry('a', { owner: 'x' }), entry('a', { owner: 'y' })],
+      }),
+    ).toBe('Invalid body: entries.1.key: duplicate key "a" (also entries.0)');
+    expect(errorOf({ ...base, entries: [entry('a', {})] })).toBe(
+      'Invalid body: entries.0.then: must set at least one target column',
+    );
+    expect(errorOf({ ...base, entries: [entry('a', { owner: 1 })] })).toMatch(
+      /^Invalid body: entries.0.then.owner: /,
+    );
+    expect(errorOf({ ...base, entries: [entry('', { owner: 'x' })] })).toBe(
+      'Invalid body: entries.0.key: must not be empty',
+    );
+    expect(errorOf({ ...base, entries: [entry('a', JSON.parse('{"__proto__":"x"}'))] })).toMatch(
+      /^Invalid body: entries.0.then: must be an object/,
+    );
+  });
+
+  it('rejects unknown fields and caps sizes', () => {
+    expect(errorOf({ ...sampleDocument(), version: 3 })).toBe('Invalid body: version: unknown field');
+    expect(errorOf({ ...sampleDocument(), entries: [{ ...entry('a', { owner: 'x' }), else: {} }] })).toBe(
+      'Invalid body: entries.0.else: unknown field',
+    );
+    const many = Array.from({ length: ENRICHMENT_LIMITS.entries + 1 }, (_, i) =>
+      entry(`k${i}`, { owner: 'x' }),
+    );
+    expect(errorOf({ ...sampleDocument(), entries: many })).toBe(
+      `Invalid body: entries: must have at most ${ENRICHMENT_LIMITS.entries} entries`,
+    );
+    expect(errorOf(['not', 'an', 'object'])).toMatch(/^Invalid body: \(body\): /);
+  });
+});
