@@ -1,5 +1,6 @@
 import { decodeDocumentBody } from '../../../shared/domain/enrichments/request-body';
-import { etagOf, putEnrichment } from '../../../shared/domain/enrichments/service';
+import { putEnrichment } from '../../../shared/domain/enrichments/save';
+import { etagOf } from '../../../shared/domain/enrichments/service';
 import { httpRoute } from '../../../shared/http/handler';
 import { respond } from '../../../shared/http/responses';
 import { putEnrichment as def } from '../../../shared/routes/enrichments';

@@ -1,4 +1,6 @@
-import { listAllEnrichments, type StoredEnrichment } from '../../db/enrichments-repo';
+import type { Principal } from '../../auth/principal';
+import { getEnrichment, listAllEnrichments, type StoredEnrichment } from '../../db/enrichments-repo';
+import { NotFoundError } from '../../errors';
 import { log } from '../../log';
 import { parseYaml } from './yaml-codec';
 
@@ -55,4 +57,16 @@ export async function listEnrichmentDocuments(orgId: string): Promise<Enrichment
     }
   }
   return docs.sort(byApplicationOrder);
+}
+
+export interface VersionedDocument {
+  document: EnrichmentDocument;
+  version: number;
+}
+
+/** One document of the caller's organisation; any other name (in any organisation) is NOT_FOUND. */
+export async function readEnrichment(principal: Principal, name: string): Promise<VersionedDocument> {
+  const stored = await getEnrichment(principal.orgId, name);
+  if (!stored) throw new NotFoundError('NOT_FOUND');
+  return { document: documentOf(stored), version: stored.version };
 }

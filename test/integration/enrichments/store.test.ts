@@ -4,13 +4,13 @@ import type { Principal } from '../../../shared/auth/principal';
 import { db, tableName } from '../../../shared/db/client';
 import { getEnrichment, listEnrichmentSummaries } from '../../../shared/db/enrichments-repo';
 import { keys } from '../../../shared/db/keys';
+import { putEnrichment } from '../../../shared/domain/enrichments/save';
+import { listEnrichments, removeEnrichment } from '../../../shared/domain/enrichments/service';
 import {
-  listEnrichments,
-  putEnrichment,
+  type EnrichmentDocument,
+  listEnrichmentDocuments,
   readEnrichment,
-  removeEnrichment,
-} from '../../../shared/domain/enrichments/service';
-import { type EnrichmentDocument, listEnrichmentDocuments } from '../../../shared/domain/enrichments/store';
+} from '../../../shared/domain/enrichments/store';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../../../shared/errors';
 import { entry, sampleDocument } from '../../unit/enrichments/fixtures';
 

@@ -1,0 +1,44 @@
+import type { Principal } from '../../auth/principal';
+import { type EnrichmentMetadata, saveEnrichment } from '../../db/enrichments-repo';
+import { validateDocument } from './rules';
+import { parseIfMatch } from './service';
+import type { EnrichmentDocument, VersionedDocument } from './store';
+import { toYaml } from './yaml-codec';
+
+// Kept apart from service.ts so that only the PUT Lambda bundles the CEL library (and only
+// PUT and GET bundle the YAML library, through store.ts).
+
+const now = () => new Date().toISOString();
+
+function metadataOf(doc: EnrichmentDocument): EnrichmentMetadata {
+  return {
+    name: doc.name,
+    description: doc.description,
+    keyField: doc.keyField,
+    priority: doc.priority,
+    ...(doc.conditions !== undefined ? { conditions: doc.conditions } : {}),
+    targetColumns: doc.targetColumns,
+    entryCount: doc.entries.length,
+  };
+}
+
+/**
+ * Creates or replaces a document. The body is validated completely before anything is written;
+ * the stored YAML is generated from the validated document. With `If-Match`, a document changed
+ * (or deleted) since that version is a 409 VERSION_CONFLICT; without it, the last write wins.
+ */
+export async function putEnrichment(
+  principal: Principal,
+  name: string,
+  body: unknown,
+  ifMatch: string | undefined,
+): Promise<VersionedDocument & { created: boolean }> {
+  const precondition = parseIfMatch(ifMatch);
+  const document = validateDocument(body, name);
+  const saved = await saveEnrichment(principal.orgId, metadataOf(document), toYaml(document), {
+    ...precondition,
+    by: principal.principalId,
+    at: now(),
+  });
+  return { document, version: saved.version, created: saved.created };
+}
