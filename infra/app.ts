@@ -1,0 +1,27 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { readDeployConfig, readStage } from './constructs/deploy-config';
+import { CostManagementStack } from './stack';
+
+/**
+ * The CDK app: `npx cdk synth -c env=dev` (placeholders, works offline) or
+ * `npx cdk deploy -c env=prod -c jwtIssuer=… …` (every deploy setting required; see the README).
+ * cdk-nag's AwsSolutions and Serverless packs run on every synth: an unacknowledged finding stops
+ * it (`-c nag=false` skips them, e.g. to look at a template while fixing one).
+ */
+const app = new App();
+const stage = readStage(app.node);
+const config = readDeployConfig(app.node, stage);
+
+new CostManagementStack(app, `CostManagement-${stage}`, {
+  config,
+  description: `Cost management service (${stage})`,
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  terminationProtection: stage === 'prod',
+});
+
+if (String(app.node.tryGetContext('nag') ?? 'true') !== 'false') {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+}
+
+app.synth();

@@ -1,0 +1,198 @@
+import type { Node } from 'constructs';
+
+export type DeployStage = 'dev' | 'prod';
+
+/**
+ * Deploy-time settings that differ per account: where tokens come from, who e-mail is sent as and
+ * which secret holds the Slack bot token. They are read from CDK context (`-c jwtIssuer=…`), so
+ * nothing account-specific lives in the repository.
+ */
+export interface DeployConfig {
+  stage: DeployStage;
+  jwtIssuer: string;
+  jwtAudience: string;
+  jwksUri: string;
+  jwtOrgClaim: string;
+  jwtRoleClaim: string;
+  /** SES identity (a verified domain or address) that send grants are scoped to. */
+  sesIdentity: string;
+  /** The From header, e.g. `FinOps <finops@example.com>`; must belong to `sesIdentity`. */
+  mailFrom: string;
+  /** Name of the Secrets Manager secret holding the Slack bot token (`xoxb-…`). */
+  slackTokenSecretName: string;
+  slackApiBaseUrl: string;
+  teamsAllowedHosts: string;
+  appBaseUrl: string;
+  /** Stage-wide HTTP API throttling. */
+  throttleRateLimit: number;
+  throttleBurstLimit: number;
+}
+
+/** A context key, what it means, and the placeholder used in dev when it is not given. */
+interface Setting {
+  key: keyof DeployConfig;
+  /** Required in prod: synth fails when it is missing. */
+  required: boolean;
+  devDefault: string;
+  prodDefault?: string;
+  help: string;
+}
+
+const SETTINGS: readonly Setting[] = [
+  {
+    key: 'jwtIssuer',
+    required: true,
+    devDefault: 'https://idp.example.com/',
+    help: 'issuer (`iss`) of the IdP session JWTs',
+  },
+  {
+    key: 'jwtAudience',
+    required: true,
+    devDefault: 'cost-management-dev',
+    help: 'audience (`aud`, or `client_id` for access tokens) the JWTs are issued for',
+  },
+  {
+    key: 'jwksUri',
+    required: true,
+    devDefault: 'https://idp.example.com/.well-known/jwks.json',
+    help: 'JWKS URL of the IdP',
+  },
+  {
+    key: 'jwtOrgClaim',
+    required: false,
+    devDefault: 'org_id',
+    help: 'JWT claim holding the organisation id',
+  },
+  { key: 'jwtRoleClaim', required: false, devDefault: 'org_role', help: 'JWT claim holding the org role' },
+  {
+    key: 'sesIdentity',
+    required: true,
+    devDefault: 'example.com',
+    help: 'verified SES identity (domain or address) e-mail is sent from',
+  },
+  {
+    key: 'mailFrom',
+    required: true,
+    devDefault: 'FinOps <finops@example.com>',
+    help: 'From header of outgoing e-mail, within the SES identity',
+  },
+  {
+    key: 'slackTokenSecretName',
+    required: true,
+    devDefault: 'cost-management/dev/slack-bot-token',
+    help: 'Secrets Manager secret name holding the Slack bot token',
+  },
+  {
+    key: 'slackApiBaseUrl',
+    required: false,
+    devDefault: 'https://slack.com/api',
+    help: 'Slack Web API base URL',
+  },
+  {
+    key: 'teamsAllowedHosts',
+    required: false,
+    devDefault: '.webhook.office.com,.logic.azure.com',
+    help: 'comma-separated host suffixes Teams webhooks may point at',
+  },
+  {
+    key: 'appBaseUrl',
+    required: true,
+    devDefault: 'https://finops.dev.example.com',
+    help: 'public URL of the web app, used in links inside reports and alerts',
+  },
+  {
+    key: 'throttleRateLimit',
+    required: false,
+    devDefault: '50',
+    prodDefault: '500',
+    help: 'HTTP API steady-state requests per second',
+  },
+  {
+    key: 'throttleBurstLimit',
+    required: false,
+    devDefault: '100',
+    prodDefault: '1000',
+    help: 'HTTP API burst',
+  },
+];
+
+/** The settings and their meaning, for the README and error messages. */
+export const DEPLOY_SETTINGS = SETTINGS.map(({ key, required, help }) => ({ key, required, help }));
+
+export class DeployConfigError extends Error {
+  override name = 'DeployConfigError';
+}
+
+/** Reads `env` (dev|prod) from context; anything else is a synth error. */
+export function readStage(node: Node): DeployStage {
+  const raw = node.tryGetContext('env') ?? 'dev';
+  if (raw !== 'dev' && raw !== 'prod') {
+    throw new DeployConfigError(`Context "env" must be dev or prod, got "${String(raw)}" (-c env=prod).`);
+  }
+  return raw;
+}
+
+/**
+ * Resolves the deploy configuration from context. In dev, missing values become obvious
+ * placeholders so `cdk synth` works offline; in prod every required value must be given, and a
+ * missing one fails synth with the list of what to pass.
+ */
+export function readDeployConfig(node: Node, stage: DeployStage = readStage(node)): DeployConfig {
+  const values: Record<string, string> = {};
+  const missing: Setting[] = [];
+  for (const setting of SETTINGS) {
+    const given = node.tryGetContext(setting.key);
+    const value = given === undefined || given === null ? '' : String(given).trim();
+    if (value !== '') values[setting.key] = value;
+    else if (stage === 'prod' && setting.required) missing.push(setting);
+    else values[setting.key] = (stage === 'prod' ? setting.prodDefault : undefined) ?? setting.devDefault;
+  }
+  if (missing.length > 0) {
+    const lines = missing.map((s) => `  -c ${s.key}=…   ${s.help}`);
+    throw new DeployConfigError(
+      [
+        `Missing deploy configuration for env=prod (${missing.map((s) => s.key).join(', ')}).`,
+        'Pass every value with -c, for example:',
+        ...lines,
+        'See "Deploying to AWS" in README.md.',
+      ].join('\n'),
+    );
+  }
+  for (const key of ['jwtIssuer', 'jwksUri', 'appBaseUrl', 'slackApiBaseUrl'] as const) {
+    if (!/^https?:\/\//.test(values[key]!)) {
+      throw new DeployConfigError(`Context "${key}" must be an http(s) URL, got "${values[key]}".`);
+    }
+  }
+  const fromAddress = (/<([^>]+)>\s*$/.exec(values.mailFrom!)?.[1] ?? values.mailFrom!).trim().toLowerCase();
+  const identity = values.sesIdentity!.toLowerCase();
+  const withinIdentity = identity.includes('@')
+    ? fromAddress === identity
+    : fromAddress.endsWith(`@${identity}`);
+  if (!withinIdentity) {
+    throw new DeployConfigError(
+      `Context mailFrom (${values.mailFrom}) must be an address of the SES identity ${values.sesIdentity}: ` +
+        'the send grant is scoped to that identity.',
+    );
+  }
+  const rate = Number(values.throttleRateLimit);
+  const burst = Number(values.throttleBurstLimit);
+  if (!Number.isFinite(rate) || rate <= 0 || !Number.isInteger(burst) || burst <= 0) {
+    throw new DeployConfigError('Context throttleRateLimit and throttleBurstLimit must be positive numbers.');
+  }
+  return {
+    stage,
+    jwtIssuer: values.jwtIssuer!,
+    jwtAudience: values.jwtAudience!,
+    jwksUri: values.jwksUri!,
+    jwtOrgClaim: values.jwtOrgClaim!,
+    jwtRoleClaim: values.jwtRoleClaim!,
+    sesIdentity: values.sesIdentity!,
+    mailFrom: values.mailFrom!,
+    slackTokenSecretName: values.slackTokenSecretName!,
+    slackApiBaseUrl: values.slackApiBaseUrl!,
+    teamsAllowedHosts: values.teamsAllowedHosts!,
+    appBaseUrl: values.appBaseUrl!,
+    throttleRateLimit: rate,
+    throttleBurstLimit: burst,
+  };
+}

@@ -1,0 +1,175 @@
+import { join } from 'node:path';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, LAMBDA_TARGET } from '../bundling';
+
+export const PROJECT_ROOT = join(__dirname, '..', '..');
+
+export const DEFAULT_MEMORY_MB = 256;
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+
+export type TableAccess = 'read' | 'readwrite';
+
+const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:ConditionCheckItem',
+];
+const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+export interface ServiceFunctionProps {
+  /** Entry module, relative to the project root: `functions/http/reports/get-report.ts`. */
+  entry: string;
+  description: string;
+  memoryMb?: number;
+  timeoutSeconds?: number;
+  environment: Record<string, string>;
+  logRetention: RetentionDays;
+  /** Removal policy of the function's log group. */
+  logRemovalPolicy: RemovalPolicy;
+  /** Dead-letter queue for asynchronous invocations (schedules); HTTP and SQS invocations have none. */
+  deadLetterQueue?: IQueue;
+}
+
+/**
+ * The house Lambda: every function of the service is one of these, so the defaults are set on
+ * purpose in one place: Node.js 22 on arm64, explicit memory and timeout, an own log group with
+ * retention, active X-Ray tracing, the shared esbuild settings (ESM, minified, SDK bundled) and a
+ * role that starts empty. Grants are added per function by the stack (least privilege).
+ */
+export class ServiceFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+  /** The entry module, relative to the project root. */
+  readonly entry: string;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    this.entry = props.entry;
+    const memorySize = props.memoryMb ?? DEFAULT_MEMORY_MB;
+    const timeoutSeconds = props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+    if (!Number.isInteger(memorySize) || memorySize < 128 || memorySize > 10_240) {
+      throw new Error(
+        `${props.entry}: memory must be an integer between 128 and 10240 MB, got ${memorySize}`,
+      );
+    }
+    if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 900) {
+      throw new Error(`${props.entry}: timeout must be 1–900 s, got ${timeoutSeconds}`);
+    }
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+
+    // An own role instead of the AWSLambdaBasicExecutionRole managed policy: logs go to this
+    // function's group only.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${props.entry}`,
+    });
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+    this.role.addManagedPolicy(xrayWritePolicy(this));
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize,
+      timeout: Duration.seconds(timeoutSeconds),
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: props.environment,
+      deadLetterQueue: props.deadLetterQueue,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      projectRoot: PROJECT_ROOT,
+      bundling: {
+        format: OutputFormat.ESM,
+        target: LAMBDA_TARGET,
+        minify: true,
+        sourceMap: false,
+        bundleAwsSDK: true,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        // Native/run-time-loaded packages stay out of the bundle. They are not installed into the
+        // asset either: in AWS the warehouse is Athena, so DuckDB is never loaded there.
+        externalModules: [...EXTERNAL_MODULES],
+        forceDockerBundling: false,
+        logLevel: LogLevel.ERROR,
+        esbuildArgs: { '--legal-comments': 'none' },
+      },
+    });
+    // Tracing is set on the L1 resource so that CDK does not add an `xray:*` on `*` statement to
+    // every role; the permission comes once from the shared, acknowledged managed policy.
+    (this.fn.node.defaultChild as CfnFunction).tracingConfig = { mode: 'Active' };
+
+    const runtimeReason =
+      'nodejs22.x on arm64 is the runtime this service targets: bundles are built for node22 and the ' +
+      'code is tested on Node 20/22. Moving to a newer runtime is a one-line change here once tested.';
+    Validations.of(this.fn).acknowledge(
+      { id: 'AwsSolutions-L1', reason: runtimeReason },
+      { id: 'Serverless-LambdaLatestVersion', reason: runtimeReason },
+    );
+  }
+
+  /** Table access on the table and its named indexes only (no `index/*`, no Scan). */
+  grantTable(table: ITableV2, indexNames: readonly string[], access: TableAccess): void {
+    const actions = access === 'read' ? TABLE_READ_ACTIONS : [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS];
+    this.role.addToPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions,
+        resources: [table.tableArn, ...indexNames.map((name) => `${table.tableArn}/index/${name}`)],
+      }),
+    );
+  }
+
+  /** Adds an environment variable (e.g. a queue URL for a send grant). */
+  addEnvironment(name: string, value: string): void {
+    this.fn.addEnvironment(name, value);
+  }
+}
+
+/** One customer-managed policy per stack for X-Ray writes, shared by every function role. */
+function xrayWritePolicy(scope: Construct): ManagedPolicy {
+  const stack = Stack.of(scope);
+  const id = 'XRayWritePolicy';
+  const existing = stack.node.tryFindChild(id);
+  if (existing) return existing as ManagedPolicy;
+  const policy = new ManagedPolicy(stack, id, {
+    description: 'Lets the service functions send X-Ray trace segments',
+    statements: [
+      new PolicyStatement({
+        actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+        resources: ['*'],
+      }),
+    ],
+  });
+  Validations.of(policy).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions; ' +
+      'this is the only wildcard and it grants trace writes only.',
+  });
+  return policy;
+}

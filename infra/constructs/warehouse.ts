@@ -1,0 +1,347 @@
+import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
+import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type CfnBucket,
+  EventType,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { DeployStage } from './deploy-config';
+import type { ServiceFunction } from './service-function';
+
+/** Prefix the ingest pipeline receives raw exports under (S3 notifications fire for it). */
+export const UPLOADS_PREFIX = 'uploads/';
+/** Prefix of the curated Parquet: `curated/org_id=<org>/billing_month=<yyyy-MM>/*.parquet`. */
+export const CURATED_PREFIX = 'curated/';
+/** Prefix of Athena query results in the results bucket. */
+export const RESULTS_PREFIX = 'athena/';
+
+/**
+ * FOCUS 1.0 columns of the curated table and their Athena types. Costs and quantities are
+ * `double` and periods `timestamp` (UTC), which is what a DuckDB `COPY … (FORMAT parquet)` of the
+ * normalised rows writes; `Tags` is the JSON object as a string (query it with `json_extract_scalar`).
+ */
+export const FOCUS_COLUMNS: ReadonlyArray<readonly [name: string, type: string]> = [
+  ['BilledCost', 'double'],
+  ['EffectiveCost', 'double'],
+  ['ListCost', 'double'],
+  ['ContractedCost', 'double'],
+  ['ListUnitPrice', 'double'],
+  ['ContractedUnitPrice', 'double'],
+  ['PricingQuantity', 'double'],
+  ['PricingUnit', 'string'],
+  ['PricingCategory', 'string'],
+  ['ConsumedQuantity', 'double'],
+  ['ConsumedUnit', 'string'],
+  ['BillingCurrency', 'string'],
+  ['BillingAccountId', 'string'],
+  ['BillingAccountName', 'string'],
+  ['BillingPeriodStart', 'timestamp'],
+  ['BillingPeriodEnd', 'timestamp'],
+  ['ChargePeriodStart', 'timestamp'],
+  ['ChargePeriodEnd', 'timestamp'],
+  ['ChargeCategory', 'string'],
+  ['ChargeClass', 'string'],
+  ['ChargeDescription', 'string'],
+  ['ChargeFrequency', 'string'],
+  ['CommitmentDiscountCategory', 'string'],
+  ['CommitmentDiscountId', 'string'],
+  ['CommitmentDiscountName', 'string'],
+  ['CommitmentDiscountStatus', 'string'],
+  ['CommitmentDiscountType', 'string'],
+  ['InvoiceIssuerName', 'string'],
+  ['ProviderName', 'string'],
+  ['PublisherName', 'string'],
+  ['ServiceName', 'string'],
+  ['ServiceCategory', 'string'],
+  ['RegionId', 'string'],
+  ['RegionName', 'string'],
+  ['AvailabilityZone', 'string'],
+  ['SubAccountId', 'string'],
+  ['SubAccountName', 'string'],
+  ['ResourceId', 'string'],
+  ['ResourceName', 'string'],
+  ['ResourceType', 'string'],
+  ['SkuId', 'string'],
+  ['SkuPriceId', 'string'],
+  ['Tags', 'string'],
+];
+
+export const PARTITION_KEYS = ['org_id', 'billing_month'] as const;
+
+export interface WarehouseProps {
+  stage: DeployStage;
+  /** The manifest's `billing-ingest` queue; new objects under `uploads/` are announced to it. */
+  ingestQueue: Queue;
+}
+
+/**
+ * The billing warehouse in AWS: raw exports land in the billing bucket under `uploads/` (each new
+ * object is announced to the ingest queue), curated FOCUS Parquet sits under `curated/`
+ * partitioned by org and month, Glue describes it, and Athena queries it in an enforced
+ * workgroup whose results are encrypted and expire after a week.
+ */
+export class Warehouse extends Construct {
+  readonly billingBucket: Bucket;
+  readonly resultsBucket: Bucket;
+  readonly accessLogsBucket: Bucket;
+  readonly databaseName: string;
+  readonly tableName = 'focus_billing';
+  readonly workgroupName: string;
+  private readonly glueTable: CfnTable;
+
+  constructor(scope: Construct, id: string, props: WarehouseProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    this.databaseName = `cost_management_${props.stage}`;
+    this.workgroupName = `cost-management-${props.stage}`;
+
+    this.accessLogsBucket = new Bucket(this, 'AccessLogs', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.accessLogsBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'This bucket is the server-access-log target of the other buckets; logging it into itself would loop.',
+    });
+
+    // The name is fixed up front so the ingest queue's policy can name the bucket before the bucket
+    // exists: S3 checks that it may send to the queue when the notification is created, and this
+    // avoids both a dependency cycle and the notifications custom resource (a Python Lambda).
+    const billingBucketName = [
+      stack.stackName.toLowerCase().replace(/[^a-z0-9-]/g, '-'),
+      'billing',
+      Aws.ACCOUNT_ID,
+      Aws.REGION,
+    ].join('-');
+    const billingBucketArn = stack.formatArn({
+      service: 's3',
+      region: '',
+      account: '',
+      resource: billingBucketName,
+    });
+    props.ingestQueue.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowBillingBucketNotifications',
+        principals: [new ServicePrincipal('s3.amazonaws.com')],
+        actions: ['sqs:SendMessage'],
+        resources: [props.ingestQueue.queueArn],
+        conditions: {
+          ArnEquals: { 'aws:SourceArn': billingBucketArn },
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+        },
+      }),
+    );
+
+    this.billingBucket = new Bucket(this, 'BillingBucket', {
+      bucketName: billingBucketName,
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      versioned: true,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'billing/',
+      lifecycleRules: [
+        { noncurrentVersionExpiration: Duration.days(30) },
+        { abortIncompleteMultipartUploadAfter: Duration.days(7) },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const cfnBilling = this.billingBucket.node.defaultChild as CfnBucket;
+    cfnBilling.notificationConfiguration = {
+      queueConfigurations: [
+        {
+          event: EventType.OBJECT_CREATED,
+          queue: props.ingestQueue.queueArn,
+          filter: { s3Key: { rules: [{ name: 'prefix', value: UPLOADS_PREFIX }] } },
+        },
+      ],
+    };
+    // The queue construct holds its policy, so the bucket is created after the policy allows S3.
+    this.billingBucket.node.addDependency(props.ingestQueue);
+
+    this.resultsBucket = new Bucket(this, 'AthenaResults', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'athena-results/',
+      lifecycleRules: [
+        { expiration: Duration.days(7) },
+        { abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const database = new CfnDatabase(this, 'Database', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseInput: {
+        name: this.databaseName,
+        description: 'Cost management: curated FOCUS billing data',
+      },
+    });
+
+    const location = `s3://${this.billingBucket.bucketName}/${CURATED_PREFIX}`;
+    this.glueTable = new CfnTable(this, 'FocusTable', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseName: this.databaseName,
+      tableInput: {
+        name: this.tableName,
+        description: 'FOCUS 1.0 billing rows, Parquet, one partition per organisation and billing month',
+        tableType: 'EXTERNAL_TABLE',
+        parameters: {
+          classification: 'parquet',
+          'parquet.compression': 'ZSTD',
+          // Partition projection: no crawler and no partition registration. `org_id` is injected,
+          // so Athena rejects any query that does not name exactly the organisation it reads.
+          'projection.enabled': 'true',
+          'projection.org_id.type': 'injected',
+          'projection.billing_month.type': 'date',
+          'projection.billing_month.format': 'yyyy-MM',
+          'projection.billing_month.range': '2015-01,NOW',
+          'projection.billing_month.interval': '1',
+          'projection.billing_month.interval.unit': 'MONTHS',
+          'storage.location.template': `${location}org_id=\${org_id}/billing_month=\${billing_month}/`,
+        },
+        partitionKeys: PARTITION_KEYS.map((name) => ({ name, type: 'string' })),
+        storageDescriptor: {
+          location,
+          inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+          outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+          serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
+          columns: FOCUS_COLUMNS.map(([name, type]) => ({ name: name.toLowerCase(), type })),
+        },
+      },
+    });
+    this.glueTable.addResourceDependency(database);
+
+    new CfnWorkGroup(this, 'Workgroup', {
+      name: this.workgroupName,
+      description: 'Cost management queries (enforced settings, encrypted results)',
+      state: 'ENABLED',
+      recursiveDeleteOption: props.stage !== 'prod',
+      workGroupConfiguration: {
+        enforceWorkGroupConfiguration: true,
+        publishCloudWatchMetricsEnabled: true,
+        // A guard against a runaway query: 10 GB is far above one org-month of curated Parquet.
+        bytesScannedCutoffPerQuery: 10 * 1024 ** 3,
+        engineVersion: { selectedEngineVersion: 'Athena engine version 3' },
+        resultConfiguration: {
+          outputLocation: `s3://${this.resultsBucket.bucketName}/${RESULTS_PREFIX}`,
+          encryptionConfiguration: { encryptionOption: 'SSE_S3' },
+        },
+      },
+    });
+  }
+
+  /** Environment of a function that queries the warehouse. */
+  environment(): Record<string, string> {
+    return {
+      WAREHOUSE: 'athena',
+      ATHENA_WORKGROUP: this.workgroupName,
+      GLUE_DATABASE: this.databaseName,
+      GLUE_TABLE: this.tableName,
+      BILLING_BUCKET: this.billingBucket.bucketName,
+    };
+  }
+
+  /**
+   * Query access (HTTP routes): run queries in the workgroup, read the catalog entry and the
+   * curated objects, and read/write the workgroup's results. `ingest` adds what a worker needs to
+   * turn uploads into curated Parquet: read `uploads/`, write and replace `curated/`.
+   */
+  grantTo(target: ServiceFunction, access: 'query' | 'ingest'): void {
+    const stack = Stack.of(this);
+    for (const [name, value] of Object.entries(this.environment())) target.addEnvironment(name, value);
+    const workgroupArn = stack.formatArn({
+      service: 'athena',
+      resource: 'workgroup',
+      resourceName: this.workgroupName,
+    });
+    target.role.addToPolicy(
+      new PolicyStatement({
+        actions: [
+          'athena:StartQueryExecution',
+          'athena:GetQueryExecution',
+          'athena:GetQueryResults',
+          'athena:StopQueryExecution',
+          'athena:GetWorkGroup',
+        ],
+        resources: [workgroupArn],
+      }),
+    );
+    target.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartition', 'glue:GetPartitions'],
+        resources: [
+          stack.formatArn({ service: 'glue', resource: 'catalog' }),
+          stack.formatArn({ service: 'glue', resource: 'database', resourceName: this.databaseName }),
+          stack.formatArn({
+            service: 'glue',
+            resource: 'table',
+            resourceName: `${this.databaseName}/${this.tableName}`,
+          }),
+        ],
+      }),
+    );
+    const billingArn = this.billingBucket.bucketArn;
+    const resultsArn = this.resultsBucket.bucketArn;
+    target.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket', 's3:GetBucketLocation'],
+        resources: [billingArn, resultsArn],
+      }),
+    );
+    target.role.addToPolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [`${billingArn}/${CURATED_PREFIX}*`] }),
+    );
+    target.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+        resources: [`${resultsArn}/${RESULTS_PREFIX}*`],
+      }),
+    );
+    if (access === 'ingest') {
+      target.role.addToPolicy(
+        new PolicyStatement({ actions: ['s3:GetObject'], resources: [`${billingArn}/${UPLOADS_PREFIX}*`] }),
+      );
+      target.role.addToPolicy(
+        new PolicyStatement({
+          actions: ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+          resources: [`${billingArn}/${CURATED_PREFIX}*`],
+        }),
+      );
+    }
+    const billingId = stack.getLogicalId(this.billingBucket.node.defaultChild as CfnBucket);
+    const resultsId = stack.getLogicalId(this.resultsBucket.node.defaultChild as CfnBucket);
+    const findings = [
+      `Resource::<${billingId}.Arn>/${CURATED_PREFIX}*`,
+      `Resource::<${resultsId}.Arn>/${RESULTS_PREFIX}*`,
+      ...(access === 'ingest' ? [`Resource::<${billingId}.Arn>/${UPLOADS_PREFIX}*`] : []),
+    ];
+    for (const finding of findings) {
+      Validations.of(target).acknowledge({
+        id: `AwsSolutions-IAM5[${finding}]`,
+        reason:
+          'Object keys under a warehouse prefix are created at run time (one per org and month), so ' +
+          'the grant names the prefix; it is limited to that prefix of that bucket.',
+      });
+    }
+  }
+}

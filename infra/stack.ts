@@ -1,0 +1,358 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { tableDefinition } from '../shared/db/keys';
+import type { RouteDef } from '../shared/http/route';
+import {
+  queues as manifestQueues,
+  schedules as manifestSchedules,
+  workers as manifestWorkers,
+  type QueueDef,
+  type ScheduleDef,
+  type WorkerDef,
+} from '../shared/queues';
+import { routes as manifestRoutes } from '../shared/routes';
+import type { DeployConfig } from './constructs/deploy-config';
+import { ServiceFunction, type TableAccess } from './constructs/service-function';
+import { Warehouse } from './constructs/warehouse';
+import { queueUrlVariable, WorkQueues } from './constructs/work-queues';
+
+/** The queue S3 announces new billing uploads to; the warehouse needs it in the manifest. */
+export const BILLING_INGEST_QUEUE = 'billing-ingest';
+
+export const AUTHORIZER_ENTRY = 'functions/http/authorizer.ts';
+export const AUTHORIZER_CACHE_TTL = Duration.minutes(5);
+
+export interface CostManagementStackProps extends StackProps {
+  config: DeployConfig;
+  /** The manifests; default to the real ones. Tests pass samples. */
+  routes?: readonly RouteDef[];
+  queues?: readonly QueueDef[];
+  workers?: readonly WorkerDef[];
+  schedules?: readonly ScheduleDef[];
+}
+
+interface FunctionNeeds {
+  table: TableAccess;
+  sendsTo?: readonly string[];
+  warehouse?: 'query' | 'ingest';
+  sendsEmail?: boolean;
+  readsSlackToken?: boolean;
+}
+
+const SYNC_INVOCATION_DLQ_REASON =
+  'Invoked synchronously (API Gateway, or the SQS event source): a Lambda DLQ only receives failed ' +
+  'asynchronous invocations, so it would stay empty. Failed SQS messages go to the queue’s own DLQ.';
+
+/**
+ * The whole service in one stack: the single table, the HTTP API with its Lambda authorizer and
+ * one function per manifest route, the queues with their DLQs and workers, the EventBridge
+ * schedules, and the Athena warehouse.
+ */
+export class CostManagementStack extends Stack {
+  readonly table: TableV2;
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly workQueues: WorkQueues;
+  readonly warehouse: Warehouse;
+  readonly authorizerFunction: ServiceFunction;
+  readonly routeFunctions = new Map<string, ServiceFunction>();
+  readonly workerFunctions = new Map<string, ServiceFunction>();
+  readonly scheduleFunctions = new Map<string, ServiceFunction>();
+
+  private readonly config: DeployConfig;
+  private readonly baseEnvironment: Record<string, string>;
+  private readonly logRetention: RetentionDays;
+  private readonly logRemovalPolicy: RemovalPolicy;
+  private readonly slackToken: ISecret;
+
+  constructor(scope: Construct, id: string, props: CostManagementStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const routes = props.routes ?? manifestRoutes;
+    const queues = props.queues ?? manifestQueues;
+    const workers = props.workers ?? manifestWorkers;
+    const schedules = props.schedules ?? manifestSchedules;
+    const prod = config.stage === 'prod';
+    this.config = config;
+    this.logRetention = prod ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS;
+    this.logRemovalPolicy = prod ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    Tags.of(this).add('service', 'cost-management');
+    Tags.of(this).add('stage', config.stage);
+
+    this.table = new TableV2(this, 'Table', {
+      partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
+      globalSecondaryIndexes: tableDefinition.indexes.map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      })),
+      timeToLiveAttribute: tableDefinition.ttlAttribute,
+      billing: Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: prod,
+      removalPolicy: prod ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+
+    this.workQueues = new WorkQueues(this, 'Queues', { queues });
+    if (!this.workQueues.has(BILLING_INGEST_QUEUE)) {
+      throw new Error(`shared/queues.ts must declare the ${BILLING_INGEST_QUEUE} queue (billing uploads)`);
+    }
+    this.warehouse = new Warehouse(this, 'Warehouse', {
+      stage: config.stage,
+      ingestQueue: this.workQueues.queue(BILLING_INGEST_QUEUE),
+    });
+
+    this.slackToken = Secret.fromSecretNameV2(this, 'SlackBotToken', config.slackTokenSecretName);
+
+    this.baseEnvironment = {
+      STAGE: config.stage,
+      TABLE_NAME: this.table.tableName,
+      JWT_ISSUER: config.jwtIssuer,
+      JWT_AUDIENCE: config.jwtAudience,
+      JWKS_URI: config.jwksUri,
+      JWT_ORG_CLAIM: config.jwtOrgClaim,
+      JWT_ROLE_CLAIM: config.jwtRoleClaim,
+      SLACK_API_BASE_URL: config.slackApiBaseUrl,
+      TEAMS_ALLOWED_HOSTS: config.teamsAllowedHosts,
+      MAIL_FROM: config.mailFrom,
+      APP_BASE_URL: config.appBaseUrl,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
+
+    // --- HTTP API -------------------------------------------------------------------------------
+    this.authorizerFunction = this.serviceFunction('Authorizer', {
+      entry: AUTHORIZER_ENTRY,
+      description: 'HTTP API Lambda authorizer (session JWT or API key)',
+      timeoutSeconds: 5,
+      needs: { table: 'read' },
+    });
+    Validations.of(this.authorizerFunction).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason: SYNC_INVOCATION_DLQ_REASON,
+    });
+    const authorizer = new HttpLambdaAuthorizer('Authorizer', this.authorizerFunction.fn, {
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      identitySource: ['$request.header.Authorization'],
+      resultsCacheTtl: AUTHORIZER_CACHE_TTL,
+    });
+
+    this.api = new HttpApi(this, 'HttpApi', {
+      apiName: `cost-management-${config.stage}`,
+      description: 'Cost management service HTTP API',
+      createDefaultStage: false,
+      defaultAuthorizer: authorizer,
+    });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
+      retention: this.logRetention,
+      removalPolicy: this.logRemovalPolicy,
+    });
+    this.stage = this.api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: config.throttleRateLimit, burstLimit: config.throttleBurstLimit },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            time: '$context.requestTime',
+            ip: '$context.identity.sourceIp',
+            routeKey: '$context.routeKey',
+            path: '$context.path',
+            status: '$context.status',
+            latencyMs: '$context.responseLatency',
+            integrationLatencyMs: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+            authorizerError: '$context.authorizer.error',
+            orgId: '$context.authorizer.orgId',
+            principalId: '$context.authorizer.principalId',
+            responseLength: '$context.responseLength',
+            userAgent: '$context.identity.userAgent',
+          }),
+        ),
+      },
+    });
+    Validations.of(this.stage).acknowledge({
+      id: 'Serverless-APIGWXrayEnabled',
+      reason:
+        'HTTP APIs (API Gateway v2) do not support X-Ray tracing; every function behind it traces actively.',
+    });
+
+    const seenRouteKeys = new Set<string>();
+    const seenIds = new Set<string>();
+    for (const def of routes) {
+      const routeKey = `${def.method} ${def.path}`;
+      if (seenRouteKeys.has(routeKey)) throw new Error(`Route ${routeKey} is declared twice`);
+      if (seenIds.has(def.id)) throw new Error(`Route id ${def.id} is declared twice`);
+      seenRouteKeys.add(routeKey);
+      seenIds.add(def.id);
+      const fn = this.serviceFunction(`Route-${def.id}`, {
+        entry: `functions/http/${def.entry}.ts`,
+        description: routeKey,
+        memoryMb: def.memoryMb,
+        timeoutSeconds: def.timeoutSeconds,
+        needs: {
+          table: def.method === 'GET' ? 'read' : 'readwrite',
+          sendsTo: def.sendsTo,
+          warehouse: def.usesWarehouse ? 'query' : undefined,
+        },
+      });
+      Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: SYNC_INVOCATION_DLQ_REASON });
+      this.api.addRoutes({
+        path: def.path,
+        methods: [HttpMethod[def.method]],
+        integration: new HttpLambdaIntegration(`Integration-${def.id}`, fn.fn),
+      });
+      this.routeFunctions.set(def.id, fn);
+    }
+
+    // --- Workers --------------------------------------------------------------------------------
+    for (const def of workers) {
+      const queueDef = this.workQueues.definition(def.queue);
+      if (queueDef.visibilityTimeoutSeconds < def.timeoutSeconds) {
+        throw new Error(
+          `Worker ${def.name}: queue ${def.queue} hides messages for ${queueDef.visibilityTimeoutSeconds} s, ` +
+            `less than the worker's ${def.timeoutSeconds} s timeout (use at least 6× the timeout)`,
+        );
+      }
+      const fn = this.serviceFunction(`Worker-${def.name}`, {
+        entry: `functions/${def.entry}.ts`,
+        description: `Worker ${def.name} (queue ${def.queue})`,
+        memoryMb: def.memoryMb,
+        timeoutSeconds: def.timeoutSeconds,
+        needs: {
+          table: 'readwrite',
+          sendsTo: def.sendsTo,
+          warehouse: def.usesWarehouse ? 'ingest' : undefined,
+          sendsEmail: def.sendsEmail,
+          readsSlackToken: def.sendsEmail === true || def.queue === 'notifications',
+        },
+      });
+      fn.fn.addEventSource(
+        new SqsEventSource(this.workQueues.queue(def.queue), {
+          batchSize: def.batchSize,
+          reportBatchItemFailures: true,
+          maxBatchingWindow: def.batchSize > 10 ? Duration.seconds(1) : undefined,
+        }),
+      );
+      Validations.of(fn).acknowledge(
+        { id: 'Serverless-LambdaDLQ', reason: SYNC_INVOCATION_DLQ_REASON },
+        {
+          id: 'Serverless-LambdaEventSourceMappingDestination',
+          reason:
+            'SQS event sources do not take an on-failure destination; a message that keeps failing moves ' +
+            'to the queue’s dead-letter queue through its redrive policy (maxReceiveCount).',
+        },
+      );
+      this.workerFunctions.set(def.name, fn);
+    }
+
+    // --- Schedules ------------------------------------------------------------------------------
+    if (schedules.length > 0) {
+      const failures = new Queue(this, 'ScheduleFailures', {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
+      const dlqReason =
+        'This queue is itself a dead-letter queue: of the schedule rules’ targets and of the schedule ' +
+        'functions’ asynchronous invocations.';
+      Validations.of(failures).acknowledge(
+        { id: 'AwsSolutions-SQS3', reason: dlqReason },
+        { id: 'Serverless-SQSRedrivePolicy', reason: dlqReason },
+      );
+      for (const def of schedules) {
+        const fn = this.serviceFunction(`Schedule-${def.name}`, {
+          entry: `functions/${def.entry}.ts`,
+          description: `Schedule ${def.name} (${def.expression})`,
+          timeoutSeconds: def.timeoutSeconds,
+          deadLetterQueue: failures,
+          needs: { table: 'readwrite', sendsTo: def.sendsTo },
+        });
+        new Rule(this, `Schedule-${def.name}-Rule`, {
+          description: `Runs ${def.entry} on ${def.expression}`,
+          schedule: Schedule.expression(def.expression),
+          targets: [
+            new LambdaFunction(fn.fn, {
+              deadLetterQueue: failures,
+              retryAttempts: 2,
+              maxEventAge: Duration.hours(1),
+            }),
+          ],
+        });
+        this.scheduleFunctions.set(def.name, fn);
+      }
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'BillingBucketName', {
+      value: this.warehouse.billingBucket.bucketName,
+      description: `Upload FOCUS exports under s3://<bucket>/uploads/`,
+    });
+    new CfnOutput(this, 'AthenaWorkgroup', { value: this.warehouse.workgroupName });
+  }
+
+  private serviceFunction(
+    id: string,
+    opts: {
+      entry: string;
+      description: string;
+      memoryMb?: number;
+      timeoutSeconds?: number;
+      deadLetterQueue?: Queue;
+      needs: FunctionNeeds;
+    },
+  ): ServiceFunction {
+    const fn = new ServiceFunction(this, id, {
+      entry: opts.entry,
+      description: opts.description,
+      memoryMb: opts.memoryMb,
+      timeoutSeconds: opts.timeoutSeconds,
+      environment: { ...this.baseEnvironment },
+      logRetention: this.logRetention,
+      logRemovalPolicy: this.logRemovalPolicy,
+      deadLetterQueue: opts.deadLetterQueue,
+    });
+    const { needs } = opts;
+    fn.grantTable(
+      this.table,
+      tableDefinition.indexes.map((index) => index.name),
+      needs.table,
+    );
+    for (const name of new Set(needs.sendsTo ?? [])) {
+      const queue = this.workQueues.queue(name);
+      queue.grantSendMessages(fn.role);
+      fn.addEnvironment(queueUrlVariable(name), queue.queueUrl);
+    }
+    if (needs.warehouse) this.warehouse.grantTo(fn, needs.warehouse);
+    if (needs.sendsEmail) {
+      fn.role.addToPolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+          resources: [
+            this.formatArn({ service: 'ses', resource: 'identity', resourceName: this.config.sesIdentity }),
+          ],
+        }),
+      );
+    }
+    if (needs.readsSlackToken) {
+      this.slackToken.grantRead(fn.role);
+      fn.addEnvironment('SLACK_TOKEN_SECRET_ARN', this.slackToken.secretArn);
+    }
+    return fn;
+  }
+}

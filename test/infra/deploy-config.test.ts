@@ -1,0 +1,60 @@
+import { App } from 'aws-cdk-lib';
+import { DeployConfigError, readDeployConfig, readStage } from '../../infra/constructs/deploy-config';
+import { PROD_CONTEXT } from './support';
+
+const node = (context: Record<string, unknown>) => new App({ context }).node;
+
+describe('deploy configuration from CDK context', () => {
+  test('dev works with no context at all, on obvious placeholders', () => {
+    const config = readDeployConfig(node({}));
+    expect(config).toMatchObject({
+      stage: 'dev',
+      jwtIssuer: 'https://idp.example.com/',
+      sesIdentity: 'example.com',
+      mailFrom: 'FinOps <finops@example.com>',
+      throttleRateLimit: 50,
+    });
+  });
+
+  test('prod without settings fails synth naming every missing key', () => {
+    expect(() => readDeployConfig(node({ env: 'prod' }))).toThrow(DeployConfigError);
+    try {
+      readDeployConfig(node({ env: 'prod' }));
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const key of Object.keys(PROD_CONTEXT)) expect(message).toContain(`-c ${key}=`);
+    }
+  });
+
+  test('prod with one setting missing names just that one', () => {
+    const { jwksUri: _, ...rest } = PROD_CONTEXT;
+    expect(() => readDeployConfig(node({ env: 'prod', ...rest }))).toThrow(/\(jwksUri\)/);
+  });
+
+  test('prod with every setting resolves them, with prod throttling defaults', () => {
+    expect(readDeployConfig(node({ env: 'prod', ...PROD_CONTEXT }))).toMatchObject({
+      ...PROD_CONTEXT,
+      stage: 'prod',
+      jwtOrgClaim: 'org_id',
+      throttleRateLimit: 500,
+      throttleBurstLimit: 1000,
+    });
+  });
+
+  test('the From address must belong to the SES identity the grant is scoped to', () => {
+    expect(() =>
+      readDeployConfig(node({ env: 'prod', ...PROD_CONTEXT, mailFrom: 'FinOps <finops@elsewhere.test>' })),
+    ).toThrow(/must be an address of the SES identity acme.test/);
+    const single = readDeployConfig(
+      node({ env: 'prod', ...PROD_CONTEXT, sesIdentity: 'finops@acme.test', mailFrom: 'finops@acme.test' }),
+    );
+    expect(single.mailFrom).toBe('finops@acme.test');
+  });
+
+  test('URLs must be URLs and env must be dev or prod', () => {
+    expect(() =>
+      readDeployConfig(node({ env: 'prod', ...PROD_CONTEXT, jwksUri: 'auth.acme.test/jwks' })),
+    ).toThrow(/jwksUri.*http\(s\) URL/);
+    expect(() => readStage(node({ env: 'staging' }))).toThrow(/must be dev or prod/);
+  });
+});
