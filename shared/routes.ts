@@ -1,4 +1,5 @@
 import type { RouteDef } from './http/route';
+import { dashboardRoutes } from './routes/dashboards';
 import { enrichmentRoutes } from './routes/enrichments';
 import { reportRoutes } from './routes/reports';
 
@@ -7,4 +8,4 @@ import { reportRoutes } from './routes/reports';
  * from it, the local server dispatches with it and the OpenAPI document is generated from it.
  * Each area keeps its routes in `shared/routes/<area>.ts`; add the area's list here.
  */
-export const routes: readonly RouteDef[] = [...reportRoutes, ...enrichmentRoutes];
+export const routes: readonly RouteDef[] = [...reportRoutes, ...enrichmentRoutes, ...dashboardRoutes];

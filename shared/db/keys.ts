@@ -107,6 +107,14 @@ export const keys = {
     pk: `${org(orgId)}#DASH#${dashboardId}`,
     sk: `V#${String(version).padStart(6, '0')}#P#${String(part).padStart(4, '0')}`,
   }),
+  /** Sort-key prefix of one version's parts, for a `begins_with` query. */
+  dashboardVersionPartsPrefix: (version: number) => `V#${String(version).padStart(6, '0')}#P#`,
+  /** A version's small head item (who, when, widget count, part count): the history list reads only these. */
+  dashboardVersionHead: (orgId: string, dashboardId: string, version: number): ItemKey => ({
+    pk: `${org(orgId)}#DASH#${dashboardId}`,
+    sk: `VH#${String(version).padStart(6, '0')}`,
+  }),
+  dashboardVersionHeadPrefix: 'VH#',
 
   alert: (orgId: string, alertId: string): ItemKey => ({ pk: `${org(orgId)}#ALERT#${alertId}`, sk: 'META' }),
   alertsIndex: (orgId: string, createdAt: string) => ({ gsi1pk: `${org(orgId)}#ALERTS`, gsi1sk: createdAt }),

@@ -1,0 +1,453 @@
+import { randomUUID } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import {
+  BatchGetCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { DashboardSummary, DashboardVersionSummary } from '../domain/dashboards/model';
+import type { ScopeRef } from '../domain/dashboards/rules';
+import { BadRequestError, ConflictError } from '../errors';
+import {
+  cancellationCodes,
+  db,
+  decodeCursor,
+  encodeCursor,
+  isConditionalCheckFailed,
+  isTransactionCanceled,
+  tableName,
+} from './client';
+import { keys, stripKeys } from './keys';
+
+/**
+ * Dashboards in the single table:
+ * - `ORG#o#DASH#d` / `META`: the metadata (what list reads return), GSI1 `ORG#o#DASHES` /
+ *   `<updatedAt>#<id>` for the newest-first list. `conditions` is stored as a JSON string so a
+ *   free-form object can never hit DynamoDB's map rules (empty keys, 32 nesting levels).
+ * - `ORG#o#DASH#d` / `VH#000042`: the head of saved version 42 (who, when, counts, part count).
+ * - `ORG#o#DASH#d` / `V#000042#P#0000…`: the version's JSON (every body field, widgets included),
+ *   gzip-compressed and cut into parts of at most `PART_BYTES`, so any version that passes the
+ *   1 MiB JSON cap fits, each item well under DynamoDB's 400 KB.
+ * A create or publish writes the metadata, the head and every part (and deletes the pruned
+ * oldest version) in one TransactWriteCommand: at most 1 + 1 + 4 + 1 + 4 items.
+ */
+
+const ENTITY = 'dashboard';
+const HEAD_ENTITY = 'dashboardVersion';
+const PART_ENTITY = 'dashboardVersionPart';
+const SCHEMA_VERSION = 1;
+
+/** Largest part payload: well under the 400 KB item limit once keys and attribute names are added. */
+export const PART_BYTES = 300 * 1024;
+export const SNAPSHOT_ENCODING = 'gzip-json';
+
+/** A saved version's head as stored: the public summary plus how its parts are laid out. */
+export interface VersionHead extends DashboardVersionSummary {
+  partCount: number;
+  storedBytes: number;
+  encoding: typeof SNAPSHOT_ENCODING;
+}
+
+export interface EncodedSnapshot {
+  parts: Uint8Array[];
+  jsonBytes: number;
+  storedBytes: number;
+}
+
+/** What a write consumed, from `ReturnConsumedCapacity: 'TOTAL'` (write capacity units). */
+export interface WriteReport {
+  consumedWriteUnits: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** gzip the version JSON and cut it into parts of at most `partBytes`. */
+export function encodeSnapshot(json: string, partBytes: number = PART_BYTES): EncodedSnapshot {
+  const zipped = gzipSync(Buffer.from(json, 'utf8'));
+  const parts: Uint8Array[] = [];
+  for (let offset = 0; offset < zipped.length; offset += partBytes) {
+    parts.push(new Uint8Array(zipped.subarray(offset, Math.min(offset + partBytes, zipped.length))));
+  }
+  if (!parts.length) parts.push(new Uint8Array(0));
+  return { parts, jsonBytes: Buffer.byteLength(json), storedBytes: zipped.length };
+}
+
+export function decodeSnapshot<T>(parts: readonly Uint8Array[]): T {
+  const zipped = Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
+  return JSON.parse(gunzipSync(zipped).toString('utf8')) as T;
+}
+
+function metaItem(d: DashboardSummary): Record<string, unknown> {
+  const { conditions, ...rest } = d;
+  return {
+    ...keys.dashboard(d.organizationId, d.id),
+    ...keys.dashboardsIndex(d.organizationId, `${d.updatedAt}#${d.id}`),
+    entity: ENTITY,
+    schemaVersion: SCHEMA_VERSION,
+    ...rest,
+    conditionsJson: JSON.stringify(conditions ?? null),
+  };
+}
+
+function fromMetaItem(item: Record<string, unknown>): DashboardSummary {
+  const { conditionsJson, ...rest } = stripKeys(item);
+  return {
+    ...(rest as unknown as Omit<DashboardSummary, 'conditions'>),
+    conditions: typeof conditionsJson === 'string' ? JSON.parse(conditionsJson) : null,
+  };
+}
+
+function headItem(orgId: string, head: VersionHead): Record<string, unknown> {
+  return {
+    ...keys.dashboardVersionHead(orgId, head.dashboardId, head.version),
+    entity: HEAD_ENTITY,
+    schemaVersion: SCHEMA_VERSION,
+    ...head,
+  };
+}
+
+function fromHeadItem(item: Record<string, unknown>): VersionHead {
+  return stripKeys(item) as unknown as VersionHead;
+}
+
+/** The public part of a head: the history list does not show storage layout. */
+export function versionSummary(head: VersionHead): DashboardVersionSummary {
+  const { partCount: _p, storedBytes: _s, encoding: _e, ...summary } = head;
+  return summary;
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+function versionWrites(orgId: string, head: VersionHead, encoded: EncodedSnapshot): TransactItem[] {
+  return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: headItem(orgId, head),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    ...encoded.parts.map(
+      (data, part): TransactItem => ({
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...keys.dashboardVersionPart(orgId, head.dashboardId, head.version, part),
+            entity: PART_ENTITY,
+            schemaVersion: SCHEMA_VERSION,
+            data,
+          },
+        },
+      }),
+    ),
+  ];
+}
+
+function versionDeletes(orgId: string, head: VersionHead): TransactItem[] {
+  const del = (Key: { pk: string; sk: string }): TransactItem => ({
+    Delete: { TableName: tableName(), Key },
+  });
+  return [
+    del(keys.dashboardVersionHead(orgId, head.dashboardId, head.version)),
+    ...Array.from({ length: head.partCount }, (_, part) =>
+      del(keys.dashboardVersionPart(orgId, head.dashboardId, head.version, part)),
+    ),
+  ];
+}
+
+function sumWriteUnits(consumed: { CapacityUnits?: number; WriteCapacityUnits?: number }[] | undefined) {
+  return (consumed ?? []).reduce((n, c) => n + (c.WriteCapacityUnits ?? c.CapacityUnits ?? 0), 0);
+}
+
+async function transact(items: TransactItem[]): Promise<WriteReport> {
+  try {
+    const res = await db().send(
+      new TransactWriteCommand({
+        TransactItems: items,
+        ReturnConsumedCapacity: 'TOTAL',
+        // The SDK's own retries reuse this token, so a retried publish whose first attempt did
+        // commit is not answered with a false conflict.
+        ClientRequestToken: randomUUID(),
+      }),
+    );
+    return { consumedWriteUnits: sumWriteUnits(res.ConsumedCapacity) };
+  } catch (error) {
+    if (isTransactionCanceled(error)) {
+      const codes = cancellationCodes(error);
+      if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict')) {
+        throw new ConflictError('VERSION_CONFLICT');
+      }
+    }
+    throw error;
+  }
+}
+
+/** Creates the dashboard and its version 1 atomically. */
+export async function insertDashboard(
+  d: DashboardSummary,
+  head: VersionHead,
+  encoded: EncodedSnapshot,
+): Promise<WriteReport> {
+  return transact([
+    { Put: { TableName: tableName(), Item: metaItem(d), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ...versionWrites(d.organizationId, head, encoded),
+  ]);
+}
+
+const STILL_AT = {
+  ConditionExpression:
+    'attribute_exists(pk) AND #v = :expected AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))',
+  ExpressionAttributeNames: { '#v': 'version' },
+};
+
+/**
+ * Publishes: writes the new metadata (only if the stored `version` is still `expectedVersion`
+ * and the dashboard is not archived), the new version's head and parts, and deletes `prune` (the
+ * oldest version past the cap), all in one transaction. A lost race is a 409 VERSION_CONFLICT.
+ */
+export async function publishDashboardVersion(
+  d: DashboardSummary,
+  expectedVersion: number,
+  head: VersionHead,
+  encoded: EncodedSnapshot,
+  prune?: VersionHead,
+): Promise<WriteReport> {
+  return transact([
+    {
+      Put: {
+        TableName: tableName(),
+        Item: metaItem(d),
+        ...STILL_AT,
+        ExpressionAttributeValues: { ':expected': expectedVersion, ':null': 'NULL' },
+      },
+    },
+    ...versionWrites(d.organizationId, head, encoded),
+    ...(prune ? versionDeletes(d.organizationId, prune) : []),
+  ]);
+}
+
+/** Replaces the metadata only (PATCH, archive) if the stored `version` is still `expectedVersion` and it is not archived. */
+export async function replaceDashboardMeta(
+  d: DashboardSummary,
+  expectedVersion: number,
+): Promise<WriteReport> {
+  try {
+    const res = await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: metaItem(d),
+        ...STILL_AT,
+        ExpressionAttributeValues: { ':expected': expectedVersion, ':null': 'NULL' },
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    return { consumedWriteUnits: sumWriteUnits(res.ConsumedCapacity ? [res.ConsumedCapacity] : []) };
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
+    throw error;
+  }
+}
+
+export async function getDashboard(
+  orgId: string,
+  dashboardId: string,
+): Promise<DashboardSummary | undefined> {
+  const res = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.dashboard(orgId, dashboardId), ConsistentRead: true }),
+  );
+  return res.Item ? fromMetaItem(res.Item) : undefined;
+}
+
+export async function getVersionHead(
+  orgId: string,
+  dashboardId: string,
+  version: number,
+): Promise<VersionHead | undefined> {
+  const res = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.dashboardVersionHead(orgId, dashboardId, version),
+      ConsistentRead: true,
+    }),
+  );
+  return res.Item ? fromHeadItem(res.Item) : undefined;
+}
+
+/**
+ * Reads and decodes a version's JSON. Undefined when its parts are not all there (the version
+ * was pruned between reading the head and the parts).
+ */
+export async function readVersionSnapshot<T>(orgId: string, head: VersionHead): Promise<T | undefined> {
+  const { pk } = keys.dashboardVersionHead(orgId, head.dashboardId, head.version);
+  const parts: Uint8Array[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.dashboardVersionPartsPrefix(head.version) },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of res.Items ?? []) parts.push(item.data as Uint8Array);
+    start = res.LastEvaluatedKey;
+  } while (start);
+  if (parts.length !== head.partCount) return undefined;
+  return decodeSnapshot<T>(parts);
+}
+
+/** Saved versions of a dashboard, newest first. */
+export async function listVersionHeads(
+  orgId: string,
+  dashboardId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<VersionHead>> {
+  const { pk } = keys.dashboard(orgId, dashboardId);
+  const start = decodeCursor(cursor);
+  if (cursor && (!start || start.pk !== pk)) throw new BadRequestError('Invalid cursor');
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.dashboardVersionHeadPrefix },
+      ScanIndexForward: false,
+      Limit: limit,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return { items: (res.Items ?? []).map(fromHeadItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+}
+
+export interface DashboardListFilter {
+  /** Set for non-admins: PRIVATE dashboards of others are filtered out. */
+  viewerId?: string;
+  teamId?: string;
+  type?: DashboardSummary['type'];
+  includeArchived: boolean;
+}
+
+/** Query rounds per list request before answering a short page with a cursor. */
+const MAX_LIST_ROUNDS = 5;
+
+/**
+ * Dashboards of an organisation, most recently updated first, filtered in DynamoDB. Reads
+ * again (up to `MAX_LIST_ROUNDS` queries) while the filters leave the page short, so pages are
+ * full unless the index is exhausted; the cursor then points at the last item returned.
+ */
+export async function listDashboards(
+  orgId: string,
+  filter: DashboardListFilter,
+  limit: number,
+  cursor?: string,
+): Promise<Page<DashboardSummary>> {
+  const index = keys.dashboardsIndex(orgId, '');
+  let start = decodeCursor(cursor);
+  if (cursor && (!start || start.gsi1pk !== index.gsi1pk)) throw new BadRequestError('Invalid cursor');
+
+  const conditions: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':pk': index.gsi1pk };
+  if (filter.viewerId) {
+    conditions.push('(#type <> :private OR createdById = :viewer)');
+    names['#type'] = 'type';
+    values[':private'] = 'PRIVATE';
+    values[':viewer'] = filter.viewerId;
+  }
+  if (filter.type) {
+    conditions.push('#type = :type');
+    names['#type'] = 'type';
+    values[':type'] = filter.type;
+  }
+  if (filter.teamId) {
+    conditions.push('teamId = :team');
+    values[':team'] = filter.teamId;
+  }
+  if (!filter.includeArchived) {
+    conditions.push('(attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))');
+    values[':null'] = 'NULL';
+  }
+
+  const taken: Record<string, unknown>[] = [];
+  let exhausted = false;
+  for (let round = 0; round < MAX_LIST_ROUNDS && taken.length < limit; round++) {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+        Limit: Math.max(limit, 25),
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    const items = res.Items ?? [];
+    const room = limit - taken.length;
+    taken.push(...items.slice(0, room));
+    if (items.length > room) {
+      start = lastKeyOf(taken[taken.length - 1]!);
+      break;
+    }
+    start = res.LastEvaluatedKey;
+    if (!start) {
+      exhausted = true;
+      break;
+    }
+  }
+  return { items: taken.map(fromMetaItem), nextCursor: exhausted ? null : encodeCursor(start) };
+}
+
+function lastKeyOf(item: Record<string, unknown>): Record<string, unknown> {
+  return { pk: item.pk, sk: item.sk, gsi1pk: item.gsi1pk, gsi1sk: item.gsi1sk };
+}
+
+/**
+ * The scopes among `scopeIds` that exist (an archived scope counts as missing), read with
+ * BatchGet from `keys.scope`. Only the teams a scope is tied to matter to dashboards: `teamIds`
+ * (a list), or a single `teamId`.
+ */
+export async function getScopes(orgId: string, scopeIds: readonly string[]): Promise<Map<string, ScopeRef>> {
+  const found = new Map<string, ScopeRef>();
+  const all = [...new Set(scopeIds)].map((id) => ({ ...keys.scope(orgId, id), id }));
+  const idBySk = new Map(all.map((k) => [k.sk, k.id]));
+  for (let i = 0; i < all.length; i += 100) {
+    let pending: Record<string, unknown>[] = all.slice(i, i + 100).map(({ pk, sk }) => ({ pk, sk }));
+    for (let attempt = 0; pending.length; attempt++) {
+      if (attempt > 5) throw new Error('BatchGet of scopes left keys unprocessed');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+      const res = await db().send(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName()]: {
+              Keys: pending,
+              ConsistentRead: true,
+              ProjectionExpression: 'sk, teamId, teamIds, archivedAt',
+            },
+          },
+        }),
+      );
+      for (const item of res.Responses?.[tableName()] ?? []) {
+        const id = idBySk.get(String(item.sk));
+        if (!id || item.archivedAt) continue;
+        const listed: unknown[] =
+          item.teamIds instanceof Set ? [...item.teamIds] : Array.isArray(item.teamIds) ? item.teamIds : [];
+        const teamIds = listed.filter((t): t is string => typeof t === 'string' && t !== '');
+        if (typeof item.teamId === 'string' && item.teamId) teamIds.push(item.teamId);
+        found.set(id, { teamIds });
+      }
+      pending = (res.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+    }
+  }
+  return found;
+}

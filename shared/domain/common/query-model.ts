@@ -1,0 +1,432 @@
+import * as v from 'valibot';
+import { COST_METRIC_IDS, DASHBOARD_CURRENCIES, DatePresetSchema, GroupBySchema, IdSchema } from './enums';
+
+/**
+ * The query model of the spec ("Query kinds", "Period object", widget `source`), shared by
+ * dashboards and cost alerts. Every object is strict: an unknown or misspelt field is a 400 naming
+ * its path rather than data silently stored. Defaults the spec names are applied here, so what is
+ * stored (and read back) is the output of these schemas.
+ *
+ * Bounds the spec does not give (string lengths, list sizes, nesting depth) are ours; each one is
+ * named in a constant below and listed in the README ("Dashboards").
+ */
+
+export const AGGREGATORS = ['SUM', 'AVG', 'MAX', 'MIN'] as const;
+export const QUERY_CHART_TYPES = ['BAR', 'LINE', 'AREA', 'WATERFALL', 'TABLE'] as const;
+export const COLOR_PALETTES = ['DEFAULT', 'PIYG', 'RDYLBU', 'CLASSIC'] as const;
+export const SHIFT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
+export const WINDOW_PRESETS = ['MONTH', 'WEEK'] as const;
+export const AGG_BY = ['Hour', 'Day', 'Week', 'Month', 'Period'] as const;
+export const COMPARISON_CHART_TYPES = ['WATERFALL', 'TABLE', 'KPI_BREAKDOWN'] as const;
+export const WHERE_COMBINATORS = ['and', 'or'] as const;
+
+/** Our bounds where the spec gives none. */
+export const QUERY_LIMITS = {
+  nameMaxLength: 64,
+  aliasMinLength: 1,
+  aliasMaxLength: 50,
+  expressionMaxLength: 4000,
+  queriesPerRequest: 50,
+  whereDepth: 5,
+  whereRulesPerGroup: 100,
+  whereValuesPerRule: 1000,
+  whereValueMaxLength: 1000,
+  shiftAmountMax: 1000,
+  relativeDaysMax: 3660,
+  forecastDaysMax: 1095,
+} as const;
+
+export const QUERY_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const Text = (max: number) => v.pipe(v.string(), v.maxLength(max, `must be at most ${max} characters`));
+const NonEmptyText = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(max, `must be at most ${max} characters`),
+  );
+
+/** RFC 3339 date-time (`2024-05-01T00:00:00Z`, offset or `Z` required), or null. */
+export const DateTimeOrNull = v.nullable(
+  v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time such as 2024-05-01T00:00:00Z')),
+);
+
+export const AggregatorSchema = v.picklist(AGGREGATORS);
+export const QueryChartTypeSchema = v.picklist(QUERY_CHART_TYPES);
+export const ColorPaletteSchema = v.picklist(COLOR_PALETTES);
+export const ShiftUnitSchema = v.picklist(SHIFT_UNITS);
+
+export const QueryNameSchema = v.pipe(
+  v.string(),
+  v.regex(
+    QUERY_NAME_PATTERN,
+    'must match ^[A-Za-z_][A-Za-z0-9_]*$ (a letter or _, then letters, digits or _)',
+  ),
+  v.maxLength(QUERY_LIMITS.nameMaxLength, `must be at most ${QUERY_LIMITS.nameMaxLength} characters`),
+);
+
+export const AliasSchema = v.pipe(
+  v.string(),
+  v.minLength(QUERY_LIMITS.aliasMinLength, 'must be 1 to 50 characters'),
+  v.maxLength(QUERY_LIMITS.aliasMaxLength, 'must be 1 to 50 characters'),
+);
+
+const FiniteNumber = v.pipe(v.number(), v.finite('must be a finite number'));
+
+/**
+ * `rollingAggregation`: `aggregator` and `window` are required. The spec lists `preset` and
+ * `relativeDays` on `window` without saying which is required; we require at least one of them.
+ */
+export const RollingAggregationSchema = v.strictObject({
+  aggregator: AggregatorSchema,
+  window: v.pipe(
+    v.strictObject({
+      preset: v.optional(v.picklist(WINDOW_PRESETS)),
+      relativeDays: v.optional(
+        v.pipe(
+          v.number(),
+          v.integer('must be an integer'),
+          v.minValue(1, 'must be at least 1'),
+          v.maxValue(QUERY_LIMITS.relativeDaysMax, `must be at most ${QUERY_LIMITS.relativeDaysMax}`),
+        ),
+      ),
+    }),
+    v.check(
+      (w) => w.preset !== undefined || w.relativeDays !== undefined,
+      'window needs a preset (MONTH or WEEK) or relativeDays',
+    ),
+  ),
+});
+
+const ShiftAmountSchema = v.pipe(
+  v.number(),
+  v.integer('must be an integer'),
+  v.minValue(-QUERY_LIMITS.shiftAmountMax, `must be at least -${QUERY_LIMITS.shiftAmountMax}`),
+  v.maxValue(QUERY_LIMITS.shiftAmountMax, `must be at most ${QUERY_LIMITS.shiftAmountMax}`),
+);
+
+/** A shift is an amount and a unit; one without the other is meaningless, so both or neither. */
+function shiftTogether<T extends { shiftAmount?: number | undefined; shiftUnit?: string | undefined }>() {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const q = dataset.value;
+    if ((q.shiftAmount === undefined) === (q.shiftUnit === undefined)) return;
+    const missing = q.shiftAmount === undefined ? 'shiftAmount' : 'shiftUnit';
+    addIssue({
+      message: 'shiftAmount and shiftUnit go together: give both or neither',
+      path: [
+        {
+          type: 'object',
+          origin: 'value',
+          input: q as Record<string, unknown>,
+          key: missing,
+          value: undefined,
+        },
+      ],
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// whereClause: `{combinator, rules: [{field, operator, value[]} | nested group]}`
+
+export const WhereRuleSchema = v.strictObject({
+  field: NonEmptyText(200),
+  /** Operator names come from the dimension list (`operators[].name`); not enumerated by the spec. */
+  operator: NonEmptyText(40),
+  value: v.pipe(
+    v.array(
+      v.union(
+        [v.pipe(v.string(), v.maxLength(QUERY_LIMITS.whereValueMaxLength)), FiniteNumber, v.boolean()],
+        'must be a string, a number or a boolean',
+      ),
+    ),
+    v.maxLength(
+      QUERY_LIMITS.whereValuesPerRule,
+      `must hold at most ${QUERY_LIMITS.whereValuesPerRule} values`,
+    ),
+  ),
+});
+
+export type WhereRule = v.InferOutput<typeof WhereRuleSchema>;
+export interface WhereClause {
+  combinator: (typeof WHERE_COMBINATORS)[number];
+  rules: (WhereRule | WhereClause)[];
+}
+
+const isGroup = (input: unknown) => typeof input === 'object' && input !== null && 'rules' in input;
+
+function whereGroup(depthLeft: number): v.GenericSchema<WhereClause> {
+  const item =
+    depthLeft > 1
+      ? v.lazy((input) => (isGroup(input) ? whereGroup(depthLeft - 1) : WhereRuleSchema))
+      : v.lazy((input) =>
+          isGroup(input)
+            ? v.pipe(
+                v.unknown(),
+                v.check(
+                  () => false,
+                  `whereClause groups nest at most ${QUERY_LIMITS.whereDepth} levels deep`,
+                ),
+              )
+            : WhereRuleSchema,
+        );
+  return v.strictObject({
+    combinator: v.picklist(WHERE_COMBINATORS, 'must be "and" or "or"'),
+    rules: v.pipe(
+      v.array(item),
+      v.maxLength(
+        QUERY_LIMITS.whereRulesPerGroup,
+        `must hold at most ${QUERY_LIMITS.whereRulesPerGroup} rules`,
+      ),
+    ),
+  }) as v.GenericSchema<WhereClause>;
+}
+
+/** `whereClause` of a cost query: nested groups allowed, up to `QUERY_LIMITS.whereDepth` levels. */
+export const WhereClauseSchema: v.GenericSchema<WhereClause> = whereGroup(QUERY_LIMITS.whereDepth);
+
+// ---------------------------------------------------------------------------------------------
+// Query kinds
+
+const commonEntries = {
+  name: QueryNameSchema,
+  alias: v.optional(AliasSchema),
+  visible: v.optional(v.boolean(), true),
+  colorIndex: FiniteNumber,
+  chartType: QueryChartTypeSchema,
+};
+
+const shiftEntries = {
+  shiftAmount: v.optional(ShiftAmountSchema),
+  shiftUnit: v.optional(ShiftUnitSchema),
+};
+
+export const ConditionQuerySchema = v.strictObject({
+  type: v.literal('condition'),
+  ...commonEntries,
+  expression: v.pipe(
+    v.string(),
+    v.minLength(1, 'must not be empty'),
+    v.maxLength(
+      QUERY_LIMITS.expressionMaxLength,
+      `must be at most ${QUERY_LIMITS.expressionMaxLength} characters`,
+    ),
+  ),
+});
+
+export const FormulaQuerySchema = v.pipe(
+  v.strictObject({
+    type: v.literal('formula'),
+    ...commonEntries,
+    formula: v.pipe(
+      v.string(),
+      v.minLength(1, 'must not be empty'),
+      v.maxLength(
+        QUERY_LIMITS.expressionMaxLength,
+        `must be at most ${QUERY_LIMITS.expressionMaxLength} characters`,
+      ),
+    ),
+    rollingAggregation: v.optional(RollingAggregationSchema),
+    ...shiftEntries,
+  }),
+  shiftTogether(),
+);
+
+export const MetricQuerySchema = v.pipe(
+  v.strictObject({
+    type: v.literal('metric'),
+    ...commonEntries,
+    metricId: NonEmptyText(200),
+    aggregator: AggregatorSchema,
+    rawMetric: v.optional(Text(200)),
+    groupBy: v.optional(GroupBySchema),
+    unitOverride: v.optional(Text(50)),
+    reducer: v.optional(AggregatorSchema),
+    colorPalette: v.optional(ColorPaletteSchema, 'DEFAULT'),
+    rollingAggregation: v.optional(RollingAggregationSchema),
+    ...shiftEntries,
+  }),
+  shiftTogether(),
+);
+
+/**
+ * The spec lists cost fields up to `rollingAggregation` and says the rest are not shown; we add
+ * `shiftAmount`/`shiftUnit`, which every other series kind carries in the same order.
+ */
+export const CostQuerySchema = v.pipe(
+  v.strictObject({
+    type: v.literal('cost'),
+    ...commonEntries,
+    groupBy: v.optional(GroupBySchema),
+    aggregator: v.optional(AggregatorSchema),
+    currency: v.optional(v.picklist(DASHBOARD_CURRENCIES)),
+    whereClause: v.optional(WhereClauseSchema),
+    metricId: v.optional(v.picklist(COST_METRIC_IDS)),
+    extendDashboardConditions: v.optional(v.boolean(), true),
+    reducer: v.optional(AggregatorSchema),
+    colorPalette: v.optional(ColorPaletteSchema, 'DEFAULT'),
+    rollingAggregation: v.optional(RollingAggregationSchema),
+    ...shiftEntries,
+  }),
+  shiftTogether(),
+);
+
+/** One query, discriminated by `type`: `cost`, `metric`, `formula` or `condition`. */
+export const QuerySchema = v.variant(
+  'type',
+  [CostQuerySchema, MetricQuerySchema, FormulaQuerySchema, ConditionQuerySchema],
+  'type must be one of cost, metric, formula, condition',
+);
+
+/** Index pairs of queries sharing a name: each later duplicate, with the index of the first. */
+export function duplicateQueryNames(
+  queries: readonly { name: string }[],
+): { index: number; first: number }[] {
+  const seen = new Map<string, number>();
+  const out: { index: number; first: number }[] = [];
+  queries.forEach((q, index) => {
+    const first = seen.get(q.name);
+    if (first === undefined) seen.set(q.name, index);
+    else out.push({ index, first });
+  });
+  return out;
+}
+
+/**
+ * A list of queries whose names are unique (formulas and conditions refer to queries by name).
+ * A duplicate is reported at `<index>.name`. Callers add their own minimum length.
+ */
+export const QueriesSchema = v.pipe(
+  v.array(QuerySchema),
+  v.maxLength(QUERY_LIMITS.queriesPerRequest, `must hold at most ${QUERY_LIMITS.queriesPerRequest} queries`),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const list = dataset.value;
+    for (const { index, first } of duplicateQueryNames(list)) {
+      const query = list[index]!;
+      addIssue({
+        message: `query name "${query.name}" is already used by query ${first}; names must be unique`,
+        path: [
+          { type: 'array', origin: 'value', input: list, key: index, value: query },
+          { type: 'object', origin: 'value', input: query, key: 'name', value: query.name },
+        ],
+      });
+    }
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Period, events filter, display options, widget source
+
+export const ComparisonPeriodSchema = v.strictObject({
+  startDate: DateTimeOrNull,
+  endDate: DateTimeOrNull,
+  enabled: v.boolean(),
+  chartType: v.picklist(COMPARISON_CHART_TYPES),
+});
+
+/** A pipe check: `startDate` must not be after `endDate` when both are given (reported at `endDate`). */
+export function datesInOrder<
+  T extends { startDate?: string | null | undefined; endDate?: string | null | undefined },
+>() {
+  return v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const { startDate, endDate } = dataset.value;
+    if (!startDate || !endDate) return;
+    const start = Date.parse(startDate);
+    const end = Date.parse(endDate);
+    if (Number.isNaN(start) || Number.isNaN(end)) {
+      addIssue({
+        message: 'is not a valid date',
+        path: [
+          {
+            type: 'object',
+            origin: 'value',
+            input: dataset.value as Record<string, unknown>,
+            key: Number.isNaN(start) ? 'startDate' : 'endDate',
+            value: Number.isNaN(start) ? startDate : endDate,
+          },
+        ],
+      });
+      return;
+    }
+    if (start > end) {
+      addIssue({
+        message: 'endDate must not be before startDate',
+        path: [
+          {
+            type: 'object',
+            origin: 'value',
+            input: dataset.value as Record<string, unknown>,
+            key: 'endDate',
+            value: endDate,
+          },
+        ],
+      });
+    }
+  });
+}
+
+export const PeriodSchema = v.pipe(
+  v.strictObject({
+    startDate: v.optional(DateTimeOrNull),
+    endDate: v.optional(DateTimeOrNull),
+    datePreset: v.optional(v.nullable(DatePresetSchema)),
+    aggBy: v.picklist(AGG_BY),
+    forecastDays: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer('must be an integer'),
+        v.minValue(0, 'must be at least 0'),
+        v.maxValue(QUERY_LIMITS.forecastDaysMax, `must be at most ${QUERY_LIMITS.forecastDaysMax}`),
+      ),
+    ),
+    comparisonPeriod: v.optional(v.pipe(ComparisonPeriodSchema, datesInOrder())),
+  }),
+  datesInOrder(),
+);
+
+export const EventsFilterSchema = v.strictObject({
+  sources: v.optional(v.pipe(v.array(NonEmptyText(100)), v.maxLength(50))),
+  githubSourceRepos: v.optional(v.pipe(v.array(NonEmptyText(200)), v.maxLength(200))),
+  search: v.optional(Text(500), ''),
+});
+
+export const DisplayOptionsSchema = v.strictObject({
+  hideEmptyRows: v.optional(v.boolean()),
+  topN: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0), v.maxValue(10_000))),
+  showTotal: v.optional(v.boolean()),
+  precision: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0), v.maxValue(20))),
+});
+
+/** The `request` of an `advancedExplorer` widget source. */
+export const ExplorerRequestSchema = v.strictObject({
+  period: PeriodSchema,
+  queries: QueriesSchema,
+  bookmarkedEvents: v.optional(v.pipe(v.array(NonEmptyText(200)), v.maxLength(500))),
+  eventsFilter: v.optional(EventsFilterSchema),
+  scopeId: v.optional(IdSchema),
+  limitOverride: v.optional(
+    v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(100_000)),
+  ),
+  displayOptions: v.optional(DisplayOptionsSchema),
+});
+
+export const AdvancedExplorerSourceSchema = v.strictObject({
+  type: v.literal('advancedExplorer'),
+  request: ExplorerRequestSchema,
+});
+
+/** Widget `source`, discriminated by `type`; `advancedExplorer` is the only kind the spec shows. */
+export const WidgetSourceSchema = v.variant(
+  'type',
+  [AdvancedExplorerSourceSchema],
+  'type must be advancedExplorer',
+);
+
+export type Query = v.InferOutput<typeof QuerySchema>;
+export type QueryInput = v.InferInput<typeof QuerySchema>;
+export type Period = v.InferOutput<typeof PeriodSchema>;
+export type ExplorerRequest = v.InferOutput<typeof ExplorerRequestSchema>;
+export type WidgetSource = v.InferOutput<typeof WidgetSourceSchema>;
