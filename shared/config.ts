@@ -20,6 +20,9 @@ export interface Config {
   warehouse: 'duckdb' | 'athena';
   duckdbPath: string;
   maxBodyBytes: number;
+  /** Identity provider's invitation API (team sync invites unknown e-mails); unset: invitations refused. */
+  idpApiBaseUrl?: string;
+  idpApiToken?: string;
 }
 
 let cached: Config | undefined;
@@ -84,6 +87,8 @@ export function loadConfig(): Config {
     warehouse,
     duckdbPath: env('DUCKDB_PATH', ':memory:'),
     maxBodyBytes: Number(env('MAX_BODY_BYTES', String(1024 * 1024))),
+    idpApiBaseUrl: optional('IDP_API_BASE_URL'),
+    idpApiToken: optional('IDP_API_TOKEN'),
   };
 }
 

@@ -145,6 +145,40 @@ export const keys = {
     pk: `IDEMP#${orgId}#${scope}#${key}`,
     sk: 'REC',
   }),
+
+  // Admin area: listings, team invitations and sync state, metric points.
+  /** Teams, scopes and datasources of an org: `begins_with(sk, prefix)` on the org partition. */
+  teamsListing: (orgId: string) => ({ pk: org(orgId), skPrefix: 'TEAM#' }),
+  scopesListing: (orgId: string) => ({ pk: org(orgId), skPrefix: 'SCOPE#' }),
+  datasourcesListing: (orgId: string) => ({ pk: org(orgId), skPrefix: 'DS#' }),
+  /** The sort-key prefixes inside a team's partition (`teamMembersPartition`). */
+  teamPartitionPrefixes: { member: 'MEMBER#', invite: 'INVITE#', sync: 'SYNC' },
+  /** A pending invitation of an e-mail unknown to the org; GSI1 finds every team an e-mail is invited to. */
+  teamInvite: (orgId: string, teamId: string, email: string): ItemKey => ({
+    pk: `${org(orgId)}#TEAM#${teamId}`,
+    sk: `INVITE#${email.toLowerCase()}`,
+  }),
+  invitesByEmail: (orgId: string, email: string, teamId: string) => ({
+    gsi1pk: `${org(orgId)}#INVITES`,
+    gsi1sk: `${email.toLowerCase()}#${teamId}`,
+  }),
+  /** A team's membership version and chunked-sync lock. */
+  teamSyncState: (orgId: string, teamId: string): ItemKey => ({
+    pk: `${org(orgId)}#TEAM#${teamId}`,
+    sk: 'SYNC',
+  }),
+  /** A principal's API-key mirrors: `begins_with(sk, prefix)` on the principal partition. */
+  principalKeysListing: (orgId: string, principalId: string) => ({
+    pk: keys.principalPartition(orgId, principalId),
+    skPrefix: 'APIKEY#',
+  }),
+  /** One metric point: one partition per datasource and metric, sorted by ISO timestamp (re-push overwrites). */
+  metricPointsPartition: (orgId: string, datasourceId: string, metric: string) =>
+    `${org(orgId)}#DS#${datasourceId}#M#${metric}`,
+  metricPoint: (orgId: string, datasourceId: string, metric: string, timestamp: string): ItemKey => ({
+    pk: keys.metricPointsPartition(orgId, datasourceId, metric),
+    sk: timestamp,
+  }),
 };
 
 /** Attributes that are storage plumbing, never part of a domain record. */

@@ -1,5 +1,21 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { MembershipOp, SyncLock, TeamMembership } from '../domain/teams/model';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors';
+import {
+  cancellationCodes,
+  db,
+  decodeCursor,
+  encodeCursor,
+  isConditionalCheckFailed,
+  isTransactionCanceled,
+  tableName,
+} from './client';
 import { keys, stripKeys } from './keys';
 
 export interface Team {
@@ -7,9 +23,520 @@ export interface Team {
   organizationId: string;
   name: string;
   createdAt: string;
+  description?: string;
+  createdById?: string;
+  updatedAt?: string;
+  /** Set while a DELETE removes the memberships; the team then refuses syncs and is hidden. */
+  deletingAt?: string;
 }
 
 export async function getTeam(orgId: string, teamId: string): Promise<Team | undefined> {
   const res = await db().send(new GetCommand({ TableName: tableName(), Key: keys.team(orgId, teamId) }));
   return res.Item ? (stripKeys(res.Item) as unknown as Team) : undefined;
+}
+
+const fromItem = (item: Record<string, unknown>): Team => stripKeys(item) as unknown as Team;
+
+/** A team read strongly consistent (admin writes read their own previous write). */
+export async function getTeamConsistent(orgId: string, teamId: string): Promise<Team | undefined> {
+  const res = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.team(orgId, teamId), ConsistentRead: true }),
+  );
+  return res.Item ? fromItem(res.Item) : undefined;
+}
+
+/** Teams whose name is `name`, case-insensitively (GSI1, eventually consistent). */
+export async function findTeamsByName(orgId: string, name: string): Promise<Team[]> {
+  const index = keys.teamByName(orgId, name);
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+      ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
+      Limit: 25,
+    }),
+  );
+  return (res.Items ?? []).map(fromItem);
+}
+
+export interface TeamPage {
+  items: Team[];
+  nextCursor: string | null;
+}
+
+export async function listTeams(orgId: string, limit: number, cursor?: string): Promise<TeamPage> {
+  const listing = keys.teamsListing(orgId);
+  const start = decodeCursor(cursor);
+  if (cursor && (!start || start.pk !== listing.pk)) throw new BadRequestError('Invalid cursor');
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': listing.pk, ':prefix': listing.skPrefix },
+      Limit: limit,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+}
+
+export async function insertTeam(team: Team): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.team(team.organizationId, team.id),
+        ...keys.teamByName(team.organizationId, team.name),
+        entity: 'team',
+        schemaVersion: 1,
+        ...team,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/** Renames or re-describes a team that exists and is not being deleted; answers the new record. */
+export async function updateTeam(
+  orgId: string,
+  teamId: string,
+  patch: { name?: string; description?: string },
+  at: string,
+): Promise<Team> {
+  const names: Record<string, string> = { '#deleting': 'deletingAt' };
+  const values: Record<string, unknown> = { ':at': at };
+  const sets = ['updatedAt = :at'];
+  if (patch.name !== undefined) {
+    names['#name'] = 'name';
+    values[':name'] = patch.name;
+    values[':g1sk'] = keys.teamByName(orgId, patch.name).gsi1sk;
+    sets.push('#name = :name', 'gsi1sk = :g1sk');
+  }
+  if (patch.description !== undefined) {
+    names['#description'] = 'description';
+    values[':description'] = patch.description;
+    sets.push('#description = :description');
+  }
+  try {
+    const res = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.team(orgId, teamId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#deleting)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromItem(res.Attributes ?? {});
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new NotFoundError('NOT_FOUND');
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Membership: member items + principal mirrors, pending invitations and the sync state item.
+
+/** The whole membership of a team with one strongly consistent (paginated) query on its partition. */
+export async function readMembership(orgId: string, teamId: string): Promise<TeamMembership> {
+  const p = keys.teamPartitionPrefixes;
+  const out: TeamMembership = { members: [], invites: [], version: 0 };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.teamMembersPartition(orgId, teamId) },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of res.Items ?? []) {
+      const sk = String(item.sk);
+      if (sk.startsWith(p.member)) {
+        out.members.push({
+          userId: String(item.userId ?? sk.slice(p.member.length)),
+          ...(typeof item.email === 'string' ? { email: item.email } : {}),
+          addedAt: String(item.addedAt ?? ''),
+        });
+      } else if (sk.startsWith(p.invite)) {
+        out.invites.push({
+          email: String(item.email),
+          invitedAt: String(item.invitedAt ?? ''),
+          invitedById: String(item.invitedById ?? ''),
+          ...(typeof item.invitationId === 'string' ? { invitationId: item.invitationId } : {}),
+        });
+      } else if (sk === p.sync) {
+        out.version = Number(item.version ?? 0);
+        if (item.lock && typeof item.lock === 'object') out.lock = item.lock as SyncLock;
+        if (typeof item.lastSyncAt === 'string') out.lastSyncAt = item.lastSyncAt;
+      }
+    }
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+type TransactItem = NonNullable<
+  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
+>[number];
+
+function opItems(
+  orgId: string,
+  teamId: string,
+  op: MembershipOp,
+  ctx: { at: string; actorId: string },
+): TransactItem[] {
+  const TableName = tableName();
+  switch (op.kind) {
+    case 'add':
+      return [
+        {
+          Put: {
+            TableName,
+            Item: {
+              ...keys.teamMember(orgId, teamId, op.userId),
+              entity: 'teamMember',
+              schemaVersion: 1,
+              teamId,
+              userId: op.userId,
+              ...(op.email ? { email: op.email } : {}),
+              addedAt: ctx.at,
+              addedById: ctx.actorId,
+            },
+          },
+        },
+        {
+          Put: {
+            TableName,
+            Item: {
+              ...keys.principalTeam(orgId, op.userId, teamId),
+              entity: 'membership',
+              schemaVersion: 1,
+              teamId,
+              addedAt: ctx.at,
+            },
+          },
+        },
+      ];
+    case 'remove':
+      return [
+        { Delete: { TableName, Key: keys.teamMember(orgId, teamId, op.userId) } },
+        { Delete: { TableName, Key: keys.principalTeam(orgId, op.userId, teamId) } },
+      ];
+    case 'invite':
+      return [
+        {
+          Put: {
+            TableName,
+            Item: {
+              ...keys.teamInvite(orgId, teamId, op.email),
+              ...keys.invitesByEmail(orgId, op.email, teamId),
+              entity: 'teamInvite',
+              schemaVersion: 1,
+              teamId,
+              email: op.email.toLowerCase(),
+              invitedAt: ctx.at,
+              invitedById: ctx.actorId,
+              ...(op.invitationId ? { invitationId: op.invitationId } : {}),
+            },
+          },
+        },
+      ];
+    case 'cancelInvite':
+      return [{ Delete: { TableName, Key: keys.teamInvite(orgId, teamId, op.email) } }];
+  }
+}
+
+/** The team must exist and not be under deletion for any membership write. */
+function teamLiveCheck(orgId: string, teamId: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.team(orgId, teamId),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deletingAt)',
+    },
+  };
+}
+
+/** Items of one transaction besides the operations: the team check and the sync-state update. */
+export const TRANSACTION_OVERHEAD_ITEMS = 2;
+export const MAX_TRANSACTION_ITEMS = 100;
+
+function conflictFrom(error: unknown, teamCheckIndex: number): Error | undefined {
+  if (!isTransactionCanceled(error)) return undefined;
+  const codes = cancellationCodes(error);
+  if (codes[teamCheckIndex] === 'ConditionalCheckFailed') return new NotFoundError('NOT_FOUND');
+  if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'))
+    return new ConflictError('SYNC_CONFLICT');
+  return undefined;
+}
+
+/**
+ * Applies a whole membership change in one transaction, conditional on the team being live, on the
+ * version it was planned from and on no other sync holding the lock (a lock seen when planning, e.g.
+ * left by a crashed chunked sync of the same payload, may be taken over). Bumps the version.
+ * Throws ConflictError('SYNC_CONFLICT') if someone else changed the membership meanwhile.
+ */
+export async function applyMembership(
+  orgId: string,
+  teamId: string,
+  ops: readonly MembershipOp[],
+  expect: { version: number; lockOpId?: string },
+  ctx: { at: string; actorId: string; payloadHash: string },
+): Promise<void> {
+  const items: TransactItem[] = [teamLiveCheck(orgId, teamId), syncStateUpdate(orgId, teamId, expect, ctx)];
+  for (const op of ops) items.push(...opItems(orgId, teamId, op, ctx));
+  if (items.length > MAX_TRANSACTION_ITEMS) throw new Error(`transaction of ${items.length} items`);
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    throw conflictFrom(error, 0) ?? error;
+  }
+}
+
+function syncStateUpdate(
+  orgId: string,
+  teamId: string,
+  expect: { version: number; lockOpId?: string },
+  ctx: { at: string; payloadHash: string },
+): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.teamSyncState(orgId, teamId),
+      UpdateExpression:
+        'SET #version = :next, lastSyncAt = :at, lastPayloadHash = :hash, entity = :entity, teamId = :teamId REMOVE #lock',
+      ConditionExpression:
+        (expect.version === 0
+          ? '(attribute_not_exists(#version) OR #version = :expected)'
+          : '#version = :expected') +
+        (expect.lockOpId ? ' AND #lock.opId = :lockOp' : ' AND attribute_not_exists(#lock)'),
+      ExpressionAttributeNames: { '#version': 'version', '#lock': 'lock' },
+      ExpressionAttributeValues: {
+        ':next': expect.version + 1,
+        ':expected': expect.version,
+        ':at': ctx.at,
+        ':hash': ctx.payloadHash,
+        ':entity': 'teamSyncState',
+        ':teamId': teamId,
+        ...(expect.lockOpId ? { ':lockOp': expect.lockOpId } : {}),
+      },
+    },
+  };
+}
+
+/**
+ * Takes the chunked-sync lock: only from the planned version, and only if no lock is held, the
+ * held one's lease expired, or it is the one seen when planning (a resumed identical sync).
+ */
+export async function acquireSyncLock(
+  orgId: string,
+  teamId: string,
+  lock: SyncLock,
+  expect: { version: number; lockOpId?: string },
+  now: string,
+): Promise<void> {
+  const versionCond =
+    expect.version === 0
+      ? '(attribute_not_exists(#version) OR #version = :expected)'
+      : '#version = :expected';
+  const lockCond = expect.lockOpId
+    ? '(attribute_not_exists(#lock) OR #lock.opId = :seen OR #lock.leaseUntil < :now)'
+    : '(attribute_not_exists(#lock) OR #lock.leaseUntil < :now)';
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.teamSyncState(orgId, teamId),
+        UpdateExpression:
+          'SET #lock = :lock, entity = :entity, teamId = :teamId, #version = if_not_exists(#version, :zero)',
+        ConditionExpression: `${versionCond} AND ${lockCond}`,
+        ExpressionAttributeNames: { '#version': 'version', '#lock': 'lock' },
+        ExpressionAttributeValues: {
+          ':lock': lock,
+          ':expected': expect.version,
+          ':now': now,
+          ':zero': 0,
+          ':entity': 'teamSyncState',
+          ':teamId': teamId,
+          ...(expect.lockOpId ? { ':seen': expect.lockOpId } : {}),
+        },
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new ConflictError('SYNC_CONFLICT');
+    throw error;
+  }
+}
+
+/**
+ * Applies one chunk of a chunked sync in one transaction, conditional on still holding the lock
+ * (whose lease it extends). Every operation is a plain put or delete of a deterministic item, so
+ * applying a chunk twice converges to the same state.
+ */
+export async function applyMembershipChunk(
+  orgId: string,
+  teamId: string,
+  ops: readonly MembershipOp[],
+  lock: { opId: string; leaseUntil: string },
+  ctx: { at: string; actorId: string },
+): Promise<void> {
+  const items: TransactItem[] = [
+    teamLiveCheck(orgId, teamId),
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.teamSyncState(orgId, teamId),
+        UpdateExpression: 'SET #lock.leaseUntil = :lease',
+        ConditionExpression: '#lock.opId = :op',
+        ExpressionAttributeNames: { '#lock': 'lock' },
+        ExpressionAttributeValues: { ':lease': lock.leaseUntil, ':op': lock.opId },
+      },
+    },
+  ];
+  for (const op of ops) items.push(...opItems(orgId, teamId, op, ctx));
+  if (items.length > MAX_TRANSACTION_ITEMS) throw new Error(`transaction of ${items.length} items`);
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    throw conflictFrom(error, 0) ?? error;
+  }
+}
+
+/** Ends a chunked sync: bumps the version (the membership changed) and drops the lock it holds. */
+export async function releaseSyncLock(
+  orgId: string,
+  teamId: string,
+  opId: string,
+  ctx: { at: string; payloadHash: string; changed: boolean },
+): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.teamSyncState(orgId, teamId),
+        UpdateExpression: ctx.changed
+          ? 'SET #version = #version + :one, lastSyncAt = :at, lastPayloadHash = :hash REMOVE #lock'
+          : 'REMOVE #lock',
+        ConditionExpression: '#lock.opId = :op',
+        ExpressionAttributeNames: ctx.changed
+          ? { '#version': 'version', '#lock': 'lock' }
+          : { '#lock': 'lock' },
+        ExpressionAttributeValues: ctx.changed
+          ? { ':one': 1, ':at': ctx.at, ':hash': ctx.payloadHash, ':op': opId }
+          : { ':op': opId },
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new ConflictError('SYNC_CONFLICT');
+    throw error;
+  }
+}
+
+/** First step of a team delete: marks it so syncs and renames refuse it from now on. */
+export async function markTeamDeleting(orgId: string, teamId: string, at: string): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.team(orgId, teamId),
+        UpdateExpression: 'SET deletingAt = if_not_exists(deletingAt, :at)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new NotFoundError('NOT_FOUND');
+    throw error;
+  }
+}
+
+/** Applies removals of a team under deletion, unconditionally (each is an idempotent delete). */
+export async function removeMembershipItems(
+  orgId: string,
+  teamId: string,
+  ops: readonly MembershipOp[],
+  at: string,
+): Promise<void> {
+  const items = ops.flatMap((op) => opItems(orgId, teamId, op, { at, actorId: '' }));
+  if (items.length === 0) return;
+  if (items.length > MAX_TRANSACTION_ITEMS) throw new Error(`transaction of ${items.length} items`);
+  await db().send(new TransactWriteCommand({ TransactItems: items }));
+}
+
+/** Last step of a team delete: the team item and its sync state. */
+export async function deleteTeamRecord(orgId: string, teamId: string): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Delete: { TableName: tableName(), Key: keys.team(orgId, teamId) } },
+        { Delete: { TableName: tableName(), Key: keys.teamSyncState(orgId, teamId) } },
+      ],
+    }),
+  );
+}
+
+/** Pending invitations of an e-mail across the org's teams (GSI1). */
+export async function findInvitationsByEmail(
+  orgId: string,
+  email: string,
+): Promise<{ teamId: string; email: string }[]> {
+  const index = keys.invitesByEmail(orgId, email, '');
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': index.gsi1pk, ':prefix': index.gsi1sk },
+    }),
+  );
+  return (res.Items ?? []).map((i) => ({ teamId: String(i.teamId), email: String(i.email) }));
+}
+
+/**
+ * Turns a pending invitation into a membership when the invited person becomes a known user: the
+ * invitation is deleted (conditionally: a sync that cancelled it wins), the member and mirror
+ * written and the team's version bumped, in one transaction. Answers whether it converted.
+ */
+export async function convertInvitation(
+  orgId: string,
+  teamId: string,
+  user: { id: string; email: string },
+  at: string,
+): Promise<boolean> {
+  const TableName = tableName();
+  const items: TransactItem[] = [
+    teamLiveCheck(orgId, teamId),
+    {
+      Delete: {
+        TableName,
+        Key: keys.teamInvite(orgId, teamId, user.email),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    {
+      Update: {
+        TableName,
+        Key: keys.teamSyncState(orgId, teamId),
+        UpdateExpression:
+          'SET #version = if_not_exists(#version, :zero) + :one, entity = :entity, teamId = :teamId',
+        ConditionExpression: 'attribute_not_exists(#lock)',
+        ExpressionAttributeNames: { '#version': 'version', '#lock': 'lock' },
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':entity': 'teamSyncState', ':teamId': teamId },
+      },
+    },
+    ...opItems(orgId, teamId, { kind: 'add', userId: user.id, email: user.email }, { at, actorId: user.id }),
+  ];
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (error) {
+    if (isTransactionCanceled(error)) return false;
+    throw error;
+  }
 }

@@ -1,0 +1,259 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BadRequestError } from '../errors';
+import { log } from '../log';
+import {
+  cancellationCodes,
+  db,
+  decodeCursor,
+  encodeCursor,
+  isConditionalCheckFailed,
+  isTransactionCanceled,
+  tableName,
+} from './client';
+import { keys } from './keys';
+
+/**
+ * API keys as listed and revoked. Each key is two items written together (identity-repo
+ * `createApiKey`): the global lookup `APIKEY#<sha256> / KEY` the authorizer reads, and the mirror in
+ * the owner's principal partition that `loadPrincipal` checks on every request and lists read.
+ * Neither holds the key itself; the mirror's `hash` is how revocation finds the lookup item.
+ */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  kind: 'user' | 'org';
+  principalId: string;
+  createdById: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+interface StoredKey extends ApiKeyRecord {
+  hash: string;
+}
+
+function fromItem(item: Record<string, unknown>): StoredKey {
+  return {
+    id: String(item.id),
+    name: String(item.name ?? ''),
+    prefix: String(item.prefix ?? ''),
+    kind: item.kind === 'org' ? 'org' : 'user',
+    principalId: String(item.principalId),
+    createdById: String(item.createdById ?? ''),
+    createdAt: String(item.createdAt ?? ''),
+    lastUsedAt: typeof item.lastUsedAt === 'string' ? item.lastUsedAt : null,
+    revokedAt: typeof item.revokedAt === 'string' ? item.revokedAt : null,
+    hash: String(item.hash ?? ''),
+  };
+}
+
+/** The public view of a key: never the key, never its hash. */
+export function publicView(k: StoredKey | ApiKeyRecord): ApiKeyRecord {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    kind: k.kind,
+    principalId: k.principalId,
+    createdById: k.createdById,
+    createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt,
+    revokedAt: k.revokedAt,
+  };
+}
+
+/** A principal's keys, newest first, strongly consistent (one query on the principal partition). */
+export async function listPrincipalKeys(orgId: string, principalId: string): Promise<StoredKey[]> {
+  const listing = keys.principalKeysListing(orgId, principalId);
+  const out: StoredKey[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': listing.pk, ':prefix': listing.skPrefix },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    out.push(...(res.Items ?? []).map(fromItem));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+}
+
+export interface ApiKeyPage {
+  items: StoredKey[];
+  nextCursor: string | null;
+}
+
+/** Every key of the organisation, newest first (GSI1 `ORG#o#APIKEYS`, eventually consistent). */
+export async function listOrgKeys(orgId: string, limit: number, cursor?: string): Promise<ApiKeyPage> {
+  const index = keys.apiKeysIndex(orgId, '');
+  const start = decodeCursor(cursor);
+  if (cursor && (!start || start.gsi1pk !== index.gsi1pk)) throw new BadRequestError('Invalid cursor');
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': index.gsi1pk },
+      ScanIndexForward: false,
+      Limit: limit,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+}
+
+/** One key of a principal, by id (strongly consistent). */
+export async function getPrincipalKey(
+  orgId: string,
+  principalId: string,
+  keyId: string,
+): Promise<StoredKey | undefined> {
+  const res = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.principalKey(orgId, principalId, keyId),
+      ConsistentRead: true,
+    }),
+  );
+  return res.Item ? fromItem(res.Item) : undefined;
+}
+
+/**
+ * One key of the organisation by id, whoever owns it: the org's key index filtered by id. A key id
+ * does not name its owner, so this reads the org's key list (keys per org are few); the caller's
+ * own keys are tried first with a direct read.
+ */
+export async function findOrgKey(orgId: string, keyId: string): Promise<StoredKey | undefined> {
+  const index = keys.apiKeysIndex(orgId, '');
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        FilterExpression: 'id = :id',
+        ExpressionAttributeValues: { ':pk': index.gsi1pk, ':id': keyId },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    const item = res.Items?.[0];
+    if (item) return getPrincipalKey(orgId, String(item.principalId), keyId);
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return undefined;
+}
+
+/**
+ * Revokes a key: `revokedAt` on the lookup item (the authorizer refuses it) and on the mirror
+ * (`loadPrincipal` refuses it on the very next request, even with a cached authorizer result), in
+ * one transaction. Answers false if it was already revoked (nothing written).
+ */
+export async function revokeApiKey(
+  orgId: string,
+  key: { id: string; principalId: string; hash: string },
+  at: string,
+): Promise<boolean> {
+  const notRevoked = '(attribute_not_exists(revokedAt) OR attribute_type(revokedAt, :null))';
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.principalKey(orgId, key.principalId, key.id),
+              UpdateExpression: 'SET revokedAt = :at',
+              ConditionExpression: `attribute_exists(pk) AND ${notRevoked}`,
+              ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.apiKeyLookup(key.hash),
+              UpdateExpression: 'SET revokedAt = :at',
+              // The lookup must be this org's key of this id: a forged hash can't revoke another's key.
+              ConditionExpression: 'attribute_exists(pk) AND keyId = :id AND orgId = :org',
+              ExpressionAttributeValues: { ':at': at, ':id': key.id, ':org': orgId },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!isTransactionCanceled(error)) throw error;
+    const [mirror, lookup] = cancellationCodes(error);
+    if (mirror === 'ConditionalCheckFailed') return false;
+    if (lookup !== 'ConditionalCheckFailed') throw error;
+  }
+  // The lookup item is gone or not this key's (a damaged pair): the key cannot authenticate, but the
+  // mirror still says active, so revoke the mirror alone.
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.principalKey(orgId, key.principalId, key.id),
+        UpdateExpression: 'SET revokedAt = :at',
+        ConditionExpression: `attribute_exists(pk) AND ${notRevoked}`,
+        ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** `lastUsedAt` is written at most once per this interval per key. */
+export const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
+
+/**
+ * Records that a key was used, cheaply: nothing when the lookup item says it was recorded less than
+ * an hour ago; otherwise one conditional update of the lookup item (so concurrent authorizers
+ * write once) and, when that wins, one of the mirror that lists read. Never throws: a failure to
+ * record must not fail the request.
+ */
+export async function recordApiKeyUse(
+  hash: string,
+  key: { orgId: string; principalId: string; keyId: string; lastUsedAt?: string | null },
+  now: Date,
+): Promise<boolean> {
+  const cutoff = new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString();
+  if (key.lastUsedAt && key.lastUsedAt > cutoff) return false;
+  const at = now.toISOString();
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.apiKeyLookup(hash),
+        UpdateExpression: 'SET lastUsedAt = :at',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR attribute_type(lastUsedAt, :null) OR lastUsedAt < :cutoff)',
+        ExpressionAttributeValues: { ':at': at, ':cutoff': cutoff, ':null': 'NULL' },
+      }),
+    );
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.principalKey(key.orgId, key.principalId, key.keyId),
+        UpdateExpression: 'SET lastUsedAt = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) log.warn('could not record API key use', { error });
+    return false;
+  }
+}

@@ -1,0 +1,256 @@
+import {
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Datasource, MetricPoint } from '../domain/datasources/model';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { db, decodeCursor, encodeCursor, isConditionalCheckFailed, tableName } from './client';
+import { keys, stripKeys } from './keys';
+
+function fromItem(item: Record<string, unknown>): Datasource {
+  const record = stripKeys(item) as unknown as Omit<Datasource, 'metricNames'> & { metricNames?: unknown };
+  const names = record.metricNames;
+  return {
+    ...record,
+    metricNames:
+      names instanceof Set ? [...(names as Set<string>)].sort() : Array.isArray(names) ? names : [],
+  } as Datasource;
+}
+
+export async function getDatasource(
+  orgId: string,
+  datasourceId: string,
+  consistent = true,
+): Promise<Datasource | undefined> {
+  const res = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.datasource(orgId, datasourceId),
+      ConsistentRead: consistent,
+    }),
+  );
+  return res.Item ? fromItem(res.Item) : undefined;
+}
+
+export async function insertDatasource(ds: Datasource): Promise<void> {
+  // The metric-name set is created by the first push (DynamoDB has no empty sets).
+  const { metricNames: _names, ...rest } = ds;
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.datasource(ds.organizationId, ds.id),
+        entity: 'metricsDatasource',
+        schemaVersion: 1,
+        ...rest,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+export interface DatasourcePage {
+  items: Datasource[];
+  nextCursor: string | null;
+}
+
+export async function listDatasources(
+  orgId: string,
+  limit: number,
+  cursor?: string,
+): Promise<DatasourcePage> {
+  const listing = keys.datasourcesListing(orgId);
+  const start = decodeCursor(cursor);
+  if (cursor && (!start || start.pk !== listing.pk)) throw new BadRequestError('Invalid cursor');
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': listing.pk, ':prefix': listing.skPrefix },
+      Limit: limit,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+}
+
+/**
+ * Archives a datasource. Idempotent: an archived one is answered as stored (its first `archivedAt`
+ * kept). Unknown (or another organisation's) id: NotFoundError.
+ */
+export async function archiveDatasource(
+  orgId: string,
+  datasourceId: string,
+  at: string,
+): Promise<Datasource> {
+  try {
+    const res = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.datasource(orgId, datasourceId),
+        UpdateExpression: 'SET archivedAt = :at, updatedAt = :at',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))',
+        ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromItem(res.Attributes ?? {});
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    const current = await getDatasource(orgId, datasourceId);
+    if (!current) throw new NotFoundError('NOT_FOUND');
+    return current;
+  }
+}
+
+/** Most distinct metric names a datasource may hold (the set lives in the datasource item). */
+export const MAX_METRIC_NAMES = 200;
+
+/**
+ * The gate of a push: records the pushed metric names and the newest point time on the datasource,
+ * conditional on it existing and not being archived. NotFoundError for an unknown id,
+ * ConflictError('DATASOURCE_ARCHIVED') for an archived one, ConflictError('TOO_MANY_METRICS') when
+ * the datasource already holds MAX_METRIC_NAMES names.
+ */
+export async function recordPush(
+  orgId: string,
+  datasourceId: string,
+  metricNames: readonly string[],
+  newestPointAt: string,
+  at: string,
+): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.datasource(orgId, datasourceId),
+        UpdateExpression: 'ADD metricNames :names SET updatedAt = :at, lastPointAt = :newest',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null)) ' +
+          'AND (attribute_not_exists(metricNames) OR size(metricNames) <= :cap)',
+        ExpressionAttributeValues: {
+          ':names': new Set(metricNames),
+          ':at': at,
+          ':newest': newestPointAt,
+          ':null': 'NULL',
+          ':cap': MAX_METRIC_NAMES - metricNames.length,
+        },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    const current = await getDatasource(orgId, datasourceId);
+    if (!current) throw new NotFoundError('NOT_FOUND');
+    if (current.archivedAt) throw new ConflictError('DATASOURCE_ARCHIVED');
+    const fresh = metricNames.filter((n) => !current.metricNames.includes(n));
+    if (current.metricNames.length + fresh.length > MAX_METRIC_NAMES)
+      throw new ConflictError('TOO_MANY_METRICS');
+    // Every name is already known: the cap check was only pessimistic. Record without it.
+    await db()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.datasource(orgId, datasourceId),
+          UpdateExpression: 'SET updatedAt = :at, lastPointAt = :newest',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))',
+          ExpressionAttributeValues: { ':at': at, ':newest': newestPointAt, ':null': 'NULL' },
+        }),
+      )
+      .catch((e: unknown) => {
+        if (isConditionalCheckFailed(e)) throw new ConflictError('DATASOURCE_ARCHIVED');
+        throw e;
+      });
+  }
+}
+
+/**
+ * Writes points, one item each, keyed by (datasource, metric, timestamp): writing a point again
+ * overwrites it, which is the deduplication by timestamp. Batches of 25 (the BatchWrite limit)
+ * with unprocessed items retried; callers pass points already unique per (metric, timestamp).
+ */
+export async function putPoints(
+  orgId: string,
+  datasourceId: string,
+  points: readonly MetricPoint[],
+  receivedAt: string,
+): Promise<void> {
+  const batches: MetricPoint[][] = [];
+  for (let i = 0; i < points.length; i += 25) batches.push(points.slice(i, i + 25));
+  const writeBatch = async (batch: MetricPoint[]) => {
+    let requests: Record<string, unknown>[] | undefined = batch.map((p) => ({
+      PutRequest: {
+        Item: {
+          ...keys.metricPoint(orgId, datasourceId, p.metric, p.timestamp),
+          entity: 'metricPoint',
+          schemaVersion: 1,
+          metric: p.metric,
+          timestamp: p.timestamp,
+          value: p.value,
+          receivedAt,
+        },
+      },
+    }));
+    for (let attempt = 0; requests && requests.length > 0; attempt++) {
+      if (attempt > 8) throw new Error('BatchWrite kept returning unprocessed items');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+      const res = await db().send(
+        new BatchWriteCommand({ RequestItems: { [tableName()]: requests as never } }),
+      );
+      requests = res.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined;
+    }
+  };
+  // A few batches in flight at once: fast enough for 1,000 points, gentle on on-demand capacity.
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const batch = batches[next++];
+      if (batch) await writeBatch(batch);
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+}
+
+/**
+ * Raw points of one metric with `from <= timestamp < to`, oldest first, at most `max` (the query
+ * stops there and answers `truncated: true`).
+ */
+export async function queryPoints(
+  orgId: string,
+  datasourceId: string,
+  metric: string,
+  from: string,
+  to: string,
+  max: number,
+): Promise<{ points: MetricPoint[]; truncated: boolean }> {
+  const points: MetricPoint[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': keys.metricPointsPartition(orgId, datasourceId, metric),
+          ':from': from,
+          ':to': to,
+        },
+        ProjectionExpression: '#ts, #v',
+        ExpressionAttributeNames: { '#ts': 'timestamp', '#v': 'value' },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of res.Items ?? []) {
+      const timestamp = String(item.timestamp);
+      if (timestamp >= to) continue; // BETWEEN is inclusive; `to` is exclusive here
+      if (points.length >= max) return { points, truncated: true };
+      points.push({ metric, timestamp, value: Number(item.value) });
+    }
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return { points, truncated: false };
+}

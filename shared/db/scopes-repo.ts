@@ -1,0 +1,85 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Scope } from '../domain/scopes/model';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors';
+import { db, decodeCursor, encodeCursor, isConditionalCheckFailed, tableName } from './client';
+import { keys, stripKeys } from './keys';
+
+const fromItem = (item: Record<string, unknown>): Scope => stripKeys(item) as unknown as Scope;
+
+const toItem = (scope: Scope) => ({
+  ...keys.scope(scope.organizationId, scope.id),
+  entity: 'scope',
+  schemaVersion: 1,
+  ...scope,
+});
+
+export async function getScope(orgId: string, scopeId: string): Promise<Scope | undefined> {
+  const res = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.scope(orgId, scopeId), ConsistentRead: true }),
+  );
+  return res.Item ? fromItem(res.Item) : undefined;
+}
+
+export async function insertScope(scope: Scope): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: toItem(scope),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/** Replaces a scope if the stored version is still `expectedVersion` (409 VERSION_CONFLICT otherwise). */
+export async function replaceScope(scope: Scope, expectedVersion: number): Promise<void> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: toItem(scope),
+        ConditionExpression: 'attribute_exists(pk) AND #v = :expected',
+        ExpressionAttributeNames: { '#v': 'version' },
+        ExpressionAttributeValues: { ':expected': expectedVersion },
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
+    throw error;
+  }
+}
+
+export async function deleteScope(orgId: string, scopeId: string): Promise<void> {
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.scope(orgId, scopeId),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new NotFoundError('NOT_FOUND');
+    throw error;
+  }
+}
+
+export interface ScopePage {
+  items: Scope[];
+  nextCursor: string | null;
+}
+
+export async function listScopes(orgId: string, limit: number, cursor?: string): Promise<ScopePage> {
+  const listing = keys.scopesListing(orgId);
+  const start = decodeCursor(cursor);
+  if (cursor && (!start || start.pk !== listing.pk)) throw new BadRequestError('Invalid cursor');
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': listing.pk, ':prefix': listing.skPrefix },
+      Limit: limit,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+}

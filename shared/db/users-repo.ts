@@ -1,0 +1,128 @@
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BadRequestError } from '../errors';
+import { db, decodeCursor, encodeCursor, tableName } from './client';
+import type { UserProfile } from './identity-repo';
+import { keys, stripKeys } from './keys';
+
+/** Users of an organisation: profiles in the principal partition, found by id, e-mail (GSI1) or listed (GSI2). */
+
+export type User = UserProfile & { updatedAt?: string; disabledAt?: string | null };
+
+function fromItem(item: Record<string, unknown>): User {
+  return stripKeys(item) as unknown as User;
+}
+
+/** One user, strongly consistent. Another organisation's user is not found. */
+export async function getUser(orgId: string, userId: string): Promise<User | undefined> {
+  const res = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.principalProfile(orgId, userId),
+      ConsistentRead: true,
+    }),
+  );
+  return res.Item ? fromItem(res.Item) : undefined;
+}
+
+/** Many users by id (BatchGet, 100 per call, unprocessed keys retried). Unknown ids are absent from the map. */
+export async function getUsers(orgId: string, userIds: readonly string[]): Promise<Map<string, User>> {
+  const found = new Map<string, User>();
+  const unique = [...new Set(userIds)];
+  for (let i = 0; i < unique.length; i += 100) {
+    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> | undefined = {
+      [tableName()]: {
+        Keys: unique.slice(i, i + 100).map((id) => ({ ...keys.principalProfile(orgId, id) })),
+        ConsistentRead: true,
+      },
+    };
+    for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
+      if (attempt > 8) throw new Error('BatchGet kept returning unprocessed keys');
+      const res = await db().send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of res.Responses?.[tableName()] ?? []) {
+        const user = fromItem(item);
+        found.set(user.id, user);
+      }
+      request = res.UnprocessedKeys as typeof request;
+    }
+  }
+  return found;
+}
+
+/**
+ * Users whose e-mail is `email` (case-insensitive), via GSI1. Normally zero or one; more than one
+ * only if two profiles were written with the same address, which callers treat as ambiguous.
+ * GSI reads are eventually consistent: a user registered a moment ago may not be found yet.
+ */
+export async function findUsersByEmail(orgId: string, email: string): Promise<User[]> {
+  const index = keys.userByEmail(orgId, email);
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+      ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
+      Limit: 10,
+    }),
+  );
+  return (res.Items ?? []).map(fromItem);
+}
+
+export interface UserPage {
+  items: User[];
+  nextCursor: string | null;
+}
+
+/** Users of an organisation ordered by id (GSI2). */
+export async function listUsers(orgId: string, limit: number, cursor?: string): Promise<UserPage> {
+  const index = keys.usersIndex(orgId);
+  const start = decodeCursor(cursor);
+  if (cursor && (!start || start.gsi2pk !== index.gsi2pk)) throw new BadRequestError('Invalid cursor');
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': index.gsi2pk },
+      Limit: limit,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+}
+
+/**
+ * Creates or updates a user profile (e-mail, name, role); `createdAt` is kept from the first write.
+ * The role is read on every request by `loadPrincipal`, so a change applies to the next request.
+ */
+export async function upsertUser(
+  orgId: string,
+  user: { id: string; email: string; name: string; role: 'admin' | 'member' },
+  at: string,
+): Promise<User> {
+  const res = await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.principalProfile(orgId, user.id),
+      UpdateExpression:
+        'SET #entity = :entity, schemaVersion = :sv, id = :id, organizationId = :org, email = :email, #name = :name, #role = :role, ' +
+        'gsi1pk = :g1pk, gsi1sk = :g1sk, gsi2pk = :g2pk, gsi2sk = :id, createdAt = if_not_exists(createdAt, :at), updatedAt = :at',
+      ExpressionAttributeNames: { '#entity': 'entity', '#name': 'name', '#role': 'role' },
+      ExpressionAttributeValues: {
+        ':entity': 'user',
+        ':sv': 1,
+        ':id': user.id,
+        ':org': orgId,
+        ':email': user.email,
+        ':name': user.name,
+        ':role': user.role,
+        ':g1pk': keys.userByEmail(orgId, user.email).gsi1pk,
+        ':g1sk': keys.userByEmail(orgId, user.email).gsi1sk,
+        ':g2pk': keys.usersIndex(orgId).gsi2pk,
+        ':at': at,
+      },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return fromItem(res.Attributes ?? {});
+}

@@ -1,0 +1,296 @@
+import type { Principal } from '../../auth/principal';
+import * as teamsRepo from '../../db/teams-repo';
+import * as usersRepo from '../../db/users-repo';
+import { ConflictError, type FieldIssue, NotFoundError, ShapedError } from '../../errors';
+import { newId } from '../../ids';
+import { log } from '../../log';
+import {
+  httpInvitationSender,
+  type InvitationError,
+  type InvitationSender,
+  invitationKey,
+} from './invitations';
+import type { MembershipOp, SyncLock, SyncSummary, TeamMembership } from './model';
+import type { SyncTeamInput } from './schemas';
+import {
+  chunkOps,
+  type DesiredMembership,
+  desiredHash,
+  itemCount,
+  type KnownUser,
+  planSync,
+  resolveDesired,
+} from './sync-plan';
+import { resolveTeam, type TeamRefError } from './teams';
+
+/** Everything the sync touches outside itself, injectable so the orchestration is testable alone. */
+export interface SyncDeps {
+  getTeam: (orgId: string, teamId: string) => Promise<teamsRepo.Team | undefined>;
+  findTeamsByName: (orgId: string, name: string) => Promise<teamsRepo.Team[]>;
+  getUsers: (orgId: string, ids: readonly string[]) => Promise<Map<string, KnownUser>>;
+  findUsersByEmail: (orgId: string, email: string) => Promise<KnownUser[]>;
+  readMembership: (orgId: string, teamId: string) => Promise<TeamMembership>;
+  applyMembership: typeof teamsRepo.applyMembership;
+  acquireSyncLock: typeof teamsRepo.acquireSyncLock;
+  applyMembershipChunk: typeof teamsRepo.applyMembershipChunk;
+  releaseSyncLock: typeof teamsRepo.releaseSyncLock;
+  invitations: InvitationSender;
+  now: () => Date;
+  newOpId: () => string;
+  /** Items per transaction (DynamoDB's limit is 100); lowered in tests to exercise chunking. */
+  maxTransactionItems: number;
+}
+
+export function defaultSyncDeps(): SyncDeps {
+  return {
+    getTeam: teamsRepo.getTeamConsistent,
+    findTeamsByName: teamsRepo.findTeamsByName,
+    getUsers: usersRepo.getUsers,
+    findUsersByEmail: usersRepo.findUsersByEmail,
+    readMembership: teamsRepo.readMembership,
+    applyMembership: teamsRepo.applyMembership,
+    acquireSyncLock: teamsRepo.acquireSyncLock,
+    applyMembershipChunk: teamsRepo.applyMembershipChunk,
+    releaseSyncLock: teamsRepo.releaseSyncLock,
+    invitations: httpInvitationSender(),
+    now: () => new Date(),
+    newOpId: () => newId('sync'),
+    maxTransactionItems: teamsRepo.MAX_TRANSACTION_ITEMS,
+  };
+}
+
+/** How long a chunked sync's lock holds without progress before another sync may take it over. */
+export const SYNC_LEASE_MS = 60_000;
+const ATTEMPTS = 3;
+const LOOKUP_CONCURRENCY = 8;
+const ZERO: SyncSummary = { added: 0, removed: 0, invited: 0 };
+
+/** A failure in the team-sync shape `{error, reason, details, summary}`. */
+export function syncError(
+  status: number,
+  error: string,
+  reason: string,
+  details: FieldIssue[] = [],
+  summary: SyncSummary = ZERO,
+): ShapedError {
+  return new ShapedError(status, { error, reason, details, summary });
+}
+
+function fromTeamRefError(e: TeamRefError): ShapedError {
+  return syncError(e.status, e.code, e.reason, e.details);
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** Looks up the users the payload names: by id (batch), and by e-mail for entries without an id. */
+async function lookUpUsers(orgId: string, members: SyncTeamInput['members'], deps: SyncDeps) {
+  const ids = members.flatMap((m) => (m.userId ? [m.userId] : []));
+  const emails = [
+    ...new Set(members.flatMap((m) => (!m.userId && m.email ? [m.email.trim().toLowerCase()] : []))),
+  ];
+  const [byId, found] = await Promise.all([
+    deps.getUsers(orgId, ids),
+    mapLimit(emails, LOOKUP_CONCURRENCY, (e) => deps.findUsersByEmail(orgId, e)),
+  ]);
+  const byEmail = new Map<string, KnownUser[]>();
+  for (const [i, e] of emails.entries()) byEmail.set(e, found[i] ?? []);
+  return { byId, byEmail };
+}
+
+/**
+ * `POST /iac/teams/{id}/SYNC`: makes the team's members exactly the payload's.
+ *
+ * 1. The team is found by id, else by case-insensitive name (several matches: 409).
+ * 2. Each entry resolves to a known user or, for an unknown e-mail, an invitation. Any invalid
+ *    entry fails the whole call with every issue listed and the would-be summary; nothing written.
+ * 3. The plan (removals first, then additions and invitations) is computed against the membership
+ *    read strongly consistently; an empty plan writes nothing (a repeated call changes nothing).
+ * 4. New invitations are sent to the identity provider (idempotency keys make a retry safe); any
+ *    failure fails the call before the table is touched.
+ * 5. Up to 98 items the change is one transaction, conditional on the membership version read in 3.
+ *    Past that it is applied in chunks under a lease lock held in the team's sync-state item; see
+ *    `applyChunked`. A concurrent change makes the transaction fail, and the sync re-plans.
+ */
+export async function syncTeam(
+  principal: Principal,
+  ref: string,
+  input: SyncTeamInput,
+  deps: SyncDeps = defaultSyncDeps(),
+): Promise<{ success: true }> {
+  const orgId = principal.orgId;
+  const resolved = await resolveTeam(orgId, ref, deps);
+  if ('code' in resolved) throw fromTeamRefError(resolved);
+  const team = resolved;
+  const directory = await lookUpUsers(orgId, input.members, deps);
+  const desired = resolveDesired(input.members, directory);
+  const payloadHash = desiredHash(desired);
+  const sent = new Map<string, string | undefined>();
+  let summary: SyncSummary = ZERO;
+
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const current = await deps.readMembership(orgId, team.id);
+    const plan = planSync(desired, current);
+    summary = plan.summary;
+    if (desired.issues.length > 0) {
+      const first = desired.issues[0] as FieldIssue;
+      throw syncError(400, 'VALIDATION_ERROR', `${first.path}: ${first.message}`, desired.issues, summary);
+    }
+    const now = deps.now();
+    const lockHeldByOther =
+      current.lock && current.lock.payloadHash !== payloadHash && current.lock.leaseUntil > now.toISOString();
+    if (lockHeldByOther) {
+      throw syncError(
+        409,
+        'SYNC_IN_PROGRESS',
+        'another sync of this team is being applied; retry when it has finished',
+        [],
+        summary,
+      );
+    }
+    const at = now.toISOString();
+    try {
+      if (plan.ops.length === 0) {
+        // Nothing to change. A lock left by a crashed chunked sync that had finished its writes is dropped.
+        if (current.lock)
+          await deps.releaseSyncLock(orgId, team.id, current.lock.opId, { at, payloadHash, changed: true });
+        return { success: true };
+      }
+      const ops = await sendInvitations(principal, team, current, plan.ops, sent, deps, summary);
+      const overhead = teamsRepo.TRANSACTION_OVERHEAD_ITEMS;
+      const expect = { version: current.version, ...(current.lock ? { lockOpId: current.lock.opId } : {}) };
+      if (itemCount(ops) + overhead <= deps.maxTransactionItems) {
+        await deps.applyMembership(orgId, team.id, ops, expect, {
+          at,
+          actorId: principal.principalId,
+          payloadHash,
+        });
+      } else {
+        await applyChunked(
+          orgId,
+          team.id,
+          ops,
+          expect,
+          { at, actorId: principal.principalId, payloadHash },
+          deps,
+        );
+      }
+      log.info('team synced', { orgId, teamId: team.id, ...summary, attempt });
+      return { success: true };
+    } catch (error) {
+      if (error instanceof NotFoundError)
+        throw syncError(404, 'NOT_FOUND', `team ${ref} not found`, [{ path: 'id', message: 'unknown team' }]);
+      if (error instanceof ConflictError && error.message === 'SYNC_CONFLICT') continue;
+      throw error;
+    }
+  }
+  throw syncError(
+    409,
+    'SYNC_CONFLICT',
+    'the team membership kept changing while this sync was applied; retry',
+    [],
+    summary,
+  );
+}
+
+/** Sends the plan's new invitations (bounded concurrency) and answers the ops with their ids. */
+async function sendInvitations(
+  principal: Principal,
+  team: teamsRepo.Team,
+  current: TeamMembership,
+  ops: MembershipOp[],
+  sent: Map<string, string | undefined>,
+  deps: SyncDeps,
+  summary: SyncSummary,
+): Promise<MembershipOp[]> {
+  const pending = ops.flatMap((op) => (op.kind === 'invite' && !sent.has(op.email) ? [op.email] : []));
+  if (pending.length > 0 && !deps.invitations.configured) {
+    throw syncError(
+      503,
+      'INVITATIONS_UNAVAILABLE',
+      'unknown e-mails need an invitation, but no identity provider is configured',
+      pending.map((email) => ({ path: 'members', message: `${email} is not a user of the organisation` })),
+      summary,
+    );
+  }
+  const failures: FieldIssue[] = [];
+  await mapLimit(pending, 4, async (email) => {
+    try {
+      const { invitationId } = await deps.invitations.send({
+        orgId: principal.orgId,
+        teamId: team.id,
+        teamName: team.name,
+        email,
+        invitedById: principal.principalId,
+        idempotencyKey: invitationKey(principal.orgId, team.id, email, current.version),
+      });
+      sent.set(email, invitationId);
+    } catch (error) {
+      log.warn('invitation failed', { teamId: team.id, error });
+      failures.push({ path: 'members', message: `${email}: ${(error as InvitationError).message}` });
+    }
+  });
+  if (failures.length > 0) {
+    throw syncError(
+      502,
+      'INVITATION_FAILED',
+      'the identity provider did not accept every invitation; nothing was changed',
+      failures,
+      summary,
+    );
+  }
+  return ops.map((op) => {
+    if (op.kind !== 'invite') return op;
+    const invitationId = sent.get(op.email);
+    return invitationId ? { ...op, invitationId } : op;
+  });
+}
+
+/**
+ * A change past one transaction: take the team's sync lock (from the planned version), apply the
+ * operations in transactions of at most 100 items each checking the lock and extending its lease,
+ * then bump the version and drop the lock. Removals go first, so at every moment the membership
+ * lies between (old ∩ new) and new: a chunked sync never grants anything the new list does not.
+ * A crash leaves the lock: the same sync repeated takes it over at once and re-plans from the
+ * state reached (every operation is an idempotent put or delete, so nothing is applied twice in
+ * effect); a different sync waits for the lease to expire (409 SYNC_IN_PROGRESS meanwhile).
+ */
+async function applyChunked(
+  orgId: string,
+  teamId: string,
+  ops: MembershipOp[],
+  expect: { version: number; lockOpId?: string },
+  ctx: { at: string; actorId: string; payloadHash: string },
+  deps: SyncDeps,
+): Promise<void> {
+  const lease = () => new Date(deps.now().getTime() + SYNC_LEASE_MS).toISOString();
+  const lock: SyncLock = {
+    opId: deps.newOpId(),
+    payloadHash: ctx.payloadHash,
+    startedAt: ctx.at,
+    leaseUntil: lease(),
+  };
+  await deps.acquireSyncLock(orgId, teamId, lock, expect, deps.now().toISOString());
+  const chunks = chunkOps(ops, deps.maxTransactionItems - teamsRepo.TRANSACTION_OVERHEAD_ITEMS);
+  for (const chunk of chunks) {
+    await deps.applyMembershipChunk(orgId, teamId, chunk, { opId: lock.opId, leaseUntil: lease() }, ctx);
+  }
+  await deps.releaseSyncLock(orgId, teamId, lock.opId, {
+    at: ctx.at,
+    payloadHash: ctx.payloadHash,
+    changed: true,
+  });
+  log.info('chunked team sync applied', { orgId, teamId, chunks: chunks.length });
+}
+
+export type { DesiredMembership };
