@@ -1,4 +1,5 @@
 import type { RouteDef } from './http/route';
+import { adminRoutes } from './routes/admin';
 import { dashboardRoutes } from './routes/dashboards';
 import { enrichmentRoutes } from './routes/enrichments';
 import { reportRoutes } from './routes/reports';
@@ -8,4 +9,9 @@ import { reportRoutes } from './routes/reports';
  * from it, the local server dispatches with it and the OpenAPI document is generated from it.
  * Each area keeps its routes in `shared/routes/<area>.ts`; add the area's list here.
  */
-export const routes: readonly RouteDef[] = [...reportRoutes, ...enrichmentRoutes, ...dashboardRoutes];
+export const routes: readonly RouteDef[] = [
+  ...reportRoutes,
+  ...enrichmentRoutes,
+  ...dashboardRoutes,
+  ...adminRoutes,
+];

@@ -1,6 +1,7 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { config } from '../config';
+import { recordApiKeyUse } from '../db/api-keys-repo';
 import { findApiKeyByHash } from '../db/principals-repo';
 import { UnauthorizedError } from '../errors';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format';
@@ -68,8 +69,11 @@ export async function verifyCredential(authorization: string | undefined): Promi
 
 async function verifyApiKey(key: string): Promise<AuthContext> {
   if (!isWellFormedApiKey(key)) throw new UnauthorizedError();
-  const found = await findApiKeyByHash(hashApiKey(key));
+  const hash = hashApiKey(key);
+  const found = await findApiKeyByHash(hash);
   if (!found || found.revokedAt) throw new UnauthorizedError();
+  // At most one write per key and hour; never fails the request.
+  await recordApiKeyUse(hash, found, new Date());
   return {
     orgId: found.orgId,
     principalId: found.principalId,

@@ -10,6 +10,7 @@ export interface ApiKeyLookup {
   principalId: string;
   kind: 'user' | 'org';
   revokedAt?: string | null;
+  lastUsedAt?: string | null;
 }
 
 /** The authorizer's one read for an API key: the global item keyed by the key's hash. */
@@ -23,6 +24,7 @@ export async function findApiKeyByHash(hash: string): Promise<ApiKeyLookup | und
     principalId: String(item.principalId),
     kind: item.kind === 'org' ? 'org' : 'user',
     revokedAt: (item.revokedAt as string | undefined) ?? null,
+    lastUsedAt: (item.lastUsedAt as string | undefined) ?? null,
   };
 }
 
