@@ -70,6 +70,12 @@ function depthOf(value: unknown, limit: number, depth = 0): number {
 /** `conditions`: a free-form filter object, bounded in nesting so it always fits a DynamoDB item. */
 const Conditions = v.nullable(
   v.pipe(
+    // valibot's record() would turn an array into an object; refuse arrays first.
+    v.custom<Record<string, unknown>>(
+      (c) => typeof c === 'object' && c !== null && !Array.isArray(c),
+      'must be an object or null',
+    ),
+    v.metadata({ type: 'object', description: 'A free-form filter object (a JSON object, not an array).' }),
     v.record(v.string(), v.unknown()),
     v.check(
       (c) => depthOf(c, DASHBOARD_LIMITS.conditionsMaxDepth) <= DASHBOARD_LIMITS.conditionsMaxDepth,

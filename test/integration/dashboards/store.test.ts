@@ -1,0 +1,277 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../../../shared/auth/principal';
+import { db, tableName } from '../../../shared/db/client';
+import {
+  encodeSnapshot,
+  getScopes,
+  getVersionHead,
+  insertDashboard,
+  listDashboards,
+  readVersionSnapshot,
+  type VersionHead,
+} from '../../../shared/db/dashboards-repo';
+import { keys } from '../../../shared/db/keys';
+import type { DashboardSummary } from '../../../shared/domain/dashboards/model';
+import { DASHBOARD_LIMITS } from '../../../shared/domain/dashboards/schemas';
+import {
+  createDashboard,
+  listDashboardVersions,
+  patchDashboard,
+  publishDashboard,
+  readDashboard,
+  readDashboardVersion,
+} from '../../../shared/domain/dashboards/service';
+import { BadRequestError, ConflictError, ForbiddenError } from '../../../shared/errors';
+import { realisticDashboard, simpleWidget } from '../../fixtures/dashboards/realistic';
+
+const newOrg = () => `org_it_${randomUUID().slice(0, 8)}`;
+const adminOf = (orgId: string): Principal => ({
+  orgId,
+  principalId: 'user_admin',
+  kind: 'user',
+  role: 'admin',
+  teamIds: [],
+});
+const memberOf = (orgId: string, teamIds: string[] = [], principalId = 'user_member'): Principal => ({
+  orgId,
+  principalId,
+  kind: 'user',
+  role: 'member',
+  teamIds,
+});
+
+async function putScope(orgId: string, scopeId: string, extra: Record<string, unknown>) {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.scope(orgId, scopeId), entity: 'scope', id: scopeId, organizationId: orgId, ...extra },
+    }),
+  );
+}
+
+async function partitionSortKeys(orgId: string, dashboardId: string): Promise<string[]> {
+  const out: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.dashboard(orgId, dashboardId).pk },
+        ProjectionExpression: 'sk',
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    out.push(...(res.Items ?? []).map((i) => String(i.sk)));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+describe('dashboards repo (DynamoDB Local)', () => {
+  it('writes the metadata, head and every part in one transaction and reads the parts back in order', async () => {
+    const orgId = newOrg();
+    const { expected } = realisticDashboard(60, 5);
+    const json = JSON.stringify(expected);
+    const encoded = encodeSnapshot(json, 2000);
+    expect(encoded.parts.length).toBeGreaterThan(3);
+    const at = new Date().toISOString();
+    const summary: DashboardSummary = {
+      id: 'dash_parts',
+      organizationId: orgId,
+      name: 'parts',
+      description: '',
+      type: 'PUBLIC',
+      teamId: null,
+      scopeId: null,
+      metricId: null,
+      groupBy: null,
+      datePreset: null,
+      startDate: null,
+      endDate: null,
+      conditions: { '': 'empty keys are fine', deep: { a: [1, { b: null }] } },
+      currency: null,
+      widgetCount: 60,
+      version: 1,
+      publishedVersion: 1,
+      publishedAt: at,
+      createdById: 'user_admin',
+      createdAt: at,
+      updatedAt: at,
+      archivedAt: null,
+    };
+    const head: VersionHead = {
+      dashboardId: summary.id,
+      version: 1,
+      name: 'parts',
+      createdAt: at,
+      createdById: 'user_admin',
+      widgetCount: 60,
+      jsonBytes: encoded.jsonBytes,
+      storedBytes: encoded.storedBytes,
+      partCount: encoded.parts.length,
+      encoding: 'gzip-json',
+    };
+    const report = await insertDashboard(summary, head, encoded);
+    expect(report.consumedWriteUnits).toBeGreaterThan(0);
+
+    const storedHead = await getVersionHead(orgId, summary.id, 1);
+    expect(storedHead).toEqual(head);
+    expect(await readVersionSnapshot(orgId, storedHead!)).toEqual(expected);
+    const page = await listDashboards(orgId, { includeArchived: false }, 10);
+    expect(page.items).toEqual([summary]);
+
+    // The same id again is refused whole: nothing is half-written.
+    await expect(insertDashboard({ ...summary, name: 'again' }, head, encoded)).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    expect((await listDashboards(orgId, { includeArchived: false }, 10)).items[0]!.name).toBe('parts');
+  });
+
+  it('reads scopes in batches: lists of teams, a single team, archived ones missing', async () => {
+    const orgId = newOrg();
+    await putScope(orgId, 'open', { teamIds: [] });
+    await putScope(orgId, 'listed', { teamIds: ['team_a', 'team_b'] });
+    await putScope(orgId, 'single', { teamId: 'team_c' });
+    await putScope(orgId, 'gone', { teamIds: [], archivedAt: '2025-01-01T00:00:00Z' });
+    const ids = [
+      'open',
+      'listed',
+      'single',
+      'gone',
+      'never',
+      ...Array.from({ length: 120 }, (_, i) => `x${i}`),
+    ];
+    const found = await getScopes(orgId, ids);
+    expect(Object.fromEntries(found)).toEqual({
+      open: { teamIds: [] },
+      listed: { teamIds: ['team_a', 'team_b'] },
+      single: { teamIds: ['team_c'] },
+    });
+  });
+
+  it('fills a page despite the filters by reading on, and the cursor resumes after the last item returned', async () => {
+    const orgId = newOrg();
+    const owner = memberOf(orgId, [], 'user_owner');
+    const viewer = memberOf(orgId, [], 'user_viewer');
+    const publicIds: string[] = [];
+    for (let i = 0; i < 4; i++)
+      publicIds.push((await createDashboard(owner, { name: `pub ${i}`, type: 'PUBLIC' })).id);
+    for (let i = 0; i < 40; i++) await createDashboard(owner, { name: `private ${i}` });
+
+    const first = await listDashboards(orgId, { viewerId: viewer.principalId, includeArchived: false }, 3);
+    expect(first.items.map((d) => d.id)).toEqual([...publicIds].reverse().slice(0, 3));
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await listDashboards(
+      orgId,
+      { viewerId: viewer.principalId, includeArchived: false },
+      3,
+      first.nextCursor!,
+    );
+    expect(second.items.map((d) => d.id)).toEqual([publicIds[0]]);
+    expect(second.nextCursor).toBeNull();
+    await expect(
+      listDashboards(newOrg(), { includeArchived: false }, 3, first.nextCursor!),
+    ).rejects.toBeInstanceOf(BadRequestError);
+  });
+});
+
+describe('dashboards service (DynamoDB Local)', () => {
+  it(`keeps at most ${DASHBOARD_LIMITS.maxVersions} versions, deleting the oldest head and parts in the publish`, async () => {
+    const p = adminOf(newOrg());
+    const d = await createDashboard(p, { name: 'history', widgets: [simpleWidget('w1')] });
+    let version = d.version;
+    for (let n = 2; n <= DASHBOARD_LIMITS.maxVersions + 2; n++) {
+      const { dashboard, write } = await publishDashboard(p, d.id, {
+        name: 'history',
+        widgets: [simpleWidget(`w${n}`)],
+        version,
+      });
+      expect(write.consumedWriteUnits).toBeGreaterThan(0);
+      version = dashboard.version;
+    }
+    const last = DASHBOARD_LIMITS.maxVersions + 2;
+    const sks = await partitionSortKeys(p.orgId, d.id);
+    expect(sks.filter((sk) => sk.startsWith('VH#'))).toHaveLength(DASHBOARD_LIMITS.maxVersions);
+    expect(sks.filter((sk) => sk.startsWith('V#'))).toHaveLength(DASHBOARD_LIMITS.maxVersions);
+    expect(sks.some((sk) => sk.startsWith('VH#000001') || sk.startsWith('V#000001#'))).toBe(false);
+    expect(sks.some((sk) => sk.startsWith('VH#000002') || sk.startsWith('V#000002#'))).toBe(false);
+
+    const page = await listDashboardVersions(p, d.id, { limit: 100 });
+    expect(page.items.map((v) => v.version)).toEqual(
+      Array.from({ length: DASHBOARD_LIMITS.maxVersions }, (_, i) => last - i),
+    );
+    await expect(readDashboardVersion(p, d.id, 2)).rejects.toMatchObject({ status: 404 });
+    const oldestKept = await readDashboardVersion(p, d.id, 3);
+    expect(oldestKept.widgets.map((w) => w.key)).toEqual(['w3']);
+    const current = await readDashboard(p, d.id);
+    expect(current).toMatchObject({ publishedVersion: last, version: last });
+    expect(current.widgets.map((w) => w.key)).toEqual([`w${last}`]);
+  });
+
+  it('checks scopes against membership: open and own-team scopes for members, any existing one for admins', async () => {
+    const orgId = newOrg();
+    await putScope(orgId, 'open', { teamIds: [] });
+    await putScope(orgId, 'finance', { teamIds: ['team_fin'] });
+    const outsider = memberOf(orgId, ['team_eng']);
+    const insider = memberOf(orgId, ['team_fin'], 'user_fin');
+    const admin = adminOf(orgId);
+
+    await expect(createDashboard(outsider, { name: 'a', scopeId: 'open' })).resolves.toMatchObject({
+      scopeId: 'open',
+    });
+    await expect(
+      createDashboard(outsider, { name: 'b', widgets: [simpleWidget('w', { scopeId: 'finance' })] }),
+    ).rejects.toEqual(new ForbiddenError('SCOPE_ACCESS_REQUIRED'));
+    await expect(createDashboard(outsider, { name: 'c', scopeId: 'missing' })).rejects.toEqual(
+      new ForbiddenError('SCOPE_ACCESS_REQUIRED'),
+    );
+    const mine = await createDashboard(insider, { name: 'd', scopeId: 'finance' });
+    expect(mine.scopeId).toBe('finance');
+    await expect(createDashboard(admin, { name: 'e', scopeId: 'finance' })).resolves.toMatchObject({
+      scopeId: 'finance',
+    });
+    await expect(createDashboard(admin, { name: 'f', scopeId: 'missing' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('scopeId: unknown scope missing'),
+    });
+
+    // PATCH checks a scope only when it changes.
+    const open = await createDashboard(outsider, { name: 'g', scopeId: 'open' });
+    await expect(patchDashboard(outsider, open.id, { scopeId: 'finance' })).rejects.toEqual(
+      new ForbiddenError('SCOPE_ACCESS_REQUIRED'),
+    );
+    await expect(patchDashboard(outsider, open.id, { scopeId: 'open', name: 'g2' })).resolves.toMatchObject({
+      name: 'g2',
+      version: 2,
+    });
+  });
+
+  it('refuses a team being deleted, and PATCH dates out of order with the stored ones', async () => {
+    const orgId = newOrg();
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.team(orgId, 'team_old'),
+          id: 'team_old',
+          organizationId: orgId,
+          name: 'Old',
+          createdAt: '2025-01-01T00:00:00Z',
+          deletingAt: '2025-02-01T00:00:00Z',
+        },
+      }),
+    );
+    const admin = adminOf(orgId);
+    await expect(createDashboard(admin, { name: 'x', teamId: 'team_old' })).rejects.toMatchObject({
+      status: 400,
+    });
+    const d = await createDashboard(admin, { name: 'dates', startDate: '2025-03-01' });
+    await expect(patchDashboard(admin, d.id, { endDate: '2025-02-01' })).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('endDate'),
+    });
+    await expect(patchDashboard(admin, d.id, {})).rejects.toBeInstanceOf(BadRequestError);
+  });
+});
