@@ -111,7 +111,7 @@ export async function archiveDatasource(
 export const MAX_METRIC_NAMES = 200;
 
 /**
- * The gate of a push: records the pushed metric names and the newest point time on the datasource,
+ * The gate of a push: records the pushed metric names and the push time on the datasource,
  * conditional on it existing and not being archived. NotFoundError for an unknown id,
  * ConflictError('DATASOURCE_ARCHIVED') for an archived one, ConflictError('TOO_MANY_METRICS') when
  * the datasource already holds MAX_METRIC_NAMES names.
@@ -120,7 +120,6 @@ export async function recordPush(
   orgId: string,
   datasourceId: string,
   metricNames: readonly string[],
-  newestPointAt: string,
   at: string,
 ): Promise<void> {
   try {
@@ -128,14 +127,13 @@ export async function recordPush(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.datasource(orgId, datasourceId),
-        UpdateExpression: 'ADD metricNames :names SET updatedAt = :at, lastPointAt = :newest',
+        UpdateExpression: 'ADD metricNames :names SET updatedAt = :at, lastPushAt = :at',
         ConditionExpression:
           'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null)) ' +
           'AND (attribute_not_exists(metricNames) OR size(metricNames) <= :cap)',
         ExpressionAttributeValues: {
           ':names': new Set(metricNames),
           ':at': at,
-          ':newest': newestPointAt,
           ':null': 'NULL',
           ':cap': MAX_METRIC_NAMES - metricNames.length,
         },
@@ -155,10 +153,10 @@ export async function recordPush(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.datasource(orgId, datasourceId),
-          UpdateExpression: 'SET updatedAt = :at, lastPointAt = :newest',
+          UpdateExpression: 'SET updatedAt = :at, lastPushAt = :at',
           ConditionExpression:
             'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))',
-          ExpressionAttributeValues: { ':at': at, ':newest': newestPointAt, ':null': 'NULL' },
+          ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
         }),
       )
       .catch((e: unknown) => {

@@ -17,7 +17,8 @@ export interface Datasource {
   createdAt: string;
   updatedAt: string;
   archivedAt: string | null;
-  lastPointAt: string | null;
+  /** When points were last pushed. */
+  lastPushAt: string | null;
 }
 
 export interface MetricPoint {

@@ -28,7 +28,7 @@ export async function createDatasource(
     createdAt: at,
     updatedAt: at,
     archivedAt: null,
-    lastPointAt: null,
+    lastPushAt: null,
   };
   await repo.insertDatasource(ds);
   return ds;
@@ -79,12 +79,7 @@ export async function pushPoints(
   const { points, duplicates, issues } = preparePoints(input.points, now);
   if (issues.length > 0) throw new BadRequestError(`Invalid body: ${issues[0]?.path}: ${issues[0]?.message}`);
   const metrics = [...new Set(points.map((p) => p.metric))].sort();
-  const newest =
-    points
-      .map((p) => p.timestamp)
-      .sort()
-      .at(-1) ?? '';
-  await repo.recordPush(principal.orgId, id, metrics, newest, now.toISOString());
+  await repo.recordPush(principal.orgId, id, metrics, now.toISOString());
   await repo.putPoints(principal.orgId, id, points, now.toISOString());
   return { datasourceId: id, accepted: points.length, duplicates, metrics };
 }

@@ -20,7 +20,14 @@ async function seedOrg(org: string, users: number) {
   const ids: string[] = [];
   for (let i = 0; i < users; i++) {
     const id = `user_${i}`;
-    await ensureUser({ id, organizationId: org, email: `u${i}@${org}.example`, name: id, role: 'member', createdAt });
+    await ensureUser({
+      id,
+      organizationId: org,
+      email: `u${i}@${org}.example`,
+      name: id,
+      role: 'member',
+      createdAt,
+    });
     ids.push(id);
   }
   await ensureTeam({ id: 'team_t', organizationId: org, name: 'Data Platform', createdAt });
@@ -64,7 +71,9 @@ describe('team sync against DynamoDB Local', () => {
 
     const m = await readMembership(org, 'team_t');
     expect(m.members.map((x) => x.userId).sort()).toEqual(['user_1', 'user_2']);
-    expect(m.invites).toEqual([expect.objectContaining({ email: 'stranger@example.org', invitationId: 'inv_1' })]);
+    expect(m.invites).toEqual([
+      expect.objectContaining({ email: 'stranger@example.org', invitationId: 'inv_1' }),
+    ]);
     expect(m.version).toBe(1);
     expect(await teamsOf(org, 'user_0')).toEqual([]);
     expect(await teamsOf(org, 'user_2')).toEqual(['team_t']);
@@ -114,21 +123,32 @@ describe('team sync against DynamoDB Local', () => {
   it('an ambiguous name is refused with 409', async () => {
     const org = orgId();
     await seedOrg(org, 1);
-    await ensureTeam({ id: 'team_u', organizationId: org, name: 'DATA platform', createdAt: new Date().toISOString() });
+    await ensureTeam({
+      id: 'team_u',
+      organizationId: org,
+      name: 'DATA platform',
+      createdAt: new Date().toISOString(),
+    });
     const err = (await syncTeam(adminOf(org), 'Data Platform', { members: [] }, deps()).catch(
       (e: unknown) => e,
     )) as ShapedError;
     expect(err.status).toBe(409);
     expect(err.body()).toMatchObject({ error: 'AMBIGUOUS_TEAM_NAME' });
     // the id still works
-    await expect(syncTeam(adminOf(org), 'team_u', { members: [] }, deps())).resolves.toEqual({ success: true });
+    await expect(syncTeam(adminOf(org), 'team_u', { members: [] }, deps())).resolves.toEqual({
+      success: true,
+    });
   });
 
   it('registering an invited e-mail turns the invitation into a membership', async () => {
     const org = orgId();
     await seedOrg(org, 1);
     await syncTeam(adminOf(org), 'team_t', { members: [{ email: 'later@example.org' }] }, deps());
-    const user = await putUser(adminOf(org), 'user_later', { email: 'Later@example.org', name: 'L', role: 'member' });
+    const user = await putUser(adminOf(org), 'user_later', {
+      email: 'Later@example.org',
+      name: 'L',
+      role: 'member',
+    });
     expect(user.joinedTeamIds).toEqual(['team_t']);
     const m = await readMembership(org, 'team_t');
     expect(m.invites).toEqual([]);

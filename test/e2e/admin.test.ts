@@ -1,0 +1,393 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/db/client';
+import { api, session } from '../support/session';
+
+const s = () => session();
+const admin = () => s().apiKeys.admin;
+const member = () => s().apiKeys.member;
+const orgKey = () => s().apiKeys.org;
+const outsider = () => s().apiKeys.outsider;
+
+const run = Math.random().toString(36).slice(2, 8);
+let seq = 0;
+const unique = (label: string) => `${label} ${run}-${++seq}`;
+
+interface Team {
+  id: string;
+  name: string;
+  members: { userId: string; email: string | null }[];
+  invitations: { email: string }[];
+  lastSyncAt: string | null;
+}
+
+interface Captured {
+  body: { email?: string; teamId?: string };
+  headers: Record<string, string>;
+}
+
+async function newTeam(name = unique('Team')): Promise<Team> {
+  const res = await api<Team>('POST', '/iac/teams', { token: admin(), body: { name } });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+const sync = (token: string, ref: string, members: unknown[]) =>
+  api<Record<string, unknown>>('POST', `/iac/teams/${encodeURIComponent(ref)}/SYNC`, {
+    token,
+    body: { members },
+  });
+
+const readTeam = async (id: string) => (await api<Team>('GET', `/iac/teams/${id}`, { token: admin() })).body;
+
+async function idpCalls(): Promise<Captured[]> {
+  const res = await fetch(`${s().endpoints.capture}/messages?kind=idp`);
+  return (await res.json()) as Captured[];
+}
+
+describe('team SYNC over HTTP', () => {
+  it('syncs by id and by name in another casing', async () => {
+    const team = await newTeam();
+    const byId = await sync(admin(), team.id, [{ userId: s().users.admin }]);
+    expect(byId).toMatchObject({ status: 200, body: { success: true } });
+    expect((await readTeam(team.id)).members.map((m) => m.userId)).toEqual([s().users.admin]);
+
+    const byName = await sync(orgKey(), team.name.toUpperCase(), [
+      { email: s().emails.member.toUpperCase() },
+    ]);
+    expect(byName).toMatchObject({ status: 200, body: { success: true } });
+    expect((await readTeam(team.id)).members.map((m) => m.userId)).toEqual([s().users.member]);
+  });
+
+  it('removes, adds and invites in one call; the same call repeated changes nothing', async () => {
+    const team = await newTeam();
+    await sync(admin(), team.id, [{ userId: s().users.admin }]);
+    const invitee = `new-${run}-${++seq}@example.org`;
+    const members = [{ userId: s().users.member, email: s().emails.member }, { email: invitee }];
+
+    const res = await sync(admin(), team.id, members);
+    expect(res).toMatchObject({ status: 200, body: { success: true } });
+    const after = await readTeam(team.id);
+    expect(after.members.map((m) => m.userId)).toEqual([s().users.member]);
+    expect(after.invitations.map((i) => i.email)).toEqual([invitee]);
+    const sent = (await idpCalls()).filter((c) => c.body.email === invitee);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.body).toMatchObject({ teamId: team.id, organizationId: s().orgId });
+    expect(sent[0]?.headers['idempotency-key']).toEqual(expect.any(String));
+
+    const again = await sync(admin(), team.name.toLowerCase(), members);
+    expect(again).toMatchObject({ status: 200, body: { success: true } });
+    const unchanged = await readTeam(team.id);
+    expect(unchanged).toEqual(after); // same members, invitations and lastSyncAt: nothing was written
+    expect((await idpCalls()).filter((c) => c.body.email === invitee)).toHaveLength(1);
+  });
+
+  it('a member added by SYNC passes the team check on the next request, and loses it once removed', async () => {
+    const team = await newTeam();
+    const before = await api('POST', '/reports', {
+      token: member(),
+      body: { name: 'team report', teamId: team.id },
+    });
+    expect(before).toMatchObject({ status: 403, body: { error: 'TEAM_MEMBER_REQUIRED' } });
+
+    await sync(admin(), team.id, [{ userId: s().users.member }]);
+    const during = await api('POST', '/reports', {
+      token: member(),
+      body: { name: 'team report', teamId: team.id },
+    });
+    expect(during.status).toBe(201);
+
+    await sync(admin(), team.id, []);
+    const after = await api('POST', '/reports', {
+      token: member(),
+      body: { name: 'team report', teamId: team.id },
+    });
+    expect(after).toMatchObject({ status: 403, body: { error: 'TEAM_MEMBER_REQUIRED' } });
+  });
+
+  it('refuses non-admins with 403 {error}', async () => {
+    const team = await newTeam();
+    const res = await sync(member(), team.id, [{ userId: s().users.member }]);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: 'FORBIDDEN' });
+    expect((await readTeam(team.id)).members).toEqual([]);
+  });
+
+  it("treats another organisation's team as not found, in the sync error shape", async () => {
+    const team = await newTeam();
+    const res = await sync(outsider(), team.id, []);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({
+      error: 'NOT_FOUND',
+      reason: expect.any(String),
+      details: expect.any(Array),
+      summary: { added: 0, removed: 0, invited: 0 },
+    });
+    const byName = await sync(outsider(), team.name, []);
+    expect(byName.status).toBe(404);
+  });
+
+  it('rejects bad payloads whole, with the would-be summary, and changes nothing', async () => {
+    const team = await newTeam();
+    await sync(admin(), team.id, [{ userId: s().users.admin }]);
+    const dup = await sync(admin(), team.id, [
+      { userId: s().users.member },
+      { email: `x-${run}@example.org` },
+      { email: `X-${run}@EXAMPLE.org` },
+    ]);
+    expect(dup.status).toBe(400);
+    expect(dup.body).toEqual({
+      error: 'VALIDATION_ERROR',
+      reason: 'members.2.email: duplicate of members.1.email',
+      details: [{ path: 'members.2.email', message: 'duplicate of members.1.email' }],
+      summary: { added: 1, removed: 1, invited: 1 },
+    });
+
+    const badEmail = await sync(admin(), team.id, [{ email: 'not-an-email' }]);
+    expect(badEmail.status).toBe(400);
+    expect(badEmail.body).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      details: [{ path: 'members.0.email' }],
+      summary: { added: 0, removed: 0, invited: 0 },
+    });
+
+    const neither = await sync(admin(), team.id, [{}]);
+    expect(neither.status).toBe(400);
+    expect(neither.body).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      reason: expect.stringContaining('userId'),
+    });
+
+    const unknown = await sync(admin(), team.id, [{ userId: 'user_nobody' }]);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({
+      details: [{ path: 'members.0.userId', message: 'unknown user user_nobody' }],
+    });
+
+    expect((await readTeam(team.id)).members.map((m) => m.userId)).toEqual([s().users.admin]);
+  });
+
+  it('keeps team names unique case-insensitively at creation', async () => {
+    const name = unique('Shared');
+    await newTeam(name);
+    const clash = await api('POST', '/iac/teams', { token: admin(), body: { name: name.toUpperCase() } });
+    expect(clash).toMatchObject({ status: 409, body: { error: 'TEAM_NAME_TAKEN' } });
+  });
+});
+
+describe('teams and scopes over HTTP', () => {
+  it('members read teams; only admins write them', async () => {
+    const team = await newTeam();
+    const list = await api<{ items: Team[] }>('GET', '/iac/teams?limit=100', { token: member() });
+    expect(list.status).toBe(200);
+    const read = await api<Team>('GET', `/iac/teams/${encodeURIComponent(team.name.toLowerCase())}`, {
+      token: member(),
+    });
+    expect(read).toMatchObject({ status: 200, body: { id: team.id } });
+    expect(await api('POST', '/iac/teams', { token: member(), body: { name: unique('x') } })).toMatchObject({
+      status: 403,
+    });
+    const renamed = await api<Team>('PATCH', `/iac/teams/${team.id}`, {
+      token: admin(),
+      body: { name: `${team.name} renamed` },
+    });
+    expect(renamed).toMatchObject({ status: 200, body: { name: `${team.name} renamed` } });
+    expect(await api('DELETE', `/iac/teams/${team.id}`, { token: member() })).toMatchObject({ status: 403 });
+    expect(await api('DELETE', `/iac/teams/${team.id}`, { token: admin() })).toMatchObject({ status: 200 });
+    expect(await api('GET', `/iac/teams/${team.id}`, { token: admin() })).toMatchObject({
+      status: 404,
+      body: { error: 'NOT_FOUND' },
+    });
+  });
+
+  it('a team scope is usable by its members only, from the next request after a SYNC', async () => {
+    const team = await newTeam();
+    const created = await api<{ id: string }>('POST', '/iac/scopes', {
+      token: admin(),
+      body: { name: unique('Scope'), teamIds: [team.id], filters: { provider: ['AWS'] } },
+    });
+    expect(created.status).toBe(201);
+    expect(await api('GET', `/iac/scopes/${created.body.id}`, { token: member() })).toMatchObject({
+      status: 404,
+    });
+    await sync(admin(), team.id, [{ userId: s().users.member }]);
+    expect(await api('GET', `/iac/scopes/${created.body.id}`, { token: member() })).toMatchObject({
+      status: 200,
+      body: { id: created.body.id, teamIds: [team.id] },
+    });
+    expect(
+      await api('POST', '/iac/scopes', { token: admin(), body: { name: 'x', teamIds: ['team_missing'] } }),
+    ).toMatchObject({ status: 400, body: { error: 'VALIDATION_ERROR' } });
+    expect(await api('POST', '/iac/scopes', { token: member(), body: { name: 'x' } })).toMatchObject({
+      status: 403,
+    });
+  });
+});
+
+describe('metrics datasources over HTTP', () => {
+  it('archiving stops points and metric queries; archiving again is idempotent; unknown is 404', async () => {
+    const created = await api<{ id: string; archivedAt: string | null }>('POST', '/iac/metricsDatasources', {
+      token: admin(),
+      body: { name: unique('Orders'), unit: 'orders' },
+    });
+    expect(created).toMatchObject({ status: 201, body: { archivedAt: null } });
+    const id = created.body.id;
+    const points = `/metrics-datasources/${id}/points`;
+    const push = await api('POST', points, {
+      token: orgKey(),
+      body: {
+        points: [
+          { timestamp: '2026-01-01T10:00:00Z', value: 3 },
+          { timestamp: '2026-01-01T10:00:00.000Z', value: 4 },
+          { timestamp: '2026-01-02', value: 5, metric: 'refunds' },
+        ],
+      },
+    });
+    expect(push).toMatchObject({
+      status: 200,
+      body: { accepted: 2, duplicates: 1, metrics: ['refunds', 'value'] },
+    });
+    const query = `${points}?from=2026-01-01&to=2026-01-03&granularity=day`;
+    const before = await api<{ points: unknown[] }>('GET', query, { token: member() });
+    expect(before.body.points).toEqual([
+      { metric: 'value', timestamp: '2026-01-01T00:00:00.000Z', value: 4 },
+      { metric: 'refunds', timestamp: '2026-01-02T00:00:00.000Z', value: 5 },
+    ]);
+    expect(await api('POST', points, { token: member(), body: { points: [] } })).toMatchObject({
+      status: 403,
+    });
+
+    const archived = await api<{ archivedAt: string }>('DELETE', `/iac/metricsDatasources/${id}`, {
+      token: admin(),
+    });
+    expect(archived.status).toBe(200);
+    expect(archived.body.archivedAt).toEqual(expect.any(String));
+    const again = await api<{ archivedAt: string }>('DELETE', `/iac/metricsDatasources/${id}`, {
+      token: admin(),
+    });
+    expect(again).toMatchObject({ status: 200, body: { archivedAt: archived.body.archivedAt } });
+
+    const refused = await api('POST', points, {
+      token: orgKey(),
+      body: { points: [{ timestamp: '2026-01-04T00:00:00Z', value: 1 }] },
+    });
+    expect(refused).toMatchObject({ status: 409, body: { error: 'DATASOURCE_ARCHIVED' } });
+    const after = await api<{ points: unknown[]; archived: boolean }>('GET', query, { token: member() });
+    expect(after.body).toMatchObject({ points: [], archived: true });
+    const listed = await api<{ items: { id: string }[] }>('GET', '/iac/metricsDatasources?limit=100', {
+      token: member(),
+    });
+    expect(listed.body.items.map((d) => d.id)).not.toContain(id);
+
+    expect(await api('DELETE', '/iac/metricsDatasources/ds_unknown', { token: admin() })).toMatchObject({
+      status: 404,
+      body: { error: 'NOT_FOUND' },
+    });
+    expect(await api('DELETE', `/iac/metricsDatasources/${id}`, { token: outsider() })).toMatchObject({
+      status: 404,
+    });
+    expect(await api('DELETE', `/iac/metricsDatasources/${id}`, { token: member() })).toMatchObject({
+      status: 403,
+      body: { error: 'FORBIDDEN' },
+    });
+  });
+
+  it('refuses invalid points with 400 {error} naming the point', async () => {
+    const created = await api<{ id: string }>('POST', '/iac/metricsDatasources', {
+      token: admin(),
+      body: { name: unique('Bad') },
+    });
+    const res = await api('POST', `/metrics-datasources/${created.body.id}/points`, {
+      token: admin(),
+      body: {
+        points: [
+          { timestamp: '2026-01-01T00:00:00Z', value: 1 },
+          { timestamp: 'soon', value: 1 },
+        ],
+      },
+    });
+    expect(res.status).toBe(400);
+    expect((res.body as { error: string }).error).toContain('points.1.timestamp');
+  });
+});
+
+describe('API keys over HTTP', () => {
+  it('creates a key shown once, lists it without the key, and a revoked key gets 401 on the next request', async () => {
+    const created = await api<{ id: string; key: string; prefix: string }>('POST', '/api-keys', {
+      token: member(),
+      body: { name: 'laptop' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^ak_[0-9A-Za-z]{38}$/);
+    const fresh = created.body.key;
+
+    const listed = await api<{ items: Record<string, unknown>[] }>('GET', '/api-keys', { token: fresh });
+    expect(listed.status).toBe(200);
+    const row = listed.body.items.find((k) => k.id === created.body.id);
+    expect(row).toMatchObject({ name: 'laptop', prefix: fresh.slice(0, 9), revokedAt: null });
+    expect(row?.lastUsedAt).toEqual(expect.any(String));
+    expect(Object.keys(row ?? {})).not.toContain('key');
+    expect(Object.keys(row ?? {})).not.toContain('hash');
+    expect(JSON.stringify(listed.body)).not.toContain(fresh);
+
+    const revoked = await api<{ revokedAt: string }>('DELETE', `/api-keys/${created.body.id}`, {
+      token: member(),
+    });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revokedAt).toEqual(expect.any(String));
+    const after = await api('GET', '/api-keys', { token: fresh });
+    expect(after).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
+  });
+
+  it('members manage only their own keys; admins any key of the org, and org keys', async () => {
+    const mine = await api<{ id: string }>('POST', '/api-keys', { token: member(), body: { name: 'm' } });
+    expect(await api('DELETE', `/api-keys/${mine.body.id}`, { token: outsider() })).toMatchObject({
+      status: 404,
+    });
+    const adminList = await api<{ items: { id: string }[] }>('GET', '/api-keys?limit=100', {
+      token: admin(),
+    });
+    expect(adminList.body.items.map((k) => k.id)).toContain(mine.body.id);
+    const memberList = await api<{ items: { principalId: string }[] }>('GET', '/api-keys', {
+      token: member(),
+    });
+    expect(new Set(memberList.body.items.map((k) => k.principalId))).toEqual(new Set([s().users.member]));
+    expect(
+      await api('POST', '/api-keys', { token: member(), body: { name: 'o', kind: 'org' } }),
+    ).toMatchObject({
+      status: 403,
+    });
+    const orgOwned = await api<{ kind: string; principalId: string; key: string }>('POST', '/api-keys', {
+      token: admin(),
+      body: { name: 'automation', kind: 'org' },
+    });
+    expect(orgOwned.body).toMatchObject({ kind: 'org', principalId: s().orgId });
+    expect(await api('GET', '/iac/teams', { token: orgOwned.body.key })).toMatchObject({ status: 200 });
+    expect(await api('DELETE', `/api-keys/${mine.body.id}`, { token: admin() })).toMatchObject({
+      status: 200,
+    });
+  });
+
+  it('no raw API key is stored anywhere in the table', async () => {
+    const created = await api<{ key: string }>('POST', '/api-keys', {
+      token: admin(),
+      body: { name: 'scan me' },
+    });
+    const known = [...Object.values(s().apiKeys), created.body.key];
+    const rawKey = /ak_[0-9A-Za-z]{38}/;
+    let scanned = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await db().send(
+        new ScanCommand({ TableName: tableName(), ...(start ? { ExclusiveStartKey: start } : {}) }),
+      );
+      for (const item of page.Items ?? []) {
+        const text = JSON.stringify(item);
+        expect(text).not.toMatch(rawKey);
+        for (const key of known) expect(text).not.toContain(key);
+        scanned++;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    expect(scanned).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,118 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { hashApiKey } from '../../../shared/auth/api-key-format';
+import { verifyCredential } from '../../../shared/auth/credentials';
+import type { Principal } from '../../../shared/auth/principal';
+import {
+  findOrgKey,
+  LAST_USED_RESOLUTION_MS,
+  listPrincipalKeys,
+  recordApiKeyUse,
+} from '../../../shared/db/api-keys-repo';
+import { db, tableName } from '../../../shared/db/client';
+import { ensureUser } from '../../../shared/db/identity-repo';
+import { keys } from '../../../shared/db/keys';
+import { findApiKeyByHash, loadPrincipal } from '../../../shared/db/principals-repo';
+import { createKey, listKeys, revokeKey } from '../../../shared/domain/apikeys/service';
+import { UnauthorizedError } from '../../../shared/errors';
+
+const run = Math.random().toString(36).slice(2, 8);
+const org = `org_keys${run}`;
+const member: Principal = { orgId: org, principalId: 'user_m', kind: 'user', role: 'member', teamIds: [] };
+const admin: Principal = { orgId: org, principalId: 'user_a', kind: 'user', role: 'admin', teamIds: [] };
+
+beforeAll(async () => {
+  const createdAt = new Date().toISOString();
+  await ensureUser({
+    id: 'user_m',
+    organizationId: org,
+    email: 'm@k.io',
+    name: 'm',
+    role: 'member',
+    createdAt,
+  });
+  await ensureUser({
+    id: 'user_a',
+    organizationId: org,
+    email: 'a@k.io',
+    name: 'a',
+    role: 'admin',
+    createdAt,
+  });
+});
+
+describe('API keys against DynamoDB Local', () => {
+  it('creates a usable key, stores only its hash and lists it without key or hash', async () => {
+    const created = await createKey(member, { name: 'ci' });
+    expect(created.key).toMatch(/^ak_[0-9A-Za-z]{38}$/);
+    const auth = await verifyCredential(`Bearer ${created.key}`);
+    expect(auth).toMatchObject({ orgId: org, principalId: 'user_m', keyId: created.id });
+
+    const mirror = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.principalKey(org, 'user_m', created.id) }),
+    );
+    expect(JSON.stringify(mirror.Item)).not.toContain(created.key);
+    expect(mirror.Item?.hash).toBe(hashApiKey(created.key));
+
+    const listed = await listKeys(member, { limit: 25, mine: false });
+    const row = listed.items.find((k) => k.id === created.id);
+    expect(row).toMatchObject({ name: 'ci', prefix: created.key.slice(0, 9), revokedAt: null });
+    expect(JSON.stringify(listed)).not.toContain(created.key);
+    expect(JSON.stringify(listed)).not.toContain(hashApiKey(created.key));
+  });
+
+  it('records lastUsedAt on first use and at most once per hour afterwards', async () => {
+    const created = await createKey(member, { name: 'usage' });
+    const hash = hashApiKey(created.key);
+    await verifyCredential(`Bearer ${created.key}`);
+    const first = (await findApiKeyByHash(hash))?.lastUsedAt;
+    expect(first).toEqual(expect.any(String));
+    const mirrorUse = (await listPrincipalKeys(org, 'user_m')).find((k) => k.id === created.id)?.lastUsedAt;
+    expect(mirrorUse).toBe(first);
+
+    const lookup = (await findApiKeyByHash(hash))!;
+    const soon = new Date(Date.parse(first!) + 60_000);
+    expect(await recordApiKeyUse(hash, lookup, soon)).toBe(false);
+    const later = new Date(Date.parse(first!) + LAST_USED_RESOLUTION_MS + 1);
+    expect(await recordApiKeyUse(hash, lookup, later)).toBe(true);
+    expect((await findApiKeyByHash(hash))?.lastUsedAt).toBe(later.toISOString());
+    // a concurrent authorizer holding the stale lookup does not write again
+    expect(await recordApiKeyUse(hash, lookup, later)).toBe(false);
+  });
+
+  it('revocation marks both items in one go: the authorizer and the per-request check refuse the key', async () => {
+    const created = await createKey(member, { name: 'to revoke' });
+    const auth = await verifyCredential(`Bearer ${created.key}`);
+    const revoked = await revokeKey(member, created.id);
+    expect(revoked.revokedAt).toEqual(expect.any(String));
+    await expect(verifyCredential(`Bearer ${created.key}`)).rejects.toBeInstanceOf(UnauthorizedError);
+    // an authorizer result cached from before the revocation is refused by loadPrincipal
+    await expect(loadPrincipal(auth)).rejects.toBeInstanceOf(UnauthorizedError);
+    // idempotent
+    expect((await revokeKey(member, created.id)).revokedAt).toBe(revoked.revokedAt);
+  });
+
+  it('members revoke only their own keys; admins any key of the org, found by id', async () => {
+    const created = await createKey(member, { name: 'owned' });
+    await expect(revokeKey({ ...member, principalId: 'user_a' }, created.id)).rejects.toMatchObject({
+      status: 404,
+    });
+    expect((await findOrgKey(org, created.id))?.principalId).toBe('user_m');
+    expect((await revokeKey(admin, created.id)).revokedAt).toEqual(expect.any(String));
+  });
+
+  it('org keys are for admins only and act as the organisation principal', async () => {
+    await expect(createKey(member, { name: 'x', kind: 'org' })).rejects.toMatchObject({ status: 403 });
+    const orgKey = await createKey(admin, { name: 'automation', kind: 'org' });
+    expect(orgKey).toMatchObject({ kind: 'org', principalId: org });
+    const p = await loadPrincipal(await verifyCredential(`Bearer ${orgKey.key}`));
+    expect(p).toMatchObject({ kind: 'org', role: 'admin', principalId: org });
+  });
+
+  it('a user without a stored profile cannot mint a key', async () => {
+    const ghost: Principal = { ...member, principalId: 'user_ghost' };
+    await expect(createKey(ghost, { name: 'x' })).rejects.toMatchObject({
+      status: 409,
+      message: 'USER_NOT_REGISTERED',
+    });
+  });
+});
