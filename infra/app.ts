@@ -1,6 +1,11 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { readDeployConfig, readStage } from './constructs/deploy-config';
+import {
+  type DeployConfig,
+  DeployConfigError,
+  readDeployConfig,
+  readStage,
+} from './constructs/deploy-config';
 import { CostManagementStack } from './stack';
 
 /**
@@ -10,8 +15,16 @@ import { CostManagementStack } from './stack';
  * it (`-c nag=false` skips them, e.g. to look at a template while fixing one).
  */
 const app = new App();
-const stage = readStage(app.node);
-const config = readDeployConfig(app.node, stage);
+let config: DeployConfig;
+try {
+  config = readDeployConfig(app.node, readStage(app.node));
+} catch (error) {
+  if (!(error instanceof DeployConfigError)) throw error;
+  // A configuration mistake, not a bug: the message says what to pass, a stack trace would bury it.
+  process.stderr.write(`\n${error.message}\n\n`);
+  process.exit(1);
+}
+const { stage } = config;
 
 new CostManagementStack(app, `CostManagement-${stage}`, {
   config,

@@ -33,6 +33,8 @@ export const BILLING_INGEST_QUEUE = 'billing-ingest';
 
 export const AUTHORIZER_ENTRY = 'functions/http/authorizer.ts';
 export const AUTHORIZER_CACHE_TTL = Duration.minutes(5);
+/** The only attribute the authorizer writes. */
+export const API_KEY_LAST_USED_ATTRIBUTE = 'lastUsedAt';
 
 export interface CostManagementStackProps extends StackProps {
   config: DeployConfig;
@@ -139,6 +141,13 @@ export class CostManagementStack extends Stack {
       timeoutSeconds: 5,
       needs: { table: 'read' },
     });
+    // The authorizer records when an API key was last used (`recordApiKeyUse` in
+    // shared/db/api-keys-repo.ts): it may set that one attribute and write nothing else.
+    this.authorizerFunction.grantAttributeUpdate(
+      this.table,
+      [tableDefinition.partitionKey, tableDefinition.sortKey],
+      [API_KEY_LAST_USED_ATTRIBUTE],
+    );
     Validations.of(this.authorizerFunction).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason: SYNC_INVOCATION_DLQ_REASON,

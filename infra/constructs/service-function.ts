@@ -144,6 +144,27 @@ export class ServiceFunction extends Construct {
     );
   }
 
+  /**
+   * `UpdateItem` limited to setting the named attributes (fine-grained access control): the
+   * request may touch only the key attributes and these, and may not return whole items.
+   */
+  grantAttributeUpdate(
+    table: ITableV2,
+    keyAttributes: readonly string[],
+    attributes: readonly string[],
+  ): void {
+    this.role.addToPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, ...attributes] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
+        },
+      }),
+    );
+  }
+
   /** Adds an environment variable (e.g. a queue URL for a send grant). */
   addEnvironment(name: string, value: string): void {
     this.fn.addEnvironment(name, value);

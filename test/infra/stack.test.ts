@@ -4,7 +4,14 @@ import { FOCUS_COLUMNS } from '../../infra/constructs/warehouse';
 import { queueUrlVariable } from '../../infra/constructs/work-queues';
 import { tableDefinition } from '../../shared/db/keys';
 import type { RouteDef } from '../../shared/http/route';
-import { type QueueDef, queues, type ScheduleDef, type WorkerDef, workers } from '../../shared/queues';
+import {
+  type QueueDef,
+  queues,
+  type ScheduleDef,
+  schedules,
+  type WorkerDef,
+  workers,
+} from '../../shared/queues';
 import { routes } from '../../shared/routes';
 import { type BuiltStack, buildStack, refOf, refsIn, resourcesOf } from './support';
 
@@ -123,9 +130,9 @@ function queueIds(template: Template) {
 }
 
 describe('functions', () => {
-  test('one Lambda per manifest route plus the authorizer, and nothing else in prod', () => {
+  test('one Lambda per manifest route plus the authorizer (and one per worker and schedule), nothing else', () => {
     const fns = resourcesOf(prod.template, 'AWS::Lambda::Function');
-    expect(Object.keys(fns)).toHaveLength(routes.length + 1);
+    expect(Object.keys(fns)).toHaveLength(routes.length + 1 + workers.length + schedules.length);
     for (const def of routes) functionId(prod.template, `${def.method} ${def.path}`);
     functionId(prod.template, 'HTTP API Lambda authorizer (session JWT or API key)');
   });
@@ -247,19 +254,27 @@ describe('least privilege', () => {
     expect(rendered).not.toContain('/index/*');
   });
 
-  test('the authorizer reads the table and nothing else', () => {
+  test('the authorizer reads the table and may only set lastUsedAt', () => {
     const id = functionId(prod.template, 'HTTP API Lambda authorizer (session JWT or API key)');
-    const actions = [...actionsOf(statementsOf(prod.template, id))].sort();
-    expect(actions).toEqual(
+    const statements = statementsOf(prod.template, id);
+    expect([...actionsOf(statements)].sort()).toEqual(
       [
         'dynamodb:BatchGetItem',
         'dynamodb:ConditionCheckItem',
         'dynamodb:GetItem',
         'dynamodb:Query',
+        'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
       ].sort(),
     );
+    const update = statements.find((s) => actionsOf([s]).has('dynamodb:UpdateItem')) as Statement & {
+      Condition: Record<string, Record<string, unknown>>;
+    };
+    expect(actionsOf([update])).toEqual(new Set(['dynamodb:UpdateItem']));
+    expect(update.Condition['ForAllValues:StringEquals']).toEqual({
+      'dynamodb:Attributes': [tableDefinition.partitionKey, tableDefinition.sortKey, 'lastUsedAt'],
+    });
   });
 
   test('sendsTo gives a send grant on exactly that queue and its URL variable', () => {
@@ -472,6 +487,16 @@ describe('queues, workers and schedules', () => {
     expect(
       mappings.find((m) => m.Properties!.BatchSize === 20)?.Properties?.MaximumBatchingWindowInSeconds,
     ).toBe(1);
+  });
+
+  test('prod: one event source per real worker and one rule per real schedule', () => {
+    expect(Object.keys(resourcesOf(prod.template, 'AWS::Lambda::EventSourceMapping'))).toHaveLength(
+      workers.length,
+    );
+    const expressions = Object.values(resourcesOf(prod.template, 'AWS::Events::Rule')).map(
+      (r) => r.Properties!.ScheduleExpression,
+    );
+    expect(expressions.sort()).toEqual(schedules.map((s) => s.expression).sort());
   });
 
   test('event source mappings in every stack report batch item failures', () => {
