@@ -1,0 +1,159 @@
+/**
+ * `npm run keys -- <command> [flags]`: API keys of the running local stack (or of any table the
+ * environment points at), written straight to DynamoDB with the same repository code the service
+ * uses, so the key format, hashing and mirrors are identical.
+ *
+ *   create --principal user_…|org_… [--name NAME] [--org org_…]   prints the key on stdout, alone
+ *   list   [--principal ID] [--org org_…]                        keys as JSON lines, never the key
+ *   revoke --id key_… [--org org_…]                                effective on the next request
+ *
+ * The DynamoDB endpoint is DYNAMODB_ENDPOINT, else `endpoints.dynamodb` of `<state-dir>/session.json`
+ * (`--state-dir`, $LOCAL_STATE_DIR or .local); without either the AWS default chain is used with
+ * TABLE_NAME. The org defaults to the session's organisation, else org_demo. A `user_` principal
+ * must be a registered user (a key of an unknown user could never authenticate); an `org_`
+ * principal must be the org itself and gets an organisation key.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const ORG_ID = /^org_[A-Za-z0-9_-]{1,64}$/;
+const PRINCIPAL_ID = /^(user|org)_[A-Za-z0-9_-]{1,64}$/;
+const KEY_ID = /^key_[A-Za-z0-9_-]{1,64}$/;
+
+const USAGE = [
+  'usage: npm run keys -- create --principal user_…|org_… [--name NAME] [--org org_…] [--state-dir DIR]',
+  '       npm run keys -- list [--principal ID] [--org org_…] [--state-dir DIR]',
+  '       npm run keys -- revoke --id key_… [--org org_…] [--state-dir DIR]',
+].join('\n');
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export type KeysCommand =
+  | { command: 'create'; principal: string; name: string; org?: string; stateDir: string }
+  | { command: 'list'; principal?: string; org?: string; stateDir: string }
+  | { command: 'revoke'; id: string; org?: string; stateDir: string };
+
+const FLAGS: Record<KeysCommand['command'], string[]> = {
+  create: ['--principal', '--name', '--org', '--state-dir'],
+  list: ['--principal', '--org', '--state-dir'],
+  revoke: ['--id', '--org', '--state-dir'],
+};
+
+export function parseKeysArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): KeysCommand {
+  const [command, ...rest] = argv;
+  if (command !== 'create' && command !== 'list' && command !== 'revoke') {
+    throw new UsageError(command ? `Unknown command ${command}` : 'A command is required');
+  }
+  const values: Record<string, string> = {};
+  for (let i = 0; i < rest.length; i++) {
+    const a = String(rest[i]);
+    const eq = a.indexOf('=');
+    const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    if (!FLAGS[command].includes(flag)) throw new UsageError(`Unknown argument ${a} for ${command}`);
+    const value = inline ?? rest[++i];
+    if (value === undefined || value === '' || (inline === undefined && value.startsWith('--'))) {
+      throw new UsageError(`${flag} needs a value`);
+    }
+    values[flag.slice(2)] = value;
+  }
+  if (values.org !== undefined && !ORG_ID.test(values.org))
+    throw new UsageError('--org must look like org_…');
+  if (values.principal !== undefined && !PRINCIPAL_ID.test(values.principal)) {
+    throw new UsageError('--principal must look like user_… or org_…');
+  }
+  const stateDir = resolve(values['state-dir'] ?? env.LOCAL_STATE_DIR ?? '.local');
+  const org = values.org ? { org: values.org } : {};
+  if (command === 'create') {
+    if (!values.principal) throw new UsageError('--principal is required');
+    const name = values.name ?? 'cli';
+    if (name.length > 100) throw new UsageError('--name is at most 100 characters');
+    return { command, principal: values.principal, name, stateDir, ...org };
+  }
+  if (command === 'revoke') {
+    if (!values.id || !KEY_ID.test(values.id)) throw new UsageError('--id key_… is required');
+    return { command, id: values.id, stateDir, ...org };
+  }
+  return { command, stateDir, ...org, ...(values.principal ? { principal: values.principal } : {}) };
+}
+
+interface LocalSession {
+  orgId?: string;
+  endpoints?: { dynamodb?: string };
+  tableName?: string;
+}
+
+function readSession(stateDir: string): LocalSession | undefined {
+  const file = join(stateDir, 'session.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as LocalSession;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseKeysArgs(process.argv.slice(2));
+  const session = readSession(args.stateDir);
+  // Point the shared DynamoDB client at the stack before anything reads the configuration.
+  if (!process.env.DYNAMODB_ENDPOINT && session?.endpoints?.dynamodb) {
+    process.env.DYNAMODB_ENDPOINT = session.endpoints.dynamodb;
+  }
+  if (process.env.DYNAMODB_ENDPOINT) {
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    process.env.AWS_REGION ??= 'us-east-1';
+  }
+  if (!process.env.TABLE_NAME && session?.tableName) process.env.TABLE_NAME = session.tableName;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const org = args.org ?? session?.orgId ?? 'org_demo';
+
+  const keysRepo = await import('../shared/db/api-keys-repo');
+  const { createApiKey } = await import('../shared/db/identity-repo');
+  const { getUser } = await import('../shared/db/users-repo');
+
+  if (args.command === 'create') {
+    const kind = args.principal.startsWith('org_') ? 'org' : 'user';
+    if (kind === 'org' && args.principal !== org) {
+      throw new UsageError(`an organisation key belongs to the org itself: use --principal ${org}`);
+    }
+    if (kind === 'user' && !(await getUser(org, args.principal))) {
+      throw new UsageError(
+        `${args.principal} is not a registered user of ${org} (PUT /iac/users/{id} first)`,
+      );
+    }
+    const created = await createApiKey(org, args.principal, kind, args.name, 'cli');
+    process.stdout.write(`${created.key}\n`);
+    process.stderr.write(
+      `${kind} key ${created.id} (${created.prefix}…) for ${args.principal} in ${org}; it is shown once\n`,
+    );
+    return;
+  }
+  if (args.command === 'list') {
+    const items = args.principal
+      ? await keysRepo.listPrincipalKeys(org, args.principal)
+      : (await keysRepo.listOrgKeys(org, 100)).items;
+    for (const k of items) process.stdout.write(`${JSON.stringify(keysRepo.publicView(k))}\n`);
+    process.stderr.write(`${items.length} key(s) in ${org}\n`);
+    return;
+  }
+  const key = await keysRepo.findOrgKey(org, args.id);
+  if (!key) throw new UsageError(`no key ${args.id} in ${org}`);
+  if (key.revokedAt) {
+    process.stderr.write(`${args.id} was already revoked at ${key.revokedAt}\n`);
+    return;
+  }
+  await keysRepo.revokeApiKey(org, key, new Date().toISOString());
+  process.stderr.write(`revoked ${args.id} (${key.prefix}…) of ${key.principalId}\n`);
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    const message =
+      error instanceof UsageError ? `${error.message}\n${USAGE}` : String(error?.stack ?? error);
+    process.stderr.write(`npm run keys: ${message}\n`);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  });
+}
