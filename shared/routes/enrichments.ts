@@ -32,6 +32,9 @@ export const getEnrichment = route({
   summary: 'Read one enrichment document (JSON form of the stored YAML; ETag = version)',
   params: EnrichmentNameParams,
   response: EnrichmentDocumentBody,
+  // Parsing the stored YAML of a large document (10,000 entries) is CPU-bound: more memory, more CPU.
+  memoryMb: 1024,
+  timeoutSeconds: 15,
 });
 
 /**
@@ -50,6 +53,9 @@ export const putEnrichment = route({
     'Create (201) or replace (200) an enrichment document; body: the GET document as application/json or application/yaml; optional If-Match',
   params: EnrichmentNameParams,
   response: EnrichmentDocumentBody,
+  // A 1 MB YAML body costs more to parse and re-serialise than JSON: more memory, more CPU.
+  memoryMb: 1024,
+  timeoutSeconds: 20,
 });
 
 export const deleteEnrichment = route({

@@ -1,4 +1,15 @@
-import { isAlias, isCollection, isMap, isScalar, isSeq, parseDocument, stringify, visit } from 'yaml';
+import {
+  CST,
+  isAlias,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  Lexer,
+  parseDocument,
+  stringify,
+  visit,
+} from 'yaml';
 
 /** YAML text longer than this is refused before parsing (the HTTP body cap is also 1 MB). */
 export const MAX_YAML_BYTES = 1024 * 1024;
@@ -23,6 +34,7 @@ export class YamlError extends Error {
  */
 export function parseYaml(text: string): unknown {
   if (Buffer.byteLength(text) > MAX_YAML_BYTES) throw new YamlError('YAML document is too large');
+  refuseAnchorsEarly(text);
   const doc = parseDocument(text, {
     version: '1.2',
     schema: 'core',
@@ -67,6 +79,18 @@ export function parseYaml(text: string): unknown {
   });
   if (problem) throw new YamlError(problem);
   return doc.toJS({ maxAliasCount: 0 });
+}
+
+/**
+ * Streams the lexer and stops at the first anchor or alias token, so a document built from
+ * aliases is refused after reading up to its first `&`, before the (much slower) composer runs.
+ */
+function refuseAnchorsEarly(text: string): void {
+  for (const token of new Lexer().lex(text)) {
+    const type = CST.tokenType(token);
+    if (type === 'anchor' || type === 'alias')
+      throw new YamlError('YAML anchors and aliases are not accepted');
+  }
 }
 
 /** The canonical YAML text of a validated document: block style, no anchors, no line folding. */

@@ -36,6 +36,17 @@ describe('enrichment YAML codec', () => {
     expect(() => parseYaml(aliasBomb())).toThrow(new YamlError('YAML anchors and aliases are not accepted'));
   });
 
+  it('tells anchors from text that merely contains & or *', () => {
+    expect(parseYaml('a: "&x *y"\nb: \'*z\'\nc: x&y\nd: |\n  &w *v\n')).toEqual({
+      a: '&x *y',
+      b: '*z',
+      c: 'x&y',
+      d: '&w *v\n',
+    });
+    const late = `${Array.from({ length: 500 }, (_, i) => `k${i}: v`).join('\n')}\nz: &a x\n`;
+    expect(() => parseYaml(late)).toThrow('YAML anchors and aliases are not accepted');
+  });
+
   it('rejects any anchor, merge key or custom tag, and duplicate keys', () => {
     expect(() => parseYaml('a: &x 1\nb: *x\n')).toThrow(YamlError);
     expect(() => parseYaml('a: &x 1\n')).toThrow('YAML anchors and aliases are not accepted');
