@@ -1,13 +1,21 @@
 import {
-  BatchWriteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Datasource, MetricPoint } from '../domain/datasources/model';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors';
-import { db, decodeCursor, encodeCursor, isConditionalCheckFailed, tableName } from './client';
+import {
+  cancellationCodes,
+  db,
+  decodeCursor,
+  encodeCursor,
+  isConditionalCheckFailed,
+  isTransactionCanceled,
+  tableName,
+} from './client';
 import { keys, stripKeys } from './keys';
 
 function fromItem(item: Record<string, unknown>): Datasource {
@@ -168,8 +176,11 @@ export async function recordPush(
 
 /**
  * Writes points, one item each, keyed by (datasource, metric, timestamp): writing a point again
- * overwrites it, which is the deduplication by timestamp. Batches of 25 (the BatchWrite limit)
- * with unprocessed items retried; callers pass points already unique per (metric, timestamp).
+ * overwrites it, which is the deduplication by timestamp. Callers pass points already unique per
+ * (metric, timestamp). Points go in transactions of 100 (a few in flight): each chunk lands whole,
+ * and DynamoDB Local runs a 100-item transaction far faster than four 25-item BatchWrites (measured
+ * 40–150 ms against 500–700 ms per 25 items), at 2 WCU per point instead of 1 in AWS. A chunk that
+ * meets a concurrent transaction on the same points is retried.
  */
 export async function putPoints(
   orgId: string,
@@ -177,37 +188,42 @@ export async function putPoints(
   points: readonly MetricPoint[],
   receivedAt: string,
 ): Promise<void> {
-  const batches: MetricPoint[][] = [];
-  for (let i = 0; i < points.length; i += 25) batches.push(points.slice(i, i + 25));
-  const writeBatch = async (batch: MetricPoint[]) => {
-    let requests: Record<string, unknown>[] | undefined = batch.map((p) => ({
-      PutRequest: {
-        Item: {
-          ...keys.metricPoint(orgId, datasourceId, p.metric, p.timestamp),
-          entity: 'metricPoint',
-          schemaVersion: 1,
-          metric: p.metric,
-          timestamp: p.timestamp,
-          value: p.value,
-          receivedAt,
+  const chunks: MetricPoint[][] = [];
+  for (let i = 0; i < points.length; i += 100) chunks.push(points.slice(i, i + 100));
+  const writeChunk = async (chunk: MetricPoint[]) => {
+    const command = new TransactWriteCommand({
+      TransactItems: chunk.map((p) => ({
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...keys.metricPoint(orgId, datasourceId, p.metric, p.timestamp),
+            entity: 'metricPoint',
+            schemaVersion: 1,
+            metric: p.metric,
+            timestamp: p.timestamp,
+            value: p.value,
+            receivedAt,
+          },
         },
-      },
-    }));
-    for (let attempt = 0; requests && requests.length > 0; attempt++) {
-      if (attempt > 8) throw new Error('BatchWrite kept returning unprocessed items');
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-      const res = await db().send(
-        new BatchWriteCommand({ RequestItems: { [tableName()]: requests as never } }),
-      );
-      requests = res.UnprocessedItems?.[tableName()] as Record<string, unknown>[] | undefined;
+      })),
+    });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await db().send(command);
+        return;
+      } catch (error) {
+        const conflict =
+          isTransactionCanceled(error) && cancellationCodes(error).includes('TransactionConflict');
+        if (!conflict || attempt >= 4) throw error;
+        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt + Math.random() * 50));
+      }
     }
   };
-  // A few batches in flight at once: fast enough for 1,000 points, gentle on on-demand capacity.
   let next = 0;
   const worker = async () => {
-    while (next < batches.length) {
-      const batch = batches[next++];
-      if (batch) await writeBatch(batch);
+    while (next < chunks.length) {
+      const chunk = chunks[next++];
+      if (chunk) await writeChunk(chunk);
     }
   };
   await Promise.all([worker(), worker(), worker(), worker()]);

@@ -53,17 +53,17 @@ describe('metrics datasources against DynamoDB Local', () => {
     expect(stored?.lastPushAt).toEqual(expect.any(String));
   });
 
-  it('writes a batch spanning many 25-item BatchWrite calls', async () => {
+  it('writes a full batch of 1,000 points in 100-point transactions', async () => {
     const ds = await createDatasource(admin(org), { name: 'big', description: '', unit: null });
     const start = Date.parse('2026-02-01T00:00:00Z');
-    const points = Array.from({ length: 260 }, (_, i) => ({
+    const points = Array.from({ length: 1000 }, (_, i) => ({
       timestamp: new Date(start + i * 60_000).toISOString(),
       value: i,
     }));
     await pushPoints(admin(org), ds.id, { points });
     const res = await queryMetricPoints(org, ds.id, 'value', '2026-02-01', '2026-02-02');
-    expect(res.points).toHaveLength(260);
-    expect(res.points.at(-1)?.value).toBe(259);
+    expect(res.points).toHaveLength(1000);
+    expect(res.points.at(-1)?.value).toBe(999);
   }, 120_000);
 
   it('an archived datasource refuses points and disappears from metric queries; archiving is idempotent', async () => {
