@@ -279,12 +279,8 @@ export async function getVersionHead(
   return res.Item ? fromHeadItem(res.Item) : undefined;
 }
 
-/**
- * Reads and decodes a version's JSON. Undefined when its parts are not all there (the version
- * was pruned between reading the head and the parts).
- */
-export async function readVersionSnapshot<T>(orgId: string, head: VersionHead): Promise<T | undefined> {
-  const { pk } = keys.dashboardVersionHead(orgId, head.dashboardId, head.version);
+async function readParts(orgId: string, dashboardId: string, version: number): Promise<Uint8Array[]> {
+  const { pk } = keys.dashboardVersionHead(orgId, dashboardId, version);
   const parts: Uint8Array[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -292,7 +288,7 @@ export async function readVersionSnapshot<T>(orgId: string, head: VersionHead): 
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.dashboardVersionPartsPrefix(head.version) },
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.dashboardVersionPartsPrefix(version) },
         ConsistentRead: true,
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
@@ -300,8 +296,24 @@ export async function readVersionSnapshot<T>(orgId: string, head: VersionHead): 
     for (const item of res.Items ?? []) parts.push(item.data as Uint8Array);
     start = res.LastEvaluatedKey;
   } while (start);
-  if (parts.length !== head.partCount) return undefined;
-  return decodeSnapshot<T>(parts);
+  return parts;
+}
+
+/**
+ * Reads a saved version: its head and its decoded JSON, fetched in parallel. Undefined when the
+ * version does not exist or its parts are not all there (pruned between the two reads).
+ */
+export async function readVersion<T>(
+  orgId: string,
+  dashboardId: string,
+  version: number,
+): Promise<{ head: VersionHead; snapshot: T } | undefined> {
+  const [head, parts] = await Promise.all([
+    getVersionHead(orgId, dashboardId, version),
+    readParts(orgId, dashboardId, version),
+  ]);
+  if (!head || parts.length !== head.partCount) return undefined;
+  return { head, snapshot: decodeSnapshot<T>(parts) };
 }
 
 /** Saved versions of a dashboard, newest first. */

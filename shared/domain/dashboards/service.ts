@@ -10,7 +10,7 @@ import {
   listVersionHeads,
   type Page,
   publishDashboardVersion,
-  readVersionSnapshot,
+  readVersion,
   replaceDashboardMeta,
   SNAPSHOT_ENCODING,
   type VersionHead,
@@ -220,11 +220,12 @@ async function loadEditable(principal: Principal, dashboardId: string): Promise<
 async function withWidgets(principal: Principal, d: DashboardSummary): Promise<Dashboard> {
   let current = d;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const head = await getVersionHead(principal.orgId, current.id, current.publishedVersion);
-    const snapshot = head
-      ? await readVersionSnapshot<{ widgets: Widget[] }>(principal.orgId, head)
-      : undefined;
-    if (snapshot) return { ...present(current), widgets: snapshot.widgets };
+    const read = await readVersion<{ widgets: Widget[] }>(
+      principal.orgId,
+      current.id,
+      current.publishedVersion,
+    );
+    if (read) return { ...present(current), widgets: read.snapshot.widgets };
     current = await loadVisible(principal, d.id);
   }
   throw new Error(`dashboard ${d.id} version ${current.publishedVersion} has missing parts`);
@@ -286,10 +287,14 @@ export async function publishDashboard(
   const current = await loadEditable(principal, dashboardId);
   if (current.archivedAt) throw ARCHIVED();
   if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
-  await assertAssignable(principal, body.teamId, scopeReferences(body));
+  const next = current.publishedVersion + 1;
+  const pruneVersion = versionToPrune(next);
+  const [, prune] = await Promise.all([
+    assertAssignable(principal, body.teamId, scopeReferences(body)),
+    pruneVersion ? getVersionHead(principal.orgId, dashboardId, pruneVersion) : undefined,
+  ]);
 
   const at = now();
-  const next = current.publishedVersion + 1;
   const summary: DashboardSummary = present({
     ...current,
     ...fieldsOf(body),
@@ -299,8 +304,6 @@ export async function publishDashboard(
     publishedAt: at,
     updatedAt: at,
   });
-  const pruneVersion = versionToPrune(next);
-  const prune = pruneVersion ? await getVersionHead(principal.orgId, dashboardId, pruneVersion) : undefined;
   const encoded = encodeSnapshot(json);
   const write = await publishDashboardVersion(
     summary,
@@ -417,10 +420,9 @@ export async function readDashboardVersion(
   n: number,
 ): Promise<DashboardVersion> {
   await loadVisible(principal, dashboardId);
-  const head = await getVersionHead(principal.orgId, dashboardId, n);
-  const snapshot = head ? await readVersionSnapshot<DashboardBody>(principal.orgId, head) : undefined;
-  if (!head || !snapshot) throw new NotFoundError('VERSION_NOT_FOUND');
-  return { ...versionSummary(head), ...snapshot };
+  const read = await readVersion<DashboardBody>(principal.orgId, dashboardId, n);
+  if (!read) throw new NotFoundError('VERSION_NOT_FOUND');
+  return { ...versionSummary(read.head), ...read.snapshot };
 }
 
 /** DELETE /dashboard-v2/{id}: archives; archiving an archived dashboard answers it unchanged. */

@@ -8,7 +8,7 @@ import {
   getVersionHead,
   insertDashboard,
   listDashboards,
-  readVersionSnapshot,
+  readVersion,
   type VersionHead,
 } from '../../../shared/db/dashboards-repo';
 import { keys } from '../../../shared/db/keys';
@@ -116,9 +116,9 @@ describe('dashboards repo (DynamoDB Local)', () => {
     const report = await insertDashboard(summary, head, encoded);
     expect(report.consumedWriteUnits).toBeGreaterThan(0);
 
-    const storedHead = await getVersionHead(orgId, summary.id, 1);
-    expect(storedHead).toEqual(head);
-    expect(await readVersionSnapshot(orgId, storedHead!)).toEqual(expected);
+    expect(await getVersionHead(orgId, summary.id, 1)).toEqual(head);
+    expect(await readVersion(orgId, summary.id, 1)).toEqual({ head, snapshot: expected });
+    expect(await readVersion(orgId, summary.id, 2)).toBeUndefined();
     const page = await listDashboards(orgId, { includeArchived: false }, 10);
     expect(page.items).toEqual([summary]);
 
