@@ -223,6 +223,34 @@ describe('teams and scopes over HTTP', () => {
   });
 });
 
+describe('users over HTTP', () => {
+  it('registering an invited e-mail makes the person a member of the inviting team', async () => {
+    const team = await newTeam();
+    const email = `joiner-${run}@example.org`;
+    await sync(admin(), team.id, [{ email }]);
+    expect((await readTeam(team.id)).invitations.map((i) => i.email)).toEqual([email]);
+
+    const userId = `user_joiner_${run}`;
+    expect(await api('PUT', `/iac/users/${userId}`, { token: member(), body: { email } })).toMatchObject({
+      status: 403,
+    });
+    const put = await api('PUT', `/iac/users/${userId}`, { token: admin(), body: { email, name: 'Joiner' } });
+    expect(put).toMatchObject({
+      status: 200,
+      body: { id: userId, role: 'member', joinedTeamIds: [team.id] },
+    });
+    const after = await readTeam(team.id);
+    expect(after.invitations).toEqual([]);
+    expect(after.members.map((m) => m.userId)).toEqual([userId]);
+    expect(
+      await api('PUT', `/iac/users/user_other_${run}`, {
+        token: admin(),
+        body: { email: email.toUpperCase() },
+      }),
+    ).toMatchObject({ status: 409, body: { error: 'EMAIL_IN_USE' } });
+  });
+});
+
 describe('metrics datasources over HTTP', () => {
   it('archiving stops points and metric queries; archiving again is idempotent; unknown is 404', async () => {
     const created = await api<{ id: string; archivedAt: string | null }>('POST', '/iac/metricsDatasources', {
