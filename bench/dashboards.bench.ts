@@ -9,6 +9,7 @@
  *   write costs 2 WCU per started KB of each item).
  * Figures only: nothing here is asserted by a test.
  */
+import { loadavg } from 'node:os';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../shared/auth/principal';
 import { percentile, startStack } from './support';
@@ -112,6 +113,7 @@ async function publishCost(fixtureWidgets: number, orgId: string): Promise<Json>
 }
 
 export default async function dashboardsBench(): Promise<Record<string, unknown>> {
+  const loadBefore = loadavg()[0];
   const stack = await startStack();
   try {
     const { baseUrl, apiKeys } = stack.session;
@@ -158,6 +160,8 @@ export default async function dashboardsBench(): Promise<Record<string, unknown>
     return {
       method:
         'sequential loop on the local stack (node:http server, same handlers, DynamoDB Local); each PUT preceded by a GET for the current version; only the PUT timed',
+      // The machine is shared (2 cores): its 1-minute load average says how noisy the figures are.
+      loadAverage1m: { before: round(loadBefore ?? 0), after: round(loadavg()[0] ?? 0) },
       publish20Widgets: small,
       publish200Widgets: large,
       writeUnitsPerPublish: { widgets20: wcu20, widgets200: wcu200 },
