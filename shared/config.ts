@@ -23,6 +23,13 @@ export interface Config {
   /** Identity provider's invitation API (team sync invites unknown e-mails); unset: invitations refused. */
   idpApiBaseUrl?: string;
   idpApiToken?: string;
+  /** Warehouse (Athena adapter): the billing bucket, Glue database/table and Athena workgroup. */
+  billingBucket?: string;
+  glueDatabase?: string;
+  glueTable?: string;
+  athenaWorkgroup?: string;
+  /** Locally, the folder that stands in for the billing bucket (`npm start` sets it). */
+  localBucketDir?: string;
 }
 
 let cached: Config | undefined;
@@ -89,6 +96,11 @@ export function loadConfig(): Config {
     maxBodyBytes: Number(env('MAX_BODY_BYTES', String(1024 * 1024))),
     idpApiBaseUrl: optional('IDP_API_BASE_URL'),
     idpApiToken: optional('IDP_API_TOKEN'),
+    billingBucket: optional('BILLING_BUCKET'),
+    glueDatabase: optional('GLUE_DATABASE'),
+    glueTable: optional('GLUE_TABLE'),
+    athenaWorkgroup: optional('ATHENA_WORKGROUP'),
+    localBucketDir: optional('LOCAL_BUCKET_DIR'),
   };
 }
 

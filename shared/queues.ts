@@ -44,9 +44,29 @@ export const queues: readonly QueueDef[] = [
   { name: 'billing-ingest', visibilityTimeoutSeconds: 900 * 6, maxReceiveCount: 3 },
 ];
 
-export const workers: readonly WorkerDef[] = [];
+export const workers: readonly WorkerDef[] = [
+  {
+    name: 'billing-ingest',
+    queue: 'billing-ingest',
+    entry: 'workers/billing-ingest',
+    batchSize: 1,
+    timeoutSeconds: 900,
+    memoryMb: 3008,
+    usesWarehouse: true,
+    sendsTo: ['warehouse-refresh'],
+  },
+];
 
-export const schedules: readonly ScheduleDef[] = [];
+export const schedules: readonly ScheduleDef[] = [
+  {
+    name: 'outbox-sweep',
+    expression: 'rate(5 minutes)',
+    localIntervalSeconds: 30,
+    entry: 'schedules/outbox-sweep',
+    timeoutSeconds: 60,
+    sendsTo: ['warehouse-refresh'],
+  },
+];
 
 export function dlqName(queue: string): string {
   return `${queue}-dlq`;

@@ -3,6 +3,7 @@ import { adminRoutes } from './routes/admin';
 import { dashboardRoutes } from './routes/dashboards';
 import { enrichmentRoutes } from './routes/enrichments';
 import { reportRoutes } from './routes/reports';
+import { usageRoutes } from './routes/usage';
 
 /**
  * The route manifest: every HTTP route of the service. The CDK stack creates one Lambda per entry
@@ -14,4 +15,5 @@ export const routes: readonly RouteDef[] = [
   ...enrichmentRoutes,
   ...dashboardRoutes,
   ...adminRoutes,
+  ...usageRoutes,
 ];

@@ -1,5 +1,6 @@
 import { openApiHook } from './openapi-hook';
 import type { DemoSeed } from './seed';
+import { warehouseHook } from './warehouse-hook';
 
 /**
  * Extension points of the local runtime for areas that need more than tables and queues (for
@@ -16,4 +17,4 @@ export interface LocalHook {
   ): Promise<{ status: number; body: unknown } | undefined>;
 }
 
-export const localHooks: LocalHook[] = [openApiHook];
+export const localHooks: LocalHook[] = [openApiHook, warehouseHook];

@@ -140,6 +140,45 @@ export const keys = {
   }),
   outboxPartition: (orgId: string) => `${org(orgId)}#OUTBOX`,
   outboxDue: (id: string, at: string) => ({ gsi2pk: `OUTBOX#${shardOf(id)}`, gsi2sk: at }),
+  /** The GSI2 partition of one outbox shard, for the sweep. */
+  outboxDueShard: (shard: number) => `OUTBOX#${shard}`,
+  /** One outbox entry: a message to send after the transaction that wrote it commits. */
+  outboxEntry: (orgId: string, createdAt: string, id: string): ItemKey => ({
+    pk: keys.outboxPartition(orgId),
+    sk: `${createdAt}#${id}`,
+  }),
+
+  // Warehouse and dimensions: label configs, virtual dimensions, caches the refresh writes, ingestions.
+  labelConfig: (orgId: string, name: string): ItemKey => ({
+    pk: keys.dimensionsPartition(orgId),
+    sk: `LABEL#${name}`,
+  }),
+  virtualDimension: (orgId: string, id: string): ItemKey => ({
+    pk: keys.dimensionsPartition(orgId),
+    sk: `VDIM#${id}`,
+  }),
+  /** Points at the refresh whose cache parts are current, so readers switch between complete sets. */
+  dimensionCachePointer: (orgId: string, kind: string): ItemKey => ({
+    pk: keys.dimensionsPartition(orgId),
+    sk: `CACHE#${kind}`,
+  }),
+  dimensionCachePart: (orgId: string, kind: string, refreshId: string, part: number): ItemKey => ({
+    pk: keys.dimensionsPartition(orgId),
+    sk: `CACHE#${kind}#${refreshId}#${String(part).padStart(4, '0')}`,
+  }),
+  dimensionCachePartPrefix: (kind: string, refreshId: string) => `CACHE#${kind}#${refreshId}#`,
+  refreshStatus: (orgId: string): ItemKey => ({ pk: keys.dimensionsPartition(orgId), sk: 'REFRESH' }),
+  /** Marks a refresh request as done, so a redelivered message is recognised (TTL). */
+  refreshDone: (orgId: string, requestId: string): ItemKey => ({
+    pk: keys.dimensionsPartition(orgId),
+    sk: `REFRESHED#${requestId}`,
+  }),
+  ingestionsPartition: (orgId: string) => `${org(orgId)}#INGEST`,
+  /** One uploaded billing file (object key and version/etag): its idempotency and status record. */
+  ingestion: (orgId: string, objectKey: string, version: string): ItemKey => ({
+    pk: keys.ingestionsPartition(orgId),
+    sk: `OBJ#${objectKey}#${version}`,
+  }),
 
   idempotency: (orgId: string, scope: string, key: string): ItemKey => ({
     pk: `IDEMP#${orgId}#${scope}#${key}`,

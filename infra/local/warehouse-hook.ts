@@ -1,0 +1,105 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resetConfig } from '../../shared/config';
+import { getIngestion } from '../../shared/db/dimensions-repo';
+import { processUpload } from '../../shared/domain/dimensions/ingestion';
+import { log } from '../../shared/log';
+import { type GeneratorOptions, recentMonths, writeFocusCsv } from '../../shared/warehouse/generator';
+import { LOCAL_BUCKET_NAME } from '../../shared/warehouse/object-store';
+import { getWarehouse } from '../../shared/warehouse/warehouse';
+import type { LocalHook } from './hooks';
+
+/**
+ * The warehouse's part of `npm start`:
+ * - the local billing bucket, `<state>/bucket`, standing in for S3 (`npm run ingest` copies files
+ *   there and puts an S3-shaped event on the `billing-ingest` queue, as an S3 upload does in AWS);
+ * - the demo seed: a few months of generated FOCUS data for `org_demo` and a little for
+ *   `org_acme`, ingested through the same upload path, once per state folder;
+ * - local-only routes: `POST /_local/warehouse/ingestion` `{orgId, key, version}` answers an
+ *   upload's ingestion record (the ingest CLI waits on it).
+ */
+export interface SeededOrg {
+  orgId: string;
+  key: string;
+  options: GeneratorOptions;
+  rows: number;
+}
+
+export const SEED_FILE = 'warehouse-seed.json';
+
+export function seedPlans(now: Date): { orgId: string; options: GeneratorOptions }[] {
+  const today = now.toISOString().slice(0, 10);
+  return [
+    {
+      orgId: 'org_demo',
+      options: {
+        seed: 42,
+        months: recentMonths(3, now, true),
+        until: today,
+        resourcesPerProvider: 40,
+        accountPrefix: '1000',
+      },
+    },
+    {
+      orgId: 'org_acme',
+      options: {
+        seed: 7,
+        months: recentMonths(2, now),
+        resourcesPerProvider: 6,
+        providers: ['AWS', 'Google Cloud'],
+        accountPrefix: '2000',
+        extraTags: { 'acme-division': 'rockets' },
+      },
+    },
+  ];
+}
+
+async function seed(stateDir: string, bucketDir: string): Promise<void> {
+  const file = join(stateDir, SEED_FILE);
+  if (existsSync(file)) return;
+  const warehouse = await getWarehouse();
+  const seeded: SeededOrg[] = [];
+  for (const plan of seedPlans(new Date())) {
+    if ((await warehouse.billingMonths(plan.orgId)).length) continue;
+    const key = `uploads/${plan.orgId}/seed-${plan.options.months[0]}-${plan.options.months.at(-1)}.csv`;
+    const path = join(bucketDir, key);
+    mkdirSync(join(path, '..'), { recursive: true });
+    const rows = await writeFocusCsv(path, plan.options);
+    const outcome = await processUpload({ bucket: LOCAL_BUCKET_NAME, key, version: 'seed' });
+    if (outcome !== 'ingested') throw new Error(`seeding ${plan.orgId} failed: ${outcome}`);
+    seeded.push({ orgId: plan.orgId, key, options: plan.options, rows });
+  }
+  writeFileSync(file, JSON.stringify({ seededAt: new Date().toISOString(), orgs: seeded }, null, 2));
+}
+
+export const warehouseHook: LocalHook = {
+  name: 'warehouse',
+  async start({ stateDir }) {
+    const bucketDir = join(stateDir, 'bucket');
+    mkdirSync(join(bucketDir, 'uploads'), { recursive: true });
+    process.env.LOCAL_BUCKET_DIR = bucketDir;
+    resetConfig();
+    try {
+      await seed(stateDir, bucketDir);
+    } catch (error) {
+      log.error('warehouse demo seed failed', { error });
+      throw error;
+    }
+  },
+  async handle(method, path, body) {
+    if (method === 'POST' && path === '/_local/warehouse/ingestion') {
+      const b = (body ?? {}) as { orgId?: unknown; key?: unknown; version?: unknown };
+      if (typeof b.orgId !== 'string' || typeof b.key !== 'string' || typeof b.version !== 'string')
+        return { status: 400, body: { error: 'orgId, key and version are required strings' } };
+      const record = await getIngestion(b.orgId, b.key, b.version);
+      return record ? { status: 200, body: record } : { status: 404, body: { error: 'NOT_FOUND' } };
+    }
+    return undefined;
+  },
+};
+
+/** The seed written by `npm start` in a state folder (tests read it to know what was generated). */
+export function readSeed(stateDir: string): { seededAt: string; orgs: SeededOrg[] } | undefined {
+  const file = join(stateDir, SEED_FILE);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+}

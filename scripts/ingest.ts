@@ -1,0 +1,140 @@
+/**
+ * `npm run ingest -- --org <orgId> <file>`: ingests a FOCUS export (CSV, .csv.gz or Parquet)
+ * into the running local stack, the way an S3 upload does in AWS: the file is copied into the
+ * local billing bucket (`<state>/bucket/uploads/<orgId>/…`) and an S3 `ObjectCreated` event is
+ * put on the stack's `billing-ingest` queue. The stack's worker ingests it (the stack process
+ * owns the DuckDB file) and enqueues the refresh. The command waits for the outcome and the
+ * refresh unless `--no-wait` is given; a rejected file exits 1 with the reason.
+ *
+ * Flags: --org ID (required), --state-dir DIR (default $LOCAL_STATE_DIR or .local),
+ * --session FILE (default <state-dir>/session.json), --no-wait, --timeout SECONDS (default 300).
+ */
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+
+interface Args {
+  org?: string;
+  file?: string;
+  stateDir: string;
+  session?: string;
+  wait: boolean;
+  timeoutSeconds: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = {
+    stateDir: resolve(process.env.LOCAL_STATE_DIR ?? '.local'),
+    wait: true,
+    timeoutSeconds: 300,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--org') args.org = argv[++i];
+    else if (a === '--state-dir') args.stateDir = resolve(String(argv[++i]));
+    else if (a === '--session') args.session = resolve(String(argv[++i]));
+    else if (a === '--no-wait') args.wait = false;
+    else if (a === '--timeout') args.timeoutSeconds = Number(argv[++i]);
+    else if (a.startsWith('--')) throw new Error(`Unknown flag ${a}`);
+    else args.file = a;
+  }
+  return args;
+}
+
+interface Session {
+  baseUrl: string;
+  stateDir: string;
+  endpoints: { sqs: string };
+  queues: Record<string, { url: string }>;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`ingest: ${message}\n`);
+  process.exit(1);
+}
+
+async function post(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function main(): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const args = parseArgs(process.argv.slice(2));
+  if (!args.org || !/^[A-Za-z0-9_.:-]{1,128}$/.test(args.org))
+    fail('--org <orgId> is required (letters, digits, _ . : -)');
+  if (!args.file) fail('give the file to ingest: npm run ingest -- --org <orgId> <file>');
+  const file = resolve(args.file);
+  if (!existsSync(file) || !statSync(file).isFile()) fail(`no such file: ${file}`);
+  const sessionFile = args.session ?? join(args.stateDir, 'session.json');
+  if (!existsSync(sessionFile))
+    fail(`no running stack found (${sessionFile} is missing): start it with npm start`);
+  const session = JSON.parse(readFileSync(sessionFile, 'utf8')) as Session;
+  const queue = session.queues['billing-ingest']?.url;
+  if (!queue) fail('the running stack has no billing-ingest queue');
+
+  const name = basename(file).replace(/[^A-Za-z0-9_.-]+/g, '_');
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
+  const key = `uploads/${args.org}/${stamp}-${name}`;
+  const dest = join(session.stateDir, 'bucket', key);
+  mkdirSync(dirname(dest), { recursive: true });
+  copyFileSync(file, dest);
+  const version = randomUUID();
+  const event = {
+    Records: [
+      {
+        eventVersion: '2.1',
+        eventSource: 'aws:s3',
+        awsRegion: 'us-east-1',
+        eventTime: new Date().toISOString(),
+        eventName: 'ObjectCreated:Put',
+        s3: {
+          s3SchemaVersion: '1.0',
+          bucket: { name: 'local-billing', arn: 'arn:aws:s3:::local-billing' },
+          object: {
+            key: encodeURIComponent(key).replaceAll('%2F', '/'),
+            size: statSync(file).size,
+            eTag: version,
+          },
+        },
+      },
+    ],
+  };
+  const sqs = new SQSClient({
+    endpoint: session.endpoints.sqs,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  await sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: JSON.stringify(event) }));
+  process.stdout.write(`uploaded ${key}\n`);
+  if (!args.wait) return;
+
+  const deadline = Date.now() + args.timeoutSeconds * 1000;
+  for (;;) {
+    if (Date.now() > deadline) fail(`no outcome within ${args.timeoutSeconds} s`);
+    const res = await post(session.baseUrl, '/_local/warehouse/ingestion', { orgId: args.org, key, version });
+    const record = res.body as { status?: string; rows?: number; months?: string[]; error?: string } | null;
+    if (res.status === 200 && record?.status === 'rejected') fail(`rejected: ${record.error}`);
+    if (res.status === 200 && record?.status === 'succeeded') {
+      process.stdout.write(`ingested ${record.rows} rows (billing months ${record.months?.join(', ')})\n`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const drained = await post(session.baseUrl, '/_local/drain', {
+    timeoutMs: Math.max(1000, deadline - Date.now()),
+  });
+  process.stdout.write(drained.status === 200 ? 'refresh done\n' : 'refresh still running\n');
+}
+
+main().catch((error) => fail((error as Error).message));

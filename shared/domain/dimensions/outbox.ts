@@ -1,0 +1,64 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { config, queueUrl } from '../../config';
+import {
+  deleteOutboxEntry,
+  dueOutboxEntries,
+  type OutboxEntry,
+  recordOutboxAttempt,
+} from '../../db/outbox-repo';
+import { log } from '../../log';
+
+let client: SQSClient | undefined;
+
+function sqs(): SQSClient {
+  if (!client) {
+    const c = config();
+    client = new SQSClient({
+      region: c.region,
+      ...(c.sqsEndpoint
+        ? { endpoint: c.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+        : {}),
+      maxAttempts: 3,
+    });
+  }
+  return client;
+}
+
+/** For tests and the local runtime, which point the client at a fresh endpoint. */
+export function resetOutboxClient(): void {
+  client = undefined;
+}
+
+/**
+ * Sends one committed outbox entry and deletes it. A failed send leaves the entry for the sweep
+ * and answers false; it never throws, because the change that wrote the entry has committed.
+ */
+export async function deliver(entry: OutboxEntry): Promise<boolean> {
+  try {
+    await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl(entry.queue), MessageBody: entry.body }));
+  } catch (error) {
+    log.warn('outbox send failed; the sweep will retry', { id: entry.id, queue: entry.queue, error });
+    await recordOutboxAttempt(entry);
+    return false;
+  }
+  await deleteOutboxEntry(entry).catch((error) =>
+    log.warn('outbox entry sent but not deleted; it will be sent again', { id: entry.id, error }),
+  );
+  return true;
+}
+
+/**
+ * Sends every entry older than `graceSeconds` (younger ones are probably being sent by the
+ * request that wrote them). Returns how many were sent and how many failed again.
+ */
+export async function sweepOutbox(now: Date, graceSeconds = 30): Promise<{ sent: number; failed: number }> {
+  const cutoff = new Date(now.getTime() - graceSeconds * 1000).toISOString();
+  const due = await dueOutboxEntries(cutoff);
+  let sent = 0;
+  let failed = 0;
+  for (const entry of due) {
+    if (await deliver(entry)) sent++;
+    else failed++;
+  }
+  return { sent, failed };
+}

@@ -1,0 +1,41 @@
+import * as v from 'valibot';
+import type { OutboxEntry } from '../../db/outbox-repo';
+import { newId } from '../../ids';
+
+/**
+ * The message of the `warehouse-refresh` queue. `full` rebuilds the org's enriched table (labels,
+ * enrichments) and then does everything `light` does: replace the virtual-dimension view and
+ * recompute the dimension and candidate caches.
+ */
+export const RefreshRequestSchema = v.object({
+  type: v.literal('warehouse-refresh'),
+  requestId: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+  orgId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+  mode: v.picklist(['full', 'light']),
+  reason: v.pipe(v.string(), v.maxLength(40)),
+  requestedAt: v.pipe(v.string(), v.isoTimestamp()),
+});
+export type RefreshRequest = v.InferOutput<typeof RefreshRequestSchema>;
+export type RefreshMode = RefreshRequest['mode'];
+
+export const REFRESH_QUEUE = 'warehouse-refresh';
+
+/** An outbox entry that asks for a refresh of `orgId`. */
+export function refreshOutboxEntry(orgId: string, mode: RefreshMode, reason: string, now: Date): OutboxEntry {
+  const requestId = newId('rfr');
+  const requestedAt = now.toISOString();
+  const message: RefreshRequest = { type: 'warehouse-refresh', requestId, orgId, mode, reason, requestedAt };
+  return {
+    id: requestId,
+    orgId,
+    queue: REFRESH_QUEUE,
+    body: JSON.stringify(message),
+    createdAt: requestedAt,
+    attempts: 0,
+  };
+}
+
+/** Parses a queue message; anything else is a permanent failure (it goes to the DLQ after retries). */
+export function parseRefreshRequest(body: string): RefreshRequest {
+  return v.parse(RefreshRequestSchema, JSON.parse(body));
+}

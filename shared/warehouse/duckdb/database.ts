@@ -1,0 +1,103 @@
+import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { config } from '../../config';
+import { BILLING_COLUMNS, type StoredType } from '../focus-columns';
+import { quoteIdent } from '../sql/quote';
+
+/**
+ * The embedded warehouse: one DuckDB database per process (the file at `config().duckdbPath`, or
+ * in memory). DuckDB allows one writing process per file, so locally the `npm start` process owns
+ * it and everything else (the ingest CLI) goes through that process. Within the process, writes
+ * are serialised by `withWriteLock` so an ingestion and a refresh never race on one table.
+ */
+const DUCK_TYPES: Record<StoredType, string> = {
+  string: 'VARCHAR',
+  number: 'DOUBLE',
+  timestamp: 'TIMESTAMP',
+  json: 'VARCHAR',
+  tags: 'MAP(VARCHAR, VARCHAR)',
+};
+
+export const BILLING_TABLE = 'billing';
+export const CATALOG_TABLE = 'warehouse_catalog';
+
+export function billingTableDdl(table = BILLING_TABLE): string {
+  const cols = BILLING_COLUMNS.map((c) => `${quoteIdent(c.name)} ${DUCK_TYPES[c.type]}`).join(',\n  ');
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (\n  ${cols}\n)`;
+}
+
+let instance: Promise<DuckDBInstance> | undefined;
+let instancePath: string | undefined;
+
+async function open(path: string): Promise<DuckDBInstance> {
+  const db = await DuckDBInstance.create(path);
+  const conn = await db.connect();
+  try {
+    await conn.run(billingTableDdl());
+    await conn.run(
+      `CREATE TABLE IF NOT EXISTS ${CATALOG_TABLE} (org_id VARCHAR NOT NULL, catalog VARCHAR NOT NULL, refreshed_at TIMESTAMP NOT NULL)`,
+    );
+  } finally {
+    conn.closeSync();
+  }
+  return db;
+}
+
+/** The process's DuckDB database, opened (and its tables created) on first use. */
+export function duckdb(): Promise<DuckDBInstance> {
+  const path = config().duckdbPath;
+  if (!instance || instancePath !== path) {
+    instancePath = path;
+    instance = open(path);
+    instance.catch(() => {
+      instance = undefined;
+    });
+  }
+  return instance;
+}
+
+/** Runs `fn` on a fresh connection whose session time zone is UTC, and closes it afterwards. */
+export async function withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  const conn = await (await duckdb()).connect();
+  try {
+    await conn.run("SET TimeZone = 'UTC'");
+    return await fn(conn);
+  } finally {
+    conn.closeSync();
+  }
+}
+
+let writeChain: Promise<unknown> = Promise.resolve();
+
+/** Serialises writers within this process (ingestion, refresh). */
+export function withWriteLock<T>(fn: () => Promise<T>): Promise<T> {
+  const run = writeChain.then(fn, fn);
+  writeChain = run.catch(() => undefined);
+  return run;
+}
+
+/** Runs `fn` inside BEGIN … COMMIT, rolling back on any error. */
+export async function inTransaction<T>(conn: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
+  await conn.run('BEGIN TRANSACTION');
+  try {
+    const result = await fn();
+    await conn.run('COMMIT');
+    return result;
+  } catch (error) {
+    await conn.run('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+export type Row = Record<string, unknown>;
+
+/** Rows as plain JSON values. BIGINT and HUGEINT come back as strings: cast in SQL where a number is wanted. */
+export async function query(conn: DuckDBConnection, sql: string, params: DuckDBValue[] = []): Promise<Row[]> {
+  const reader = await conn.runAndReadAll(sql, params);
+  return reader.getRowObjectsJson() as Row[];
+}
+
+/** For tests: forget the instance so the next call opens `config().duckdbPath` afresh. */
+export function resetDuckDb(): void {
+  instance = undefined;
+  instancePath = undefined;
+}

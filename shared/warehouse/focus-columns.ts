@@ -1,0 +1,256 @@
+/**
+ * The warehouse's billing schema: every FOCUS 1.0–1.2 column (from the specification's column
+ * list, `focus_spec_columns_v1.0-1.2.csv`) with the type it is stored as, plus the columns we add.
+ * DuckDB and the Athena/Glue table share this one list, so both adapters see the same table.
+ */
+export type StoredType = 'string' | 'number' | 'timestamp' | 'json' | 'tags';
+
+export const FOCUS_COLUMN_TYPES = {
+  AvailabilityZone: 'string',
+  BilledCost: 'number',
+  BillingAccountId: 'string',
+  BillingAccountName: 'string',
+  BillingAccountType: 'string',
+  BillingCurrency: 'string',
+  BillingPeriodEnd: 'timestamp',
+  BillingPeriodStart: 'timestamp',
+  CapacityReservationId: 'string',
+  CapacityReservationStatus: 'string',
+  ChargeCategory: 'string',
+  ChargeClass: 'string',
+  ChargeDescription: 'string',
+  ChargeFrequency: 'string',
+  ChargePeriodEnd: 'timestamp',
+  ChargePeriodStart: 'timestamp',
+  CommitmentDiscountCategory: 'string',
+  CommitmentDiscountId: 'string',
+  CommitmentDiscountName: 'string',
+  CommitmentDiscountQuantity: 'number',
+  CommitmentDiscountStatus: 'string',
+  CommitmentDiscountType: 'string',
+  CommitmentDiscountUnit: 'string',
+  ConsumedQuantity: 'number',
+  ConsumedUnit: 'string',
+  ContractedCost: 'number',
+  ContractedUnitPrice: 'number',
+  EffectiveCost: 'number',
+  InvoiceId: 'string',
+  InvoiceIssuerName: 'string',
+  ListCost: 'number',
+  ListUnitPrice: 'number',
+  PricingCategory: 'string',
+  PricingCurrency: 'string',
+  PricingCurrencyContractedUnitPrice: 'number',
+  PricingCurrencyEffectiveCost: 'number',
+  PricingCurrencyListUnitPrice: 'number',
+  PricingQuantity: 'number',
+  PricingUnit: 'string',
+  ProviderName: 'string',
+  PublisherName: 'string',
+  RegionId: 'string',
+  RegionName: 'string',
+  ResourceId: 'string',
+  ResourceName: 'string',
+  ResourceType: 'string',
+  ServiceCategory: 'string',
+  ServiceName: 'string',
+  ServiceSubcategory: 'string',
+  SkuId: 'string',
+  SkuMeter: 'string',
+  SkuPriceDetails: 'json',
+  SkuPriceId: 'string',
+  SubAccountId: 'string',
+  SubAccountName: 'string',
+  SubAccountType: 'string',
+  Tags: 'tags',
+} as const satisfies Record<string, StoredType>;
+
+export type FocusColumn = keyof typeof FOCUS_COLUMN_TYPES;
+export const FOCUS_COLUMNS = Object.keys(FOCUS_COLUMN_TYPES) as FocusColumn[];
+
+/**
+ * Columns a file must have to be ingested. FOCUS marks more columns mandatory, but real exports
+ * omit some of them; these are the ones the service cannot work without. Every other FOCUS column
+ * is stored as NULL when absent.
+ */
+export const REQUIRED_COLUMNS: readonly FocusColumn[] = [
+  'BilledCost',
+  'BillingCurrency',
+  'ChargePeriodStart',
+  'ProviderName',
+  'ServiceName',
+];
+
+/**
+ * Provider-specific cost columns we keep as typed numbers, recognised by name ignoring case and
+ * underscores (`x_UnblendedCost`, `x_unblended_cost`). They back the AWS-flavoured metric ids.
+ */
+export const PROVIDER_COST_COLUMNS = {
+  x_unblended_cost: 'unblendedcost',
+  x_net_unblended_cost: 'netunblendedcost',
+  x_amortized_cost: 'amortizedcost',
+  x_net_amortized_cost: 'netamortizedcost',
+} as const;
+export type ProviderCostColumn = keyof typeof PROVIDER_COST_COLUMNS;
+
+/** Columns we add: partition keys, the typed provider costs, other `x_` columns, provenance. */
+export const EXTRA_COLUMNS = {
+  org_id: 'string',
+  billing_month: 'string',
+  x_unblended_cost: 'number',
+  x_net_unblended_cost: 'number',
+  x_amortized_cost: 'number',
+  x_net_amortized_cost: 'number',
+  /** Every other `x_…` column of the file, as text, keyed by its header. */
+  x_columns: 'tags',
+  source_file: 'string',
+  ingested_at: 'timestamp',
+} as const satisfies Record<string, StoredType>;
+
+/** Column order of the billing table (and of the Parquet files). */
+export const BILLING_COLUMNS: readonly { name: string; type: StoredType }[] = [
+  { name: 'org_id', type: 'string' },
+  { name: 'billing_month', type: 'string' },
+  ...FOCUS_COLUMNS.map((name) => ({ name, type: FOCUS_COLUMN_TYPES[name] as StoredType })),
+  ...(Object.keys(PROVIDER_COST_COLUMNS) as ProviderCostColumn[]).map((name) => ({
+    name,
+    type: 'number' as StoredType,
+  })),
+  { name: 'x_columns', type: 'tags' },
+  { name: 'source_file', type: 'string' },
+  { name: 'ingested_at', type: 'timestamp' },
+];
+
+/** Glue/Athena column types for the Parquet files (partition columns org_id and billing_month excluded). */
+export function glueColumns(): { name: string; type: string }[] {
+  const glue: Record<StoredType, string> = {
+    string: 'string',
+    number: 'double',
+    timestamp: 'timestamp',
+    json: 'string',
+    tags: 'map<string,string>',
+  };
+  return BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month').map((c) => ({
+    name: c.name.toLowerCase(),
+    type: glue[c.type],
+  }));
+}
+
+/** The FOCUS column whose name equals `name` ignoring case. */
+export function focusColumnOf(name: string): FocusColumn | undefined {
+  const lower = name.trim().toLowerCase();
+  return FOCUS_COLUMNS.find((c) => c.toLowerCase() === lower);
+}
+
+/**
+ * Canonical provider names. Exports spell providers many ways (`AWS`, `Amazon Web Services`,
+ * `Microsoft`, `Azure`, `GCP`, `Oracle`, `OCI`…); ingestion stores one spelling per provider so
+ * that grouping by provider does not split one cloud in two. Unknown names are kept as written.
+ */
+export const PROVIDER_ALIASES: Record<string, string> = {
+  aws: 'AWS',
+  'amazon web services': 'AWS',
+  'amazon web services, inc.': 'AWS',
+  amazon: 'AWS',
+  microsoft: 'Microsoft',
+  azure: 'Microsoft',
+  'microsoft azure': 'Microsoft',
+  'microsoft corporation': 'Microsoft',
+  google: 'Google Cloud',
+  gcp: 'Google Cloud',
+  'google cloud': 'Google Cloud',
+  'google cloud platform': 'Google Cloud',
+  oracle: 'Oracle',
+  oci: 'Oracle',
+  'oracle cloud infrastructure': 'Oracle',
+  'oracle cloud': 'Oracle',
+};
+
+/**
+ * The eight cost metric ids of the spec and the column each sums. The AWS-flavoured ids use the
+ * provider's `x_` column where the export has one and fall back to the nearest FOCUS column:
+ * FOCUS BilledCost is the invoiced (net, unamortised) cost, EffectiveCost the amortised one.
+ */
+export const METRIC_COLUMNS = {
+  cost: { column: 'BilledCost' },
+  effective_cost: { column: 'EffectiveCost' },
+  list_cost: { column: 'ListCost' },
+  contracted_cost: { column: 'ContractedCost' },
+  unblended_cost: { column: 'x_unblended_cost', fallback: 'BilledCost' },
+  net_unblended_cost: { column: 'x_net_unblended_cost', fallback: 'BilledCost' },
+  amortized_cost: { column: 'x_amortized_cost', fallback: 'EffectiveCost' },
+  net_amortized_cost: { column: 'x_net_amortized_cost', fallback: 'EffectiveCost' },
+} as const satisfies Record<string, { column: string; fallback?: string }>;
+export type MetricId = keyof typeof METRIC_COLUMNS;
+
+/**
+ * Built-in dimensions: FOCUS columns exposed under short names. Queries also accept the FOCUS
+ * column name itself (`ProviderName`) for the same dimension.
+ */
+export const BUILTIN_DIMENSIONS = [
+  { name: 'provider', column: 'ProviderName', label: 'Provider', groupTitle: 'Provider' },
+  { name: 'service', column: 'ServiceName', label: 'Service', groupTitle: 'Service' },
+  { name: 'service_category', column: 'ServiceCategory', label: 'Service category', groupTitle: 'Service' },
+  {
+    name: 'service_subcategory',
+    column: 'ServiceSubcategory',
+    label: 'Service subcategory',
+    groupTitle: 'Service',
+  },
+  { name: 'region', column: 'RegionId', label: 'Region', groupTitle: 'Location' },
+  { name: 'region_name', column: 'RegionName', label: 'Region name', groupTitle: 'Location' },
+  {
+    name: 'availability_zone',
+    column: 'AvailabilityZone',
+    label: 'Availability zone',
+    groupTitle: 'Location',
+  },
+  { name: 'billing_account', column: 'BillingAccountId', label: 'Billing account', groupTitle: 'Account' },
+  {
+    name: 'billing_account_name',
+    column: 'BillingAccountName',
+    label: 'Billing account name',
+    groupTitle: 'Account',
+  },
+  { name: 'sub_account', column: 'SubAccountId', label: 'Sub-account', groupTitle: 'Account' },
+  { name: 'sub_account_name', column: 'SubAccountName', label: 'Sub-account name', groupTitle: 'Account' },
+  { name: 'resource_type', column: 'ResourceType', label: 'Resource type', groupTitle: 'Resource' },
+  { name: 'resource_id', column: 'ResourceId', label: 'Resource', groupTitle: 'Resource' },
+  { name: 'charge_category', column: 'ChargeCategory', label: 'Charge category', groupTitle: 'Charge' },
+  { name: 'charge_class', column: 'ChargeClass', label: 'Charge class', groupTitle: 'Charge' },
+  { name: 'charge_frequency', column: 'ChargeFrequency', label: 'Charge frequency', groupTitle: 'Charge' },
+  { name: 'pricing_category', column: 'PricingCategory', label: 'Pricing category', groupTitle: 'Charge' },
+  {
+    name: 'commitment_discount_type',
+    column: 'CommitmentDiscountType',
+    label: 'Commitment discount type',
+    groupTitle: 'Charge',
+  },
+  { name: 'billing_currency', column: 'BillingCurrency', label: 'Billing currency', groupTitle: 'Charge' },
+  { name: 'consumed_unit', column: 'ConsumedUnit', label: 'Consumed unit', groupTitle: 'Usage' },
+  { name: 'publisher', column: 'PublisherName', label: 'Publisher', groupTitle: 'Provider' },
+  { name: 'invoice_issuer', column: 'InvoiceIssuerName', label: 'Invoice issuer', groupTitle: 'Provider' },
+] as const satisfies readonly { name: string; column: FocusColumn; label: string; groupTitle: string }[];
+
+export type BuiltinDimension = (typeof BUILTIN_DIMENSIONS)[number];
+
+/** Built-in dimensions whose value lists are not cached: one value per resource is no filter menu. */
+export const HIGH_CARDINALITY_DIMENSIONS: ReadonlySet<string> = new Set(['resource_id']);
+
+/** The built-in dimension a name refers to: its short name or its FOCUS column, ignoring case. */
+export function builtinDimensionOf(name: string): BuiltinDimension | undefined {
+  const lower = name.toLowerCase();
+  return BUILTIN_DIMENSIONS.find((d) => d.name === lower || d.column.toLowerCase() === lower);
+}
+
+/** Names a label, virtual dimension or enrichment column may not take (case-insensitive). */
+export function isReservedDimensionName(name: string): boolean {
+  const lower = name.trim().toLowerCase();
+  return (
+    Boolean(builtinDimensionOf(lower)) ||
+    Boolean(focusColumnOf(lower)) ||
+    lower in EXTRA_COLUMNS ||
+    lower.startsWith('tag:') ||
+    lower.startsWith('x_')
+  );
+}

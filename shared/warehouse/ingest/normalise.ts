@@ -1,0 +1,368 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { query } from '../duckdb/database';
+import {
+  BILLING_COLUMNS,
+  FOCUS_COLUMN_TYPES,
+  type FocusColumn,
+  focusColumnOf,
+  PROVIDER_ALIASES,
+  PROVIDER_COST_COLUMNS,
+  type ProviderCostColumn,
+  REQUIRED_COLUMNS,
+} from '../focus-columns';
+import { quoteIdent, quoteLiteral } from '../sql/quote';
+
+/**
+ * Reads one FOCUS export (CSV, gzipped CSV or Parquet) into a temporary DuckDB table in the
+ * billing schema, handling what real exports do: `NULL` or empty cells, timestamps with or
+ * without `T` and zone (zoneless means UTC), `Tags` as a JSON object (or the braces-less form
+ * some Azure exports write), provider `x_` columns, long decimals and provider name spellings.
+ * A file that cannot be read faithfully is refused with a MalformedFileError naming the row and
+ * column; nothing is written anywhere in that case.
+ */
+export class MalformedFileError extends Error {
+  override name = 'MalformedFileError';
+  constructor(
+    message: string,
+    readonly row?: number,
+    readonly column?: string,
+  ) {
+    super(message);
+  }
+}
+
+export type FileFormat = 'csv' | 'csv.gz' | 'parquet';
+
+/** The file's format from its first bytes (`PAR1`, gzip magic), falling back to CSV. */
+export function detectFormat(path: string): FileFormat {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    const n = readSync(fd, head, 0, 4, 0);
+    if (n >= 4 && head.toString('latin1') === 'PAR1') return 'parquet';
+    if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'csv.gz';
+    return 'csv';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** FOCUS enumerations whose casing varies between exports (`Usage-based` vs `Usage-Based`). */
+const CANONICAL_VALUES: Partial<Record<FocusColumn, readonly string[]>> = {
+  ChargeCategory: ['Usage', 'Purchase', 'Tax', 'Credit', 'Adjustment'],
+  ChargeClass: ['Correction'],
+  ChargeFrequency: ['One-Time', 'Recurring', 'Usage-Based'],
+  PricingCategory: ['Standard', 'Dynamic', 'Committed', 'Other'],
+  CommitmentDiscountCategory: ['Spend', 'Usage'],
+  CommitmentDiscountStatus: ['Used', 'Unused'],
+};
+
+const TIMESTAMP_FIX = String.raw`'^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(Z|[+-]\d{2}:?\d{2})?$'`;
+
+/** Text of a raw cell: trimmed, with `NULL`/`null` and empty strings read as NULL. */
+function text(col: string): string {
+  return `nullif(nullif(nullif(trim(${col}), ''), 'NULL'), 'null')`;
+}
+
+/**
+ * Timestamps: ISO with or without `T`, zone or fractional seconds; minutes-only (`05:00Z`, as OCI
+ * writes); `M/D/YYYY` (Azure EA). The session time zone is UTC, so zoneless values mean UTC.
+ */
+function timestamp(c: string): string {
+  return `coalesce(TRY_CAST(${c} AS TIMESTAMPTZ), TRY_CAST(regexp_replace(${c}, ${TIMESTAMP_FIX}, '\\1 \\2:00\\3') AS TIMESTAMPTZ), TRY_CAST(TRY_STRPTIME(${c}, '%m/%d/%Y') AS TIMESTAMPTZ))::TIMESTAMP`;
+}
+
+function caseMap(expr: string, pairs: [string, string][]): string {
+  if (!pairs.length) return expr;
+  const whens = pairs.map(([from, to]) => `WHEN ${quoteLiteral(from)} THEN ${quoteLiteral(to)}`).join(' ');
+  return `CASE lower(${expr}) ${whens} ELSE ${expr} END`;
+}
+
+interface Mapping {
+  /** FOCUS column → quoted raw column. */
+  focus: Map<FocusColumn, string>;
+  /** Typed provider cost column → quoted raw column. */
+  providerCosts: Map<ProviderCostColumn, string>;
+  /** Other `x_` columns: header → quoted raw column. */
+  extras: [string, string][];
+}
+
+function mapHeader(headers: string[]): Mapping {
+  const focus = new Map<FocusColumn, string>();
+  const providerCosts = new Map<ProviderCostColumn, string>();
+  const extras: [string, string][] = [];
+  const costByKey = new Map<string, ProviderCostColumn>(
+    Object.entries(PROVIDER_COST_COLUMNS).map(([col, key]) => [key, col as ProviderCostColumn]),
+  );
+  for (const header of headers) {
+    const name = header.trim();
+    const quoted = quoteIdent(header);
+    const col = focusColumnOf(name);
+    if (col) {
+      if (!focus.has(col)) focus.set(col, quoted);
+      continue;
+    }
+    if (/^x_/i.test(name)) {
+      const cost = costByKey.get(name.slice(2).replaceAll('_', '').toLowerCase());
+      if (cost && !providerCosts.has(cost)) providerCosts.set(cost, quoted);
+      else extras.push([name, quoted]);
+    }
+    // Any other non-FOCUS column (such as the sample's `Id`) is not part of the schema and is dropped.
+  }
+  return { focus, providerCosts, extras };
+}
+
+interface Layered {
+  /** The SELECT that stages the file: typed billing columns plus `__bad` (first unreadable column). */
+  sql: (from: string) => string;
+  /** Over a raw copy of the file: `__rowid` and `col`, the first unreadable column of the row. */
+  badOverRaw: (table: string) => string;
+}
+
+/**
+ * Builds the staging SELECT in layers so each cell is cleaned and parsed once: (1) the raw cells
+ * as cleaned text `c<i>`; (2) typed values `t<i>` and the Tags JSON; (3) the billing columns and
+ * the `__bad` marker, which compares each typed value with its text.
+ */
+function layered(m: Mapping): Layered {
+  const raws: string[] = [];
+  const cleanOf = new Map<string, string>();
+  const clean = (raw: string) => {
+    let c = cleanOf.get(raw);
+    if (!c) {
+      c = `c${raws.length}`;
+      raws.push(raw);
+      cleanOf.set(raw, c);
+    }
+    return c;
+  };
+  const typed: string[] = [];
+  const finals: string[] = [];
+  const bads: { column: string; expr: string }[] = [];
+  let tagsClean: string | undefined;
+  for (const { name, type } of BILLING_COLUMNS) {
+    const out = quoteIdent(name);
+    if (name === 'org_id') finals.push(`$1::VARCHAR AS ${out}`);
+    else if (name === 'billing_month') finals.push(`strftime(coalesce(t_bps, t_cps), '%Y-%m') AS ${out}`);
+    else if (name === 'source_file') finals.push(`$2::VARCHAR AS ${out}`);
+    else if (name === 'ingested_at') finals.push(`now()::TIMESTAMP AS ${out}`);
+    else if (name === 'x_columns') {
+      const list = m.extras.map(([h, q]) => `{'key': ${quoteLiteral(h)}, 'value': ${clean(q)}}`).join(', ');
+      finals.push(
+        m.extras.length
+          ? `map_from_entries(list_filter([${list}], e -> e.value IS NOT NULL)) AS ${out}`
+          : `MAP {}::MAP(VARCHAR, VARCHAR) AS ${out}`,
+      );
+    } else {
+      const raw =
+        name in PROVIDER_COST_COLUMNS
+          ? m.providerCosts.get(name as ProviderCostColumn)
+          : m.focus.get(name as FocusColumn);
+      const t = type;
+      if (!raw) {
+        const nulls = { string: 'VARCHAR', number: 'DOUBLE', timestamp: 'TIMESTAMP', json: 'VARCHAR' };
+        finals.push(t === 'tags' ? `MAP {}::MAP(VARCHAR, VARCHAR) AS ${out}` : `NULL::${nulls[t]} AS ${out}`);
+        continue;
+      }
+      const c = clean(raw);
+      if (t === 'number' || t === 'timestamp') {
+        const tv = `t${typed.length}`;
+        typed.push(`${t === 'number' ? `TRY_CAST(${c} AS DOUBLE)` : timestamp(c)} AS ${tv}`);
+        finals.push(`${tv} AS ${out}`);
+        const required = name === 'BilledCost' || name === 'ChargePeriodStart';
+        bads.push({
+          column: name,
+          expr: required ? `${tv} IS NULL` : `(${c} IS NOT NULL AND ${tv} IS NULL)`,
+        });
+        if (name === 'BillingPeriodStart') typed.push(`${tv} AS t_bps`);
+        if (name === 'ChargePeriodStart') typed.push(`${tv} AS t_cps`);
+      } else if (t === 'tags') {
+        tagsClean = c;
+        finals.push(
+          `coalesce(map_from_entries(list_filter(__te, (e, i) -> e.key <> '' AND e.value IS NOT NULL AND e.value <> '' AND list_position(list_transform(__te, k -> k.key), e.key) = i)), MAP {}::MAP(VARCHAR, VARCHAR)) AS ${out}`,
+        );
+        bads.push({
+          column: name,
+          expr: `(__tj IS NOT NULL AND (__tjson IS NULL OR json_type(__tjson) <> 'OBJECT'))`,
+        });
+      } else if (name === 'ProviderName') {
+        finals.push(`${caseMap(c, Object.entries(PROVIDER_ALIASES))} AS ${out}`);
+      } else {
+        const canon = CANONICAL_VALUES[name as FocusColumn];
+        finals.push(
+          `${
+            canon
+              ? caseMap(
+                  c,
+                  canon.map((v) => [v.toLowerCase(), v]),
+                )
+              : c
+          } AS ${out}`,
+        );
+      }
+    }
+  }
+  if (!typed.some((t) => t.endsWith(' AS t_bps'))) typed.push('NULL::TIMESTAMP AS t_bps');
+  if (!typed.some((t) => t.endsWith(' AS t_cps'))) typed.push('NULL::TIMESTAMP AS t_cps');
+  // Tags: braces added when the export left them out; parsed once; entries with trimmed keys.
+  const tj = tagsClean
+    ? `CASE WHEN ${tagsClean} IS NULL THEN NULL WHEN starts_with(${tagsClean}, '{') THEN ${tagsClean} ELSE '{' || ${tagsClean} || '}' END`
+    : 'NULL::VARCHAR';
+  const badCase = bads.length
+    ? `CASE ${bads.map((b) => `WHEN ${b.expr} THEN ${quoteLiteral(b.column)}`).join(' ')} ELSE NULL END`
+    : 'NULL::VARCHAR';
+  const layer1 = (from: string, keep: string) =>
+    `SELECT ${keep}${raws.length ? raws.map((r, i) => `${text(r)} AS c${i}`).join(', ') : '1 AS c_none'} FROM ${from}`;
+  const layer2 = (from: string, keep: string) =>
+    `SELECT *, ${typed.length ? `${typed.join(', ')}, ` : ''}TRY_CAST(__tj AS JSON) AS __tjson FROM (SELECT *, ${tj} AS __tj FROM (${layer1(from, keep)}))`;
+  const layer3 = (from: string, keep = '') =>
+    `SELECT *, list_transform(map_entries(TRY_CAST(__tjson AS MAP(VARCHAR, VARCHAR))), e -> {'key': trim(e.key), 'value': e.value}) AS __te FROM (${layer2(from, keep)})`;
+  return {
+    sql: (from) => `SELECT ${finals.join(',\n  ')},\n  ${badCase} AS __bad FROM (${layer3(from)})`,
+    badOverRaw: (table) =>
+      `SELECT __rowid, ${badCase} AS col FROM (${layer3(`(SELECT rowid AS __rowid, * FROM ${table})`, '__rowid, ')})`,
+  };
+}
+
+function source(format: FileFormat, p: string): string {
+  if (format === 'parquet') return `read_parquet(${p})`;
+  const compression = format === 'csv.gz' ? 'gzip' : 'none';
+  return `read_csv(${p}, all_varchar = true, header = true, nullstr = ['NULL', ''], compression = '${compression}', max_line_size = 10000000)`;
+}
+
+/** A Parquet file's columns as text, the way a CSV would give them (Tags maps and structs as JSON). */
+async function parquetAsText(conn: DuckDBConnection, path: string, p: string): Promise<string> {
+  const described = await query(conn, 'DESCRIBE SELECT * FROM read_parquet($1)', [path]);
+  const cols = described.map((d) => {
+    const name = String(d.column_name);
+    const type = String(d.column_type);
+    const q = quoteIdent(name);
+    if (/^(MAP|STRUCT)/.test(type) || type.endsWith('[]')) return `to_json(${q})::VARCHAR AS ${q}`;
+    if (type.startsWith('TIMESTAMP')) return `strftime(${q}::TIMESTAMP, '%Y-%m-%d %H:%M:%S') AS ${q}`;
+    return `${q}::VARCHAR AS ${q}`;
+  });
+  return `(SELECT ${cols.join(', ')} FROM read_parquet(${p}))`;
+}
+
+export interface StagedFile {
+  /** The temporary table holding the file's rows in the billing schema (plus a `__bad` column). */
+  table: string;
+  rows: number;
+  months: string[];
+}
+
+function describeError(error: unknown): string {
+  const message = (error as Error)?.message ?? String(error);
+  return message
+    .replace(/^[A-Za-z ]+Error: /, '')
+    .split('\n')
+    .slice(0, 3)
+    .join(' ')
+    .slice(0, 500);
+}
+
+let stagedCounter = 0;
+
+/**
+ * Stages `path` for organisation `orgId` into a temporary table of `conn`. Throws
+ * MalformedFileError (nothing staged) when a required column is missing, a cell cannot be read
+ * as its column's type, a row lacks its cost or charge period, or the file is not a readable CSV
+ * or Parquet file.
+ */
+export async function stageBillingFile(
+  conn: DuckDBConnection,
+  path: string,
+  orgId: string,
+  sourceName: string,
+): Promise<StagedFile> {
+  const format = detectFormat(path);
+  const fromAt = (p: string) =>
+    format === 'parquet' ? parquetAsText(conn, path, p) : Promise.resolve(source(format, p));
+  let from: string;
+  let headers: string[];
+  try {
+    const described = await query(conn, `DESCRIBE SELECT * FROM ${await fromAt('$1')}`, [path]);
+    headers = described.map((d) => String(d.column_name));
+    from = await fromAt('$3');
+  } catch (error) {
+    if (error instanceof MalformedFileError) throw error;
+    throw new MalformedFileError(`The file is not a readable ${format} file: ${describeError(error)}`);
+  }
+  const m = mapHeader(headers);
+  const missing = REQUIRED_COLUMNS.filter((c) => !m.focus.has(c));
+  if (missing.length) {
+    throw new MalformedFileError(
+      `Missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (the header has ${headers.length} columns)`,
+      undefined,
+      missing[0],
+    );
+  }
+  const built = layered(m);
+  const table = `staged_${++stagedCounter}`;
+  try {
+    await query(conn, `CREATE OR REPLACE TEMP TABLE ${table} AS ${built.sql(from)}`, [
+      orgId,
+      sourceName,
+      path,
+    ]);
+  } catch (error) {
+    throw new MalformedFileError(`The file could not be read: ${describeError(error)}`);
+  }
+  const [stats] = await query(
+    conn,
+    `SELECT count(*)::INT AS n, count(__bad)::INT AS bad, list(DISTINCT billing_month ORDER BY billing_month) AS months FROM ${table}`,
+  );
+  if (!stats || Number(stats.n) === 0) {
+    await conn.run(`DROP TABLE IF EXISTS ${table}`);
+    throw new MalformedFileError('The file has no data rows');
+  }
+  if (Number(stats.bad) > 0) {
+    await conn.run(`DROP TABLE IF EXISTS ${table}`);
+    throw await locateFirstBadRow(conn, await fromAt('$1'), built, m, path);
+  }
+  return { table, rows: Number(stats.n), months: (stats.months as string[]) ?? [] };
+}
+
+/**
+ * The slow path, only for a file already known to be malformed: copy it in file order (DuckDB
+ * keeps insertion order, so `rowid` is the data row number) and report the first bad cell.
+ */
+async function locateFirstBadRow(
+  conn: DuckDBConnection,
+  from: string,
+  built: Layered,
+  m: Mapping,
+  path: string,
+): Promise<MalformedFileError> {
+  const raw = `raw_${++stagedCounter}`;
+  await query(conn, `CREATE OR REPLACE TEMP TABLE ${raw} AS SELECT * FROM ${from}`, [path]);
+  try {
+    const [found] = await query(
+      conn,
+      `SELECT (__rowid + 1)::INT AS row, col FROM (${built.badOverRaw(raw)}) WHERE col IS NOT NULL ORDER BY __rowid LIMIT 1`,
+    );
+    if (!found) return new MalformedFileError('The file holds a value that cannot be read');
+    const row = Number(found.row);
+    const column = String(found.col);
+    const rawCol =
+      m.focus.get(column as FocusColumn) ?? m.providerCosts.get(column as ProviderCostColumn) ?? undefined;
+    let value: unknown = null;
+    if (rawCol) {
+      const [cell] = await query(conn, `SELECT ${rawCol}::VARCHAR AS v FROM ${raw} WHERE rowid = $1`, [
+        row - 1,
+      ]);
+      value = cell?.v ?? null;
+    }
+    const type = column in FOCUS_COLUMN_TYPES ? FOCUS_COLUMN_TYPES[column as FocusColumn] : 'number';
+    const what =
+      value === null || String(value).trim() === '' || String(value).trim().toUpperCase() === 'NULL'
+        ? 'is empty, but every row needs a value'
+        : `${JSON.stringify(String(value).slice(0, 80))} is not ${
+            type === 'number' ? 'a number' : type === 'timestamp' ? 'a date-time' : 'a JSON object'
+          }`;
+    return new MalformedFileError(`Row ${row} (line ${row + 1}), column ${column}: ${what}`, row, column);
+  } finally {
+    await conn.run(`DROP TABLE IF EXISTS ${raw}`);
+  }
+}

@@ -1,0 +1,79 @@
+import { createWriteStream } from 'node:fs';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { config } from '../config';
+
+/**
+ * The billing bucket: S3 in AWS; locally a folder (`LOCAL_BUCKET_DIR`, set by `npm start` to
+ * `<state>/bucket`) with the same key layout, so the ingestion worker runs the same code path.
+ */
+export const LOCAL_BUCKET_NAME = 'local-billing';
+
+/** Keys are plain relative paths: no `..`, no absolute paths, no backslashes. */
+export function isSafeObjectKey(key: string): boolean {
+  return (
+    key.length > 0 &&
+    key.length <= 1024 &&
+    !key.startsWith('/') &&
+    !key.includes('\\') &&
+    !key.includes('\u0000') &&
+    key.split('/').every((part) => part !== '..' && part !== '.')
+  );
+}
+
+function localPath(key: string): string {
+  const dir = config().localBucketDir;
+  if (!dir) throw new Error('No billing bucket configured (BILLING_BUCKET or LOCAL_BUCKET_DIR)');
+  if (!isSafeObjectKey(key)) throw new Error(`Unsafe object key ${JSON.stringify(key)}`);
+  const root = resolve(dir);
+  const path = resolve(join(root, key));
+  if (!path.startsWith(root + sep)) throw new Error(`Unsafe object key ${JSON.stringify(key)}`);
+  return path;
+}
+
+let s3Client: S3Client | undefined;
+
+function s3(): S3Client {
+  if (!s3Client) {
+    const c = config();
+    s3Client = new S3Client({
+      region: c.region,
+      ...(c.s3Endpoint ? { endpoint: c.s3Endpoint, forcePathStyle: true } : {}),
+    });
+  }
+  return s3Client;
+}
+
+function usesLocalBucket(bucket: string): boolean {
+  return bucket === LOCAL_BUCKET_NAME && !config().billingBucket && Boolean(config().localBucketDir);
+}
+
+/** Copies an object to a local file (for DuckDB to read). */
+export async function downloadObject(bucket: string, key: string, dest: string): Promise<void> {
+  if (usesLocalBucket(bucket)) {
+    await copyFile(localPath(key), dest);
+    return;
+  }
+  const res = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  if (!res.Body) throw new Error(`Object s3://${bucket}/${key} has no body`);
+  await pipeline(res.Body as Readable, createWriteStream(dest));
+}
+
+/** Writes a local file to `key`. One PutObject replaces the object atomically for every reader. */
+export async function uploadObject(bucket: string, key: string, source: string): Promise<void> {
+  if (usesLocalBucket(bucket)) {
+    const path = localPath(key);
+    await mkdir(dirname(path), { recursive: true });
+    await copyFile(source, path);
+    return;
+  }
+  await s3().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(source) }));
+}
+
+/** For tests that mock S3 or change the endpoint. */
+export function resetObjectStore(): void {
+  s3Client = undefined;
+}

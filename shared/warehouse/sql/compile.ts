@@ -1,0 +1,307 @@
+import { createHash } from 'node:crypto';
+import { BadRequestError } from '../../errors';
+import {
+  builtinDimensionOf,
+  FOCUS_COLUMN_TYPES,
+  focusColumnOf,
+  METRIC_COLUMNS,
+  type MetricId,
+} from '../focus-columns';
+import {
+  type Catalog,
+  type ComputedKind,
+  type CostSeriesQuery,
+  type Granularity,
+  groupByList,
+  isOperator,
+  isWhereGroup,
+  QUERY_BOUNDS,
+  type SeriesRow,
+  type WhereClause,
+  type WhereRule,
+} from '../query-model';
+import { quoteIdent, quoteLiteral, safeName } from './quote';
+
+/**
+ * Compiles the query model to SQL for either engine. Everything engine-specific sits behind
+ * `Dialect`; every user value goes through a `Params` sink (bound parameters where the engine and
+ * statement allow, validated literals otherwise), and every identifier is either one of ours or
+ * resolved against the FOCUS schema / the org's catalog. Unknown fields and operators are a 400.
+ */
+export interface Dialect {
+  readonly name: 'duckdb' | 'athena';
+  /** A column of the billing table or the org's enriched view. */
+  col(name: string): string;
+  /** The value of map column `mapCol` at key expression `key` (NULL when absent). */
+  mapValue(mapCol: string, key: string): string;
+  contains(expr: string, needle: string): string;
+  startsWith(expr: string, prefix: string): string;
+  endsWith(expr: string, suffix: string): string;
+  /** First day of the period holding timestamp `expr`, as `YYYY-MM-DD` text. */
+  period(granularity: Granularity, expr: string): string;
+  /** A timestamp from a `YYYY-MM-DD HH:MM:SS` text parameter. */
+  timestamp(param: string): string;
+}
+
+export const duckDialect: Dialect = {
+  name: 'duckdb',
+  col: (name) => quoteIdent(name),
+  mapValue: (mapCol, key) => `${quoteIdent(mapCol)}[${key}]`,
+  contains: (e, n) => `contains(${e}, ${n})`,
+  startsWith: (e, p) => `starts_with(${e}, ${p})`,
+  endsWith: (e, s) => `ends_with(${e}, ${s})`,
+  period: (g, e) => `strftime(date_trunc('${g.toLowerCase()}', ${e}), '%Y-%m-%d')`,
+  timestamp: (p) => `CAST(${p} AS TIMESTAMP)`,
+};
+
+/** Athena (Trino): Glue lower-cases column names; map lookups use element_at (NULL when absent). */
+export const athenaDialect: Dialect = {
+  name: 'athena',
+  col: (name) => quoteIdent(name.toLowerCase()),
+  mapValue: (mapCol, key) => `element_at(${quoteIdent(mapCol.toLowerCase())}, ${key})`,
+  contains: (e, n) => `(strpos(${e}, ${n}) > 0)`,
+  startsWith: (e, p) => `starts_with(${e}, ${p})`,
+  endsWith: (e, s) => `(strpos(reverse(${e}), reverse(${s})) = 1)`,
+  period: (g, e) => `date_format(date_trunc('${g.toLowerCase()}', ${e}), '%Y-%m-%d')`,
+  timestamp: (p) => `CAST(${p} AS timestamp)`,
+};
+
+/** Where user values go: `add` returns the SQL text that stands for the value. */
+export interface Params {
+  add(value: string): string;
+  readonly values: string[];
+}
+
+/** DuckDB prepared-statement parameters `$1, $2…`, optionally after `offset` fixed ones. */
+export function positionalParams(initial: string[] = []): Params {
+  const values = [...initial];
+  return {
+    values,
+    add(value) {
+      values.push(value);
+      return `$${values.length}`;
+    },
+  };
+}
+
+/**
+ * Athena execution parameters: `?` in the text, and each parameter passed as a quoted literal
+ * (Athena substitutes ExecutionParameters as SQL literals, so strings travel quoted).
+ */
+export function athenaParams(): Params {
+  const values: string[] = [];
+  return {
+    values,
+    add(value) {
+      values.push(quoteLiteral(value));
+      return '?';
+    },
+  };
+}
+
+/** For statements that take no parameters (view definitions): validated, escaped literals. */
+export function inlineParams(): Params {
+  return {
+    values: [],
+    add: (value) => quoteLiteral(value),
+  };
+}
+
+export interface CompileContext {
+  dialect: Dialect;
+  params: Params;
+  /** Computed dimensions the source holds; empty before the first refresh. */
+  catalog?: Pick<Catalog, 'dimensions'>;
+  /** Kinds of computed dimension a field may resolve to (a virtual dimension may not read another). */
+  allowKinds?: readonly ComputedKind[];
+}
+
+/** The physical column name of a computed dimension: stable, lower-case, never user text. */
+export function computedColumn(kind: ComputedKind, name: string): string {
+  return safeName(`d_${createHash('sha256').update(`${kind}:${name}`).digest('hex').slice(0, 16)}`);
+}
+
+export function tagKeyOf(field: string): string | undefined {
+  if (field.startsWith('tag:')) return field.slice(4);
+  if (field.startsWith('tags.')) return field.slice(5);
+  return undefined;
+}
+
+/**
+ * The SQL expression of a dimension, resolved in this order: built-in dimension (short name or
+ * FOCUS column), `tag:<key>`, a computed dimension of the catalog, an `x_` provider column, any
+ * other text FOCUS column. Anything else is a 400 naming the field.
+ */
+export function fieldExpr(field: string, ctx: CompileContext): string {
+  const builtin = builtinDimensionOf(field);
+  if (builtin) return ctx.dialect.col(builtin.column);
+  const tagKey = tagKeyOf(field);
+  if (tagKey !== undefined) {
+    if (!tagKey || tagKey.length > 512) throw new BadRequestError(`Invalid tag key in field ${field}`);
+    return ctx.dialect.mapValue('Tags', ctx.params.add(tagKey));
+  }
+  const computed = ctx.catalog?.dimensions.find(
+    (d) => d.name === field && (!ctx.allowKinds || ctx.allowKinds.includes(d.kind)),
+  );
+  if (computed) return ctx.dialect.col(safeName(computed.column));
+  if (/^x_/i.test(field) && field.length <= 200)
+    return ctx.dialect.mapValue('x_columns', ctx.params.add(field));
+  const focus = focusColumnOf(field);
+  if (focus && FOCUS_COLUMN_TYPES[focus] === 'string') return ctx.dialect.col(focus);
+  throw new BadRequestError(`Unknown dimension ${JSON.stringify(field)}`);
+}
+
+function ruleSql(rule: WhereRule, ctx: CompileContext): string {
+  if (!isOperator(rule.operator))
+    throw new BadRequestError(`Unknown operator ${JSON.stringify(rule.operator)}`);
+  if (!Array.isArray(rule.value)) throw new BadRequestError(`Rule on ${rule.field}: value must be a list`);
+  if (rule.value.length > QUERY_BOUNDS.valuesPerRule)
+    throw new BadRequestError(`Rule on ${rule.field}: at most ${QUERY_BOUNDS.valuesPerRule} values`);
+  const values = rule.value.map((v) => {
+    const s = String(v);
+    if (s.length > QUERY_BOUNDS.valueLength)
+      throw new BadRequestError(`Rule on ${rule.field}: value too long`);
+    return s;
+  });
+  // The field is resolved afresh at each place it appears, so positional parameters (Athena's
+  // `?`) are added in text order.
+  const e = () => fieldExpr(rule.field, ctx);
+  fieldExpr(rule.field, { ...ctx, params: inlineParams() });
+  const d = ctx.dialect;
+  const list = () => values.map((v) => ctx.params.add(v)).join(', ');
+  const any = (f: (expr: string, p: string) => string) =>
+    values.length
+      ? `(${values
+          .map((v) => {
+            const expr = e();
+            return f(expr, ctx.params.add(v));
+          })
+          .join(' OR ')})`
+      : 'FALSE';
+  const none = (f: (expr: string, p: string) => string) => {
+    if (!values.length) return 'TRUE';
+    const isNull = `${e()} IS NULL`;
+    return `(${isNull} OR NOT ${any(f)})`;
+  };
+  switch (rule.operator) {
+    case 'in':
+    case '=':
+      if (!values.length) return 'FALSE';
+      return `(${e()} IN (${list()}))`;
+    case 'notIn':
+    case '!=': {
+      if (!values.length) return 'TRUE';
+      const isNull = `${e()} IS NULL`;
+      const notIn = `${e()} NOT IN (${list()})`;
+      return `(${isNull} OR ${notIn})`;
+    }
+    case 'contains':
+      return any((x, p) => d.contains(x, p));
+    case 'doesNotContain':
+      return none((x, p) => d.contains(x, p));
+    case 'beginsWith':
+      return any((x, p) => d.startsWith(x, p));
+    case 'doesNotBeginWith':
+      return none((x, p) => d.startsWith(x, p));
+    case 'endsWith':
+      return any((x, p) => d.endsWith(x, p));
+    case 'doesNotEndWith':
+      return none((x, p) => d.endsWith(x, p));
+    case 'null':
+      return `(${e()} IS NULL)`;
+    case 'notNull':
+      return `(${e()} IS NOT NULL)`;
+  }
+}
+
+/** A where clause as one boolean SQL expression (`TRUE` when empty). */
+export function whereSql(clause: WhereClause | null | undefined, ctx: CompileContext, depth = 1): string {
+  if (!clause) return 'TRUE';
+  if (depth > QUERY_BOUNDS.whereDepth)
+    throw new BadRequestError(`whereClause groups nest at most ${QUERY_BOUNDS.whereDepth} levels`);
+  if (clause.combinator !== 'and' && clause.combinator !== 'or')
+    throw new BadRequestError('whereClause combinator must be "and" or "or"');
+  if (!Array.isArray(clause.rules)) throw new BadRequestError('whereClause rules must be a list');
+  if (clause.rules.length > QUERY_BOUNDS.rulesPerGroup)
+    throw new BadRequestError(`whereClause groups hold at most ${QUERY_BOUNDS.rulesPerGroup} rules`);
+  const parts = clause.rules.map((r) => (isWhereGroup(r) ? whereSql(r, ctx, depth + 1) : ruleSql(r, ctx)));
+  const joined = parts.length ? `(${parts.join(clause.combinator === 'and' ? ' AND ' : ' OR ')})` : 'TRUE';
+  return clause.not ? `(NOT ${joined})` : joined;
+}
+
+/** The summed expression of a cost metric id (see METRIC_COLUMNS for the mapping). */
+export function metricSql(metricId: MetricId, dialect: Dialect): string {
+  const m = METRIC_COLUMNS[metricId] as { column: string; fallback?: string } | undefined;
+  if (!m) throw new BadRequestError(`Unknown metricId ${JSON.stringify(metricId)}`);
+  return m.fallback
+    ? `coalesce(${dialect.col(m.column)}, ${dialect.col(m.fallback)})`
+    : dialect.col(m.column);
+}
+
+/** `YYYY-MM-DD` or an ISO date-time, as `YYYY-MM-DD HH:MM:SS` UTC. */
+export function utcTimestamp(value: string, what: string): string {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const ms = Date.parse(dateOnly ? `${value}T00:00:00Z` : value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms))
+    throw new BadRequestError(`${what} must be a date (YYYY-MM-DD) or an ISO date-time`);
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+export interface CompiledQuery {
+  sql: string;
+  params: string[];
+  groupBy: string[];
+}
+
+/**
+ * A series query: one row per period and group with the summed measure. `source` is the table
+ * or view to read (the org's enriched view once refreshed) and holds rows of every organisation,
+ * so the org filter is always the first predicate.
+ */
+export function seriesSql(
+  q: Omit<CostSeriesQuery, 'metricId'>,
+  measure: string,
+  source: string,
+  ctx: CompileContext,
+  extraFilter?: (ctx: CompileContext) => string,
+): CompiledQuery {
+  const groupBy = groupByList(q.groupBy);
+  if (groupBy.length > QUERY_BOUNDS.groupBy)
+    throw new BadRequestError(`groupBy takes at most ${QUERY_BOUNDS.groupBy} dimensions`);
+  if (!['Day', 'Week', 'Month'].includes(q.granularity))
+    throw new BadRequestError('granularity must be Day, Week or Month');
+  const start = utcTimestamp(q.start, 'start');
+  const end = utcTimestamp(q.end, 'end');
+  const d = ctx.dialect;
+  const ts = d.col('ChargePeriodStart');
+  // Parameters are added in the order they appear in the text (Athena binds `?` by position).
+  const groups = groupBy.map((g, i) => `coalesce(${fieldExpr(g, ctx)}, '') AS g${i}`);
+  const org = ctx.params.add(q.orgId);
+  const from = ctx.params.add(start);
+  const to = ctx.params.add(end);
+  const where = whereSql(q.whereClause, ctx);
+  const extra = extraFilter ? ` AND ${extraFilter(ctx)}` : '';
+  const groupCols = groupBy.map((_, i) => `g${i}`);
+  const sql = [
+    `SELECT ${d.period(q.granularity, ts)} AS period${groups.length ? `, ${groups.join(', ')}` : ''}, coalesce(sum(${measure}), 0) AS value`,
+    `FROM ${source}`,
+    `WHERE ${d.col('org_id')} = ${org} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`,
+    `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2)].join(', ')}`,
+    `ORDER BY ${['period', ...groupCols].join(', ')}`,
+    `LIMIT ${QUERY_BOUNDS.maxRows + 1}`,
+  ].join('\n');
+  return { sql, params: ctx.params.values, groupBy };
+}
+
+/** Maps result rows of `seriesSql` to SeriesRow. */
+export function toSeriesRows(rows: Record<string, unknown>[], groupBy: string[]): SeriesRow[] {
+  if (rows.length > QUERY_BOUNDS.maxRows)
+    throw new BadRequestError(
+      `The query returns more than ${QUERY_BOUNDS.maxRows} rows; narrow groupBy or the range`,
+    );
+  return rows.map((r) => ({
+    period: String(r.period),
+    group: Object.fromEntries(groupBy.map((g, i) => [g, String(r[`g${i}`] ?? '')])),
+    value: Number(r.value ?? 0),
+  }));
+}
