@@ -63,7 +63,7 @@ const orgId = `org_mw${Date.now()}`;
 const userId = `user_mw${Date.now()}`;
 
 async function authorized(key: string): Promise<Record<string, string>> {
-  const res = await authorizer({ headers: { authorization: `Bearer ${key}` } });
+  const res = await authorizer({ headers: { authorization: `Bearer ${key}` }, identitySource: [] });
   expect(res.isAuthorized).toBe(true);
   return res.context as Record<string, string>;
 }
@@ -90,7 +90,7 @@ describe('HTTP middleware against DynamoDB Local', () => {
   });
 
   it('answers 401 {error} for a context without identity, whatever the authorizer was given', async () => {
-    const denied = await authorizer({ headers: { authorization: 'Bearer ak_nope' } });
+    const denied = await authorizer({ headers: { authorization: 'Bearer ak_nope' }, identitySource: [] });
     const res = await echo(event(denied.context as Record<string, string>, { body: '{"n":1}' }), context);
     expect(res.statusCode).toBe(401);
     expect(JSON.parse(res.body ?? '')).toEqual({ error: 'Unauthorized' });
