@@ -17,14 +17,22 @@ async function main(): Promise<void> {
     .sort();
   const out = join(__dirname, 'results.json');
   const results: Record<string, unknown> = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
-  results.machine = { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: (await import('node:os')).cpus().length };
+  results.machine = {
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: (await import('node:os')).cpus().length,
+  };
   for (const file of files) {
     const name = file.replace(/\.bench\.ts$/, '');
     process.stdout.write(`== bench ${name}\n`);
     const started = Date.now();
     const mod = (await import(join(__dirname, file))) as { default: Bench | { default: Bench } };
     const fn = typeof mod.default === 'function' ? mod.default : mod.default.default;
-    results[name] = { ...(await fn()), measuredAt: new Date().toISOString(), seconds: (Date.now() - started) / 1000 };
+    results[name] = {
+      ...(await fn()),
+      measuredAt: new Date().toISOString(),
+      seconds: (Date.now() - started) / 1000,
+    };
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
   }
   process.stdout.write(`wrote ${out}\n`);

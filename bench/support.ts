@@ -17,7 +17,20 @@ export async function startStack(extraArgs: string[] = []): Promise<RunningStack
   const stateDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'infra/local/start.ts'), '--fresh', '--port', '0', '--state-dir', stateDir, '--no-ticker', '--exit-with-stdin', '--quiet', ...extraArgs],
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'infra/local/start.ts'),
+      '--fresh',
+      '--port',
+      '0',
+      '--state-dir',
+      stateDir,
+      '--no-ticker',
+      '--exit-with-stdin',
+      '--quiet',
+      ...extraArgs,
+    ],
     { cwd: ROOT, stdio: ['pipe', 'inherit', 'inherit'], env: { ...process.env, LOG_LEVEL: 'silent' } },
   );
   const file = join(stateDir, 'session.json');
