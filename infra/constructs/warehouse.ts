@@ -12,6 +12,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { glueColumns } from '../../shared/warehouse/focus-columns';
 import type { DeployStage } from './deploy-config';
 import type { ServiceFunction } from './service-function';
 
@@ -22,57 +23,7 @@ export const CURATED_PREFIX = 'curated/';
 /** Prefix of Athena query results in the results bucket. */
 export const RESULTS_PREFIX = 'athena/';
 
-/**
- * FOCUS 1.0 columns of the curated table and their Athena types. Costs and quantities are
- * `double` and periods `timestamp` (UTC), which is what a DuckDB `COPY … (FORMAT parquet)` of the
- * normalised rows writes; `Tags` is the JSON object as a string (query it with `json_extract_scalar`).
- */
-export const FOCUS_COLUMNS: ReadonlyArray<readonly [name: string, type: string]> = [
-  ['BilledCost', 'double'],
-  ['EffectiveCost', 'double'],
-  ['ListCost', 'double'],
-  ['ContractedCost', 'double'],
-  ['ListUnitPrice', 'double'],
-  ['ContractedUnitPrice', 'double'],
-  ['PricingQuantity', 'double'],
-  ['PricingUnit', 'string'],
-  ['PricingCategory', 'string'],
-  ['ConsumedQuantity', 'double'],
-  ['ConsumedUnit', 'string'],
-  ['BillingCurrency', 'string'],
-  ['BillingAccountId', 'string'],
-  ['BillingAccountName', 'string'],
-  ['BillingPeriodStart', 'timestamp'],
-  ['BillingPeriodEnd', 'timestamp'],
-  ['ChargePeriodStart', 'timestamp'],
-  ['ChargePeriodEnd', 'timestamp'],
-  ['ChargeCategory', 'string'],
-  ['ChargeClass', 'string'],
-  ['ChargeDescription', 'string'],
-  ['ChargeFrequency', 'string'],
-  ['CommitmentDiscountCategory', 'string'],
-  ['CommitmentDiscountId', 'string'],
-  ['CommitmentDiscountName', 'string'],
-  ['CommitmentDiscountStatus', 'string'],
-  ['CommitmentDiscountType', 'string'],
-  ['InvoiceIssuerName', 'string'],
-  ['ProviderName', 'string'],
-  ['PublisherName', 'string'],
-  ['ServiceName', 'string'],
-  ['ServiceCategory', 'string'],
-  ['RegionId', 'string'],
-  ['RegionName', 'string'],
-  ['AvailabilityZone', 'string'],
-  ['SubAccountId', 'string'],
-  ['SubAccountName', 'string'],
-  ['ResourceId', 'string'],
-  ['ResourceName', 'string'],
-  ['ResourceType', 'string'],
-  ['SkuId', 'string'],
-  ['SkuPriceId', 'string'],
-  ['Tags', 'string'],
-];
-
+/** Partition columns: `curated/org_id=<org>/billing_month=<yyyy-MM>/`. */
 export const PARTITION_KEYS = ['org_id', 'billing_month'] as const;
 
 export interface WarehouseProps {
@@ -225,7 +176,9 @@ export class Warehouse extends Construct {
           inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
           outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
           serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
-          columns: FOCUS_COLUMNS.map(([name, type]) => ({ name: name.toLowerCase(), type })),
+          // The one column list of the warehouse (shared/warehouse/focus-columns.ts), in the types
+          // ingestion writes to Parquet, so the Glue table and the files cannot drift apart.
+          columns: glueColumns(),
         },
       },
     });
