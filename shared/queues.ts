@@ -46,6 +46,15 @@ export const queues: readonly QueueDef[] = [
 
 export const workers: readonly WorkerDef[] = [
   {
+    name: 'warehouse-refresh',
+    queue: 'warehouse-refresh',
+    entry: 'workers/warehouse-refresh',
+    batchSize: 5,
+    timeoutSeconds: 900,
+    memoryMb: 3008,
+    usesWarehouse: true,
+  },
+  {
     name: 'billing-ingest',
     queue: 'billing-ingest',
     entry: 'workers/billing-ingest',

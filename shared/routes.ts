@@ -1,6 +1,7 @@
 import type { RouteDef } from './http/route';
 import { adminRoutes } from './routes/admin';
 import { dashboardRoutes } from './routes/dashboards';
+import { dimensionRoutes } from './routes/dimensions';
 import { enrichmentRoutes } from './routes/enrichments';
 import { reportRoutes } from './routes/reports';
 import { usageRoutes } from './routes/usage';
@@ -16,4 +17,5 @@ export const routes: readonly RouteDef[] = [
   ...dashboardRoutes,
   ...adminRoutes,
   ...usageRoutes,
+  ...dimensionRoutes,
 ];

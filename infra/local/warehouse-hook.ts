@@ -2,7 +2,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resetConfig } from '../../shared/config';
 import { getIngestion } from '../../shared/db/dimensions-repo';
+import { loadEnrichments } from '../../shared/domain/dimensions/enrichment-source';
 import { processUpload } from '../../shared/domain/dimensions/ingestion';
+import { runRefresh } from '../../shared/domain/dimensions/refresh';
+import type { RefreshMode } from '../../shared/domain/dimensions/refresh-request';
+import { newId } from '../../shared/ids';
 import { log } from '../../shared/log';
 import { type GeneratorOptions, recentMonths, writeFocusCsv } from '../../shared/warehouse/generator';
 import { LOCAL_BUCKET_NAME } from '../../shared/warehouse/object-store';
@@ -15,8 +19,11 @@ import type { LocalHook } from './hooks';
  *   there and puts an S3-shaped event on the `billing-ingest` queue, as an S3 upload does in AWS);
  * - the demo seed: a few months of generated FOCUS data for `org_demo` and a little for
  *   `org_acme`, ingested through the same upload path, once per state folder;
+ *   The seeded organisations are refreshed before the stack reports ready, so candidates and
+ *   dimensions are there from the first request;
  * - local-only routes: `POST /_local/warehouse/ingestion` `{orgId, key, version}` answers an
- *   upload's ingestion record (the ingest CLI waits on it).
+ *   upload's ingestion record (the ingest CLI waits on it); `POST /_local/warehouse/refresh`
+ *   `{orgId, mode?}` runs a refresh now and answers its outcome.
  */
 export interface SeededOrg {
   orgId: string;
@@ -54,6 +61,21 @@ export function seedPlans(now: Date): { orgId: string; options: GeneratorOptions
   ];
 }
 
+/** Runs a refresh in this process, as the worker would for a queued request. */
+async function refreshNow(orgId: string, mode: RefreshMode, reason: string): Promise<string> {
+  return runRefresh(
+    {
+      type: 'warehouse-refresh',
+      requestId: newId('rfr'),
+      orgId,
+      mode,
+      reason,
+      requestedAt: new Date().toISOString(),
+    },
+    { warehouse: await getWarehouse(), loadEnrichments, now: () => new Date() },
+  );
+}
+
 async function seed(stateDir: string, bucketDir: string): Promise<void> {
   const file = join(stateDir, SEED_FILE);
   if (existsSync(file)) return;
@@ -68,6 +90,7 @@ async function seed(stateDir: string, bucketDir: string): Promise<void> {
     const outcome = await processUpload({ bucket: LOCAL_BUCKET_NAME, key, version: 'seed' });
     if (outcome !== 'ingested') throw new Error(`seeding ${plan.orgId} failed: ${outcome}`);
     seeded.push({ orgId: plan.orgId, key, options: plan.options, rows });
+    await refreshNow(plan.orgId, 'full', 'seed');
   }
   writeFileSync(file, JSON.stringify({ seededAt: new Date().toISOString(), orgs: seeded }, null, 2));
 }
@@ -93,6 +116,13 @@ export const warehouseHook: LocalHook = {
         return { status: 400, body: { error: 'orgId, key and version are required strings' } };
       const record = await getIngestion(b.orgId, b.key, b.version);
       return record ? { status: 200, body: record } : { status: 404, body: { error: 'NOT_FOUND' } };
+    }
+    if (method === 'POST' && path === '/_local/warehouse/refresh') {
+      const b = (body ?? {}) as { orgId?: unknown; mode?: unknown };
+      const mode = b.mode === 'light' ? 'light' : 'full';
+      if (typeof b.orgId !== 'string' || !/^[A-Za-z0-9_.:-]{1,128}$/.test(b.orgId))
+        return { status: 400, body: { error: 'orgId is required' } };
+      return { status: 200, body: { outcome: await refreshNow(b.orgId, mode, 'local') } };
     }
     return undefined;
   },

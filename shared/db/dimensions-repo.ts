@@ -1,5 +1,15 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { CacheKind, PublishedLabel, RefreshStatus, VirtualDimension } from '../domain/dimensions/model';
+import { db, isConditionalCheckFailed, tableName } from './client';
 import { keys, stripKeys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
 
@@ -127,4 +137,229 @@ export async function completeIngestion(
       ],
     }),
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Labels and virtual dimensions
+
+async function queryAll(pk: string, prefix: string, consistent = false): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+        ConsistentRead: consistent,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...(res.Items ?? []));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+export async function listPublishedLabels(orgId: string): Promise<PublishedLabel[]> {
+  const items = await queryAll(keys.dimensionsPartition(orgId), keys.labelConfig(orgId, '').sk, true);
+  return items
+    .map((i) => stripKeys(i) as unknown as PublishedLabel)
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export async function listVirtualDimensions(orgId: string): Promise<VirtualDimension[]> {
+  const items = await queryAll(keys.dimensionsPartition(orgId), keys.virtualDimension(orgId, '').sk, true);
+  return items
+    .map((i) => stripKeys(i) as unknown as VirtualDimension)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refresh status and caches
+
+export async function getRefreshStatus(orgId: string): Promise<RefreshStatus | undefined> {
+  const res = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.refreshStatus(orgId), ConsistentRead: true }),
+  );
+  return res.Item ? (stripKeys(res.Item) as unknown as RefreshStatus) : undefined;
+}
+
+/** Writes the status fields given, keeping the others (the last success survives a failure). */
+export async function updateRefreshStatus(orgId: string, fields: Partial<RefreshStatus>): Promise<void> {
+  const entries = Object.entries({ ...fields, orgId }).filter(([, v]) => v !== undefined);
+  const remove = Object.entries(fields)
+    .filter(([, v]) => v === undefined)
+    .map(([k]) => k);
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':entity': 'refresh-status', ':v': SCHEMA_VERSION };
+  const sets = ['entity = :entity', 'schemaVersion = :v'];
+  entries.forEach(([k, v], i) => {
+    names[`#f${i}`] = k;
+    values[`:f${i}`] = v;
+    sets.push(`#f${i} = :f${i}`);
+  });
+  remove.forEach((k, i) => {
+    names[`#r${i}`] = k;
+  });
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.refreshStatus(orgId),
+      UpdateExpression: `SET ${sets.join(', ')}${remove.length ? ` REMOVE ${remove.map((_, i) => `#r${i}`).join(', ')}` : ''}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
+}
+
+const DONE_TTL_SECONDS = 7 * 86_400;
+
+export async function isRefreshDone(orgId: string, requestId: string): Promise<boolean> {
+  const res = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.refreshDone(orgId, requestId), ConsistentRead: true }),
+  );
+  return Boolean(res.Item);
+}
+
+export async function markRefreshDone(
+  orgId: string,
+  requestId: string,
+  outcome: string,
+  at: Date,
+): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.refreshDone(orgId, requestId),
+        entity: 'refresh-done',
+        schemaVersion: SCHEMA_VERSION,
+        requestId,
+        outcome,
+        at: at.toISOString(),
+        ttl: Math.floor(at.getTime() / 1000) + DONE_TTL_SECONDS,
+      },
+    }),
+  );
+}
+
+/** Cache parts are gzipped JSON split into chunks well under DynamoDB's 400 KB item limit. */
+const CACHE_PART_BYTES = 300_000;
+
+interface CachePointer {
+  refreshId: string;
+  refreshedAt: string;
+  parts: number;
+}
+
+/**
+ * Replaces a cache: the new parts are written under the refresh's id, then the pointer is moved
+ * to them (only forward in time, so a slow older refresh cannot overwrite a newer cache), then
+ * the previous parts are deleted. Readers follow the pointer, so they see a whole cache.
+ */
+export async function writeCache(
+  orgId: string,
+  kind: CacheKind,
+  refreshId: string,
+  refreshedAt: string,
+  payload: unknown,
+): Promise<boolean> {
+  const data = gzipSync(Buffer.from(JSON.stringify(payload)));
+  const parts: Buffer[] = [];
+  for (let at = 0; at < data.length || parts.length === 0; at += CACHE_PART_BYTES) {
+    parts.push(data.subarray(at, at + CACHE_PART_BYTES));
+  }
+  for (let i = 0; i < parts.length; i++) {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.dimensionCachePart(orgId, kind, refreshId, i),
+          entity: 'dimension-cache-part',
+          schemaVersion: SCHEMA_VERSION,
+          data: parts[i],
+        },
+      }),
+    );
+  }
+  const pointerKey = keys.dimensionCachePointer(orgId, kind);
+  const before = await db().send(
+    new GetCommand({ TableName: tableName(), Key: pointerKey, ConsistentRead: true }),
+  );
+  const previous = before.Item as CachePointer | undefined;
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...pointerKey,
+          entity: 'dimension-cache',
+          schemaVersion: SCHEMA_VERSION,
+          refreshId,
+          refreshedAt,
+          parts: parts.length,
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR refreshedAt <= :at',
+        ExpressionAttributeValues: { ':at': refreshedAt },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    await deleteParts(orgId, kind, refreshId);
+    return false;
+  }
+  if (previous && previous.refreshId !== refreshId) await deleteParts(orgId, kind, previous.refreshId);
+  return true;
+}
+
+async function deleteParts(orgId: string, kind: CacheKind, refreshId: string): Promise<void> {
+  const items = await queryAll(
+    keys.dimensionsPartition(orgId),
+    keys.dimensionCachePartPrefix(kind, refreshId),
+  );
+  for (let i = 0; i < items.length; i += 25) {
+    await db().send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [tableName()]: items
+            .slice(i, i + 25)
+            .map((it) => ({ DeleteRequest: { Key: { pk: it.pk as string, sk: it.sk as string } } })),
+        },
+      }),
+    );
+  }
+}
+
+/** The current cache, or undefined before the first refresh. */
+export async function readCache<T>(
+  orgId: string,
+  kind: CacheKind,
+): Promise<{ refreshedAt: string; payload: T } | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const res = await db().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.dimensionCachePointer(orgId, kind),
+        ConsistentRead: true,
+      }),
+    );
+    const pointer = res.Item as CachePointer | undefined;
+    if (!pointer) return undefined;
+    const items = await queryAll(
+      keys.dimensionsPartition(orgId),
+      keys.dimensionCachePartPrefix(kind, pointer.refreshId),
+      true,
+    );
+    // A refresh may have replaced the cache between the two reads: read the pointer again.
+    if (items.length !== pointer.parts) continue;
+    const data = Buffer.concat(items.map((i) => Buffer.from(i.data as Uint8Array)));
+    return { refreshedAt: pointer.refreshedAt, payload: JSON.parse(gunzipSync(data).toString('utf8')) as T };
+  }
+  return undefined;
+}
+
+/** For tests: forget an organisation's caches and status. */
+export async function deleteRefreshState(orgId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.refreshStatus(orgId) }));
 }

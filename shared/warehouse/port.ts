@@ -1,3 +1,4 @@
+import type { FeatureModel, RefreshMode } from './features';
 import type { Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from './query-model';
 
 /**
@@ -14,6 +15,26 @@ export interface IngestResult {
 export interface UsageMetric {
   consumed_unit: string;
   service_names: string[];
+}
+
+/** Tag-key figures over a window of billing months (cost is BilledCost), for the candidates. */
+export interface WindowAggregates {
+  /** Window months, oldest first, with their total cost. */
+  months: { month: string; cost: number }[];
+  /** Per tag key: cost of rows carrying it, distinct values, providers. */
+  keys: { key: string; cost: number; values: number; providers: string[] }[];
+  keyMonths: { key: string; month: string; cost: number }[];
+  /** The costliest values of each key (at most `topValues` per key). */
+  keyValues: { key: string; value: string; cost: number }[];
+}
+
+export interface DimensionValues {
+  /** Total cost of the window (the denominator of every proportion). */
+  total: number;
+  /** The costliest values of each dimension (at most `topValues` each); rows without a value are not listed. */
+  values: { dimension: string; value: string; cost: number }[];
+  /** Dimensions that could not be resolved (left out). */
+  skipped: string[];
 }
 
 export interface WarehousePort {
@@ -34,4 +55,19 @@ export interface WarehousePort {
   usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]>;
   /** The computed dimensions of the org's last refresh, if any. */
   catalog(orgId: string): Promise<Catalog | undefined>;
+  /**
+   * Builds the org's enriched view. `full` re-materialises labels and enrichments from the
+   * billing rows; `light` only replaces the virtual dimensions (falling back to full when there
+   * is nothing to build on). Atomic: readers see the previous view or the new one.
+   */
+  refreshFeatures(orgId: string, model: FeatureModel, mode: RefreshMode): Promise<Catalog>;
+  /** Tag-key figures over the given billing months. */
+  candidateAggregates(orgId: string, months: string[], topValues: number): Promise<WindowAggregates>;
+  /** Values of the given dimensions over the given billing months, from the enriched view. */
+  dimensionValues(
+    orgId: string,
+    months: string[],
+    dimensions: string[],
+    topValues: number,
+  ): Promise<DimensionValues>;
 }

@@ -1,9 +1,27 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { BadRequestError } from '../../errors';
+import type { FeatureModel, RefreshMode } from '../features';
 import { stageBillingFile } from '../ingest/normalise';
-import type { IngestResult, UsageMetric, WarehousePort } from '../port';
-import type { Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
-import { duckDialect, metricSql, positionalParams, seriesSql, toSeriesRows } from '../sql/compile';
-import { quoteIdent } from '../sql/quote';
+import type { DimensionValues, IngestResult, UsageMetric, WarehousePort, WindowAggregates } from '../port';
+import type {
+  Catalog,
+  ComputedDimension,
+  CostSeriesQuery,
+  SeriesRow,
+  UsageSeriesQuery,
+} from '../query-model';
+import {
+  computedColumn,
+  duckDialect,
+  fieldExpr,
+  inlineParams,
+  metricSql,
+  positionalParams,
+  seriesSql,
+  toSeriesRows,
+} from '../sql/compile';
+import { labelMapSql, labelMergedSql, vdimSql } from '../sql/features';
+import { quoteIdent, quoteLiteral } from '../sql/quote';
 import {
   BILLING_TABLE,
   CATALOG_TABLE,
@@ -22,6 +40,22 @@ export async function readCatalog(conn: DuckDBConnection, orgId: string): Promis
     [orgId],
   );
   return row ? (JSON.parse(String(row.catalog)) as Catalog) : undefined;
+}
+
+/** Billing months as an SQL list; they come from the data and are checked against `YYYY-MM`. */
+export function monthList(months: string[]): string {
+  for (const m of months)
+    if (!/^\d{4}-\d{2}$/.test(m)) throw new BadRequestError(`Invalid billing month ${m}`);
+  return months.length ? months.map(quoteLiteral).join(', ') : 'NULL';
+}
+
+async function objectExists(conn: DuckDBConnection, kind: 'table' | 'view', name: string): Promise<boolean> {
+  const sql =
+    kind === 'table'
+      ? 'SELECT count(*)::INT AS n FROM duckdb_tables() WHERE table_name = $1 AND NOT temporary'
+      : 'SELECT count(*)::INT AS n FROM duckdb_views() WHERE view_name = $1 AND NOT temporary';
+  const [row] = await query(conn, sql, [name]);
+  return Number(row?.n ?? 0) > 0;
 }
 
 async function sourceFor(
@@ -117,5 +151,191 @@ export class DuckDbWarehouse implements WarehousePort {
 
   catalog(orgId: string): Promise<Catalog | undefined> {
     return withConnection((conn) => readCatalog(conn, orgId));
+  }
+
+  refreshFeatures(orgId: string, model: FeatureModel, mode: RefreshMode): Promise<Catalog> {
+    return withWriteLock(() =>
+      withConnection(async (conn) => {
+        const { table, view } = orgObjects(orgId);
+        const previous = await readCatalog(conn, orgId);
+        const full = mode === 'full' || !previous || !(await objectExists(conn, 'table', table));
+        const warnings: string[] = [];
+        let materialised: ComputedDimension[];
+        let build: { sql: string; params: string[] } | undefined;
+        if (full) {
+          const params = positionalParams([orgId]);
+          const ctx = { dialect: duckDialect, params };
+          const inner: string[] = [];
+          const outer: string[] = [];
+          materialised = [];
+          model.labels.forEach((label, i) => {
+            try {
+              const merged = labelMergedSql(label, ctx);
+              const column = computedColumn('label', label.name);
+              inner.push(`${merged} AS m_${i}`);
+              outer.push(`${labelMapSql(label, `m_${i}`, ctx)} AS ${quoteIdent(column)}`);
+              materialised.push({ name: label.name, kind: 'label', column });
+            } catch (error) {
+              warnings.push(`label ${label.name} skipped: ${(error as Error).message}`);
+            }
+          });
+          const exclude = inner.length ? ` EXCLUDE (${inner.map((_, i) => `m_${i}`).join(', ')})` : '';
+          build = {
+            sql: `CREATE OR REPLACE TABLE ${quoteIdent(table)} AS SELECT *${exclude}${outer.length ? `, ${outer.join(', ')}` : ''} FROM (SELECT b.*${
+              inner.length ? `, ${inner.join(', ')}` : ''
+            } FROM ${quoteIdent(BILLING_TABLE)} b WHERE b.org_id = $1)`,
+            params: params.values,
+          };
+        } else {
+          materialised = (previous?.dimensions ?? []).filter((d) => d.kind !== 'vdim');
+        }
+        // Virtual dimensions live in the view (a view takes no parameters: validated literals).
+        const vctx = {
+          dialect: duckDialect,
+          params: inlineParams(),
+          catalog: { dimensions: materialised },
+          allowKinds: ['label', 'enrichment'] as const,
+        };
+        const vdimColumns: string[] = [];
+        const vdims: ComputedDimension[] = [];
+        for (const vdim of model.vdims) {
+          try {
+            const column = computedColumn('vdim', vdim.name);
+            vdimColumns.push(`${vdimSql(vdim, vctx)} AS ${quoteIdent(column)}`);
+            vdims.push({ name: vdim.name, kind: 'vdim', column });
+          } catch (error) {
+            warnings.push(`virtual dimension ${vdim.name} skipped: ${(error as Error).message}`);
+          }
+        }
+        const catalog: Catalog = {
+          orgId,
+          refreshedAt: new Date().toISOString(),
+          mode: full ? 'full' : 'light',
+          dimensions: [...materialised, ...vdims],
+          warnings,
+        };
+        await inTransaction(conn, async () => {
+          if (build) await query(conn, build.sql, build.params);
+          await conn.run(
+            `CREATE OR REPLACE VIEW ${quoteIdent(view)} AS SELECT *${vdimColumns.length ? `, ${vdimColumns.join(', ')}` : ''} FROM ${quoteIdent(table)}`,
+          );
+          await query(conn, `DELETE FROM ${CATALOG_TABLE} WHERE org_id = $1`, [orgId]);
+          await query(conn, `INSERT INTO ${CATALOG_TABLE} VALUES ($1, $2, CAST($3 AS TIMESTAMP))`, [
+            orgId,
+            JSON.stringify(catalog),
+            catalog.refreshedAt.slice(0, 23).replace('T', ' '),
+          ]);
+        });
+        return catalog;
+      }),
+    );
+  }
+
+  candidateAggregates(orgId: string, months: string[], topValues: number): Promise<WindowAggregates> {
+    return withConnection(async (conn) => {
+      const inMonths = monthList(months);
+      const totals = await query(
+        conn,
+        `SELECT billing_month AS month, coalesce(sum("BilledCost"), 0) AS cost FROM ${BILLING_TABLE}
+          WHERE org_id = $1 AND billing_month IN (${inMonths}) GROUP BY 1 ORDER BY 1`,
+        [orgId],
+      );
+      const kv = `kv_${Math.random().toString(36).slice(2, 10)}`;
+      await query(
+        conn,
+        `CREATE TEMP TABLE ${kv} AS SELECT billing_month, "ProviderName" AS provider, "BilledCost" AS cost,
+                unnest(map_keys("Tags")) AS k, unnest(map_values("Tags")) AS v
+           FROM ${BILLING_TABLE} WHERE org_id = $1 AND billing_month IN (${inMonths}) AND cardinality("Tags") > 0`,
+        [orgId],
+      );
+      try {
+        const keys = await query(
+          conn,
+          `SELECT k AS key, coalesce(sum(cost), 0) AS cost, count(DISTINCT v)::INT AS n,
+                  coalesce(list(DISTINCT provider ORDER BY provider) FILTER (WHERE provider IS NOT NULL), []) AS providers
+             FROM ${kv} GROUP BY 1 ORDER BY 1`,
+        );
+        const keyMonths = await query(
+          conn,
+          `SELECT k AS key, billing_month AS month, coalesce(sum(cost), 0) AS cost FROM ${kv} GROUP BY 1, 2 ORDER BY 1, 2`,
+        );
+        const keyValues = await query(
+          conn,
+          `SELECT k AS key, v AS value, coalesce(sum(cost), 0) AS cost FROM ${kv} GROUP BY 1, 2
+           QUALIFY row_number() OVER (PARTITION BY k ORDER BY coalesce(sum(cost), 0) DESC, v) <= $1 ORDER BY 1, 3 DESC, 2`,
+          [topValues],
+        );
+        return {
+          months: totals.map((r) => ({ month: String(r.month), cost: Number(r.cost) })),
+          keys: keys.map((r) => ({
+            key: String(r.key),
+            cost: Number(r.cost),
+            values: Number(r.n),
+            providers: (r.providers as string[]) ?? [],
+          })),
+          keyMonths: keyMonths.map((r) => ({
+            key: String(r.key),
+            month: String(r.month),
+            cost: Number(r.cost),
+          })),
+          keyValues: keyValues.map((r) => ({
+            key: String(r.key),
+            value: String(r.value),
+            cost: Number(r.cost),
+          })),
+        };
+      } finally {
+        await conn.run(`DROP TABLE IF EXISTS ${kv}`);
+      }
+    });
+  }
+
+  dimensionValues(
+    orgId: string,
+    months: string[],
+    dimensions: string[],
+    topValues: number,
+  ): Promise<DimensionValues> {
+    return withConnection(async (conn) => {
+      const { source, catalog } = await sourceFor(conn, orgId);
+      const inMonths = monthList(months);
+      const params = positionalParams([orgId, String(topValues)]);
+      const ctx = { dialect: duckDialect, params, ...(catalog ? { catalog } : {}) };
+      const fields: { name: string; expr: string }[] = [];
+      const skipped: string[] = [];
+      for (const name of dimensions) {
+        try {
+          fields.push({ name, expr: fieldExpr(name, ctx) });
+        } catch {
+          skipped.push(name);
+        }
+      }
+      const [total] = await query(
+        conn,
+        `SELECT coalesce(sum("BilledCost"), 0) AS total FROM ${source} WHERE org_id = $1 AND billing_month IN (${inMonths})`,
+        [orgId],
+      );
+      if (!fields.length) return { total: Number(total?.total ?? 0), values: [], skipped };
+      const rows = await query(
+        conn,
+        `WITH base AS (SELECT "BilledCost" AS cost, ${fields.map((f, i) => `${f.expr} AS f${i}`).join(', ')}
+                         FROM ${source} WHERE org_id = $1 AND billing_month IN (${inMonths}))
+         SELECT field, value, coalesce(sum(cost), 0) AS cost
+           FROM (UNPIVOT base ON ${fields.map((_, i) => `f${i}`).join(', ')} INTO NAME field VALUE value)
+          GROUP BY 1, 2
+         QUALIFY row_number() OVER (PARTITION BY field ORDER BY coalesce(sum(cost), 0) DESC, value) <= CAST($2 AS INTEGER)
+          ORDER BY 1, 3 DESC, 2`,
+        params.values,
+      );
+      return {
+        total: Number(total?.total ?? 0),
+        values: rows.map((r) => ({
+          dimension: fields[Number(String(r.field).slice(1))]?.name ?? String(r.field),
+          value: String(r.value),
+          cost: Number(r.cost),
+        })),
+        skipped,
+      };
+    });
   }
 }

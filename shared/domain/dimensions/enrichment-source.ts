@@ -1,0 +1,19 @@
+import type { EnrichmentFeature } from '../../warehouse/features';
+import { listEnrichmentDocuments } from '../enrichments/store';
+
+/**
+ * The enrichments area's store, seen from the refresh: the live documents in application order
+ * (priority ascending, then name). Kept behind this one function so the refresh can be tested
+ * with documents of its own.
+ */
+export async function loadEnrichments(orgId: string): Promise<EnrichmentFeature[]> {
+  const docs = await listEnrichmentDocuments(orgId);
+  return docs.map((d) => ({
+    name: d.name,
+    keyField: d.keyField,
+    priority: d.priority,
+    ...(d.conditions !== undefined ? { conditions: d.conditions } : {}),
+    targetColumns: d.targetColumns,
+    entries: d.entries,
+  }));
+}

@@ -1,0 +1,87 @@
+import type { LabelFeature, VdimFeature } from '../../warehouse/features';
+
+/**
+ * Records of the dimensions area. Labels are published inline by POST /dimensions/publish;
+ * virtual dimensions are drafted through their own routes and promoted by the same publish.
+ */
+export interface PublishedLabel extends LabelFeature {
+  publishedAt: string;
+  publishedBy: string;
+}
+
+/** The definition part of a virtual dimension (what a draft edits and a publish promotes). */
+export interface VdimDefinition {
+  name: string;
+  description: string;
+  rules: VdimFeature['rules'];
+  defaultValue: string | null;
+}
+
+export interface VirtualDimension extends VdimDefinition {
+  id: string;
+  organizationId: string;
+  /** The live definition, once published; the fields above are the working draft. */
+  published: (VdimDefinition & { publishedAt: string }) | null;
+  /** True while the draft differs from `published` (or was never published). */
+  pending: boolean;
+  /** Deletion requested: the dimension stays live until the next publish removes it. */
+  pendingDelete: boolean;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string;
+  updatedBy: string;
+}
+
+/** A queryable dimension of GET /dimensions (spec: "Dimension (queryable)"). */
+export interface DimensionEntry {
+  name: string;
+  label: string;
+  groupTitle: string;
+  description: string;
+  valueEditorType: 'multiselect';
+  values: { name: string; label: string; proportionCostAllocated: number }[];
+  operators: { name: string; value: string; label: string }[];
+}
+
+/** A label candidate of GET /dimensions/candidates (snake_case, as in the spec). */
+export interface Candidate {
+  usage_start_day: string;
+  key: string;
+  id: string;
+  number_values: number;
+  values: { value: string; cost_allocated: number; proportion_cost_allocated: number }[];
+  total_cost_key_present: number;
+  total_cost_key_absent: number;
+  proportion_key_present: number;
+  proportion_key_absent: number;
+  providers: string[];
+  months: { month: string; cost: number }[];
+  cost_percentage_change: number;
+  ingested: boolean;
+}
+
+export type RefreshState = 'never' | 'running' | 'succeeded' | 'failed';
+
+export interface RefreshStatus {
+  orgId: string;
+  state: RefreshState;
+  /** The refresh in progress or last attempted. */
+  requestId?: string;
+  mode?: 'full' | 'light';
+  reason?: string;
+  requestedAt?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  /** The last successful refresh: when it finished, when it started reading, and its mode. */
+  lastSucceededAt?: string;
+  lastSucceededStartedAt?: string;
+  lastSucceededMode?: 'full' | 'light';
+  lastError?: string;
+  warnings?: string[];
+  /** Billing months the caches cover (the candidate window). */
+  months?: string[];
+}
+
+export const CACHE_KINDS = ['dimensions', 'candidates'] as const;
+export type CacheKind = (typeof CACHE_KINDS)[number];

@@ -1,0 +1,47 @@
+import type { Principal } from '../../auth/principal';
+import { getRefreshStatus, listPublishedLabels, readCache } from '../../db/dimensions-repo';
+import { withIngested } from './candidates';
+import type { Candidate, DimensionEntry, RefreshStatus } from './model';
+
+/**
+ * Reads of the dimensions area. Both lists come from the caches the refresh writes; nothing is
+ * computed from the billing data per request. Before the first refresh they are empty.
+ */
+export async function refreshStatusOf(orgId: string): Promise<RefreshStatus> {
+  return (await getRefreshStatus(orgId)) ?? { orgId, state: 'never' };
+}
+
+/** Response headers that tell a client how fresh the cached lists are. */
+export function freshnessHeaders(status: RefreshStatus): Record<string, string> {
+  return {
+    'x-dimensions-refresh-status': status.state,
+    ...(status.lastSucceededAt ? { 'x-dimensions-refreshed-at': status.lastSucceededAt } : {}),
+  };
+}
+
+export async function listDimensions(
+  principal: Principal,
+): Promise<{ dimensions: DimensionEntry[]; status: RefreshStatus }> {
+  const [cache, status] = await Promise.all([
+    readCache<DimensionEntry[]>(principal.orgId, 'dimensions'),
+    refreshStatusOf(principal.orgId),
+  ]);
+  return { dimensions: cache?.payload ?? [], status };
+}
+
+export async function listCandidates(
+  principal: Principal,
+): Promise<{ candidates: Candidate[]; status: RefreshStatus }> {
+  const [cache, labels, status] = await Promise.all([
+    readCache<Omit<Candidate, 'ingested'>[]>(principal.orgId, 'candidates'),
+    listPublishedLabels(principal.orgId),
+    refreshStatusOf(principal.orgId),
+  ]);
+  return { candidates: withIngested(cache?.payload ?? [], labels), status };
+}
+
+/** The status as served by GET /dimensions/status (the org id is the caller's; not repeated). */
+export function publicStatus(status: RefreshStatus): Omit<RefreshStatus, 'orgId'> {
+  const { orgId: _orgId, ...rest } = status;
+  return rest;
+}
