@@ -30,9 +30,16 @@ function assertSchedule(report: Pick<Report, 'scheduledPeriod' | 'scheduledWeekd
   if (issues.length) throw new ValidationError(`${issues[0]!.path}: ${issues[0]!.message}`, issues);
 }
 
-/** Loads a report the principal may see; any other report, in any organisation, is NOT_FOUND. */
-async function loadVisible(principal: Principal, reportId: string): Promise<Report> {
-  const report = await getReport(principal.orgId, reportId);
+/**
+ * Loads a report the principal may see; any other report, in any organisation, is NOT_FOUND.
+ * `preloaded` is a read already made for this organisation (see `prefetchReport`).
+ */
+async function loadVisible(
+  principal: Principal,
+  reportId: string,
+  preloaded?: Report | null,
+): Promise<Report> {
+  const report = preloaded === undefined ? await getReport(principal.orgId, reportId) : preloaded;
   if (!report || !canView(principal, report)) throw new NotFoundError('NOT_FOUND');
   return report;
 }
@@ -64,8 +71,17 @@ export async function createReport(principal: Principal, input: CreateReportInpu
   return report;
 }
 
-export async function readReport(principal: Principal, reportId: string): Promise<Report> {
-  return loadVisible(principal, reportId);
+/** The raw read behind `readReport`, for a handler to start before the principal is known. */
+export async function prefetchReport(orgId: string, reportId: string): Promise<Report | null> {
+  return (await getReport(orgId, reportId)) ?? null;
+}
+
+export async function readReport(
+  principal: Principal,
+  reportId: string,
+  preloaded?: Report | null,
+): Promise<Report> {
+  return loadVisible(principal, reportId, preloaded);
 }
 
 export interface ListReportsOptions {
