@@ -9,7 +9,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { CacheKind, PublishedLabel, RefreshStatus, VirtualDimension } from '../domain/dimensions/model';
-import { db, isConditionalCheckFailed, tableName } from './client';
+import { ConflictError } from '../errors';
+import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { keys, stripKeys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
 
@@ -173,6 +174,130 @@ export async function listVirtualDimensions(orgId: string): Promise<VirtualDimen
   return items
     .map((i) => stripKeys(i) as unknown as VirtualDimension)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+function vdimItem(vdim: VirtualDimension): Record<string, unknown> {
+  return {
+    ...keys.virtualDimension(vdim.organizationId, vdim.id),
+    entity: 'virtual-dimension',
+    schemaVersion: SCHEMA_VERSION,
+    ...vdim,
+  };
+}
+
+export async function getVirtualDimension(orgId: string, id: string): Promise<VirtualDimension | undefined> {
+  const res = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.virtualDimension(orgId, id), ConsistentRead: true }),
+  );
+  return res.Item ? (stripKeys(res.Item) as unknown as VirtualDimension) : undefined;
+}
+
+export async function insertVirtualDimension(vdim: VirtualDimension): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: vdimItem(vdim),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}
+
+/** Replaces a virtual dimension if it is still at `expectedVersion`; otherwise a 409. */
+export async function replaceVirtualDimension(
+  vdim: VirtualDimension,
+  expectedVersion: number,
+): Promise<void> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: vdimItem(vdim),
+        ConditionExpression: 'attribute_exists(pk) AND #v = :v',
+        ExpressionAttributeNames: { '#v': 'version' },
+        ExpressionAttributeValues: { ':v': expectedVersion },
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
+    throw error;
+  }
+}
+
+export async function deleteVirtualDimension(
+  orgId: string,
+  id: string,
+  expectedVersion: number,
+): Promise<void> {
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.virtualDimension(orgId, id),
+        ConditionExpression: 'attribute_exists(pk) AND #v = :v',
+        ExpressionAttributeNames: { '#v': 'version' },
+        ExpressionAttributeValues: { ':v': expectedVersion },
+      }),
+    );
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
+    throw error;
+  }
+}
+
+export interface PublishWrite {
+  labels: PublishedLabel[];
+  /** Drafts promoted: their new state, written only if still at the version read. */
+  promote: { vdim: VirtualDimension; expectedVersion: number }[];
+  /** Published dimensions whose deletion was pending. */
+  remove: { id: string; expectedVersion: number }[];
+  refresh: OutboxEntry;
+}
+
+/**
+ * Promotes a publish in one transaction: label configurations, promoted drafts, removals and the
+ * outbox entry of the refresh. All of it or nothing; a draft edited meanwhile cancels it (409).
+ */
+export async function commitPublish(orgId: string, write: PublishWrite): Promise<void> {
+  const items = [
+    ...write.labels.map((label) => ({
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.labelConfig(orgId, label.name),
+          entity: 'label-config',
+          schemaVersion: SCHEMA_VERSION,
+          ...label,
+        },
+      },
+    })),
+    ...write.promote.map(({ vdim, expectedVersion }) => ({
+      Put: {
+        TableName: tableName(),
+        Item: vdimItem(vdim),
+        ConditionExpression: 'attribute_exists(pk) AND #v = :v',
+        ExpressionAttributeNames: { '#v': 'version' },
+        ExpressionAttributeValues: { ':v': expectedVersion },
+      },
+    })),
+    ...write.remove.map(({ id, expectedVersion }) => ({
+      Delete: {
+        TableName: tableName(),
+        Key: keys.virtualDimension(orgId, id),
+        ConditionExpression: 'attribute_exists(pk) AND #v = :v',
+        ExpressionAttributeNames: { '#v': 'version' },
+        ExpressionAttributeValues: { ':v': expectedVersion },
+      },
+    })),
+    outboxPut(write.refresh),
+  ];
+  if (items.length > 100) throw new Error(`publish transaction too large (${items.length} items)`);
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (isTransactionCanceled(error) && cancellationCodes(error).includes('ConditionalCheckFailed'))
+      throw new ConflictError('DIMENSIONS_CHANGED');
+    throw error;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -357,9 +482,4 @@ export async function readCache<T>(
     return { refreshedAt: pointer.refreshedAt, payload: JSON.parse(gunzipSync(data).toString('utf8')) as T };
   }
   return undefined;
-}
-
-/** For tests: forget an organisation's caches and status. */
-export async function deleteRefreshState(orgId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.refreshStatus(orgId) }));
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { PublishBody, VdimBody, VdimIdParams } from '../domain/dimensions/schemas';
 import { route } from '../http/route';
 
 const tag = 'Dimensions';
@@ -81,4 +82,141 @@ export const getRefreshStatus = route({
   response: RefreshStatusSchema,
 });
 
-export const dimensionRoutes = [listDimensions, listCandidates, getRefreshStatus];
+const PublishResponse = v.object({
+  ok: v.boolean(),
+  publishedLabels: v.boolean(),
+  publishedVdimIds: v.array(v.string()),
+  unpublished: v.array(
+    v.object({
+      kind: v.picklist(['label', 'vdim']),
+      name: v.string(),
+      id: v.optional(v.string()),
+      errors: v.array(v.object({ kind: v.string(), message: v.string() })),
+    }),
+  ),
+});
+
+const LabelResponse = v.object({
+  name: v.string(),
+  columnsMerged: v.array(v.object({ name: v.string(), type: v.string() })),
+  maps: v.array(v.object({ value: v.string(), to: v.string() })),
+  publishedAt: v.string(),
+  publishedBy: v.string(),
+});
+
+const VdimResponse = v.object({
+  id: v.string(),
+  organizationId: v.string(),
+  name: v.string(),
+  description: v.string(),
+  rules: v.array(v.object({ value: v.string(), whereClause: v.unknown() })),
+  defaultValue: v.nullable(v.string()),
+  published: v.nullable(v.unknown()),
+  pending: v.boolean(),
+  pendingDelete: v.boolean(),
+  version: v.number(),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+  createdBy: v.string(),
+  updatedBy: v.string(),
+});
+
+export const publishDimensions = route({
+  id: 'publishDimensions',
+  method: 'POST',
+  path: '/dimensions/publish',
+  entry: 'dimensions/publish',
+  auth: 'admin',
+  tag,
+  summary:
+    'Publish inline labels and pending virtual-dimension changes (scope all|labels|vdims); valid drafts are promoted atomically and a refresh is enqueued',
+  body: PublishBody,
+  validation: 'publish',
+  response: PublishResponse,
+  sendsTo: ['warehouse-refresh'],
+});
+
+export const listLabels = route({
+  id: 'listLabels',
+  method: 'GET',
+  path: '/dimensions/labels',
+  entry: 'dimensions/list-labels',
+  auth: 'member',
+  tag,
+  summary: 'Published label configurations',
+  response: v.array(LabelResponse),
+});
+
+export const createVdim = route({
+  id: 'createVirtualDimension',
+  method: 'POST',
+  path: '/dimensions/vdims',
+  entry: 'dimensions/create-vdim',
+  auth: 'admin',
+  tag,
+  summary: 'Create a virtual-dimension draft (live after the next publish)',
+  body: VdimBody,
+  successStatus: 201,
+  response: VdimResponse,
+});
+
+export const listVdims = route({
+  id: 'listVirtualDimensions',
+  method: 'GET',
+  path: '/dimensions/vdims',
+  entry: 'dimensions/list-vdims',
+  auth: 'member',
+  tag,
+  summary: 'Virtual dimensions with their drafts and live definitions',
+  response: v.array(VdimResponse),
+});
+
+export const getVdim = route({
+  id: 'getVirtualDimension',
+  method: 'GET',
+  path: '/dimensions/vdims/{id}',
+  entry: 'dimensions/get-vdim',
+  auth: 'member',
+  tag,
+  summary: 'Read one virtual dimension',
+  params: VdimIdParams,
+  response: VdimResponse,
+});
+
+export const updateVdim = route({
+  id: 'updateVirtualDimension',
+  method: 'PUT',
+  path: '/dimensions/vdims/{id}',
+  entry: 'dimensions/update-vdim',
+  auth: 'admin',
+  tag,
+  summary: 'Replace the draft of a virtual dimension (live after the next publish)',
+  params: VdimIdParams,
+  body: VdimBody,
+  response: VdimResponse,
+});
+
+export const deleteVdim = route({
+  id: 'deleteVirtualDimension',
+  method: 'DELETE',
+  path: '/dimensions/vdims/{id}',
+  entry: 'dimensions/delete-vdim',
+  auth: 'admin',
+  tag,
+  summary: 'Delete a draft, or mark a live virtual dimension for removal at the next publish',
+  params: VdimIdParams,
+  successStatus: 204,
+});
+
+export const dimensionRoutes = [
+  listDimensions,
+  listCandidates,
+  getRefreshStatus,
+  publishDimensions,
+  listLabels,
+  createVdim,
+  listVdims,
+  getVdim,
+  updateVdim,
+  deleteVdim,
+];

@@ -192,3 +192,156 @@ describe('npm run ingest against the running stack', () => {
     expect(out.stderr).toContain('rejected: Row 37 (line 38), column BilledCost: "12,5x" is not a number');
   });
 });
+
+describe('POST /dimensions/publish', () => {
+  const admin = () => s().apiKeys.admin;
+
+  it('is for admins only', async () => {
+    const res = await api('POST', '/dimensions/publish', {
+      token: s().apiKeys.member,
+      body: { scope: 'all' },
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it('answers 400 {ok:false, errors} for a request invalid as a whole, and promotes nothing', async () => {
+    const labelsBefore = await api('GET', '/dimensions/labels', { token: admin() });
+    const badScope = await api('POST', '/dimensions/publish', {
+      token: admin(),
+      body: { scope: 'everything', labels: [] },
+    });
+    expect(badScope.status).toBe(400);
+    expect(badScope.body).toEqual({
+      ok: false,
+      errors: [{ kind: 'request', message: 'scope: must be one of all, labels, vdims' }],
+    });
+    const badLabels = await api<{ ok: boolean; errors: { kind: string; message: string }[] }>(
+      'POST',
+      '/dimensions/publish',
+      {
+        token: admin(),
+        body: { scope: 'labels', labels: [{ name: 'x', columnsMerged: 'env' }] },
+      },
+    );
+    expect(badLabels.status).toBe(400);
+    expect(badLabels.body.ok).toBe(false);
+    expect(badLabels.body.errors[0]?.message).toMatch(/^labels\.0\.columnsMerged: /);
+    const mixed = await api('POST', '/dimensions/publish', {
+      token: admin(),
+      body: {
+        scope: 'vdims',
+        labels: [{ name: 'x', columnsMerged: [{ name: 'team', type: 'label' }], maps: [] }],
+      },
+    });
+    expect(mixed.status).toBe(400);
+    expect(mixed.body).toMatchObject({ ok: false, errors: [{ kind: 'request' }] });
+    expect((await api('GET', '/dimensions/labels', { token: admin() })).body).toEqual(labelsBefore.body);
+  });
+
+  it('publishes valid labels, lists the invalid ones, and the refresh makes them dimensions', async () => {
+    const res = await api<{
+      ok: boolean;
+      publishedLabels: boolean;
+      publishedVdimIds: string[];
+      unpublished: { kind: string; name: string; errors: { kind: string; message: string }[] }[];
+    }>('POST', '/dimensions/publish', {
+      token: admin(),
+      body: {
+        scope: 'labels',
+        labels: [
+          {
+            name: 'team_label',
+            columnsMerged: [{ name: 'team', type: 'label' }],
+            maps: [{ value: 'payments', to: 'Payments' }],
+          },
+          { name: 'ghost', columnsMerged: [{ name: 'no-such-key', type: 'label' }], maps: [] },
+          { name: 'Service', columnsMerged: [{ name: 'team', type: 'label' }], maps: [] },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ ok: false, publishedLabels: true, publishedVdimIds: [] });
+    expect(res.body.unpublished.map((u) => [u.kind, u.name, u.errors.map((e) => e.kind)])).toEqual([
+      ['label', 'ghost', ['unknown_source']],
+      ['label', 'Service', ['clash']],
+    ]);
+    const drained = await api('POST', '/_local/drain', { body: { timeoutMs: 60_000 } });
+    expect(drained.status).toBe(200);
+
+    const rows = seedRows(s().orgId);
+    const window = windowOf(rows);
+    const inWindow = rows.filter((r) => window.includes(month(r)));
+    const total = inWindow.reduce((sum, r) => sum + num(r.BilledCost), 0);
+    const expected = sumBy(
+      inWindow,
+      (r) => {
+        const team = tagsOf(r).team;
+        return team === 'payments' ? 'Payments' : team;
+      },
+      (r) => num(r.BilledCost),
+    );
+    const dims = await api<Dimension[]>('GET', '/dimensions', { token: s().apiKeys.member });
+    const label = dims.body.find((d) => d.name === 'team_label');
+    expect(label).toMatchObject({ label: 'team_label', groupTitle: 'Labels' });
+    expect(label?.values.map((v) => v.name).sort()).toEqual([...expected.keys()].sort());
+    for (const v of label?.values ?? [])
+      expect(close(v.proportionCostAllocated, (expected.get(v.name) ?? 0) / total)).toBe(true);
+    const candidates = await api<Candidate[]>('GET', '/dimensions/candidates', { token: s().apiKeys.member });
+    expect(candidates.body.find((c) => c.key === 'team')?.ingested).toBe(true);
+    // The other organisation has no such label.
+    const acme = await api<Dimension[]>('GET', '/dimensions', { token: s().apiKeys.outsider });
+    expect(acme.body.map((d) => d.name)).not.toContain('team_label');
+  });
+});
+
+describe('virtual-dimension drafts', () => {
+  const admin = () => s().apiKeys.admin;
+  const body = {
+    name: 'e2e_tier',
+    description: 'Big spenders',
+    rules: [
+      {
+        value: 'cloud-a',
+        whereClause: { combinator: 'and', rules: [{ field: 'provider', operator: 'in', value: ['AWS'] }] },
+      },
+    ],
+    defaultValue: 'other',
+  };
+
+  it('creates, lists, reads, updates and deletes a draft; members read; other orgs see nothing', async () => {
+    const created = await api<{ id: string; pending: boolean; published: unknown; version: number }>(
+      'POST',
+      '/dimensions/vdims',
+      {
+        token: admin(),
+        body,
+      },
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      ...body,
+      pending: true,
+      published: null,
+      pendingDelete: false,
+      version: 1,
+    });
+    const id = created.body.id;
+    expect((await api('POST', '/dimensions/vdims', { token: s().apiKeys.member, body })).status).toBe(403);
+    const list = await api<{ id: string }[]>('GET', '/dimensions/vdims', { token: s().apiKeys.member });
+    expect(list.body.map((v) => v.id)).toContain(id);
+    expect((await api('GET', `/dimensions/vdims/${id}`, { token: s().apiKeys.outsider })).status).toBe(404);
+    const updated = await api('PUT', `/dimensions/vdims/${id}`, {
+      token: admin(),
+      body: { ...body, defaultValue: null },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ defaultValue: null, version: 2, pending: true });
+    const invalid = await api('PUT', `/dimensions/vdims/${id}`, {
+      token: admin(),
+      body: { ...body, rules: 'x' },
+    });
+    expect(invalid.status).toBe(400);
+    expect((await api('DELETE', `/dimensions/vdims/${id}`, { token: admin() })).status).toBe(204);
+    expect((await api('GET', `/dimensions/vdims/${id}`, { token: admin() })).status).toBe(404);
+  });
+});

@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal';
 import { getRefreshStatus, listPublishedLabels, readCache } from '../../db/dimensions-repo';
 import { withIngested } from './candidates';
-import type { Candidate, DimensionEntry, RefreshStatus } from './model';
+import type { Candidate, DimensionEntry, PublishedLabel, RefreshStatus } from './model';
 
 /**
  * Reads of the dimensions area. Both lists come from the caches the refresh writes; nothing is
@@ -44,4 +44,8 @@ export async function listCandidates(
 export function publicStatus(status: RefreshStatus): Omit<RefreshStatus, 'orgId'> {
   const { orgId: _orgId, ...rest } = status;
   return rest;
+}
+
+export async function listLabels(principal: Principal): Promise<PublishedLabel[]> {
+  return listPublishedLabels(principal.orgId);
 }

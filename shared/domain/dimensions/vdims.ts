@@ -1,0 +1,109 @@
+import type { Principal } from '../../auth/principal';
+import {
+  deleteVirtualDimension,
+  getVirtualDimension,
+  insertVirtualDimension,
+  listVirtualDimensions,
+  replaceVirtualDimension,
+} from '../../db/dimensions-repo';
+import { BadRequestError, NotFoundError } from '../../errors';
+import { newId } from '../../ids';
+import type { VdimDefinition, VirtualDimension } from './model';
+import { DIMENSION_LIMITS, type VdimInput } from './schemas';
+
+/**
+ * Virtual-dimension drafts. A virtual dimension maps rule-filtered cost to values (first matching
+ * rule wins, else the default). Creating or editing one only changes its draft; it becomes live
+ * (or, for a deletion of a live one, disappears) at the next POST /dimensions/publish.
+ */
+const definitionOf = (input: VdimInput): VdimDefinition => ({
+  name: input.name,
+  description: input.description,
+  rules: input.rules,
+  defaultValue: input.defaultValue,
+});
+
+function sameDefinition(a: VdimDefinition, b: VdimDefinition): boolean {
+  return JSON.stringify(definitionOf(a as VdimInput)) === JSON.stringify(definitionOf(b as VdimInput));
+}
+
+async function load(principal: Principal, id: string): Promise<VirtualDimension> {
+  const vdim = await getVirtualDimension(principal.orgId, id);
+  if (!vdim) throw new NotFoundError('NOT_FOUND');
+  return vdim;
+}
+
+export async function createVdim(principal: Principal, input: VdimInput): Promise<VirtualDimension> {
+  const existing = await listVirtualDimensions(principal.orgId);
+  if (existing.length >= DIMENSION_LIMITS.vdimsPerOrg)
+    throw new BadRequestError(
+      `An organisation has at most ${DIMENSION_LIMITS.vdimsPerOrg} virtual dimensions`,
+    );
+  const at = new Date().toISOString();
+  const vdim: VirtualDimension = {
+    id: newId('vdim'),
+    organizationId: principal.orgId,
+    ...definitionOf(input),
+    published: null,
+    pending: true,
+    pendingDelete: false,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    createdBy: principal.principalId,
+    updatedBy: principal.principalId,
+  };
+  await insertVirtualDimension(vdim);
+  return vdim;
+}
+
+export async function listVdims(principal: Principal): Promise<VirtualDimension[]> {
+  return listVirtualDimensions(principal.orgId);
+}
+
+export async function readVdim(principal: Principal, id: string): Promise<VirtualDimension> {
+  return load(principal, id);
+}
+
+/** Replaces the draft. Editing back to the live definition clears the pending flag. */
+export async function updateVdim(
+  principal: Principal,
+  id: string,
+  input: VdimInput,
+): Promise<VirtualDimension> {
+  const current = await load(principal, id);
+  const draft = definitionOf(input);
+  const next: VirtualDimension = {
+    ...current,
+    ...draft,
+    pending: current.published ? !sameDefinition(current.published, draft) : true,
+    pendingDelete: false,
+    version: current.version + 1,
+    updatedAt: new Date().toISOString(),
+    updatedBy: principal.principalId,
+  };
+  await replaceVirtualDimension(next, current.version);
+  return next;
+}
+
+/**
+ * Deletes a draft that was never published at once; a live one is marked for deletion and
+ * removed by the next publish (until then it stays queryable).
+ */
+export async function deleteVdim(principal: Principal, id: string): Promise<void> {
+  const current = await load(principal, id);
+  if (!current.published) {
+    await deleteVirtualDimension(principal.orgId, id, current.version);
+    return;
+  }
+  await replaceVirtualDimension(
+    {
+      ...current,
+      pendingDelete: true,
+      version: current.version + 1,
+      updatedAt: new Date().toISOString(),
+      updatedBy: principal.principalId,
+    },
+    current.version,
+  );
+}
