@@ -1,4 +1,4 @@
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import { DUE_SHARDS, keys, stripKeys } from './keys';
 
@@ -35,6 +35,11 @@ export function outboxPut(entry: OutboxEntry): { Put: { TableName: string; Item:
       },
     },
   };
+}
+
+/** Records an entry on its own (when there is no other write to pair it with). */
+export async function putOutboxEntry(entry: OutboxEntry): Promise<void> {
+  await db().send(new PutCommand(outboxPut(entry).Put));
 }
 
 /** Removes a sent entry. Deleting one already gone is fine (the sweep and the writer may race). */

@@ -119,6 +119,8 @@ export function vdimErrors(
     errors.push({ kind: 'duplicate', message: `virtual dimension "${def.name}" already exists` });
   if ([...ctx.labelNames].some((n) => n.toLowerCase() === lower))
     errors.push({ kind: 'clash', message: `"${def.name}" is the name of a label` });
+  if ([...ctx.enrichmentColumns].some((n) => n.toLowerCase() === lower))
+    errors.push({ kind: 'clash', message: `"${def.name}" is a column of an enrichment` });
   if (!def.rules.length && def.defaultValue === null)
     errors.push({
       kind: 'empty_target',

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { OutboxEntry } from '../../db/outbox-repo';
+import { type OutboxEntry, putOutboxEntry } from '../../db/outbox-repo';
 import { newId } from '../../ids';
 
 /**
@@ -38,4 +38,21 @@ export function refreshOutboxEntry(orgId: string, mode: RefreshMode, reason: str
 /** Parses a queue message; anything else is a permanent failure (it goes to the DLQ after retries). */
 export function parseRefreshRequest(body: string): RefreshRequest {
   return v.parse(RefreshRequestSchema, JSON.parse(body));
+}
+
+/**
+ * Asks for a refresh of `orgId` from anywhere (for example after an enrichment document changed):
+ * the request is recorded in the outbox first, then sent, so it survives an SQS outage.
+ */
+export async function requestRefresh(
+  orgId: string,
+  mode: RefreshMode,
+  reason: string,
+  now = new Date(),
+): Promise<string> {
+  const entry = refreshOutboxEntry(orgId, mode, reason, now);
+  await putOutboxEntry(entry);
+  const { deliver } = await import('./outbox');
+  await deliver(entry);
+  return entry.id;
 }

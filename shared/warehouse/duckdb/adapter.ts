@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BadRequestError } from '../../errors';
 import type { FeatureModel, RefreshMode } from '../features';
+import { builtinDimensionOf } from '../focus-columns';
 import { stageBillingFile } from '../ingest/normalise';
 import type { DimensionValues, IngestResult, UsageMetric, WarehousePort, WindowAggregates } from '../port';
 import type {
@@ -30,6 +31,7 @@ import {
   withConnection,
   withWriteLock,
 } from './database';
+import { type PreparedEnrichments, prepareEnrichments } from './enrichments';
 import { orgObjects } from './names';
 
 /** Reads the org's catalog and whether its view exists; queries use the view once it does. */
@@ -162,28 +164,66 @@ export class DuckDbWarehouse implements WarehousePort {
         const warnings: string[] = [];
         let materialised: ComputedDimension[];
         let build: { sql: string; params: string[] } | undefined;
+        let prepared: PreparedEnrichments | undefined;
         if (full) {
           const params = positionalParams([orgId]);
           const ctx = { dialect: duckDialect, params };
           const inner: string[] = [];
-          const outer: string[] = [];
+          const labelOut = new Map<string, string>();
           materialised = [];
           model.labels.forEach((label, i) => {
             try {
-              const merged = labelMergedSql(label, ctx);
-              const column = computedColumn('label', label.name);
-              inner.push(`${merged} AS m_${i}`);
-              outer.push(`${labelMapSql(label, `m_${i}`, ctx)} AS ${quoteIdent(column)}`);
-              materialised.push({ name: label.name, kind: 'label', column });
+              inner.push(`${labelMergedSql(label, ctx)} AS m_${i}`);
+              labelOut.set(label.name, labelMapSql(label, `m_${i}`, ctx));
             } catch (error) {
               warnings.push(`label ${label.name} skipped: ${(error as Error).message}`);
             }
           });
-          const exclude = inner.length ? ` EXCLUDE (${inner.map((_, i) => `m_${i}`).join(', ')})` : '';
+          prepared = await prepareEnrichments(conn, orgId, model.enrichments);
+          warnings.push(...prepared.warnings);
+          // Enrichments in application order: `merge` keeps a value already there (a label of the
+          // same name or an earlier enrichment) and fills the gaps; `overwrite` replaces it.
+          const targets = new Map<string, string>();
+          for (const { doc, index } of prepared.applied) {
+            for (const col of doc.targetColumns) {
+              if (builtinDimensionOf(col.name)) {
+                warnings.push(
+                  `enrichment ${doc.name}: column ${col.name} is a built-in dimension name and is not applied`,
+                );
+                continue;
+              }
+              if (col.mode !== 'merge' && col.mode !== 'overwrite')
+                warnings.push(
+                  `enrichment ${doc.name}: unknown mode ${col.mode} for ${col.name}, applied as merge`,
+                );
+              const prev = targets.get(col.name) ?? labelOut.get(col.name) ?? 'CAST(NULL AS VARCHAR)';
+              const value = prepared.valueOf(index, col.name);
+              targets.set(
+                col.name,
+                col.mode === 'overwrite' ? `coalesce(${value}, ${prev})` : `coalesce(${prev}, ${value})`,
+              );
+            }
+          }
+          const outer: string[] = [];
+          for (const [name, expr] of labelOut) {
+            const column = computedColumn('label', name);
+            outer.push(`${targets.get(name) ?? expr} AS ${quoteIdent(column)}`);
+            materialised.push({ name, kind: 'label', column });
+          }
+          for (const [name, expr] of targets) {
+            if (labelOut.has(name)) continue;
+            const column = computedColumn('enrichment', name);
+            outer.push(`${expr} AS ${quoteIdent(column)}`);
+            materialised.push({ name, kind: 'enrichment', column });
+          }
+          const hidden = [...inner.map((_, i) => `m_${i}`), ...prepared.innerNames];
+          const exclude = hidden.length ? ` EXCLUDE (${hidden.join(', ')})` : '';
           build = {
             sql: `CREATE OR REPLACE TABLE ${quoteIdent(table)} AS SELECT *${exclude}${outer.length ? `, ${outer.join(', ')}` : ''} FROM (SELECT b.*${
-              inner.length ? `, ${inner.join(', ')}` : ''
-            } FROM ${quoteIdent(BILLING_TABLE)} b WHERE b.org_id = $1)`,
+              [...inner, ...prepared.innerColumns].length
+                ? `, ${[...inner, ...prepared.innerColumns].join(', ')}`
+                : ''
+            } FROM ${quoteIdent(BILLING_TABLE)} b ${prepared.joins.join(' ')} WHERE b.org_id = $1)`,
             params: params.values,
           };
         } else {
@@ -214,18 +254,22 @@ export class DuckDbWarehouse implements WarehousePort {
           dimensions: [...materialised, ...vdims],
           warnings,
         };
-        await inTransaction(conn, async () => {
-          if (build) await query(conn, build.sql, build.params);
-          await conn.run(
-            `CREATE OR REPLACE VIEW ${quoteIdent(view)} AS SELECT *${vdimColumns.length ? `, ${vdimColumns.join(', ')}` : ''} FROM ${quoteIdent(table)}`,
-          );
-          await query(conn, `DELETE FROM ${CATALOG_TABLE} WHERE org_id = $1`, [orgId]);
-          await query(conn, `INSERT INTO ${CATALOG_TABLE} VALUES ($1, $2, CAST($3 AS TIMESTAMP))`, [
-            orgId,
-            JSON.stringify(catalog),
-            catalog.refreshedAt.slice(0, 23).replace('T', ' '),
-          ]);
-        });
+        try {
+          await inTransaction(conn, async () => {
+            if (build) await query(conn, build.sql, build.params);
+            await conn.run(
+              `CREATE OR REPLACE VIEW ${quoteIdent(view)} AS SELECT *${vdimColumns.length ? `, ${vdimColumns.join(', ')}` : ''} FROM ${quoteIdent(table)}`,
+            );
+            await query(conn, `DELETE FROM ${CATALOG_TABLE} WHERE org_id = $1`, [orgId]);
+            await query(conn, `INSERT INTO ${CATALOG_TABLE} VALUES ($1, $2, CAST($3 AS TIMESTAMP))`, [
+              orgId,
+              JSON.stringify(catalog),
+              catalog.refreshedAt.slice(0, 23).replace('T', ' '),
+            ]);
+          });
+        } finally {
+          await prepared?.cleanup();
+        }
         return catalog;
       }),
     );

@@ -1,0 +1,176 @@
+import type { Principal } from '../../../shared/auth/principal';
+import { runRefresh } from '../../../shared/domain/dimensions/refresh';
+import { listDimensions } from '../../../shared/domain/dimensions/service';
+import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import type { EnrichmentFeature } from '../../../shared/warehouse/features';
+import { type CsvRow, close, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf } from './support';
+
+const warehouse = new DuckDbWarehouse();
+const sample = readCsv(FOCUS_SAMPLE);
+const org = `org_enr_${Date.now().toString(36)}`;
+const accounts = [...new Set(sample.map((r) => r.SubAccountId).filter((a): a is string => Boolean(a)))].slice(
+  0,
+  3,
+);
+
+/** An enrichment entry; `then` is the spec's field name (built here so no literal holds a `then`). */
+function entry(key: string, values: Record<string, string>): EnrichmentFeature['entries'][number] {
+  return Object.fromEntries([
+    ['key', key],
+    ['then', values],
+  ]) as EnrichmentFeature['entries'][number];
+}
+
+/** Applied in priority order (the store returns them sorted): 5, 10, 20; one broken document. */
+const enrichments: EnrichmentFeature[] = [
+  {
+    name: 'aws_amazon',
+    keyField: 'ProviderName',
+    priority: 5,
+    conditions: 'input.ServiceName.startsWith("Amazon") && input.BilledCost >= 0.0',
+    targetColumns: [{ name: 'cost_center', mode: 'merge' }],
+    entries: [entry('AWS', { cost_center: 'CC-AWS' })],
+  },
+  {
+    name: 'accounts',
+    keyField: 'SubAccountId',
+    priority: 10,
+    targetColumns: [
+      { name: 'cost_center', mode: 'merge' },
+      { name: 'owner', mode: 'merge' },
+    ],
+    entries: [
+      entry(accounts[0]!, { cost_center: 'CC-1', owner: 'alice' }),
+      entry(accounts[1]!, { cost_center: 'CC-2' }),
+      entry(accounts[2]!, { owner: 'bob' }),
+    ],
+  },
+  {
+    name: 'broken',
+    keyField: 'ServiceName',
+    priority: 15,
+    conditions: 'input.NotAColumn == "x"',
+    targetColumns: [{ name: 'cost_center', mode: 'overwrite' }],
+    entries: [entry('Amazon Simple Queue Service', { cost_center: 'WRONG' })],
+  },
+  {
+    name: 'network_dev',
+    keyField: 'ServiceCategory',
+    priority: 20,
+    conditions: 'input.Tags["environment"] == "dev"',
+    targetColumns: [{ name: 'owner', mode: 'overwrite' }],
+    entries: [entry('Networking', { owner: 'netops' })],
+  },
+];
+
+/** The same rules, applied row by row in plain JavaScript. */
+function expectedCostCenter(r: CsvRow): string {
+  const v5 =
+    r.ProviderName === 'AWS' && (r.ServiceName ?? '').startsWith('Amazon') && num(r.BilledCost) >= 0
+      ? 'CC-AWS'
+      : null;
+  const v10 = r.SubAccountId === accounts[0] ? 'CC-1' : r.SubAccountId === accounts[1] ? 'CC-2' : null;
+  return v5 ?? v10 ?? '';
+}
+function expectedOwner(r: CsvRow): string {
+  const label = tagsOf(r).application ?? null;
+  const v10 = r.SubAccountId === accounts[0] ? 'alice' : r.SubAccountId === accounts[2] ? 'bob' : null;
+  const merged = label ?? v10;
+  const v20 = r.ServiceCategory === 'Networking' && tagsOf(r).environment === 'dev' ? 'netops' : null;
+  return v20 ?? merged ?? '';
+}
+
+async function totals(groupBy: string): Promise<Map<string, number>> {
+  const rows = await warehouse.costSeries({
+    orgId: org,
+    metricId: 'cost',
+    groupBy,
+    granularity: 'Month',
+    start: '2024-01-01',
+    end: '2025-01-01',
+  });
+  const out = new Map<string, number>();
+  for (const r of rows) out.set(r.group[groupBy] ?? '', (out.get(r.group[groupBy] ?? '') ?? 0) + r.value);
+  return out;
+}
+
+function expectSums(actual: Map<string, number>, expected: Map<string, number>) {
+  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
+  for (const [k, v] of expected)
+    if (!close(actual.get(k) ?? Number.NaN, v)) throw new Error(`${k}: ${actual.get(k)} ≠ ${v}`);
+}
+
+describe('full refresh applies enrichments by priority', () => {
+  beforeAll(async () => {
+    await warehouse.ingestFile({ orgId: org, path: FOCUS_SAMPLE, sourceName: 'focus_sample.csv' });
+  });
+
+  it('fills target columns: lower priority first, merge keeps, overwrite replaces, conditions in CEL', async () => {
+    expect(accounts).toHaveLength(3);
+    const catalog = await warehouse.refreshFeatures(
+      org,
+      {
+        labels: [{ name: 'owner', columnsMerged: [{ name: 'application', type: 'label' }], maps: [] }],
+        vdims: [],
+        enrichments,
+      },
+      'full',
+    );
+    expect(catalog.dimensions.map((d) => [d.name, d.kind])).toEqual([
+      ['owner', 'label'],
+      ['cost_center', 'enrichment'],
+    ]);
+    expect(catalog.warnings).toEqual([expect.stringMatching(/^enrichment broken skipped: .*NotAColumn/)]);
+    expectSums(
+      await totals('cost_center'),
+      sumBy(sample, expectedCostCenter, (r) => num(r.BilledCost)),
+    );
+    expectSums(
+      await totals('owner'),
+      sumBy(sample, expectedOwner, (r) => num(r.BilledCost)),
+    );
+    // The condition really filtered: some AWS rows are not "Amazon…" services.
+    expect(sample.some((r) => r.ProviderName === 'AWS' && !(r.ServiceName ?? '').startsWith('Amazon'))).toBe(
+      true,
+    );
+    expect(sample.some((r) => r.ServiceCategory === 'Networking' && tagsOf(r).environment === 'dev')).toBe(
+      true,
+    );
+  });
+
+  it('lists enrichment target columns as dimensions after a refresh, and a light refresh keeps them', async () => {
+    const principal: Principal = { orgId: org, principalId: 'u', kind: 'user', role: 'admin', teamIds: [] };
+    const base = {
+      type: 'warehouse-refresh' as const,
+      orgId: org,
+      reason: 'test',
+      requestedAt: new Date().toISOString(),
+    };
+    const deps = { warehouse, loadEnrichments: async () => enrichments, now: () => new Date() };
+    expect(await runRefresh({ ...base, requestId: `a-${org}`, mode: 'full' }, deps)).toBe('refreshed');
+    const { dimensions, status } = await listDimensions(principal);
+    const cc = dimensions.find((d) => d.name === 'cost_center');
+    expect(cc).toMatchObject({
+      groupTitle: 'Enrichments',
+      description: 'Enrichment column from aws_amazon, accounts, broken',
+    });
+    const total = sample.reduce((s, r) => s + num(r.BilledCost), 0);
+    const byCc = sumBy(sample, expectedCostCenter, (r) => num(r.BilledCost));
+    byCc.delete('');
+    expect(cc?.values.map((v) => v.name).sort()).toEqual([...byCc.keys()].sort());
+    for (const v of cc?.values ?? [])
+      expect(close(v.proportionCostAllocated, (byCc.get(v.name) ?? 0) / total)).toBe(true);
+    expect(status.warnings).toEqual([expect.stringContaining('enrichment broken skipped')]);
+
+    expect(
+      await runRefresh(
+        { ...base, requestId: `b-${org}`, mode: 'light', requestedAt: new Date().toISOString() },
+        deps,
+      ),
+    ).toBe('refreshed');
+    expectSums(
+      await totals('cost_center'),
+      sumBy(sample, expectedCostCenter, (r) => num(r.BilledCost)),
+    );
+  });
+});
