@@ -1,16 +1,17 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BadRequestError, ConflictError, PayloadTooLargeError } from '../errors';
 import { db, decodeCursor, encodeCursor, isConditionalCheckFailed, tableName } from './client';
 import { keys } from './keys';
 
 const ENTITY = 'enrichment';
-const SCHEMA_VERSION = 1;
+/** 2: the canonical JSON copy (`json`/`jsonGz`) is stored beside the YAML; 1: YAML only. */
+const SCHEMA_VERSION = 2;
 
-/** YAML at most this long is stored as plain text; longer YAML is stored gzip-compressed. */
-const PLAIN_YAML_MAX_BYTES = 128 * 1024;
-/** DynamoDB items are capped at 400 KB; the compressed YAML plus metadata must stay below it. */
-const STORED_YAML_MAX_BYTES = 350 * 1024;
+/** Text (YAML or JSON) at most this long is stored plain; longer text is stored gzip-compressed. */
+const PLAIN_TEXT_MAX_BYTES = 64 * 1024;
+/** DynamoDB items are capped at 400 KB; the stored YAML and JSON together must stay below this. */
+const STORED_TEXT_MAX_BYTES = 350 * 1024;
 
 /** The parsed metadata kept beside the YAML, enough to list documents without parsing them. */
 export interface EnrichmentMetadata {
@@ -23,16 +24,25 @@ export interface EnrichmentMetadata {
   entryCount: number;
 }
 
-export interface StoredEnrichment extends EnrichmentMetadata {
-  /** The document as YAML text, generated from the validated document. */
+/** The two stored forms of one validated document. */
+export interface EnrichmentTexts {
+  /** The document as YAML text, generated from the validated document: the stored source of truth. */
   yaml: string;
+  /** The same document as canonical JSON, so reads need no YAML parser. */
+  json: string;
+}
+
+export interface StoredEnrichment extends EnrichmentMetadata {
+  yaml: string;
+  /** Absent on items written before schema version 2 (see `scanEnrichmentsWithoutJson`). */
+  json?: string;
   version: number;
   createdAt: string;
   updatedAt: string;
   updatedBy: string;
 }
 
-export type EnrichmentSummary = Omit<StoredEnrichment, 'yaml'>;
+export type EnrichmentSummary = Omit<StoredEnrichment, 'yaml' | 'json'>;
 
 const SUMMARY_ATTRIBUTES = [
   'name',
@@ -54,15 +64,25 @@ function toSummary(item: Record<string, unknown>): EnrichmentSummary {
   return out as unknown as EnrichmentSummary;
 }
 
+/** A text attribute stored either plain (`<attr>`) or gzip-compressed (`<attr>Gz`). */
+function readText(item: Record<string, unknown>, attr: 'yaml' | 'json'): string | undefined {
+  const plain = item[attr];
+  if (typeof plain === 'string') return plain;
+  const gz = item[`${attr}Gz`];
+  return gz instanceof Uint8Array ? gunzipSync(gz).toString('utf8') : undefined;
+}
+
+/** How a text is stored: plain when short, else gzip-compressed; `bytes` is what the item holds. */
+function storedForm(text: string): { plain?: string; gz?: Uint8Array; bytes: number } {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= PLAIN_TEXT_MAX_BYTES) return { plain: text, bytes };
+  const gz = gzipSync(text);
+  return { gz, bytes: gz.length };
+}
+
 function fromItem(item: Record<string, unknown>): StoredEnrichment {
-  const gz = item.yamlGz;
-  const yaml =
-    typeof item.yaml === 'string'
-      ? item.yaml
-      : gz instanceof Uint8Array
-        ? gunzipSync(gz).toString('utf8')
-        : '';
-  return { ...toSummary(item), yaml };
+  const json = readText(item, 'json');
+  return { ...toSummary(item), yaml: readText(item, 'yaml') ?? '', ...(json !== undefined ? { json } : {}) };
 }
 
 export async function getEnrichment(orgId: string, name: string): Promise<StoredEnrichment | undefined> {
@@ -70,6 +90,27 @@ export async function getEnrichment(orgId: string, name: string): Promise<Stored
     new GetCommand({ TableName: tableName(), Key: keys.enrichment(orgId, name), ConsistentRead: true }),
   );
   return res.Item ? fromItem(res.Item) : undefined;
+}
+
+/**
+ * A document's canonical JSON and version, without reading the YAML out of the item. `json` is
+ * undefined for an item written before schema version 2 (YAML only).
+ */
+export async function getEnrichmentJson(
+  orgId: string,
+  name: string,
+): Promise<{ json: string | undefined; version: number } | undefined> {
+  const res = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.enrichment(orgId, name),
+      ConsistentRead: true,
+      ProjectionExpression: '#v, #json, #jsonGz',
+      ExpressionAttributeNames: { '#v': 'version', '#json': 'json', '#jsonGz': 'jsonGz' },
+    }),
+  );
+  if (!res.Item) return undefined;
+  return { json: readText(res.Item, 'json'), version: Number(res.Item.version) };
 }
 
 export interface SaveEnrichmentOptions {
@@ -82,18 +123,19 @@ export interface SaveEnrichmentOptions {
 }
 
 /**
- * Creates or replaces a document in one conditional update: the version is incremented atomically
- * (1 on create), `createdAt` is kept across replaces. A stale `expectedVersion` is a 409.
+ * Creates or replaces a document in one conditional update, its YAML and JSON forms together: the
+ * version is incremented atomically (1 on create), `createdAt` is kept across replaces. A stale
+ * `expectedVersion` is a 409.
  */
 export async function saveEnrichment(
   orgId: string,
   meta: EnrichmentMetadata,
-  yaml: string,
+  texts: EnrichmentTexts,
   options: SaveEnrichmentOptions,
 ): Promise<{ version: number; created: boolean; updatedAt: string }> {
-  const plainBytes = Buffer.byteLength(yaml);
-  const compressed = plainBytes > PLAIN_YAML_MAX_BYTES ? gzipSync(yaml) : undefined;
-  if ((compressed?.length ?? plainBytes) > STORED_YAML_MAX_BYTES) {
+  const yaml = storedForm(texts.yaml);
+  const json = storedForm(texts.json);
+  if (yaml.bytes + json.bytes > STORED_TEXT_MAX_BYTES) {
     throw new PayloadTooLargeError('PAYLOAD_TOO_LARGE: the enrichment document is too large to store');
   }
 
@@ -125,12 +167,17 @@ export async function saveEnrichment(
   sets.push('#createdAt = if_not_exists(#createdAt, :updatedAt)');
   if (meta.conditions !== undefined) set('conditions', meta.conditions);
   else remove('conditions');
-  if (compressed) {
-    set('yamlGz', compressed);
-    remove('yaml');
-  } else {
-    set('yaml', yaml);
-    remove('yamlGz');
+  for (const [attr, form] of [
+    ['yaml', yaml],
+    ['json', json],
+  ] as const) {
+    if (form.gz) {
+      set(`${attr}Gz`, form.gz);
+      remove(attr);
+    } else {
+      set(attr, form.plain);
+      remove(`${attr}Gz`);
+    }
   }
 
   let condition: string | undefined;
@@ -226,9 +273,14 @@ export async function listEnrichmentSummaries(
   };
 }
 
-/** Every stored document of an organisation, with its YAML, following all pages. */
-export async function listAllEnrichments(orgId: string): Promise<StoredEnrichment[]> {
-  const out: StoredEnrichment[] = [];
+/**
+ * Every stored document of an organisation with its JSON copy (not its YAML, which reads do not
+ * need), following all pages. `json` is undefined for an item written before schema version 2.
+ */
+export async function listAllEnrichments(orgId: string): Promise<(EnrichmentSummary & { json?: string })[]> {
+  const out: (EnrichmentSummary & { json?: string })[] = [];
+  const names: Record<string, string> = { '#json': 'json', '#jsonGz': 'jsonGz' };
+  for (const attr of SUMMARY_ATTRIBUTES) names[`#${attr}`] = attr;
   let start: Record<string, unknown> | undefined;
   do {
     const res = await db().send(
@@ -236,12 +288,94 @@ export async function listAllEnrichments(orgId: string): Promise<StoredEnrichmen
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :doc)',
         ExpressionAttributeValues: { ':pk': keys.enrichmentsPartition(orgId), ':doc': 'DOC#' },
+        ExpressionAttributeNames: names,
+        ProjectionExpression: Object.keys(names).join(', '),
         ConsistentRead: true,
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    for (const item of res.Items ?? []) out.push(fromItem(item));
+    for (const item of res.Items ?? []) {
+      const json = readText(item, 'json');
+      out.push({ ...toSummary(item), ...(json !== undefined ? { json } : {}) });
+    }
     start = res.LastEvaluatedKey;
   } while (start);
   return out;
+}
+
+/** An item written before schema version 2: YAML only, no JSON copy. */
+export interface LegacyEnrichment {
+  key: { pk: string; sk: string };
+  version: number;
+  yaml: string;
+  /** What the YAML takes in the item (compressed size when stored compressed). */
+  storedYamlBytes: number;
+}
+
+/**
+ * One page of enrichment items that have no JSON copy, across all organisations (a Scan: for the
+ * one-off migration of items written before schema version 2, never on a request path).
+ */
+export async function scanEnrichmentsWithoutJson(
+  start?: Record<string, unknown>,
+): Promise<{ items: LegacyEnrichment[]; next: Record<string, unknown> | undefined }> {
+  const res = await db().send(
+    new ScanCommand({
+      TableName: tableName(),
+      FilterExpression: '#entity = :entity AND attribute_not_exists(#json) AND attribute_not_exists(#jsonGz)',
+      ExpressionAttributeNames: { '#entity': 'entity', '#json': 'json', '#jsonGz': 'jsonGz' },
+      ExpressionAttributeValues: { ':entity': ENTITY },
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  const items = (res.Items ?? []).map((item) => ({
+    key: { pk: String(item.pk), sk: String(item.sk) },
+    version: Number(item.version),
+    yaml: readText(item, 'yaml') ?? '',
+    storedYamlBytes:
+      typeof item.yaml === 'string'
+        ? Buffer.byteLength(item.yaml)
+        : item.yamlGz instanceof Uint8Array
+          ? item.yamlGz.length
+          : 0,
+  }));
+  return { items, next: res.LastEvaluatedKey };
+}
+
+/**
+ * Adds the JSON copy to an item written before schema version 2, only if it is still at `version`
+ * and still has no JSON (a concurrent PUT wins). Returns false when the item changed or is gone.
+ * The version is not incremented: the document itself does not change.
+ */
+export async function addEnrichmentJson(legacy: LegacyEnrichment, json: string): Promise<boolean> {
+  const form = storedForm(json);
+  if (legacy.storedYamlBytes + form.bytes > STORED_TEXT_MAX_BYTES) {
+    throw new PayloadTooLargeError('PAYLOAD_TOO_LARGE: the JSON copy does not fit in the item');
+  }
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: legacy.key,
+        UpdateExpression: `SET ${form.gz ? '#jsonGz' : '#json'} = :text, #sv = :sv`,
+        ConditionExpression:
+          'attribute_exists(pk) AND #v = :v AND attribute_not_exists(#json) AND attribute_not_exists(#jsonGz)',
+        ExpressionAttributeNames: {
+          '#sv': 'schemaVersion',
+          '#v': 'version',
+          '#json': 'json',
+          '#jsonGz': 'jsonGz',
+        },
+        ExpressionAttributeValues: {
+          ':text': form.gz ?? form.plain,
+          ':sv': SCHEMA_VERSION,
+          ':v': legacy.version,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
 }

@@ -1,5 +1,5 @@
+import { readEnrichment } from '../../../shared/domain/enrichments/document';
 import { etagOf } from '../../../shared/domain/enrichments/service';
-import { readEnrichment } from '../../../shared/domain/enrichments/store';
 import { httpRoute } from '../../../shared/http/handler';
 import { ok } from '../../../shared/http/responses';
 import { getEnrichment as def } from '../../../shared/routes/enrichments';

@@ -3,8 +3,8 @@ import { BadRequestError, type FieldIssue } from '../../errors';
 import { toFieldIssues } from '../../http/validation';
 import { FOCUS_COLUMNS, focusColumnIgnoringCase, isFocusColumn, isKeyColumn } from './columns';
 import { ConditionsError, checkConditions } from './conditions';
+import type { EnrichmentDocument } from './document';
 import { EnrichmentDocumentBody } from './schemas';
-import type { EnrichmentDocument } from './store';
 
 /** Target column names that would collide with JavaScript object internals. */
 const RESERVED_COLUMN_NAMES = new Set(['__proto__', 'constructor', 'prototype']);

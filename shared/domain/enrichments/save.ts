@@ -1,12 +1,12 @@
 import type { Principal } from '../../auth/principal';
 import { type EnrichmentMetadata, saveEnrichment } from '../../db/enrichments-repo';
+import type { EnrichmentDocument, VersionedDocument } from './document';
 import { validateDocument } from './rules';
 import { parseIfMatch } from './service';
-import type { EnrichmentDocument, VersionedDocument } from './store';
 import { toYaml } from './yaml-codec';
 
-// Kept apart from service.ts so that only the PUT Lambda bundles the CEL library (and only
-// PUT and GET bundle the YAML library, through store.ts).
+// Kept apart from service.ts so that only the PUT Lambda bundles the CEL and YAML libraries
+// (GET reads the stored JSON copy; list and DELETE read metadata only).
 
 const now = () => new Date().toISOString();
 
@@ -24,7 +24,8 @@ function metadataOf(doc: EnrichmentDocument): EnrichmentMetadata {
 
 /**
  * Creates or replaces a document. The body is validated completely before anything is written;
- * the stored YAML is generated from the validated document. With `If-Match`, a document changed
+ * the stored YAML and its JSON copy are both generated from the validated document and written
+ * in the same conditional update. With `If-Match`, a document changed
  * (or deleted) since that version is a 409 VERSION_CONFLICT; without it, the last write wins.
  */
 export async function putEnrichment(
@@ -35,7 +36,8 @@ export async function putEnrichment(
 ): Promise<VersionedDocument & { created: boolean }> {
   const precondition = parseIfMatch(ifMatch);
   const document = validateDocument(body, name);
-  const saved = await saveEnrichment(principal.orgId, metadataOf(document), toYaml(document), {
+  const texts = { yaml: toYaml(document), json: JSON.stringify(document) };
+  const saved = await saveEnrichment(principal.orgId, metadataOf(document), texts, {
     ...precondition,
     by: principal.principalId,
     at: now(),

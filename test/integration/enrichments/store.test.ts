@@ -1,9 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../../shared/auth/principal';
 import { db, tableName } from '../../../shared/db/client';
-import { getEnrichment, listEnrichmentSummaries } from '../../../shared/db/enrichments-repo';
+import {
+  addEnrichmentJson,
+  getEnrichment,
+  type LegacyEnrichment,
+  listEnrichmentSummaries,
+  scanEnrichmentsWithoutJson,
+} from '../../../shared/db/enrichments-repo';
 import { keys } from '../../../shared/db/keys';
+import { MissingJsonCopyError } from '../../../shared/domain/enrichments/document';
+import { backfillEnrichmentJson } from '../../../shared/domain/enrichments/migrate';
 import { putEnrichment } from '../../../shared/domain/enrichments/save';
 import { listEnrichments, removeEnrichment } from '../../../shared/domain/enrichments/service';
 import {
@@ -11,6 +19,7 @@ import {
   listEnrichmentDocuments,
   readEnrichment,
 } from '../../../shared/domain/enrichments/store';
+import { toYaml } from '../../../shared/domain/enrichments/yaml-codec';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../../../shared/errors';
 import { entry, sampleDocument } from '../../unit/enrichments/fixtures';
 
@@ -25,6 +34,43 @@ function doc(name: string, over: Partial<EnrichmentDocument> = {}): EnrichmentDo
 async function rawItem(orgId: string, name: string) {
   const res = await db().send(new GetCommand({ TableName: tableName(), Key: keys.enrichment(orgId, name) }));
   return res.Item;
+}
+
+/** A schema-version-1 item: YAML and metadata only, as PUT wrote it before the JSON copy existed. */
+async function putLegacy(orgId: string, document: EnrichmentDocument, version: number): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.enrichment(orgId, document.name),
+        entity: 'enrichment',
+        schemaVersion: 1,
+        name: document.name,
+        description: document.description,
+        keyField: document.keyField,
+        priority: document.priority,
+        conditions: document.conditions,
+        targetColumns: document.targetColumns,
+        entryCount: document.entries.length,
+        yaml: toYaml(document),
+        version,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-02T00:00:00.000Z',
+        updatedBy: 'usr_admin',
+      },
+    }),
+  );
+}
+
+async function scanAll(): Promise<LegacyEnrichment[]> {
+  const out: LegacyEnrichment[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await scanEnrichmentsWithoutJson(start);
+    out.push(...page.items);
+    start = page.next;
+  } while (start);
+  return out;
 }
 
 describe('enrichment store (DynamoDB Local)', () => {
@@ -54,6 +100,10 @@ describe('enrichment store (DynamoDB Local)', () => {
     expect(typeof item?.yaml).toBe('string');
     expect(item?.yaml).toContain('keyField: SubAccountId');
     expect(item?.yaml).not.toContain('conditions');
+    // The JSON copy GET reads, written by the same update; the YAML stays the source of truth.
+    expect(item?.schemaVersion).toBe(2);
+    expect(JSON.parse(String(item?.json))).toEqual(doc('a', { conditions: undefined, priority: 3 }));
+    expect(item?.json).toBe(JSON.stringify(doc('a', { conditions: undefined, priority: 3 })));
 
     const read = await readEnrichment(p, 'a');
     expect(read).toEqual({ document: doc('a', { conditions: undefined, priority: 3 }), version: 2 });
@@ -97,13 +147,18 @@ describe('enrichment store (DynamoDB Local)', () => {
     const item = await rawItem(p.orgId, 'big');
     expect(item?.yaml).toBeUndefined();
     expect(item?.yamlGz).toBeInstanceOf(Uint8Array);
+    expect(item?.json).toBeUndefined();
+    expect(item?.jsonGz).toBeInstanceOf(Uint8Array);
     expect((await readEnrichment(p, 'big')).document).toEqual(big);
+    expect((await listEnrichmentDocuments(p.orgId))[0]).toEqual(big);
 
     // Back to a small document: the plain text replaces the compressed copy.
     await putEnrichment(p, 'big', doc('big'), undefined);
     const small = await rawItem(p.orgId, 'big');
     expect(small?.yamlGz).toBeUndefined();
+    expect(small?.jsonGz).toBeUndefined();
     expect(typeof small?.yaml).toBe('string');
+    expect(typeof small?.json).toBe('string');
 
     const noise = Array.from({ length: 1200 }, (_, i) =>
       entry(`k${i}`, { owner: randomBytes(400).toString('base64').slice(0, 500) }),
@@ -112,6 +167,49 @@ describe('enrichment store (DynamoDB Local)', () => {
       PayloadTooLargeError,
     );
     await expect(readEnrichment(p, 'huge')).rejects.toThrow(NotFoundError);
+  });
+
+  it('migrates a document stored before the JSON copy (YAML only) so that reads, which never parse YAML, see it', async () => {
+    const p = admin();
+    const legacy = doc('legacy', { priority: 4 });
+    await putLegacy(p.orgId, legacy, 3);
+    await putEnrichment(p, 'current', doc('current', { priority: 9 }), undefined);
+
+    // Before the migration: GET refuses it (a 500 over HTTP), the refresh skips it.
+    await expect(readEnrichment(p, 'legacy')).rejects.toThrow(MissingJsonCopyError);
+    expect((await listEnrichmentDocuments(p.orgId)).map((d) => d.name)).toEqual(['current']);
+
+    const first = await backfillEnrichmentJson();
+    expect(first.added).toBeGreaterThanOrEqual(1);
+    expect(first.failed).toBe(0);
+    expect(await readEnrichment(p, 'legacy')).toEqual({ document: legacy, version: 3 });
+    const docs = await listEnrichmentDocuments(p.orgId);
+    expect(docs.map((d) => d.name)).toEqual(['legacy', 'current']);
+    expect(docs[0]).toEqual(legacy);
+    const item = await rawItem(p.orgId, 'legacy');
+    expect(item).toMatchObject({ schemaVersion: 2, version: 3, yaml: toYaml(legacy) });
+    expect((await rawItem(p.orgId, 'current'))?.json).toBe(JSON.stringify(doc('current', { priority: 9 })));
+
+    // Idempotent: nothing of this organisation is left to migrate.
+    const again = await scanAll();
+    expect(again.filter((l) => l.key.pk === item?.pk)).toEqual([]);
+  });
+
+  it('adds a JSON copy only to the version it read (a concurrent PUT wins)', async () => {
+    const p = admin();
+    const old = doc('moved', { priority: 1 });
+    await putLegacy(p.orgId, old, 1);
+    const found = (await scanAll()).find((l) => l.key.pk === keys.enrichment(p.orgId, 'moved').pk);
+    expect(found).toMatchObject({ version: 1, yaml: toYaml(old) });
+    if (!found) return;
+
+    await putEnrichment(p, 'moved', doc('moved', { priority: 2 }), '"1"');
+    expect(await addEnrichmentJson(found, JSON.stringify(old))).toBe(false);
+    expect(await readEnrichment(p, 'moved')).toEqual({ document: doc('moved', { priority: 2 }), version: 2 });
+
+    const gone = { ...found, key: keys.enrichment(p.orgId, 'absent') as LegacyEnrichment['key'] };
+    expect(await addEnrichmentJson(gone, '{}')).toBe(false);
+    expect(await rawItem(p.orgId, 'absent')).toBeUndefined();
   });
 
   it('lists live documents of one organisation in application order (priority, then name)', async () => {
