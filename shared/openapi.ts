@@ -269,7 +269,13 @@ export function buildOpenApi(routes: readonly RouteDef[], options: BuildOptions 
     if (def.body) {
       const name = `${pascal(def.id)}Request`;
       schemas[name] = schemaOf(def.body, 'input', { prefix: name, into: schemas });
-      requestBody = { required: true, content: json(ref(name)) };
+      // One entry per accepted media type (JSON unless the route lists others), all documenting
+      // the same schema: a YAML body, for instance, has the data model of its JSON form.
+      const media = def.bodyContentTypes?.length ? def.bodyContentTypes : [JSON_MEDIA];
+      requestBody = {
+        required: true,
+        content: Object.fromEntries(media.map((type) => [type, { schema: ref(name) }])),
+      };
     }
     const operation: OperationObject = {
       operationId: def.id,

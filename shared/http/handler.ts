@@ -155,7 +155,7 @@ function buildRoute<R extends RouteDef, T>(def: R, fn: RouteFn<R, T>, options: R
         }
       },
     })
-    .use(def.body ? httpJsonBodyParser({ disableContentTypeError: false }) : { before: async () => {} })
+    .use(bodyParser(def))
     .handler(async (event) => {
       const auth = authContextOf(event);
       let principal: Principal;
@@ -193,6 +193,50 @@ function buildRoute<R extends RouteDef, T>(def: R, fn: RouteFn<R, T>, options: R
       if (isTaggedResult(result)) return toApiGatewayResult(result);
       return toApiGatewayResult({ statusCode: def.successStatus ?? 200, body: result });
     });
+}
+
+/** `application/json` and `application/<anything>+json`: the types the JSON body parser accepts. */
+const JSON_MEDIA_TYPE = /^application\/(?:[^;]+\+)?json$/;
+
+/** The media type of a request, lower-cased, without parameters (`application/yaml`). */
+export function mediaTypeOf(headers: Record<string, string | undefined> | undefined): string {
+  const value = headers?.['content-type'] ?? headers?.['Content-Type'] ?? '';
+  return (value.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+function listOf(types: readonly string[]): string {
+  return types.length > 1 ? `${types.slice(0, -1).join(', ')} or ${types.at(-1)}` : (types[0] ?? '');
+}
+
+/**
+ * The body middleware of a route: none without a body schema; the JSON parser (415 for any other
+ * media type) by default; with `bodyContentTypes`, the JSON parser for a listed JSON type, the
+ * body as text for a listed non-JSON type, and 415 naming the listed types for anything else.
+ */
+function bodyParser(def: RouteDef): middy.MiddlewareObj<HttpEvent, APIGatewayProxyStructuredResultV2> {
+  if (!def.body) return { before: async () => {} };
+  const json = httpJsonBodyParser({ disableContentTypeError: false });
+  if (!def.bodyContentTypes) return json;
+  const listed = def.bodyContentTypes.map((t) => t.toLowerCase());
+  const acceptsJson = listed.some((t) => JSON_MEDIA_TYPE.test(t));
+  return {
+    before: async (request) => {
+      const media = mediaTypeOf(request.event.headers);
+      if (JSON_MEDIA_TYPE.test(media)) {
+        if (acceptsJson) return json.before?.(request);
+      } else if (listed.includes(media)) {
+        const raw = request.event.body;
+        if (request.event.isBase64Encoded && typeof raw === 'string') {
+          request.event.body = Buffer.from(raw, 'base64').toString('utf8');
+          request.event.isBase64Encoded = false;
+        }
+        return;
+      }
+      throw new ShapedError(415, {
+        error: `Unsupported Media Type: send ${listOf(def.bodyContentTypes ?? [])}`,
+      });
+    },
+  };
 }
 
 function lowerCaseHeaders(

@@ -47,6 +47,15 @@ export interface RouteDef<
    * The handler then receives the parsed JSON as `body`, unvalidated.
    */
   deferBodyValidation?: boolean;
+  /**
+   * The media types the body may be sent as, when not only JSON (default: `application/json`,
+   * which also admits `application/*+json`). Each is documented in OpenAPI with the `body` schema.
+   * A listed JSON type is parsed as usual; a listed non-JSON type (e.g. `application/yaml`)
+   * skips the JSON parser and reaches the function as text (`body` is the string, base64-decoded
+   * when API Gateway encoded it), so such a route sets `deferBodyValidation` and decodes and
+   * validates the body itself. Any other type is a 415.
+   */
+  bodyContentTypes?: readonly string[];
   /** Status of a successful answer (200 unless stated). */
   successStatus?: number;
   /** Memory and timeout overrides for heavy routes. */

@@ -4,6 +4,7 @@ import {
   EnrichmentNameParams,
   EnrichmentSummaryResponse,
   ListEnrichmentsQuery,
+  YAML_MEDIA_TYPES,
 } from '../domain/enrichments/schemas';
 import { route } from '../http/route';
 
@@ -32,15 +33,13 @@ export const getEnrichment = route({
   summary: 'Read one enrichment document (JSON form of the stored YAML; ETag = version)',
   params: EnrichmentNameParams,
   response: EnrichmentDocumentBody,
-  // Parsing the stored YAML of a large document (10,000 entries) is CPU-bound: more memory, more CPU.
-  memoryMb: 1024,
-  timeoutSeconds: 15,
+  // Reads the stored JSON copy (no YAML parsing): the default memory and timeout suffice.
 });
 
 /**
- * No `body` schema on purpose: the body may be JSON or YAML (`Content-Type: application/yaml`),
- * which the middleware's JSON parser would refuse with 415. The handler decodes it by content
- * type and validates it against `EnrichmentDocumentBody` (the same document GET answers).
+ * The body is JSON or YAML (`bodyContentTypes`): the middleware parses JSON and hands YAML over
+ * as text; the handler decodes YAML and validates both against `EnrichmentDocumentBody` itself
+ * (`deferBodyValidation`), with the document rules and their messages.
  */
 export const putEnrichment = route({
   id: 'putEnrichment',
@@ -52,6 +51,9 @@ export const putEnrichment = route({
   summary:
     'Create (201) or replace (200) an enrichment document; body: the GET document as application/json or application/yaml; optional If-Match',
   params: EnrichmentNameParams,
+  body: EnrichmentDocumentBody,
+  bodyContentTypes: ['application/json', ...YAML_MEDIA_TYPES],
+  deferBodyValidation: true,
   response: EnrichmentDocumentBody,
   // A 1 MB YAML body costs more to parse and re-serialise than JSON: more memory, more CPU.
   memoryMb: 1024,

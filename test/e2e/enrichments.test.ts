@@ -66,7 +66,11 @@ describe('enrichments over HTTP', () => {
     const doc = sampleDocument({ name, entries: [entry('007', { owner: 'bond' })] });
     const res = await putYaml(admin(), name, toYaml(doc));
     expect(res.status).toBe(201);
+    expect(res.body).toEqual(doc);
     expect((await get(member(), name)).body).toEqual(doc);
+    // The YAML form of a GET answer replaces it unchanged; a member's YAML is refused like JSON.
+    expect((await putYaml(admin(), name, toYaml((await get(member(), name)).body))).status).toBe(200);
+    expect((await putYaml(member(), name, toYaml(doc))).status).toBe(403);
   });
 
   it('rejects bad YAML, including an alias bomb, and stores nothing', async () => {
@@ -220,6 +224,10 @@ describe('enrichments over HTTP', () => {
       headers: { 'content-type': 'text/plain' },
     });
     expect(text.status).toBe(415);
+    expect(text.body).toEqual({
+      error:
+        'Unsupported Media Type: send application/json, application/yaml, application/x-yaml, text/yaml or text/x-yaml',
+    });
     expect((await get(admin(), name)).status).toBe(404);
 
     const badName = await get(admin(), 'bad%20name');

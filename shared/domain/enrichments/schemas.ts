@@ -19,6 +19,14 @@ export const ENRICHMENT_LIMITS = {
   valueLength: 1024,
 } as const;
 
+/** The YAML media types a PUT body may be sent as (besides `application/json`). */
+export const YAML_MEDIA_TYPES = [
+  'application/yaml',
+  'application/x-yaml',
+  'text/yaml',
+  'text/x-yaml',
+] as const;
+
 export const ENRICHMENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 export const TARGET_COLUMN_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

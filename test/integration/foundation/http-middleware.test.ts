@@ -54,6 +54,23 @@ const echo = httpRoute(
   }),
 );
 
+/** A body that may also be sent as text (`bodyContentTypes`); the route decodes and validates it. */
+const textOrJson = httpRoute(
+  route({
+    id: 'textOrJson',
+    method: 'POST',
+    path: '/test',
+    entry: 'test',
+    auth: 'member',
+    tag: 'test',
+    summary: '',
+    body: v.strictObject({ n: v.number() }),
+    bodyContentTypes: ['application/json', 'text/csv'],
+    deferBodyValidation: true,
+  }),
+  async ({ body, event }) => ({ body: body as unknown, base64: event.isBase64Encoded }),
+);
+
 const adminOnly = httpRoute(
   route({ id: 'adm', method: 'POST', path: '/adm', entry: 'test', auth: 'admin', tag: 'test', summary: '' }),
   async () => ({ ok: true }),
@@ -130,6 +147,40 @@ describe('HTTP middleware against DynamoDB Local', () => {
     const res = await adminOnly(event(await authorized(key.key)), context);
     expect(res.statusCode).toBe(403);
     expect(JSON.parse(res.body ?? '')).toEqual({ error: 'FORBIDDEN' });
+  });
+
+  it('hands a listed non-JSON media type over as text, still parses JSON, and refuses the rest with 415', async () => {
+    const ctx = await authorized(key.key);
+    const send = async (over: Partial<HttpEvent>) => {
+      const res = await textOrJson(event(ctx, over), context);
+      return { status: res.statusCode, body: JSON.parse(res.body ?? '') };
+    };
+    expect(await send({ body: 'n\n3', headers: { 'content-type': 'text/csv; charset=utf-8' } })).toEqual({
+      status: 200,
+      body: { body: 'n\n3', base64: false },
+    });
+    const encoded = Buffer.from('n\n4').toString('base64');
+    expect(
+      await send({ body: encoded, isBase64Encoded: true, headers: { 'content-type': 'text/csv' } }),
+    ).toEqual({ status: 200, body: { body: 'n\n4', base64: false } });
+    // JSON is parsed but not validated (deferBodyValidation): the route sees the parsed value.
+    expect(await send({ body: '{"n":"x"}' })).toEqual({
+      status: 200,
+      body: { body: { n: 'x' }, base64: false },
+    });
+    expect(await send({ body: '{"n":' })).toEqual({ status: 400, body: { error: 'Malformed JSON body' } });
+    expect(await send({ body: 'x', headers: { 'content-type': 'text/plain' } })).toEqual({
+      status: 415,
+      body: { error: 'Unsupported Media Type: send application/json or text/csv' },
+    });
+    expect((await send({ body: 'x', headers: {} })).status).toBe(415);
+    expect(await send({ body: '', headers: { 'content-type': 'text/csv' } })).toEqual({
+      status: 400,
+      body: { error: 'Request body is required' },
+    });
+    // A route without the option keeps answering 415 to anything but JSON.
+    const plain = await echo(event(ctx, { body: 'n\n3', headers: { 'content-type': 'text/csv' } }), context);
+    expect(plain.statusCode).toBe(415);
   });
 
   it.each([

@@ -220,6 +220,46 @@ describe('schema conversion', () => {
     for (const ref of refs) expect(resolveRef(d, ref)).toBeDefined();
   });
 
+  it('documents the body once per accepted media type, all with the same schema', () => {
+    const d = buildOpenApi([
+      route({
+        id: 'upload',
+        method: 'PUT',
+        path: '/upload',
+        entry: 'x/y',
+        auth: 'member',
+        tag: 'T',
+        summary: 's',
+        body: v.object({ n: v.number() }),
+        bodyContentTypes: ['application/json', 'application/yaml'],
+        deferBodyValidation: true,
+      }),
+    ]);
+    expect(d.paths['/upload']?.put?.requestBody).toEqual({
+      required: true,
+      content: {
+        'application/json': { schema: { $ref: '#/components/schemas/UploadRequest' } },
+        'application/yaml': { schema: { $ref: '#/components/schemas/UploadRequest' } },
+      },
+    });
+    expect(d.components.schemas.UploadRequest).toMatchObject({ type: 'object', required: ['n'] });
+  });
+
+  it('documents the enrichment PUT body as JSON and YAML', () => {
+    const op = doc.paths['/enrichments/{name}']?.put;
+    expect(Object.keys(op?.requestBody?.content ?? {})).toEqual([
+      'application/json',
+      'application/yaml',
+      'application/x-yaml',
+      'text/yaml',
+      'text/x-yaml',
+    ]);
+    const schema = jsonSchemaOf(op?.requestBody?.content['application/yaml']?.schema);
+    expect(schema.required).toEqual(
+      expect.arrayContaining(['name', 'keyField', 'priority', 'targetColumns', 'entries']),
+    );
+  });
+
   it('refuses a route declared twice', () => {
     const r = route({
       id: 'a',
