@@ -83,5 +83,5 @@ export interface RefreshStatus {
   months?: string[];
 }
 
-export const CACHE_KINDS = ['dimensions', 'candidates'] as const;
+export const CACHE_KINDS = ['dimensions', 'candidates', 'catalog'] as const;
 export type CacheKind = (typeof CACHE_KINDS)[number];

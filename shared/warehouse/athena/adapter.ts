@@ -1,42 +1,286 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { config } from '../../config';
+import { readCache, writeCache } from '../../db/dimensions-repo';
+import { compileCondition } from '../conditions';
+import { query, withConnection } from '../duckdb/database';
 import type { FeatureModel, RefreshMode } from '../features';
+import { BILLING_COLUMNS } from '../focus-columns';
+import { stageBillingFile } from '../ingest/normalise';
+import { uploadObject } from '../object-store';
 import type { DimensionValues, IngestResult, UsageMetric, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
+import {
+  athenaDialect,
+  athenaParams,
+  fieldExpr,
+  inlineParams,
+  metricSql,
+  seriesSql,
+  toSeriesRows,
+} from '../sql/compile';
+import { quoteIdent, quoteLiteral } from '../sql/quote';
+import { type AthenaRunner, athenaRunner } from './client';
+import {
+  type AthenaCatalog,
+  type AthenaFeatures,
+  type AthenaTable,
+  billingMonthsSql,
+  candidateSql,
+  conditionTuplesSql,
+  curatedKey,
+  dimensionValuesSql,
+  type EnrichmentBinding,
+  featureSource,
+  MAX_ATHENA_CONDITION_TUPLES,
+  MAX_SOURCE_CHARS,
+  usageMetricsSql,
+} from './sql';
 
-const notYet = () => Promise.reject(new Error('Athena adapter not configured'));
+/**
+ * The warehouse on Athena: curated Parquet under `curated/org_id=<org>/billing_month=<m>/`
+ * described by the Glue table (partition projection), queried in the configured workgroup.
+ *
+ * - Ingestion parses and checks the file with the same DuckDB code as the embedded adapter (in
+ *   memory, in the worker), then writes one Parquet object per billing month. A PutObject
+ *   replaces the object whole, so a re-ingested month is replaced atomically for every reader.
+ * - A refresh stores the organisation's features (see ./sql.ts) in the DynamoDB catalog cache;
+ *   queries compute them from the base table. Conditions of enrichments are evaluated at
+ *   refresh time over the distinct inputs (one Athena query each) and kept as passing inputs.
+ */
+export interface AthenaWarehouseOptions {
+  runner?: AthenaRunner;
+  table?: AthenaTable;
+  bucket?: string;
+}
 
-/** Athena over the curated Parquet files (filled in by the Athena increment). */
 export class AthenaWarehouse implements WarehousePort {
   readonly kind = 'athena' as const;
-  ingestFile(_input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult> {
-    return notYet();
+  private readonly runner: AthenaRunner;
+  private readonly options: AthenaWarehouseOptions;
+
+  constructor(options: AthenaWarehouseOptions = {}) {
+    this.options = options;
+    this.runner = options.runner ?? athenaRunner();
   }
-  billingMonths(_orgId: string): Promise<string[]> {
-    return notYet();
+
+  private table(): AthenaTable {
+    if (this.options.table) return this.options.table;
+    const { glueDatabase, glueTable } = config();
+    if (!glueDatabase || !glueTable)
+      throw new Error('GLUE_DATABASE and GLUE_TABLE must be set for WAREHOUSE=athena');
+    return { database: glueDatabase, table: glueTable };
   }
-  usageMetrics(_orgId: string): Promise<UsageMetric[]> {
-    return notYet();
+
+  private bucket(): string {
+    const bucket = this.options.bucket ?? config().billingBucket;
+    if (!bucket) throw new Error('BILLING_BUCKET must be set for WAREHOUSE=athena');
+    return bucket;
   }
-  costSeries(_q: CostSeriesQuery): Promise<SeriesRow[]> {
-    return notYet();
+
+  private async stored(orgId: string): Promise<AthenaCatalog | undefined> {
+    return (await readCache<AthenaCatalog>(orgId, 'catalog'))?.payload;
   }
-  usageSeries(_q: UsageSeriesQuery): Promise<SeriesRow[]> {
-    return notYet();
+
+  async ingestFile(input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult> {
+    const bucket = this.bucket();
+    return withConnection(async (conn) => {
+      const staged = await stageBillingFile(conn, input.path, input.orgId, input.sourceName);
+      try {
+        const columns = BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month')
+          .map((c) => `${quoteIdent(c.name)} AS ${quoteIdent(c.name.toLowerCase())}`)
+          .join(', ');
+        for (const month of staged.months) {
+          const file = join(tmpdir(), `curated-${randomUUID()}.parquet`);
+          try {
+            await query(
+              conn,
+              `COPY (SELECT ${columns} FROM ${staged.table} WHERE billing_month = ${quoteLiteral(month)}) TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION zstd)`,
+            );
+            await uploadObject(bucket, curatedKey(input.orgId, month), file);
+          } finally {
+            await rm(file, { force: true });
+          }
+        }
+      } finally {
+        await conn.run(`DROP TABLE IF EXISTS ${staged.table}`);
+      }
+      return { rows: staged.rows, months: staged.months };
+    });
   }
-  catalog(_orgId: string): Promise<Catalog | undefined> {
-    return notYet();
+
+  async billingMonths(orgId: string): Promise<string[]> {
+    return (await this.runner.run(billingMonthsSql(this.table(), orgId))).map((r) => String(r.m));
   }
-  refreshFeatures(_orgId: string, _model: FeatureModel, _mode: RefreshMode): Promise<Catalog> {
-    return notYet();
+
+  async usageMetrics(orgId: string): Promise<UsageMetric[]> {
+    const rows = await this.runner.run(usageMetricsSql(this.table(), orgId));
+    const byUnit = new Map<string, string[]>();
+    for (const r of rows) {
+      const unit = String(r.consumed_unit);
+      const list = byUnit.get(unit) ?? [];
+      if (r.service_name !== null) list.push(String(r.service_name));
+      byUnit.set(unit, list);
+    }
+    return [...byUnit.entries()].map(([consumed_unit, services]) => ({
+      consumed_unit,
+      service_names: [...new Set(services)].sort(),
+    }));
   }
-  candidateAggregates(_orgId: string, _months: string[], _top: number): Promise<WindowAggregates> {
-    return notYet();
+
+  private async series(
+    q: Omit<CostSeriesQuery, 'metricId'>,
+    measure: string,
+    extra?: string,
+  ): Promise<SeriesRow[]> {
+    const stored = await this.stored(q.orgId);
+    const source = featureSource(this.table(), q.orgId, stored?.features);
+    const ctx = {
+      dialect: athenaDialect,
+      params: athenaParams(),
+      catalog: { dimensions: source.dimensions },
+    };
+    const compiled = seriesSql(
+      q,
+      measure,
+      `${source.sql} AS src`,
+      ctx,
+      extra ? (c) => `${athenaDialect.col('ConsumedUnit')} = ${c.params.add(extra)}` : undefined,
+    );
+    return toSeriesRows(await this.runner.run(compiled.sql, compiled.params), compiled.groupBy);
   }
-  dimensionValues(
-    _orgId: string,
-    _months: string[],
-    _dims: string[],
-    _top: number,
+
+  costSeries(q: CostSeriesQuery): Promise<SeriesRow[]> {
+    return this.series(q, metricSql(q.metricId, athenaDialect));
+  }
+
+  usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]> {
+    return this.series(q, athenaDialect.col('ConsumedQuantity'), q.consumedUnit);
+  }
+
+  async catalog(orgId: string): Promise<Catalog | undefined> {
+    const stored = await this.stored(orgId);
+    if (!stored) return undefined;
+    const { features: _features, ...catalog } = stored;
+    return catalog;
+  }
+
+  async refreshFeatures(orgId: string, model: FeatureModel, mode: RefreshMode): Promise<Catalog> {
+    const previous = await this.stored(orgId);
+    const full = mode === 'full' || !previous;
+    const warnings: string[] = [];
+    let labels = previous?.features.labels ?? [];
+    let enrichments: EnrichmentBinding[] = previous?.features.enrichments ?? [];
+    if (full) {
+      labels = model.labels;
+      enrichments = [];
+      for (const doc of model.enrichments) {
+        try {
+          enrichments.push(await this.bind(orgId, doc));
+        } catch (error) {
+          warnings.push(`enrichment ${doc.name} skipped: ${(error as Error).message}`);
+        }
+      }
+    }
+    let features: AthenaFeatures = { labels, vdims: model.vdims, enrichments: enrichments.filter(Boolean) };
+    let source = featureSource(this.table(), orgId, features);
+    // Keep the inlined definitions within Athena's query size: drop the last-applied enrichments.
+    while (source.sql.length > MAX_SOURCE_CHARS && features.enrichments.length) {
+      const dropped = features.enrichments.at(-1);
+      warnings.push(`enrichment ${dropped?.doc.name} skipped: too large to apply on Athena`);
+      features = { ...features, enrichments: features.enrichments.slice(0, -1) };
+      source = featureSource(this.table(), orgId, features);
+    }
+    const catalog: AthenaCatalog = {
+      orgId,
+      refreshedAt: new Date().toISOString(),
+      mode: full ? 'full' : 'light',
+      dimensions: source.dimensions,
+      warnings: [...warnings, ...source.warnings],
+      features,
+    };
+    await writeCache(orgId, 'catalog', randomUUID(), catalog.refreshedAt, catalog);
+    const { features: _features, ...result } = catalog;
+    return result;
+  }
+
+  /** Evaluates an enrichment's conditions over the distinct inputs of its candidate rows. */
+  private async bind(orgId: string, doc: FeatureModel['enrichments'][number]): Promise<EnrichmentBinding> {
+    if (!doc.conditions) return { doc };
+    const condition = compileCondition(doc.conditions);
+    if (!condition.fields.length) {
+      if (condition.test([])) return { doc };
+      throw new Error('its conditions are always false');
+    }
+    const rows = await this.runner.run(conditionTuplesSql(this.table(), orgId, doc, condition.fields));
+    if (rows.length > MAX_ATHENA_CONDITION_TUPLES)
+      throw new Error(`its conditions read more than ${MAX_ATHENA_CONDITION_TUPLES} distinct inputs`);
+    const tuples = rows
+      .map((r) => condition.fields.map((_, i) => (r[`c${i}`] === null ? null : String(r[`c${i}`]))))
+      .filter((tuple) => condition.test(tuple));
+    return { doc, passing: { fields: condition.fields, tuples } };
+  }
+
+  async candidateAggregates(orgId: string, months: string[], topValues: number): Promise<WindowAggregates> {
+    const sql = candidateSql(this.table(), orgId, months, topValues);
+    const [totals, keys, keyMonths, keyProviders, keyValues] = await Promise.all([
+      this.runner.run(sql.months),
+      this.runner.run(sql.keys),
+      this.runner.run(sql.keyMonths),
+      this.runner.run(sql.keyProviders),
+      this.runner.run(sql.keyValues),
+    ]);
+    const providers = new Map<string, string[]>();
+    for (const r of keyProviders)
+      providers.set(String(r.key), [...(providers.get(String(r.key)) ?? []), String(r.provider)]);
+    return {
+      months: totals.map((r) => ({ month: String(r.month), cost: Number(r.cost) })),
+      keys: keys.map((r) => ({
+        key: String(r.key),
+        cost: Number(r.cost),
+        values: Number(r.n),
+        providers: providers.get(String(r.key)) ?? [],
+      })),
+      keyMonths: keyMonths.map((r) => ({ key: String(r.key), month: String(r.month), cost: Number(r.cost) })),
+      keyValues: keyValues.map((r) => ({ key: String(r.key), value: String(r.value), cost: Number(r.cost) })),
+    };
+  }
+
+  async dimensionValues(
+    orgId: string,
+    months: string[],
+    dimensions: string[],
+    topValues: number,
   ): Promise<DimensionValues> {
-    return notYet();
+    const stored = await this.stored(orgId);
+    const source = featureSource(this.table(), orgId, stored?.features);
+    const ctx = {
+      dialect: athenaDialect,
+      params: inlineParams(),
+      catalog: { dimensions: source.dimensions },
+    };
+    const fields: { name: string; expr: string }[] = [];
+    const skipped: string[] = [];
+    for (const name of dimensions) {
+      try {
+        fields.push({ name, expr: fieldExpr(name, ctx) });
+      } catch {
+        skipped.push(name);
+      }
+    }
+    const sql = dimensionValuesSql(`${source.sql} AS src`, months, fields, topValues);
+    const [total] = await this.runner.run(sql.total);
+    const values = fields.length ? await this.runner.run(sql.values) : [];
+    return {
+      total: Number(total?.total ?? 0),
+      values: values.map((r) => ({
+        dimension: fields[Number(String(r.field).slice(1))]?.name ?? String(r.field),
+        value: String(r.value),
+        cost: Number(r.cost),
+      })),
+      skipped,
+    };
   }
 }

@@ -1,7 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BadRequestError } from '../../errors';
 import type { FeatureModel, RefreshMode } from '../features';
-import { builtinDimensionOf } from '../focus-columns';
 import { stageBillingFile } from '../ingest/normalise';
 import type { DimensionValues, IngestResult, UsageMetric, WarehousePort, WindowAggregates } from '../port';
 import type {
@@ -21,7 +20,7 @@ import {
   seriesSql,
   toSeriesRows,
 } from '../sql/compile';
-import { labelMapSql, labelMergedSql, vdimSql } from '../sql/features';
+import { computedOutputs, enrichmentChains, labelMapSql, labelMergedSql, vdimSql } from '../sql/features';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 import {
   BILLING_TABLE,
@@ -181,41 +180,10 @@ export class DuckDbWarehouse implements WarehousePort {
           });
           prepared = await prepareEnrichments(conn, orgId, model.enrichments);
           warnings.push(...prepared.warnings);
-          // Enrichments in application order: `merge` keeps a value already there (a label of the
-          // same name or an earlier enrichment) and fills the gaps; `overwrite` replaces it.
-          const targets = new Map<string, string>();
-          for (const { doc, index } of prepared.applied) {
-            for (const col of doc.targetColumns) {
-              if (builtinDimensionOf(col.name)) {
-                warnings.push(
-                  `enrichment ${doc.name}: column ${col.name} is a built-in dimension name and is not applied`,
-                );
-                continue;
-              }
-              if (col.mode !== 'merge' && col.mode !== 'overwrite')
-                warnings.push(
-                  `enrichment ${doc.name}: unknown mode ${col.mode} for ${col.name}, applied as merge`,
-                );
-              const prev = targets.get(col.name) ?? labelOut.get(col.name) ?? 'CAST(NULL AS VARCHAR)';
-              const value = prepared.valueOf(index, col.name);
-              targets.set(
-                col.name,
-                col.mode === 'overwrite' ? `coalesce(${value}, ${prev})` : `coalesce(${prev}, ${value})`,
-              );
-            }
-          }
-          const outer: string[] = [];
-          for (const [name, expr] of labelOut) {
-            const column = computedColumn('label', name);
-            outer.push(`${targets.get(name) ?? expr} AS ${quoteIdent(column)}`);
-            materialised.push({ name, kind: 'label', column });
-          }
-          for (const [name, expr] of targets) {
-            if (labelOut.has(name)) continue;
-            const column = computedColumn('enrichment', name);
-            outer.push(`${expr} AS ${quoteIdent(column)}`);
-            materialised.push({ name, kind: 'enrichment', column });
-          }
+          const chains = enrichmentChains(labelOut, prepared.applied, prepared.valueOf, warnings);
+          const outputs = computedOutputs(labelOut, chains, quoteIdent);
+          const outer = outputs.columns;
+          materialised = outputs.dimensions;
           const hidden = [...inner.map((_, i) => `m_${i}`), ...prepared.innerNames];
           const exclude = hidden.length ? ` EXCLUDE (${hidden.join(', ')})` : '';
           build = {

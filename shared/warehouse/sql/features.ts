@@ -1,6 +1,8 @@
-import type { LabelFeature, VdimFeature } from '../features';
+import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../features';
 import { isTagSource } from '../features';
-import { type CompileContext, fieldExpr, whereSql } from './compile';
+import { builtinDimensionOf } from '../focus-columns';
+import type { ComputedDimension } from '../query-model';
+import { type CompileContext, computedColumn, fieldExpr, whereSql } from './compile';
 
 /**
  * SQL of the computed dimensions, shared by both engines. A label coalesces its sources in order
@@ -35,4 +37,60 @@ export function vdimSql(vdim: VdimFeature, ctx: CompileContext): string {
   });
   const fallback = vdim.defaultValue === null ? 'CAST(NULL AS VARCHAR)' : ctx.params.add(vdim.defaultValue);
   return whens.length ? `CASE ${whens.join(' ')} ELSE ${fallback} END` : fallback;
+}
+
+/**
+ * Enrichment values combined per target column, in application order (priority ascending, then
+ * name): `merge` keeps a value already there (a label of the same name, or an earlier
+ * enrichment) and fills only the gaps; `overwrite` replaces it where this enrichment has a value.
+ * `valueSql(index, column)` is the SQL of one document's value for a column on a row.
+ */
+export function enrichmentChains(
+  labelExprs: ReadonlyMap<string, string>,
+  applied: readonly { doc: EnrichmentFeature; index: number }[],
+  valueSql: (index: number, column: string) => string,
+  warnings: string[],
+): Map<string, string> {
+  const chains = new Map<string, string>();
+  for (const { doc, index } of applied) {
+    for (const col of doc.targetColumns) {
+      if (builtinDimensionOf(col.name)) {
+        warnings.push(
+          `enrichment ${doc.name}: column ${col.name} is a built-in dimension name and is not applied`,
+        );
+        continue;
+      }
+      if (col.mode !== 'merge' && col.mode !== 'overwrite')
+        warnings.push(`enrichment ${doc.name}: unknown mode ${col.mode} for ${col.name}, applied as merge`);
+      const prev = chains.get(col.name) ?? labelExprs.get(col.name) ?? 'CAST(NULL AS VARCHAR)';
+      const value = valueSql(index, col.name);
+      chains.set(
+        col.name,
+        col.mode === 'overwrite' ? `coalesce(${value}, ${prev})` : `coalesce(${prev}, ${value})`,
+      );
+    }
+  }
+  return chains;
+}
+
+/** The output columns of labels and enrichment columns, and the catalog entries they make. */
+export function computedOutputs(
+  labelExprs: ReadonlyMap<string, string>,
+  chains: ReadonlyMap<string, string>,
+  ident: (name: string) => string,
+): { columns: string[]; dimensions: ComputedDimension[] } {
+  const columns: string[] = [];
+  const dimensions: ComputedDimension[] = [];
+  for (const [name, expr] of labelExprs) {
+    const column = computedColumn('label', name);
+    columns.push(`${chains.get(name) ?? expr} AS ${ident(column)}`);
+    dimensions.push({ name, kind: 'label', column });
+  }
+  for (const [name, expr] of chains) {
+    if (labelExprs.has(name)) continue;
+    const column = computedColumn('enrichment', name);
+    columns.push(`${expr} AS ${ident(column)}`);
+    dimensions.push({ name, kind: 'enrichment', column });
+  }
+  return { columns, dimensions };
 }

@@ -144,7 +144,7 @@ describe('billing-ingest worker (S3 events, local bucket, DynamoDB records, outb
 
     process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl;
     resetConfig();
-    const swept = await sweepOutbox(new Date(Date.now() + 60_000));
+    const swept = await sweepOutbox(new Date(Date.now() + 60_000), 30, (e) => e.orgId === org);
     expect(swept.sent).toBeGreaterThanOrEqual(1);
     const ids = (await receiveAll()).map((b) => parseRefreshRequest(b).requestId);
     expect(ids).toEqual(expect.arrayContaining(pending.map((p) => p.id)));

@@ -286,7 +286,9 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
     expect(pending).toHaveLength(1);
     process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl;
     resetConfig();
-    expect((await sweepOutbox(new Date(Date.now() + 60_000))).sent).toBeGreaterThanOrEqual(1);
+    expect(
+      (await sweepOutbox(new Date(Date.now() + 60_000), 30, (e) => e.orgId === org)).sent,
+    ).toBeGreaterThanOrEqual(1);
     const [req] = await received();
     expect(req).toMatchObject({ requestId: pending[0]?.id, mode: 'full', orgId: org });
   });
