@@ -1,7 +1,13 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BadRequestError } from '../../errors';
 import type { FeatureModel, RefreshMode } from '../features';
-import { stageBillingFile } from '../ingest/normalise';
+import {
+  explainFailure,
+  ingestionMarker,
+  insertSql,
+  MalformedFileError,
+  openBillingFile,
+} from '../ingest/normalise';
 import type { DimensionValues, IngestResult, UsageMetric, WarehousePort, WindowAggregates } from '../port';
 import type {
   Catalog,
@@ -76,22 +82,43 @@ async function sourceFor(
 export class DuckDbWarehouse implements WarehousePort {
   readonly kind = 'duckdb' as const;
 
+  /**
+   * One transaction: insert the file's rows (a malformed row aborts the statement), then delete
+   * the organisation's older rows of the months the file holds. Readers see the old months or the
+   * new ones, never both; a malformed file leaves nothing behind.
+   */
   ingestFile(input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult> {
     return withWriteLock(() =>
       withConnection(async (conn) => {
-        const staged = await stageBillingFile(conn, input.path, input.orgId, input.sourceName);
+        const file = await openBillingFile(conn, input.path);
+        const marker = ingestionMarker();
+        const sql = await insertSql(file, BILLING_TABLE);
+        await conn.run('BEGIN TRANSACTION');
         try {
-          await inTransaction(conn, async () => {
-            await conn.run(
-              `DELETE FROM ${BILLING_TABLE} WHERE org_id = $1 AND billing_month IN (SELECT DISTINCT billing_month FROM ${staged.table})`,
-              [input.orgId],
-            );
-            await conn.run(`INSERT INTO ${BILLING_TABLE} SELECT * EXCLUDE (__bad) FROM ${staged.table}`);
-          });
-        } finally {
-          await conn.run(`DROP TABLE IF EXISTS ${staged.table}`);
+          const inserted = Number(
+            (await conn.run(sql, [input.orgId, input.sourceName, input.path, marker])).rowsChanged,
+          );
+          if (!inserted) throw new MalformedFileError('The file has no data rows');
+          const months = (
+            await query(
+              conn,
+              `SELECT DISTINCT billing_month AS m FROM ${BILLING_TABLE} WHERE org_id = $1 AND ingested_at = CAST($2 AS TIMESTAMP) ORDER BY 1`,
+              [input.orgId, marker],
+            )
+          ).map((r) => String(r.m));
+          await query(
+            conn,
+            `DELETE FROM ${BILLING_TABLE} WHERE org_id = $1 AND billing_month IN (${monthList(months)})
+               AND ingested_at IS DISTINCT FROM CAST($2 AS TIMESTAMP)`,
+            [input.orgId, marker],
+          );
+          await conn.run('COMMIT');
+          return { rows: inserted, months };
+        } catch (error) {
+          await conn.run('ROLLBACK').catch(() => undefined);
+          if (error instanceof MalformedFileError) throw error;
+          throw await explainFailure(conn, file, error);
         }
-        return { rows: staged.rows, months: staged.months };
       }),
     );
   }

@@ -60,9 +60,18 @@ const CANONICAL_VALUES: Partial<Record<FocusColumn, readonly string[]>> = {
 
 const TIMESTAMP_FIX = String.raw`'^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(Z|[+-]\d{2}:?\d{2})?$'`;
 
-/** Text of a raw cell: trimmed, with `NULL`/`null` and empty strings read as NULL. */
+/**
+ * Text of a raw cell, with `NULL`/`null` and empty strings read as NULL. Values are not trimmed
+ * (exports do not pad them, and trimming every cell of every row costs a quarter of the
+ * ingestion time); numbers and timestamps tolerate surrounding spaces, and tag keys are trimmed.
+ */
 function text(col: string): string {
-  return `nullif(nullif(nullif(trim(${col}), ''), 'NULL'), 'null')`;
+  return `CASE WHEN ${col} IN ('', 'NULL', 'null') THEN NULL ELSE ${col} END`;
+}
+
+/** True for a cell that holds something (not blank, not a NULL token): evaluated only on failed parses. */
+function filled(c: string): string {
+  return `trim(${c}) NOT IN ('', 'NULL', 'null')`;
 }
 
 /**
@@ -146,7 +155,7 @@ function layered(m: Mapping): Layered {
     if (name === 'org_id') finals.push(`$1::VARCHAR AS ${out}`);
     else if (name === 'billing_month') finals.push(`strftime(coalesce(t_bps, t_cps), '%Y-%m') AS ${out}`);
     else if (name === 'source_file') finals.push(`$2::VARCHAR AS ${out}`);
-    else if (name === 'ingested_at') finals.push(`now()::TIMESTAMP AS ${out}`);
+    else if (name === 'ingested_at') finals.push(`CAST($4 AS TIMESTAMP) AS ${out}`);
     else if (name === 'x_columns') {
       const list = m.extras.map(([h, q]) => `{'key': ${quoteLiteral(h)}, 'value': ${clean(q)}}`).join(', ');
       finals.push(
@@ -173,7 +182,7 @@ function layered(m: Mapping): Layered {
         const required = name === 'BilledCost' || name === 'ChargePeriodStart';
         bads.push({
           column: name,
-          expr: required ? `${tv} IS NULL` : `(${c} IS NOT NULL AND ${tv} IS NULL)`,
+          expr: required ? `${tv} IS NULL` : `(${tv} IS NULL AND ${c} IS NOT NULL AND ${filled(c)})`,
         });
         if (name === 'BillingPeriodStart') typed.push(`${tv} AS t_bps`);
         if (name === 'ChargePeriodStart') typed.push(`${tv} AS t_cps`);
@@ -270,27 +279,33 @@ let stagedCounter = 0;
  * as its column's type, a row lacks its cost or charge period, or the file is not a readable CSV
  * or Parquet file.
  */
-export async function stageBillingFile(
-  conn: DuckDBConnection,
-  path: string,
-  orgId: string,
-  sourceName: string,
-): Promise<StagedFile> {
+/** A file opened for ingestion: its header checked, its staging SELECT built. */
+export interface OpenedFile {
+  path: string;
+  format: FileFormat;
+  /** The file as a table expression reading the path from parameter `p`. */
+  from(p: string): Promise<string>;
+  built: Layered;
+  mapping: Mapping;
+}
+
+/**
+ * Opens `path` for ingestion: detects the format, reads the header and checks the required
+ * columns. Throws MalformedFileError when the file cannot be read or lacks a required column.
+ */
+export async function openBillingFile(conn: DuckDBConnection, path: string): Promise<OpenedFile> {
   const format = detectFormat(path);
-  const fromAt = (p: string) =>
+  const from = (p: string) =>
     format === 'parquet' ? parquetAsText(conn, path, p) : Promise.resolve(source(format, p));
-  let from: string;
   let headers: string[];
   try {
-    const described = await query(conn, `DESCRIBE SELECT * FROM ${await fromAt('$1')}`, [path]);
+    const described = await query(conn, `DESCRIBE SELECT * FROM ${await from('$1')}`, [path]);
     headers = described.map((d) => String(d.column_name));
-    from = await fromAt('$3');
   } catch (error) {
-    if (error instanceof MalformedFileError) throw error;
     throw new MalformedFileError(`The file is not a readable ${format} file: ${describeError(error)}`);
   }
-  const m = mapHeader(headers);
-  const missing = REQUIRED_COLUMNS.filter((c) => !m.focus.has(c));
+  const mapping = mapHeader(headers);
+  const missing = REQUIRED_COLUMNS.filter((c) => !mapping.focus.has(c));
   if (missing.length) {
     throw new MalformedFileError(
       `Missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (the header has ${headers.length} columns)`,
@@ -298,13 +313,69 @@ export async function stageBillingFile(
       missing[0],
     );
   }
-  const built = layered(m);
+  return { path, format, from, built: layered(mapping), mapping };
+}
+
+let lastMarker = 0;
+
+/**
+ * A timestamp unique to one ingestion in this process, stored as `ingested_at` on its rows, so
+ * the rows it wrote can be told from older rows of the same months.
+ */
+export function ingestionMarker(now = Date.now()): string {
+  lastMarker = Math.max(now, lastMarker + 1);
+  return new Date(lastMarker).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+const MALFORMED = '__malformed_row__';
+
+/**
+ * One INSERT … SELECT of the whole file into `table` (params: org, source name, path, marker).
+ * A row with an unreadable value makes the statement fail (DuckDB `error()`), so the caller's
+ * transaction rolls back and `explainFailure` then names the row and column.
+ */
+export async function insertSql(file: OpenedFile, table: string): Promise<string> {
+  return `INSERT INTO ${table} SELECT * EXCLUDE (__bad) FROM (${file.built.sql(await file.from('$3'))}) WHERE CASE WHEN __bad IS NOT NULL THEN error('${MALFORMED}') ELSE TRUE END`;
+}
+
+/**
+ * Turns a failed insert into the MalformedFileError it stands for: the first unreadable cell
+ * (slow path, in file order) or the reader's own complaint. Errors that have nothing to do with
+ * the file (I/O of the database, conflicts) are returned unchanged.
+ */
+export async function explainFailure(
+  conn: DuckDBConnection,
+  file: OpenedFile,
+  error: unknown,
+): Promise<unknown> {
+  const message = (error as Error)?.message ?? '';
+  if (message.includes(MALFORMED))
+    return locateFirstBadRow(conn, await file.from('$1'), file.built, file.mapping, file.path);
+  if (/CSV|Parquet|Conversion|Invalid Input|sniff|read_csv|unterminated|quote/i.test(message))
+    return new MalformedFileError(`The file could not be read: ${describeError(error)}`);
+  return error;
+}
+
+/**
+ * Stages `path` for organisation `orgId` into a temporary table of `conn` (the Athena adapter
+ * writes Parquet from it). Throws MalformedFileError (nothing staged) when a required column is
+ * missing, a cell cannot be read as its column's type, a row lacks its cost or charge period, or
+ * the file is not a readable CSV or Parquet file.
+ */
+export async function stageBillingFile(
+  conn: DuckDBConnection,
+  path: string,
+  orgId: string,
+  sourceName: string,
+): Promise<StagedFile> {
+  const file = await openBillingFile(conn, path);
   const table = `staged_${++stagedCounter}`;
   try {
-    await query(conn, `CREATE OR REPLACE TEMP TABLE ${table} AS ${built.sql(from)}`, [
+    await query(conn, `CREATE OR REPLACE TEMP TABLE ${table} AS ${file.built.sql(await file.from('$3'))}`, [
       orgId,
       sourceName,
       path,
+      ingestionMarker(),
     ]);
   } catch (error) {
     throw new MalformedFileError(`The file could not be read: ${describeError(error)}`);
@@ -319,7 +390,7 @@ export async function stageBillingFile(
   }
   if (Number(stats.bad) > 0) {
     await conn.run(`DROP TABLE IF EXISTS ${table}`);
-    throw await locateFirstBadRow(conn, await fromAt('$1'), built, m, path);
+    throw await locateFirstBadRow(conn, await file.from('$1'), file.built, file.mapping, path);
   }
   return { table, rows: Number(stats.n), months: (stats.months as string[]) ?? [] };
 }

@@ -266,6 +266,31 @@ describe('FOCUS ingestion into DuckDB (real focus_sample.csv)', () => {
     );
   });
 
+  it('reads padded numbers and timestamps, and blank cells as NULL', async () => {
+    const csv = [
+      'BilledCost,BillingCurrency,ChargePeriodStart,ProviderName,ServiceName,ListCost',
+      ' 1.5 ,USD, 2024-09-02 10:00:00 ,AWS,EC2,   ',
+      '2.5,USD,2024-09-02,AWS,EC2,null',
+    ].join('\n');
+    await warehouse.ingestFile({ orgId: 'org_ing_ws', path: write('padded.csv', csv), sourceName: 'p.csv' });
+    const days = await warehouse.costSeries({
+      orgId: 'org_ing_ws',
+      metricId: 'cost',
+      granularity: 'Day',
+      start: '2024-09-01',
+      end: '2024-10-01',
+    });
+    expect(days).toEqual([{ period: '2024-09-02', group: {}, value: 4 }]);
+    const list = await warehouse.costSeries({
+      orgId: 'org_ing_ws',
+      metricId: 'list_cost',
+      granularity: 'Day',
+      start: '2024-09-01',
+      end: '2024-10-01',
+    });
+    expect(list).toEqual([{ period: '2024-09-02', group: {}, value: 0 }]);
+  });
+
   it("never returns another organisation's rows", async () => {
     const gen = join(dir, 'gen.csv');
     await writeFocusCsv(gen, { seed: 3, months: ['2024-09'], resourcesPerProvider: 5, daysPerMonth: 3 });
