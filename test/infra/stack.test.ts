@@ -30,9 +30,9 @@ const sampleRoute: RouteDef = {
   usesWarehouse: true,
   sendsTo: ['sample-work'],
 };
+/** The real queues (routes of the real manifest send to them) plus one the samples use. */
 const sampleQueues: QueueDef[] = [
-  { name: 'billing-ingest', visibilityTimeoutSeconds: 5400, maxReceiveCount: 3 },
-  { name: 'notifications', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
+  ...queues,
   { name: 'sample-work', visibilityTimeoutSeconds: 120, maxReceiveCount: 4 },
 ];
 const sampleWorkers: WorkerDef[] = [
