@@ -239,4 +239,39 @@ describe('reports over HTTP', () => {
     const bad = await api('GET', '/reports?cursor=garbage', { token: member() });
     expect(bad.status).toBe(400);
   });
+  it('PATCH of part of `context` keeps the context fields it does not name', async () => {
+    const { body: r } = await create(admin(), {
+      name: 'ctx',
+      context: {
+        metricId: 'effective_cost',
+        groupBy: ['service'],
+        datePreset: 'LAST_3_MONTHS',
+        currency: 'EUR',
+      },
+    });
+    const res = await api<Report>('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { context: { metricId: 'cost' } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.context).toEqual({
+      metricId: 'cost',
+      groupBy: ['service'],
+      datePreset: 'LAST_3_MONTHS',
+      currency: 'EUR',
+    });
+    const cleared = await api<Report>('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { context: { groupBy: null, currency: null } },
+    });
+    expect(cleared.body.context).toEqual({
+      metricId: 'cost',
+      groupBy: null,
+      datePreset: 'LAST_3_MONTHS',
+      currency: null,
+    });
+    const bad = await api('PATCH', `/reports/${r.id}`, { token: admin(), body: { context: { nope: 1 } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ path: 'context.nope' }] });
+  });
 });

@@ -90,6 +90,17 @@ export const ReportContext = v.strictObject({
   currency: v.optional(v.nullable(v.picklist(DASHBOARD_CURRENCIES)), 'USD'),
 });
 
+/**
+ * `context` in a PATCH: each field optional and without a default, so that a partial context
+ * changes only the fields it names (the service merges it into the stored context).
+ */
+export const PatchReportContext = v.strictObject({
+  metricId: v.optional(v.picklist(COST_METRIC_IDS)),
+  groupBy: v.optional(GroupBySchema),
+  datePreset: v.optional(v.nullable(DatePresetSchema)),
+  currency: v.optional(v.nullable(v.picklist(DASHBOARD_CURRENCIES))),
+});
+
 const SlackChannelId = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9_-]{1,80}$/, 'must be a Slack channel id such as C0123ABCD'),
@@ -141,7 +152,7 @@ export const PatchReportBody = v.strictObject({
   name: v.optional(reportFields.name),
   description: v.optional(reportFields.description),
   type: v.optional(reportFields.type),
-  context: v.optional(reportFields.context),
+  context: v.optional(PatchReportContext),
   scheduledPeriod: v.optional(reportFields.scheduledPeriod),
   scheduledWeekday: v.optional(reportFields.scheduledWeekday),
   status: v.optional(reportFields.status),

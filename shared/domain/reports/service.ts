@@ -126,9 +126,14 @@ function parseIfMatch(ifMatch: string | undefined): number | undefined {
   return n;
 }
 
+function definedEntries<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 /**
- * PATCH semantics from the spec: omitted fields unchanged; `widgets` and `destinations` replace
- * the stored lists; WEEKLY needs a weekday from the body or the stored report. Checks run in the
+ * PATCH semantics from the spec: omitted fields unchanged (also inside `context`, which is merged
+ * field by field); `widgets` and `destinations` replace the stored lists; WEEKLY needs a weekday
+ * from the body or the stored report. Checks run in the
  * order not-found, forbidden, archived (409 whatever the body), then validation. Without an
  * If-Match header a lost race is retried on the fresh copy; with one, a stale version is a 409.
  */
@@ -147,9 +152,12 @@ export async function patchReport(
     if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
     if (patch.teamId !== undefined && patch.teamId !== current.teamId)
       await assertTeamAssignable(principal, patch.teamId);
+    const { context, ...fields } = patch;
     const merged: Report = {
       ...current,
-      ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)),
+      ...definedEntries(fields),
+      // `context` is merged field by field: a partial context leaves the other fields as stored.
+      context: { ...current.context, ...(context ? definedEntries(context) : {}) },
       updatedAt: now(),
       version: current.version + 1,
     };
