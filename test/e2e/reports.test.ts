@@ -274,4 +274,22 @@ describe('reports over HTTP', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ path: 'context.nope' }] });
   });
+
+  it('a PATCH that changes nothing writes nothing: same version and updatedAt', async () => {
+    const { body: r } = await create(admin(), {
+      name: 'still',
+      widgets: [{ type: 'TEXT', contentMarkdown: 'x' }],
+    });
+    for (const body of [{}, { name: 'still', widgets: [{ type: 'TEXT', contentMarkdown: 'x' }] }]) {
+      const res = await api<Report>('PATCH', `/reports/${r.id}`, { token: admin(), body });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(r);
+      expect(res.headers.get('etag')).toBe('"1"');
+    }
+    const changed = await api<Report>('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { name: 'moved' },
+    });
+    expect(changed.body.version).toBe(2);
+  });
 });

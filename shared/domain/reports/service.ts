@@ -130,10 +130,39 @@ function definedEntries<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+/** JSON with object keys sorted, so that two equal values give the same text whatever their key order. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** True when two reports hold the same editable fields (what a PATCH can change). */
+function sameContent(a: Report, b: Report): boolean {
+  const pick = (r: Report) => [
+    r.name,
+    r.description,
+    r.type,
+    r.teamId,
+    r.context,
+    r.scheduledPeriod,
+    r.scheduledWeekday,
+    r.status,
+    r.widgets,
+    r.destinations,
+  ];
+  return stableJson(pick(a)) === stableJson(pick(b));
+}
+
 /**
  * PATCH semantics from the spec: omitted fields unchanged (also inside `context`, which is merged
  * field by field); `widgets` and `destinations` replace the stored lists; WEEKLY needs a weekday
- * from the body or the stored report. Checks run in the
+ * from the body or the stored report. A PATCH that changes nothing writes nothing. Checks run in the
  * order not-found, forbidden, archived (409 whatever the body), then validation. Without an
  * If-Match header a lost race is retried on the fresh copy; with one, a stale version is a 409.
  */
@@ -158,10 +187,15 @@ export async function patchReport(
       ...definedEntries(fields),
       // `context` is merged field by field: a partial context leaves the other fields as stored.
       context: { ...current.context, ...(context ? definedEntries(context) : {}) },
-      updatedAt: now(),
-      version: current.version + 1,
+      updatedAt: current.updatedAt,
+      version: current.version,
     };
     assertSchedule(merged);
+    // Nothing would change (an empty body, or the stored values sent back): answer the stored
+    // report without a write, so the version does not move and concurrent editors see no conflict.
+    if (sameContent(merged, current)) return current;
+    merged.updatedAt = now();
+    merged.version = current.version + 1;
     try {
       await replaceReport(merged, current.version);
       return merged;
