@@ -292,4 +292,28 @@ describe('reports over HTTP', () => {
     });
     expect(changed.body.version).toBe(2);
   });
+
+  it('If-Match: * means any version, like dashboards and enrichments; a malformed one is 400', async () => {
+    const { body: r } = await create(admin(), { name: 'star' });
+    const any = await api<Report>('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { name: 'starred' },
+      headers: { 'if-match': '*' },
+    });
+    expect(any.status).toBe(200);
+    expect(any.body.name).toBe('starred');
+    const weak = await api<Report>('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { name: 'weak' },
+      headers: { 'if-match': 'W/"2"' },
+    });
+    expect(weak.status).toBe(200);
+    const bad = await api('PATCH', `/reports/${r.id}`, {
+      token: admin(),
+      body: { name: 'x' },
+      headers: { 'if-match': 'abc' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: 'VALIDATION_ERROR' });
+  });
 });

@@ -118,8 +118,9 @@ function parsePatch(raw: unknown): PatchReportInput {
   throw new ValidationError(`${issues[0]?.path}: ${issues[0]?.message}`, issues);
 }
 
+/** `"3"`, `W/"3"` or `3` make the write conditional on that version; `*` (any version) does not. */
 function parseIfMatch(ifMatch: string | undefined): number | undefined {
-  if (ifMatch === undefined) return undefined;
+  if (ifMatch === undefined || ifMatch.trim() === '*') return undefined;
   const n = Number(ifMatch.replaceAll('"', '').replace(/^W\//, ''));
   if (!Number.isInteger(n) || n < 1)
     throw new ValidationError('If-Match must be a report version number', []);
