@@ -316,4 +316,18 @@ describe('reports over HTTP', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: 'VALIDATION_ERROR' });
   });
+
+  it('duplicate trims the name, as create does: a blank name is VALIDATION_ERROR', async () => {
+    const { body: r } = await create(admin(), { name: 'src' });
+    const blank = await api('POST', `/reports/${r.id}/duplicate`, { token: admin(), body: { name: '   ' } });
+    expect(blank.status).toBe(400);
+    expect(blank.body).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ path: 'name' }] });
+    const padded = await api<{ reportId: string }>('POST', `/reports/${r.id}/duplicate`, {
+      token: admin(),
+      body: { name: '  Copy  ' },
+    });
+    expect(padded.status).toBe(201);
+    const copy = await api<Report>('GET', `/reports/${padded.body.reportId}`, { token: admin() });
+    expect(copy.body.name).toBe('Copy');
+  });
 });

@@ -161,8 +161,9 @@ export const PatchReportBody = v.strictObject({
   teamId: v.optional(reportFields.teamId),
 });
 
+/** The copy's name: at least 1 character once trimmed, as a name on create or PATCH. */
 export const DuplicateReportBody = v.strictObject({
-  name: v.pipe(v.string(), v.minLength(1, 'name must be at least 1 character'), v.maxLength(200)),
+  name: v.pipe(v.string(), v.trim(), v.minLength(1, 'name must be at least 1 character'), v.maxLength(200)),
 });
 
 export const ReportIdParams = v.object({ id: IdSchema });
