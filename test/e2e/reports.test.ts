@@ -1,3 +1,6 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/db/client';
+import { keys } from '../../shared/db/keys';
 import { api, session } from '../support/session';
 
 const s = () => session();
@@ -329,5 +332,25 @@ describe('reports over HTTP', () => {
     expect(padded.status).toBe(201);
     const copy = await api<Report>('GET', `/reports/${padded.body.reportId}`, { token: admin() });
     expect(copy.body.name).toBe('Copy');
+  });
+
+  it('a team being deleted cannot be assigned to a report', async () => {
+    const team = await api<{ id: string }>('POST', '/iac/teams', {
+      token: admin(),
+      body: { name: `Leaving ${Math.random().toString(36).slice(2, 8)}` },
+    });
+    expect(team.status).toBe(201);
+    // A DELETE that died part-way leaves the team marked `deletingAt`.
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.team(s().orgId, team.body.id),
+        UpdateExpression: 'SET deletingAt = :at',
+        ExpressionAttributeValues: { ':at': new Date().toISOString() },
+      }),
+    );
+    const res = await create(admin(), { name: 'orphan', teamId: team.body.id });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ path: 'teamId' }] });
   });
 });

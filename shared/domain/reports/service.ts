@@ -14,7 +14,8 @@ const now = () => new Date().toISOString();
 async function assertTeamAssignable(principal: Principal, teamId: string | null): Promise<void> {
   if (!teamId) return;
   const team = await getTeam(principal.orgId, teamId);
-  if (!team) {
+  // A team being deleted (`deletingAt`) can no longer be assigned, as for dashboards.
+  if (!team || team.deletingAt) {
     if (isAdmin(principal))
       throw new ValidationError(`teamId: unknown team ${teamId}`, [
         { path: 'teamId', message: 'unknown team' },
