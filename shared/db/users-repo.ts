@@ -93,19 +93,22 @@ export async function listUsers(orgId: string, limit: number, cursor?: string): 
 
 /**
  * Creates or updates a user profile (e-mail, name, role); `createdAt` is kept from the first write.
+ * An undefined `name` or `role` keeps the stored value, or is `""` / `member` for a new user.
  * The role is read on every request by `loadPrincipal`, so a change applies to the next request.
  */
 export async function upsertUser(
   orgId: string,
-  user: { id: string; email: string; name: string; role: 'admin' | 'member' },
+  user: { id: string; email: string; name?: string | undefined; role?: 'admin' | 'member' | undefined },
   at: string,
 ): Promise<User> {
+  const name = user.name === undefined ? 'if_not_exists(#name, :name)' : ':name';
+  const role = user.role === undefined ? 'if_not_exists(#role, :role)' : ':role';
   const res = await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.principalProfile(orgId, user.id),
       UpdateExpression:
-        'SET #entity = :entity, schemaVersion = :sv, id = :id, organizationId = :org, email = :email, #name = :name, #role = :role, ' +
+        `SET #entity = :entity, schemaVersion = :sv, id = :id, organizationId = :org, email = :email, #name = ${name}, #role = ${role}, ` +
         'gsi1pk = :g1pk, gsi1sk = :g1sk, gsi2pk = :g2pk, gsi2sk = :id, createdAt = if_not_exists(createdAt, :at), updatedAt = :at',
       ExpressionAttributeNames: { '#entity': 'entity', '#name': 'name', '#role': 'role' },
       ExpressionAttributeValues: {
@@ -114,8 +117,8 @@ export async function upsertUser(
         ':id': user.id,
         ':org': orgId,
         ':email': user.email,
-        ':name': user.name,
-        ':role': user.role,
+        ':name': user.name ?? '',
+        ':role': user.role ?? 'member',
         ':g1pk': keys.userByEmail(orgId, user.email).gsi1pk,
         ':g1sk': keys.userByEmail(orgId, user.email).gsi1sk,
         ':g2pk': keys.usersIndex(orgId).gsi2pk,

@@ -249,6 +249,33 @@ describe('users over HTTP', () => {
       }),
     ).toMatchObject({ status: 409, body: { error: 'EMAIL_IN_USE' } });
   });
+
+  it('an omitted name or role keeps the stored one: changing an e-mail does not demote an admin', async () => {
+    const userId = `user_keeper_${run}`;
+    const created = await api('PUT', `/iac/users/${userId}`, {
+      token: admin(),
+      body: { email: `keeper-${run}@example.org`, name: 'Keeper', role: 'admin' },
+    });
+    expect(created).toMatchObject({ status: 200, body: { name: 'Keeper', role: 'admin' } });
+    const moved = await api('PUT', `/iac/users/${userId}`, {
+      token: admin(),
+      body: { email: `keeper-new-${run}@example.org` },
+    });
+    expect(moved).toMatchObject({
+      status: 200,
+      body: { email: `keeper-new-${run}@example.org`, name: 'Keeper', role: 'admin' },
+    });
+    const demoted = await api('PUT', `/iac/users/${userId}`, {
+      token: admin(),
+      body: { email: `keeper-new-${run}@example.org`, role: 'member', name: '' },
+    });
+    expect(demoted).toMatchObject({ status: 200, body: { name: '', role: 'member' } });
+    const fresh = await api('PUT', `/iac/users/user_fresh_${run}`, {
+      token: admin(),
+      body: { email: `fresh-${run}@example.org` },
+    });
+    expect(fresh).toMatchObject({ status: 200, body: { name: '', role: 'member' } });
+  });
 });
 
 describe('metrics datasources over HTTP', () => {

@@ -33,7 +33,8 @@ export async function listUsers(
 
 /**
  * `PUT /iac/users/{id}`: registers a user of the identity provider with the organisation, or
- * updates their e-mail, name or role (effective on their next request). An e-mail already used by
+ * updates their e-mail, name or role (effective on their next request). An omitted `name` or
+ * `role` keeps the stored one (a new user: `""` and `member`). An e-mail already used by
  * another user is a 409. Pending team invitations of the e-mail become memberships right away,
  * each in its own transaction; one that a concurrent sync cancelled stays cancelled.
  */
