@@ -141,7 +141,7 @@ export const patchScope = route({
   entry: 'admin/patch-scope',
   auth: 'admin',
   tag,
-  summary: 'Update a scope',
+  summary: 'Update a scope; If-Match (the version, as in the ETag) refuses a stale write with 409',
   params: ScopeIdParams,
   body: PatchScopeBody,
   validation: 'detailed',

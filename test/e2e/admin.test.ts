@@ -223,6 +223,44 @@ describe('teams and scopes over HTTP', () => {
   });
 });
 
+describe('scope updates over HTTP', () => {
+  it('PATCH honours If-Match: a stale version is 409 and changes nothing; reads carry the ETag', async () => {
+    const created = await api<{ id: string; version: number }>('POST', '/iac/scopes', {
+      token: admin(),
+      body: { name: unique('Locked scope') },
+    });
+    expect(created).toMatchObject({ status: 201, body: { version: 1 } });
+    const path = `/iac/scopes/${created.body.id}`;
+    const read = await api('GET', path, { token: admin() });
+    expect(read.headers.get('etag')).toBe('"1"');
+    const first = await api('PATCH', path, {
+      token: admin(),
+      body: { description: 'one' },
+      headers: { 'if-match': '"1"' },
+    });
+    expect(first).toMatchObject({ status: 200, body: { description: 'one', version: 2 } });
+    expect(first.headers.get('etag')).toBe('"2"');
+    const stale = await api('PATCH', path, {
+      token: admin(),
+      body: { description: 'two' },
+      headers: { 'if-match': '"1"' },
+    });
+    expect(stale).toMatchObject({ status: 409, body: { error: 'VERSION_CONFLICT' } });
+    const bad = await api('PATCH', path, {
+      token: admin(),
+      body: { description: 'x' },
+      headers: { 'if-match': 'v1' },
+    });
+    expect(bad.status).toBe(400);
+    const any = await api('PATCH', path, {
+      token: admin(),
+      body: { description: 'three' },
+      headers: { 'if-match': '*' },
+    });
+    expect(any).toMatchObject({ status: 200, body: { description: 'three', version: 3 } });
+  });
+});
+
 describe('users over HTTP', () => {
   it('registering an invited e-mail makes the person a member of the inviting team', async () => {
     const team = await newTeam();

@@ -1,10 +1,10 @@
 import type { Principal } from '../../auth/principal';
 import * as scopesRepo from '../../db/scopes-repo';
 import { getTeam } from '../../db/teams-repo';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors';
 import { newId } from '../../ids';
 import type { Scope } from './model';
-import { canUseScope } from './rules';
+import { canUseScope, parseScopeIfMatch } from './rules';
 import type { CreateScopeInput, PatchScopeInput } from './schemas';
 
 /**
@@ -74,13 +74,20 @@ export async function listScopes(
   return { items: page.items.filter((s) => canUseScope(principal, s)), nextCursor: page.nextCursor };
 }
 
+/**
+ * Changes the fields sent. The write is conditional on the version read; with `If-Match` (the
+ * version from a read's `ETag` or `version`) a scope changed since then is a 409 `VERSION_CONFLICT`.
+ */
 export async function patchScope(
   principal: Principal,
   scopeId: string,
   input: PatchScopeInput,
+  ifMatch?: string,
 ): Promise<Scope> {
+  const expected = parseScopeIfMatch(ifMatch);
   const current = await scopesRepo.getScope(principal.orgId, scopeId);
   if (!current) throw new NotFoundError('NOT_FOUND');
+  if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
   if (input.teamIds) await assertTeamsExist(principal.orgId, input.teamIds);
   const next: Scope = {
     ...current,

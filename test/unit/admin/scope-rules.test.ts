@@ -1,5 +1,5 @@
 import type { Principal } from '../../../shared/auth/principal';
-import { canUseScope } from '../../../shared/domain/scopes/rules';
+import { canUseScope, parseScopeIfMatch } from '../../../shared/domain/scopes/rules';
 
 const member = (teamIds: string[]): Principal => ({
   orgId: 'org_t',
@@ -24,5 +24,19 @@ describe('canUseScope', () => {
     expect(canUseScope({ ...member([]), kind: 'org', principalId: 'org_t' }, { teamIds: ['team_b'] })).toBe(
       true,
     );
+  });
+});
+
+describe('parseScopeIfMatch', () => {
+  it('reads "3", W/"3" and 3 as version 3; * and no header as no constraint', () => {
+    expect(parseScopeIfMatch('"3"')).toBe(3);
+    expect(parseScopeIfMatch('W/"3"')).toBe(3);
+    expect(parseScopeIfMatch('3')).toBe(3);
+    expect(parseScopeIfMatch('*')).toBeUndefined();
+    expect(parseScopeIfMatch(undefined)).toBeUndefined();
+  });
+
+  it('refuses anything else with a 400', () => {
+    for (const bad of ['"abc"', '0', '"1.5"', 'v1']) expect(() => parseScopeIfMatch(bad)).toThrow(/If-Match/);
   });
 });
