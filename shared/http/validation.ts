@@ -5,11 +5,25 @@ import type { ValidationStyle } from './route';
 // biome-ignore lint/suspicious/noExplicitAny: any schema
 type AnySchema = v.GenericSchema<any, any>;
 
+/**
+ * valibot's generic wording for the two commonest mistakes, said in the API's terms: a missing
+ * required field ("Invalid key: Expected \"name\" but received undefined") and a field that a strict
+ * object does not accept ("Invalid key: Expected never but received \"id\""). Custom messages and
+ * every other issue keep their text.
+ */
+function messageOf(issue: v.BaseIssue<unknown>): string {
+  if (issue.kind === 'schema' && /^Invalid key: /.test(issue.message)) {
+    if (issue.expected === 'never') return 'is not an accepted field';
+    if (issue.received === 'undefined') return 'is required';
+  }
+  return issue.message;
+}
+
 /** Flattens valibot issues into `{path, message}` with dotted paths such as `widgets.0.type`. */
 export function toFieldIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIssue[] {
   return issues.map((issue) => {
     const path = v.getDotPath(issue) ?? '';
-    return { path: path || '(body)', message: issue.message };
+    return { path: path || '(body)', message: messageOf(issue) };
   });
 }
 
@@ -35,7 +49,10 @@ export function validationFailure(style: ValidationStyle, where: string, issues:
         errors: issues.map((i) => ({ kind: 'request', message: `${i.path}: ${i.message}` })),
       });
     default:
-      return new BadRequestError(`Invalid ${where}: ${reason}`);
+      // `Invalid query: limit: …`, without repeating where in the reason.
+      return new BadRequestError(
+        first ? `Invalid ${where}: ${first.path}: ${first.message}` : `Invalid ${where}`,
+      );
   }
 }
 

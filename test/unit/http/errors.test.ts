@@ -1,6 +1,7 @@
+import * as v from 'valibot';
 import { ConflictError, NotFoundError, ShapedError, ValidationError } from '../../../shared/errors';
 import { errorToResult } from '../../../shared/http/handler';
-import { validationFailure } from '../../../shared/http/validation';
+import { toFieldIssues, validationFailure } from '../../../shared/http/validation';
 
 const route = { id: 'test' };
 
@@ -88,5 +89,34 @@ describe('validation failure shapes', () => {
       ok: false,
       errors: [{ kind: 'request', message: 'members.0.email: Invalid email' }],
     });
+  });
+});
+
+describe('validation wording', () => {
+  it('names a query or path field once: "Invalid query: limit: …"', () => {
+    const issues = [{ path: 'limit', message: 'must be 1 to 100' }];
+    expect(validationFailure('plain', 'query', issues).body()).toEqual({
+      error: 'Invalid query: limit: must be 1 to 100',
+    });
+    expect(validationFailure('plain', 'path', [{ path: 'id', message: 'bad' }]).body()).toEqual({
+      error: 'Invalid path: id: bad',
+    });
+  });
+
+  it('says "is required" and "is not an accepted field" instead of valibot\'s "Invalid key" wording', () => {
+    const schema = v.strictObject({ name: v.string(), nested: v.strictObject({ a: v.string() }) });
+    const result = v.safeParse(schema, { nested: { a: 'x', b: 1 }, extra: true });
+    expect(result.success).toBe(false);
+    const issues = toFieldIssues(result.issues ?? []);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { path: 'name', message: 'is required' },
+        { path: 'nested.b', message: 'is not an accepted field' },
+        { path: 'extra', message: 'is not an accepted field' },
+      ]),
+    );
+    // A custom message is kept as written.
+    const custom = v.safeParse(v.object({ n: v.pipe(v.number(), v.minValue(1, 'too small')) }), { n: 0 });
+    expect(toFieldIssues(custom.issues ?? [])).toEqual([{ path: 'n', message: 'too small' }]);
   });
 });
