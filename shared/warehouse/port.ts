@@ -37,14 +37,13 @@ export interface DimensionValues {
   skipped: string[];
 }
 
-export interface WarehousePort {
+/**
+ * What request-time code reads (HTTP routes, alerts, reports): queries over the org's billing
+ * rows and its last refresh. Kept apart from the maintenance side (ingestion, refresh) so that a
+ * route's bundle reaches neither the CEL library nor the S3 and ingestion code (see ./queries.ts).
+ */
+export interface WarehouseQueries {
   readonly kind: 'duckdb' | 'athena';
-  /**
-   * Ingests one FOCUS file (CSV, gzipped CSV or Parquet) already on local disk. Each billing
-   * month in the file replaces the org's rows of that month atomically. A malformed file throws
-   * MalformedFileError and changes nothing.
-   */
-  ingestFile(input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult>;
   /** Billing months present for the org (`YYYY-MM`), newest first. */
   billingMonths(orgId: string): Promise<string[]>;
   /** Consumed units with the services that report them, from every ingested row of the org. */
@@ -55,6 +54,16 @@ export interface WarehousePort {
   usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]>;
   /** The computed dimensions of the org's last refresh, if any. */
   catalog(orgId: string): Promise<Catalog | undefined>;
+}
+
+/** The whole warehouse: the queries plus ingestion and the refresh (workers and the local stack). */
+export interface WarehousePort extends WarehouseQueries {
+  /**
+   * Ingests one FOCUS file (CSV, gzipped CSV or Parquet) already on local disk. Each billing
+   * month in the file replaces the org's rows of that month atomically. A malformed file throws
+   * MalformedFileError and changes nothing.
+   */
+  ingestFile(input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult>;
   /**
    * Builds the org's enriched view. `full` re-materialises labels and enrichments from the
    * billing rows; `light` only replaces the virtual dimensions (falling back to full when there

@@ -1,10 +1,16 @@
 import { config } from '../config';
+import { AthenaWarehouse } from './athena/adapter';
+import { DuckDbWarehouse } from './duckdb/adapter';
 import type { WarehousePort } from './port';
-import type { CostSeriesQuery, SeriesRow, UsageSeriesQuery } from './query-model';
+import { setWarehouseQueries } from './queries';
 
 /**
- * The configured warehouse adapter (`WAREHOUSE=duckdb|athena`). Adapters are loaded on first use
- * so a function that never touches the warehouse never loads DuckDB's native module.
+ * The whole configured warehouse adapter (`WAREHOUSE=duckdb|athena`): queries, ingestion and the
+ * refresh, for the workers and the local stack. Request-time code uses `getWarehouseQueries()`
+ * (./queries.ts), which reaches the query side only. Both adapters are imported statically (see
+ * ./queries.ts for why); DuckDB's native module is loaded when the database is first opened, never
+ * at import (./duckdb/database.ts), so in Athena mode only ingestion (which stages files in an
+ * in-memory DuckDB) loads it.
  */
 let adapter: Promise<WarehousePort> | undefined;
 let adapterKind: string | undefined;
@@ -13,29 +19,14 @@ export function getWarehouse(): Promise<WarehousePort> {
   const kind = config().warehouse;
   if (!adapter || adapterKind !== kind) {
     adapterKind = kind;
-    adapter =
-      kind === 'athena'
-        ? import('./athena/adapter').then((m) => new m.AthenaWarehouse())
-        : import('./duckdb/adapter').then((m) => new m.DuckDbWarehouse());
+    adapter = Promise.resolve(kind === 'athena' ? new AthenaWarehouse() : new DuckDbWarehouse());
   }
   return adapter;
 }
 
-/** For tests that swap the adapter. */
+/** For tests that swap the adapter: both `getWarehouse()` and `getWarehouseQueries()` answer it. */
 export function setWarehouse(port: WarehousePort | undefined): void {
   adapter = port ? Promise.resolve(port) : undefined;
   adapterKind = port ? config().warehouse : undefined;
-}
-
-/**
- * Daily/weekly/monthly cost of an organisation, for alerts and reports: rows of
- * `{period, group, value}`. Resolve a date preset first with `resolvePreset` (./presets).
- */
-export async function costSeries(q: CostSeriesQuery): Promise<SeriesRow[]> {
-  return (await getWarehouse()).costSeries(q);
-}
-
-/** ConsumedQuantity of one consumed unit (a usage metric id), same model as costSeries. */
-export async function usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]> {
-  return (await getWarehouse()).usageSeries(q);
+  setWarehouseQueries(port);
 }

@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/principal';
 import { ShapedError } from '../../errors';
 import { log } from '../../log';
 import type { UsageMetric } from '../../warehouse/port';
-import { getWarehouse } from '../../warehouse/warehouse';
+import { getWarehouseQueries } from '../../warehouse/queries';
 
 /**
  * The usage metrics of the caller's organisation: each `ConsumedUnit` found in its billing data
@@ -11,7 +11,7 @@ import { getWarehouse } from '../../warehouse/warehouse';
  */
 export async function listUsageMetrics(principal: Principal): Promise<UsageMetric[]> {
   try {
-    return await (await getWarehouse()).usageMetrics(principal.orgId);
+    return await (await getWarehouseQueries()).usageMetrics(principal.orgId);
   } catch (error) {
     log.error('usage metrics: warehouse query failed', { orgId: principal.orgId, error });
     throw new ShapedError(500, { error: 'INTERNAL_SERVER_ERROR' }, { cause: error });

@@ -2,32 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { config } from '../../config';
-import { readCache, writeCache } from '../../db/dimensions-repo';
+import { writeCache } from '../../db/dimensions-repo';
 import { compileCondition } from '../conditions';
 import { query, withConnection } from '../duckdb/database';
 import type { FeatureModel, RefreshMode } from '../features';
 import { BILLING_COLUMNS } from '../focus-columns';
 import { stageBillingFile } from '../ingest/normalise';
 import { uploadObject } from '../object-store';
-import type { DimensionValues, IngestResult, UsageMetric, WarehousePort, WindowAggregates } from '../port';
-import type { Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
-import {
-  athenaDialect,
-  athenaParams,
-  fieldExpr,
-  inlineParams,
-  metricSql,
-  seriesSql,
-  toSeriesRows,
-} from '../sql/compile';
+import type { DimensionValues, IngestResult, WarehousePort, WindowAggregates } from '../port';
+import type { Catalog } from '../query-model';
+import { athenaDialect, fieldExpr, inlineParams } from '../sql/compile';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
-import { type AthenaRunner, athenaRunner } from './client';
+import { AthenaQueries } from './queries';
 import {
   type AthenaCatalog,
   type AthenaFeatures,
-  type AthenaTable,
-  billingMonthsSql,
   candidateSql,
   conditionTuplesSql,
   curatedKey,
@@ -36,8 +25,9 @@ import {
   featureSource,
   MAX_ATHENA_CONDITION_TUPLES,
   MAX_SOURCE_CHARS,
-  usageMetricsSql,
 } from './sql';
+
+export { AthenaQueries, type AthenaWarehouseOptions } from './queries';
 
 /**
  * The warehouse on Athena: curated Parquet under `curated/org_id=<org>/billing_month=<m>/`
@@ -49,41 +39,9 @@ import {
  * - A refresh stores the organisation's features (see ./sql.ts) in the DynamoDB catalog cache;
  *   queries compute them from the base table. Conditions of enrichments are evaluated at
  *   refresh time over the distinct inputs (one Athena query each) and kept as passing inputs.
+ * The queries themselves are `AthenaQueries` (./queries.ts), which request-time code loads alone.
  */
-export interface AthenaWarehouseOptions {
-  runner?: AthenaRunner;
-  table?: AthenaTable;
-  bucket?: string;
-}
-
-export class AthenaWarehouse implements WarehousePort {
-  readonly kind = 'athena' as const;
-  private readonly runner: AthenaRunner;
-  private readonly options: AthenaWarehouseOptions;
-
-  constructor(options: AthenaWarehouseOptions = {}) {
-    this.options = options;
-    this.runner = options.runner ?? athenaRunner();
-  }
-
-  private table(): AthenaTable {
-    if (this.options.table) return this.options.table;
-    const { glueDatabase, glueTable } = config();
-    if (!glueDatabase || !glueTable)
-      throw new Error('GLUE_DATABASE and GLUE_TABLE must be set for WAREHOUSE=athena');
-    return { database: glueDatabase, table: glueTable };
-  }
-
-  private bucket(): string {
-    const bucket = this.options.bucket ?? config().billingBucket;
-    if (!bucket) throw new Error('BILLING_BUCKET must be set for WAREHOUSE=athena');
-    return bucket;
-  }
-
-  private async stored(orgId: string): Promise<AthenaCatalog | undefined> {
-    return (await readCache<AthenaCatalog>(orgId, 'catalog'))?.payload;
-  }
-
+export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
   async ingestFile(input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult> {
     const bucket = this.bucket();
     return withConnection(async (conn) => {
@@ -109,62 +67,6 @@ export class AthenaWarehouse implements WarehousePort {
       }
       return { rows: staged.rows, months: staged.months };
     });
-  }
-
-  async billingMonths(orgId: string): Promise<string[]> {
-    return (await this.runner.run(billingMonthsSql(this.table(), orgId))).map((r) => String(r.m));
-  }
-
-  async usageMetrics(orgId: string): Promise<UsageMetric[]> {
-    const rows = await this.runner.run(usageMetricsSql(this.table(), orgId));
-    const byUnit = new Map<string, string[]>();
-    for (const r of rows) {
-      const unit = String(r.consumed_unit);
-      const list = byUnit.get(unit) ?? [];
-      if (r.service_name !== null) list.push(String(r.service_name));
-      byUnit.set(unit, list);
-    }
-    return [...byUnit.entries()].map(([consumed_unit, services]) => ({
-      consumed_unit,
-      service_names: [...new Set(services)].sort(),
-    }));
-  }
-
-  private async series(
-    q: Omit<CostSeriesQuery, 'metricId'>,
-    measure: string,
-    extra?: string,
-  ): Promise<SeriesRow[]> {
-    const stored = await this.stored(q.orgId);
-    const source = featureSource(this.table(), q.orgId, stored?.features);
-    const ctx = {
-      dialect: athenaDialect,
-      params: athenaParams(),
-      catalog: { dimensions: source.dimensions },
-    };
-    const compiled = seriesSql(
-      q,
-      measure,
-      `${source.sql} AS src`,
-      ctx,
-      extra ? (c) => `${athenaDialect.col('ConsumedUnit')} = ${c.params.add(extra)}` : undefined,
-    );
-    return toSeriesRows(await this.runner.run(compiled.sql, compiled.params), compiled.groupBy);
-  }
-
-  costSeries(q: CostSeriesQuery): Promise<SeriesRow[]> {
-    return this.series(q, metricSql(q.metricId, athenaDialect));
-  }
-
-  usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]> {
-    return this.series(q, athenaDialect.col('ConsumedQuantity'), q.consumedUnit);
-  }
-
-  async catalog(orgId: string): Promise<Catalog | undefined> {
-    const stored = await this.stored(orgId);
-    if (!stored) return undefined;
-    const { features: _features, ...catalog } = stored;
-    return catalog;
   }
 
   async refreshFeatures(orgId: string, model: FeatureModel, mode: RefreshMode): Promise<Catalog> {

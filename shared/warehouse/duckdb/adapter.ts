@@ -1,5 +1,4 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BadRequestError } from '../../errors';
 import type { FeatureModel, RefreshMode } from '../features';
 import {
   explainFailure,
@@ -8,26 +7,11 @@ import {
   MalformedFileError,
   openBillingFile,
 } from '../ingest/normalise';
-import type { DimensionValues, IngestResult, UsageMetric, WarehousePort, WindowAggregates } from '../port';
-import type {
-  Catalog,
-  ComputedDimension,
-  CostSeriesQuery,
-  SeriesRow,
-  UsageSeriesQuery,
-} from '../query-model';
-import {
-  computedColumn,
-  duckDialect,
-  fieldExpr,
-  inlineParams,
-  metricSql,
-  positionalParams,
-  seriesSql,
-  toSeriesRows,
-} from '../sql/compile';
+import type { DimensionValues, IngestResult, WarehousePort, WindowAggregates } from '../port';
+import type { Catalog, ComputedDimension } from '../query-model';
+import { computedColumn, duckDialect, fieldExpr, inlineParams, positionalParams } from '../sql/compile';
 import { computedOutputs, enrichmentChains, labelMapSql, labelMergedSql, vdimSql } from '../sql/features';
-import { quoteIdent, quoteLiteral } from '../sql/quote';
+import { quoteIdent } from '../sql/quote';
 import {
   BILLING_TABLE,
   CATALOG_TABLE,
@@ -38,23 +22,15 @@ import {
 } from './database';
 import { type PreparedEnrichments, prepareEnrichments } from './enrichments';
 import { orgObjects } from './names';
+import { DuckDbQueries, monthList, readCatalog, sourceFor } from './queries';
 
-/** Reads the org's catalog and whether its view exists; queries use the view once it does. */
-export async function readCatalog(conn: DuckDBConnection, orgId: string): Promise<Catalog | undefined> {
-  const [row] = await query(
-    conn,
-    `SELECT catalog FROM ${CATALOG_TABLE} WHERE org_id = $1 ORDER BY refreshed_at DESC LIMIT 1`,
-    [orgId],
-  );
-  return row ? (JSON.parse(String(row.catalog)) as Catalog) : undefined;
-}
+export { monthList, readCatalog } from './queries';
 
-/** Billing months as an SQL list; they come from the data and are checked against `YYYY-MM`. */
-export function monthList(months: string[]): string {
-  for (const m of months)
-    if (!/^\d{4}-\d{2}$/.test(m)) throw new BadRequestError(`Invalid billing month ${m}`);
-  return months.length ? months.map(quoteLiteral).join(', ') : 'NULL';
-}
+/**
+ * The embedded warehouse, whole: the queries of `DuckDbQueries` plus ingestion and the refresh
+ * (which evaluates enrichment conditions with the CEL library, in ./enrichments.ts). Workers and
+ * the local stack use this; request-time code loads `DuckDbQueries` alone.
+ */
 
 async function objectExists(conn: DuckDBConnection, kind: 'table' | 'view', name: string): Promise<boolean> {
   const sql =
@@ -65,23 +41,7 @@ async function objectExists(conn: DuckDBConnection, kind: 'table' | 'view', name
   return Number(row?.n ?? 0) > 0;
 }
 
-async function sourceFor(
-  conn: DuckDBConnection,
-  orgId: string,
-): Promise<{ source: string; catalog?: Catalog }> {
-  const catalog = await readCatalog(conn, orgId);
-  if (!catalog) return { source: quoteIdent(BILLING_TABLE) };
-  const { view } = orgObjects(orgId);
-  const [exists] = await query(conn, 'SELECT count(*)::INT AS n FROM duckdb_views() WHERE view_name = $1', [
-    view,
-  ]);
-  if (!exists || Number(exists.n) === 0) return { source: quoteIdent(BILLING_TABLE) };
-  return { source: quoteIdent(view), catalog };
-}
-
-export class DuckDbWarehouse implements WarehousePort {
-  readonly kind = 'duckdb' as const;
-
+export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
   /**
    * One transaction: insert the file's rows (a malformed row aborts the statement), then delete
    * the organisation's older rows of the months the file holds. Readers see the old months or the
@@ -121,64 +81,6 @@ export class DuckDbWarehouse implements WarehousePort {
         }
       }),
     );
-  }
-
-  billingMonths(orgId: string): Promise<string[]> {
-    return withConnection(async (conn) =>
-      (
-        await query(
-          conn,
-          `SELECT DISTINCT billing_month AS m FROM ${BILLING_TABLE} WHERE org_id = $1 ORDER BY 1 DESC`,
-          [orgId],
-        )
-      ).map((r) => String(r.m)),
-    );
-  }
-
-  usageMetrics(orgId: string): Promise<UsageMetric[]> {
-    return withConnection(async (conn) => {
-      const rows = await query(
-        conn,
-        `SELECT "ConsumedUnit" AS consumed_unit,
-                coalesce(list(DISTINCT "ServiceName" ORDER BY "ServiceName") FILTER (WHERE "ServiceName" IS NOT NULL), []) AS service_names
-           FROM ${BILLING_TABLE}
-          WHERE org_id = $1 AND "ConsumedUnit" IS NOT NULL
-          GROUP BY 1 ORDER BY 1`,
-        [orgId],
-      );
-      return rows.map((r) => ({
-        consumed_unit: String(r.consumed_unit),
-        service_names: (r.service_names as string[]) ?? [],
-      }));
-    });
-  }
-
-  costSeries(q: CostSeriesQuery): Promise<SeriesRow[]> {
-    return withConnection(async (conn) => {
-      const { source, catalog } = await sourceFor(conn, q.orgId);
-      const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
-      const compiled = seriesSql(q, metricSql(q.metricId, duckDialect), source, ctx);
-      return toSeriesRows(await query(conn, compiled.sql, compiled.params), compiled.groupBy);
-    });
-  }
-
-  usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]> {
-    return withConnection(async (conn) => {
-      const { source, catalog } = await sourceFor(conn, q.orgId);
-      const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
-      const compiled = seriesSql(
-        q,
-        duckDialect.col('ConsumedQuantity'),
-        source,
-        ctx,
-        (c) => `${duckDialect.col('ConsumedUnit')} = ${c.params.add(q.consumedUnit)}`,
-      );
-      return toSeriesRows(await query(conn, compiled.sql, compiled.params), compiled.groupBy);
-    });
-  }
-
-  catalog(orgId: string): Promise<Catalog | undefined> {
-    return withConnection((conn) => readCatalog(conn, orgId));
   }
 
   refreshFeatures(orgId: string, model: FeatureModel, mode: RefreshMode): Promise<Catalog> {

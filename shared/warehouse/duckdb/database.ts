@@ -1,4 +1,4 @@
-import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { config } from '../../config';
 import { BILLING_COLUMNS, type StoredType } from '../focus-columns';
 import { quoteIdent } from '../sql/quote';
@@ -28,7 +28,15 @@ export function billingTableDdl(table = BILLING_TABLE): string {
 let instance: Promise<DuckDBInstance> | undefined;
 let instancePath: string | undefined;
 
+/**
+ * `@duckdb/node-api` is loaded here, when the first connection is opened, and nowhere else at run
+ * time (other modules import its types only). It is external to the Lambda bundles (a native
+ * binding), so a static import would become a top-level `import` of every bundle that reaches
+ * this module: loading the native addon at cold start (4× the import time of the floor) and
+ * crashing at import where the package is not shipped (every function but `billing-ingest`).
+ */
 async function open(path: string): Promise<DuckDBInstance> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
   const db = await DuckDBInstance.create(path);
   const conn = await db.connect();
   try {

@@ -1,0 +1,108 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BadRequestError } from '../../errors';
+import type { UsageMetric, WarehouseQueries } from '../port';
+import type { Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
+import { duckDialect, metricSql, positionalParams, seriesSql, toSeriesRows } from '../sql/compile';
+import { quoteIdent, quoteLiteral } from '../sql/quote';
+import { BILLING_TABLE, CATALOG_TABLE, query, withConnection } from './database';
+import { orgObjects } from './names';
+
+/**
+ * The request-time queries of the embedded warehouse. `DuckDbWarehouse` (./adapter.ts) extends
+ * this with ingestion and the refresh; HTTP routes load only this part (../queries.ts), so their
+ * bundles carry neither the CEL library nor the ingestion code.
+ */
+
+/** Reads the org's catalog and whether its view exists; queries use the view once it does. */
+export async function readCatalog(conn: DuckDBConnection, orgId: string): Promise<Catalog | undefined> {
+  const [row] = await query(
+    conn,
+    `SELECT catalog FROM ${CATALOG_TABLE} WHERE org_id = $1 ORDER BY refreshed_at DESC LIMIT 1`,
+    [orgId],
+  );
+  return row ? (JSON.parse(String(row.catalog)) as Catalog) : undefined;
+}
+
+/** Billing months as an SQL list; they come from the data and are checked against `YYYY-MM`. */
+export function monthList(months: string[]): string {
+  for (const m of months)
+    if (!/^\d{4}-\d{2}$/.test(m)) throw new BadRequestError(`Invalid billing month ${m}`);
+  return months.length ? months.map(quoteLiteral).join(', ') : 'NULL';
+}
+
+/** The relation queries read: the org's enriched view once a refresh built it, else the billing table. */
+export async function sourceFor(
+  conn: DuckDBConnection,
+  orgId: string,
+): Promise<{ source: string; catalog?: Catalog }> {
+  const catalog = await readCatalog(conn, orgId);
+  if (!catalog) return { source: quoteIdent(BILLING_TABLE) };
+  const { view } = orgObjects(orgId);
+  const [exists] = await query(conn, 'SELECT count(*)::INT AS n FROM duckdb_views() WHERE view_name = $1', [
+    view,
+  ]);
+  if (!exists || Number(exists.n) === 0) return { source: quoteIdent(BILLING_TABLE) };
+  return { source: quoteIdent(view), catalog };
+}
+
+export class DuckDbQueries implements WarehouseQueries {
+  readonly kind = 'duckdb' as const;
+
+  billingMonths(orgId: string): Promise<string[]> {
+    return withConnection(async (conn) =>
+      (
+        await query(
+          conn,
+          `SELECT DISTINCT billing_month AS m FROM ${BILLING_TABLE} WHERE org_id = $1 ORDER BY 1 DESC`,
+          [orgId],
+        )
+      ).map((r) => String(r.m)),
+    );
+  }
+
+  usageMetrics(orgId: string): Promise<UsageMetric[]> {
+    return withConnection(async (conn) => {
+      const rows = await query(
+        conn,
+        `SELECT "ConsumedUnit" AS consumed_unit,
+                coalesce(list(DISTINCT "ServiceName" ORDER BY "ServiceName") FILTER (WHERE "ServiceName" IS NOT NULL), []) AS service_names
+           FROM ${BILLING_TABLE}
+          WHERE org_id = $1 AND "ConsumedUnit" IS NOT NULL
+          GROUP BY 1 ORDER BY 1`,
+        [orgId],
+      );
+      return rows.map((r) => ({
+        consumed_unit: String(r.consumed_unit),
+        service_names: (r.service_names as string[]) ?? [],
+      }));
+    });
+  }
+
+  costSeries(q: CostSeriesQuery): Promise<SeriesRow[]> {
+    return withConnection(async (conn) => {
+      const { source, catalog } = await sourceFor(conn, q.orgId);
+      const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
+      const compiled = seriesSql(q, metricSql(q.metricId, duckDialect), source, ctx);
+      return toSeriesRows(await query(conn, compiled.sql, compiled.params), compiled.groupBy);
+    });
+  }
+
+  usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]> {
+    return withConnection(async (conn) => {
+      const { source, catalog } = await sourceFor(conn, q.orgId);
+      const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
+      const compiled = seriesSql(
+        q,
+        duckDialect.col('ConsumedQuantity'),
+        source,
+        ctx,
+        (c) => `${duckDialect.col('ConsumedUnit')} = ${c.params.add(q.consumedUnit)}`,
+      );
+      return toSeriesRows(await query(conn, compiled.sql, compiled.params), compiled.groupBy);
+    });
+  }
+
+  catalog(orgId: string): Promise<Catalog | undefined> {
+    return withConnection((conn) => readCatalog(conn, orgId));
+  }
+}
