@@ -303,6 +303,36 @@ export async function listAllEnrichments(orgId: string): Promise<(EnrichmentSumm
   return out;
 }
 
+/**
+ * The name and target columns of every document of an organisation, following all pages, read
+ * from the metadata only (no YAML or JSON text): what name checks need.
+ */
+export async function listEnrichmentTargets(
+  orgId: string,
+): Promise<{ name: string; targetColumns: { name: string; mode: string }[] }[]> {
+  const out: { name: string; targetColumns: { name: string; mode: string }[] }[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :doc)',
+        ExpressionAttributeValues: { ':pk': keys.enrichmentsPartition(orgId), ':doc': 'DOC#' },
+        ExpressionAttributeNames: { '#name': 'name', '#targetColumns': 'targetColumns' },
+        ProjectionExpression: '#name, #targetColumns',
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    for (const item of res.Items ?? [])
+      out.push({
+        name: String(item.name),
+        targetColumns: (item.targetColumns ?? []) as { name: string; mode: string }[],
+      });
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
 /** An item written before schema version 2: YAML only, no JSON copy. */
 export interface LegacyEnrichment {
   key: { pk: string; sk: string };

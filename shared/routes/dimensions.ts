@@ -4,51 +4,66 @@ import { route } from '../http/route';
 
 const tag = 'Dimensions';
 
-const DimensionSchema = v.object({
-  name: v.string(),
-  label: v.string(),
-  groupTitle: v.string(),
-  description: v.string(),
-  valueEditorType: v.literal('multiselect'),
-  values: v.array(v.object({ name: v.string(), label: v.string(), proportionCostAllocated: v.number() })),
-  operators: v.array(v.object({ name: v.string(), value: v.string(), label: v.string() })),
-});
+// Tree-shaking: esbuild treats a call into another module (valibot's builders, `route()`) as a side
+// effect even when that function is marked side-effect free, so every definition below would end
+// up in every dimension Lambda. Building each schema through `schema()` (marked in this file, where
+// esbuild honours it) and marking each `route()` call pure lets a handler keep only its own route.
+/* @__NO_SIDE_EFFECTS__ */
+function schema<T>(build: () => T): T {
+  return build();
+}
 
-const CandidateSchema = v.object({
-  usage_start_day: v.string(),
-  key: v.string(),
-  id: v.string(),
-  number_values: v.number(),
-  values: v.array(
-    v.object({ value: v.string(), cost_allocated: v.number(), proportion_cost_allocated: v.number() }),
-  ),
-  total_cost_key_present: v.number(),
-  total_cost_key_absent: v.number(),
-  proportion_key_present: v.number(),
-  proportion_key_absent: v.number(),
-  providers: v.array(v.string()),
-  months: v.array(v.object({ month: v.string(), cost: v.number() })),
-  cost_percentage_change: v.number(),
-  ingested: v.boolean(),
-});
+const DimensionSchema = schema(() =>
+  v.object({
+    name: v.string(),
+    label: v.string(),
+    groupTitle: v.string(),
+    description: v.string(),
+    valueEditorType: v.literal('multiselect'),
+    values: v.array(v.object({ name: v.string(), label: v.string(), proportionCostAllocated: v.number() })),
+    operators: v.array(v.object({ name: v.string(), value: v.string(), label: v.string() })),
+  }),
+);
 
-const RefreshStatusSchema = v.object({
-  state: v.picklist(['never', 'running', 'succeeded', 'failed']),
-  requestId: v.optional(v.string()),
-  mode: v.optional(v.picklist(['full', 'light'])),
-  reason: v.optional(v.string()),
-  requestedAt: v.optional(v.string()),
-  startedAt: v.optional(v.string()),
-  finishedAt: v.optional(v.string()),
-  lastSucceededAt: v.optional(v.string()),
-  lastSucceededStartedAt: v.optional(v.string()),
-  lastSucceededMode: v.optional(v.picklist(['full', 'light'])),
-  lastError: v.optional(v.string()),
-  warnings: v.optional(v.array(v.string())),
-  months: v.optional(v.array(v.string())),
-});
+const CandidateSchema = schema(() =>
+  v.object({
+    usage_start_day: v.string(),
+    key: v.string(),
+    id: v.string(),
+    number_values: v.number(),
+    values: v.array(
+      v.object({ value: v.string(), cost_allocated: v.number(), proportion_cost_allocated: v.number() }),
+    ),
+    total_cost_key_present: v.number(),
+    total_cost_key_absent: v.number(),
+    proportion_key_present: v.number(),
+    proportion_key_absent: v.number(),
+    providers: v.array(v.string()),
+    months: v.array(v.object({ month: v.string(), cost: v.number() })),
+    cost_percentage_change: v.number(),
+    ingested: v.boolean(),
+  }),
+);
 
-export const listDimensions = route({
+const RefreshStatusSchema = schema(() =>
+  v.object({
+    state: v.picklist(['never', 'running', 'succeeded', 'failed']),
+    requestId: v.optional(v.string()),
+    mode: v.optional(v.picklist(['full', 'light'])),
+    reason: v.optional(v.string()),
+    requestedAt: v.optional(v.string()),
+    startedAt: v.optional(v.string()),
+    finishedAt: v.optional(v.string()),
+    lastSucceededAt: v.optional(v.string()),
+    lastSucceededStartedAt: v.optional(v.string()),
+    lastSucceededMode: v.optional(v.picklist(['full', 'light'])),
+    lastError: v.optional(v.string()),
+    warnings: v.optional(v.array(v.string())),
+    months: v.optional(v.array(v.string())),
+  }),
+);
+
+export const listDimensions = /* @__PURE__ */ route({
   id: 'listDimensions',
   method: 'GET',
   path: '/dimensions',
@@ -57,10 +72,10 @@ export const listDimensions = route({
   tag,
   summary:
     'Dimensions to filter and group by, from the cache the refresh writes (headers x-dimensions-refreshed-at, x-dimensions-refresh-status)',
-  response: v.array(DimensionSchema),
+  response: schema(() => v.array(DimensionSchema)),
 });
 
-export const listCandidates = route({
+export const listCandidates = /* @__PURE__ */ route({
   id: 'listDimensionCandidates',
   method: 'GET',
   path: '/dimensions/candidates',
@@ -68,10 +83,10 @@ export const listCandidates = route({
   auth: 'member',
   tag,
   summary: 'Tag keys of the billing data that could become labels (snake_case), from the refresh cache',
-  response: v.array(CandidateSchema),
+  response: schema(() => v.array(CandidateSchema)),
 });
 
-export const getRefreshStatus = route({
+export const getRefreshStatus = /* @__PURE__ */ route({
   id: 'getDimensionsRefreshStatus',
   method: 'GET',
   path: '/dimensions/status',
@@ -82,46 +97,52 @@ export const getRefreshStatus = route({
   response: RefreshStatusSchema,
 });
 
-const PublishResponse = v.object({
-  ok: v.boolean(),
-  publishedLabels: v.boolean(),
-  publishedVdimIds: v.array(v.string()),
-  unpublished: v.array(
-    v.object({
-      kind: v.picklist(['label', 'vdim']),
-      name: v.string(),
-      id: v.optional(v.string()),
-      errors: v.array(v.object({ kind: v.string(), message: v.string() })),
-    }),
-  ),
-});
+const PublishResponse = schema(() =>
+  v.object({
+    ok: v.boolean(),
+    publishedLabels: v.boolean(),
+    publishedVdimIds: v.array(v.string()),
+    unpublished: v.array(
+      v.object({
+        kind: v.picklist(['label', 'vdim']),
+        name: v.string(),
+        id: v.optional(v.string()),
+        errors: v.array(v.object({ kind: v.string(), message: v.string() })),
+      }),
+    ),
+  }),
+);
 
-const LabelResponse = v.object({
-  name: v.string(),
-  columnsMerged: v.array(v.object({ name: v.string(), type: v.string() })),
-  maps: v.array(v.object({ value: v.string(), to: v.string() })),
-  publishedAt: v.string(),
-  publishedBy: v.string(),
-});
+const LabelResponse = schema(() =>
+  v.object({
+    name: v.string(),
+    columnsMerged: v.array(v.object({ name: v.string(), type: v.string() })),
+    maps: v.array(v.object({ value: v.string(), to: v.string() })),
+    publishedAt: v.string(),
+    publishedBy: v.string(),
+  }),
+);
 
-const VdimResponse = v.object({
-  id: v.string(),
-  organizationId: v.string(),
-  name: v.string(),
-  description: v.string(),
-  rules: v.array(v.object({ value: v.string(), whereClause: v.unknown() })),
-  defaultValue: v.nullable(v.string()),
-  published: v.nullable(v.unknown()),
-  pending: v.boolean(),
-  pendingDelete: v.boolean(),
-  version: v.number(),
-  createdAt: v.string(),
-  updatedAt: v.string(),
-  createdBy: v.string(),
-  updatedBy: v.string(),
-});
+const VdimResponse = schema(() =>
+  v.object({
+    id: v.string(),
+    organizationId: v.string(),
+    name: v.string(),
+    description: v.string(),
+    rules: v.array(v.object({ value: v.string(), whereClause: v.unknown() })),
+    defaultValue: v.nullable(v.string()),
+    published: v.nullable(v.unknown()),
+    pending: v.boolean(),
+    pendingDelete: v.boolean(),
+    version: v.number(),
+    createdAt: v.string(),
+    updatedAt: v.string(),
+    createdBy: v.string(),
+    updatedBy: v.string(),
+  }),
+);
 
-export const publishDimensions = route({
+export const publishDimensions = /* @__PURE__ */ route({
   id: 'publishDimensions',
   method: 'POST',
   path: '/dimensions/publish',
@@ -136,7 +157,7 @@ export const publishDimensions = route({
   sendsTo: ['warehouse-refresh'],
 });
 
-export const listLabels = route({
+export const listLabels = /* @__PURE__ */ route({
   id: 'listLabels',
   method: 'GET',
   path: '/dimensions/labels',
@@ -144,10 +165,10 @@ export const listLabels = route({
   auth: 'member',
   tag,
   summary: 'Published label configurations',
-  response: v.array(LabelResponse),
+  response: schema(() => v.array(LabelResponse)),
 });
 
-export const createVdim = route({
+export const createVdim = /* @__PURE__ */ route({
   id: 'createVirtualDimension',
   method: 'POST',
   path: '/dimensions/vdims',
@@ -160,7 +181,7 @@ export const createVdim = route({
   response: VdimResponse,
 });
 
-export const listVdims = route({
+export const listVdims = /* @__PURE__ */ route({
   id: 'listVirtualDimensions',
   method: 'GET',
   path: '/dimensions/vdims',
@@ -168,10 +189,10 @@ export const listVdims = route({
   auth: 'member',
   tag,
   summary: 'Virtual dimensions with their drafts and live definitions',
-  response: v.array(VdimResponse),
+  response: schema(() => v.array(VdimResponse)),
 });
 
-export const getVdim = route({
+export const getVdim = /* @__PURE__ */ route({
   id: 'getVirtualDimension',
   method: 'GET',
   path: '/dimensions/vdims/{id}',
@@ -183,7 +204,7 @@ export const getVdim = route({
   response: VdimResponse,
 });
 
-export const updateVdim = route({
+export const updateVdim = /* @__PURE__ */ route({
   id: 'updateVirtualDimension',
   method: 'PUT',
   path: '/dimensions/vdims/{id}',
@@ -196,7 +217,7 @@ export const updateVdim = route({
   response: VdimResponse,
 });
 
-export const deleteVdim = route({
+export const deleteVdim = /* @__PURE__ */ route({
   id: 'deleteVirtualDimension',
   method: 'DELETE',
   path: '/dimensions/vdims/{id}',

@@ -1,8 +1,8 @@
-import { loadEnrichments } from '../../../shared/domain/dimensions/enrichment-source';
+import { loadEnrichmentTargets } from '../../../shared/domain/dimensions/enrichment-source';
 import { publishDimensions } from '../../../shared/domain/dimensions/publish';
 import { httpRoute } from '../../../shared/http/handler';
 import { publishDimensions as def } from '../../../shared/routes/dimensions';
 
 export const handler = httpRoute(def, async ({ principal, body }) =>
-  publishDimensions(principal, body, { loadEnrichments, now: () => new Date() }),
+  publishDimensions(principal, body, { loadEnrichments: loadEnrichmentTargets, now: () => new Date() }),
 );

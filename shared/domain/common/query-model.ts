@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { COST_METRIC_IDS, DASHBOARD_CURRENCIES, DatePresetSchema, GroupBySchema, IdSchema } from './enums';
+import { WHERE_LIMITS, WhereClauseSchema } from './where-clause';
 
 /**
  * The query model of the spec ("Query kinds", "Period object", widget `source`), shared by
@@ -18,7 +19,7 @@ export const SHIFT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
 export const WINDOW_PRESETS = ['MONTH', 'WEEK'] as const;
 export const AGG_BY = ['Hour', 'Day', 'Week', 'Month', 'Period'] as const;
 export const COMPARISON_CHART_TYPES = ['WATERFALL', 'TABLE', 'KPI_BREAKDOWN'] as const;
-export const WHERE_COMBINATORS = ['and', 'or'] as const;
+export { WHERE_COMBINATORS } from './where-clause';
 
 /** Our bounds where the spec gives none. */
 export const QUERY_LIMITS = {
@@ -27,10 +28,7 @@ export const QUERY_LIMITS = {
   aliasMaxLength: 50,
   expressionMaxLength: 4000,
   queriesPerRequest: 50,
-  whereDepth: 5,
-  whereRulesPerGroup: 100,
-  whereValuesPerRule: 1000,
-  whereValueMaxLength: 1000,
+  ...WHERE_LIMITS,
   shiftAmountMax: 1000,
   relativeDaysMax: 3660,
   forecastDaysMax: 1095,
@@ -128,63 +126,14 @@ function shiftTogether<T extends { shiftAmount?: number | undefined; shiftUnit?:
 }
 
 // ---------------------------------------------------------------------------------------------
-// whereClause: `{combinator, rules: [{field, operator, value[]} | nested group]}`
+// whereClause: `{combinator, rules: [{field, operator, value[]} | nested group]}` (./where-clause.ts)
 
-export const WhereRuleSchema = v.strictObject({
-  field: NonEmptyText(200),
-  /** Operator names come from the dimension list (`operators[].name`); not enumerated by the spec. */
-  operator: NonEmptyText(40),
-  value: v.pipe(
-    v.array(
-      v.union(
-        [v.pipe(v.string(), v.maxLength(QUERY_LIMITS.whereValueMaxLength)), FiniteNumber, v.boolean()],
-        'must be a string, a number or a boolean',
-      ),
-    ),
-    v.maxLength(
-      QUERY_LIMITS.whereValuesPerRule,
-      `must hold at most ${QUERY_LIMITS.whereValuesPerRule} values`,
-    ),
-  ),
-});
-
-export type WhereRule = v.InferOutput<typeof WhereRuleSchema>;
-export interface WhereClause {
-  combinator: (typeof WHERE_COMBINATORS)[number];
-  rules: (WhereRule | WhereClause)[];
-}
-
-const isGroup = (input: unknown) => typeof input === 'object' && input !== null && 'rules' in input;
-
-function whereGroup(depthLeft: number): v.GenericSchema<WhereClause> {
-  const item =
-    depthLeft > 1
-      ? v.lazy((input) => (isGroup(input) ? whereGroup(depthLeft - 1) : WhereRuleSchema))
-      : v.lazy((input) =>
-          isGroup(input)
-            ? v.pipe(
-                v.unknown(),
-                v.check(
-                  () => false,
-                  `whereClause groups nest at most ${QUERY_LIMITS.whereDepth} levels deep`,
-                ),
-              )
-            : WhereRuleSchema,
-        );
-  return v.strictObject({
-    combinator: v.picklist(WHERE_COMBINATORS, 'must be "and" or "or"'),
-    rules: v.pipe(
-      v.array(item),
-      v.maxLength(
-        QUERY_LIMITS.whereRulesPerGroup,
-        `must hold at most ${QUERY_LIMITS.whereRulesPerGroup} rules`,
-      ),
-    ),
-  }) as v.GenericSchema<WhereClause>;
-}
-
-/** `whereClause` of a cost query: nested groups allowed, up to `QUERY_LIMITS.whereDepth` levels. */
-export const WhereClauseSchema: v.GenericSchema<WhereClause> = whereGroup(QUERY_LIMITS.whereDepth);
+export {
+  type WhereClause,
+  WhereClauseSchema,
+  type WhereRule,
+  WhereRuleSchema,
+} from './where-clause';
 
 // ---------------------------------------------------------------------------------------------
 // Query kinds

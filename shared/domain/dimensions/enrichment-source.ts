@@ -1,3 +1,4 @@
+import { listEnrichmentTargets } from '../../db/enrichments-repo';
 import type { EnrichmentFeature } from '../../warehouse/features';
 import { listEnrichmentDocuments } from '../enrichments/store';
 
@@ -16,4 +17,18 @@ export async function loadEnrichments(orgId: string): Promise<EnrichmentFeature[
     targetColumns: d.targetColumns,
     entries: d.entries,
   }));
+}
+
+/**
+ * The enrichment documents' names and target columns, from their metadata only: what publish
+ * needs to refuse a label or virtual dimension named like an enrichment column, without reading
+ * (up to 350 KB of) each document's entries.
+ */
+export function loadEnrichmentTargets(orgId: string): Promise<EnrichmentTargets[]> {
+  return listEnrichmentTargets(orgId);
+}
+
+export interface EnrichmentTargets {
+  name: string;
+  targetColumns: readonly { name: string }[];
 }

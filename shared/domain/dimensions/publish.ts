@@ -6,7 +6,7 @@ import {
   readCache,
 } from '../../db/dimensions-repo';
 import { ConflictError, ShapedError } from '../../errors';
-import type { EnrichmentFeature } from '../../warehouse/features';
+import type { EnrichmentTargets } from './enrichment-source';
 import type { Candidate, PublishedLabel, VirtualDimension } from './model';
 import { deliver } from './outbox';
 import { type DraftError, labelErrors, type RulesContext, vdimErrors } from './publish-rules';
@@ -33,7 +33,8 @@ export interface PublishResult {
 }
 
 export interface PublishDeps {
-  loadEnrichments(orgId: string): Promise<EnrichmentFeature[]>;
+  /** The enrichment documents' target columns (names clash checks); documents themselves fit too. */
+  loadEnrichments(orgId: string): Promise<readonly EnrichmentTargets[]>;
   now(): Date;
 }
 

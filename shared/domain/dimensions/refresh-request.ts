@@ -1,20 +1,28 @@
 import * as v from 'valibot';
 import { type OutboxEntry, putOutboxEntry } from '../../db/outbox-repo';
 import { newId } from '../../ids';
+import { deliver } from './outbox';
+
+// Built by a function marked side-effect free, so a bundle that only writes requests (the publish
+// route) drops the schema: esbuild cannot tell that valibot's calls in another module are pure.
+/* @__NO_SIDE_EFFECTS__ */
+function refreshRequestSchema() {
+  return v.object({
+    type: v.literal('warehouse-refresh'),
+    requestId: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+    orgId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
+    mode: v.picklist(['full', 'light']),
+    reason: v.pipe(v.string(), v.maxLength(40)),
+    requestedAt: v.pipe(v.string(), v.isoTimestamp()),
+  });
+}
 
 /**
  * The message of the `warehouse-refresh` queue. `full` rebuilds the org's enriched table (labels,
  * enrichments) and then does everything `light` does: replace the virtual-dimension view and
  * recompute the dimension and candidate caches.
  */
-export const RefreshRequestSchema = v.object({
-  type: v.literal('warehouse-refresh'),
-  requestId: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
-  orgId: v.pipe(v.string(), v.minLength(1), v.maxLength(128)),
-  mode: v.picklist(['full', 'light']),
-  reason: v.pipe(v.string(), v.maxLength(40)),
-  requestedAt: v.pipe(v.string(), v.isoTimestamp()),
-});
+export const RefreshRequestSchema = /* @__PURE__ */ refreshRequestSchema();
 export type RefreshRequest = v.InferOutput<typeof RefreshRequestSchema>;
 export type RefreshMode = RefreshRequest['mode'];
 
@@ -52,7 +60,6 @@ export async function requestRefresh(
 ): Promise<string> {
   const entry = refreshOutboxEntry(orgId, mode, reason, now);
   await putOutboxEntry(entry);
-  const { deliver } = await import('./outbox');
   await deliver(entry);
   return entry.id;
 }

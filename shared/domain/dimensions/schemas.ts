@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { IdSchema } from '../common/enums';
-import { WhereClauseSchema } from '../common/query-model';
+import { WhereClauseSchema } from '../common/where-clause';
 
 /**
  * Shapes of the dimension routes. They check structure and bounds only: whether a label's source
