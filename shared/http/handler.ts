@@ -215,7 +215,13 @@ function listOf(types: readonly string[]): string {
  */
 function bodyParser(def: RouteDef): middy.MiddlewareObj<HttpEvent, APIGatewayProxyStructuredResultV2> {
   if (!def.body) return { before: async () => {} };
-  const json = httpJsonBodyParser({ disableContentTypeError: false });
+  const parser = httpJsonBodyParser({ disableContentTypeError: false });
+  const json = {
+    before: async (request: middy.Request<HttpEvent, APIGatewayProxyStructuredResultV2>) => {
+      normaliseJsonRequest(request.event);
+      return parser.before?.(request);
+    },
+  };
   if (!def.bodyContentTypes) return json;
   const listed = def.bodyContentTypes.map((t) => t.toLowerCase());
   const acceptsJson = listed.some((t) => JSON_MEDIA_TYPE.test(t));
@@ -223,7 +229,7 @@ function bodyParser(def: RouteDef): middy.MiddlewareObj<HttpEvent, APIGatewayPro
     before: async (request) => {
       const media = mediaTypeOf(request.event.headers);
       if (JSON_MEDIA_TYPE.test(media)) {
-        if (acceptsJson) return json.before?.(request);
+        if (acceptsJson) return json.before(request);
       } else if (listed.includes(media)) {
         const raw = request.event.body;
         if (request.event.isBase64Encoded && typeof raw === 'string') {
@@ -237,6 +243,24 @@ function bodyParser(def: RouteDef): middy.MiddlewareObj<HttpEvent, APIGatewayPro
       });
     },
   };
+}
+
+/**
+ * Media types are case-insensitive and may carry spaces before parameters (RFC 9110), but the JSON
+ * parser only knows `application/json` and `application/json;…` in lower case: a JSON media type
+ * is handed to it as its lower-case essence. A UTF-8 byte order mark, which some editors and
+ * PowerShell write at the start of a file, is dropped (RFC 8259 lets parsers ignore it).
+ */
+function normaliseJsonRequest(event: HttpEvent): void {
+  const media = mediaTypeOf(event.headers);
+  if (!JSON_MEDIA_TYPE.test(media)) return;
+  const headers: Record<string, string | undefined> = { ...event.headers };
+  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') delete headers[name];
+  headers['content-type'] = media;
+  event.headers = headers as HttpEvent['headers'];
+  if (!event.isBase64Encoded && typeof event.body === 'string' && event.body.startsWith('\uFEFF')) {
+    event.body = event.body.slice(1);
+  }
 }
 
 function lowerCaseHeaders(

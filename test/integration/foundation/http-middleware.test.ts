@@ -183,6 +183,29 @@ describe('HTTP middleware against DynamoDB Local', () => {
     expect(plain.statusCode).toBe(415);
   });
 
+  it('accepts JSON media types in any letter case, with spaces before parameters, and a byte order mark', async () => {
+    const ctx = await authorized(key.key);
+    for (const [type, body] of [
+      ['APPLICATION/JSON', '{"n":5}'],
+      ['Application/Json ; charset=UTF-8', '{"n":5}'],
+      ['application/merge-patch+json', '{"n":5}'],
+      ['application/json', '\uFEFF{"n":5}'],
+    ] as const) {
+      const res = await echo(event(ctx, { body, headers: { 'Content-Type': type } }), context);
+      expect({ type, status: res.statusCode, n: JSON.parse(res.body ?? '').n }).toEqual({
+        type,
+        status: 200,
+        n: 5,
+      });
+    }
+    // Still a 415 for a type that is not JSON, whatever its case.
+    const text = await echo(
+      event(ctx, { body: '{"n":5}', headers: { 'content-type': 'TEXT/PLAIN' } }),
+      context,
+    );
+    expect(text.statusCode).toBe(415);
+  });
+
   it.each([
     ['a body over the limit', { body: JSON.stringify({ n: 1, pad: 'x'.repeat(1024 * 1024 + 10) }) }, 413],
     ['a non-JSON content type', { body: '{"n":1}', headers: { 'content-type': 'text/plain' } }, 415],
