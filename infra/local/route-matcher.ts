@@ -33,7 +33,9 @@ export function compileRoutes(defs: readonly RouteDef[]): CompiledRoute[] {
 export type MatchResult =
   | { kind: 'match'; route: CompiledRoute; params: Record<string, string> }
   | { kind: 'method-not-allowed' }
-  | { kind: 'not-found' };
+  | { kind: 'not-found' }
+  /** A path parameter that is not valid percent-encoding (`/reports/%E0%A4%A`). */
+  | { kind: 'bad-request' };
 
 export function matchRoute(routes: CompiledRoute[], method: string, path: string): MatchResult {
   let pathMatched = false;
@@ -43,9 +45,13 @@ export function matchRoute(routes: CompiledRoute[], method: string, path: string
     pathMatched = true;
     if (route.def.method !== method) continue;
     const params: Record<string, string> = {};
-    route.names.forEach((name, i) => {
-      params[name] = decodeURIComponent(m[i + 1]!);
-    });
+    try {
+      route.names.forEach((name, i) => {
+        params[name] = decodeURIComponent(m[i + 1]!);
+      });
+    } catch {
+      return { kind: 'bad-request' };
+    }
     return { kind: 'match', route, params };
   }
   return pathMatched ? { kind: 'method-not-allowed' } : { kind: 'not-found' };

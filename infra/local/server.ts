@@ -85,6 +85,7 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
       if (local) return send(local.status, local.body);
 
       const match = matchRoute(routes, method, url.pathname);
+      if (match.kind === 'bad-request') return send(400, { message: 'Bad Request' });
       if (match.kind !== 'match') return send(404, { message: 'Not Found' });
 
       const authHeader = headerValue(req.headers.authorization);

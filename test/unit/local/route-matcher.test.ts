@@ -51,6 +51,12 @@ describe('local route matching', () => {
     });
   });
 
+  it('answers bad-request, not a crash, for a parameter that is not valid percent-encoding', () => {
+    expect(matchRoute(compiled, 'GET', '/reports/%E0%A4%A').kind).toBe('bad-request');
+    expect(matchRoute(compiled, 'GET', '/reports/%').kind).toBe('bad-request');
+    expect(matchRoute(compiled, 'GET', '/reports/%25').kind).toBe('match');
+  });
+
   it('tells a wrong method from an unknown path', () => {
     expect(matchRoute(compiled, 'DELETE', '/reports/1').kind).toBe('method-not-allowed');
     expect(matchRoute(compiled, 'GET', '/nope').kind).toBe('not-found');
