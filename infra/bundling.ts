@@ -14,6 +14,17 @@ export const ESM_REQUIRE_BANNER =
 /** Packages that ship native binaries or are loaded at run time and so stay outside the bundle. */
 export const EXTERNAL_MODULES = ['@duckdb/node-api', '@duckdb/node-bindings'];
 
+/**
+ * What a function that opens DuckDB in AWS (`needsDuckDb` in shared/queues.ts) gets installed
+ * next to its bundle (`bundling.nodeModules`): `npm ci` from the lockfile, for linux-x64 glibc
+ * whatever machine synthesises (the npm registry reachable here serves no linux-arm64 binding,
+ * so such a function runs on x86_64). Every other function ships no DuckDB at all.
+ */
+export const DUCKDB_NODE_MODULES = ['@duckdb/node-api'];
+export const DUCKDB_PLATFORM = { os: 'linux', cpu: 'x64', libc: 'glibc' } as const;
+/** The native binding `npm ci` must have installed; synth fails when it is missing. */
+export const DUCKDB_BINDING_FILE = `node_modules/@duckdb/node-bindings-${DUCKDB_PLATFORM.os}-${DUCKDB_PLATFORM.cpu}/duckdb.node`;
+
 export function esbuildOptions(entry: string, outfile: string): BuildOptions {
   return {
     entryPoints: [entry],

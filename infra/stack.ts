@@ -51,6 +51,8 @@ interface FunctionNeeds {
   warehouse?: 'query' | 'ingest';
   sendsEmail?: boolean;
   readsSlackToken?: boolean;
+  /** Opens DuckDB in AWS: x86_64, DuckDB installed beside the bundle (ServiceFunction). */
+  duckDb?: boolean;
 }
 
 const SYNC_INVOCATION_DLQ_REASON =
@@ -248,6 +250,7 @@ export class CostManagementStack extends Stack {
           warehouse: def.usesWarehouse ? 'ingest' : undefined,
           sendsEmail: def.sendsEmail,
           readsSlackToken: def.sendsEmail === true || def.queue === 'notifications',
+          duckDb: def.needsDuckDb,
         },
       });
       fn.fn.addEventSource(
@@ -335,6 +338,7 @@ export class CostManagementStack extends Stack {
       logRetention: this.logRetention,
       logRemovalPolicy: this.logRemovalPolicy,
       deadLetterQueue: opts.deadLetterQueue,
+      needsDuckDb: opts.needs.duckDb,
     });
     const { needs } = opts;
     fn.grantTable(

@@ -20,6 +20,12 @@ export interface WorkerDef {
   timeoutSeconds: number;
   memoryMb: number;
   usesWarehouse?: boolean;
+  /**
+   * Opens DuckDB at run time in AWS (where the warehouse is otherwise Athena): billing ingestion
+   * stages each upload in an in-memory DuckDB before writing Parquet. The stack ships DuckDB to
+   * such a worker only, and runs it on x86_64 (see "Deploying to AWS" in the README).
+   */
+  needsDuckDb?: boolean;
   sendsTo?: string[];
   sendsEmail?: boolean;
 }
@@ -62,6 +68,7 @@ export const workers: readonly WorkerDef[] = [
     timeoutSeconds: 900,
     memoryMb: 3008,
     usesWarehouse: true,
+    needsDuckDb: true,
     sendsTo: ['warehouse-refresh'],
   },
 ];

@@ -3,11 +3,18 @@ import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ESM_REQUIRE_BANNER, EXTERNAL_MODULES, LAMBDA_TARGET } from '../bundling';
+import {
+  DUCKDB_BINDING_FILE,
+  DUCKDB_NODE_MODULES,
+  DUCKDB_PLATFORM,
+  ESM_REQUIRE_BANNER,
+  EXTERNAL_MODULES,
+  LAMBDA_TARGET,
+} from '../bundling';
 
 export const PROJECT_ROOT = join(__dirname, '..', '..');
 
@@ -41,6 +48,11 @@ export interface ServiceFunctionProps {
   logRemovalPolicy: RemovalPolicy;
   /** Dead-letter queue for asynchronous invocations (schedules); HTTP and SQS invocations have none. */
   deadLetterQueue?: IQueue;
+  /**
+   * Opens DuckDB at run time in AWS (`needsDuckDb` of a worker): the function runs on x86_64 and
+   * its asset carries `@duckdb/node-api` with the linux-x64 binding, installed at synth.
+   */
+  needsDuckDb?: boolean;
 }
 
 /**
@@ -48,6 +60,9 @@ export interface ServiceFunctionProps {
  * purpose in one place: Node.js 22 on arm64, explicit memory and timeout, an own log group with
  * retention, active X-Ray tracing, the shared esbuild settings (ESM, minified, SDK bundled) and a
  * role that starts empty. Grants are added per function by the stack (least privilege).
+ *
+ * The one exception is a function with `needsDuckDb`: x86_64, with DuckDB installed beside its
+ * bundle (see `duckDbBundling`). No other function ships DuckDB, and none imports it at load.
  */
 export class ServiceFunction extends Construct {
   readonly fn: NodejsFunction;
@@ -55,10 +70,16 @@ export class ServiceFunction extends Construct {
   readonly logGroup: LogGroup;
   /** The entry module, relative to the project root. */
   readonly entry: string;
+  readonly architecture: Architecture;
+  /** Packages installed into the asset next to the bundle (`bundling.nodeModules`). */
+  readonly nodeModules: readonly string[];
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     this.entry = props.entry;
+    const duckDb = props.needsDuckDb === true;
+    this.architecture = duckDb ? Architecture.X86_64 : Architecture.ARM_64;
+    this.nodeModules = duckDb ? [...DUCKDB_NODE_MODULES] : [];
     const memorySize = props.memoryMb ?? DEFAULT_MEMORY_MB;
     const timeoutSeconds = props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
     if (!Number.isInteger(memorySize) || memorySize < 128 || memorySize > 10_240) {
@@ -94,12 +115,13 @@ export class ServiceFunction extends Construct {
       handler: 'handler',
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      architecture: this.architecture,
       memorySize,
       timeout: Duration.seconds(timeoutSeconds),
       role: this.role,
       logGroup: this.logGroup,
-      environment: props.environment,
+      // DuckDB wants a writable home directory; a Lambda has none unless told (/tmp is writable).
+      environment: duckDb ? { ...props.environment, HOME: '/tmp' } : props.environment,
       deadLetterQueue: props.deadLetterQueue,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       projectRoot: PROJECT_ROOT,
@@ -111,12 +133,13 @@ export class ServiceFunction extends Construct {
         bundleAwsSDK: true,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
-        // Native/run-time-loaded packages stay out of the bundle. They are not installed into the
-        // asset either: in AWS the warehouse is Athena, so DuckDB is never loaded there.
+        // Native/run-time-loaded packages stay out of the bundle, and out of the asset too unless
+        // the function opens DuckDB in AWS (billing ingestion stages uploads in it).
         externalModules: [...EXTERNAL_MODULES],
         forceDockerBundling: false,
         logLevel: LogLevel.ERROR,
         esbuildArgs: { '--legal-comments': 'none' },
+        ...(duckDb ? duckDbBundling() : {}),
       },
     });
     // Tracing is set on the L1 resource so that CDK does not add an `xray:*` on `*` statement to
@@ -124,7 +147,7 @@ export class ServiceFunction extends Construct {
     (this.fn.node.defaultChild as CfnFunction).tracingConfig = { mode: 'Active' };
 
     const runtimeReason =
-      'nodejs22.x on arm64 is the runtime this service targets: bundles are built for node22 and the ' +
+      'nodejs22.x is the runtime this service targets: bundles are built for node22 and the ' +
       'code is tested on Node 20/22. Moving to a newer runtime is a one-line change here once tested.';
     Validations.of(this.fn).acknowledge(
       { id: 'AwsSolutions-L1', reason: runtimeReason },
@@ -169,6 +192,35 @@ export class ServiceFunction extends Construct {
   addEnvironment(name: string, value: string): void {
     this.fn.addEnvironment(name, value);
   }
+}
+
+/**
+ * DuckDB beside the bundle: `bundling.nodeModules` makes CDK write a package.json naming
+ * `@duckdb/node-api` at the version of ours, copy package-lock.json and run `npm ci` in the asset
+ * folder. The npm platform settings make that install the linux-x64 glibc binding whatever the
+ * machine that synthesises (a Mac would otherwise install its own); `prefer-offline` takes the
+ * packages from the npm cache when they are there. The last hook fails synth if the binding is
+ * missing, rather than deploying a function that fails at its first upload.
+ */
+function duckDbBundling(): Pick<BundlingOptions, 'nodeModules' | 'environment' | 'commandHooks'> {
+  return {
+    nodeModules: [...DUCKDB_NODE_MODULES],
+    environment: {
+      npm_config_os: DUCKDB_PLATFORM.os,
+      npm_config_cpu: DUCKDB_PLATFORM.cpu,
+      npm_config_libc: DUCKDB_PLATFORM.libc,
+      npm_config_prefer_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+    },
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (_inputDir: string, outputDir: string) => [
+        `test -f "${outputDir}/${DUCKDB_BINDING_FILE}" || { echo "DuckDB binding ${DUCKDB_BINDING_FILE} was not installed in ${outputDir}" >&2; exit 1; }`,
+      ],
+    },
+  };
 }
 
 /** One customer-managed policy per stack for X-Ray writes, shared by every function role. */

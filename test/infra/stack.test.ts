@@ -1,5 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { DUCKDB_NODE_MODULES } from '../../infra/bundling';
 import { queueUrlVariable } from '../../infra/constructs/work-queues';
 import { tableDefinition } from '../../shared/db/keys';
 import type { RouteDef } from '../../shared/http/route';
@@ -146,16 +148,19 @@ describe('functions', () => {
     ['prod', () => prod],
     ['dev', () => dev],
   ])(
-    '%s: every function is nodejs22.x on arm64 with explicit memory, timeout, tracing and its own log group',
+    '%s: every function is nodejs22.x on arm64 (x86_64 for DuckDB workers) with explicit memory, timeout, tracing and its own log group',
     (_, get) => {
-      const { template } = get();
+      const { template, stack } = get();
       const logGroups = resourcesOf(template, 'AWS::Logs::LogGroup');
+      const duckDbIds = [...stack.workerFunctions]
+        .filter(([name]) => workers.find((w) => w.name === name)?.needsDuckDb)
+        .map(([, fn]) => stack.getLogicalId(fn.fn.node.defaultChild as CfnFunction));
       for (const [id, fn] of Object.entries(resourcesOf(template, 'AWS::Lambda::Function'))) {
         const p = fn.Properties!;
         expect({ id, runtime: p.Runtime, arch: p.Architectures }).toEqual({
           id,
           runtime: 'nodejs22.x',
-          arch: ['arm64'],
+          arch: [duckDbIds.includes(id) ? 'x86_64' : 'arm64'],
         });
         expect(p.MemorySize).toEqual(expect.any(Number));
         expect(p.Timeout).toEqual(expect.any(Number));
@@ -166,6 +171,33 @@ describe('functions', () => {
       }
     },
   );
+
+  test('DuckDB ships to billing-ingest only: on x86_64, installed beside its bundle; every other function is arm64 and DuckDB-free', () => {
+    // The manifest names exactly the workers that open DuckDB in AWS.
+    expect(workers.filter((w) => w.needsDuckDb).map((w) => w.name)).toEqual(['billing-ingest']);
+    const all = [
+      ...prod.stack.routeFunctions.values(),
+      prod.stack.authorizerFunction,
+      ...prod.stack.workerFunctions.values(),
+      ...prod.stack.scheduleFunctions.values(),
+    ];
+    expect(all).toHaveLength(Object.keys(resourcesOf(prod.template, 'AWS::Lambda::Function')).length);
+    const ingest = prod.stack.workerFunctions.get('billing-ingest')!;
+    expect(ingest.nodeModules).toEqual(DUCKDB_NODE_MODULES);
+    expect(ingest.nodeModules).toEqual(['@duckdb/node-api']);
+    const ingestId = functionId(prod.template, 'Worker billing-ingest (queue billing-ingest)');
+    expect(functionProps(prod.template, ingestId).Architectures).toEqual(['x86_64']);
+    expect(envOf(prod.template, ingestId)).toMatchObject({ HOME: '/tmp', WAREHOUSE: 'athena' });
+    for (const fn of all.filter((f) => f !== ingest)) {
+      expect({ entry: fn.entry, nodeModules: fn.nodeModules, arch: fn.architecture.name }).toEqual({
+        entry: fn.entry,
+        nodeModules: [],
+        arch: 'arm64',
+      });
+    }
+    // The sample stack's ingest worker does not ask for DuckDB, so it gets none.
+    for (const fn of dev.stack.workerFunctions.values()) expect(fn.nodeModules).toEqual([]);
+  });
 
   test('memory and timeout come from the manifest, with 256 MB / 10 s defaults', () => {
     for (const def of routes) {

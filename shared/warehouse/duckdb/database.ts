@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { config } from '../../config';
 import { BILLING_COLUMNS, type StoredType } from '../focus-columns';
@@ -37,7 +39,12 @@ let instancePath: string | undefined;
  */
 async function open(path: string): Promise<DuckDBInstance> {
   const { DuckDBInstance } = await import('@duckdb/node-api');
-  const db = await DuckDBInstance.create(path);
+  // An in-memory database spills to `.tmp` under the working directory by default, which is
+  // read-only in Lambda (/var/task); the billing-ingest worker stages uploads in one.
+  const db = await DuckDBInstance.create(
+    path,
+    path === ':memory:' ? { temp_directory: join(tmpdir(), 'duckdb-spill') } : {},
+  );
   const conn = await db.connect();
   try {
     await conn.run(billingTableDdl());
