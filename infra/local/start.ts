@@ -5,9 +5,12 @@
  * the schedule ticker. Writes `session.json` into the state folder once ready.
  *
  * Flags: --fresh (wipe state), --port N (default $PORT or 3000), --state-dir DIR (default
- * $LOCAL_STATE_DIR or .local), --no-ticker, --exit-with-stdin (stop when the parent goes away), --quiet.
+ * $LOCAL_STATE_DIR or .local), --no-ticker, --exit-with-stdin (stop when the parent goes away), --quiet,
+ * --help. One stack per state folder (`start.lock`). Whatever happens — Ctrl-C, SIGTERM, a failed
+ * start, an uncaught error — every child process started so far (DynamoDB Local's java included)
+ * is stopped before the process exits.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -20,60 +23,44 @@ import { startCaptureServer } from './capture-server';
 import { type Emulator, startDynamoLocal, startSesEmulator, startSqsEmulator } from './emulators';
 import { localHooks } from './hooks';
 import { jwks, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey } from './idp';
+import {
+  acquireStateLock,
+  assertPortFree,
+  listen,
+  parseStartArgs,
+  START_USAGE,
+  StartError,
+} from './lifecycle';
 import { type Poller, queueDepth, startPoller } from './pollers';
 import { seedDemo } from './seed';
 import { createLocalServer } from './server';
 import { ensureQueue, ensureTable, type LocalQueue } from './setup-aws';
 import { findSchedule, startTicker, tick } from './ticker';
 
-interface Args {
-  fresh: boolean;
-  port: number;
-  stateDir: string;
-  ticker: boolean;
-  exitWithStdin: boolean;
-  quiet: boolean;
-}
+/** What to stop on the way out, in reverse order of starting. */
+const stoppers: (() => Promise<void> | void)[] = [];
+let stopping = false;
 
-function parseArgs(argv: string[]): Args {
-  const args: Args = {
-    fresh: false,
-    port: Number(process.env.PORT ?? 3000),
-    stateDir: resolve(process.env.LOCAL_STATE_DIR ?? '.local'),
-    ticker: true,
-    exitWithStdin: false,
-    quiet: false,
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--fresh') args.fresh = true;
-    else if (a === '--no-ticker') args.ticker = false;
-    else if (a === '--exit-with-stdin') args.exitWithStdin = true;
-    else if (a === '--quiet') args.quiet = true;
-    else if (a === '--port') args.port = Number(argv[++i]);
-    else if (a === '--state-dir') args.stateDir = resolve(String(argv[++i]));
-    else throw new Error(`Unknown flag ${a}`);
-  }
-  return args;
+async function stop(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  for (const s of stoppers.reverse()) await Promise.resolve(s()).catch(() => {});
+  process.exit(code);
 }
 
 const LOCAL_VISIBILITY_SECONDS = 2;
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
-  if (args.fresh) rmSync(args.stateDir, { recursive: true, force: true });
-  mkdirSync(args.stateDir, { recursive: true });
-
-  const stoppers: (() => Promise<void> | void)[] = [];
-  let stopping = false;
-  const stop = async (code = 0) => {
-    if (stopping) return;
-    stopping = true;
-    for (const s of stoppers.reverse()) await Promise.resolve(s()).catch(() => {});
-    process.exit(code);
-  };
+  const args = parseStartArgs(process.argv.slice(2));
+  if (args === 'help') {
+    process.stdout.write(`${START_USAGE}\n`);
+    return;
+  }
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
+  process.on('SIGHUP', () => void stop(0));
+  stoppers.push(acquireStateLock(args.stateDir, { fresh: args.fresh }));
+  await assertPortFree(args.port);
   if (args.exitWithStdin) {
     process.stdin.on('end', () => void stop(0));
     process.stdin.on('close', () => void stop(0));
@@ -83,6 +70,8 @@ async function main(): Promise<void> {
   const emulators: Emulator[] = [];
   const startEmu = async <T extends Emulator>(p: Promise<T>): Promise<T> => {
     const e = await p;
+    // One that finishes starting after another failed (and everything was stopped) stops at once.
+    if (stopping) await e.stop();
     emulators.push(e);
     stoppers.push(() => e.stop());
     return e;
@@ -149,7 +138,7 @@ async function main(): Promise<void> {
     return false;
   };
 
-  await new Promise<void>((res) => server.listen(args.port, '127.0.0.1', () => res()));
+  await listen(server, args.port);
   stoppers.push(
     () =>
       new Promise<void>((res) => {
@@ -262,7 +251,15 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`npm start failed: ${(error as Error).stack ?? error}\n`);
-  process.exit(1);
-});
+function fail(error: unknown): void {
+  if (error instanceof StartError) {
+    process.stderr.write(`npm start: ${error.message}\n${error.exitCode === 2 ? `${START_USAGE}\n` : ''}`);
+  } else {
+    process.stderr.write(`npm start failed: ${(error as Error)?.stack ?? error}\n`);
+  }
+  void stop(error instanceof StartError ? error.exitCode : 1);
+}
+
+process.on('uncaughtException', fail);
+process.on('unhandledRejection', fail);
+main().catch(fail);

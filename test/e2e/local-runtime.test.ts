@@ -1,18 +1,46 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /**
  * `npm start` as a user meets it: a second stack in its own state folder. Data survives a
- * restart, `--fresh` wipes it, SIGTERM stops every child process (DynamoDB Local's java too),
- * and the local-only control routes answer.
+ * restart, `--fresh` wipes it, SIGTERM stops every child process (DynamoDB Local's java too), a
+ * start that cannot proceed leaves nothing running, and the local-only control routes answer.
  */
 const root = resolve(__dirname, '..', '..');
 
 interface Started {
   child: ChildProcess;
   session: { baseUrl: string; apiKeys: { admin: string }; pid: number };
+}
+
+const flags = (stateDir: string, port = 0) => [
+  '--port',
+  String(port),
+  '--state-dir',
+  stateDir,
+  '--no-ticker',
+  '--quiet',
+];
+
+/** Runs `npm start` (or start.ts directly) expecting it to refuse to start; answers its exit and stderr. */
+function startExpectingFailure(
+  args: string[],
+  opts: { viaNpm?: boolean } = {},
+): Promise<{ code: number | null; stderr: string }> {
+  const child = opts.viaNpm
+    ? spawn('npm', ['start', '--', ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] })
+    : spawn(process.execPath, ['--import', 'tsx', join(root, 'infra/local/start.ts'), ...args], {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, LOG_LEVEL: 'silent' },
+      });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((res) => child.once('exit', (code) => res({ code, stderr })));
 }
 
 async function start(stateDir: string, fresh: boolean): Promise<Started> {
@@ -76,8 +104,40 @@ describe('npm start lifecycle', () => {
     const firstKey = first.session.apiKeys.admin;
 
     expect(javaProcessesFor(stateDir)).toHaveLength(1);
+
+    // A second stack on the same folder is refused before it starts anything (and --fresh does not
+    // wipe the running one's data); one on a port in use fails fast and leaves nothing behind.
+    const twice = await startExpectingFailure([...flags(stateDir), '--fresh']);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain(`another npm start (pid ${first.session.pid}) is using ${stateDir}`);
+    expect(javaProcessesFor(stateDir)).toHaveLength(1);
+    expect((await call(first, 'GET', `/reports/${created.body.id}`)).status).toBe(200);
+    const otherDir = join(stateDir, 'other');
+    const port = Number(new URL(first.session.baseUrl).port);
+    const busy = await startExpectingFailure(flags(otherDir, port));
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toContain(`port ${port} is already in use`);
+    expect(busy.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+    expect(javaProcessesFor(otherDir)).toHaveLength(0);
+
     expect(await stop(first)).toBe(0);
     expect(javaProcessesFor(stateDir)).toHaveLength(0);
+
+    // A start that fails once DynamoDB Local is up (here: an unreadable IdP key) stops it again.
+    const brokenDir = join(stateDir, 'broken');
+    mkdirSync(brokenDir, { recursive: true });
+    writeFileSync(join(brokenDir, 'idp-key.json'), '{not json');
+    const broken = await startExpectingFailure(flags(brokenDir));
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('npm start failed');
+    expect(javaProcessesFor(brokenDir)).toHaveLength(0);
+
+    // Usage mistakes are told in one line with the usage, before anything starts.
+    const badPort = await startExpectingFailure(['--port', 'abc', '--state-dir', brokenDir], {
+      viaNpm: true,
+    });
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain('--port must be a port number from 0 to 65535 (got abc)');
 
     const second = await start(stateDir, false);
     expect(second.session.apiKeys.admin).toBe(firstKey);
