@@ -58,6 +58,8 @@ export const putEnrichment = route({
   // A 1 MB YAML body costs more to parse and re-serialise than JSON: more memory, more CPU.
   memoryMb: 1024,
   timeoutSeconds: 20,
+  // A changed document asks for a full warehouse refresh (outbox, then this queue).
+  sendsTo: ['warehouse-refresh'],
 });
 
 export const deleteEnrichment = route({
@@ -70,6 +72,7 @@ export const deleteEnrichment = route({
   summary: 'Delete an enrichment document (hard delete, 204); optional If-Match',
   params: EnrichmentNameParams,
   successStatus: 204,
+  sendsTo: ['warehouse-refresh'],
 });
 
 export const enrichmentRoutes = [listEnrichments, getEnrichment, putEnrichment, deleteEnrichment];

@@ -235,3 +235,45 @@ describe('enrichments over HTTP', () => {
     expect((badName.body as { error: string }).error).toMatch(/^Invalid path: .*name: must be letters/);
   });
 });
+
+describe('an enrichment change reaches the dimensions', () => {
+  interface Dimension {
+    name: string;
+    groupTitle: string;
+    values: { name: string; proportionCostAllocated: number }[];
+  }
+  const dimensions = async () => (await api<Dimension[]>('GET', '/dimensions', { token: member() })).body;
+  const drain = async () =>
+    expect((await api('POST', '/_local/drain', { body: { timeoutMs: 60_000 } })).status).toBe(200);
+
+  it('PUT requests a full refresh: after the drain its target column is a dimension; DELETE removes it', async () => {
+    const name = uniqueName('cloud-owner');
+    const column = `cloud_owner_${randomUUID().slice(0, 8)}`;
+    const doc = sampleDocument({
+      name,
+      keyField: 'ProviderName',
+      conditions: undefined,
+      targetColumns: [{ name: column, mode: 'merge' }],
+      entries: [entry('AWS', { [column]: 'aws-team' })],
+    });
+    expect((await put(admin(), name, doc)).status).toBe(201);
+    // No publish and no ingestion: the PUT itself asked for the refresh (outbox → warehouse-refresh).
+    await drain();
+
+    const after = await dimensions();
+    const enriched = after.find((d) => d.name === column);
+    expect(enriched).toMatchObject({ groupTitle: 'Enrichments' });
+    expect(enriched?.values.map((v) => v.name)).toEqual(['aws-team']);
+    // Every AWS row got the value: its share is the AWS provider's share of the same refresh.
+    const aws = after.find((d) => d.name === 'provider')?.values.find((v) => v.name === 'AWS');
+    expect(aws?.proportionCostAllocated).toBeGreaterThan(0);
+    expect(enriched?.values[0]?.proportionCostAllocated).toBeCloseTo(aws?.proportionCostAllocated ?? -1, 9);
+    // The other organisation's dimensions are untouched.
+    const acme = await api<Dimension[]>('GET', '/dimensions', { token: outsider() });
+    expect(acme.body.map((d) => d.name)).not.toContain(column);
+
+    expect((await api('DELETE', path(name), { token: admin() })).status).toBe(204);
+    await drain();
+    expect((await dimensions()).map((d) => d.name)).not.toContain(column);
+  });
+});

@@ -73,6 +73,28 @@ describe('HTTP function bundles', () => {
     }
   });
 
+  it('bundle the SQS client only where the route declares a queue to send to (GET and list enrichments do not)', () => {
+    const sends = new Set(routes.filter((r) => r.sendsTo?.length).map((r) => `functions/http/${r.entry}.ts`));
+    const withSqs = [...bundles].filter(([, o]) => packagesIn(o).has('@aws-sdk/client-sqs')).map(([e]) => e);
+    for (const entry of withSqs)
+      expect({ entry, sendsTo: sends.has(entry) }).toEqual({ entry, sendsTo: true });
+    expect(withSqs).toEqual(
+      expect.arrayContaining([
+        'functions/http/enrichments/put-enrichment.ts',
+        'functions/http/enrichments/delete-enrichment.ts',
+        'functions/http/dimensions/publish.ts',
+      ]),
+    );
+    for (const entry of ['get-enrichment', 'list-enrichments']) {
+      const o = bundles.get(`functions/http/enrichments/${entry}.ts`);
+      expect(o).toBeDefined();
+      const packages = o ? packagesIn(o) : new Set<string>();
+      expect(['@aws-sdk/client-sqs', 'yaml', '@marcbachmann/cel-js'].filter((p) => packages.has(p))).toEqual(
+        [],
+      );
+    }
+  });
+
   it('the usage-metrics bundle imports in Athena mode where @duckdb/node-api is not installed', () => {
     const bundle = bundles.get('functions/http/queries/usage-metrics.ts');
     expect(bundle).toBeDefined();

@@ -1,4 +1,4 @@
-import { removeEnrichment } from '../../../shared/domain/enrichments/service';
+import { removeEnrichment } from '../../../shared/domain/enrichments/remove';
 import { httpRoute } from '../../../shared/http/handler';
 import { noContent } from '../../../shared/http/responses';
 import { deleteEnrichment as def } from '../../../shared/routes/enrichments';

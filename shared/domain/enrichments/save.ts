@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/principal';
 import { type EnrichmentMetadata, saveEnrichment } from '../../db/enrichments-repo';
 import type { EnrichmentDocument, VersionedDocument } from './document';
+import { requestEnrichmentRefresh } from './refresh';
 import { validateDocument } from './rules';
 import { parseIfMatch } from './service';
 import { toYaml } from './yaml-codec';
@@ -27,6 +28,7 @@ function metadataOf(doc: EnrichmentDocument): EnrichmentMetadata {
  * the stored YAML and its JSON copy are both generated from the validated document and written
  * in the same conditional update. With `If-Match`, a document changed
  * (or deleted) since that version is a 409 VERSION_CONFLICT; without it, the last write wins.
+ * Once written, a full warehouse refresh is requested (`requestEnrichmentRefresh`).
  */
 export async function putEnrichment(
   principal: Principal,
@@ -42,5 +44,6 @@ export async function putEnrichment(
     by: principal.principalId,
     at: now(),
   });
+  await requestEnrichmentRefresh(principal.orgId, document.name);
   return { document, version: saved.version, created: saved.created };
 }

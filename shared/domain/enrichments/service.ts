@@ -1,12 +1,6 @@
 import type { Principal } from '../../auth/principal';
-import {
-  deleteEnrichment,
-  type EnrichmentSummary,
-  getEnrichment,
-  listEnrichmentSummaries,
-  type Page,
-} from '../../db/enrichments-repo';
-import { BadRequestError, ConflictError, NotFoundError } from '../../errors';
+import { type EnrichmentSummary, listEnrichmentSummaries, type Page } from '../../db/enrichments-repo';
+import { BadRequestError } from '../../errors';
 
 /** `If-Match`: absent, `*` (must exist) or one version as an ETag (`"3"`, `W/"3"` or `3`). */
 export type Precondition = { expectedVersion?: number; mustExist?: boolean };
@@ -32,23 +26,4 @@ export async function listEnrichments(
   options: { limit: number; cursor?: string },
 ): Promise<Page<EnrichmentSummary>> {
   return listEnrichmentSummaries(principal.orgId, options.limit, options.cursor);
-}
-
-/** Hard-deletes a document; NOT_FOUND when there is none, 409 when `If-Match` is stale. */
-export async function removeEnrichment(
-  principal: Principal,
-  name: string,
-  ifMatch: string | undefined,
-): Promise<void> {
-  const { expectedVersion } = parseIfMatch(ifMatch);
-  let deleted: boolean;
-  try {
-    deleted = await deleteEnrichment(principal.orgId, name, expectedVersion);
-  } catch (error) {
-    if (error instanceof ConflictError && !(await getEnrichment(principal.orgId, name))) {
-      throw new NotFoundError('NOT_FOUND');
-    }
-    throw error;
-  }
-  if (!deleted) throw new NotFoundError('NOT_FOUND');
 }

@@ -12,8 +12,9 @@ import {
 import { keys } from '../../../shared/db/keys';
 import { MissingJsonCopyError } from '../../../shared/domain/enrichments/document';
 import { backfillEnrichmentJson } from '../../../shared/domain/enrichments/migrate';
+import { removeEnrichment } from '../../../shared/domain/enrichments/remove';
 import { putEnrichment } from '../../../shared/domain/enrichments/save';
-import { listEnrichments, removeEnrichment } from '../../../shared/domain/enrichments/service';
+import { listEnrichments } from '../../../shared/domain/enrichments/service';
 import {
   type EnrichmentDocument,
   listEnrichmentDocuments,
