@@ -14,7 +14,8 @@ import type { LabelConfigInput } from './schemas';
  * Per-draft validation of a publish (pure). Each label and each pending virtual dimension is
  * checked on its own; a failing one is reported in `unpublished` with errors of these kinds:
  * - `name`: empty or not an identifier-like name;
- * - `clash`: the name of a built-in dimension, a FOCUS column, or a dimension of the other kind;
+ * - `clash`: the name of a built-in dimension, a FOCUS column, a dimension of the other kind, or
+ *   an enrichment's target column;
  * - `duplicate`: two drafts of the publish (or a draft and a live dimension of its kind) share a name;
  * - `unknown_source`: a label source that is not a tag key of the billing data (the candidate
  *   window) or not a built-in dimension / FOCUS text column; `source` for an unknown source type,
@@ -68,6 +69,8 @@ export function labelErrors(
     errors.push({ kind: 'duplicate', message: `label "${label.name}" appears more than once` });
   if ([...ctx.vdimNames.values()].some((n) => n.toLowerCase() === lower))
     errors.push({ kind: 'clash', message: `"${label.name}" is the name of a virtual dimension` });
+  if ([...ctx.enrichmentColumns].some((n) => n.toLowerCase() === lower))
+    errors.push({ kind: 'clash', message: `"${label.name}" is a column of an enrichment` });
   if (!label.columnsMerged.length)
     errors.push({ kind: 'source', message: 'columnsMerged must name at least one source' });
   const seen = new Set<string>();

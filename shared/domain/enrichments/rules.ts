@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { BadRequestError, type FieldIssue } from '../../errors';
 import { toFieldIssues } from '../../http/validation';
+import { builtinDimensionOf, EXTRA_COLUMNS } from '../../warehouse/focus-columns';
 import { FOCUS_COLUMNS, focusColumnIgnoringCase, isFocusColumn, isKeyColumn } from './columns';
 import { ConditionsError, checkConditions } from './conditions';
 import type { EnrichmentDocument } from './document';
@@ -73,6 +74,17 @@ export function validateDocument(input: unknown, urlName: string): EnrichmentDoc
     const focus = focusColumnIgnoringCase(column.name);
     if (focus)
       throw invalid(path, `"${column.name}" is the FOCUS billing column ${focus}; choose a new column name`);
+    const builtin = builtinDimensionOf(column.name);
+    if (builtin)
+      throw invalid(
+        path,
+        `"${column.name}" is the built-in dimension ${builtin.name}; choose a new column name`,
+      );
+    if (column.name.toLowerCase() in EXTRA_COLUMNS || /^x_/i.test(column.name))
+      throw invalid(
+        path,
+        `"${column.name}" is a warehouse column name (provider x_ columns, org_id, billing_month…); choose a new column name`,
+      );
     const lower = column.name.toLowerCase();
     const earlier = seenLower.get(lower);
     if (earlier !== undefined) {
@@ -107,4 +119,33 @@ export function validateDocument(input: unknown, urlName: string): EnrichmentDoc
     // biome-ignore lint/suspicious/noThenProperty: `then` is the spec's field name; its value is a plain record
     entries: body.entries.map((e) => ({ key: e.key, then: { ...e.then } })),
   };
+}
+
+/** Names of the organisation's other computed dimensions, which a target column may not take. */
+export interface TakenDimensionNames {
+  /** Published labels. */
+  labels: readonly string[];
+  /** Published (live) virtual dimensions. */
+  virtualDimensions: readonly string[];
+}
+
+/**
+ * Refuses a target column named like a published label or a live virtual dimension (ignoring
+ * case, as everywhere in dimension names): the warehouse would otherwise have two dimensions of
+ * one name. So every target column is a dimension of its own that starts empty. Throws the same
+ * 400 `{error: "Invalid body: targetColumns.<i>.name: …"}` as `validateDocument`. Pure.
+ */
+export function checkTargetColumnNames(doc: EnrichmentDocument, taken: TakenDimensionNames): void {
+  const owners = new Map<string, string>();
+  for (const name of taken.virtualDimensions)
+    owners.set(name.toLowerCase(), `the virtual dimension "${name}"`);
+  for (const name of taken.labels) owners.set(name.toLowerCase(), `the published label "${name}"`);
+  doc.targetColumns.forEach((column, i) => {
+    const owner = owners.get(column.name.toLowerCase());
+    if (owner)
+      throw invalid(
+        `targetColumns.${i}.name`,
+        `"${column.name}" is already ${owner}; choose a new column name`,
+      );
+  });
 }

@@ -1,8 +1,9 @@
 import type { Principal } from '../../auth/principal';
+import { listPublishedLabels, listVirtualDimensions } from '../../db/dimensions-repo';
 import { type EnrichmentMetadata, saveEnrichment } from '../../db/enrichments-repo';
 import type { EnrichmentDocument, VersionedDocument } from './document';
 import { requestEnrichmentRefresh } from './refresh';
-import { validateDocument } from './rules';
+import { checkTargetColumnNames, validateDocument } from './rules';
 import { parseIfMatch } from './service';
 import { toYaml } from './yaml-codec';
 
@@ -28,6 +29,8 @@ function metadataOf(doc: EnrichmentDocument): EnrichmentMetadata {
  * the stored YAML and its JSON copy are both generated from the validated document and written
  * in the same conditional update. With `If-Match`, a document changed
  * (or deleted) since that version is a 409 VERSION_CONFLICT; without it, the last write wins.
+ * A target column named like a published label or live virtual dimension is a 400 (read just
+ * before the write: a label published in between is refused by the publish instead).
  * Once written, a full warehouse refresh is requested (`requestEnrichmentRefresh`).
  */
 export async function putEnrichment(
@@ -38,6 +41,14 @@ export async function putEnrichment(
 ): Promise<VersionedDocument & { created: boolean }> {
   const precondition = parseIfMatch(ifMatch);
   const document = validateDocument(body, name);
+  const [labels, vdims] = await Promise.all([
+    listPublishedLabels(principal.orgId),
+    listVirtualDimensions(principal.orgId),
+  ]);
+  checkTargetColumnNames(document, {
+    labels: labels.map((l) => l.name),
+    virtualDimensions: vdims.flatMap((v) => (v.published ? [v.published.name] : [])),
+  });
   const texts = { yaml: toYaml(document), json: JSON.stringify(document) };
   const saved = await saveEnrichment(principal.orgId, metadataOf(document), texts, {
     ...precondition,

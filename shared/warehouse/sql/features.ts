@@ -41,9 +41,14 @@ export function vdimSql(vdim: VdimFeature, ctx: CompileContext): string {
 
 /**
  * Enrichment values combined per target column, in application order (priority ascending, then
- * name): `merge` keeps a value already there (a label of the same name, or an earlier
- * enrichment) and fills only the gaps; `overwrite` replaces it where this enrichment has a value.
+ * name): every target column starts empty; `merge` keeps a value an earlier enrichment set and
+ * fills only the gaps; `overwrite` replaces it where this enrichment has a value.
  * `valueSql(index, column)` is the SQL of one document's value for a column on a row.
+ *
+ * A target column named like a built-in dimension or a published label (ignoring case) is not
+ * applied, with a warning: PUT refuses such names, and a label publish refuses the name of a
+ * target column, so this only meets documents stored before those checks. The label keeps its
+ * own values.
  */
 export function enrichmentChains(
   labelExprs: ReadonlyMap<string, string>,
@@ -52,6 +57,7 @@ export function enrichmentChains(
   warnings: string[],
 ): Map<string, string> {
   const chains = new Map<string, string>();
+  const labelNames = new Set([...labelExprs.keys()].map((name) => name.toLowerCase()));
   for (const { doc, index } of applied) {
     for (const col of doc.targetColumns) {
       if (builtinDimensionOf(col.name)) {
@@ -60,9 +66,15 @@ export function enrichmentChains(
         );
         continue;
       }
+      if (labelNames.has(col.name.toLowerCase())) {
+        warnings.push(
+          `enrichment ${doc.name}: column ${col.name} is the name of a published label and is not applied`,
+        );
+        continue;
+      }
       if (col.mode !== 'merge' && col.mode !== 'overwrite')
         warnings.push(`enrichment ${doc.name}: unknown mode ${col.mode} for ${col.name}, applied as merge`);
-      const prev = chains.get(col.name) ?? labelExprs.get(col.name) ?? 'CAST(NULL AS VARCHAR)';
+      const prev = chains.get(col.name) ?? 'CAST(NULL AS VARCHAR)';
       const value = valueSql(index, col.name);
       chains.set(
         col.name,
@@ -83,11 +95,10 @@ export function computedOutputs(
   const dimensions: ComputedDimension[] = [];
   for (const [name, expr] of labelExprs) {
     const column = computedColumn('label', name);
-    columns.push(`${chains.get(name) ?? expr} AS ${ident(column)}`);
+    columns.push(`${expr} AS ${ident(column)}`);
     dimensions.push({ name, kind: 'label', column });
   }
   for (const [name, expr] of chains) {
-    if (labelExprs.has(name)) continue;
     const column = computedColumn('enrichment', name);
     columns.push(`${expr} AS ${ident(column)}`);
     dimensions.push({ name, kind: 'enrichment', column });

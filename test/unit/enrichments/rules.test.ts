@@ -1,4 +1,4 @@
-import { validateDocument } from '../../../shared/domain/enrichments/rules';
+import { checkTargetColumnNames, validateDocument } from '../../../shared/domain/enrichments/rules';
 import { ENRICHMENT_LIMITS } from '../../../shared/domain/enrichments/schemas';
 import { entry, sampleDocument } from './fixtures';
 
@@ -84,6 +84,45 @@ describe('enrichment document rules', () => {
       'Invalid body: targetColumns.0.name: "__proto__" is a reserved name',
     );
     expect(cols([])).toBe('Invalid body: targetColumns: must declare at least one target column');
+  });
+
+  it('refuses target columns named like a built-in dimension or a warehouse column', () => {
+    const cols = (name: string) =>
+      errorOf(sampleDocument({ targetColumns: [{ name, mode: 'merge' }], entries: [] }));
+    expect(cols('Provider')).toBe(
+      'Invalid body: targetColumns.0.name: "Provider" is the built-in dimension provider; choose a new column name',
+    );
+    expect(cols('sub_account_name')).toMatch(/"sub_account_name" is the built-in dimension sub_account_name/);
+    for (const name of ['x_team', 'X_Unblended_Cost', 'org_id', 'billing_month', 'source_file'])
+      expect(cols(name)).toMatch(
+        new RegExp(`^Invalid body: targetColumns.0.name: "${name}" is a warehouse column name`),
+      );
+    expect(() =>
+      validateDocument(
+        sampleDocument({ targetColumns: [{ name: 'team_x', mode: 'merge' }], entries: [] }),
+        'cost-centres',
+      ),
+    ).not.toThrow();
+  });
+
+  it('refuses target columns named like a published label or a live virtual dimension, ignoring case', () => {
+    const doc = sampleDocument({ entries: [] });
+    const message = (taken: { labels: string[]; virtualDimensions: string[] }) => {
+      try {
+        checkTargetColumnNames(doc, taken);
+        return 'accepted';
+      } catch (error) {
+        expect((error as { status?: number }).status).toBe(400);
+        return (error as { body: () => { error: string } }).body().error;
+      }
+    };
+    expect(message({ labels: ['team', 'Cost'], virtualDimensions: ['tier'] })).toBe('accepted');
+    expect(message({ labels: ['Owner'], virtualDimensions: [] })).toBe(
+      'Invalid body: targetColumns.1.name: "owner" is already the published label "Owner"; choose a new column name',
+    );
+    expect(message({ labels: [], virtualDimensions: ['COST_CENTRE'] })).toBe(
+      'Invalid body: targetColumns.0.name: "cost_centre" is already the virtual dimension "COST_CENTRE"; choose a new column name',
+    );
   });
 
   it('lets entries set only declared target columns, with unique keys', () => {

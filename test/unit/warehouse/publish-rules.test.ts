@@ -63,6 +63,14 @@ describe('per-draft publish rules', () => {
         labelErrors({ name: 'Tier', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] }, ctx, false),
       ),
     ).toEqual(['clash']);
+    // An enrichment target column is a dimension of its own: a label may not take its name.
+    expect(
+      labelErrors(
+        { name: 'Cost_Center', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] },
+        ctx,
+        false,
+      ),
+    ).toEqual([{ kind: 'clash', message: '"Cost_Center" is a column of an enrichment' }]);
     expect(
       kinds(labelErrors({ name: 'x', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] }, ctx, true)),
     ).toEqual(['duplicate']);
