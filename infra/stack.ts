@@ -53,6 +53,8 @@ interface FunctionNeeds {
   readsSlackToken?: boolean;
   /** Opens DuckDB in AWS: x86_64, DuckDB installed beside the bundle (ServiceFunction). */
   duckDb?: boolean;
+  /** Calls the IdP invitation API: its base URL and read access to its token secret. */
+  invitesUsers?: boolean;
 }
 
 const SYNC_INVOCATION_DLQ_REASON =
@@ -80,6 +82,7 @@ export class CostManagementStack extends Stack {
   private readonly logRetention: RetentionDays;
   private readonly logRemovalPolicy: RemovalPolicy;
   private readonly slackToken: ISecret;
+  private readonly idpToken: ISecret | undefined;
 
   constructor(scope: Construct, id: string, props: CostManagementStackProps) {
     super(scope, id, props);
@@ -120,6 +123,9 @@ export class CostManagementStack extends Stack {
     });
 
     this.slackToken = Secret.fromSecretNameV2(this, 'SlackBotToken', config.slackTokenSecretName);
+    this.idpToken = config.idpTokenSecretName
+      ? Secret.fromSecretNameV2(this, 'IdpApiToken', config.idpTokenSecretName)
+      : undefined;
 
     this.baseEnvironment = {
       STAGE: config.stage,
@@ -219,6 +225,7 @@ export class CostManagementStack extends Stack {
           table: def.method === 'GET' ? 'read' : 'readwrite',
           sendsTo: def.sendsTo,
           warehouse: def.usesWarehouse ? 'query' : undefined,
+          invitesUsers: def.invitesUsers,
         },
       });
       Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: SYNC_INVOCATION_DLQ_REASON });
@@ -365,6 +372,13 @@ export class CostManagementStack extends Stack {
     if (needs.readsSlackToken) {
       this.slackToken.grantRead(fn.role);
       fn.addEnvironment('SLACK_TOKEN_SECRET_ARN', this.slackToken.secretArn);
+    }
+    if (needs.invitesUsers && this.config.idpApiBaseUrl) {
+      fn.addEnvironment('IDP_API_BASE_URL', this.config.idpApiBaseUrl);
+      if (this.idpToken) {
+        this.idpToken.grantRead(fn.role);
+        fn.addEnvironment('IDP_API_TOKEN_SECRET_ARN', this.idpToken.secretArn);
+      }
     }
     return fn;
   }

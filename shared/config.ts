@@ -22,7 +22,10 @@ export interface Config {
   maxBodyBytes: number;
   /** Identity provider's invitation API (team sync invites unknown e-mails); unset: invitations refused. */
   idpApiBaseUrl?: string;
+  /** The IdP API bearer token itself (local and dev). */
   idpApiToken?: string;
+  /** In AWS: the Secrets Manager secret holding that token (read once per container). */
+  idpApiTokenSecretArn?: string;
   /** Warehouse (Athena adapter): the billing bucket, Glue database/table and Athena workgroup. */
   billingBucket?: string;
   glueDatabase?: string;
@@ -96,6 +99,7 @@ export function loadConfig(): Config {
     maxBodyBytes: Number(env('MAX_BODY_BYTES', String(1024 * 1024))),
     idpApiBaseUrl: optional('IDP_API_BASE_URL'),
     idpApiToken: optional('IDP_API_TOKEN'),
+    idpApiTokenSecretArn: optional('IDP_API_TOKEN_SECRET_ARN'),
     billingBucket: optional('BILLING_BUCKET'),
     glueDatabase: optional('GLUE_DATABASE'),
     glueTable: optional('GLUE_TABLE'),

@@ -26,7 +26,23 @@ export interface DeployConfig {
   /** Stage-wide HTTP API throttling. */
   throttleRateLimit: number;
   throttleBurstLimit: number;
+  /** The identity provider's invitation API (team sync invites unknown e-mails); unset: no invitations. */
+  idpApiBaseUrl?: string;
+  /** Name of the Secrets Manager secret holding that API's bearer token; unset: no token is sent. */
+  idpTokenSecretName?: string;
 }
+
+/** Settings that may be left out in every stage: without them the feature they enable is off. */
+const OPTIONAL_SETTINGS: readonly { key: 'idpApiBaseUrl' | 'idpTokenSecretName'; help: string }[] = [
+  {
+    key: 'idpApiBaseUrl',
+    help: 'base URL of the IdP invitation API (POST <url>/invitations); without it a team sync that must invite answers 503',
+  },
+  {
+    key: 'idpTokenSecretName',
+    help: 'Secrets Manager secret name holding the IdP API bearer token (read by the team sync function only)',
+  },
+];
 
 /** A context key, what it means, and the placeholder used in dev when it is not given. */
 interface Setting {
@@ -117,7 +133,10 @@ const SETTINGS: readonly Setting[] = [
 ];
 
 /** The settings and their meaning, for the README and error messages. */
-export const DEPLOY_SETTINGS = SETTINGS.map(({ key, required, help }) => ({ key, required, help }));
+export const DEPLOY_SETTINGS = [
+  ...SETTINGS.map(({ key, required, help }) => ({ key, required, help })),
+  ...OPTIONAL_SETTINGS.map(({ key, help }) => ({ key, required: false, help })),
+];
 
 export class DeployConfigError extends Error {
   override name = 'DeployConfigError';
@@ -174,6 +193,23 @@ export function readDeployConfig(node: Node, stage: DeployStage = readStage(node
         'the send grant is scoped to that identity.',
     );
   }
+  const optional: Partial<Record<(typeof OPTIONAL_SETTINGS)[number]['key'], string>> = {};
+  for (const { key } of OPTIONAL_SETTINGS) {
+    const given = node.tryGetContext(key);
+    const value = given === undefined || given === null ? '' : String(given).trim();
+    if (value !== '') optional[key] = value;
+  }
+  if (optional.idpApiBaseUrl !== undefined && !/^https?:\/\//.test(optional.idpApiBaseUrl)) {
+    throw new DeployConfigError(
+      `Context "idpApiBaseUrl" must be an http(s) URL, got "${optional.idpApiBaseUrl}".`,
+    );
+  }
+  if (optional.idpTokenSecretName !== undefined && optional.idpApiBaseUrl === undefined) {
+    throw new DeployConfigError(
+      'Context idpTokenSecretName is set but idpApiBaseUrl is not: the token is only used to call the ' +
+        'IdP invitation API at that URL (-c idpApiBaseUrl=https://…).',
+    );
+  }
   const rate = Number(values.throttleRateLimit);
   const burst = Number(values.throttleBurstLimit);
   if (!Number.isFinite(rate) || rate <= 0 || !Number.isInteger(burst) || burst <= 0) {
@@ -194,5 +230,6 @@ export function readDeployConfig(node: Node, stage: DeployStage = readStage(node
     appBaseUrl: values.appBaseUrl!,
     throttleRateLimit: rate,
     throttleBurstLimit: burst,
+    ...optional,
   };
 }

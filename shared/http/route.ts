@@ -64,6 +64,11 @@ export interface RouteDef<
   /** Extra IAM needs beyond the table: queues it sends to, whether it reads the warehouse. */
   sendsTo?: string[];
   usesWarehouse?: boolean;
+  /**
+   * Calls the identity provider's invitation API (team sync): in AWS it gets `IDP_API_BASE_URL`
+   * and read access to the IdP token secret (`IDP_API_TOKEN_SECRET_ARN`), when those are deployed.
+   */
+  invitesUsers?: boolean;
 }
 
 /** Declares a route. An identity function, marked pure so each Lambda bundle keeps only its own route. */

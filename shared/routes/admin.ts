@@ -37,6 +37,7 @@ export const syncTeam = route({
   body: SyncTeamBody,
   validation: 'sync',
   timeoutSeconds: 60,
+  invitesUsers: true,
 });
 
 export const createTeam = route({

@@ -57,4 +57,30 @@ describe('deploy configuration from CDK context', () => {
     ).toThrow(/jwksUri.*http\(s\) URL/);
     expect(() => readStage(node({ env: 'staging' }))).toThrow(/must be dev or prod/);
   });
+  test('the IdP invitation API and its token secret are optional, validated when given', () => {
+    const none = readDeployConfig(node({ env: 'prod', ...PROD_CONTEXT }));
+    expect(none.idpApiBaseUrl).toBeUndefined();
+    expect(none.idpTokenSecretName).toBeUndefined();
+    const both = readDeployConfig(
+      node({
+        env: 'prod',
+        ...PROD_CONTEXT,
+        idpApiBaseUrl: 'https://login.acme.test/api',
+        idpTokenSecretName: 'finops/prod/idp-token',
+      }),
+    );
+    expect(both).toMatchObject({
+      idpApiBaseUrl: 'https://login.acme.test/api',
+      idpTokenSecretName: 'finops/prod/idp-token',
+    });
+    expect(readDeployConfig(node({ idpApiBaseUrl: 'http://localhost:9000' })).idpApiBaseUrl).toBe(
+      'http://localhost:9000',
+    );
+    expect(() => readDeployConfig(node({ idpApiBaseUrl: 'login.acme.test' }))).toThrow(
+      /idpApiBaseUrl.*http\(s\) URL/,
+    );
+    expect(() => readDeployConfig(node({ idpTokenSecretName: 'finops/dev/idp-token' }))).toThrow(
+      /idpTokenSecretName is set but idpApiBaseUrl is not/,
+    );
+  });
 });

@@ -78,9 +78,15 @@ const sampleSchedules: ScheduleDef[] = [
 
 let prod: BuiltStack;
 let dev: BuiltStack;
+let prodIdp: BuiltStack;
+const IDP_CONTEXT = {
+  idpApiBaseUrl: 'https://login.acme.test/api',
+  idpTokenSecretName: 'finops/prod/idp-token',
+};
 
 beforeAll(() => {
   prod = buildStack('prod');
+  prodIdp = buildStack('prod', { context: IDP_CONTEXT });
   dev = buildStack('dev', {
     routes: [...routes, sampleRoute],
     queues: sampleQueues,
@@ -197,6 +203,47 @@ describe('functions', () => {
     }
     // The sample stack's ingest worker does not ask for DuckDB, so it gets none.
     for (const fn of dev.stack.workerFunctions.values()) expect(fn.nodeModules).toEqual([]);
+  });
+
+  test('IdP invitations: only the sync function gets the API URL and reads the token secret, when deployed', () => {
+    const syncRoutes = routes.filter((r) => r.invitesUsers);
+    expect(syncRoutes.map((r) => r.id)).toEqual(['syncTeam']);
+    const idp = prodIdp;
+    const syncId = functionId(idp.template, 'POST /iac/teams/{id}/SYNC');
+    const env = envOf(idp.template, syncId);
+    expect(env.IDP_API_BASE_URL).toBe('https://login.acme.test/api');
+    expect(JSON.stringify(env.IDP_API_TOKEN_SECRET_ARN)).toContain(':secret:finops/prod/idp-token');
+    expect(env).not.toHaveProperty('IDP_API_TOKEN');
+    const reads = statementsOf(idp.template, syncId).filter((st) =>
+      actionsOf([st]).has('secretsmanager:GetSecretValue'),
+    );
+    expect(reads.map((st) => JSON.stringify(st.Resource))).toEqual([
+      expect.stringContaining(':secret:finops/prod/idp-token-??????'),
+    ]);
+    for (const id of Object.keys(resourcesOf(idp.template, 'AWS::Lambda::Function'))) {
+      if (id === syncId) continue;
+      const vars = envOf(idp.template, id);
+      expect({ id, url: vars.IDP_API_BASE_URL, arn: vars.IDP_API_TOKEN_SECRET_ARN }).toEqual({
+        id,
+        url: undefined,
+        arn: undefined,
+      });
+      const secretReads = statementsOf(idp.template, id)
+        .filter((st) => actionsOf([st]).has('secretsmanager:GetSecretValue'))
+        .map((st) => JSON.stringify(st.Resource));
+      expect(secretReads.filter((r) => r.includes('idp-token'))).toEqual([]);
+    }
+    // Without the context the sync function deploys without them (a sync that must invite is a 503).
+    const plain = envOf(prod.template, functionId(prod.template, 'POST /iac/teams/{id}/SYNC'));
+    expect(plain).not.toHaveProperty('IDP_API_BASE_URL');
+    expect(plain).not.toHaveProperty('IDP_API_TOKEN_SECRET_ARN');
+    // A URL alone: the URL, and no secret grant.
+    const urlOnly = buildStack('dev', { context: { idpApiBaseUrl: 'https://login.example.test' } });
+    const urlOnlyId = functionId(urlOnly.template, 'POST /iac/teams/{id}/SYNC');
+    expect(envOf(urlOnly.template, urlOnlyId)).toMatchObject({
+      IDP_API_BASE_URL: 'https://login.example.test',
+    });
+    expect(envOf(urlOnly.template, urlOnlyId)).not.toHaveProperty('IDP_API_TOKEN_SECRET_ARN');
   });
 
   test('memory and timeout come from the manifest, with 256 MB / 10 s defaults', () => {
@@ -696,6 +743,7 @@ describe('cdk-nag', () => {
   test.each([
     ['prod', () => prod],
     ['dev with sample workers and schedules', () => dev],
+    ['prod with the IdP invitation API and token secret', () => prodIdp],
   ])('%s: AwsSolutions and Serverless checks report nothing unacknowledged', (_, get) => {
     const { stack } = get();
     const findings = [new AwsSolutionsChecks(), new ServerlessChecks()].flatMap((pack) =>

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { config } from '../../config';
 
 /**
  * The identity provider's invitation API, as the team sync uses it for e-mails unknown to the org.
- * `POST {IDP_API_BASE_URL}/invitations` with a JSON body and an `Idempotency-Key`, bearer
- * `IDP_API_TOKEN` when set; a 2xx answer carries the invitation's `id`. Locally the base URL points at
- * the capture server, which records the call (kind `idp`) and answers 201 `{id, status: 'pending'}`.
+ * `POST {IDP_API_BASE_URL}/invitations` with a JSON body and an `Idempotency-Key`; a 2xx answer
+ * carries the invitation's `id`. The bearer token is the Secrets Manager secret
+ * `IDP_API_TOKEN_SECRET_ARN` names (AWS: the stack sets it on the sync function only), else
+ * `IDP_API_TOKEN` (local and dev), else none. Locally the base URL points at the capture server,
+ * which records the call (kind `idp`) and answers 201 `{id, status: 'pending'}`.
  */
 export interface Invitation {
   orgId: string;
@@ -53,12 +56,58 @@ export function invitationKey(
 
 const TIMEOUT_MS = 5_000;
 
+let secrets: SecretsManagerClient | undefined;
+/** The token read from Secrets Manager, per secret ARN, kept for the life of the container. */
+let cachedToken: { arn: string; token: Promise<string> } | undefined;
+
+/**
+ * The IdP API token of `IDP_API_TOKEN_SECRET_ARN`: read with one GetSecretValue per container (the
+ * first invitation of a cold container pays it), then cached. A failed read is not cached, so the
+ * next invitation tries again. The secret's string is the token (surrounding whitespace ignored).
+ * Rotating the secret reaches running containers when they are recycled.
+ */
+function secretToken(arn: string): Promise<string> {
+  if (cachedToken?.arn !== arn) {
+    secrets ??= new SecretsManagerClient({ region: config().region, maxAttempts: 3 });
+    const token = secrets.send(new GetSecretValueCommand({ SecretId: arn })).then((res) => {
+      const value = res.SecretString?.trim();
+      if (!value) throw new Error(`secret ${arn} holds no token (SecretString is empty)`);
+      return value;
+    });
+    token.catch(() => {
+      if (cachedToken?.token === token) cachedToken = undefined;
+    });
+    cachedToken = { arn, token };
+  }
+  return cachedToken.token;
+}
+
+/** For tests: forget the cached token and client. */
+export function resetInvitationToken(): void {
+  cachedToken = undefined;
+  secrets = undefined;
+}
+
+/** The bearer token for the IdP API, if any: the secret when its ARN is configured, else `IDP_API_TOKEN`. */
+export async function idpApiToken(): Promise<string | undefined> {
+  const { idpApiTokenSecretArn, idpApiToken: raw } = config();
+  return idpApiTokenSecretArn ? secretToken(idpApiTokenSecretArn) : raw;
+}
+
 export function httpInvitationSender(): InvitationSender {
-  const { idpApiBaseUrl, idpApiToken } = config();
+  const { idpApiBaseUrl } = config();
   return {
     configured: Boolean(idpApiBaseUrl),
     async send(inv) {
       if (!idpApiBaseUrl) throw new InvitationError(inv.email, 'no identity provider is configured');
+      let token: string | undefined;
+      try {
+        token = await idpApiToken();
+      } catch (error) {
+        throw new InvitationError(inv.email, 'the identity provider token could not be read', {
+          cause: error,
+        });
+      }
       let res: Response;
       try {
         res = await fetch(`${idpApiBaseUrl.replace(/\/+$/, '')}/invitations`, {
@@ -66,7 +115,7 @@ export function httpInvitationSender(): InvitationSender {
           headers: {
             'content-type': 'application/json',
             'idempotency-key': inv.idempotencyKey,
-            ...(idpApiToken ? { authorization: `Bearer ${idpApiToken}` } : {}),
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
           },
           body: JSON.stringify({
             email: inv.email,
