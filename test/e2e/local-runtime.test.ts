@@ -5,8 +5,9 @@ import { join, resolve } from 'node:path';
 
 /**
  * `npm start` as a user meets it: a second stack in its own state folder. Data survives a
- * restart, `--fresh` wipes it, SIGTERM stops every child process (DynamoDB Local's java too), a
- * start that cannot proceed leaves nothing running, and the local-only control routes answer.
+ * restart, `--fresh` wipes it, SIGTERM stops every child process (DynamoDB Local's java too) —
+ * also when sent to `npm start` itself — a start that cannot proceed leaves nothing running, and
+ * the local-only control routes answer.
  */
 const root = resolve(__dirname, '..', '..');
 
@@ -41,6 +42,24 @@ function startExpectingFailure(
     stderr += chunk.toString();
   });
   return new Promise((res) => child.once('exit', (code) => res({ code, stderr })));
+}
+
+/** `npm start` itself, as a user runs it; stopping it means signalling the npm process. */
+async function startWithNpm(stateDir: string): Promise<Started> {
+  rmSync(join(stateDir, 'session.json'), { force: true });
+  const child = spawn('npm', ['start', '--', ...flags(stateDir)], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, LOG_LEVEL: 'silent', npm_config_loglevel: 'error' },
+  });
+  const file = join(stateDir, 'session.json');
+  const deadline = Date.now() + 90_000;
+  while (!existsSync(file)) {
+    if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error('npm start did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, session: JSON.parse(readFileSync(file, 'utf8')) };
 }
 
 async function start(stateDir: string, fresh: boolean): Promise<Started> {
@@ -138,6 +157,18 @@ describe('npm start lifecycle', () => {
     });
     expect(badPort.code).toBe(2);
     expect(badPort.stderr).toContain('--port must be a port number from 0 to 65535 (got abc)');
+
+    // SIGTERM to `npm start` (what a supervisor, an IDE or `kill` sends) stops the whole stack.
+    const viaNpm = await startWithNpm(stateDir);
+    expect(viaNpm.session.apiKeys.admin).toBe(firstKey);
+    expect(javaProcessesFor(stateDir)).toHaveLength(1);
+    await stop(viaNpm);
+    const deadline = Date.now() + 15_000;
+    while (javaProcessesFor(stateDir).length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(javaProcessesFor(stateDir)).toHaveLength(0);
+    expect(existsSync(join(stateDir, 'start.lock'))).toBe(false);
 
     const second = await start(stateDir, false);
     expect(second.session.apiKeys.admin).toBe(firstKey);
