@@ -17,7 +17,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { resetJwtVerifier } from '../../shared/auth/credentials';
 import { resetConfig } from '../../shared/config';
 import { resetDb } from '../../shared/db/client';
-import { queues, workers } from '../../shared/queues';
+import { queues, schedules, workers } from '../../shared/queues';
 import { routes } from '../../shared/routes';
 import { startCaptureServer } from './capture-server';
 import { type Emulator, startDynamoLocal, startSesEmulator, startSqsEmulator } from './emulators';
@@ -97,9 +97,14 @@ async function main(): Promise<void> {
         return { status: ready ? 200 : 503, body: { ready } };
       if (!ready && !path.startsWith('/_local/')) return { status: 503, body: { error: 'STARTING' } };
       if (path === '/_local/tick' && method === 'POST') {
-        const b = (body ?? {}) as { schedule?: string; now?: string };
-        if (!b.schedule || !findSchedule(b.schedule))
-          return { status: 400, body: { error: `Unknown schedule ${b.schedule}` } };
+        const b = (body ?? {}) as { schedule?: unknown; now?: unknown };
+        const known = schedules.map((x) => x.name).join(', ');
+        if (typeof b.schedule !== 'string' || !b.schedule)
+          return { status: 400, body: { error: `schedule is required: one of ${known}` } };
+        if (!findSchedule(b.schedule))
+          return { status: 400, body: { error: `Unknown schedule ${b.schedule}: one of ${known}` } };
+        if (b.now !== undefined && typeof b.now !== 'string')
+          return { status: 400, body: { error: 'now must be an ISO date-time' } };
         const now = b.now ? new Date(b.now) : new Date();
         if (Number.isNaN(now.getTime()))
           return { status: 400, body: { error: 'now must be an ISO date-time' } };
@@ -110,7 +115,17 @@ async function main(): Promise<void> {
         };
       }
       if (path === '/_local/drain' && method === 'POST') {
-        const timeoutMs = Number((body as { timeoutMs?: number } | undefined)?.timeoutMs ?? 30_000);
+        const timeoutMs = (body as { timeoutMs?: unknown } | undefined)?.timeoutMs ?? 30_000;
+        if (
+          typeof timeoutMs !== 'number' ||
+          !Number.isFinite(timeoutMs) ||
+          timeoutMs < 0 ||
+          timeoutMs > 600_000
+        )
+          return {
+            status: 400,
+            body: { error: 'timeoutMs must be a number of milliseconds from 0 to 600000' },
+          };
         const drained = await drain(timeoutMs);
         return { status: drained ? 200 : 504, body: { drained } };
       }

@@ -178,8 +178,18 @@ describe('npm start lifecycle', () => {
 
     const tick = await call(second, 'POST', '/_local/tick', { schedule: 'no-such-schedule' });
     expect(tick.status).toBe(400);
+    expect(tick.body.error).toMatch(/^Unknown schedule no-such-schedule: one of .*outbox-sweep/);
+    const noSchedule = await call(second, 'POST', '/_local/tick', {});
+    expect(noSchedule).toMatchObject({
+      status: 400,
+      body: { error: expect.stringMatching(/^schedule is required/) },
+    });
     const drain = await call(second, 'POST', '/_local/drain', {});
     expect(drain).toEqual({ status: 200, body: { drained: true } });
+    for (const timeoutMs of [-1, 'soon', 10_000_000]) {
+      const bad = await call(second, 'POST', '/_local/drain', { timeoutMs });
+      expect(bad.status).toBe(400);
+    }
     await stop(second);
 
     const third = await start(stateDir, true);
