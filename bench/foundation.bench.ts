@@ -90,6 +90,14 @@ function composition(bundle: Bundle, top = 12): Record<string, number> {
   return Object.fromEntries([...sizes].sort((a, b) => b[1] - a[1]).slice(0, top));
 }
 
+/** External `@duckdb/*` imports at the top of the bundle (not dynamic): the native addon at cold start. */
+function topLevelDuckDb(bundle: Bundle): boolean {
+  const output = Object.values(bundle.metafile.outputs)[0];
+  return (output?.imports ?? []).some(
+    (i) => i.external && i.path.startsWith('@duckdb/') && i.kind !== 'dynamic-import',
+  );
+}
+
 function bundlesManifest(bundle: Bundle): boolean {
   const output = Object.values(bundle.metafile.outputs)[0];
   return Object.keys(output?.inputs ?? {}).some((i) => i.endsWith('shared/routes.ts'));
@@ -380,6 +388,7 @@ export default async function foundation(): Promise<Record<string, unknown>> {
         sizeVsFloor: round(b.bytes / floor.bytes),
         ...(imp ? { importMs: imp.medianMs, importVsFloor: round(imp.medianMs / floorImport) } : {}),
         bundlesManifest: bundlesManifest(b),
+        topLevelDuckDb: topLevelDuckDb(b),
       };
     }
     const httpFns = bundles.filter((b) => b.kind === 'http' || b.kind === 'authorizer');
@@ -396,6 +405,7 @@ export default async function foundation(): Promise<Record<string, unknown>> {
     const importRatio = round(Math.max(...httpFns.map(importOf)));
     const p99Ratio = http.p99RatioGet as number;
     const manifestIn = bundles.filter(bundlesManifest).map((b) => b.name);
+    const duckDbAtTop = httpFns.filter(topLevelDuckDb).map((b) => b.name);
     const targets = [
       {
         name: 'bundle size of every HTTP function (routes and authorizer) vs the floor',
@@ -417,6 +427,13 @@ export default async function foundation(): Promise<Record<string, unknown>> {
         worst: p99Ratio,
         pass: p99Ratio <= MAX_P99_RATIO,
         failing: [],
+      },
+      {
+        name: 'no HTTP function imports DuckDB at the top of its bundle (only lazily, where a database opens)',
+        target: 'none',
+        worst: duckDbAtTop.length,
+        pass: duckDbAtTop.length === 0,
+        failing: duckDbAtTop,
       },
       {
         name: 'no function bundles the route manifest (shared/routes.ts)',
