@@ -30,6 +30,16 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** A well-formed request that cannot be done (unknown key or user): exit 1, without the usage. */
+export class KeysError extends Error {
+  override name = 'KeysError';
+}
+
+/** `--help` or `-h` anywhere: print the usage and exit 0. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.some((a) => a === '--help' || a === '-h');
+}
+
 export type KeysCommand =
   | { command: 'create'; principal: string; name: string; org?: string; stateDir: string }
   | { command: 'list'; principal?: string; org?: string; stateDir: string }
@@ -95,6 +105,10 @@ function readSession(stateDir: string): LocalSession | undefined {
 }
 
 async function main(): Promise<void> {
+  if (wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const args = parseKeysArgs(process.argv.slice(2));
   const session = readSession(args.stateDir);
   // Point the shared DynamoDB client at the stack before anything reads the configuration.
@@ -120,9 +134,7 @@ async function main(): Promise<void> {
       throw new UsageError(`an organisation key belongs to the org itself: use --principal ${org}`);
     }
     if (kind === 'user' && !(await getUser(org, args.principal))) {
-      throw new UsageError(
-        `${args.principal} is not a registered user of ${org} (PUT /iac/users/{id} first)`,
-      );
+      throw new KeysError(`${args.principal} is not a registered user of ${org} (PUT /iac/users/{id} first)`);
     }
     const created = await createApiKey(org, args.principal, kind, args.name, 'cli');
     process.stdout.write(`${created.key}\n`);
@@ -140,7 +152,7 @@ async function main(): Promise<void> {
     return;
   }
   const key = await keysRepo.findOrgKey(org, args.id);
-  if (!key) throw new UsageError(`no key ${args.id} in ${org}`);
+  if (!key) throw new KeysError(`no key ${args.id} in ${org}`);
   if (key.revokedAt) {
     process.stderr.write(`${args.id} was already revoked at ${key.revokedAt}\n`);
     return;
@@ -149,10 +161,30 @@ async function main(): Promise<void> {
   process.stderr.write(`revoked ${args.id} (${key.prefix}…) of ${key.principalId}\n`);
 }
 
+/** True when the error (or one it wraps) is a refused or reset connection. */
+export function isConnectionRefused(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET') return true;
+  if (Array.isArray(e.errors) && e.errors.some(isConnectionRefused)) return true;
+  return e.cause !== undefined && e.cause !== error && isConnectionRefused(e.cause);
+}
+
 if (require.main === module) {
   main().catch((error) => {
+    if (isConnectionRefused(error)) {
+      process.stderr.write(
+        `npm run keys: cannot reach DynamoDB at ${process.env.DYNAMODB_ENDPOINT ?? 'its endpoint'}: ` +
+          'is the stack running (npm start)? It reads the endpoint from .local/session.json.\n',
+      );
+      process.exit(1);
+    }
     const message =
-      error instanceof UsageError ? `${error.message}\n${USAGE}` : String(error?.stack ?? error);
+      error instanceof UsageError
+        ? `${error.message}\n${USAGE}`
+        : error instanceof KeysError
+          ? error.message
+          : String(error?.stack ?? error);
     process.stderr.write(`npm run keys: ${message}\n`);
     process.exit(error instanceof UsageError ? 2 : 1);
   });

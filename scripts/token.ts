@@ -88,7 +88,16 @@ function defaultOrg(user: string, session: SessionUsers | undefined): string {
   return session?.orgId ?? 'org_demo';
 }
 
+/** `--help` or `-h` anywhere: print the usage and exit 0. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.some((a) => a === '--help' || a === '-h');
+}
+
 async function main(): Promise<void> {
+  if (wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const args = parseTokenArgs(process.argv.slice(2));
   const session = readSession(args.stateDir);
   const org = args.org ?? defaultOrg(args.user, session);

@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/db/client';
 import { api, session } from '../support/session';
@@ -482,5 +485,45 @@ describe('API keys over HTTP', () => {
       start = page.LastEvaluatedKey;
     } while (start);
     expect(scanned).toBeGreaterThan(0);
+  });
+});
+
+describe('npm run keys', () => {
+  const runFile = promisify(execFile);
+  const keysCli = (args: string[], env: Record<string, string> = {}) =>
+    runFile(
+      process.execPath,
+      ['--import', 'tsx', join(resolve(__dirname, '..', '..'), 'scripts/keys.ts'), ...args],
+      {
+        env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+      },
+    );
+
+  it('--help prints the usage on stdout and exits 0', async () => {
+    const { stdout } = await keysCli(['--help']);
+    expect(stdout).toContain('usage: npm run keys -- create --principal');
+  });
+
+  it('an unknown key or user is exit 1 with the reason only, not the usage', async () => {
+    const args = ['--org', s().orgId, '--state-dir', s().stateDir];
+    await expect(keysCli(['revoke', '--id', `key_nope${run}`, ...args])).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.not.stringContaining('usage:'),
+    });
+    await expect(keysCli(['create', '--principal', `user_nobody_${run}`, ...args])).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`user_nobody_${run} is not a registered user of ${s().orgId}`),
+    });
+  });
+
+  it('a stack that is not running is said plainly, without a stack trace', async () => {
+    await expect(
+      keysCli(['list', '--state-dir', join(s().stateDir, 'nowhere')], {
+        DYNAMODB_ENDPOINT: 'http://127.0.0.1:1',
+      }),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('cannot reach DynamoDB at http://127.0.0.1:1: is the stack running'),
+    });
   });
 });

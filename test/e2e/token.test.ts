@@ -129,6 +129,13 @@ describe('npm run token', () => {
     expect(res.status).toBe(200);
   });
 
+  it('--help prints the usage on stdout and exits 0', async () => {
+    for (const flag of ['--help', '-h']) {
+      const { stdout } = await npmRunToken([flag]);
+      expect(stdout).toMatch(/^usage: npm run token -- --user user_/);
+    }
+  });
+
   it('refuses bad arguments with a usage message and no token', async () => {
     const bad = npmRunToken(['--user', 'bob', '--state-dir', session().stateDir]);
     await expect(bad).rejects.toMatchObject({
