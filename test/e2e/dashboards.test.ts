@@ -431,7 +431,10 @@ describe('dashboards over HTTP: PATCH, versions and archive', () => {
     expect(stale.status).toBe(409);
     const widgets = await api('PATCH', `/dashboard-v2/${d.id}`, { token: member(), body: { widgets: [] } });
     expect(widgets.status).toBe(400);
-    expect(widgets.body).toEqual({ error: expect.stringContaining('widgets') });
+    expect(widgets.body).toEqual({
+      error:
+        'Invalid body: widgets: PATCH changes metadata only; publish widgets with PUT /dashboard-v2/{id}',
+    });
     // A publish based on the version read before the PATCH loses: the PATCH is not overwritten blindly.
     const late = await publish(member(), d.id, { name: 'old copy', version: 1 });
     expect(late.status).toBe(409);

@@ -331,6 +331,10 @@ export async function patchDashboard(
   raw: unknown,
   ifMatch?: string,
 ): Promise<Dashboard> {
+  if (raw && typeof raw === 'object' && !Array.isArray(raw) && 'widgets' in raw) {
+    // The spec's metadata-only update: say where widgets go instead of "not an accepted field".
+    throw invalid('widgets', 'PATCH changes metadata only; publish widgets with PUT /dashboard-v2/{id}');
+  }
   const { version: bodyVersion, ...patch } = parseBody(PatchDashboardBody, raw);
   const changes = Object.fromEntries(
     Object.entries(patch).filter(([, value]) => value !== undefined),
