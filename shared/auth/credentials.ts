@@ -57,7 +57,8 @@ const USER_ID = /^user_[A-Za-z0-9_-]{1,64}$/;
  * cause, is the same UnauthorizedError, so responses never tell a revoked key from a made-up one.
  */
 export async function verifyCredential(authorization: string | undefined): Promise<AuthContext> {
-  const match = /^Bearer ([^\s]+)$/.exec(authorization?.trim() ?? '');
+  // The scheme is case-insensitive (RFC 9110 §11.1); the credential itself is not.
+  const match = /^Bearer +([^\s]+)$/i.exec(authorization?.trim() ?? '');
   const credential = match?.[1];
   if (!credential) throw new UnauthorizedError();
   try {
