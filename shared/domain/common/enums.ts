@@ -57,9 +57,17 @@ export const GroupBySchema = v.nullable(
 /** Identifiers in paths: bounded, printable, no separators that could confuse key building. */
 export const IdSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(128), v.regex(/^[A-Za-z0-9_.:-]+$/));
 
+const LIMIT_MESSAGE = 'must be a whole number from 1 to 100';
+
 export const PageQuerySchema = v.object({
   limit: v.optional(
-    v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(1), v.maxValue(100)),
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,6}$/, LIMIT_MESSAGE),
+      v.transform(Number),
+      v.minValue(1, LIMIT_MESSAGE),
+      v.maxValue(100, LIMIT_MESSAGE),
+    ),
     '25',
   ),
   cursor: v.optional(v.pipe(v.string(), v.maxLength(2048))),
