@@ -353,4 +353,37 @@ describe('reports over HTTP', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ path: 'teamId' }] });
   });
+
+  it('fills a page past reports the caller may not see', async () => {
+    // Three of the member's own reports, then six private ones of the admin in front of them
+    // (the list is newest first): a page of 3 must read past the six.
+    const mine = [];
+    for (let i = 0; i < 3; i++) mine.push((await create(member(), { name: `behind-private-${i}` })).body.id);
+    for (let i = 0; i < 6; i++) await create(admin(), { name: `private-${i}` });
+    const page = await api<{ items: Report[]; nextCursor: string | null }>('GET', '/reports?limit=3', {
+      token: member(),
+    });
+    expect(page.status).toBe(200);
+    expect(page.body.items).toHaveLength(3);
+    for (const r of page.body.items)
+      expect(r.type !== 'PRIVATE' || r.createdById === s().users.member).toBe(true);
+    expect(page.body.nextCursor).not.toBeNull();
+  });
+
+  it('accepts the Bearer scheme in any letter case', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
+      const res = await api('GET', '/reports?limit=1', {
+        headers: { authorization: `${scheme} ${member()}` },
+      });
+      expect(res.status).toBe(200);
+    }
+    const wrong = await api('GET', '/reports?limit=1', { headers: { authorization: `Basic ${member()}` } });
+    expect(wrong.status).toBe(401);
+  });
+
+  it.each(['0', '101', '100000', 'ten', '-1'])('answers limit=%s with one clear message', async (limit) => {
+    const res = await api<{ error: string }>('GET', `/reports?limit=${limit}`, { token: member() });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('Invalid query: limit: must be a whole number from 1 to 100');
+  });
 });

@@ -94,23 +94,34 @@ export interface ListReportsOptions {
 }
 
 /**
- * A page of the reports the principal may see. Filters apply after the page is read, so a page can
- * hold fewer than `limit` items while `nextCursor` is still set.
+ * A page of the reports the principal may see. Filters apply after each read; the page is filled
+ * from further reads (up to MAX_LIST_READS), so it is short only when the reports run out or
+ * many invisible ones sit in between (then `nextCursor` is still set).
  */
 export async function listVisibleReports(
   principal: Principal,
   opts: ListReportsOptions,
 ): Promise<Page<Report>> {
-  const page = await listReports(principal.orgId, opts.limit, opts.cursor);
-  const items = page.items.filter(
-    (r) =>
-      canView(principal, r) &&
-      (opts.includeArchived || !r.archivedAt) &&
-      (!opts.teamId || r.teamId === opts.teamId) &&
-      (!opts.type || r.type === opts.type),
-  );
-  return { items, nextCursor: page.nextCursor };
+  const visible = (r: Report) =>
+    canView(principal, r) &&
+    (opts.includeArchived || !r.archivedAt) &&
+    (!opts.teamId || r.teamId === opts.teamId) &&
+    (!opts.type || r.type === opts.type);
+  // Reads on until the page is full, asking each time only for what is still missing so the
+  // cursor never skips an item; a bounded number of reads keeps one request cheap.
+  const items: Report[] = [];
+  let cursor = opts.cursor;
+  for (let read = 0; read < MAX_LIST_READS; read++) {
+    const page = await listReports(principal.orgId, opts.limit - items.length, cursor);
+    items.push(...page.items.filter(visible));
+    cursor = page.nextCursor ?? undefined;
+    if (!cursor || items.length >= opts.limit) break;
+  }
+  return { items, nextCursor: cursor ?? null };
 }
+
+/** Reads of the index one list request may make before it answers a short page with a cursor. */
+const MAX_LIST_READS = 5;
 
 function parsePatch(raw: unknown): PatchReportInput {
   const result = v.safeParse(PatchReportBody, raw, { abortPipeEarly: true });
