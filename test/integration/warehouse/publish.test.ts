@@ -6,7 +6,11 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { Principal } from '../../../shared/auth/principal';
 import { resetConfig } from '../../../shared/config';
-import { listPublishedLabels, listVirtualDimensions } from '../../../shared/db/dimensions-repo';
+import {
+  insertVirtualDimension,
+  listPublishedLabels,
+  listVirtualDimensions,
+} from '../../../shared/db/dimensions-repo';
 import { dueOutboxEntries } from '../../../shared/db/outbox-repo';
 import { resetOutboxClient, sweepOutbox } from '../../../shared/domain/dimensions/outbox';
 import { publishDimensions } from '../../../shared/domain/dimensions/publish';
@@ -246,6 +250,51 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
     await refreshFromQueue();
     expect(await listVirtualDimensions(org)).toEqual([]);
     await expect(groupTotals('stage')).rejects.toThrow('Unknown dimension "stage"');
+  });
+
+  it('narrows to the scope: labels never look at drafts, vdims never touch labels', async () => {
+    // A draft that became invalid after it was saved (drafts are checked on write too).
+    const at = new Date().toISOString();
+    const bad = {
+      id: `vdim_bad_${run}`,
+      organizationId: org,
+      name: 'bad name!',
+      description: '',
+      rules: [],
+      defaultValue: 'x',
+      published: null,
+      pending: true,
+      pendingDelete: false,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: 'user_admin',
+      updatedBy: 'user_admin',
+    };
+    await insertVirtualDimension(bad);
+    const labelsOnly = await publishDimensions(
+      admin,
+      {
+        scope: 'labels',
+        labels: [{ name: 'scoped', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] }],
+      },
+      deps,
+    );
+    expect(labelsOnly).toEqual({ ok: true, publishedLabels: true, publishedVdimIds: [], unpublished: [] });
+    expect(await refreshFromQueue()).toMatchObject({ mode: 'full' });
+    const labelsBefore = await listPublishedLabels(org);
+    const vdimsOnly = await publishDimensions(admin, { scope: 'vdims', labels: [] }, deps);
+    expect(vdimsOnly).toEqual({
+      ok: false,
+      publishedLabels: false,
+      publishedVdimIds: [],
+      unpublished: [
+        { kind: 'vdim', name: 'bad name!', id: bad.id, errors: [expect.objectContaining({ kind: 'name' })] },
+      ],
+    });
+    expect(await listPublishedLabels(org)).toEqual(labelsBefore);
+    expect(await received()).toEqual([]);
+    await deleteVdim(admin, bad.id);
   });
 
   it('rejects a request as a whole with 400 {ok:false, errors} and promotes nothing', async () => {
