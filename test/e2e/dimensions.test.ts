@@ -365,3 +365,57 @@ describe('virtual-dimension drafts', () => {
     expect((await api('GET', `/dimensions/vdims/${id}`, { token: admin() })).status).toBe(404);
   });
 });
+
+describe('virtual-dimension drafts are checked when written', () => {
+  const admin = () => s().apiKeys.admin;
+  const rule = (field: string) => ({
+    value: 'v',
+    whereClause: { combinator: 'and', rules: [{ field, operator: 'in', value: ['x'] }] },
+  });
+  const valid = { name: 'e2e_checked', rules: [rule('provider')], defaultValue: null };
+
+  it('answers 400 {error} naming the field for a draft that could never publish, and writes nothing', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: 'bad name!', rules: [], defaultValue: 'x' }, 'name: name "bad name!" must start with'],
+      [{ ...valid, name: 'region' }, 'name: "region" is a built-in dimension'],
+      [{ ...valid, rules: [] }, 'rules: a virtual dimension needs at least one rule or a default value'],
+      [{ ...valid, defaultValue: ' ' }, 'defaultValue: defaultValue must not be empty'],
+      [
+        { ...valid, rules: [{ ...rule('provider'), value: '' }] },
+        'rules.0.value: rule 0 maps to an empty value',
+      ],
+      [{ ...valid, rules: [rule('no_such_dimension')] }, 'rules.0.whereClause: rule 0: Unknown dimension'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await api<{ error: string }>('POST', '/dimensions/vdims', { token: admin(), body });
+      expect([res.status, res.body.error?.startsWith(message)]).toEqual([400, true]);
+    }
+    const list = await api<{ items: { name: string }[] } | { name: string }[]>('GET', '/dimensions/vdims', {
+      token: admin(),
+    });
+    const names = (Array.isArray(list.body) ? list.body : list.body.items).map((v) => v.name);
+    expect(names).not.toContain('bad name!');
+  });
+
+  it('refuses a second draft of the same name and an update that breaks a draft', async () => {
+    const first = await api<{ id: string }>('POST', '/dimensions/vdims', { token: admin(), body: valid });
+    expect(first.status).toBe(201);
+    const twin = await api('POST', '/dimensions/vdims', {
+      token: admin(),
+      body: { ...valid, name: 'E2E_checked' },
+    });
+    expect(twin.status).toBe(400);
+    expect(twin.body).toEqual({ error: 'name: virtual dimension "E2E_checked" already exists' });
+    const broken = await api('PUT', `/dimensions/vdims/${first.body.id}`, {
+      token: admin(),
+      body: { ...valid, name: 'bad name!' },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body).toMatchObject({ error: expect.stringMatching(/^name: /) });
+    // Saving the draft under its own name again is not a duplicate of itself.
+    const same = await api('PUT', `/dimensions/vdims/${first.body.id}`, { token: admin(), body: valid });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ name: 'e2e_checked', version: 2 });
+    expect((await api('DELETE', `/dimensions/vdims/${first.body.id}`, { token: admin() })).status).toBe(204);
+  });
+});

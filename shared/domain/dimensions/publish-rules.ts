@@ -107,31 +107,47 @@ export function labelErrors(
   return errors;
 }
 
+/** A virtual-dimension draft error, with the body field it is about (create/update name it). */
+export interface VdimDraftError extends DraftError {
+  field: string;
+}
+
+/**
+ * The checks of one virtual-dimension draft. Publish runs them on every pending draft; create and
+ * update run them too (`vdims.ts`), so a draft that can never publish is refused when written. A
+ * saved draft can still become invalid later (a label or enrichment column takes its name).
+ */
 export function vdimErrors(
   id: string,
   def: VdimDefinition,
-  ctx: RulesContext,
+  ctx: Omit<RulesContext, 'tagKeys'>,
   duplicateInRequest: boolean,
-): DraftError[] {
-  const errors = nameErrors(def.name);
+): VdimDraftError[] {
+  const errors: VdimDraftError[] = nameErrors(def.name).map((e) => ({ ...e, field: 'name' }));
   const lower = def.name.toLowerCase();
   if (
     duplicateInRequest ||
     [...ctx.vdimNames].some(([other, n]) => other !== id && n.toLowerCase() === lower)
   )
-    errors.push({ kind: 'duplicate', message: `virtual dimension "${def.name}" already exists` });
+    errors.push({
+      kind: 'duplicate',
+      field: 'name',
+      message: `virtual dimension "${def.name}" already exists`,
+    });
   if ([...ctx.labelNames].some((n) => n.toLowerCase() === lower))
-    errors.push({ kind: 'clash', message: `"${def.name}" is the name of a label` });
+    errors.push({ kind: 'clash', field: 'name', message: `"${def.name}" is the name of a label` });
   if ([...ctx.enrichmentColumns].some((n) => n.toLowerCase() === lower))
-    errors.push({ kind: 'clash', message: `"${def.name}" is a column of an enrichment` });
+    errors.push({ kind: 'clash', field: 'name', message: `"${def.name}" is a column of an enrichment` });
   if (!def.rules.length && def.defaultValue === null)
     errors.push({
       kind: 'empty_target',
+      field: 'rules',
       message: 'a virtual dimension needs at least one rule or a default value',
     });
   if (def.defaultValue !== null && !def.defaultValue.trim())
     errors.push({
       kind: 'empty_target',
+      field: 'defaultValue',
       message: 'defaultValue must not be empty (use null for no default)',
     });
   const catalog: ComputedDimension[] = [
@@ -140,7 +156,11 @@ export function vdimErrors(
   ];
   def.rules.forEach((rule, i) => {
     if (!rule.value.trim())
-      errors.push({ kind: 'empty_target', message: `rule ${i} maps to an empty value` });
+      errors.push({
+        kind: 'empty_target',
+        field: `rules.${i}.value`,
+        message: `rule ${i} maps to an empty value`,
+      });
     try {
       whereSql(rule.whereClause, {
         dialect: duckDialect,
@@ -149,7 +169,11 @@ export function vdimErrors(
         allowKinds: ['label', 'enrichment'],
       });
     } catch (error) {
-      errors.push({ kind: 'invalid_rule', message: `rule ${i}: ${(error as Error).message}` });
+      errors.push({
+        kind: 'invalid_rule',
+        field: `rules.${i}.whereClause`,
+        message: `rule ${i}: ${(error as Error).message}`,
+      });
     }
   });
   return errors;

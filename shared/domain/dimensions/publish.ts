@@ -133,7 +133,9 @@ async function attemptPublish(
         remove.push({ id: vdim.id, expectedVersion: vdim.version });
         continue;
       }
-      const errors = vdimErrors(vdim.id, vdim, ctx, (nameCounts.get(vdim.name.toLowerCase()) ?? 0) > 1);
+      const errors = vdimErrors(vdim.id, vdim, ctx, (nameCounts.get(vdim.name.toLowerCase()) ?? 0) > 1).map(
+        ({ kind, message }) => ({ kind, message }),
+      );
       if (errors.length) {
         unpublished.push({ kind: 'vdim', name: vdim.name, id: vdim.id, errors });
         continue;

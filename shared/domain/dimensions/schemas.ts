@@ -4,8 +4,9 @@ import { WhereClauseSchema } from '../common/where-clause';
 
 /**
  * Shapes of the dimension routes. They check structure and bounds only: whether a label's source
- * key exists, whether a name clashes, whether a map target is empty… is decided per draft at
- * publish time (`publish-rules.ts`), where each failing draft is reported on its own.
+ * key exists, whether a name clashes, whether a map target is empty… is decided per draft by
+ * `publish-rules.ts`, at publish time (each failing draft reported on its own) and, for virtual
+ * dimensions, also when a draft is created or updated (`vdims.ts`).
  */
 export const PUBLISH_SCOPES = ['all', 'labels', 'vdims'] as const;
 export type PublishScope = (typeof PUBLISH_SCOPES)[number];

@@ -3,12 +3,15 @@ import {
   deleteVirtualDimension,
   getVirtualDimension,
   insertVirtualDimension,
+  listPublishedLabels,
   listVirtualDimensions,
   replaceVirtualDimension,
 } from '../../db/dimensions-repo';
+import { listEnrichmentTargets } from '../../db/enrichments-repo';
 import { BadRequestError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
 import type { VdimDefinition, VirtualDimension } from './model';
+import { vdimErrors } from './publish-rules';
 import { DIMENSION_LIMITS, type VdimInput } from './schemas';
 
 /**
@@ -27,6 +30,31 @@ function sameDefinition(a: VdimDefinition, b: VdimDefinition): boolean {
   return JSON.stringify(definitionOf(a as VdimInput)) === JSON.stringify(definitionOf(b as VdimInput));
 }
 
+/**
+ * Refuses a draft that could not publish as it stands: the per-draft rules of publish (name,
+ * clashes with built-in dimensions, labels, enrichment columns and other virtual dimensions, rule
+ * shape) answered as 400 `{error: "<field>: <message>"}`, the first failing field first.
+ */
+async function assertPublishable(
+  orgId: string,
+  id: string,
+  draft: VdimDefinition,
+  others: readonly VirtualDimension[],
+): Promise<void> {
+  const [labels, enrichments] = await Promise.all([listPublishedLabels(orgId), listEnrichmentTargets(orgId)]);
+  const [first] = vdimErrors(
+    id,
+    draft,
+    {
+      labelNames: new Set(labels.map((l) => l.name)),
+      vdimNames: new Map(others.filter((v) => !v.pendingDelete).map((v) => [v.id, v.name])),
+      enrichmentColumns: new Set(enrichments.flatMap((e) => e.targetColumns.map((c) => c.name))),
+    },
+    false,
+  );
+  if (first) throw new BadRequestError(`${first.field}: ${first.message}`);
+}
+
 async function load(principal: Principal, id: string): Promise<VirtualDimension> {
   const vdim = await getVirtualDimension(principal.orgId, id);
   if (!vdim) throw new NotFoundError('NOT_FOUND');
@@ -39,9 +67,11 @@ export async function createVdim(principal: Principal, input: VdimInput): Promis
     throw new BadRequestError(
       `An organisation has at most ${DIMENSION_LIMITS.vdimsPerOrg} virtual dimensions`,
     );
+  const id = newId('vdim');
+  await assertPublishable(principal.orgId, id, definitionOf(input), existing);
   const at = new Date().toISOString();
   const vdim: VirtualDimension = {
-    id: newId('vdim'),
+    id,
     organizationId: principal.orgId,
     ...definitionOf(input),
     published: null,
@@ -73,6 +103,7 @@ export async function updateVdim(
 ): Promise<VirtualDimension> {
   const current = await load(principal, id);
   const draft = definitionOf(input);
+  await assertPublishable(principal.orgId, id, draft, await listVirtualDimensions(principal.orgId));
   const next: VirtualDimension = {
     ...current,
     ...draft,

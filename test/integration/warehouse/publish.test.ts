@@ -12,6 +12,7 @@ import {
   listVirtualDimensions,
 } from '../../../shared/db/dimensions-repo';
 import { dueOutboxEntries } from '../../../shared/db/outbox-repo';
+import type { VirtualDimension } from '../../../shared/domain/dimensions/model';
 import { resetOutboxClient, sweepOutbox } from '../../../shared/domain/dimensions/outbox';
 import { publishDimensions } from '../../../shared/domain/dimensions/publish';
 import { runRefresh } from '../../../shared/domain/dimensions/refresh';
@@ -41,6 +42,30 @@ async function received(): Promise<RefreshRequest[]> {
     new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
   );
   return (res.Messages ?? []).map((m) => parseRefreshRequest(m.Body ?? ''));
+}
+
+/**
+ * Saves a draft straight through the repository, bypassing the create-time checks: a draft that
+ * became invalid after it was written (a label or enrichment column took its name, say).
+ */
+async function insertStaleDraft(id: string, def: Pick<VirtualDimension, 'name' | 'rules' | 'defaultValue'>) {
+  const at = new Date().toISOString();
+  const vdim: VirtualDimension = {
+    id,
+    organizationId: org,
+    description: '',
+    ...def,
+    published: null,
+    pending: true,
+    pendingDelete: false,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    createdBy: 'user_admin',
+    updatedBy: 'user_admin',
+  };
+  await insertVirtualDimension(vdim);
+  return vdim;
 }
 
 /** Runs the refresh a publish asked for, as the worker would. */
@@ -182,9 +207,8 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
       ],
       defaultValue: 'production',
     });
-    const bad = await createVdim(admin, {
+    const bad = await insertStaleDraft(`vdim_broken_${run}`, {
       name: 'broken',
-      description: '',
       rules: [
         {
           value: '',
@@ -253,25 +277,11 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
   });
 
   it('narrows to the scope: labels never look at drafts, vdims never touch labels', async () => {
-    // A draft that became invalid after it was saved (drafts are checked on write too).
-    const at = new Date().toISOString();
-    const bad = {
-      id: `vdim_bad_${run}`,
-      organizationId: org,
+    const bad = await insertStaleDraft(`vdim_bad_${run}`, {
       name: 'bad name!',
-      description: '',
       rules: [],
       defaultValue: 'x',
-      published: null,
-      pending: true,
-      pendingDelete: false,
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-      createdBy: 'user_admin',
-      updatedBy: 'user_admin',
-    };
-    await insertVirtualDimension(bad);
+    });
     const labelsOnly = await publishDimensions(
       admin,
       {
