@@ -1,16 +1,8 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BadRequestError } from '../errors';
 import { log } from '../log';
-import {
-  cancellationCodes,
-  db,
-  decodeCursor,
-  encodeCursor,
-  isConditionalCheckFailed,
-  isTransactionCanceled,
-  tableName,
-} from './client';
+import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { keys } from './keys';
+import { queryPage } from './page';
 
 /**
  * API keys as listed and revoked. Each key is two items written together (identity-repo
@@ -92,21 +84,13 @@ export interface ApiKeyPage {
 
 /** Every key of the organisation, newest first (GSI1 `ORG#o#APIKEYS`, eventually consistent). */
 export async function listOrgKeys(orgId: string, limit: number, cursor?: string): Promise<ApiKeyPage> {
-  const index = keys.apiKeysIndex(orgId, '');
-  const start = decodeCursor(cursor);
-  if (cursor && (!start || start.gsi1pk !== index.gsi1pk)) throw new BadRequestError('Invalid cursor');
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': index.gsi1pk },
-      ScanIndexForward: false,
-      Limit: limit,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+  return queryPage({
+    partition: { attribute: 'gsi1pk', value: keys.apiKeysIndex(orgId, '').gsi1pk },
+    descending: true,
+    limit,
+    cursor,
+    map: fromItem,
+  });
 }
 
 /** One key of a principal, by id (strongly consistent). */

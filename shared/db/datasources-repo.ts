@@ -6,17 +6,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Datasource, MetricPoint } from '../domain/datasources/model';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors';
-import {
-  cancellationCodes,
-  db,
-  decodeCursor,
-  encodeCursor,
-  isConditionalCheckFailed,
-  isTransactionCanceled,
-  tableName,
-} from './client';
+import { ConflictError, NotFoundError } from '../errors';
+import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { keys, stripKeys } from './keys';
+import { queryPage } from './page';
 
 function fromItem(item: Record<string, unknown>): Datasource {
   const record = stripKeys(item) as unknown as Omit<Datasource, 'metricNames'> & { metricNames?: unknown };
@@ -71,18 +64,13 @@ export async function listDatasources(
   cursor?: string,
 ): Promise<DatasourcePage> {
   const listing = keys.datasourcesListing(orgId);
-  const start = decodeCursor(cursor);
-  if (cursor && (!start || start.pk !== listing.pk)) throw new BadRequestError('Invalid cursor');
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': listing.pk, ':prefix': listing.skPrefix },
-      Limit: limit,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+  return queryPage({
+    partition: { attribute: 'pk', value: listing.pk },
+    skPrefix: listing.skPrefix,
+    limit,
+    cursor,
+    map: fromItem,
+  });
 }
 
 /**

@@ -1,8 +1,11 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Report } from '../domain/reports/model';
-import { BadRequestError, ConflictError } from '../errors';
-import { db, decodeCursor, encodeCursor, isConditionalCheckFailed, tableName } from './client';
+import { ConflictError } from '../errors';
+import { db, isConditionalCheckFailed, tableName } from './client';
 import { keys, stripKeys } from './keys';
+import { type Page, queryPage } from './page';
+
+export type { Page };
 
 const ENTITY = 'report';
 const SCHEMA_VERSION = 1;
@@ -54,26 +57,13 @@ export async function replaceReport(report: Report, expectedVersion: number): Pr
   }
 }
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
 /** Reports of an organisation, most recently updated first. */
 export async function listReports(orgId: string, limit: number, cursor?: string): Promise<Page<Report>> {
-  const index = keys.reportsIndex(orgId, '');
-  const start = decodeCursor(cursor);
-  if (cursor && (!start || start.gsi1pk !== index.gsi1pk)) throw new BadRequestError('Invalid cursor');
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': index.gsi1pk },
-      ScanIndexForward: false,
-      Limit: limit,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+  return queryPage({
+    partition: { attribute: 'gsi1pk', value: keys.reportsIndex(orgId, '').gsi1pk },
+    descending: true,
+    limit,
+    cursor,
+    map: fromItem,
+  });
 }

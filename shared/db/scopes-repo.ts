@@ -1,8 +1,9 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../domain/scopes/model';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors';
-import { db, decodeCursor, encodeCursor, isConditionalCheckFailed, tableName } from './client';
+import { ConflictError, NotFoundError } from '../errors';
+import { db, isConditionalCheckFailed, tableName } from './client';
 import { keys, stripKeys } from './keys';
+import { queryPage } from './page';
 
 const fromItem = (item: Record<string, unknown>): Scope => stripKeys(item) as unknown as Scope;
 
@@ -70,16 +71,11 @@ export interface ScopePage {
 
 export async function listScopes(orgId: string, limit: number, cursor?: string): Promise<ScopePage> {
   const listing = keys.scopesListing(orgId);
-  const start = decodeCursor(cursor);
-  if (cursor && (!start || start.pk !== listing.pk)) throw new BadRequestError('Invalid cursor');
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': listing.pk, ':prefix': listing.skPrefix },
-      Limit: limit,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+  return queryPage({
+    partition: { attribute: 'pk', value: listing.pk },
+    skPrefix: listing.skPrefix,
+    limit,
+    cursor,
+    map: fromItem,
+  });
 }

@@ -6,17 +6,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { MembershipOp, SyncLock, TeamMembership } from '../domain/teams/model';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors';
-import {
-  cancellationCodes,
-  db,
-  decodeCursor,
-  encodeCursor,
-  isConditionalCheckFailed,
-  isTransactionCanceled,
-  tableName,
-} from './client';
+import { ConflictError, NotFoundError } from '../errors';
+import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { keys, stripKeys } from './keys';
+import { queryPage } from './page';
 
 export interface Team {
   id: string;
@@ -67,18 +60,13 @@ export interface TeamPage {
 
 export async function listTeams(orgId: string, limit: number, cursor?: string): Promise<TeamPage> {
   const listing = keys.teamsListing(orgId);
-  const start = decodeCursor(cursor);
-  if (cursor && (!start || start.pk !== listing.pk)) throw new BadRequestError('Invalid cursor');
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': listing.pk, ':prefix': listing.skPrefix },
-      Limit: limit,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+  return queryPage({
+    partition: { attribute: 'pk', value: listing.pk },
+    skPrefix: listing.skPrefix,
+    limit,
+    cursor,
+    map: fromItem,
+  });
 }
 
 export async function insertTeam(team: Team): Promise<void> {

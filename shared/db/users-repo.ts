@@ -1,8 +1,8 @@
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BadRequestError } from '../errors';
-import { db, decodeCursor, encodeCursor, tableName } from './client';
+import { db, tableName } from './client';
 import type { UserProfile } from './identity-repo';
 import { keys, stripKeys } from './keys';
+import { queryPage } from './page';
 
 /** Users of an organisation: profiles in the principal partition, found by id, e-mail (GSI1) or listed (GSI2). */
 
@@ -75,20 +75,12 @@ export interface UserPage {
 
 /** Users of an organisation ordered by id (GSI2). */
 export async function listUsers(orgId: string, limit: number, cursor?: string): Promise<UserPage> {
-  const index = keys.usersIndex(orgId);
-  const start = decodeCursor(cursor);
-  if (cursor && (!start || start.gsi2pk !== index.gsi2pk)) throw new BadRequestError('Invalid cursor');
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk',
-      ExpressionAttributeValues: { ':pk': index.gsi2pk },
-      Limit: limit,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  return { items: (res.Items ?? []).map(fromItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+  return queryPage({
+    partition: { attribute: 'gsi2pk', value: keys.usersIndex(orgId).gsi2pk },
+    limit,
+    cursor,
+    map: fromItem,
+  });
 }
 
 /**

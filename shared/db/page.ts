@@ -1,0 +1,48 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BadRequestError } from '../errors';
+import { db, decodeCursor, encodeCursor, tableName } from './client';
+
+/** A page of a list: `nextCursor` is null on the last page. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface PageQuery<T> {
+  /** The partition to read: the table's `pk`, or an index's partition attribute. */
+  partition: { attribute: 'pk' | 'gsi1pk' | 'gsi2pk'; value: string };
+  /** Only items whose sort key starts with this. */
+  skPrefix?: string;
+  /** Descending sort-key order (newest first for time-ordered keys). */
+  descending?: boolean;
+  limit: number;
+  cursor?: string | undefined;
+  map: (item: Record<string, unknown>) => T;
+}
+
+const SORT_KEY = { pk: 'sk', gsi1pk: 'gsi1sk', gsi2pk: 'gsi2sk' } as const;
+const INDEX = { pk: undefined, gsi1pk: 'gsi1', gsi2pk: 'gsi2' } as const;
+
+/**
+ * One page of a single-partition query. A cursor must point into the same partition (a forged or
+ * foreign one is a 400), so a page can never start in another organisation's items.
+ */
+export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
+  const { attribute, value } = q.partition;
+  const start = decodeCursor(q.cursor);
+  if (q.cursor && (!start || start[attribute] !== value)) throw new BadRequestError('Invalid cursor');
+  const index = INDEX[attribute];
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      ...(index ? { IndexName: index } : {}),
+      KeyConditionExpression: q.skPrefix ? '#p = :p AND begins_with(#s, :prefix)' : '#p = :p',
+      ExpressionAttributeNames: { '#p': attribute, ...(q.skPrefix ? { '#s': SORT_KEY[attribute] } : {}) },
+      ExpressionAttributeValues: { ':p': value, ...(q.skPrefix ? { ':prefix': q.skPrefix } : {}) },
+      ScanIndexForward: !q.descending,
+      Limit: q.limit,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return { items: (res.Items ?? []).map(q.map), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+}
