@@ -9,8 +9,16 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { CacheKind, PublishedLabel, RefreshStatus, VirtualDimension } from '../domain/dimensions/model';
-import { ConflictError } from '../errors';
-import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { BadRequestError, ConflictError } from '../errors';
+import {
+  cancellationCodes,
+  db,
+  decodeCursor,
+  encodeCursor,
+  isConditionalCheckFailed,
+  isTransactionCanceled,
+  tableName,
+} from './client';
 import { keys, stripKeys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
 
@@ -174,6 +182,36 @@ export async function listVirtualDimensions(orgId: string): Promise<VirtualDimen
   return items
     .map((i) => stripKeys(i) as unknown as VirtualDimension)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+/**
+ * One page of virtual dimensions in id order (ids are ULIDs, so creation order). The cursor is the
+ * page's `LastEvaluatedKey`; one of another organisation or another kind of item is a 400.
+ */
+export async function listVirtualDimensionPage(
+  orgId: string,
+  limit: number,
+  cursor?: string,
+): Promise<{ items: VirtualDimension[]; nextCursor: string | null }> {
+  const { pk, sk: prefix } = keys.virtualDimension(orgId, '');
+  const start = decodeCursor(cursor);
+  if (cursor && (start?.pk !== pk || typeof start.sk !== 'string' || !start.sk.startsWith(prefix)))
+    throw new BadRequestError('Invalid cursor');
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ConsistentRead: true,
+      Limit: limit,
+      ...(start ? { ExclusiveStartKey: { pk: start.pk, sk: start.sk } } : {}),
+    }),
+  );
+  const last = res.LastEvaluatedKey;
+  return {
+    items: (res.Items ?? []).map((i) => stripKeys(i) as unknown as VirtualDimension),
+    nextCursor: encodeCursor(last ? { pk: last.pk, sk: last.sk } : undefined),
+  };
 }
 
 function vdimItem(vdim: VirtualDimension): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { PublishBody, VdimBody, VdimIdParams } from '../domain/dimensions/schemas';
+import { ListVdimsQuery, PublishBody, VdimBody, VdimIdParams } from '../domain/dimensions/schemas';
 import { route } from '../http/route';
 
 const tag = 'Dimensions';
@@ -188,8 +188,10 @@ export const listVdims = /* @__PURE__ */ route({
   entry: 'dimensions/list-vdims',
   auth: 'member',
   tag,
-  summary: 'Virtual dimensions with their drafts and live definitions',
-  response: schema(() => v.array(VdimResponse)),
+  summary:
+    'Virtual dimensions with their drafts and live definitions, a page at a time in creation order (?limit&cursor)',
+  query: ListVdimsQuery,
+  response: schema(() => v.object({ items: v.array(VdimResponse), nextCursor: v.nullable(v.string()) })),
 });
 
 export const getVdim = /* @__PURE__ */ route({

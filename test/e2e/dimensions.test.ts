@@ -347,8 +347,13 @@ describe('virtual-dimension drafts', () => {
     });
     const id = created.body.id;
     expect((await api('POST', '/dimensions/vdims', { token: s().apiKeys.member, body })).status).toBe(403);
-    const list = await api<{ id: string }[]>('GET', '/dimensions/vdims', { token: s().apiKeys.member });
-    expect(list.body.map((v) => v.id)).toContain(id);
+    const list = await api<{ items: { id: string }[]; nextCursor: string | null }>(
+      'GET',
+      '/dimensions/vdims?limit=100',
+      { token: s().apiKeys.member },
+    );
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((v) => v.id)).toContain(id);
     expect((await api('GET', `/dimensions/vdims/${id}`, { token: s().apiKeys.outsider })).status).toBe(404);
     const updated = await api('PUT', `/dimensions/vdims/${id}`, {
       token: admin(),
@@ -390,11 +395,10 @@ describe('virtual-dimension drafts are checked when written', () => {
       const res = await api<{ error: string }>('POST', '/dimensions/vdims', { token: admin(), body });
       expect([res.status, res.body.error?.startsWith(message)]).toEqual([400, true]);
     }
-    const list = await api<{ items: { name: string }[] } | { name: string }[]>('GET', '/dimensions/vdims', {
+    const list = await api<{ items: { name: string }[] }>('GET', '/dimensions/vdims?limit=100', {
       token: admin(),
     });
-    const names = (Array.isArray(list.body) ? list.body : list.body.items).map((v) => v.name);
-    expect(names).not.toContain('bad name!');
+    expect(list.body.items.map((v) => v.name)).not.toContain('bad name!');
   });
 
   it('refuses a second draft of the same name and an update that breaks a draft', async () => {
@@ -417,5 +421,48 @@ describe('virtual-dimension drafts are checked when written', () => {
     expect(same.status).toBe(200);
     expect(same.body).toMatchObject({ name: 'e2e_checked', version: 2 });
     expect((await api('DELETE', `/dimensions/vdims/${first.body.id}`, { token: admin() })).status).toBe(204);
+  });
+});
+
+describe('GET /dimensions/vdims', () => {
+  it('answers {items, nextCursor} a page at a time, like every other list', async () => {
+    const admin = s().apiKeys.admin;
+    const ids: string[] = [];
+    for (const name of ['e2e_page_a', 'e2e_page_b', 'e2e_page_c']) {
+      const res = await api<{ id: string }>('POST', '/dimensions/vdims', {
+        token: admin,
+        body: { name, rules: [], defaultValue: name },
+      });
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: { status: number; body: { items: { id: string }[]; nextCursor: string | null } } = await api(
+        'GET',
+        `/dimensions/vdims?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { token: s().apiKeys.member },
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.items.length).toBeLessThanOrEqual(2);
+      seen.push(...res.body.items.map((v) => v.id));
+      cursor = res.body.nextCursor;
+      pages++;
+    } while (cursor && pages < 200);
+    expect(pages).toBeGreaterThanOrEqual(2);
+    // Creation order; each one once.
+    expect(seen.filter((id) => ids.includes(id))).toEqual(ids);
+    expect(new Set(seen).size).toBe(seen.length);
+
+    const other = await api('GET', `/dimensions/vdims?limit=1`, { token: s().apiKeys.outsider });
+    expect(other.body).toEqual({ items: [], nextCursor: null });
+    const bad = await api('GET', '/dimensions/vdims?limit=0', { token: admin });
+    expect(bad.status).toBe(400);
+    const forged = await api('GET', '/dimensions/vdims?cursor=bm90LWEtY3Vyc29y', { token: admin });
+    expect([forged.status, forged.body]).toEqual([400, { error: 'Invalid cursor' }]);
+    for (const id of ids)
+      expect((await api('DELETE', `/dimensions/vdims/${id}`, { token: admin })).status).toBe(204);
   });
 });

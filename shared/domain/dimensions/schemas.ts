@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { IdSchema } from '../common/enums';
+import { IdSchema, PageQuerySchema } from '../common/enums';
 import { WhereClauseSchema } from '../common/where-clause';
 
 /**
@@ -78,3 +78,6 @@ export const VdimBody = v.strictObject({
 export type VdimInput = v.InferOutput<typeof VdimBody>;
 
 export const VdimIdParams = v.object({ id: IdSchema });
+
+/** `GET /dimensions/vdims?limit=1..100 (default 25)&cursor=…`, like every other list. */
+export const ListVdimsQuery = v.object({ ...PageQuerySchema.entries });

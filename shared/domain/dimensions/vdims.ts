@@ -4,6 +4,7 @@ import {
   getVirtualDimension,
   insertVirtualDimension,
   listPublishedLabels,
+  listVirtualDimensionPage,
   listVirtualDimensions,
   replaceVirtualDimension,
 } from '../../db/dimensions-repo';
@@ -87,8 +88,12 @@ export async function createVdim(principal: Principal, input: VdimInput): Promis
   return vdim;
 }
 
-export async function listVdims(principal: Principal): Promise<VirtualDimension[]> {
-  return listVirtualDimensions(principal.orgId);
+/** A page of the organisation's virtual dimensions, in creation order: `{items, nextCursor}`. */
+export async function listVdims(
+  principal: Principal,
+  page: { limit: number; cursor?: string },
+): Promise<{ items: VirtualDimension[]; nextCursor: string | null }> {
+  return listVirtualDimensionPage(principal.orgId, page.limit, page.cursor);
 }
 
 export async function readVdim(principal: Principal, id: string): Promise<VirtualDimension> {
