@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Report } from '../domain/reports/model';
-import { ConflictError } from '../errors';
-import { db, isConditionalCheckFailed, tableName } from './client';
+import { db, tableName } from './client';
 import { keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
+import { insertNew, replaceVersioned } from './writes';
 
 export type { Page };
 
@@ -30,31 +30,12 @@ export async function getReport(orgId: string, reportId: string): Promise<Report
 }
 
 export async function insertReport(report: Report): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: toItem(report),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await insertNew(toItem(report));
 }
 
 /** Replaces a report only if the stored version is still `expectedVersion`; otherwise a 409. */
 export async function replaceReport(report: Report, expectedVersion: number): Promise<void> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: toItem(report),
-        ConditionExpression: 'attribute_exists(pk) AND #v = :expected',
-        ExpressionAttributeNames: { '#v': 'version' },
-        ExpressionAttributeValues: { ':expected': expectedVersion },
-      }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
-    throw error;
-  }
+  await replaceVersioned(toItem(report), expectedVersion);
 }
 
 /** Reports of an organisation, most recently updated first. */

@@ -1,9 +1,10 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../domain/scopes/model';
-import { ConflictError, NotFoundError } from '../errors';
+import { NotFoundError } from '../errors';
 import { db, isConditionalCheckFailed, tableName } from './client';
 import { keys, stripKeys } from './keys';
 import { queryPage } from './page';
+import { insertNew, replaceVersioned } from './writes';
 
 const fromItem = (item: Record<string, unknown>): Scope => stripKeys(item) as unknown as Scope;
 
@@ -22,31 +23,12 @@ export async function getScope(orgId: string, scopeId: string): Promise<Scope | 
 }
 
 export async function insertScope(scope: Scope): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: toItem(scope),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await insertNew(toItem(scope));
 }
 
 /** Replaces a scope if the stored version is still `expectedVersion` (409 VERSION_CONFLICT otherwise). */
 export async function replaceScope(scope: Scope, expectedVersion: number): Promise<void> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: toItem(scope),
-        ConditionExpression: 'attribute_exists(pk) AND #v = :expected',
-        ExpressionAttributeNames: { '#v': 'version' },
-        ExpressionAttributeValues: { ':expected': expectedVersion },
-      }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
-    throw error;
-  }
+  await replaceVersioned(toItem(scope), expectedVersion);
 }
 
 export async function deleteScope(orgId: string, scopeId: string): Promise<void> {
