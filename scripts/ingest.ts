@@ -4,13 +4,15 @@
  * local billing bucket (`<state>/bucket/uploads/<orgId>/…`) and an S3 `ObjectCreated` event is
  * put on the stack's `billing-ingest` queue. The stack's worker ingests it (the stack process
  * owns the DuckDB file) and enqueues the refresh. The command waits for the outcome and the
- * refresh unless `--no-wait` is given; a rejected file exits 1 with the reason.
+ * refresh unless `--no-wait` is given; a rejected file exits 1 with the reason. The stack is checked
+ * (`GET /_local/health`) before anything is copied, so a stopped stack leaves no file behind.
  *
- * Flags: --org ID (required), --state-dir DIR (default $LOCAL_STATE_DIR or .local),
+ * Flags: --org ID (default: the running session's organisation, `orgId` of session.json),
+ * --state-dir DIR (default $LOCAL_STATE_DIR or .local),
  * --session FILE (default <state-dir>/session.json), --no-wait, --timeout SECONDS (default 300).
  */
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 
@@ -44,6 +46,7 @@ function parseArgs(argv: string[]): Args {
 
 interface Session {
   baseUrl: string;
+  orgId?: string;
   stateDir: string;
   endpoints: { sqs: string };
   queues: Record<string, { url: string }>;
@@ -68,24 +71,39 @@ async function post(
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
+/** Fails with a plain sentence (no stack trace) when the stack of the session does not answer. */
+async function assertReachable(baseUrl: string, sessionFile: string): Promise<void> {
+  try {
+    await fetch(`${baseUrl}/_local/health`, { signal: AbortSignal.timeout(5000) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    fail(
+      `the stack at ${baseUrl} does not answer (${cause}); is it running (npm start)? ` +
+        `${sessionFile} may be left from a stopped one. Nothing was uploaded.`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const args = parseArgs(process.argv.slice(2));
-  if (!args.org || !/^[A-Za-z0-9_.:-]{1,128}$/.test(args.org))
-    fail('--org <orgId> is required (letters, digits, _ . : -)');
-  if (!args.file) fail('give the file to ingest: npm run ingest -- --org <orgId> <file>');
+  if (!args.file) fail('give the file to ingest: npm run ingest -- [--org <orgId>] <file>');
   const file = resolve(args.file);
   if (!existsSync(file) || !statSync(file).isFile()) fail(`no such file: ${file}`);
   const sessionFile = args.session ?? join(args.stateDir, 'session.json');
   if (!existsSync(sessionFile))
     fail(`no running stack found (${sessionFile} is missing): start it with npm start`);
   const session = JSON.parse(readFileSync(sessionFile, 'utf8')) as Session;
+  const org = args.org ?? session.orgId;
+  if (!org || !/^[A-Za-z0-9_.:-]{1,128}$/.test(org))
+    fail('--org <orgId> is required (letters, digits, _ . : -) when session.json names no orgId');
   const queue = session.queues['billing-ingest']?.url;
   if (!queue) fail('the running stack has no billing-ingest queue');
+  await assertReachable(session.baseUrl, sessionFile);
 
   const name = basename(file).replace(/[^A-Za-z0-9_.-]+/g, '_');
   const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
-  const key = `uploads/${args.org}/${stamp}-${name}`;
+  const key = `uploads/${org}/${stamp}-${name}`;
   const dest = join(session.stateDir, 'bucket', key);
   mkdirSync(dirname(dest), { recursive: true });
   copyFileSync(file, dest);
@@ -115,14 +133,19 @@ async function main(): Promise<void> {
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  await sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: JSON.stringify(event) }));
+  try {
+    await sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: JSON.stringify(event) }));
+  } catch (error) {
+    rmSync(dest, { force: true });
+    fail(`could not queue the upload (${(error as Error).message}); is the stack running (npm start)?`);
+  }
   process.stdout.write(`uploaded ${key}\n`);
   if (!args.wait) return;
 
   const deadline = Date.now() + args.timeoutSeconds * 1000;
   for (;;) {
     if (Date.now() > deadline) fail(`no outcome within ${args.timeoutSeconds} s`);
-    const res = await post(session.baseUrl, '/_local/warehouse/ingestion', { orgId: args.org, key, version });
+    const res = await post(session.baseUrl, '/_local/warehouse/ingestion', { orgId: org, key, version });
     const record = res.body as { status?: string; rows?: number; months?: string[]; error?: string } | null;
     if (res.status === 200 && record?.status === 'rejected') fail(`rejected: ${record.error}`);
     if (res.status === 200 && record?.status === 'succeeded') {

@@ -46,7 +46,12 @@ function windowOf(rows: CsvRow[]): string[] {
   return [...new Set(rows.map(month))].sort().slice(-3);
 }
 
-function ingestCli(orgId: string, file: string) {
+/** Runs `npm run ingest`; without an org it must default to the session's. */
+function ingestCli(
+  orgId: string | undefined,
+  file: string,
+  sessionFile = process.env.TEST_SESSION_FILE ?? '',
+) {
   return spawnSync(
     process.execPath,
     [
@@ -54,9 +59,8 @@ function ingestCli(orgId: string, file: string) {
       'tsx',
       join(ROOT, 'scripts/ingest.ts'),
       '--session',
-      process.env.TEST_SESSION_FILE ?? '',
-      '--org',
-      orgId,
+      sessionFile,
+      ...(orgId ? ['--org', orgId] : []),
       file,
     ],
     { cwd: ROOT, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' }, timeout: 120_000 },
@@ -181,8 +185,10 @@ describe('npm run ingest against the running stack', () => {
     const before = await api<{ lastSucceededAt: string }>('GET', '/dimensions/status', {
       token: s().apiKeys.member,
     });
-    const out = ingestCli(s().orgId, FOCUS_SAMPLE);
+    // No --org: the session's organisation (org_demo) is the default.
+    const out = ingestCli(undefined, FOCUS_SAMPLE);
     expect(out.stderr).not.toContain('ingest:');
+    expect(out.stdout).toContain(`uploaded uploads/${s().orgId}/`);
     expect(out.status).toBe(0);
     expect(out.stdout).toContain('ingested 1000 rows (billing months 2024-09, 2024-10)');
     const after = await api<{ lastSucceededAt: string; reason: string }>('GET', '/dimensions/status', {
@@ -200,6 +206,27 @@ describe('npm run ingest against the running stack', () => {
       token: s().apiKeys.outsider,
     });
     expect(acme.body.map((u) => u.consumed_unit)).not.toContain('ACU-Hours');
+  });
+
+  it('says a stopped stack is not running, without a stack trace, and copies nothing', async () => {
+    const fs = await import('node:fs');
+    const dir = fs.mkdtempSync(join(s().stateDir, 'stopped-'));
+    const sessionFile = join(dir, 'session.json');
+    const live = JSON.parse(fs.readFileSync(process.env.TEST_SESSION_FILE ?? '', 'utf8'));
+    // A session left by a stack that has stopped: a port that was free a moment ago.
+    const net = await import('node:net');
+    const server = net.createServer();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const port = (server.address() as { port: number }).port;
+    await new Promise((done) => server.close(done));
+    const baseUrl = `http://127.0.0.1:${port}`;
+    fs.writeFileSync(sessionFile, JSON.stringify({ ...live, baseUrl, stateDir: dir }));
+    const out = ingestCli(undefined, FOCUS_SAMPLE, sessionFile);
+    expect(out.status).toBe(1);
+    expect(out.stderr).toContain(`ingest: the stack at ${baseUrl} does not answer (ECONNREFUSED)`);
+    expect(out.stderr).toContain('is it running (npm start)?');
+    expect(out.stderr).not.toMatch(/\n\s+at /);
+    expect(fs.existsSync(join(dir, 'bucket'))).toBe(false);
   });
 
   it('reports a malformed file with its row and column and exits 1', async () => {
