@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { resetConfig } from '../shared/config';
+import { resetDb } from '../shared/db/client';
 import type { Session } from '../test/support/session';
 
 export const ROOT = resolve(__dirname, '..');
@@ -41,6 +43,16 @@ export async function startStack(extraArgs: string[] = []): Promise<RunningStack
     await new Promise((r) => setTimeout(r, 100));
   }
   const session = JSON.parse(readFileSync(file, 'utf8')) as Session;
+  // Benchmarks run one after another in one process: point this process's cached config and
+  // DynamoDB client at the new stack, never at a previous benchmark's stopped one.
+  Object.assign(process.env, {
+    DYNAMODB_ENDPOINT: session.endpoints.dynamodb,
+    TABLE_NAME: session.tableName,
+    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+  });
+  resetConfig();
+  resetDb();
   return {
     session,
     child,
