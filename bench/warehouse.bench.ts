@@ -16,7 +16,7 @@ import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { billingTableDdl, resetDuckDb } from '../shared/warehouse/duckdb/database';
 import type { EnrichmentFeature, FeatureModel } from '../shared/warehouse/features';
 import { BILLING_COLUMNS } from '../shared/warehouse/focus-columns';
-import { writeFocusCsv } from '../shared/warehouse/generator';
+import { FOCUS_HEADER, writeFocusCsv } from '../shared/warehouse/generator';
 
 const ORG = 'org_bench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
@@ -259,51 +259,8 @@ function handCsvColumns(): string {
   const ts = (c: string) => `TRY_CAST("${c}" AS TIMESTAMP)`;
   const num = (c: string) => `TRY_CAST("${c}" AS DOUBLE)`;
   const nul = (t: string) => `NULL::${t}`;
-  const present = new Set([
-    'AvailabilityZone',
-    'BilledCost',
-    'BillingAccountId',
-    'BillingAccountName',
-    'BillingCurrency',
-    'BillingPeriodEnd',
-    'BillingPeriodStart',
-    'ChargeCategory',
-    'ChargeClass',
-    'ChargeDescription',
-    'ChargeFrequency',
-    'ChargePeriodEnd',
-    'ChargePeriodStart',
-    'CommitmentDiscountCategory',
-    'CommitmentDiscountId',
-    'CommitmentDiscountName',
-    'CommitmentDiscountStatus',
-    'CommitmentDiscountType',
-    'ConsumedQuantity',
-    'ConsumedUnit',
-    'ContractedCost',
-    'ContractedUnitPrice',
-    'EffectiveCost',
-    'InvoiceIssuerName',
-    'ListCost',
-    'ListUnitPrice',
-    'PricingCategory',
-    'PricingQuantity',
-    'PricingUnit',
-    'ProviderName',
-    'PublisherName',
-    'RegionId',
-    'RegionName',
-    'ResourceId',
-    'ResourceName',
-    'ResourceType',
-    'ServiceCategory',
-    'ServiceName',
-    'SkuId',
-    'SkuPriceId',
-    'SubAccountId',
-    'SubAccountName',
-    'Tags',
-  ]);
+  // The generator's FOCUS columns; its x_ columns are handled one by one below.
+  const present = new Set<string>(FOCUS_HEADER.filter((c) => !c.startsWith('x_')));
   // Column order of BILLING_COLUMNS after the two partition columns.
   return BILLING_COLUMNS.slice(2)
     .map(({ name, type }) => {
