@@ -21,6 +21,7 @@ import {
   tableName,
 } from './client';
 import { keys, stripKeys } from './keys';
+import { queryPage } from './page';
 
 /**
  * Dashboards in the single table:
@@ -323,20 +324,14 @@ export async function listVersionHeads(
   limit: number,
   cursor?: string,
 ): Promise<Page<VersionHead>> {
-  const { pk } = keys.dashboard(orgId, dashboardId);
-  const start = decodeCursor(cursor);
-  if (cursor && (!start || start.pk !== pk)) throw new BadRequestError('Invalid cursor');
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.dashboardVersionHeadPrefix },
-      ScanIndexForward: false,
-      Limit: limit,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  return { items: (res.Items ?? []).map(fromHeadItem), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+  return queryPage({
+    partition: { attribute: 'pk', value: keys.dashboard(orgId, dashboardId).pk },
+    skPrefix: keys.dashboardVersionHeadPrefix,
+    descending: true,
+    limit,
+    cursor,
+    map: fromHeadItem,
+  });
 }
 
 export interface DashboardListFilter {

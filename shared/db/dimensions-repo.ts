@@ -9,18 +9,11 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { CacheKind, PublishedLabel, RefreshStatus, VirtualDimension } from '../domain/dimensions/model';
-import { BadRequestError, ConflictError } from '../errors';
-import {
-  cancellationCodes,
-  db,
-  decodeCursor,
-  encodeCursor,
-  isConditionalCheckFailed,
-  isTransactionCanceled,
-  tableName,
-} from './client';
+import { ConflictError } from '../errors';
+import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { keys, stripKeys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
+import { type Page, queryPage } from './page';
 
 /**
  * Records of the billing warehouse and dimensions area: ingestion records (one per uploaded
@@ -192,26 +185,16 @@ export async function listVirtualDimensionPage(
   orgId: string,
   limit: number,
   cursor?: string,
-): Promise<{ items: VirtualDimension[]; nextCursor: string | null }> {
+): Promise<Page<VirtualDimension>> {
   const { pk, sk: prefix } = keys.virtualDimension(orgId, '');
-  const start = decodeCursor(cursor);
-  if (cursor && (start?.pk !== pk || typeof start.sk !== 'string' || !start.sk.startsWith(prefix)))
-    throw new BadRequestError('Invalid cursor');
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-      ConsistentRead: true,
-      Limit: limit,
-      ...(start ? { ExclusiveStartKey: { pk: start.pk, sk: start.sk } } : {}),
-    }),
-  );
-  const last = res.LastEvaluatedKey;
-  return {
-    items: (res.Items ?? []).map((i) => stripKeys(i) as unknown as VirtualDimension),
-    nextCursor: encodeCursor(last ? { pk: last.pk, sk: last.sk } : undefined),
-  };
+  return queryPage({
+    partition: { attribute: 'pk', value: pk },
+    skPrefix: prefix,
+    consistent: true,
+    limit,
+    cursor,
+    map: (item) => stripKeys(item) as unknown as VirtualDimension,
+  });
 }
 
 function vdimItem(vdim: VirtualDimension): Record<string, unknown> {

@@ -15,6 +15,8 @@ export interface PageQuery<T> {
   skPrefix?: string;
   /** Descending sort-key order (newest first for time-ordered keys). */
   descending?: boolean;
+  /** Strongly consistent (table partitions only). */
+  consistent?: boolean;
   limit: number;
   cursor?: string | undefined;
   map: (item: Record<string, unknown>) => T;
@@ -24,13 +26,16 @@ const SORT_KEY = { pk: 'sk', gsi1pk: 'gsi1sk', gsi2pk: 'gsi2sk' } as const;
 const INDEX = { pk: undefined, gsi1pk: 'gsi1', gsi2pk: 'gsi2' } as const;
 
 /**
- * One page of a single-partition query. A cursor must point into the same partition (a forged or
- * foreign one is a 400), so a page can never start in another organisation's items.
+ * One page of a single-partition query. A cursor must point into the same partition and key range
+ * (a forged or foreign one is a 400), so a page can never start in another organisation's items.
  */
 export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
   const { attribute, value } = q.partition;
   const start = decodeCursor(q.cursor);
-  if (q.cursor && (!start || start[attribute] !== value)) throw new BadRequestError('Invalid cursor');
+  const sortKey = start?.[SORT_KEY[attribute]];
+  const inRange = !q.skPrefix || (typeof sortKey === 'string' && sortKey.startsWith(q.skPrefix));
+  if (q.cursor && (!start || start[attribute] !== value || !inRange))
+    throw new BadRequestError('Invalid cursor');
   const index = INDEX[attribute];
   const res = await db().send(
     new QueryCommand({
@@ -40,9 +45,21 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
       ExpressionAttributeNames: { '#p': attribute, ...(q.skPrefix ? { '#s': SORT_KEY[attribute] } : {}) },
       ExpressionAttributeValues: { ':p': value, ...(q.skPrefix ? { ':prefix': q.skPrefix } : {}) },
       ScanIndexForward: !q.descending,
+      ...(q.consistent && !index ? { ConsistentRead: true } : {}),
       Limit: q.limit,
-      ...(start ? { ExclusiveStartKey: start } : {}),
+      ...(start ? { ExclusiveStartKey: startKey(start, attribute) } : {}),
     }),
   );
   return { items: (res.Items ?? []).map(q.map), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+}
+
+/** Only the key attributes of a decoded cursor, so a forged cursor cannot smuggle in anything else. */
+function startKey(start: Record<string, unknown>, attribute: PageQuery<unknown>['partition']['attribute']) {
+  const names = attribute === 'pk' ? ['pk', 'sk'] : [attribute, SORT_KEY[attribute], 'pk', 'sk'];
+  const key: Record<string, unknown> = {};
+  for (const name of names) {
+    if (typeof start[name] !== 'string') throw new BadRequestError('Invalid cursor');
+    key[name] = start[name];
+  }
+  return key;
 }

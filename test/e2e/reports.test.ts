@@ -386,4 +386,20 @@ describe('reports over HTTP', () => {
     expect(res.status).toBe(400);
     expect(res.body.error).toBe('Invalid query: limit: must be a whole number from 1 to 100');
   });
+
+  it("refuses a cursor that points into another organisation's reports, or that lacks key fields", async () => {
+    const forge = (key: Record<string, string>) => Buffer.from(JSON.stringify(key)).toString('base64url');
+    const foreign = forge({
+      gsi1pk: `ORG#${s().otherOrgId}#REPORTS`,
+      gsi1sk: 'z',
+      pk: `ORG#${s().otherOrgId}#REPORT#x`,
+      sk: 'META',
+    });
+    const partial = forge({ gsi1pk: `ORG#${s().orgId}#REPORTS` });
+    for (const cursor of [foreign, partial]) {
+      const res = await api('GET', `/reports?cursor=${cursor}`, { token: admin() });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'Invalid cursor' });
+    }
+  });
 });
