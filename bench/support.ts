@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { spawnLocalStack } from '../infra/local/spawn-stack';
 import { resetConfig } from '../shared/config';
 import { resetDb } from '../shared/db/client';
 import type { Session } from '../test/support/session';
@@ -16,33 +15,8 @@ export interface RunningStack {
 
 /** Starts the local stack as `npm start` does (free port, throwaway state) for a benchmark. */
 export async function startStack(extraArgs: string[] = []): Promise<RunningStack> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(ROOT, 'infra/local/start.ts'),
-      '--fresh',
-      '--port',
-      '0',
-      '--state-dir',
-      stateDir,
-      '--no-ticker',
-      '--exit-with-stdin',
-      '--quiet',
-      ...extraArgs,
-    ],
-    { cwd: ROOT, stdio: ['pipe', 'inherit', 'inherit'], env: { ...process.env, LOG_LEVEL: 'silent' } },
-  );
-  const file = join(stateDir, 'session.json');
-  const deadline = Date.now() + 120_000;
-  while (!existsSync(file)) {
-    if (child.exitCode !== null) throw new Error(`local stack exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('local stack did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const session = JSON.parse(readFileSync(file, 'utf8')) as Session;
+  const stack = await spawnLocalStack<Session>({ prefix: 'cms-bench-', extraArgs });
+  const { session } = stack;
   // Benchmarks run one after another in one process: point this process's cached config and
   // DynamoDB client at the new stack, never at a previous benchmark's stopped one.
   Object.assign(process.env, {
@@ -53,17 +27,7 @@ export async function startStack(extraArgs: string[] = []): Promise<RunningStack
   });
   resetConfig();
   resetDb();
-  return {
-    session,
-    child,
-    stop: () =>
-      new Promise<void>((res) => {
-        if (child.exitCode !== null) return res();
-        child.once('exit', () => res());
-        child.stdin?.end();
-        child.kill('SIGTERM');
-      }),
-  };
+  return { session, child: stack.child, stop: () => stack.stop() };
 }
 
 /** Percentile of a sorted-or-not list of numbers (nearest rank). */
