@@ -14,6 +14,7 @@ import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled,
 import { keys, stripKeys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
 import { type Page, queryPage } from './page';
+import { insertNew, replaceVersioned } from './writes';
 
 /**
  * Records of the billing warehouse and dimensions area: ingestion records (one per uploaded
@@ -214,13 +215,7 @@ export async function getVirtualDimension(orgId: string, id: string): Promise<Vi
 }
 
 export async function insertVirtualDimension(vdim: VirtualDimension): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: vdimItem(vdim),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await insertNew(vdimItem(vdim));
 }
 
 /** Replaces a virtual dimension if it is still at `expectedVersion`; otherwise a 409. */
@@ -228,20 +223,7 @@ export async function replaceVirtualDimension(
   vdim: VirtualDimension,
   expectedVersion: number,
 ): Promise<void> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: vdimItem(vdim),
-        ConditionExpression: 'attribute_exists(pk) AND #v = :v',
-        ExpressionAttributeNames: { '#v': 'version' },
-        ExpressionAttributeValues: { ':v': expectedVersion },
-      }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
-    throw error;
-  }
+  await replaceVersioned(vdimItem(vdim), expectedVersion);
 }
 
 export async function deleteVirtualDimension(
