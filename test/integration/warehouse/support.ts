@@ -5,7 +5,8 @@ import { join } from 'node:path';
  * Test helpers that compute expected figures independently of the code under test: a plain
  * RFC 4180 CSV parser and sums in JavaScript over the parsed rows.
  */
-export const SAMPLES = join(__dirname, '..', '..', '..', '..', 'shared', 'data', 'billing');
+/** The billing samples kept in the repository (see test/fixtures/billing/README.md for source and licence). */
+export const SAMPLES = join(__dirname, '..', '..', 'fixtures', 'billing');
 export const FOCUS_SAMPLE = join(SAMPLES, 'focus_sample.csv');
 
 export type CsvRow = Record<string, string | null>;
