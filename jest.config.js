@@ -21,5 +21,6 @@ module.exports = {
   setupFiles: ['<rootDir>/test/support/env.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,
-  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  // Jest's progress and failure details, then one summary instead of Jest's own (see the file).
+  reporters: ['<rootDir>/test/support/summary-reporter.js'],
 };
