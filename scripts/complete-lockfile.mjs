@@ -46,6 +46,15 @@ function platformOf(name) {
   return { os, cpu, libc };
 }
 
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(
+    'usage: node scripts/complete-lockfile.mjs [--check]\n' +
+      "  Adds to package-lock.json the skipped entries of other platforms' optional binaries, so npm ci\n" +
+      '  accepts the lockfile; --check only reports (exit 1 if anything is missing).\n',
+  );
+  process.exit(0);
+}
+
 const file = new URL('../package-lock.json', import.meta.url);
 const lock = JSON.parse(readFileSync(file, 'utf8'));
 const packages = lock.packages ?? {};

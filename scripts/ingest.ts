@@ -16,6 +16,18 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } f
 import { basename, dirname, join, resolve } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 
+const USAGE = [
+  'usage: npm run ingest -- [--org ORG_ID] [--state-dir DIR] [--session FILE] [--no-wait] [--timeout SECONDS] FILE',
+  '  Ingests a FOCUS export (CSV, .csv.gz or Parquet) into the running local stack (npm start), as an',
+  '  upload to the billing bucket does in AWS, then waits for the ingestion and the refresh.',
+  '  --org        organisation (default: orgId of the running session, e.g. org_demo)',
+  "  --state-dir  the stack's state folder (default: $LOCAL_STATE_DIR or .local)",
+  '  --session    its session file (default: <state-dir>/session.json)',
+  '  --no-wait    return once the file is queued',
+  '  --timeout    seconds to wait for the outcome (default: 300)',
+  '  e.g. npm run ingest -- test/fixtures/billing/focus_sample.csv',
+].join('\n');
+
 interface Args {
   org?: string;
   file?: string;
@@ -38,7 +50,7 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--session') args.session = resolve(String(argv[++i]));
     else if (a === '--no-wait') args.wait = false;
     else if (a === '--timeout') args.timeoutSeconds = Number(argv[++i]);
-    else if (a.startsWith('--')) throw new Error(`Unknown flag ${a}`);
+    else if (a.startsWith('--')) fail(`unknown flag ${a}\n${USAGE}`, 2);
     else args.file = a;
   }
   return args;
@@ -52,9 +64,9 @@ interface Session {
   queues: Record<string, { url: string }>;
 }
 
-function fail(message: string): never {
+function fail(message: string, status = 1): never {
   process.stderr.write(`ingest: ${message}\n`);
-  process.exit(1);
+  process.exit(status);
 }
 
 async function post(
@@ -86,8 +98,13 @@ async function assertReachable(baseUrl: string, sessionFile: string): Promise<vo
 
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const args = parseArgs(process.argv.slice(2));
-  if (!args.file) fail('give the file to ingest: npm run ingest -- [--org <orgId>] <file>');
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const args = parseArgs(argv);
+  if (!args.file) fail(`give the file to ingest\n${USAGE}`, 2);
   const file = resolve(args.file);
   if (!existsSync(file) || !statSync(file).isFile()) fail(`no such file: ${file}`);
   const sessionFile = args.session ?? join(args.stateDir, 'session.json');

@@ -9,7 +9,7 @@
  *
  * The DynamoDB endpoint is DYNAMODB_ENDPOINT, else `endpoints.dynamodb` of `<state-dir>/session.json`
  * (`--state-dir`, $LOCAL_STATE_DIR or .local); without either the AWS default chain is used with
- * TABLE_NAME. The org defaults to the session's organisation, else org_demo. A `user_` principal
+ * TABLE_NAME, and with none of the three it says in one line that no stack is running (exit 1). The org defaults to the session's organisation, else org_demo. A `user_` principal
  * must be a registered user (a key of an unknown user could never authenticate); an `org_`
  * principal must be the org itself and gets an organisation key.
  */
@@ -111,6 +111,12 @@ async function main(): Promise<void> {
   }
   const args = parseKeysArgs(process.argv.slice(2));
   const session = readSession(args.stateDir);
+  if (!session && !process.env.DYNAMODB_ENDPOINT && !process.env.TABLE_NAME) {
+    throw new KeysError(
+      `no running stack found (${join(args.stateDir, 'session.json')} is missing): start it with npm start, ` +
+        'or set DYNAMODB_ENDPOINT or TABLE_NAME to use another table',
+    );
+  }
   // Point the shared DynamoDB client at the stack before anything reads the configuration.
   if (!process.env.DYNAMODB_ENDPOINT && session?.endpoints?.dynamodb) {
     process.env.DYNAMODB_ENDPOINT = session.endpoints.dynamodb;
@@ -176,6 +182,13 @@ if (require.main === module) {
       process.stderr.write(
         `npm run keys: cannot reach DynamoDB at ${process.env.DYNAMODB_ENDPOINT ?? 'its endpoint'}: ` +
           'is the stack running (npm start)? It reads the endpoint from .local/session.json.\n',
+      );
+      process.exit(1);
+    }
+    if ((error as Error | null)?.name === 'CredentialsProviderError') {
+      process.stderr.write(
+        `npm run keys: no AWS credentials for table ${process.env.TABLE_NAME ?? '(default)'}: ` +
+          'configure them (AWS_PROFILE, …), or start the local stack with npm start.\n',
       );
       process.exit(1);
     }

@@ -16,15 +16,44 @@ interface LocalSession {
   tableName?: string;
 }
 
+/** `--state-dir DIR` or `--state-dir=DIR`; anything else is a usage error (exit 2). */
 function stateDirOf(argv: string[]): string {
-  const i = argv.indexOf('--state-dir');
-  const inline = argv.find((a) => a.startsWith('--state-dir='))?.slice('--state-dir='.length);
-  return resolve(inline ?? (i >= 0 ? argv[i + 1] : undefined) ?? process.env.LOCAL_STATE_DIR ?? '.local');
+  let dir: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = String(argv[i]);
+    if (a.startsWith('--state-dir=')) dir = a.slice('--state-dir='.length);
+    else if (a === '--state-dir' && argv[i + 1]) dir = argv[++i];
+    else {
+      process.stderr.write(`migrate-enrichments: unknown argument ${a}\n${USAGE}\n`);
+      process.exit(2);
+    }
+  }
+  return resolve(dir || process.env.LOCAL_STATE_DIR || '.local');
 }
 
+const USAGE = [
+  'usage: npx tsx scripts/migrate-enrichments.ts [--state-dir DIR]',
+  '  Gives every enrichment document stored before schema version 2 the JSON copy GET reads; idempotent.',
+  '  Table: DYNAMODB_ENDPOINT, else that of <state-dir>/session.json (default $LOCAL_STATE_DIR or .local),',
+  '  else TABLE_NAME with the AWS default credentials. Prints {found, added, raced, failed}; exit 1 if any failed.',
+].join('\n');
+
 async function main(): Promise<void> {
-  const file = join(stateDirOf(process.argv.slice(2)), 'session.json');
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const stateDir = stateDirOf(argv);
+  const file = join(stateDir, 'session.json');
   const session = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as LocalSession) : undefined;
+  if (!session && !process.env.DYNAMODB_ENDPOINT && !process.env.TABLE_NAME) {
+    process.stderr.write(
+      `migrate-enrichments: no running stack found (${file} is missing): start it with npm start, ` +
+        'or set DYNAMODB_ENDPOINT or TABLE_NAME to use another table\n',
+    );
+    process.exit(1);
+  }
   // Point the shared DynamoDB client at the stack before anything reads the configuration.
   if (!process.env.DYNAMODB_ENDPOINT && session?.endpoints?.dynamodb) {
     process.env.DYNAMODB_ENDPOINT = session.endpoints.dynamodb;
