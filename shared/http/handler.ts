@@ -14,7 +14,7 @@ import {
   ShapedError,
   UnauthorizedError,
 } from '../errors';
-import { log } from '../log';
+import { log, withInvocationLogContext } from '../log';
 import { type HttpResult, isTaggedResult, toApiGatewayResult } from './responses';
 import type { Infer, RouteDef } from './route';
 import { parseOrThrow } from './validation';
@@ -135,7 +135,8 @@ function buildRoute<R extends RouteDef, T>(def: R, fn: RouteFn<R, T>, options: R
     timeoutEarlyInMillis: 0,
   });
 
-  return base
+  // Every log line of the invocation carries the Lambda's and the gateway's request ids.
+  const chain = base
     .use({
       onError: async (request) => {
         request.response = toApiGatewayResult(errorToResult(request.error, def));
@@ -193,6 +194,7 @@ function buildRoute<R extends RouteDef, T>(def: R, fn: RouteFn<R, T>, options: R
       if (isTaggedResult(result)) return toApiGatewayResult(result);
       return toApiGatewayResult({ statusCode: def.successStatus ?? 200, body: result });
     });
+  return withInvocationLogContext(chain);
 }
 
 /** `application/json` and `application/<anything>+json`: the types the JSON body parser accepts. */
