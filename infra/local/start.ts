@@ -259,11 +259,26 @@ async function main(): Promise<void> {
         `  Slack/Teams    ${session.chatUrl}`,
         `  session file   ${resolve(args.stateDir, 'session.json')}`,
         '',
-        `Try: curl -H "Authorization: Bearer ${seed.apiKeys.admin}" ${baseUrl}/reports`,
+        ...tryItCommands({ baseUrl, adminKey: seed.apiKeys.admin, admin: seed.users.admin, ...args }),
         '',
       ].join('\n'),
     );
   }
+}
+
+/** Lines to paste into a shell, with this stack's real address, key and state folder. */
+function tryItCommands(o: { baseUrl: string; adminKey: string; admin: string; stateDir: string }): string[] {
+  const stateDir = o.stateDir === resolve('.local') ? [] : [`  export LOCAL_STATE_DIR=${o.stateDir}`];
+  return [
+    'Try it (paste into another shell):',
+    `  export BASE=${o.baseUrl}`,
+    `  export K=${o.adminKey}`,
+    ...stateDir,
+    '  curl -s -H "Authorization: Bearer $K" $BASE/reports',
+    '  curl -s -H "Authorization: Bearer $K" $BASE/dimensions',
+    `  TOKEN=$(npm run -s token -- --user ${o.admin}); curl -s -H "Authorization: Bearer $TOKEN" $BASE/dashboard-v2`,
+    '  npm run ingest -- test/fixtures/billing/focus_sample.csv',
+  ];
 }
 
 function fail(error: unknown): void {
