@@ -163,7 +163,13 @@ class Parser {
     const node = this.expr(0, 0);
     const t = this.peek();
     if (t.kind !== 'eof') {
-      const hint = t.kind === 'rparen' ? ' (unbalanced parenthesis)' : ' (an operator is missing)';
+      const lower = t.text.toLowerCase();
+      const hint =
+        t.kind === 'rparen'
+          ? ' (unbalanced parenthesis)'
+          : t.kind === 'ident' && KEYWORDS.has(lower)
+            ? ` (operators are lowercase: ${lower})`
+            : ' (an operator is missing)';
       throw new ExpressionError(`unexpected ${describe(t)}${hint}`, t.pos);
     }
     return node;
