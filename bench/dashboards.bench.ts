@@ -70,21 +70,21 @@ function itemBytes(item: Json): number {
   return Object.entries(item).reduce((n, [k, v]) => n + Buffer.byteLength(k) + valueBytes(v), 0);
 }
 
-async function publishCost(fixtureWidgets: number, orgId: string): Promise<Json> {
+async function publishCost(fixtureWidgets: number, orgId: string, metricId: string): Promise<Json> {
   // Imported after the environment points at the stack, so the service's config reads it.
   const { realisticDashboard } = await import('../test/fixtures/dashboards/realistic');
   const { createDashboard, publishDashboard } = await import('../shared/domain/dashboards/service');
   const { db, tableName } = await import('../shared/db/client');
   const { keys } = await import('../shared/db/keys');
   const principal: Principal = { orgId, principalId: 'user_bench', kind: 'user', role: 'admin', teamIds: [] };
-  const fixture = realisticDashboard(fixtureWidgets, 99, `wcu ${fixtureWidgets}`);
+  const fixture = realisticDashboard(fixtureWidgets, 99, `wcu ${fixtureWidgets}`, metricId);
   const created = await createDashboard(principal, fixture.body);
   let version = created.version;
   const reported: number[] = [];
   let estimate = 0;
   let items: { sk: string; bytes: number }[] = [];
   for (let i = 0; i < WCU_ROUNDS; i++) {
-    const next = realisticDashboard(fixtureWidgets, 100 + i, `wcu ${fixtureWidgets}`);
+    const next = realisticDashboard(fixtureWidgets, 100 + i, `wcu ${fixtureWidgets}`, metricId);
     const { dashboard, write } = await publishDashboard(principal, created.id, { ...next.body, version });
     version = dashboard.version;
     reported.push(write.consumedWriteUnits);
@@ -119,15 +119,19 @@ export default async function dashboardsBench(): Promise<Record<string, unknown>
     const { baseUrl, apiKeys } = stack.session;
     const { realisticDashboard } = await import('../test/fixtures/dashboards/realistic');
     const token = apiKeys.admin;
+    // Saving checks that metric queries name a datasource of the org: the fixture's read this one.
+    const ds = await call(baseUrl, token, 'POST', '/iac/metricsDatasources', { name: 'bench requests' });
+    if (ds.status !== 201) throw new Error(`datasource create failed: ${ds.status} ${JSON.stringify(ds.json)}`);
+    const metricId = String(ds.json.id);
 
     const publishLoop = async (widgets: number, rounds: number) => {
-      const first = realisticDashboard(widgets, 1, `bench ${widgets}`);
+      const first = realisticDashboard(widgets, 1, `bench ${widgets}`, metricId);
       const created = await call(baseUrl, token, 'POST', '/dashboard-v2', first.body);
       if (created.status !== 201)
         throw new Error(`create failed: ${created.status} ${JSON.stringify(created.json)}`);
       const id = String(created.json.id);
       // A few bodies, so consecutive publishes really change the widgets.
-      const bodies = [2, 3, 4, 5].map((seed) => realisticDashboard(widgets, seed, `bench ${widgets}`).body);
+      const bodies = [2, 3, 4, 5].map((seed) => realisticDashboard(widgets, seed, `bench ${widgets}`, metricId).body);
       const bodyBytes = Buffer.byteLength(JSON.stringify(bodies[0]));
       const putMs: number[] = [];
       const getMs: number[] = [];
@@ -154,8 +158,8 @@ export default async function dashboardsBench(): Promise<Record<string, unknown>
     process.env.TABLE_NAME = stack.session.tableName;
     process.env.LOG_LEVEL = 'silent';
     const orgId = stack.session.orgId;
-    const wcu20 = await publishCost(20, orgId);
-    const wcu200 = await publishCost(200, orgId);
+    const wcu20 = await publishCost(20, orgId, metricId);
+    const wcu200 = await publishCost(200, orgId, metricId);
 
     return {
       method:

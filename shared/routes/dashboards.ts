@@ -32,6 +32,8 @@ export const createDashboard = route({
   body: CreateDashboardBody,
   deferBodyValidation: true,
   successStatus: 201,
+  // Reads the warehouse's usage metrics when a metric query names no datasource (save-time check).
+  usesWarehouse: true,
   // Validating, gzipping and writing up to 1 MiB of JSON: more memory is also more CPU on Lambda.
   memoryMb: 512,
   response: DashboardRecord,
@@ -72,6 +74,8 @@ export const publishDashboard = route({
   params: DashboardIdParams,
   body: PublishDashboardBody,
   deferBodyValidation: true,
+  // Reads the warehouse's usage metrics when a metric query names no datasource (save-time check).
+  usesWarehouse: true,
   memoryMb: 512,
   response: DashboardRecord,
 });

@@ -107,7 +107,12 @@ describe('dashboards over HTTP: create and read', () => {
   });
 
   it('round-trips a 200-widget realistic dashboard exactly, defaults filled in, through create, publish and history', async () => {
-    const fixture = realisticDashboard(200, 7, unique('Realistic'));
+    const ds = await api<{ id: string }>('POST', '/iac/metricsDatasources', {
+      token: admin(),
+      body: { name: unique('requests') },
+    });
+    expect(ds.status).toBe(201);
+    const fixture = realisticDashboard(200, 7, unique('Realistic'), ds.body.id);
     const created = await createOk(admin(), fixture.body);
     expect(created).toMatchObject({ ...fixture.expected, widgetCount: 200 });
 
@@ -116,7 +121,7 @@ describe('dashboards over HTTP: create and read', () => {
     expect(read.body).toMatchObject(fixture.expected);
     expect(read.body.widgets).toEqual(fixture.expected.widgets);
 
-    const next = realisticDashboard(200, 8, fixture.body.name as string);
+    const next = realisticDashboard(200, 8, fixture.body.name as string, ds.body.id);
     const published = await publish(admin(), created.id, { ...next.body, version: created.version });
     expect(published.status).toBe(200);
     expect(published.body).toMatchObject({ ...next.expected, version: 2, publishedVersion: 2 });
@@ -207,7 +212,8 @@ describe('dashboards over HTTP: validation', () => {
       },
       {
         rule: 'condition expression min 1',
-        ok: query({ type: 'condition', expression: 'a' }),
+        // The query is its own widget's only one: a constant, since `a` would refer to itself.
+        ok: query({ type: 'condition', expression: '1' }),
         bad: query({ type: 'condition', expression: '' }),
         path: `${queryPath}.expression`,
       },
@@ -215,13 +221,13 @@ describe('dashboards over HTTP: validation', () => {
         rule: 'rollingAggregation.window.relativeDays min 1 (metric)',
         ok: query({
           type: 'metric',
-          metricId: 'requests',
+          metricId: 'Hours', // a usage metric (consumed unit) of the seeded demo data
           aggregator: 'SUM',
           rollingAggregation: { aggregator: 'SUM', window: { relativeDays: 1 } },
         }),
         bad: query({
           type: 'metric',
-          metricId: 'requests',
+          metricId: 'Hours',
           aggregator: 'SUM',
           rollingAggregation: { aggregator: 'SUM', window: { relativeDays: 0 } },
         }),
@@ -231,12 +237,12 @@ describe('dashboards over HTTP: validation', () => {
         rule: 'rollingAggregation.window.relativeDays min 1 (formula)',
         ok: query({
           type: 'formula',
-          formula: 'a',
+          formula: '2',
           rollingAggregation: { aggregator: 'AVG', window: { relativeDays: 1 } },
         }),
         bad: query({
           type: 'formula',
-          formula: 'a',
+          formula: '2',
           rollingAggregation: { aggregator: 'AVG', window: { relativeDays: 0 } },
         }),
         path: `${queryPath}.rollingAggregation.window.relativeDays`,
@@ -348,6 +354,146 @@ describe('dashboards over HTTP: validation', () => {
     const res = await create(member(), { name: unique('Huge'), description: 'x'.repeat(1024 * 1024) });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: expect.any(String) });
+  });
+});
+
+describe('dashboards over HTTP: formulas, conditions and metric queries are checked at save time', () => {
+  const cost = (name: string) => ({ type: 'cost', name, colorIndex: 0, chartType: 'BAR' });
+  const formula = (name: string, f: string) => ({
+    type: 'formula',
+    name,
+    colorIndex: 1,
+    chartType: 'LINE',
+    formula: f,
+  });
+  const condition = (name: string, e: string) => ({
+    type: 'condition',
+    name,
+    colorIndex: 2,
+    chartType: 'BAR',
+    expression: e,
+  });
+  const metric = (name: string, metricId: string) => ({
+    type: 'metric',
+    name,
+    colorIndex: 3,
+    chartType: 'LINE',
+    metricId,
+    aggregator: 'SUM',
+  });
+  const body = (...queryLists: Record<string, unknown>[][]) => ({
+    name: unique('Checked'),
+    widgets: queryLists.map((queries, i) => simpleWidget(`k${i + 1}`, { queries })),
+  });
+  const errorOf = (res: { body: unknown }) => (res.body as { error: string }).error;
+
+  let datasource: string;
+  let archived: string;
+  let otherOrgDatasource: string;
+  let usageUnit: string;
+
+  beforeAll(async () => {
+    const made = async (token: string) => {
+      const res = await api<{ id: string }>('POST', '/iac/metricsDatasources', {
+        token,
+        body: { name: unique('ds') },
+      });
+      expect(res.status).toBe(201);
+      return res.body.id;
+    };
+    datasource = await made(admin());
+    archived = await made(admin());
+    otherOrgDatasource = await made(outsider());
+    const del = await api('DELETE', `/iac/metricsDatasources/${archived}`, { token: admin() });
+    expect(del.status).toBe(200);
+    const units = await api<{ consumed_unit: string }[]>('GET', '/queries/usage-metrics', {
+      token: member(),
+    });
+    expect(units.status).toBe(200);
+    usageUnit = (units.body[0] as { consumed_unit: string }).consumed_unit;
+  });
+
+  it('refuses a formula naming an unknown query with 400 naming widget, query and position; nothing is stored', async () => {
+    const b = body([cost('a')], [cost('a'), cost('b'), formula('d', '(a + b) / 2 > foo')]);
+    const res = await create(member(), b);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: `Invalid body: widgets.1.source.request.queries.2.formula: widget "k2", query "d": unknown query 'foo' at 14`,
+    });
+    expect((await listAll(member())).some((x) => x.name === b.name)).toBe(false);
+  });
+
+  it('refuses a condition that does not parse, and a cycle between formulas, on publish too', async () => {
+    const d = await createOk(member(), body([cost('a'), formula('f', 'a * 2'), condition('s', 'f > 1')]));
+    const bad = await publish(member(), d.id, {
+      ...body([cost('a'), condition('s', 'a >> 1')]),
+      version: d.version,
+    });
+    expect(bad.status).toBe(400);
+    expect(errorOf(bad)).toBe(
+      'Invalid body: widgets.0.source.request.queries.1.expression: widget "k1", query "s": expected a number, a query name or \'(\' but found \'>\' at 3',
+    );
+    const cycle = await publish(member(), d.id, {
+      ...body([cost('a'), formula('c', 'a + d'), formula('d', 'timeShift(c, 7, DAY)')]),
+      version: d.version,
+    });
+    expect(cycle.status).toBe(400);
+    expect(errorOf(cycle)).toContain('widgets.0.source.request.queries.1.formula: widget "k1", query "c"');
+    expect(errorOf(cycle)).toContain('cycle: c → d → c');
+    const read = await api<Dashboard>('GET', `/dashboard-v2/${d.id}`, { token: member() });
+    expect(read.body).toMatchObject({ version: 1, publishedVersion: 1 });
+  });
+
+  it('accepts the spec examples: week over week, anomaly baselines, unit cost over a datasource', async () => {
+    const res = await create(
+      member(),
+      body(
+        [
+          cost('a'),
+          formula('wow', '(a - timeShift(a, 1, DAY)) / abs(timeShift(a, 1, DAY))'),
+          condition('spike', 'wow > 0.2'),
+        ],
+        [cost('a'), condition('anomaly', 'a > rollingMedian(a, 28, DAY) * 1.5 and a > 100')],
+        [cost('cost'), metric('requests', datasource), formula('unit', 'cost / requests * 1000')],
+        [cost('a'), formula('w', 'timeShift(rollingSum(a, 7, DAY), 7, DAY)')],
+      ),
+    );
+    expect(res.status).toBe(201);
+  });
+
+  it('accepts a metric query naming a datasource of the org (also id/metric) or a usage metric', async () => {
+    for (const metricId of [datasource, `${datasource}/requests`, usageUnit]) {
+      const res = await create(member(), body([metric('m', metricId), cost('a')]));
+      expect({ metricId, status: res.status }).toEqual({ metricId, status: 201 });
+    }
+  });
+
+  it("refuses an unknown metricId, an archived datasource and another organisation's datasource", async () => {
+    for (const metricId of [
+      'datadog.requests.count',
+      archived,
+      otherOrgDatasource,
+      usageUnit.toLowerCase() + '_x',
+    ]) {
+      const b = body([cost('a')], [cost('a'), metric('m', metricId)]);
+      const res = await create(member(), b);
+      expect({ metricId, status: res.status }).toEqual({ metricId, status: 400 });
+      expect(errorOf(res)).toContain(
+        `Invalid body: widgets.1.source.request.queries.1.metricId: widget "k2", query "m": unknown metric "${metricId}"`,
+      );
+      expect((await listAll(member())).some((x) => x.name === b.name)).toBe(false);
+    }
+    const d = await createOk(member(), body([cost('a')]));
+    const put = await publish(member(), d.id, { ...body([metric('m', archived)]), version: d.version });
+    expect(put.status).toBe(400);
+    expect(errorOf(put)).toContain('queries.0.metricId');
+  });
+
+  it("the other organisation's datasource is valid there, and ours is not", async () => {
+    const theirs = await create(outsider(), body([metric('m', otherOrgDatasource)]));
+    expect(theirs.status).toBe(201);
+    const ours = await create(outsider(), body([metric('m', datasource)]));
+    expect(ours.status).toBe(400);
   });
 });
 

@@ -17,10 +17,12 @@ import {
   versionSummary,
   type WriteReport,
 } from '../../db/dashboards-repo';
+import { getDatasource } from '../../db/datasources-repo';
 import { getTeam } from '../../db/teams-repo';
 import {
   BadRequestError,
   ConflictError,
+  DependencyUnavailableError,
   type FieldIssue,
   ForbiddenError,
   NotFoundError,
@@ -29,6 +31,9 @@ import {
 import { toFieldIssues, validationFailure } from '../../http/validation';
 import { newId } from '../../ids';
 import { log } from '../../log';
+import { getWarehouseQueries } from '../../warehouse/queries';
+import { IdSchema } from '../common/enums';
+import { resolveMetricRef } from '../datasources/points';
 import type {
   Dashboard,
   DashboardFields,
@@ -54,6 +59,7 @@ import {
   PublishDashboardBody,
   type Widget,
 } from './schemas';
+import { expressionIssue, type MetricCatalog, metricIssue, metricReferences } from './validation';
 
 const now = () => new Date().toISOString();
 
@@ -79,6 +85,44 @@ function parseBody<S extends AnySchema>(schema: S, raw: unknown): v.InferOutput<
 }
 
 const invalid = (path: string, message: string) => validationFailure('plain', 'body', [{ path, message }]);
+
+/** 400 when a formula or condition does not parse against its widget's queries, or they form a cycle. */
+function assertExpressions(widgets: readonly Widget[]): void {
+  const issue = expressionIssue(widgets);
+  if (issue) throw invalid(issue.path, issue.message);
+}
+
+/**
+ * The organisation's metrics as the metric check sees them: a `metricId` is a datasource when it
+ * (or its part before `/`, see `resolveMetricRef`) is a non-archived datasource of the org, else a
+ * usage metric when it is one of the org's consumed units. The warehouse is read only then; a
+ * failure there is 503 WAREHOUSE_UNAVAILABLE.
+ */
+function metricCatalog(orgId: string): MetricCatalog {
+  return {
+    async isDatasource(metricId) {
+      const { datasourceId } = resolveMetricRef(metricId);
+      if (!v.is(IdSchema, datasourceId)) return false;
+      const ds = await getDatasource(orgId, datasourceId);
+      return Boolean(ds && !ds.archivedAt);
+    },
+    async usageUnits() {
+      try {
+        const metrics = await (await getWarehouseQueries()).usageMetrics(orgId);
+        return new Set(metrics.map((m) => m.consumed_unit));
+      } catch (error) {
+        log.error('dashboard metric check: warehouse query failed', { orgId, error });
+        throw new DependencyUnavailableError('WAREHOUSE_UNAVAILABLE', { cause: error });
+      }
+    },
+  };
+}
+
+/** 400 when a metric query names neither a datasource nor a usage metric of the organisation. */
+async function assertMetricsExist(orgId: string, widgets: readonly Widget[]): Promise<void> {
+  const issue = await metricIssue(metricReferences(widgets), metricCatalog(orgId));
+  if (issue) throw invalid(issue.path, issue.message);
+}
 
 /**
  * Team and scope assignment, checked against the caller's membership (spec: "Authentication" 6):
@@ -238,7 +282,9 @@ export async function createDashboard(principal: Principal, raw: unknown): Promi
   assertWidgetCount(raw);
   const body = parseBody(CreateDashboardBody, raw);
   const json = versionJson(body);
+  assertExpressions(body.widgets);
   await assertAssignable(principal, body.teamId, scopeReferences(body));
+  await assertMetricsExist(principal.orgId, body.widgets);
   const at = now();
   const id = newId('dash');
   const summary: DashboardSummary = present({
@@ -270,8 +316,8 @@ export interface PublishResult {
 
 /**
  * PUT /dashboard-v2/{id}: replaces every field (omitted ones take their defaults) and saves a new
- * version. Order of checks: 413 size, 400 body, 404, 403, 409 archived, 409 stale version, then
- * team and scope assignment. Without a version (body or If-Match) the publish is based on the
+ * version. Order of checks: 413 size, 400 body (formulas and conditions included), 404, 403, 409
+ * archived, 409 stale version, then team and scope assignment and the metric queries' metricIds. Without a version (body or If-Match) the publish is based on the
  * version read just before, and still refused with 409 if another write lands in between.
  */
 export async function publishDashboard(
@@ -284,6 +330,7 @@ export async function publishDashboard(
   const { version: bodyVersion, ...body } = parseBody(PublishDashboardBody, raw);
   const expected = expectedVersion(bodyVersion, ifMatch);
   const json = versionJson(body);
+  assertExpressions(body.widgets);
   const current = await loadEditable(principal, dashboardId);
   if (current.archivedAt) throw ARCHIVED();
   if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
@@ -293,6 +340,7 @@ export async function publishDashboard(
     assertAssignable(principal, body.teamId, scopeReferences(body)),
     pruneVersion ? getVersionHead(principal.orgId, dashboardId, pruneVersion) : undefined,
   ]);
+  await assertMetricsExist(principal.orgId, body.widgets);
 
   const at = now();
   const summary: DashboardSummary = present({
