@@ -157,7 +157,7 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
     topValues: number,
   ): Promise<DimensionValues> {
     const stored = await this.stored(orgId);
-    const source = featureSource(this.table(), orgId, stored?.features);
+    const source = featureSource(this.table(), orgId, stored?.features, months);
     const ctx = {
       dialect: athenaDialect,
       params: inlineParams(),

@@ -9,6 +9,7 @@ import {
   type AthenaTable,
   billingMonthsSql,
   featureSource,
+  rangeMonths,
   usageMetricsSql,
 } from './sql';
 
@@ -78,7 +79,7 @@ export class AthenaQueries implements WarehouseQueries {
     extra?: string,
   ): Promise<SeriesRow[]> {
     const stored = await this.stored(q.orgId);
-    const source = featureSource(this.table(), q.orgId, stored?.features);
+    const source = featureSource(this.table(), q.orgId, stored?.features, rangeMonths(q.start, q.end));
     const ctx = {
       dialect: athenaDialect,
       params: athenaParams(),

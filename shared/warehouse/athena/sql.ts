@@ -2,7 +2,7 @@ import { BadRequestError } from '../../errors';
 import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../features';
 import { FOCUS_COLUMN_TYPES, type FocusColumn, focusColumnOf } from '../focus-columns';
 import type { Catalog, ComputedDimension } from '../query-model';
-import { athenaDialect, computedColumn, inlineParams } from '../sql/compile';
+import { athenaDialect, computedColumn, inlineParams, utcTimestamp } from '../sql/compile';
 import { computedOutputs, enrichmentChains, labelMapSql, labelMergedSql, vdimSql } from '../sql/features';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 
@@ -39,6 +39,28 @@ export function monthsLiteral(months: string[]): string {
   return months.length ? months.map(quoteLiteral).join(', ') : 'NULL';
 }
 
+/**
+ * Billing months a charge-period range may be billed in: the months of `[start, end)` widened
+ * by BILLING_MONTH_SLACK on each side. A row's `billing_month` is the month of its
+ * BillingPeriodStart, and providers bill a charge in a neighbouring month (a charge of 30
+ * September 22:00 billed in October is in the FOCUS sample), so the exact months would lose it.
+ */
+export const BILLING_MONTH_SLACK = 1;
+const MAX_RANGE_MONTHS = 1_200;
+
+export function rangeMonths(start: string, end: string, slack = BILLING_MONTH_SLACK): string[] {
+  const ms = (value: string, what: string) => Date.parse(`${utcTimestamp(value, what).replace(' ', 'T')}Z`);
+  const monthOf = (t: number) => new Date(t).getUTCFullYear() * 12 + new Date(t).getUTCMonth();
+  const from = ms(start, 'start');
+  const first = monthOf(from) - slack;
+  const last = monthOf(Math.max(from, ms(end, 'end') - 1)) + slack;
+  if (last - first >= MAX_RANGE_MONTHS) throw new BadRequestError('The date range is too long');
+  const out: string[] = [];
+  for (let m = first; m <= last; m++)
+    out.push(`${String(Math.floor(m / 12)).padStart(4, '0')}-${String((m % 12) + 1).padStart(2, '0')}`);
+  return out;
+}
+
 export interface EnrichmentBinding {
   doc: EnrichmentFeature;
   /** Inputs that satisfy the document's conditions (as text), when it has conditions. */
@@ -71,6 +93,12 @@ export function conditionInput(field: FocusColumn, alias = 'b'): string {
   }
 }
 
+/** An enrichment's key column: a text FOCUS column (entry keys are text; Trino compares no varchar with a number). */
+export function textKeyColumn(doc: EnrichmentFeature): FocusColumn | undefined {
+  const key = focusColumnOf(doc.keyField);
+  return key && FOCUS_COLUMN_TYPES[key] === 'string' ? key : undefined;
+}
+
 const text = (v: string | null) => (v === null ? 'CAST(NULL AS VARCHAR)' : quoteLiteral(v));
 
 /** The distinct condition inputs among the rows an enrichment could apply to (refresh time). */
@@ -80,8 +108,8 @@ export function conditionTuplesSql(
   doc: EnrichmentFeature,
   fields: FocusColumn[],
 ): string {
-  const key = focusColumnOf(doc.keyField);
-  if (!key) throw new BadRequestError(`Unknown key column ${doc.keyField}`);
+  const key = textKeyColumn(doc);
+  if (!key) throw new BadRequestError(`keyField ${doc.keyField} is not a text FOCUS column`);
   const keys = [...new Set(doc.entries.map((e) => e.key))];
   return [
     `SELECT DISTINCT ${fields.map((f, i) => `${conditionInput(f)} AS c${i}`).join(', ')}`,
@@ -101,8 +129,13 @@ export function featureSource(
   t: AthenaTable,
   orgId: string,
   features: AthenaFeatures | undefined,
+  months?: string[],
 ): { sql: string; dimensions: ComputedDimension[]; warnings: string[] } {
-  const base = `SELECT * FROM ${tableRef(t)} WHERE "org_id" = ${orgLiteral(orgId)}`;
+  // The partition predicates sit on the base table's own WHERE: the organisation always, the
+  // billing months when the statement reads a window.
+  const partitions = (alias: string) =>
+    `${alias}"org_id" = ${orgLiteral(orgId)}${months ? ` AND ${alias}"billing_month" IN (${monthsLiteral(months)})` : ''}`;
+  const base = `SELECT * FROM ${tableRef(t)} WHERE ${partitions('')}`;
   if (!features) return { sql: `(${base})`, dimensions: [], warnings: [] };
   const warnings: string[] = [];
   const ctx = { dialect: athenaDialect, params: inlineParams() };
@@ -121,13 +154,17 @@ export function featureSource(
   const applied: { doc: EnrichmentFeature; index: number }[] = [];
   const conditional = new Set<number>();
   features.enrichments.forEach(({ doc, passing }, index) => {
-    const key = focusColumnOf(doc.keyField);
+    const key = textKeyColumn(doc);
     const targets = doc.targetColumns.map((c) => c.name);
     const seen = new Set<string>();
     const rows = doc.entries
       .filter((e) => !seen.has(e.key) && seen.add(e.key))
       .map((e) => `(${[text(e.key), ...targets.map((c) => text(e.then[c] ?? null))].join(', ')})`);
-    if (!key || !rows.length || !targets.length) {
+    if (!key) {
+      warnings.push(`enrichment ${doc.name} skipped: keyField ${doc.keyField} is not a text FOCUS column`);
+      return;
+    }
+    if (!rows.length || !targets.length) {
       warnings.push(`enrichment ${doc.name} skipped: no key column, entries or target columns`);
       return;
     }
@@ -181,7 +218,7 @@ export function featureSource(
       warnings.push(`virtual dimension ${vdim.name} skipped: ${(error as Error).message}`);
     }
   }
-  const layer0 = `SELECT b.*${inner.length ? `, ${inner.join(', ')}` : ''} FROM ${tableRef(t)} b ${joins.join(' ')} WHERE b."org_id" = ${orgLiteral(orgId)}`;
+  const layer0 = `SELECT b.*${inner.length ? `, ${inner.join(', ')}` : ''} FROM ${tableRef(t)} b ${joins.join(' ')} WHERE ${partitions('b.')}`;
   const layer1 = `SELECT *${outputs.columns.length ? `, ${outputs.columns.join(', ')}` : ''} FROM (${layer0})`;
   const layer2 = `SELECT *${vdimColumns.length ? `, ${vdimColumns.join(', ')}` : ''} FROM (${layer1})`;
   return { sql: `(${layer2})`, dimensions: [...outputs.dimensions, ...vdims], warnings };

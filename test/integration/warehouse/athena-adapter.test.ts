@@ -18,6 +18,7 @@ import { resetObjectStore } from '../../../shared/warehouse/object-store';
 import { computedColumn } from '../../../shared/warehouse/sql/compile';
 import { setWarehouse } from '../../../shared/warehouse/warehouse';
 import { session } from '../../support/session';
+import { assertTrino } from '../../support/trino';
 import { authContext, invoke } from './http-support';
 import { FOCUS_SAMPLE, readCsv } from './support';
 
@@ -38,6 +39,8 @@ function engine(answers: [RegExp | string, Result | 'FAIL'][]) {
   let n = 0;
   athena.reset();
   athena.on(StartQueryExecutionCommand).callsFake((input: { QueryString: string }) => {
+    // Every statement the adapter starts is Trino (see athena-trino.test.ts for the whole check).
+    assertTrino(input.QueryString);
     const id = `q${++n}`;
     const hit = answers.find(([m]) =>
       typeof m === 'string' ? input.QueryString.includes(m) : m.test(input.QueryString),
@@ -174,7 +177,7 @@ describe('Athena warehouse adapter', () => {
     expect(rows).toEqual([{ period: '2024-09-01', group: { provider: 'AWS' }, value: 12.5 }]);
     const [q] = started();
     expect(q?.QueryString).toContain(
-      `FROM (SELECT * FROM "cost_management_test"."focus_billing" WHERE "org_id" = 'org_ath_${run}') AS src`,
+      `FROM (SELECT * FROM "cost_management_test"."focus_billing" WHERE "org_id" = 'org_ath_${run}' AND "billing_month" IN ('2024-08', '2024-09', '2024-10')) AS src`,
     );
     expect(q?.QueryString).toContain('AND ((element_at("tags", ?) IN (?)))');
     expect(q?.ExecutionParameters).toEqual([

@@ -6,10 +6,12 @@ import {
   dimensionValuesSql,
   featureSource,
   orgLiteral,
+  rangeMonths,
   usageMetricsSql,
 } from '../../../shared/warehouse/athena/sql';
 import type { EnrichmentFeature } from '../../../shared/warehouse/features';
 import { computedColumn } from '../../../shared/warehouse/sql/compile';
+import { assertPartitioned, assertTrino, trinoErrors } from '../../support/trino';
 
 const t = { database: 'cost_management_dev', table: 'focus_billing' };
 const entry = (key: string, values: Record<string, string>) =>
@@ -118,5 +120,91 @@ describe('Athena SQL', () => {
     expect(dv.total).toBe(
       `SELECT coalesce(sum("billedcost"), 0) AS total FROM (SELECT 1) AS src WHERE "billing_month" IN ('2024-09')`,
     );
+  });
+
+  it('every statement here is Trino and reads the billing table with its partition predicates', () => {
+    const ref = '"cost_management_dev"."focus_billing"';
+    const months = ['2024-08', '2024-09'];
+    for (const sql of Object.values(candidateSql(t, 'org_1', months, 50))) {
+      assertTrino(sql);
+      expect(assertPartitioned(sql, { tableRef: ref, orgId: 'org_1', months, within: months })).toBe(1);
+    }
+    const source = featureSource(t, 'org_1', undefined, ['2024-09']);
+    for (const sql of Object.values(
+      dimensionValuesSql(
+        `${source.sql} AS src`,
+        ['2024-09'],
+        [{ name: 'provider', expr: '"providername"' }],
+        5,
+      ),
+    )) {
+      assertTrino(sql);
+      assertPartitioned(sql, { tableRef: ref, orgId: 'org_1', months: ['2024-09'], within: ['2024-09'] });
+    }
+    for (const sql of [billingMonthsSql(t, 'org_1'), usageMetricsSql(t, 'org_1')]) {
+      assertTrino(sql);
+      assertPartitioned(sql, { tableRef: ref, orgId: 'org_1' });
+    }
+  });
+
+  it('widens a charge-period range by one billing month each side, and bounds it', () => {
+    expect(rangeMonths('2024-09-01', '2024-10-01')).toEqual(['2024-08', '2024-09', '2024-10']);
+    expect(rangeMonths('2024-12-31T23:00:00Z', '2025-01-01T01:00:00Z')).toEqual([
+      '2024-11',
+      '2024-12',
+      '2025-01',
+      '2025-02',
+    ]);
+    expect(rangeMonths('2024-09-05', '2024-09-05')).toEqual(['2024-08', '2024-09', '2024-10']);
+    expect(() => rangeMonths('1900-01-01', '2024-01-01')).toThrow('The date range is too long');
+  });
+
+  it('the Trino check refuses DuckDB spellings and reads without the organisation', () => {
+    expect(trinoErrors('SELECT "billedcost"::DOUBLE FROM t')).not.toEqual([]);
+    expect(trinoErrors(`SELECT 1 FROM t WHERE "servicename" ILIKE '%ec2%'`)).not.toEqual([]);
+    expect(trinoErrors('SELECT 1 FROM t LIMIT 10 OFFSET 5')).not.toEqual([]);
+    expect(trinoErrors('SELECT 1 FROM t QUALIFY row_number() OVER () = 1')).not.toEqual([]);
+    expect(trinoErrors('SELECT 1 FROM t OFFSET 5 LIMIT 10')).toEqual([]);
+    for (const duckOnly of [
+      `SELECT strftime("chargeperiodstart", '%Y') FROM t`,
+      'SELECT list_contains(a, 1) FROM t',
+      `SELECT regexp_matches("servicename", 'x') FROM t`,
+      `SELECT map_extract_value("tags", 'a') FROM t`,
+    ])
+      expect(() => assertTrino(duckOnly)).toThrow('Not Trino functions');
+    expect(() => assertTrino('SELECT 1; SELECT 2')).toThrow('Expected one statement, found 2');
+    const ref = '"db"."tbl"';
+    expect(() =>
+      assertPartitioned(`SELECT * FROM "db"."tbl" WHERE "org_id" = 'a' OR TRUE`, {
+        tableRef: ref,
+        orgId: 'a',
+      }),
+    ).toThrow('without "org_id"');
+    expect(() =>
+      assertPartitioned(`SELECT * FROM (SELECT * FROM "db"."tbl") WHERE "org_id" = 'a'`, {
+        tableRef: ref,
+        orgId: 'a',
+      }),
+    ).toThrow('without "org_id"');
+    expect(() =>
+      assertPartitioned(
+        `SELECT * FROM "db"."tbl" b WHERE b."org_id" = 'a' AND "billing_month" IN ('2024-09')`,
+        {
+          tableRef: ref,
+          orgId: 'a',
+          months: ['2024-09', '2024-10'],
+        },
+      ),
+    ).toThrow('misses 2024-10');
+    expect(
+      assertPartitioned(
+        `SELECT * FROM "db"."tbl" b WHERE (b."org_id" = 'a' AND ("billing_month" IN ('2024-09')))`,
+        {
+          tableRef: ref,
+          orgId: 'a',
+          months: ['2024-09'],
+        },
+      ),
+    ).toBe(1);
   });
 });
