@@ -64,7 +64,7 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
     return entry;
   };
 
-  return createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const started = Date.now();
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
@@ -105,6 +105,12 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
       log.debug('request', { method, path: url.pathname, ms: Date.now() - started, status: res.statusCode });
     }
   });
+  // Keep idle connections open longer than any client keeps them (undici: 4 s), so the client is
+  // always the side that closes: with Node's default 5 s, a client that was busy for a moment could
+  // reuse a socket the server had just closed ("other side closed"). API Gateway keeps them ~60 s.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
