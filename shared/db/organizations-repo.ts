@@ -8,7 +8,8 @@ export async function getOrganizationTimezone(orgId: string): Promise<string | u
     new GetCommand({
       TableName: tableName(),
       Key: keys.organization(orgId),
-      ProjectionExpression: 'timezone',
+      ProjectionExpression: '#tz',
+      ExpressionAttributeNames: { '#tz': 'timezone' },
     }),
   );
   const tz = res.Item?.timezone;
