@@ -3,6 +3,7 @@ import { adminRoutes } from './routes/admin';
 import { dashboardRoutes } from './routes/dashboards';
 import { dimensionRoutes } from './routes/dimensions';
 import { enrichmentRoutes } from './routes/enrichments';
+import { queryRoutes } from './routes/queries';
 import { reportRoutes } from './routes/reports';
 import { usageRoutes } from './routes/usage';
 
@@ -18,4 +19,5 @@ export const routes: readonly RouteDef[] = [
   ...adminRoutes,
   ...usageRoutes,
   ...dimensionRoutes,
+  ...queryRoutes,
 ];

@@ -1,5 +1,5 @@
 import type { FeatureModel, RefreshMode } from './features';
-import type { Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from './query-model';
+import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from './query-model';
 
 /**
  * The warehouse port. Two adapters implement it from the same query model: DuckDB (embedded, the
@@ -48,7 +48,16 @@ export interface WarehouseQueries {
   billingMonths(orgId: string): Promise<string[]>;
   /** Consumed units with the services that report them, from every ingested row of the org. */
   usageMetrics(orgId: string): Promise<UsageMetric[]>;
-  /** A cost series (see the query model): rows of `{period, group, value}`. */
+  /**
+   * The latest charge day and the billing currencies of the org's rows in the billing months from
+   * `sinceMonth` (`YYYY-MM`) on: what the query engine's `dataThrough` and `currency` read.
+   */
+  billingInfo(orgId: string, sinceMonth: string): Promise<BillingInfo>;
+  /**
+   * A cost series (see the query model): rows of `{period, group, value}`, in one statement with the
+   * aggregation (and the top-N ranking) pushed down. The query engine (shared/domain/queries)
+   * reads every cost and usage figure through this and `usageSeries`.
+   */
   costSeries(q: CostSeriesQuery): Promise<SeriesRow[]>;
   /** A usage series: ConsumedQuantity of one consumed unit, same model as costSeries. */
   usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]>;

@@ -7,6 +7,9 @@ import type { MetricId } from './focus-columns';
  */
 export type Granularity = 'Day' | 'Week' | 'Month';
 export const GRANULARITIES: readonly Granularity[] = ['Day', 'Week', 'Month'];
+/** What a series query may bucket by: the granularities, plus `Hour` and `Period` (one bucket). */
+export type SeriesGranularity = Granularity | 'Hour' | 'Period';
+export const SERIES_GRANULARITIES: readonly SeriesGranularity[] = ['Hour', 'Day', 'Week', 'Month', 'Period'];
 
 export type RuleValue = string | number | boolean;
 
@@ -33,10 +36,17 @@ export interface CostSeriesQuery {
   /** Dimension names: built-in (`provider`, `ServiceName`…), `tag:<key>`, published labels, virtual dimensions, enrichment columns. */
   groupBy?: string | string[] | null;
   whereClause?: WhereClause | null;
-  granularity: Granularity;
+  /** `Period` answers one row per group, dated `start`; `Hour` buckets are `YYYY-MM-DDTHH:00:00Z`. */
+  granularity: SeriesGranularity;
   /** Inclusive start and exclusive end: `YYYY-MM-DD` or an ISO date-time (UTC). */
   start: string;
   end: string;
+  /**
+   * Keep the `topN` groups with the largest total over the range (ties broken by the group
+   * values); every other group is summed into one row per period with `other: true` and `''`
+   * group values. Only with a groupBy.
+   */
+  topN?: number;
 }
 
 export interface UsageSeriesQuery extends Omit<CostSeriesQuery, 'metricId'> {
@@ -50,6 +60,16 @@ export interface SeriesRow {
   /** One entry per group-by dimension; a row without a value for it has `''`. */
   group: Record<string, string>;
   value: number;
+  /** The sum of the groups past `topN`. */
+  other?: true;
+}
+
+/** What the engine needs to know about an organisation's billing rows as a whole. */
+export interface BillingInfo {
+  /** The day (`YYYY-MM-DD`) of the latest `ChargePeriodStart` in recent billing months, or null. */
+  lastChargeDay: string | null;
+  /** The distinct `BillingCurrency` values of those months, sorted. */
+  currencies: string[];
 }
 
 /**

@@ -1,8 +1,16 @@
 import { config } from '../../config';
 import { readCache } from '../../db/dimensions-repo';
 import type { UsageMetric, WarehouseQueries } from '../port';
-import type { Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
-import { athenaDialect, athenaParams, metricSql, seriesSql, toSeriesRows } from '../sql/compile';
+import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
+import {
+  athenaDialect,
+  athenaParams,
+  billingInfoSql,
+  metricSql,
+  seriesSql,
+  toBillingInfo,
+  toSeriesRows,
+} from '../sql/compile';
 import { type AthenaRunner, athenaRunner } from './client';
 import {
   type AthenaCatalog,
@@ -71,6 +79,14 @@ export class AthenaQueries implements WarehouseQueries {
       consumed_unit,
       service_names: [...new Set(services)].sort(),
     }));
+  }
+
+  async billingInfo(orgId: string, sinceMonth: string): Promise<BillingInfo> {
+    const ctx = { dialect: athenaDialect, params: athenaParams() };
+    // The base table through the derived table that names the org as a literal (injected projection).
+    const source = `${featureSource(this.table(), orgId, undefined).sql} AS src`;
+    const compiled = billingInfoSql(orgId, sinceMonth, source, ctx);
+    return toBillingInfo(await this.runner.run(compiled.sql, compiled.params));
   }
 
   protected async series(

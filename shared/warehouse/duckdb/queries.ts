@@ -1,8 +1,16 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BadRequestError } from '../../errors';
 import type { UsageMetric, WarehouseQueries } from '../port';
-import type { Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
-import { duckDialect, metricSql, positionalParams, seriesSql, toSeriesRows } from '../sql/compile';
+import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
+import {
+  billingInfoSql,
+  duckDialect,
+  metricSql,
+  positionalParams,
+  seriesSql,
+  toBillingInfo,
+  toSeriesRows,
+} from '../sql/compile';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 import { BILLING_TABLE, CATALOG_TABLE, query, withConnection } from './database';
 import { orgObjects } from './names';
@@ -75,6 +83,14 @@ export class DuckDbQueries implements WarehouseQueries {
         consumed_unit: String(r.consumed_unit),
         service_names: (r.service_names as string[]) ?? [],
       }));
+    });
+  }
+
+  billingInfo(orgId: string, sinceMonth: string): Promise<BillingInfo> {
+    return withConnection(async (conn) => {
+      const ctx = { dialect: duckDialect, params: positionalParams() };
+      const compiled = billingInfoSql(orgId, sinceMonth, quoteIdent(BILLING_TABLE), ctx);
+      return toBillingInfo(await query(conn, compiled.sql, compiled.params));
     });
   }
 

@@ -8,6 +8,7 @@ import {
   type MetricId,
 } from '../focus-columns';
 import {
+  type BillingInfo,
   type Catalog,
   type ComputedKind,
   type CostSeriesQuery,
@@ -16,6 +17,7 @@ import {
   isOperator,
   isWhereGroup,
   QUERY_BOUNDS,
+  SERIES_GRANULARITIES,
   type SeriesRow,
   type WhereClause,
   type WhereRule,
@@ -39,6 +41,8 @@ export interface Dialect {
   endsWith(expr: string, suffix: string): string;
   /** First day of the period holding timestamp `expr`, as `YYYY-MM-DD` text. */
   period(granularity: Granularity, expr: string): string;
+  /** The hour holding timestamp `expr`, as `YYYY-MM-DDTHH:00:00Z` text. */
+  hour(expr: string): string;
   /** A timestamp from a `YYYY-MM-DD HH:MM:SS` text parameter. */
   timestamp(param: string): string;
 }
@@ -51,6 +55,7 @@ export const duckDialect: Dialect = {
   startsWith: (e, p) => `starts_with(${e}, ${p})`,
   endsWith: (e, s) => `ends_with(${e}, ${s})`,
   period: (g, e) => `strftime(date_trunc('${g.toLowerCase()}', ${e}), '%Y-%m-%d')`,
+  hour: (e) => `strftime(date_trunc('hour', ${e}), '%Y-%m-%dT%H:00:00Z')`,
   timestamp: (p) => `CAST(${p} AS TIMESTAMP)`,
 };
 
@@ -63,6 +68,7 @@ export const athenaDialect: Dialect = {
   startsWith: (e, p) => `starts_with(${e}, ${p})`,
   endsWith: (e, s) => `(strpos(reverse(${e}), reverse(${s})) = 1)`,
   period: (g, e) => `date_format(date_trunc('${g.toLowerCase()}', ${e}), '%Y-%m-%d')`,
+  hour: (e) => `date_format(date_trunc('hour', ${e}), '%Y-%m-%dT%H:00:00Z')`,
   timestamp: (p) => `CAST(${p} AS timestamp)`,
 };
 
@@ -254,9 +260,27 @@ export interface CompiledQuery {
 }
 
 /**
- * A series query: one row per period and group with the summed measure. `source` is the table
- * or view to read (the org's enriched view once refreshed) and holds rows of every organisation,
- * so the org filter is always the first predicate.
+ * Billing months that can hold charges of `[start, end)`: one month either side of the range's
+ * months, since a charge's billing month (the invoice month) may differ from its charge month at
+ * the edges. Used for partition pruning (Athena's `billing_month` partitions); values are ours
+ * (`YYYY-MM` computed from validated timestamps), inlined as literals.
+ */
+export function billingMonthRange(start: string, end: string): { from: string; to: string } {
+  const s = new Date(`${start.replace(' ', 'T')}Z`);
+  const e = new Date(Date.parse(`${end.replace(' ', 'T')}Z`) - 1);
+  const month = (y: number, m: number) => new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 7);
+  return {
+    from: month(s.getUTCFullYear(), s.getUTCMonth() - 1),
+    to: month(e.getUTCFullYear(), e.getUTCMonth() + 1),
+  };
+}
+
+/**
+ * A series query: one row per period and group with the summed measure, in one statement. `source`
+ * is the table or view to read (the org's enriched view once refreshed) and holds rows of every
+ * organisation, so the org filter is always the first predicate; the billing-month bounds prune
+ * partitions. With `topN` (and a groupBy) the statement also ranks the groups by their total and
+ * sums the groups past N into one `other` row per period.
  */
 export function seriesSql(
   q: Omit<CostSeriesQuery, 'metricId'>,
@@ -268,13 +292,23 @@ export function seriesSql(
   const groupBy = groupByList(q.groupBy);
   if (groupBy.length > QUERY_BOUNDS.groupBy)
     throw new BadRequestError(`groupBy takes at most ${QUERY_BOUNDS.groupBy} dimensions`);
-  if (!['Day', 'Week', 'Month'].includes(q.granularity))
-    throw new BadRequestError('granularity must be Day, Week or Month');
+  if (!SERIES_GRANULARITIES.includes(q.granularity))
+    throw new BadRequestError('granularity must be Hour, Day, Week, Month or Period');
+  const topN = groupBy.length ? q.topN : undefined;
+  if (topN !== undefined && (!Number.isInteger(topN) || topN < 1 || topN > QUERY_BOUNDS.maxRows))
+    throw new BadRequestError('topN must be a positive integer');
   const start = utcTimestamp(q.start, 'start');
   const end = utcTimestamp(q.end, 'end');
+  const months = billingMonthRange(start, end);
   const d = ctx.dialect;
   const ts = d.col('ChargePeriodStart');
   // Parameters are added in the order they appear in the text (Athena binds `?` by position).
+  const period =
+    q.granularity === 'Hour'
+      ? d.hour(ts)
+      : q.granularity === 'Period'
+        ? ctx.params.add(start.slice(0, 10))
+        : d.period(q.granularity, ts);
   const groups = groupBy.map((g, i) => `coalesce(${fieldExpr(g, ctx)}, '') AS g${i}`);
   const org = ctx.params.add(q.orgId);
   const from = ctx.params.add(start);
@@ -282,15 +316,63 @@ export function seriesSql(
   const where = whereSql(q.whereClause, ctx);
   const extra = extraFilter ? ` AND ${extraFilter(ctx)}` : '';
   const groupCols = groupBy.map((_, i) => `g${i}`);
-  const sql = [
-    `SELECT ${d.period(q.granularity, ts)} AS period${groups.length ? `, ${groups.join(', ')}` : ''}, coalesce(sum(${measure}), 0) AS value`,
+  const aggregate = [
+    `SELECT ${period} AS period${groups.length ? `, ${groups.join(', ')}` : ''}, coalesce(sum(${measure}), 0) AS value`,
     `FROM ${source}`,
-    `WHERE ${d.col('org_id')} = ${org} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`,
+    `WHERE ${d.col('org_id')} = ${org} AND ${d.col('billing_month')} BETWEEN ${quoteLiteral(months.from)} AND ${quoteLiteral(months.to)} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`,
     `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2)].join(', ')}`,
-    `ORDER BY ${['period', ...groupCols].join(', ')}`,
-    `LIMIT ${QUERY_BOUNDS.maxRows + 1}`,
+  ];
+  const limit = `LIMIT ${QUERY_BOUNDS.maxRows + 1}`;
+  if (topN === undefined) {
+    const sql = [...aggregate, `ORDER BY ${['period', ...groupCols].join(', ')}`, limit].join('\n');
+    return { sql, params: ctx.params.values, groupBy };
+  }
+  const cols = groupCols.join(', ');
+  const sql = [
+    `WITH base AS (${aggregate.join(' ')}),`,
+    `ranked AS (SELECT period, ${cols}, value, dense_rank() OVER (ORDER BY total DESC, ${cols}) AS rk FROM (SELECT period, ${cols}, value, sum(value) OVER (PARTITION BY ${cols}) AS total FROM base) AS t)`,
+    `SELECT period, ${groupCols.map((g) => `CASE WHEN rk <= ${topN} THEN ${g} ELSE '' END AS ${g}`).join(', ')}, rk > ${topN} AS other, sum(value) AS value`,
+    'FROM ranked',
+    `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2), groupBy.length + 2].join(', ')}`,
+    `ORDER BY ${['period', 'other', ...groupCols].join(', ')}`,
+    limit,
   ].join('\n');
   return { sql, params: ctx.params.values, groupBy };
+}
+
+/**
+ * The latest charge day and the billing currencies of an org's recent rows (one row per currency).
+ * `source` is the billing table or the Athena base table; the month bound prunes partitions.
+ */
+export function billingInfoSql(
+  orgId: string,
+  sinceMonth: string,
+  source: string,
+  ctx: CompileContext,
+): CompiledQuery {
+  if (!/^\d{4}-\d{2}$/.test(sinceMonth)) throw new BadRequestError(`Invalid billing month ${sinceMonth}`);
+  const d = ctx.dialect;
+  const org = ctx.params.add(orgId);
+  const sql = [
+    `SELECT ${d.col('BillingCurrency')} AS currency, ${d.period('Day', `max(${d.col('ChargePeriodStart')})`)} AS last_day`,
+    `FROM ${source}`,
+    `WHERE ${d.col('org_id')} = ${org} AND ${d.col('billing_month')} >= ${quoteLiteral(sinceMonth)}`,
+    'GROUP BY 1',
+    'ORDER BY 1',
+  ].join('\n');
+  return { sql, params: ctx.params.values, groupBy: [] };
+}
+
+/** Maps result rows of `billingInfoSql` to BillingInfo. */
+export function toBillingInfo(rows: Record<string, unknown>[]): BillingInfo {
+  let last: string | null = null;
+  const currencies: string[] = [];
+  for (const r of rows) {
+    if (r.currency !== null && r.currency !== undefined) currencies.push(String(r.currency));
+    const day = r.last_day === null || r.last_day === undefined ? null : String(r.last_day);
+    if (day && (last === null || day > last)) last = day;
+  }
+  return { lastChargeDay: last, currencies: currencies.sort() };
 }
 
 /** Maps result rows of `seriesSql` to SeriesRow. */
@@ -303,5 +385,6 @@ export function toSeriesRows(rows: Record<string, unknown>[], groupBy: string[])
     period: String(r.period),
     group: Object.fromEntries(groupBy.map((g, i) => [g, String(r[`g${i}`] ?? '')])),
     value: Number(r.value ?? 0),
+    ...(r.other === true || r.other === 'true' ? { other: true as const } : {}),
   }));
 }

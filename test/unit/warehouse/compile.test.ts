@@ -121,7 +121,7 @@ describe('query model → SQL', () => {
     expect(q.sql).toContain(`SELECT strftime(date_trunc('week', "ChargePeriodStart"), '%Y-%m-%d') AS period`);
     expect(q.sql).toContain('FROM "v_x"');
     expect(q.sql).toContain(
-      'WHERE "org_id" = $2 AND "ChargePeriodStart" >= CAST($3 AS TIMESTAMP) AND "ChargePeriodStart" < CAST($4 AS TIMESTAMP) AND',
+      `WHERE "org_id" = $2 AND "billing_month" BETWEEN '2024-08' AND '2024-10' AND "ChargePeriodStart" >= CAST($3 AS TIMESTAMP) AND "ChargePeriodStart" < CAST($4 AS TIMESTAMP) AND`,
     );
     expect(q.sql).toContain('GROUP BY 1, 2, 3');
     expect(q.params).toEqual(['env', 'org_1', '2024-09-01 00:00:00', '2024-10-01 00:00:00', 'Tax']);
@@ -130,7 +130,7 @@ describe('query model → SQL', () => {
     ).toThrow('start must be a date');
     expect(() =>
       seriesSql(
-        { orgId: 'o', granularity: 'Hour' as 'Day', start: '2024-01-01', end: '2024-01-02' },
+        { orgId: 'o', granularity: 'Minute' as 'Day', start: '2024-01-01', end: '2024-01-02' },
         '1',
         't',
         duck(),
@@ -157,7 +157,7 @@ describe('query model → SQL', () => {
       [
         `SELECT date_format(date_trunc('month', "chargeperiodstart"), '%Y-%m-%d') AS period, coalesce(element_at("tags", ?), '') AS g0, coalesce(sum("billedcost"), 0) AS value`,
         'FROM "db"."billing"',
-        `WHERE "org_id" = ? AND "chargeperiodstart" >= CAST(? AS timestamp) AND "chargeperiodstart" < CAST(? AS timestamp) AND (((strpos(reverse("servicename"), reverse(?)) = 1)))`,
+        `WHERE "org_id" = ? AND "billing_month" BETWEEN '2024-08' AND '2024-10' AND "chargeperiodstart" >= CAST(? AS timestamp) AND "chargeperiodstart" < CAST(? AS timestamp) AND (((strpos(reverse("servicename"), reverse(?)) = 1)))`,
         'GROUP BY 1, 2',
         'ORDER BY period, g0',
         'LIMIT 200001',

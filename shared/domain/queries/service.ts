@@ -1,0 +1,61 @@
+import * as v from 'valibot';
+import type { Principal } from '../../auth/principal';
+import { getOrganizationTimezone } from '../../db/organizations-repo';
+import { BadRequestError, NotFoundError } from '../../errors';
+import type { WhereClause } from '../../warehouse/query-model';
+import { WhereClauseSchema } from '../common/where-clause';
+import { readDashboard } from '../dashboards/service';
+import { runExplorer } from './engine';
+import type { ExplorerResult } from './model';
+import type { ExplorerBodyInput } from './schemas';
+
+/**
+ * The two routes of the query engine: an ad-hoc explorer request, and a saved widget's request run
+ * with its dashboard's context (visible to whoever may read the dashboard, else 404).
+ */
+export async function explore(principal: Principal, body: ExplorerBodyInput): Promise<ExplorerResult> {
+  return runExplorer(body.request, {
+    orgId: principal.orgId,
+    conditions: body.conditions ?? null,
+    timeZone: (await getOrganizationTimezone(principal.orgId)) ?? 'UTC',
+  });
+}
+
+/**
+ * A dashboard's `conditions` as a where clause: null or `{}` add nothing; a
+ * `{combinator, rules}` object is validated like a cost query's where clause; anything else is a 400.
+ */
+export function dashboardConditions(
+  conditions: Record<string, unknown> | null | undefined,
+): WhereClause | null {
+  if (!conditions || !Object.keys(conditions).length) return null;
+  const parsed = v.safeParse(WhereClauseSchema, conditions);
+  if (!parsed.success)
+    throw new BadRequestError(
+      `The dashboard's conditions are not a where clause ({combinator, rules}): ${parsed.issues[0]?.message ?? 'invalid'}`,
+    );
+  return parsed.output as WhereClause;
+}
+
+export async function widgetData(
+  principal: Principal,
+  dashboardId: string,
+  key: string,
+): Promise<ExplorerResult> {
+  const [dashboard, timeZone] = await Promise.all([
+    readDashboard(principal, dashboardId),
+    getOrganizationTimezone(principal.orgId),
+  ]);
+  const widget = dashboard.widgets.find((w) => w.key === key);
+  if (!widget) throw new NotFoundError('WIDGET_NOT_FOUND');
+  return runExplorer(widget.source.request, {
+    orgId: principal.orgId,
+    conditions: dashboardConditions(dashboard.conditions),
+    defaults: {
+      datePreset: dashboard.datePreset ?? null,
+      startDate: dashboard.startDate ?? null,
+      endDate: dashboard.endDate ?? null,
+    },
+    timeZone: timeZone ?? 'UTC',
+  });
+}

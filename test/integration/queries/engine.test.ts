@@ -1,0 +1,365 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as v from 'valibot';
+import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model';
+import { runExplorer } from '../../../shared/domain/queries/engine';
+import type { ExplorerResult, QueryOut } from '../../../shared/domain/queries/model';
+import { BadRequestError, DependencyUnavailableError } from '../../../shared/errors';
+import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { writeFocusCsv } from '../../../shared/warehouse/generator';
+import type { WarehouseQueries } from '../../../shared/warehouse/port';
+import { setWarehouseQueries } from '../../../shared/warehouse/queries';
+import { type CsvRow, close, num, readCsv, tagsOf } from '../warehouse/support';
+
+/**
+ * The engine over DuckDB, checked against sums computed here from the generated CSV rows (never
+ * against the engine's own SQL).
+ */
+const warehouse = new DuckDbWarehouse();
+const run = Date.now().toString(36);
+const org = `org_q_${run}`;
+const dir = mkdtempSync(join(tmpdir(), 'engine-'));
+let rows: CsvRow[] = [];
+// Mid-October 2024: the generated data runs 2024-09-01 … 2024-10-20.
+const now = new Date('2024-10-25T12:00:00Z');
+
+const day = (r: CsvRow) => String(r.ChargePeriodStart).slice(0, 10);
+const cost = (r: CsvRow) => num(r.BilledCost);
+
+function request(input: unknown) {
+  return v.parse(ExplorerRequestSchema, input);
+}
+
+function ask(
+  input: unknown,
+  extra: Partial<Parameters<typeof runExplorer>[1]> = {},
+): Promise<ExplorerResult> {
+  return runExplorer(request(input), { orgId: org, now, ...extra });
+}
+
+function days(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000)
+    out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+}
+
+function sum(filter: (r: CsvRow) => boolean, value: (r: CsvRow) => number = cost): number {
+  return rows.filter(filter).reduce((a, r) => a + value(r), 0);
+}
+
+function expectClose(actual: number | null | undefined, expected: number) {
+  if (!close(actual ?? Number.NaN, expected, 1e-9)) throw new Error(`got ${actual}, expected ${expected}`);
+}
+
+const q = (name: string, extra: Record<string, unknown> = {}) => ({
+  type: 'cost',
+  name,
+  colorIndex: 0,
+  chartType: 'LINE',
+  ...extra,
+});
+
+function only(res: ExplorerResult, name: string): QueryOut {
+  const out = res.queries.find((x) => x.name === name);
+  if (!out) throw new Error(`no query ${name}`);
+  return out;
+}
+
+beforeAll(async () => {
+  const path = join(dir, 'gen.csv');
+  await writeFocusCsv(path, {
+    seed: 7,
+    months: ['2024-09', '2024-10'],
+    resourcesPerProvider: 4,
+    until: '2024-10-21',
+    accountPrefix: `q${run}`,
+  });
+  rows = readCsv(path);
+  await warehouse.ingestFile({ orgId: org, path, sourceName: 'gen.csv' });
+}, 120_000);
+
+afterEach(() => setWarehouseQueries(undefined));
+
+describe('query engine over DuckDB', () => {
+  it('answers daily cost with every bucket present, equal to the CSV sums', async () => {
+    const res = await ask({
+      period: { startDate: '2024-09-28T00:00:00Z', endDate: '2024-10-03T00:00:00Z', aggBy: 'Day' },
+      queries: [q('a')],
+    });
+    expect(res.period).toEqual({ startDate: '2024-09-28', endDate: '2024-10-03', aggBy: 'Day' });
+    const [series] = only(res, 'a').series;
+    expect(series?.group).toEqual({});
+    expect(series?.points.map((p) => p.date)).toEqual(days('2024-09-28', '2024-10-03'));
+    for (const p of series?.points ?? [])
+      expectClose(
+        p.value,
+        sum((r) => day(r) === p.date),
+      );
+    expectClose(
+      series?.total ?? null,
+      sum((r) => day(r) >= '2024-09-28' && day(r) <= '2024-10-03'),
+    );
+    expect(only(res, 'a').currency).toBe('USD');
+    // Last charge day 2024-10-20, so data is complete through the 19th.
+    expect(res.dataThrough).toBe('2024-10-19');
+  });
+
+  it('groups by provider with a where clause, keeps the top N and sums the rest into Other', async () => {
+    const where = { combinator: 'and', rules: [{ field: 'service', operator: 'notIn', value: ['Tax'] }] };
+    const res = await ask({
+      period: { startDate: '2024-09-01T00:00:00Z', endDate: '2024-10-20T00:00:00Z', aggBy: 'Month' },
+      queries: [q('a', { groupBy: 'provider', whereClause: where })],
+      limitOverride: 2,
+    });
+    const inRange = (r: CsvRow) =>
+      day(r) >= '2024-09-01' && day(r) <= '2024-10-20' && r.ServiceName !== 'Tax';
+    const totals = new Map<string, number>();
+    for (const r of rows.filter(inRange))
+      totals.set(String(r.ProviderName), (totals.get(String(r.ProviderName)) ?? 0) + cost(r));
+    const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1]);
+    const top = ranked.slice(0, 2).map(([p]) => p);
+    const series = only(res, 'a').series;
+    expect(series.filter((s) => !s.other).map((s) => s.group.provider)).toEqual(top);
+    for (const s of series) {
+      const match = (r: CsvRow) =>
+        inRange(r) && (s.other ? !top.includes(String(r.ProviderName)) : r.ProviderName === s.group.provider);
+      expect(s.points.map((p) => p.date)).toEqual(['2024-09-01', '2024-10-01']);
+      expectClose(
+        s.points[0]?.value,
+        sum((r) => match(r) && day(r) < '2024-10-01'),
+      );
+      expectClose(
+        s.points[1]?.value,
+        sum((r) => match(r) && day(r) >= '2024-10-01'),
+      );
+    }
+    const other = series.find((s) => s.other);
+    expect(other?.group).toEqual({ provider: 'Other' });
+    expect(other?.points[1]?.partial).toBe(true); // October runs past dataThrough
+  });
+
+  it('groups by two dimensions, a tag among them, with null for rows without the tag', async () => {
+    const res = await ask({
+      period: { startDate: '2024-10-01T00:00:00Z', endDate: '2024-10-07T00:00:00Z', aggBy: 'Period' },
+      queries: [q('a', { groupBy: ['provider', 'tag:env'], metricId: 'effective_cost' })],
+    });
+    const expected = new Map<string, number>();
+    for (const r of rows.filter((r) => day(r) >= '2024-10-01' && day(r) <= '2024-10-07')) {
+      const k = JSON.stringify({ provider: r.ProviderName, 'tag:env': tagsOf(r).env ?? null });
+      expected.set(k, (expected.get(k) ?? 0) + num(r.EffectiveCost));
+    }
+    const series = only(res, 'a').series;
+    expect(series.length).toBe(expected.size);
+    expect(series.some((s) => s.group['tag:env'] === null)).toBe(true);
+    for (const s of series) {
+      expect(s.points.map((p) => p.date)).toEqual(['2024-10-01']);
+      expectClose(s.total, expected.get(JSON.stringify(s.group)) ?? Number.NaN);
+    }
+  });
+
+  it('buckets by ISO week from Monday', async () => {
+    const res = await ask({
+      period: { startDate: '2024-09-04T00:00:00Z', endDate: '2024-09-22T00:00:00Z', aggBy: 'Week' },
+      queries: [q('a')],
+    });
+    const points = only(res, 'a').series[0]?.points ?? [];
+    expect(points.map((p) => p.date)).toEqual(['2024-09-02', '2024-09-09', '2024-09-16']);
+    // The first week holds the period's days only (from Wednesday the 4th).
+    expectClose(
+      points[0]?.value,
+      sum((r) => day(r) >= '2024-09-04' && day(r) <= '2024-09-08'),
+    );
+    expectClose(
+      points[2]?.value,
+      sum((r) => day(r) >= '2024-09-16' && day(r) <= '2024-09-22'),
+    );
+  });
+
+  it('answers a usage metric, a formula over cost and usage, and a condition', async () => {
+    const unit = rows.find((r) => r.ConsumedUnit)?.ConsumedUnit as string;
+    const res = await ask({
+      period: { startDate: '2024-09-10T00:00:00Z', endDate: '2024-09-16T00:00:00Z', aggBy: 'Day' },
+      queries: [
+        q('a'),
+        { type: 'metric', name: 'b', colorIndex: 1, chartType: 'LINE', metricId: unit, aggregator: 'SUM' },
+        { type: 'formula', name: 'c', colorIndex: 2, chartType: 'LINE', formula: 'a / b' },
+        { type: 'condition', name: 'd', colorIndex: 3, chartType: 'LINE', expression: 'a > 0 and b >= 0' },
+      ],
+    });
+    const b = only(res, 'b');
+    expect(b.unit).toBe(unit);
+    for (const p of b.series[0]?.points ?? [])
+      expectClose(
+        p.value,
+        sum(
+          (r) => day(r) === p.date && r.ConsumedUnit === unit,
+          (r) => num(r.ConsumedQuantity),
+        ),
+      );
+    const c = only(res, 'c').series[0]?.points ?? [];
+    for (const p of c) {
+      const usage = sum(
+        (r) => day(r) === p.date && r.ConsumedUnit === unit,
+        (r) => num(r.ConsumedQuantity),
+      );
+      expectClose(p.value, sum((r) => day(r) === p.date) / usage);
+    }
+    // The formula's total is the formula over the operands' totals (unit cost over the period).
+    expectClose(only(res, 'c').total, (only(res, 'a').total ?? 0) / (b.total ?? 1));
+    expect(only(res, 'd').series[0]?.points.map((p) => p.value)).toEqual(c.map(() => 1));
+  });
+
+  it('computes rolling windows, shifts and week-over-week expressions from history before the period', async () => {
+    const res = await ask({
+      period: { startDate: '2024-09-20T00:00:00Z', endDate: '2024-09-25T00:00:00Z', aggBy: 'Day' },
+      queries: [
+        q('a', { visible: false }),
+        q('r', { rollingAggregation: { aggregator: 'SUM', window: { relativeDays: 3 } } }),
+        q('s', { shiftAmount: 1, shiftUnit: 'WEEK' }),
+        q('m', { rollingAggregation: { aggregator: 'SUM', window: { preset: 'MONTH' } } }),
+        {
+          type: 'formula',
+          name: 'w',
+          colorIndex: 2,
+          chartType: 'LINE',
+          formula: 'timeShift(rollingSum(a, 7, DAY), 7, DAY)',
+        },
+      ],
+    });
+    expect(res.queries.map((x) => x.name)).toEqual(['r', 's', 'm', 'w']); // hidden `a` is computed, not shown
+    const shift = (d: string, n: number) =>
+      new Date(Date.parse(`${d}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
+    for (const p of only(res, 'r').series[0]?.points ?? [])
+      expectClose(
+        p.value,
+        sum((r) => day(r) > shift(p.date, 3) && day(r) <= p.date),
+      );
+    for (const p of only(res, 's').series[0]?.points ?? [])
+      expectClose(
+        p.value,
+        sum((r) => day(r) === shift(p.date, 7)),
+      );
+    for (const p of only(res, 'm').series[0]?.points ?? [])
+      expectClose(
+        p.value,
+        sum((r) => day(r) >= '2024-09-01' && day(r) <= p.date),
+      );
+    for (const p of only(res, 'w').series[0]?.points ?? [])
+      expectClose(
+        p.value,
+        sum((r) => day(r) > shift(p.date, 14) && day(r) <= shift(p.date, 7)),
+      );
+  });
+
+  it('compares with the preceding period: explicit dates, and preset-aware', async () => {
+    const res = await ask({
+      period: {
+        startDate: '2024-10-08T00:00:00Z',
+        endDate: '2024-10-14T00:00:00Z',
+        aggBy: 'Day',
+        comparisonPeriod: { startDate: null, endDate: null, enabled: true, chartType: 'TABLE' },
+      },
+      queries: [q('a')],
+    });
+    expect(res.comparison?.period).toEqual({ startDate: '2024-10-01', endDate: '2024-10-07', aggBy: 'Day' });
+    expectClose(
+      res.comparison?.queries[0]?.total,
+      sum((r) => day(r) >= '2024-10-01' && day(r) <= '2024-10-07'),
+    );
+    const preset = await ask({
+      period: {
+        datePreset: 'LAST_MONTH',
+        aggBy: 'Month',
+        comparisonPeriod: { startDate: null, endDate: null, enabled: true, chartType: 'TABLE' },
+      },
+      queries: [q('a')],
+    });
+    expect(preset.period).toEqual({ startDate: '2024-09-01', endDate: '2024-09-30', aggBy: 'Month' });
+    expect(preset.comparison?.period).toEqual({
+      startDate: '2024-08-01',
+      endDate: '2024-08-31',
+      aggBy: 'Month',
+    });
+    expectClose(
+      preset.queries[0]?.total,
+      sum((r) => day(r) < '2024-10-01'),
+    );
+    expect(preset.comparison?.queries[0]?.total).toBe(0);
+  });
+
+  it('adds forecast points after dataThrough, apart from the actuals', async () => {
+    const res = await ask({
+      period: {
+        startDate: '2024-10-14T00:00:00Z',
+        endDate: '2024-10-23T00:00:00Z',
+        aggBy: 'Day',
+        forecastDays: 3,
+      },
+      queries: [q('a')],
+    });
+    const s = only(res, 'a').series[0]!;
+    expect(s.forecast?.map((f) => f.date)).toEqual(['2024-10-20', '2024-10-21', '2024-10-22']);
+    // Trailing same-weekday mean over the four weeks through dataThrough (2024-10-19).
+    const expected = (d: string) =>
+      [7, 14, 21, 28].reduce((acc, n) => {
+        const back = new Date(Date.parse(`${d}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
+        return acc + sum((r) => day(r) === back);
+      }, 0) / 4;
+    for (const f of s.forecast ?? []) expectClose(f.value, expected(f.date));
+    expect(s.points.filter((p) => p.partial).map((p) => p.date)).toEqual(days('2024-10-20', '2024-10-23'));
+    expectClose(
+      s.total,
+      sum((r) => day(r) >= '2024-10-14' && day(r) <= '2024-10-23'),
+    );
+  });
+
+  it('resolves presets in the organisation timezone', async () => {
+    // 2024-10-25T12:00Z is already the 26th in Auckland (UTC+13).
+    const res = await ask(
+      { period: { datePreset: 'TRAILING_1_DAYS', aggBy: 'Day' }, queries: [q('a')] },
+      {
+        timeZone: 'Pacific/Auckland',
+      },
+    );
+    expect(res.period.startDate).toBe('2024-10-26');
+    const utc = await ask({ period: { datePreset: 'TRAILING_1_DAYS', aggBy: 'Day' }, queries: [q('a')] });
+    expect(utc.period.startDate).toBe('2024-10-25');
+  });
+
+  it('refuses bad requests with a 400 naming the problem', async () => {
+    const formula = (f: string, extra: unknown[] = []) =>
+      ask({
+        period: { datePreset: 'LAST_MONTH', aggBy: 'Day' },
+        queries: [
+          q('a'),
+          { type: 'formula', name: 'f', colorIndex: 0, chartType: 'LINE', formula: f },
+          ...extra,
+        ],
+      });
+    await expect(formula('a + foo')).rejects.toThrow(
+      new BadRequestError("query f: unknown query 'foo' at 4"),
+    );
+    await expect(
+      formula('g + 1', [{ type: 'formula', name: 'g', colorIndex: 0, chartType: 'LINE', formula: 'f * 2' }]),
+    ).rejects.toThrow(/cycle: f -> g -> f/);
+    await expect(
+      ask({ period: { datePreset: 'LAST_MONTH', aggBy: 'Day' }, queries: [q('a', { groupBy: 'nope' })] }),
+    ).rejects.toThrow('Unknown dimension "nope"');
+    await expect(
+      ask({ period: { datePreset: 'LAST_4_YEARS', aggBy: 'Hour' }, queries: [q('a')] }),
+    ).rejects.toThrow(/more than 2000 hour buckets/);
+  });
+
+  it('answers 503 when the warehouse fails', async () => {
+    const down = new Error('connect ECONNREFUSED');
+    setWarehouseQueries({
+      kind: 'duckdb',
+      billingInfo: () => Promise.reject(down),
+    } as unknown as WarehouseQueries);
+    await expect(
+      ask({ period: { datePreset: 'LAST_MONTH', aggBy: 'Day' }, queries: [q('a')] }),
+    ).rejects.toBeInstanceOf(DependencyUnavailableError);
+  });
+});
