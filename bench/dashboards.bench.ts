@@ -121,7 +121,8 @@ export default async function dashboardsBench(): Promise<Record<string, unknown>
     const token = apiKeys.admin;
     // Saving checks that metric queries name a datasource of the org: the fixture's read this one.
     const ds = await call(baseUrl, token, 'POST', '/iac/metricsDatasources', { name: 'bench requests' });
-    if (ds.status !== 201) throw new Error(`datasource create failed: ${ds.status} ${JSON.stringify(ds.json)}`);
+    if (ds.status !== 201)
+      throw new Error(`datasource create failed: ${ds.status} ${JSON.stringify(ds.json)}`);
     const metricId = String(ds.json.id);
 
     const publishLoop = async (widgets: number, rounds: number) => {
@@ -131,7 +132,9 @@ export default async function dashboardsBench(): Promise<Record<string, unknown>
         throw new Error(`create failed: ${created.status} ${JSON.stringify(created.json)}`);
       const id = String(created.json.id);
       // A few bodies, so consecutive publishes really change the widgets.
-      const bodies = [2, 3, 4, 5].map((seed) => realisticDashboard(widgets, seed, `bench ${widgets}`, metricId).body);
+      const bodies = [2, 3, 4, 5].map(
+        (seed) => realisticDashboard(widgets, seed, `bench ${widgets}`, metricId).body,
+      );
       const bodyBytes = Buffer.byteLength(JSON.stringify(bodies[0]));
       const putMs: number[] = [];
       const getMs: number[] = [];
