@@ -26,9 +26,9 @@ import {
   NotFoundError,
   ShapedError,
 } from '../../errors';
-import { toFieldIssues, validationFailure } from '../../http/validation';
 import { newId } from '../../ids';
 import { log } from '../../log';
+import { toFieldIssues, validationFailure } from '../../validation';
 import type {
   Dashboard,
   DashboardFields,
