@@ -1,5 +1,6 @@
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
-import type { HttpMethod, RouteDef, ValidationStyle } from './http/route';
+import type { HttpMethod, RouteDef } from './http/route';
+import type { ValidationStyle } from './validation';
 
 /**
  * The OpenAPI 3.1 document of the HTTP API, generated from the route manifest and its valibot
@@ -228,9 +229,14 @@ function responsesOf(def: RouteDef, schemas: Record<string, SchemaObject>): Reco
     responses[success] = { description: 'Success', content: json({}) };
   }
   // A body that fails its schema gets the route's shape; malformed JSON, a missing body and bad
-  // query or path values get the plain `{error}`.
+  // query or path values get the plain `{error}`, except on a `publish` route, where every 400 has
+  // the route's shape.
   const badRequest =
-    def.body && style !== 'plain' ? { anyOf: [ref(STYLE_SCHEMA[style]), ref('Error')] } : ref('Error');
+    style === 'publish'
+      ? ref(STYLE_SCHEMA[style])
+      : def.body && style !== 'plain'
+        ? { anyOf: [ref(STYLE_SCHEMA[style]), ref('Error')] }
+        : ref('Error');
   responses['400'] = { description: 'Invalid request', content: json(badRequest) };
   responses['401'] = {
     description:

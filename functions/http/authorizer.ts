@@ -2,8 +2,8 @@ import type {
   APIGatewayRequestAuthorizerEventV2,
   APIGatewaySimpleAuthorizerWithContextResult,
 } from 'aws-lambda';
-import { verifyCredential } from '../../shared/auth/credentials';
 import type { AuthContext } from '../../shared/auth/principal';
+import { authenticate } from '../../shared/http/identity';
 import { log } from '../../shared/log';
 
 type Context = Record<string, string>;
@@ -18,7 +18,7 @@ export async function handler(
 ): Promise<APIGatewaySimpleAuthorizerWithContextResult<Context>> {
   const header = event.headers?.authorization ?? event.headers?.Authorization ?? event.identitySource?.[0];
   try {
-    const auth: AuthContext = await verifyCredential(header);
+    const auth: AuthContext = await authenticate(header);
     return {
       isAuthorized: true,
       context: {

@@ -1,11 +1,29 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import { config } from '../config';
-import { recordApiKeyUse } from '../db/api-keys-repo';
-import { findApiKeyByHash } from '../db/principals-repo';
 import { UnauthorizedError } from '../errors';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format';
 import type { AuthContext } from './principal';
+
+/** The global lookup item of an API key, found by the key's hash. */
+export interface ApiKeyLookup {
+  keyId: string;
+  orgId: string;
+  principalId: string;
+  kind: 'user' | 'org';
+  revokedAt?: string | null;
+  lastUsedAt?: string | null;
+}
+
+/**
+ * The reads and the one write API-key verification needs, handed in by the caller (the table's
+ * repositories, `shared/http/identity.ts`): the rules here stay free of storage.
+ */
+export interface ApiKeyStore {
+  findByHash(hash: string): Promise<ApiKeyLookup | undefined>;
+  /** Records that the key was used now; may skip the write (at most one per key and hour). */
+  recordUse(hash: string, key: ApiKeyLookup, now: Date): Promise<unknown>;
+}
 
 type Verifier = { verify: (token: string) => Promise<Record<string, unknown>> };
 let verifier: Verifier | undefined;
@@ -56,25 +74,30 @@ const USER_ID = /^user_[A-Za-z0-9_-]{1,64}$/;
  * Verifies `Authorization: Bearer <credential>` and says whose it is. Every failure, whatever its
  * cause, is the same UnauthorizedError, so responses never tell a revoked key from a made-up one.
  */
-export async function verifyCredential(authorization: string | undefined): Promise<AuthContext> {
+export async function verifyCredential(
+  authorization: string | undefined,
+  apiKeys: ApiKeyStore,
+): Promise<AuthContext> {
   // The scheme is case-insensitive (RFC 9110 §11.1); the credential itself is not.
   const match = /^Bearer +([^\s]+)$/i.exec(authorization?.trim() ?? '');
   const credential = match?.[1];
   if (!credential) throw new UnauthorizedError();
   try {
-    return credential.startsWith('ak_') ? await verifyApiKey(credential) : await verifyJwt(credential);
+    return credential.startsWith('ak_')
+      ? await verifyApiKey(credential, apiKeys)
+      : await verifyJwt(credential);
   } catch {
     throw new UnauthorizedError();
   }
 }
 
-async function verifyApiKey(key: string): Promise<AuthContext> {
+async function verifyApiKey(key: string, apiKeys: ApiKeyStore): Promise<AuthContext> {
   if (!isWellFormedApiKey(key)) throw new UnauthorizedError();
   const hash = hashApiKey(key);
-  const found = await findApiKeyByHash(hash);
+  const found = await apiKeys.findByHash(hash);
   if (!found || found.revokedAt) throw new UnauthorizedError();
   // At most one write per key and hour; never fails the request.
-  await recordApiKeyUse(hash, found, new Date());
+  await apiKeys.recordUse(hash, found, new Date());
   return {
     orgId: found.orgId,
     principalId: found.principalId,

@@ -1,3 +1,5 @@
+import { UnauthorizedError } from '../errors';
+
 /** Who is calling, as handlers see it. `orgId` always comes from the verified credential. */
 export interface Principal {
   orgId: string;
@@ -11,7 +13,7 @@ export interface Principal {
 /**
  * What the authorizer proves about a credential. API Gateway caches it per Authorization header,
  * so it holds nothing that may change between requests (role, teams, revocation): those are
- * loaded per request by `loadPrincipal`.
+ * loaded per request (`principalOf`).
  */
 export interface AuthContext {
   orgId: string;
@@ -30,4 +32,49 @@ export function isAdmin(principal: Principal): boolean {
 
 export function isTeamMember(principal: Principal, teamId: string): boolean {
   return principal.teamIds.includes(teamId);
+}
+
+/**
+ * What a principal's partition holds that may change between requests, as the table read finds
+ * it: the stored profile (absent for a first-time JWT user), the teams, and the mirror of the API
+ * key in use (absent when the key is unknown or the credential is a JWT).
+ */
+export interface PrincipalRecords {
+  profile?: { role?: unknown; disabledAt?: unknown; email?: unknown };
+  teamIds: string[];
+  apiKey?: { revokedAt?: unknown };
+}
+
+/**
+ * The caller of one request, from what the authorizer proved and what the table holds now. A
+ * revoked or unknown key, a disabled profile, or a user key without a profile is a 401. The role:
+ * `admin` for the organisation principal; else the stored profile's role; a JWT user without a
+ * stored profile (a first-time user of the IdP's organisation) gets the role its token claims.
+ */
+export function principalOf(auth: AuthContext, records: PrincipalRecords): Principal {
+  const { profile, teamIds, apiKey } = records;
+  if (auth.credential === 'apikey' && (!apiKey || apiKey.revokedAt)) throw new UnauthorizedError();
+  if (profile?.disabledAt) throw new UnauthorizedError();
+  // An API key always belongs to a stored principal.
+  if (auth.credential === 'apikey' && auth.kind === 'user' && !profile) throw new UnauthorizedError();
+  const role: Principal['role'] =
+    auth.kind === 'org'
+      ? 'admin'
+      : profile?.role === 'admin'
+        ? 'admin'
+        : profile
+          ? 'member'
+          : roleFromClaim(auth.claimRole);
+  return {
+    orgId: auth.orgId,
+    principalId: auth.principalId,
+    kind: auth.kind,
+    role,
+    teamIds,
+    ...(typeof profile?.email === 'string' ? { email: profile.email } : {}),
+  };
+}
+
+function roleFromClaim(claim: string | undefined): Principal['role'] {
+  return claim && /admin/i.test(claim) ? 'admin' : 'member';
 }

@@ -259,7 +259,7 @@ export async function listEnrichmentSummaries(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :doc)',
-      ExpressionAttributeValues: { ':pk': pk, ':doc': 'DOC#' },
+      ExpressionAttributeValues: { ':pk': pk, ':doc': keys.enrichmentsListing(orgId).skPrefix },
       ExpressionAttributeNames: names,
       ProjectionExpression: Object.keys(names).join(', '),
       Limit: limit,
@@ -287,7 +287,10 @@ export async function listAllEnrichments(orgId: string): Promise<(EnrichmentSumm
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :doc)',
-        ExpressionAttributeValues: { ':pk': keys.enrichmentsPartition(orgId), ':doc': 'DOC#' },
+        ExpressionAttributeValues: {
+          ':pk': keys.enrichmentsPartition(orgId),
+          ':doc': keys.enrichmentsListing(orgId).skPrefix,
+        },
         ExpressionAttributeNames: names,
         ProjectionExpression: Object.keys(names).join(', '),
         ConsistentRead: true,
@@ -317,7 +320,10 @@ export async function listEnrichmentTargets(
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :doc)',
-        ExpressionAttributeValues: { ':pk': keys.enrichmentsPartition(orgId), ':doc': 'DOC#' },
+        ExpressionAttributeValues: {
+          ':pk': keys.enrichmentsPartition(orgId),
+          ':doc': keys.enrichmentsListing(orgId).skPrefix,
+        },
         ExpressionAttributeNames: { '#name': 'name', '#targetColumns': 'targetColumns' },
         ProjectionExpression: '#name, #targetColumns',
         ...(start ? { ExclusiveStartKey: start } : {}),

@@ -35,6 +35,19 @@ export function shardOf(id: string, shards = DUE_SHARDS): number {
   return h % shards;
 }
 
+/** Sort keys inside a principal's partition: the profile, and prefixes of team and API-key mirrors. */
+const PRINCIPAL_SK = { profile: 'PROFILE', team: 'TEAM#', apiKey: 'APIKEY#' } as const;
+
+/** What an item of a principal's partition is, from its sort key (the inverse of the `principal*` keys). */
+export function principalItemOf(
+  sk: string,
+): { kind: 'profile' } | { kind: 'team' | 'apiKey'; id: string } | { kind: 'other' } {
+  if (sk === PRINCIPAL_SK.profile) return { kind: 'profile' };
+  if (sk.startsWith(PRINCIPAL_SK.team)) return { kind: 'team', id: sk.slice(PRINCIPAL_SK.team.length) };
+  if (sk.startsWith(PRINCIPAL_SK.apiKey)) return { kind: 'apiKey', id: sk.slice(PRINCIPAL_SK.apiKey.length) };
+  return { kind: 'other' };
+}
+
 export const keys = {
   organization: (orgId: string): ItemKey => ({ pk: org(orgId), sk: 'META' }),
 
@@ -42,15 +55,15 @@ export const keys = {
   principalPartition: (orgId: string, principalId: string) => `${org(orgId)}#P#${principalId}`,
   principalProfile: (orgId: string, principalId: string): ItemKey => ({
     pk: keys.principalPartition(orgId, principalId),
-    sk: 'PROFILE',
+    sk: PRINCIPAL_SK.profile,
   }),
   principalTeam: (orgId: string, principalId: string, teamId: string): ItemKey => ({
     pk: keys.principalPartition(orgId, principalId),
-    sk: `TEAM#${teamId}`,
+    sk: `${PRINCIPAL_SK.team}${teamId}`,
   }),
   principalKey: (orgId: string, principalId: string, keyId: string): ItemKey => ({
     pk: keys.principalPartition(orgId, principalId),
-    sk: `APIKEY#${keyId}`,
+    sk: `${PRINCIPAL_SK.apiKey}${keyId}`,
   }),
   /** GSI1 of a user profile: look a user up by e-mail within the org. */
   userByEmail: (orgId: string, email: string) => ({
@@ -134,6 +147,8 @@ export const keys = {
     pk: keys.enrichmentsPartition(orgId),
     sk: `DOC#${name}`,
   }),
+  /** Every enrichment document of an org: `begins_with(sk, prefix)` on the enrichments partition. */
+  enrichmentsListing: (orgId: string) => ({ pk: keys.enrichmentsPartition(orgId), skPrefix: 'DOC#' }),
   datasource: (orgId: string, datasourceId: string): ItemKey => ({
     pk: org(orgId),
     sk: `DS#${datasourceId}`,
@@ -209,7 +224,7 @@ export const keys = {
   /** A principal's API-key mirrors: `begins_with(sk, prefix)` on the principal partition. */
   principalKeysListing: (orgId: string, principalId: string) => ({
     pk: keys.principalPartition(orgId, principalId),
-    skPrefix: 'APIKEY#',
+    skPrefix: PRINCIPAL_SK.apiKey,
   }),
   /** One metric point: one partition per datasource and metric, sorted by ISO timestamp (re-push overwrites). */
   metricPointsPartition: (orgId: string, datasourceId: string, metric: string) =>

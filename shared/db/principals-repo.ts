@@ -1,17 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { AuthContext, Principal } from '../auth/principal';
-import { UnauthorizedError } from '../errors';
+import type { ApiKeyLookup } from '../auth/credentials';
+import type { PrincipalRecords } from '../auth/principal';
 import { db, tableName } from './client';
-import { keys } from './keys';
-
-export interface ApiKeyLookup {
-  keyId: string;
-  orgId: string;
-  principalId: string;
-  kind: 'user' | 'org';
-  revokedAt?: string | null;
-  lastUsedAt?: string | null;
-}
+import { keys, principalItemOf } from './keys';
 
 /** The authorizer's one read for an API key: the global item keyed by the key's hash. */
 export async function findApiKeyByHash(hash: string): Promise<ApiKeyLookup | undefined> {
@@ -28,53 +19,31 @@ export async function findApiKeyByHash(hash: string): Promise<ApiKeyLookup | und
   };
 }
 
-function roleFromClaim(claim: string | undefined): Principal['role'] {
-  return claim && /admin/i.test(claim) ? 'admin' : 'member';
-}
-
 /**
- * Loads what may change between requests (role, teams, key revocation) with one strongly
- * consistent query on the principal's partition, so a revoked key or a removed team member is
- * refused on the very next request even though the authorizer result is cached.
+ * Reads what may change between requests (profile, teams, the status of API key `keyId`) with one
+ * strongly consistent query on the principal's partition, so a revoked key or a removed team
+ * member is seen on the very next request even though the authorizer result is cached. What the
+ * records mean is `principalOf`'s rule (../auth/principal.ts).
  */
-export async function loadPrincipal(auth: AuthContext): Promise<Principal> {
+export async function readPrincipalRecords(
+  orgId: string,
+  principalId: string,
+  keyId?: string,
+): Promise<PrincipalRecords> {
   const res = await db().send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.principalPartition(auth.orgId, auth.principalId) },
+      ExpressionAttributeValues: { ':pk': keys.principalPartition(orgId, principalId) },
       ConsistentRead: true,
     }),
   );
-  const items = res.Items ?? [];
-  let profile: Record<string, unknown> | undefined;
-  const teamIds: string[] = [];
-  let keyMirror: Record<string, unknown> | undefined;
-  for (const item of items) {
-    const sk = String(item.sk);
-    if (sk === 'PROFILE') profile = item;
-    else if (sk.startsWith('TEAM#')) teamIds.push(sk.slice('TEAM#'.length));
-    else if (auth.keyId && sk === `APIKEY#${auth.keyId}`) keyMirror = item;
+  const records: PrincipalRecords = { teamIds: [] };
+  for (const item of res.Items ?? []) {
+    const found = principalItemOf(String(item.sk));
+    if (found.kind === 'profile') records.profile = item;
+    else if (found.kind === 'team') records.teamIds.push(found.id);
+    else if (found.kind === 'apiKey' && keyId && found.id === keyId) records.apiKey = item;
   }
-  if (auth.credential === 'apikey' && (!keyMirror || keyMirror.revokedAt)) throw new UnauthorizedError();
-  if (profile?.disabledAt) throw new UnauthorizedError();
-  // An API key always belongs to a stored principal; a JWT user without a stored profile is a
-  // first-time user of the IdP's organisation and gets the role its token claims.
-  if (auth.credential === 'apikey' && auth.kind === 'user' && !profile) throw new UnauthorizedError();
-  const role: Principal['role'] =
-    auth.kind === 'org'
-      ? 'admin'
-      : profile?.role === 'admin'
-        ? 'admin'
-        : profile
-          ? 'member'
-          : roleFromClaim(auth.claimRole);
-  return {
-    orgId: auth.orgId,
-    principalId: auth.principalId,
-    kind: auth.kind,
-    role,
-    teamIds,
-    ...(typeof profile?.email === 'string' ? { email: profile.email } : {}),
-  };
+  return records;
 }

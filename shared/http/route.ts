@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import type { ValidationStyle } from '../validation';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -7,15 +8,6 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * per-record rules live in the domain). `admin`: org admins and `org_` principals.
  */
 export type AuthMode = 'member' | 'admin';
-
-/**
- * How a request that fails schema validation is answered, keeping the spec's body shapes:
- * - `plain`: 400 `{error}` naming the failing field path;
- * - `detailed`: 400 `{error: 'VALIDATION_ERROR', details, reason}` (reports);
- * - `sync`: 400 `{error, reason, details, summary}` (team sync);
- * - `publish`: 400 `{ok: false, errors: [{kind, message}]}` (dimension publish).
- */
-export type ValidationStyle = 'plain' | 'detailed' | 'sync' | 'publish';
 
 // biome-ignore lint/suspicious/noExplicitAny: schemas of any input/output type are accepted here
 type AnySchema = v.GenericSchema<any, any>;
@@ -38,6 +30,7 @@ export interface RouteDef<
   body?: B;
   query?: Q;
   params?: P;
+  /** The shape of this route's 400 answers (see `ValidationStyle`); `plain` unless stated. */
   validation?: ValidationStyle;
   /** Schema of the success body, for the OpenAPI document only (never used to check answers). */
   response?: AnySchema;

@@ -285,6 +285,59 @@ describe('POST /dimensions/publish', () => {
     expect((await api('GET', '/dimensions/labels', { token: admin() })).body).toEqual(labelsBefore.body);
   });
 
+  it('answers 400 {ok:false, errors} to a body that is missing, malformed or not an object, and leaves a pending draft pending', async () => {
+    const draft = await api<{ id: string; pending: boolean }>('POST', '/dimensions/vdims', {
+      token: admin(),
+      body: {
+        name: 'e2e_not_an_object',
+        description: '',
+        rules: [
+          {
+            value: 'aws',
+            whereClause: {
+              combinator: 'and',
+              rules: [{ field: 'provider', operator: 'in', value: ['AWS'] }],
+            },
+          },
+        ],
+        defaultValue: 'other',
+      },
+    });
+    expect(draft.status).toBe(201);
+    const labelsBefore = await api('GET', '/dimensions/labels', { token: admin() });
+    const json = { 'content-type': 'application/json' };
+    const cases: [string, string | undefined, string][] = [
+      ['an array', '[]', '(body): must be a JSON object'],
+      ['a string', '"all"', '(body): must be a JSON object'],
+      ['null', 'null', '(body): must be a JSON object'],
+      ['malformed JSON', '{"scope":', 'Malformed JSON body'],
+      ['an empty body', '', 'Request body is required'],
+      ['no body', undefined, 'Request body is required'],
+    ];
+    for (const [name, rawBody, message] of cases) {
+      const res = await api('POST', '/dimensions/publish', {
+        token: admin(),
+        headers: json,
+        ...(rawBody !== undefined ? { rawBody } : {}),
+      });
+      expect({ name, status: res.status, body: res.body }).toEqual({
+        name,
+        status: 400,
+        body: { ok: false, errors: [{ kind: 'request', message }] },
+      });
+    }
+    const after = await api<{ pending: boolean; published: unknown }>(
+      'GET',
+      `/dimensions/vdims/${draft.body.id}`,
+      {
+        token: admin(),
+      },
+    );
+    expect([after.body.pending, after.body.published]).toEqual([true, null]);
+    expect((await api('GET', '/dimensions/labels', { token: admin() })).body).toEqual(labelsBefore.body);
+    expect((await api('DELETE', `/dimensions/vdims/${draft.body.id}`, { token: admin() })).status).toBe(204);
+  });
+
   it('publishes valid labels, lists the invalid ones, and the refresh makes them dimensions', async () => {
     const res = await api<{
       ok: boolean;

@@ -201,6 +201,33 @@ describe('reports over HTTP', () => {
     expect(unauth.body).toEqual({ error: 'Unauthorized' });
   });
 
+  it('a body that is not a JSON object is a 400 VALIDATION_ERROR and changes nothing', async () => {
+    const { body: r } = await create(admin(), { name: 'not an object' });
+    for (const rawBody of ['[]', '[{"name":"x"}]', '"x"', '1', 'null']) {
+      const res = await api('PATCH', `/reports/${r.id}`, {
+        token: admin(),
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect({ rawBody, status: res.status, body: res.body }).toEqual({
+        rawBody,
+        status: 400,
+        body: {
+          error: 'VALIDATION_ERROR',
+          reason: '(body): must be a JSON object',
+          details: [{ path: '(body)', message: 'must be a JSON object' }],
+        },
+      });
+    }
+    const dup = await api('POST', `/reports/${r.id}/duplicate`, {
+      token: admin(),
+      rawBody: '[]',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([dup.status, (dup.body as { error?: string }).error]).toEqual([400, 'VALIDATION_ERROR']);
+    expect((await api<Report>('GET', `/reports/${r.id}`, { token: admin() })).body).toEqual(r);
+  });
+
   it('a stale If-Match gets 409 and leaves the report unchanged', async () => {
     const { body: r } = await create(admin(), { name: 'lock' });
     const first = await api<Report>('PATCH', `/reports/${r.id}`, {

@@ -1,47 +1,11 @@
 import * as v from 'valibot';
+import { DATE_PRESETS, VISIBILITY_TYPES } from '../../enums';
 
-/** Enumerations shared by dashboards, reports and alerts, exactly as the spec lists them. */
-export const DATE_PRESETS = [
-  'TRAILING_90_DAYS',
-  'TRAILING_30_DAYS',
-  'TRAILING_45_DAYS',
-  'TRAILING_7_DAYS',
-  'TRAILING_3_DAYS',
-  'TRAILING_1_DAYS',
-  'TRAILING_14_WEEKS',
-  'MTD',
-  'QTD',
-  'YTD',
-  'CURRENT_MONTH',
-  'CURRENT_QUARTER',
-  'CURRENT_YEAR',
-  'LAST_WEEK',
-  'LAST_MONTH',
-  'LAST_6_MONTHS',
-  'LAST_12_MONTHS',
-  'LAST_4_YEARS',
-  'LAST_3_MONTHS',
-  'LAST_INVOICE_MONTH',
-] as const;
-export type DatePreset = (typeof DATE_PRESETS)[number];
-
-export const DASHBOARD_CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY', 'KRW'] as const;
-export const ALERT_CURRENCIES = ['USD', 'EUR', 'GBP', 'CNY'] as const;
-
-export const COST_METRIC_IDS = [
-  'cost',
-  'effective_cost',
-  'list_cost',
-  'contracted_cost',
-  'unblended_cost',
-  'net_unblended_cost',
-  'amortized_cost',
-  'net_amortized_cost',
-] as const;
-export type CostMetricId = (typeof COST_METRIC_IDS)[number];
-
-export const VISIBILITY_TYPES = ['PRIVATE', 'PUBLIC', 'TEMPLATE'] as const;
-export type VisibilityType = (typeof VISIBILITY_TYPES)[number];
+/**
+ * The schemas of the spec's enumerations and of values every area takes. The lists themselves are
+ * ../../enums.ts (the warehouse uses them too); the ones domain schemas name are handed on here.
+ */
+export { COST_METRIC_IDS, DASHBOARD_CURRENCIES, type VisibilityType } from '../../enums';
 
 export const DatePresetSchema = v.picklist(DATE_PRESETS);
 export const VisibilitySchema = v.picklist(VISIBILITY_TYPES);

@@ -28,9 +28,9 @@ import {
   NotFoundError,
   ShapedError,
 } from '../../errors';
-import { toFieldIssues, validationFailure } from '../../http/validation';
 import { newId } from '../../ids';
 import { log } from '../../log';
+import { toFieldIssues, validationFailure } from '../../validation';
 import { getWarehouseQueries } from '../../warehouse/queries';
 import { IdSchema } from '../common/enums';
 import { resolveMetricRef } from '../datasources/points';

@@ -1,5 +1,4 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { config, queueUrl } from '../../config';
+import { sendToQueue } from '../../cloud/queue';
 import {
   deleteOutboxEntry,
   dueOutboxEntries,
@@ -8,34 +7,13 @@ import {
 } from '../../db/outbox-repo';
 import { log } from '../../log';
 
-let client: SQSClient | undefined;
-
-function sqs(): SQSClient {
-  if (!client) {
-    const c = config();
-    client = new SQSClient({
-      region: c.region,
-      ...(c.sqsEndpoint
-        ? { endpoint: c.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-        : {}),
-      maxAttempts: 3,
-    });
-  }
-  return client;
-}
-
-/** For tests and the local runtime, which point the client at a fresh endpoint. */
-export function resetOutboxClient(): void {
-  client = undefined;
-}
-
 /**
  * Sends one committed outbox entry and deletes it. A failed send leaves the entry for the sweep
  * and answers false; it never throws, because the change that wrote the entry has committed.
  */
 export async function deliver(entry: OutboxEntry): Promise<boolean> {
   try {
-    await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl(entry.queue), MessageBody: entry.body }));
+    await sendToQueue(entry.queue, entry.body);
   } catch (error) {
     log.warn('outbox send failed; the sweep will retry', { id: entry.id, queue: entry.queue, error });
     await recordOutboxAttempt(entry);

@@ -5,7 +5,8 @@ import {
   listVirtualDimensions,
   readCache,
 } from '../../db/dimensions-repo';
-import { ConflictError, ShapedError } from '../../errors';
+import { ConflictError } from '../../errors';
+import { requestRejection } from '../../validation';
 import type { EnrichmentTargets } from './enrichment-source';
 import type { Candidate, PublishedLabel, VirtualDimension } from './model';
 import { deliver } from './outbox';
@@ -39,7 +40,7 @@ export interface PublishDeps {
 }
 
 function rejectRequest(message: string): never {
-  throw new ShapedError(400, { ok: false, errors: [{ kind: 'request', message }] });
+  throw requestRejection('publish', message);
 }
 
 export async function publishDimensions(

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { BadRequestError, type FieldIssue } from '../../errors';
-import { toFieldIssues } from '../../http/validation';
+import { toFieldIssues } from '../../validation';
 import { builtinDimensionOf, EXTRA_COLUMNS } from '../../warehouse/focus-columns';
 import { FOCUS_COLUMNS, focusColumnIgnoringCase, isFocusColumn, isKeyColumn } from './columns';
 import { ConditionsError, checkConditions } from './conditions';

@@ -1,6 +1,6 @@
+import type { DatePreset } from '../../enums';
 import { BadRequestError } from '../../errors';
 import { type DateRange, resolvePreset } from '../../warehouse/presets';
-import type { DatePreset } from '../common/enums';
 import type { Period } from '../common/query-model';
 
 /**

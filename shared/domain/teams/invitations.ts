@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { readSecretString, resetSecretsClient } from '../../cloud/secrets';
 import { config } from '../../config';
 
 /**
@@ -56,7 +56,6 @@ export function invitationKey(
 
 const TIMEOUT_MS = 5_000;
 
-let secrets: SecretsManagerClient | undefined;
 /** The token read from Secrets Manager, per secret ARN, kept for the life of the container. */
 let cachedToken: { arn: string; token: Promise<string> } | undefined;
 
@@ -68,12 +67,7 @@ let cachedToken: { arn: string; token: Promise<string> } | undefined;
  */
 function secretToken(arn: string): Promise<string> {
   if (cachedToken?.arn !== arn) {
-    secrets ??= new SecretsManagerClient({ region: config().region, maxAttempts: 3 });
-    const token = secrets.send(new GetSecretValueCommand({ SecretId: arn })).then((res) => {
-      const value = res.SecretString?.trim();
-      if (!value) throw new Error(`secret ${arn} holds no token (SecretString is empty)`);
-      return value;
-    });
+    const token = readSecretString(arn);
     token.catch(() => {
       if (cachedToken?.token === token) cachedToken = undefined;
     });
@@ -85,7 +79,7 @@ function secretToken(arn: string): Promise<string> {
 /** For tests: forget the cached token and client. */
 export function resetInvitationToken(): void {
   cachedToken = undefined;
-  secrets = undefined;
+  resetSecretsClient();
 }
 
 /** The bearer token for the IdP API, if any: the secret when its ARN is configured, else `IDP_API_TOKEN`. */

@@ -1,6 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { hashApiKey } from '../../../shared/auth/api-key-format';
-import { verifyCredential } from '../../../shared/auth/credentials';
 import type { Principal } from '../../../shared/auth/principal';
 import {
   findOrgKey,
@@ -11,9 +10,10 @@ import {
 import { db, tableName } from '../../../shared/db/client';
 import { ensureUser } from '../../../shared/db/identity-repo';
 import { keys } from '../../../shared/db/keys';
-import { findApiKeyByHash, loadPrincipal } from '../../../shared/db/principals-repo';
+import { findApiKeyByHash } from '../../../shared/db/principals-repo';
 import { createKey, listKeys, revokeKey } from '../../../shared/domain/apikeys/service';
 import { UnauthorizedError } from '../../../shared/errors';
+import { authenticate, loadPrincipal } from '../../../shared/http/identity';
 
 const run = Math.random().toString(36).slice(2, 8);
 const org = `org_keys${run}`;
@@ -44,7 +44,7 @@ describe('API keys against DynamoDB Local', () => {
   it('creates a usable key, stores only its hash and lists it without key or hash', async () => {
     const created = await createKey(member, { name: 'ci' });
     expect(created.key).toMatch(/^ak_[0-9A-Za-z]{38}$/);
-    const auth = await verifyCredential(`Bearer ${created.key}`);
+    const auth = await authenticate(`Bearer ${created.key}`);
     expect(auth).toMatchObject({ orgId: org, principalId: 'user_m', keyId: created.id });
 
     const mirror = await db().send(
@@ -63,7 +63,7 @@ describe('API keys against DynamoDB Local', () => {
   it('records lastUsedAt on first use and at most once per hour afterwards', async () => {
     const created = await createKey(member, { name: 'usage' });
     const hash = hashApiKey(created.key);
-    await verifyCredential(`Bearer ${created.key}`);
+    await authenticate(`Bearer ${created.key}`);
     const first = (await findApiKeyByHash(hash))?.lastUsedAt;
     expect(first).toEqual(expect.any(String));
     const mirrorUse = (await listPrincipalKeys(org, 'user_m')).find((k) => k.id === created.id)?.lastUsedAt;
@@ -81,10 +81,10 @@ describe('API keys against DynamoDB Local', () => {
 
   it('revocation marks both items in one go: the authorizer and the per-request check refuse the key', async () => {
     const created = await createKey(member, { name: 'to revoke' });
-    const auth = await verifyCredential(`Bearer ${created.key}`);
+    const auth = await authenticate(`Bearer ${created.key}`);
     const revoked = await revokeKey(member, created.id);
     expect(revoked.revokedAt).toEqual(expect.any(String));
-    await expect(verifyCredential(`Bearer ${created.key}`)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(authenticate(`Bearer ${created.key}`)).rejects.toBeInstanceOf(UnauthorizedError);
     // an authorizer result cached from before the revocation is refused by loadPrincipal
     await expect(loadPrincipal(auth)).rejects.toBeInstanceOf(UnauthorizedError);
     // idempotent
@@ -104,7 +104,7 @@ describe('API keys against DynamoDB Local', () => {
     await expect(createKey(member, { name: 'x', kind: 'org' })).rejects.toMatchObject({ status: 403 });
     const orgKey = await createKey(admin, { name: 'automation', kind: 'org' });
     expect(orgKey).toMatchObject({ kind: 'org', principalId: org });
-    const p = await loadPrincipal(await verifyCredential(`Bearer ${orgKey.key}`));
+    const p = await loadPrincipal(await authenticate(`Bearer ${orgKey.key}`));
     expect(p).toMatchObject({ kind: 'org', role: 'admin', principalId: org });
   });
 

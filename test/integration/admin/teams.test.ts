@@ -3,13 +3,13 @@ import type { Principal } from '../../../shared/auth/principal';
 import { db, tableName } from '../../../shared/db/client';
 import { addTeamMember, ensureTeam, ensureUser } from '../../../shared/db/identity-repo';
 import { keys } from '../../../shared/db/keys';
-import { loadPrincipal } from '../../../shared/db/principals-repo';
 import { applyMembership, readMembership } from '../../../shared/db/teams-repo';
 import { putUser } from '../../../shared/domain/admin/users';
 import type { Invitation } from '../../../shared/domain/teams/invitations';
 import { defaultSyncDeps, type SyncDeps, syncTeam } from '../../../shared/domain/teams/sync';
 import { deleteTeam, readTeam } from '../../../shared/domain/teams/teams';
 import { ConflictError, ShapedError } from '../../../shared/errors';
+import { loadPrincipal } from '../../../shared/http/identity';
 
 const run = Math.random().toString(36).slice(2, 8);
 let n = 0;

@@ -4,7 +4,8 @@ import { handler as authorizer } from '../../../functions/http/authorizer';
 import { db, tableName } from '../../../shared/db/client';
 import { createApiKey, ensureUser } from '../../../shared/db/identity-repo';
 import { keys } from '../../../shared/db/keys';
-import { type HttpEvent, httpRoute } from '../../../shared/http/handler';
+import type { HttpEvent } from '../../../shared/http/event';
+import { httpRoute } from '../../../shared/http/handler';
 import { route } from '../../../shared/http/route';
 
 /** Builds the payload-v2 event API Gateway would hand a route after the authorizer ran. */

@@ -9,10 +9,11 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../../functions/workers/billing-ingest';
+import { resetQueueClient } from '../../../shared/cloud/queue';
 import { resetConfig } from '../../../shared/config';
 import { getIngestion } from '../../../shared/db/dimensions-repo';
 import { dueOutboxEntries } from '../../../shared/db/outbox-repo';
-import { resetOutboxClient, sweepOutbox } from '../../../shared/domain/dimensions/outbox';
+import { sweepOutbox } from '../../../shared/domain/dimensions/outbox';
 import { parseRefreshRequest } from '../../../shared/domain/dimensions/refresh-request';
 import { getWarehouse } from '../../../shared/warehouse/warehouse';
 import { FOCUS_SAMPLE } from './support';
@@ -77,7 +78,7 @@ beforeAll(async () => {
   process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl;
   process.env.LOCAL_BUCKET_DIR = bucket;
   resetConfig();
-  resetOutboxClient();
+  resetQueueClient();
 });
 
 afterAll(async () => {

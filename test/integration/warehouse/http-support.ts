@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as authorizer } from '../../../functions/http/authorizer';
-import type { HttpEvent } from '../../../shared/http/handler';
+import type { HttpEvent } from '../../../shared/http/event';
 
 /** The authorizer context API Gateway would pass for this credential. */
 export async function authContext(credential: string): Promise<Record<string, string>> {

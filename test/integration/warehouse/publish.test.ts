@@ -5,6 +5,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Principal } from '../../../shared/auth/principal';
+import { resetQueueClient } from '../../../shared/cloud/queue';
 import { resetConfig } from '../../../shared/config';
 import {
   insertVirtualDimension,
@@ -13,7 +14,7 @@ import {
 } from '../../../shared/db/dimensions-repo';
 import { dueOutboxEntries } from '../../../shared/db/outbox-repo';
 import type { VirtualDimension } from '../../../shared/domain/dimensions/model';
-import { resetOutboxClient, sweepOutbox } from '../../../shared/domain/dimensions/outbox';
+import { sweepOutbox } from '../../../shared/domain/dimensions/outbox';
 import { publishDimensions } from '../../../shared/domain/dimensions/publish';
 import { runRefresh } from '../../../shared/domain/dimensions/refresh';
 import { parseRefreshRequest, type RefreshRequest } from '../../../shared/domain/dimensions/refresh-request';
@@ -101,7 +102,7 @@ beforeAll(async () => {
   queueUrl = q.QueueUrl ?? '';
   process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl;
   resetConfig();
-  resetOutboxClient();
+  resetQueueClient();
   await warehouse.ingestFile({ orgId: org, path: FOCUS_SAMPLE, sourceName: 'focus_sample.csv' });
   await runRefresh(
     {

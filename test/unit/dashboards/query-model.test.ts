@@ -7,7 +7,7 @@ import {
   QuerySchema,
   WhereClauseSchema,
 } from '../../../shared/domain/common/query-model';
-import { toFieldIssues } from '../../../shared/http/validation';
+import { toFieldIssues } from '../../../shared/validation';
 
 const parse = (schema: v.GenericSchema, input: unknown) =>
   v.safeParse(schema, input, { abortPipeEarly: true });

@@ -5,7 +5,7 @@ import {
   PatchDashboardBody,
   PublishDashboardBody,
 } from '../../../shared/domain/dashboards/schemas';
-import { toFieldIssues } from '../../../shared/http/validation';
+import { toFieldIssues } from '../../../shared/validation';
 import { realisticDashboard, simpleWidget } from '../../fixtures/dashboards/realistic';
 
 const issueOf = (schema: v.GenericSchema, input: unknown) => {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ConflictError, NotFoundError, ShapedError, ValidationError } from '../../../shared/errors';
-import { errorToResult } from '../../../shared/http/handler';
-import { toFieldIssues, validationFailure } from '../../../shared/http/validation';
+import { errorToResult } from '../../../shared/http/middlewares';
+import { toFieldIssues, validationFailure } from '../../../shared/validation';
 
 const route = { id: 'test' };
 

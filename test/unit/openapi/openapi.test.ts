@@ -127,7 +127,11 @@ describe('OpenAPI document of the route manifest', () => {
       const expected = r.body ? shapeOf[r.validation ?? 'plain'] : 'Error';
       expect({ route: r.id, refs }).toEqual({
         route: r.id,
-        refs: expect.arrayContaining([`#/components/schemas/${expected}`]),
+        // Every 400 of a publish route has its shape (missing and malformed bodies included).
+        refs:
+          r.validation === 'publish'
+            ? [`#/components/schemas/${expected}`]
+            : expect.arrayContaining([`#/components/schemas/${expected}`]),
       });
       expect(refsIn(op.responses['401'])).toContain('#/components/schemas/Error');
       for (const [status, res] of Object.entries(op.responses)) {

@@ -1,4 +1,4 @@
-import { COST_METRIC_IDS } from '../../../shared/domain/common/enums';
+import { COST_METRIC_IDS } from '../../../shared/enums';
 import { METRIC_COLUMNS } from '../../../shared/warehouse/focus-columns';
 import {
   athenaDialect,

@@ -1,4 +1,4 @@
-import { DATE_PRESETS } from '../../../shared/domain/common/enums';
+import { DATE_PRESETS } from '../../../shared/enums';
 import { resolvePreset } from '../../../shared/warehouse/presets';
 
 // Wednesday 2025-05-14, 15:30 UTC.

@@ -1,6 +1,21 @@
 import * as v from 'valibot';
-import { type AppError, BadRequestError, type FieldIssue, ShapedError, ValidationError } from '../errors';
-import type { ValidationStyle } from './route';
+import { type AppError, BadRequestError, type FieldIssue, ShapedError, ValidationError } from './errors';
+
+/**
+ * Turning valibot issues into the spec's 400 bodies. Neutral ground: the HTTP middleware validates
+ * request parts with it, and the domain uses it for the bodies it validates itself (after checks
+ * the spec orders first), so both answer in the same shapes.
+ */
+
+/**
+ * How a request that fails validation is answered, keeping the spec's body shapes:
+ * - `plain`: 400 `{error}` naming the failing field path;
+ * - `detailed`: 400 `{error: 'VALIDATION_ERROR', details, reason}` (reports);
+ * - `sync`: 400 `{error, reason, details, summary}` (team sync);
+ * - `publish`: 400 `{ok: false, errors: [{kind, message}]}` (dimension publish): every 400 of such a
+ *   route, a missing or malformed body included (`requestRejection`).
+ */
+export type ValidationStyle = 'plain' | 'detailed' | 'sync' | 'publish';
 
 // biome-ignore lint/suspicious/noExplicitAny: any schema
 type AnySchema = v.GenericSchema<any, any>;
@@ -54,6 +69,15 @@ export function validationFailure(style: ValidationStyle, where: string, issues:
         first ? `Invalid ${where}: ${first.path}: ${first.message}` : `Invalid ${where}`,
       );
   }
+}
+
+/**
+ * The 400 of a request refused as a whole, before any field is looked at (no body, malformed
+ * JSON): the spec's `{ok: false, errors}` for the `publish` style, `{error: message}` otherwise.
+ */
+export function requestRejection(style: ValidationStyle, message: string): AppError {
+  if (style === 'publish') return new ShapedError(400, { ok: false, errors: [{ kind: 'request', message }] });
+  return new BadRequestError(message);
 }
 
 /** Parses `input` with `schema` or throws the route's validation error. */

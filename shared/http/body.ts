@@ -1,0 +1,104 @@
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { config } from '../config';
+import { PayloadTooLargeError, ShapedError } from '../errors';
+import { requestRejection, validationFailure } from '../validation';
+import { type HttpEvent, type HttpMiddleware, mediaTypeOf } from './event';
+import type { RouteDef } from './route';
+
+/**
+ * The request body, before any schema looks at it: its size, its presence, its media type and its
+ * JSON. Every 400 here is in the route's validation style (`requestRejection`).
+ */
+
+/** 413 over the size limit (any route); the route's 400 when a declared body is missing. */
+export function bodyLimits(def: RouteDef): HttpMiddleware {
+  return {
+    before: async (request) => {
+      const raw = request.event.body;
+      if (raw !== undefined && raw !== null) {
+        const size = request.event.isBase64Encoded
+          ? Math.floor((raw.length * 3) / 4)
+          : Buffer.byteLength(raw);
+        if (size > config().maxBodyBytes) throw new PayloadTooLargeError();
+      }
+      if (def.body && (raw === undefined || raw === null || raw === '')) {
+        throw requestRejection(def.validation ?? 'plain', 'Request body is required');
+      }
+    },
+  };
+}
+
+/** `application/json` and `application/<anything>+json`: the types the JSON body parser accepts. */
+const JSON_MEDIA_TYPE = /^application\/(?:[^;]+\+)?json$/;
+
+function listOf(types: readonly string[]): string {
+  return types.length > 1 ? `${types.slice(0, -1).join(', ')} or ${types.at(-1)}` : (types[0] ?? '');
+}
+
+/**
+ * The body middleware of a route: none without a body schema; the JSON parser (415 for any other
+ * media type) by default; with `bodyContentTypes`, the JSON parser for a listed JSON type, the
+ * body as text for a listed non-JSON type, and 415 naming the listed types for anything else.
+ * A JSON body must be an object (every body schema is one): an array, a string, a number or null
+ * is the route's 400, as malformed JSON is.
+ */
+export function bodyParser(def: RouteDef): HttpMiddleware {
+  if (!def.body) return { before: async () => {} };
+  const style = def.validation ?? 'plain';
+  const parser = httpJsonBodyParser({ disableContentTypeError: false });
+  const json: NonNullable<HttpMiddleware['before']> = async (request) => {
+    normaliseJsonRequest(request.event);
+    try {
+      await parser.before?.(request);
+    } catch (error) {
+      const e = error as { statusCode?: number; message?: string };
+      if (e.statusCode === 415 && /malformed/i.test(e.message ?? '')) {
+        throw requestRejection(style, 'Malformed JSON body');
+      }
+      throw error;
+    }
+    const body: unknown = request.event.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw validationFailure(style, 'body', [{ path: '(body)', message: 'must be a JSON object' }]);
+    }
+  };
+  if (!def.bodyContentTypes) return { before: json };
+  const listed = def.bodyContentTypes.map((t) => t.toLowerCase());
+  const acceptsJson = listed.some((t) => JSON_MEDIA_TYPE.test(t));
+  return {
+    before: async (request) => {
+      const media = mediaTypeOf(request.event.headers);
+      if (JSON_MEDIA_TYPE.test(media)) {
+        if (acceptsJson) return json(request);
+      } else if (listed.includes(media)) {
+        const raw = request.event.body;
+        if (request.event.isBase64Encoded && typeof raw === 'string') {
+          request.event.body = Buffer.from(raw, 'base64').toString('utf8');
+          request.event.isBase64Encoded = false;
+        }
+        return;
+      }
+      throw new ShapedError(415, {
+        error: `Unsupported Media Type: send ${listOf(def.bodyContentTypes ?? [])}`,
+      });
+    },
+  };
+}
+
+/**
+ * Media types are case-insensitive and may carry spaces before parameters (RFC 9110), but the JSON
+ * parser only knows `application/json` and `application/json;…` in lower case: a JSON media type
+ * is handed to it as its lower-case essence. A UTF-8 byte order mark, which some editors and
+ * PowerShell write at the start of a file, is dropped (RFC 8259 lets parsers ignore it).
+ */
+function normaliseJsonRequest(event: HttpEvent): void {
+  const media = mediaTypeOf(event.headers);
+  if (!JSON_MEDIA_TYPE.test(media)) return;
+  const headers: Record<string, string | undefined> = { ...event.headers };
+  for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') delete headers[name];
+  headers['content-type'] = media;
+  event.headers = headers as HttpEvent['headers'];
+  if (!event.isBase64Encoded && typeof event.body === 'string' && event.body.startsWith('\uFEFF')) {
+    event.body = event.body.slice(1);
+  }
+}

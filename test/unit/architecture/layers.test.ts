@@ -1,0 +1,198 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { parseSync } from '@swc/core';
+
+/**
+ * Layers point one way. Every `.ts` file of functions/ and shared/ is parsed (imports, exports
+ * from, `import()` and `require()`) and each import is held against the rules below: an import
+ * that breaks one fails this test, naming the file and what it imports.
+ *
+ *   functions/ → shared/http, shared/routes → shared/domain → shared/db | shared/warehouse | shared/cloud
+ *   shared/auth: the credential and principal rules, with no storage (shared/http feeds them db's reads)
+ *   shared/cloud: the SQS and Secrets Manager clients; shared/db: the DynamoDB one
+ */
+
+const ROOT = resolve(__dirname, '..', '..', '..');
+
+interface Import {
+  from: string;
+  /** Repository path (`shared/db/keys`) for a relative import; the package name otherwise. */
+  target: string;
+  typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Every module specifier in an AST node: import/export declarations, `import()`, `require()`. */
+function specifiersIn(node: unknown, out: { source: string; typeOnly: boolean }[]): void {
+  if (Array.isArray(node)) {
+    for (const child of node) specifiersIn(child, out);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const n = node as Record<string, unknown> & { type?: string };
+  const source = (n.source as { value?: unknown } | undefined)?.value;
+  if (
+    typeof source === 'string' &&
+    (n.type === 'ImportDeclaration' ||
+      n.type === 'ExportNamedDeclaration' ||
+      n.type === 'ExportAllDeclaration')
+  ) {
+    const specifiers = (n.specifiers ?? []) as { isTypeOnly?: boolean }[];
+    const typeOnly = n.typeOnly === true || (specifiers.length > 0 && specifiers.every((s) => s.isTypeOnly));
+    out.push({ source, typeOnly });
+  }
+  if (n.type === 'CallExpression') {
+    const callee = n.callee as { type?: string; value?: string };
+    const first = (n.arguments as { expression?: { type?: string; value?: unknown } }[] | undefined)?.[0]
+      ?.expression;
+    const dynamic =
+      callee?.type === 'Import' || (callee?.type === 'Identifier' && callee.value === 'require');
+    if (dynamic && first?.type === 'StringLiteral' && typeof first.value === 'string') {
+      out.push({ source: first.value, typeOnly: false });
+    }
+  }
+  for (const value of Object.values(n)) if (value && typeof value === 'object') specifiersIn(value, out);
+}
+
+function importsOf(file: string): Import[] {
+  const ast = parseSync(readFileSync(join(ROOT, file), 'utf8'), { syntax: 'typescript', target: 'es2022' });
+  const found: { source: string; typeOnly: boolean }[] = [];
+  specifiersIn(ast.body, found);
+  return found.map(({ source, typeOnly }) => ({
+    from: file,
+    target: source.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), source)) : source,
+    typeOnly,
+  }));
+}
+
+/** `shared/db` names the folder and everything in it; `@aws-sdk/` every package of the scope. */
+function within(path: string, place: string): boolean {
+  return place.endsWith('/') ? path.startsWith(place) : path === place || path.startsWith(`${place}/`);
+}
+
+interface Rule {
+  name: string;
+  from: string[];
+  never: string[];
+  /** Files of `from` the rule does not apply to, each with its reason. */
+  except?: Record<string, string>;
+  /** Type-only imports (erased at build) are allowed. */
+  typesAllowed?: boolean;
+}
+
+const RULES: Rule[] = [
+  {
+    name: 'handlers reach storage only through the domain',
+    from: ['functions'],
+    never: ['shared/db'],
+  },
+  {
+    name: 'the domain knows neither HTTP nor a cloud SDK',
+    from: ['shared/domain'],
+    never: ['shared/http', '@aws-sdk/'],
+  },
+  {
+    name: 'the warehouse sits below the domain and HTTP',
+    from: ['shared/warehouse'],
+    never: ['shared/domain', 'shared/http', 'shared/routes'],
+  },
+  {
+    name: 'storage sits below HTTP',
+    from: ['shared/db'],
+    never: ['shared/http', 'shared/routes', 'shared/warehouse'],
+  },
+  {
+    // The repositories store the domain's records and name their types; the types are erased at
+    // build, and no domain code runs inside db/.
+    name: 'storage runs no domain code',
+    from: ['shared/db'],
+    never: ['shared/domain'],
+    typesAllowed: true,
+  },
+  {
+    name: 'auth rules touch no storage, domain or HTTP',
+    from: ['shared/auth'],
+    never: ['shared/db', 'shared/domain', 'shared/http', 'shared/warehouse', 'shared/cloud', '@aws-sdk/'],
+  },
+  {
+    name: 'cloud adapters are leaves',
+    from: ['shared/cloud'],
+    never: ['shared/db', 'shared/domain', 'shared/http', 'shared/warehouse', 'shared/auth'],
+  },
+  {
+    name: 'cloud SDK clients live in shared/cloud (and DynamoDB in shared/db)',
+    from: ['functions', 'shared'],
+    never: ['@aws-sdk/'],
+    except: {
+      'shared/db': 'the DynamoDB repositories are the table adapter',
+      'shared/cloud': 'the SQS and Secrets Manager adapters',
+      'shared/warehouse/object-store.ts': "the billing bucket (S3): the warehouse's own adapter",
+      'shared/warehouse/athena/client.ts': "the Athena query runner: the warehouse's own adapter",
+    },
+  },
+];
+
+function breaks(rule: Rule, imports: Import[]): string[] {
+  return imports
+    .filter((i) => rule.from.some((place) => within(i.from, place)))
+    .filter((i) => !Object.keys(rule.except ?? {}).some((place) => within(i.from, place)))
+    .filter((i) => rule.never.some((place) => within(i.target, place)))
+    .filter((i) => !(rule.typesAllowed && i.typeOnly))
+    .map((i) => `${i.from} imports ${i.target}${i.typeOnly ? ' (types)' : ''}`);
+}
+
+const files = [...sourceFiles('functions'), ...sourceFiles('shared')];
+const imports = files.flatMap(importsOf);
+
+describe('import boundaries', () => {
+  it('reads every source file of functions/ and shared/, and their imports', () => {
+    expect(files.length).toBeGreaterThan(150);
+    expect(imports.length).toBeGreaterThan(500);
+    // The parser sees the arrows a rule needs: a known import of each kind is found.
+    expect(imports).toContainEqual({
+      from: 'shared/http/identity.ts',
+      target: 'shared/db/principals-repo',
+      typeOnly: false,
+    });
+    expect(imports).toContainEqual({
+      from: 'shared/db/principals-repo.ts',
+      target: 'shared/auth/principal',
+      typeOnly: true,
+    });
+  });
+
+  it.each(RULES.map((r) => [r.name, r] as const))('%s', (_name, rule) => {
+    expect(breaks(rule, imports)).toEqual([]);
+  });
+
+  it('catches an import that breaks a rule, whatever its form', () => {
+    const forged = (from: string, target: string, typeOnly = false): Import => ({ from, target, typeOnly });
+    const [handlers, domain, , , dbTypes, auth, , sdk] = RULES as [
+      Rule,
+      Rule,
+      Rule,
+      Rule,
+      Rule,
+      Rule,
+      Rule,
+      Rule,
+    ];
+    expect(breaks(handlers, [forged('functions/http/x.ts', 'shared/db/keys')])).toHaveLength(1);
+    expect(breaks(domain, [forged('shared/domain/a/b.ts', '@aws-sdk/client-sqs')])).toHaveLength(1);
+    expect(breaks(domain, [forged('shared/domain/a/b.ts', 'shared/http/route', true)])).toHaveLength(1);
+    expect(breaks(dbTypes, [forged('shared/db/a.ts', 'shared/domain/x/model', true)])).toEqual([]);
+    expect(breaks(dbTypes, [forged('shared/db/a.ts', 'shared/domain/x/model')])).toHaveLength(1);
+    expect(breaks(auth, [forged('shared/auth/a.ts', 'shared/db')])).toHaveLength(1);
+    expect(breaks(sdk, [forged('shared/warehouse/object-store.ts', '@aws-sdk/client-s3')])).toEqual([]);
+    expect(breaks(sdk, [forged('shared/warehouse/duckdb/x.ts', '@aws-sdk/client-s3')])).toHaveLength(1);
+    // `shared/dbx` is not `shared/db`.
+    expect(breaks(handlers, [forged('functions/x.ts', 'shared/dbx/y')])).toEqual([]);
+  });
+});
