@@ -71,6 +71,15 @@ export const workers: readonly WorkerDef[] = [
     needsDuckDb: true,
     sendsTo: ['warehouse-refresh'],
   },
+  {
+    name: 'notify',
+    queue: 'notifications',
+    entry: 'workers/notify',
+    batchSize: 10,
+    timeoutSeconds: 30,
+    memoryMb: 512,
+    sendsEmail: true,
+  },
 ];
 
 export const schedules: readonly ScheduleDef[] = [

@@ -7,7 +7,10 @@ import { BlockList, isIP } from 'node:net';
  * allowed when saved (DNS rebinding).
  */
 
-const blocked = new BlockList();
+// Two lists: node's BlockList also matches IPv4 addresses against IPv6 rules (as IPv4-mapped), so
+// one list holding `::ffff:0:0/96` would refuse every IPv4 address.
+const blocked4 = new BlockList();
+const blocked6 = new BlockList();
 // IPv4: "this network", private, carrier-grade NAT, loopback, link-local (the instance metadata
 // service 169.254.169.254 included), IETF protocol assignments, documentation, benchmarking,
 // multicast and reserved (broadcast included).
@@ -27,7 +30,7 @@ for (const [net, prefix] of [
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const) {
-  blocked.addSubnet(net, prefix, 'ipv4');
+  blocked4.addSubnet(net, prefix, 'ipv4');
 }
 // IPv6: unspecified, loopback, IPv4-mapped (a way around every IPv4 rule), NAT64, discard-only,
 // Teredo, documentation, 6to4 (embeds an IPv4 address), unique-local (fd00:ec2::254, the EC2
@@ -46,7 +49,7 @@ for (const [net, prefix] of [
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
+  blocked6.addSubnet(net, prefix, 'ipv6');
 }
 
 /** True for an address no webhook may reach: loopback, private, link-local, metadata, mapped… */
@@ -55,7 +58,7 @@ export function isBlockedAddress(address: string): boolean {
   const family = isIP(bare);
   if (family === 0) return true; // not an address at all: refuse rather than guess
   if (family === 6 && /^::ffff:/i.test(bare)) return true; // mapped, in any notation
-  return blocked.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  return family === 4 ? blocked4.check(bare, 'ipv4') : blocked6.check(bare, 'ipv6');
 }
 
 /**

@@ -139,4 +139,5 @@ export const alertRoutes = [
   snoozeCostAlert,
   unsnoozeCostAlert,
   costAlertHistory,
+  sendBudgetAlertTest,
 ];
