@@ -6,6 +6,7 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { DedupRule } from '../domain/alerts/dedup';
 import {
   type AlertEvaluation,
   type AlertThreshold,
@@ -228,6 +229,50 @@ export async function advanceNextEval(
           ':gpk': due.gsi2pk,
           ':gsk': due.gsi2sk,
           ':null': null,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Applies an alert's dedup rule with one conditional write on its `DEDUP` item: true when this
+ * evaluation may notify (and the state now records it), false when the rule suppresses it. A replay
+ * of the same notification id is allowed again (the notify worker makes its delivery idempotent).
+ */
+export async function claimDedup(
+  orgId: string,
+  alertId: string,
+  rule: DedupRule,
+  evaluatedDay: string,
+  notificationId: string,
+  now: Date,
+): Promise<boolean> {
+  const condition =
+    rule.kind === 'WINDOW'
+      ? 'attribute_not_exists(pk) OR windowKey <> :key OR notificationId = :nid'
+      : 'attribute_not_exists(pk) OR lastNotifiedDay <= :notAfter OR notificationId = :nid';
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.alertDedup(orgId, alertId),
+          entity: 'alertDedup',
+          schemaVersion: SCHEMA_VERSION,
+          ...(rule.kind === 'WINDOW' ? { windowKey: rule.windowKey } : {}),
+          lastNotifiedDay: evaluatedDay,
+          notificationId,
+          updatedAt: now.toISOString(),
+        },
+        ConditionExpression: condition,
+        ExpressionAttributeValues: {
+          ':nid': notificationId,
+          ...(rule.kind === 'WINDOW' ? { ':key': rule.windowKey } : { ':notAfter': rule.notAfter }),
         },
       }),
     );
