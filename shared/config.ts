@@ -15,6 +15,11 @@ export interface Config {
   jwt: { issuer: string; audience: string; jwksUri: string; orgClaim: string; roleClaim: string };
   slackApiBaseUrl: string;
   teamsAllowedHosts: string[];
+  /** Local stack only: the capture server's origin, exempt from the Teams URL rules (refused in AWS). */
+  teamsLocalCaptureOrigin?: string;
+  /** Slack bot token itself (local and dev); in AWS the secret `slackTokenSecretArn` holds it. */
+  slackBotToken?: string;
+  slackTokenSecretArn?: string;
   mailFrom: string;
   appBaseUrl: string;
   warehouse: 'duckdb' | 'athena';
@@ -53,6 +58,14 @@ function optional(name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** A variable only the local stack may set: in AWS (a Lambda) its presence is a configuration error. */
+function localOnly(name: string, isAws: boolean): string | undefined {
+  const value = optional(name);
+  if (value !== undefined && isAws)
+    throw new ConfigError(`${name} is for the local stack only and must not be set in AWS`);
+  return value;
+}
+
 /** Queue URLs come from variables named QUEUE_URL_<NAME> (NAME upper-cased, dashes as underscores). */
 function readQueueUrls(): Record<string, string> {
   const urls: Record<string, string> = {};
@@ -88,10 +101,13 @@ export function loadConfig(): Config {
       roleClaim: env('JWT_ROLE_CLAIM', 'org_role'),
     },
     slackApiBaseUrl: env('SLACK_API_BASE_URL', 'https://slack.com/api'),
-    teamsAllowedHosts: env('TEAMS_ALLOWED_HOSTS', '.webhook.office.com,.logic.azure.com')
+    teamsAllowedHosts: env('TEAMS_ALLOWED_HOSTS', '.logic.azure.com,.api.powerplatform.com')
       .split(',')
       .map((h) => h.trim())
       .filter(Boolean),
+    teamsLocalCaptureOrigin: localOnly('TEAMS_LOCAL_CAPTURE_ORIGIN', isAws),
+    slackBotToken: optional('SLACK_BOT_TOKEN'),
+    slackTokenSecretArn: optional('SLACK_TOKEN_SECRET_ARN'),
     mailFrom: env('MAIL_FROM', 'FinOps <finops@example.com>'),
     appBaseUrl: env('APP_BASE_URL', 'http://localhost:3000'),
     warehouse,

@@ -71,6 +71,25 @@ export const workers: readonly WorkerDef[] = [
     needsDuckDb: true,
     sendsTo: ['warehouse-refresh'],
   },
+  {
+    name: 'notify',
+    queue: 'notifications',
+    entry: 'workers/notify',
+    batchSize: 10,
+    timeoutSeconds: 30,
+    memoryMb: 512,
+    sendsEmail: true,
+  },
+  {
+    name: 'alert-evaluate',
+    queue: 'alert-evaluation',
+    entry: 'workers/alert-evaluate',
+    batchSize: 10,
+    timeoutSeconds: 60,
+    memoryMb: 1024,
+    usesWarehouse: true,
+    sendsTo: ['notifications'],
+  },
 ];
 
 export const schedules: readonly ScheduleDef[] = [
@@ -81,6 +100,14 @@ export const schedules: readonly ScheduleDef[] = [
     entry: 'schedules/outbox-sweep',
     timeoutSeconds: 60,
     sendsTo: ['warehouse-refresh'],
+  },
+  {
+    name: 'alert-sweep',
+    expression: 'rate(15 minutes)',
+    localIntervalSeconds: 60,
+    entry: 'schedules/alert-sweep',
+    timeoutSeconds: 120,
+    sendsTo: ['alert-evaluation'],
   },
 ];
 

@@ -1,5 +1,6 @@
 import type { RouteDef } from './http/route';
 import { adminRoutes } from './routes/admin';
+import { alertRoutes } from './routes/alerts';
 import { dashboardRoutes } from './routes/dashboards';
 import { dimensionRoutes } from './routes/dimensions';
 import { enrichmentRoutes } from './routes/enrichments';
@@ -20,4 +21,5 @@ export const routes: readonly RouteDef[] = [
   ...usageRoutes,
   ...dimensionRoutes,
   ...queryRoutes,
+  ...alertRoutes,
 ];

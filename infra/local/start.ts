@@ -179,7 +179,9 @@ async function main(): Promise<void> {
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     JWKS_URI: `${baseUrl}/.well-known/jwks.json`,
     SLACK_API_BASE_URL: `${capture.endpoint}/slack/api`,
-    TEAMS_ALLOWED_HOSTS: '127.0.0.1',
+    // Teams webhooks must be https on an allowed host; the capture server's exact origin is the one
+    // local exception (see docs/alerts.md). The CDK stack never sets this variable.
+    TEAMS_LOCAL_CAPTURE_ORIGIN: capture.endpoint,
     IDP_API_BASE_URL: `${capture.endpoint}/idp`,
     MAIL_FROM: 'FinOps Local <finops@local.test>',
     APP_BASE_URL: baseUrl,

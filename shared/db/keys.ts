@@ -233,6 +233,28 @@ export const keys = {
     pk: keys.metricPointsPartition(orgId, datasourceId, metric),
     sk: timestamp,
   }),
+
+  // Cost alerts (beside `alert`, `alertsIndex`, `alertDue`, `alertThreshold` above).
+  alertPartition: (orgId: string, alertId: string) => `${org(orgId)}#ALERT#${alertId}`,
+  alertThresholdPrefix: 'THRESHOLD#',
+  /** The GSI2 partition of one shard of the alert due index, for the sweep. */
+  alertDueShard: (shard: number) => `ADUE#${shard}`,
+  /** An alert's dedup state: when it last notified and for which window (conditional writes). */
+  alertDedup: (orgId: string, alertId: string): ItemKey => ({
+    pk: `${org(orgId)}#ALERT#${alertId}`,
+    sk: 'DEDUP',
+  }),
+  /** One evaluation of an alert (history, TTL); `evaluatedAt` is an ISO time, so the list sorts by time. */
+  alertEvaluation: (orgId: string, alertId: string, evaluatedAt: string): ItemKey => ({
+    pk: `${org(orgId)}#ALERT#${alertId}`,
+    sk: `EVAL#${evaluatedAt}`,
+  }),
+  alertEvaluationPrefix: 'EVAL#',
+  /** A notification's delivery record (idempotency of the notify worker, TTL). */
+  notification: (orgId: string, notificationId: string): ItemKey => ({
+    pk: `${org(orgId)}#NOTIFS`,
+    sk: `NOTIF#${notificationId}`,
+  }),
 };
 
 /** Attributes that are storage plumbing, never part of a domain record. */

@@ -1,0 +1,9 @@
+import { snoozeAlert } from '../../../shared/domain/alerts/service';
+import { httpRoute } from '../../../shared/http/handler';
+import { ok } from '../../../shared/http/responses';
+import { snoozeCostAlert as def } from '../../../shared/routes/alerts';
+
+export const handler = httpRoute(def, async ({ principal, params, body, headers }) => {
+  const { alert, version } = await snoozeAlert(principal, params.id, body.until, headers['if-match']);
+  return ok(alert, { etag: `"${version}"` });
+});

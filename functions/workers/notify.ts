@@ -1,0 +1,35 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { deliverNotification } from '../../shared/domain/alerts/deliver';
+import { parseNotification } from '../../shared/domain/alerts/notification';
+import { webhookPolicy } from '../../shared/domain/alerts/service';
+import { log } from '../../shared/log';
+import { sendEmail } from '../../shared/notify/email';
+import { sendSlack } from '../../shared/notify/slack';
+import { sendTeams } from '../../shared/notify/teams';
+
+const senders = {
+  EMAIL: sendEmail,
+  SLACK: sendSlack,
+  TEAMS: (n: Parameters<typeof sendTeams>[0]) => sendTeams(n, webhookPolicy()),
+};
+
+/**
+ * Consumer of `notifications`: each message is one rendered notification, delivered at most once
+ * per notification id (see deliverNotification). A failure is reported for that message only
+ * (partial batch response); SQS retries it and finally moves it to the DLQ, as it does a message
+ * that cannot be parsed.
+ */
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    try {
+      const n = parseNotification(record.body);
+      const outcome = await deliverNotification(n, senders);
+      log.info('notification', { id: n.id, orgId: n.orgId, channel: n.channel, outcome });
+    } catch (error) {
+      log.error('notification failed', { messageId: record.messageId, error });
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures };
+}

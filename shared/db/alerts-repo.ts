@@ -1,0 +1,284 @@
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { DedupRule } from '../domain/alerts/dedup';
+import {
+  type AlertEvaluation,
+  type AlertThreshold,
+  EVALUATION_RETENTION_DAYS,
+  type StoredAlert,
+} from '../domain/alerts/model';
+import { ConflictError } from '../errors';
+import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { keys, stripKeys } from './keys';
+import { type Page, queryPage } from './page';
+import { replaceVersioned } from './writes';
+
+/**
+ * Cost alerts in the single table (README "Single-table design"): the alert `META` item (GSI1 for
+ * the organisation's list by creation time; GSI2, the sharded due index, only while the alert is not
+ * archived and has a `nextEvalAt`), its thresholds `THRESHOLD#h`, its dedup state `DEDUP` and its
+ * evaluations `EVAL#<ts>` (TTL) in the alert's partition.
+ */
+const SCHEMA_VERSION = 1;
+
+function alertItem(alert: StoredAlert): Record<string, unknown> {
+  const due = !alert.archivedAt && alert.nextEvalAt ? keys.alertDue(alert.id, alert.nextEvalAt) : {};
+  return {
+    ...keys.alert(alert.organizationId, alert.id),
+    ...keys.alertsIndex(alert.organizationId, `${alert.createdAt}#${alert.id}`),
+    ...due,
+    entity: 'costAlert',
+    schemaVersion: SCHEMA_VERSION,
+    ...alert,
+  };
+}
+
+function thresholdItem(orgId: string, t: AlertThreshold): Record<string, unknown> {
+  return {
+    ...keys.alertThreshold(orgId, t.costAlertId, t.id),
+    entity: 'alertThreshold',
+    schemaVersion: SCHEMA_VERSION,
+    ...t,
+  };
+}
+
+const fromItem = (item: Record<string, unknown>) => stripKeys(item) as unknown as StoredAlert;
+
+/** Writes a new alert and its thresholds in one transaction. */
+export async function insertAlert(alert: StoredAlert, thresholds: readonly AlertThreshold[]): Promise<void> {
+  const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: alertItem(alert),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    ...thresholds.map((t) => ({
+      Put: { TableName: tableName(), Item: thresholdItem(alert.organizationId, t) },
+    })),
+  ];
+  await db().send(new TransactWriteCommand({ TransactItems: items }));
+}
+
+export async function getAlert(orgId: string, alertId: string): Promise<StoredAlert | undefined> {
+  const res = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.alert(orgId, alertId), ConsistentRead: true }),
+  );
+  return res.Item ? fromItem(res.Item) : undefined;
+}
+
+export async function getThresholds(orgId: string, alertId: string): Promise<AlertThreshold[]> {
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :p AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':p': keys.alertPartition(orgId, alertId),
+        ':prefix': keys.alertThresholdPrefix,
+      },
+      ConsistentRead: true,
+    }),
+  );
+  return (res.Items ?? []).map((item) => stripKeys(item) as unknown as AlertThreshold);
+}
+
+/**
+ * Replaces an alert while its stored version is still `expectedVersion` (409 VERSION_CONFLICT
+ * otherwise) and, when `thresholds` is given, its thresholds with that list, in one transaction.
+ */
+export async function replaceAlert(
+  alert: StoredAlert,
+  expectedVersion: number,
+  thresholds?: { remove: readonly AlertThreshold[]; add: readonly AlertThreshold[] },
+): Promise<void> {
+  if (!thresholds) {
+    await replaceVersioned(alertItem(alert), expectedVersion);
+    return;
+  }
+  const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: alertItem(alert),
+        ConditionExpression: 'attribute_exists(pk) AND #v = :expected',
+        ExpressionAttributeNames: { '#v': 'version' },
+        ExpressionAttributeValues: { ':expected': expectedVersion },
+      },
+    },
+    ...thresholds.remove.map((t) => ({
+      Delete: { TableName: tableName(), Key: keys.alertThreshold(alert.organizationId, alert.id, t.id) },
+    })),
+    ...thresholds.add.map((t) => ({
+      Put: { TableName: tableName(), Item: thresholdItem(alert.organizationId, t) },
+    })),
+  ];
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (error) {
+    if (isTransactionCanceled(error) && cancellationCodes(error)[0] === 'ConditionalCheckFailed')
+      throw new ConflictError('VERSION_CONFLICT');
+    throw error;
+  }
+}
+
+/** Alerts of an organisation, newest first. */
+export async function listAlerts(orgId: string, limit: number, cursor?: string): Promise<Page<StoredAlert>> {
+  return queryPage({
+    partition: { attribute: 'gsi1pk', value: keys.alertsIndex(orgId, '').gsi1pk },
+    descending: true,
+    limit,
+    cursor,
+    map: fromItem,
+  });
+}
+
+/** Evaluations of an alert, newest first. */
+export async function listEvaluations(
+  orgId: string,
+  alertId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<AlertEvaluation>> {
+  return queryPage({
+    partition: { attribute: 'pk', value: keys.alertPartition(orgId, alertId) },
+    skPrefix: keys.alertEvaluationPrefix,
+    descending: true,
+    limit,
+    cursor,
+    map: (item) => stripKeys(item) as unknown as AlertEvaluation,
+  });
+}
+
+/** Records an evaluation (kept EVALUATION_RETENTION_DAYS by TTL). A replay of the same one overwrites it. */
+export async function putEvaluation(orgId: string, evaluation: AlertEvaluation): Promise<void> {
+  const ttl = Math.floor(Date.parse(evaluation.evaluatedAt) / 1000) + EVALUATION_RETENTION_DAYS * 86_400;
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.alertEvaluation(orgId, evaluation.alertId, evaluation.evaluatedAt),
+        entity: 'alertEvaluation',
+        schemaVersion: SCHEMA_VERSION,
+        ttl,
+        ...evaluation,
+      },
+    }),
+  );
+}
+
+/** Alerts due at or before `at` in one shard of the due index (archived ones are not in it). */
+export async function dueAlerts(
+  shard: number,
+  at: string,
+  limit: number,
+  cursor?: Record<string, unknown>,
+): Promise<{
+  items: { orgId: string; alertId: string; nextEvalAt: string }[];
+  next?: Record<string, unknown>;
+}> {
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :at',
+      ExpressionAttributeValues: { ':p': keys.alertDueShard(shard), ':at': at },
+      ProjectionExpression: 'organizationId, id, nextEvalAt',
+      Limit: limit,
+      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
+    }),
+  );
+  return {
+    items: (res.Items ?? []).map((i) => ({
+      orgId: String(i.organizationId),
+      alertId: String(i.id),
+      nextEvalAt: String(i.nextEvalAt),
+    })),
+    ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}),
+  };
+}
+
+/**
+ * Moves an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, after
+ * enqueueing it. Conditional on `from` and on the alert not being archived, so two sweeps never
+ * both move it; answers false when the condition failed.
+ */
+export async function advanceNextEval(
+  orgId: string,
+  alertId: string,
+  from: string,
+  to: string,
+): Promise<boolean> {
+  const due = keys.alertDue(alertId, to);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.alert(orgId, alertId),
+        UpdateExpression: 'SET nextEvalAt = :to, gsi2pk = :gpk, gsi2sk = :gsk',
+        ConditionExpression: 'attribute_exists(pk) AND nextEvalAt = :from AND archivedAt = :null',
+        ExpressionAttributeValues: {
+          ':to': to,
+          ':from': from,
+          ':gpk': due.gsi2pk,
+          ':gsk': due.gsi2sk,
+          ':null': null,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Applies an alert's dedup rule with one conditional write on its `DEDUP` item: true when this
+ * evaluation may notify (and the state now records it), false when the rule suppresses it. A replay
+ * of the same notification id is allowed again (the notify worker makes its delivery idempotent).
+ */
+export async function claimDedup(
+  orgId: string,
+  alertId: string,
+  rule: DedupRule,
+  evaluatedDay: string,
+  notificationId: string,
+  now: Date,
+): Promise<boolean> {
+  const condition =
+    rule.kind === 'WINDOW'
+      ? 'attribute_not_exists(pk) OR windowKey <> :key OR notificationId = :nid'
+      : 'attribute_not_exists(pk) OR lastNotifiedDay <= :notAfter OR notificationId = :nid';
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.alertDedup(orgId, alertId),
+          entity: 'alertDedup',
+          schemaVersion: SCHEMA_VERSION,
+          ...(rule.kind === 'WINDOW' ? { windowKey: rule.windowKey } : {}),
+          lastNotifiedDay: evaluatedDay,
+          notificationId,
+          updatedAt: now.toISOString(),
+        },
+        ConditionExpression: condition,
+        ExpressionAttributeValues: {
+          ':nid': notificationId,
+          ...(rule.kind === 'WINDOW' ? { ':key': rule.windowKey } : { ':notAfter': rule.notAfter }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,106 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionalCheckFailed, tableName } from './client';
+import { keys } from './keys';
+
+/**
+ * Delivery records of notifications (`ORG#o#NOTIFS` / `NOTIF#id`, kept 30 days by TTL): the notify
+ * worker claims one before sending, so a redelivered message never sends twice.
+ */
+export type DeliveryStatus = 'sending' | 'sent' | 'failed' | 'unknown';
+
+export interface DeliveryRecord {
+  id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  leaseUntil: string;
+  updatedAt: string;
+  error?: string;
+}
+
+const RETENTION_SECONDS = 30 * 86_400;
+
+/**
+ * Claims a notification for sending: a conditional put that succeeds only when no record exists or
+ * the last attempt failed (the provider refused it, so nothing was sent). Answers the record that
+ * stopped the claim otherwise.
+ */
+export async function claimDelivery(
+  orgId: string,
+  id: string,
+  now: Date,
+  leaseSeconds: number,
+): Promise<{ claimed: true } | { claimed: false; existing: DeliveryRecord | undefined }> {
+  const at = now.toISOString();
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.notification(orgId, id),
+        UpdateExpression:
+          'SET #s = :sending, leaseUntil = :lease, updatedAt = :at, id = :id, entity = :entity, #ttl = :ttl ADD attempts :one',
+        ConditionExpression: 'attribute_not_exists(pk) OR #s = :failed',
+        ExpressionAttributeNames: { '#s': 'status', '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':sending': 'sending',
+          ':failed': 'failed',
+          ':lease': new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
+          ':at': at,
+          ':id': id,
+          ':entity': 'notification',
+          ':ttl': Math.floor(now.getTime() / 1000) + RETENTION_SECONDS,
+          ':one': 1,
+        },
+      }),
+    );
+    return { claimed: true };
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    return { claimed: false, existing: await getDelivery(orgId, id) };
+  }
+}
+
+export async function getDelivery(orgId: string, id: string): Promise<DeliveryRecord | undefined> {
+  const res = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.notification(orgId, id), ConsistentRead: true }),
+  );
+  if (!res.Item) return undefined;
+  const { status, attempts, leaseUntil, updatedAt, error } = res.Item as DeliveryRecord;
+  return { id, status, attempts, leaseUntil, updatedAt, ...(error ? { error } : {}) };
+}
+
+/** Moves a claimed record to its outcome (only from `sending`, so a late writer cannot undo `sent`). */
+export async function finishDelivery(
+  orgId: string,
+  id: string,
+  status: Exclude<DeliveryStatus, 'sending'>,
+  now: Date,
+  error?: string,
+): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.notification(orgId, id),
+      UpdateExpression: error
+        ? 'SET #s = :s, updatedAt = :at, #e = :e'
+        : 'SET #s = :s, updatedAt = :at REMOVE #e',
+      ConditionExpression: '#s = :sending',
+      ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
+      ExpressionAttributeValues: {
+        ':s': status,
+        ':at': now.toISOString(),
+        ':sending': 'sending',
+        ...(error ? { ':e': error.slice(0, 500) } : {}),
+      },
+    }),
+  );
+}
+
+/** Test helper and operator tool: writes a record as is. */
+export async function putDelivery(orgId: string, record: DeliveryRecord): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.notification(orgId, record.id), entity: 'notification', ...record },
+    }),
+  );
+}

@@ -1,0 +1,37 @@
+import type { StoredAlert } from './model';
+import { addDays, isoWeekStart } from './schedule';
+
+/**
+ * Dedup rules (docs/alerts.md): CALENDAR WEEK/MONTH — at most one notification per calendar week
+ * (ISO, Monday) or month of the evaluated billing day; ROLLING — at most one per `dedupWindowDays`
+ * days (a notification on day d blocks days d+1 … d+window−1); no dedup (threshold variants) — at
+ * most one per evaluated day. The store applies the rule with one conditional write (`claimDedup`).
+ */
+export type DedupRule =
+  | { kind: 'WINDOW'; windowKey: string }
+  | { kind: 'ROLLING' /** The latest previous notification day that no longer blocks. */; notAfter: string };
+
+export function dedupRule(
+  alert: Pick<StoredAlert, 'dedupKind' | 'dedupCalendarUnit' | 'dedupWindowDays'>,
+  evaluatedDay: string,
+): DedupRule {
+  if (alert.dedupKind === 'CALENDAR') {
+    return alert.dedupCalendarUnit === 'MONTH'
+      ? { kind: 'WINDOW', windowKey: `M:${evaluatedDay.slice(0, 7)}` }
+      : { kind: 'WINDOW', windowKey: `W:${isoWeekStart(evaluatedDay)}` };
+  }
+  if (alert.dedupKind === 'ROLLING') {
+    return { kind: 'ROLLING', notAfter: addDays(evaluatedDay, -(alert.dedupWindowDays ?? 7)) };
+  }
+  return { kind: 'WINDOW', windowKey: `D:${evaluatedDay}` };
+}
+
+/** The same rule as a predicate on the stored state, for the backtest and for tests. */
+export function dedupAllows(
+  rule: DedupRule,
+  state: { windowKey?: string; lastNotifiedDay?: string } | undefined,
+): boolean {
+  if (!state) return true;
+  if (rule.kind === 'WINDOW') return state.windowKey !== rule.windowKey;
+  return !state.lastNotifiedDay || state.lastNotifiedDay <= rule.notAfter;
+}

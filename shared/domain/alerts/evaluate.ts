@@ -1,0 +1,251 @@
+import { config } from '../../config';
+import {
+  advanceNextEval,
+  claimDedup,
+  dueAlerts,
+  getAlert,
+  getThresholds,
+  putEvaluation,
+} from '../../db/alerts-repo';
+import { DUE_SHARDS } from '../../db/keys';
+import { log } from '../../log';
+import { enqueue } from '../../notify/queue';
+import { dedupRule } from './dedup';
+import type { AlertEvaluation, AlertThreshold, StoredAlert } from './model';
+import { alertNotificationId, type Notification } from './notification';
+import { type AlertFiring, renderAlertMessage } from './render';
+import { addDays, daysBetween, lastCompletePeriod, nextEvaluationAt, previousPeriod } from './schedule';
+
+/**
+ * Scheduled evaluation: the sweep reads the due index (never a scan) and enqueues due alerts; the
+ * evaluator reads the alert's daily series through `AlertSeriesSource` (wired to the query engine),
+ * decides on the last complete day only, applies the noise floor, the snooze and the dedup rule,
+ * records the evaluation and enqueues the rendered notification with an id derived from the alert
+ * and the evaluated day.
+ */
+
+/** Daily series of an alert, as the query engine answers them (one value per day, aligned with `days`). */
+export interface AlertSeries {
+  /** The last complete day of billing data (the engine's `dataThrough`). */
+  dataThrough: string;
+  /** Every day of the series, ascending (`YYYY-MM-DD`), through at least `dataThrough`. */
+  days: string[];
+  /** Each query's daily values by query name (groups summed). */
+  values: Record<string, (number | null)[]>;
+  /** Condition alerts: the condition's 1/0 value per day. */
+  condition?: (number | null)[];
+  /** Condition alerts: the condition's window functions per day, keyed as `baselineKey` spells them. */
+  baselines?: Record<string, (number | null)[]>;
+}
+
+/** The port the lead wires to the query engine (issue 14): reads `conditionAdvancedExplorerQuery` by day. */
+export interface AlertSeriesSource {
+  read(alert: StoredAlert, opts: { from: string; now: Date }): Promise<AlertSeries>;
+}
+
+export interface EvaluationMessage {
+  orgId: string;
+  alertId: string;
+  /** The due time the sweep enqueued it for (idempotency is by evaluated day, not by this). */
+  scheduledFor: string;
+}
+
+export interface EvaluationResult {
+  triggered: boolean;
+  firing: AlertFiring;
+  values: Record<string, number | null>;
+}
+
+const sumOver = (series: AlertSeries, name: string, p: { start: string; end: string }): number | null => {
+  const vals = series.values[name];
+  if (!vals) return null;
+  let total = 0;
+  let any = false;
+  series.days.forEach((day, i) => {
+    if (day >= p.start && day <= p.end && vals[i] !== null && vals[i] !== undefined) {
+      total += vals[i]!;
+      any = true;
+    }
+  });
+  return any ? total : null;
+};
+
+/** Pure: decides whether an alert fires on the last complete period of `series`. */
+export function decide(
+  alert: StoredAlert,
+  thresholds: readonly AlertThreshold[],
+  series: AlertSeries,
+  appUrl: string,
+): EvaluationResult {
+  const evaluatedDay = series.dataThrough;
+  const idx = series.days.indexOf(evaluatedDay);
+  const at = (vals: (number | null)[] | undefined) => (idx >= 0 && vals ? (vals[idx] ?? null) : null);
+  const base = {
+    alert,
+    thresholds: thresholds.map(({ value, severityLevel, metricMode, changeBasis }) => ({
+      value,
+      severityLevel,
+      metricMode,
+      changeBasis,
+    })),
+    evaluatedDay,
+    appUrl,
+  };
+  if (alert.variant === 'CONDITION') {
+    const values = Object.fromEntries(alert.queries.map((q) => [q.name, at(series.values[q.name])]));
+    const baselines = Object.fromEntries(Object.entries(series.baselines ?? {}).map(([k, v]) => [k, at(v)]));
+    const firing: AlertFiring = {
+      ...base,
+      period: { start: evaluatedDay, end: evaluatedDay },
+      values,
+      baselines,
+    };
+    return { triggered: at(series.condition) === 1, firing, values: { ...values, ...baselines } };
+  }
+  const period = lastCompletePeriod(alert.evaluationPeriod, series.dataThrough);
+  const value = sumOver(series, alert.queryName, period);
+  const above = alert.thresholdType === 'ABOVE';
+  const crosses = (x: number | null, t: number) => x !== null && (above ? x > t : x < t);
+  if (alert.variant === 'THRESHOLD') {
+    const firing: AlertFiring = { ...base, period, values: { [alert.queryName]: value }, baselines: {} };
+    return {
+      triggered: thresholds.some((t) => crosses(value, t.value)),
+      firing,
+      values: { [alert.queryName]: value },
+    };
+  }
+  const previous = sumOver(series, alert.queryName, previousPeriod(alert.evaluationPeriod, period));
+  const delta = value !== null && previous !== null ? value - previous : null;
+  const change = (t: AlertThreshold) =>
+    t.changeBasis === 'PERCENTAGE' ? (delta !== null && previous ? (delta / previous) * 100 : null) : delta;
+  const firing: AlertFiring = {
+    ...base,
+    period,
+    values: { [alert.queryName]: value },
+    baselines: {},
+    previousValue: previous,
+  };
+  return {
+    triggered: thresholds.some((t) => crosses(change(t), t.value)),
+    firing,
+    values: { [alert.queryName]: value, previous, change: delta },
+  };
+}
+
+export interface EvaluateDeps {
+  source: AlertSeriesSource;
+  now: () => Date;
+  enqueueNotification?: (n: Notification) => Promise<void>;
+}
+
+/** Evaluates one alert (the evaluator worker's body). Answers the recorded evaluation, or null if skipped. */
+export async function evaluateAlert(
+  msg: EvaluationMessage,
+  deps: EvaluateDeps,
+): Promise<AlertEvaluation | null> {
+  const alert = await getAlert(msg.orgId, msg.alertId);
+  if (!alert || alert.archivedAt) return null;
+  const now = deps.now();
+  const thresholds = await getThresholds(msg.orgId, msg.alertId);
+  // Enough history for a month-over-month change and a 28-day baseline (the engine adds the
+  // condition's own lookback).
+  const from = addDays(now.toISOString().slice(0, 10), -70);
+  const series = await deps.source.read(alert, { from, now });
+  const result = decide(alert, thresholds, series, config().appBaseUrl);
+  const evaluatedDay = series.dataThrough;
+  const notificationId = alertNotificationId(alert.id, evaluatedDay);
+  const floorValue = result.values[alert.queryName] ?? null;
+  let suppressedBy: AlertEvaluation['suppressedBy'] = null;
+  let notified: string | null = null;
+  if (result.triggered) {
+    if (alert.minCost !== null && (floorValue === null || floorValue < alert.minCost))
+      suppressedBy = 'MIN_COST';
+    else if (alert.snoozedUntil && Date.parse(alert.snoozedUntil) > now.getTime()) suppressedBy = 'SNOOZE';
+    else if (
+      !(await claimDedup(
+        alert.organizationId,
+        alert.id,
+        dedupRule(alert, evaluatedDay),
+        evaluatedDay,
+        notificationId,
+        now,
+      ))
+    )
+      suppressedBy = 'DEDUP';
+    else {
+      const n: Notification = {
+        id: notificationId,
+        orgId: alert.organizationId,
+        kind: 'ALERT',
+        alertId: alert.id,
+        channel: alert.notificationChannel,
+        emails: alert.emails,
+        slackChannelId: alert.slackChannelId,
+        teamsUrl: alert.teamsChannelId,
+        message: renderAlertMessage(result.firing),
+        createdAt: now.toISOString(),
+      };
+      await (deps.enqueueNotification ?? ((x: Notification) => enqueue('notifications', x)))(n);
+      notified = notificationId;
+    }
+  }
+  const evaluation: AlertEvaluation = {
+    alertId: alert.id,
+    evaluatedAt: now.toISOString(),
+    evaluatedDay,
+    values: result.values,
+    triggered: result.triggered,
+    suppressedBy,
+    notificationId: notified,
+  };
+  await putEvaluation(alert.organizationId, evaluation);
+  log.info('alert evaluated', {
+    orgId: alert.organizationId,
+    alertId: alert.id,
+    evaluatedDay,
+    triggered: result.triggered,
+    suppressedBy,
+    lagDays: daysBetween(evaluatedDay, now.toISOString().slice(0, 10)),
+  });
+  return evaluation;
+}
+
+/**
+ * The sweep: every shard of the due index up to `now`. Each due alert's `nextEvalAt` is moved on
+ * first (a conditional write, so concurrent sweeps take each alert once), then a snoozed alert is
+ * skipped and any other is enqueued; a failed enqueue moves `nextEvalAt` back for the next sweep.
+ */
+export async function sweepDueAlerts(
+  now: Date,
+  send: (m: EvaluationMessage) => Promise<void> = (m) => enqueue('alert-evaluation', m),
+  only: (orgId: string) => boolean = () => true,
+): Promise<{ enqueued: number; snoozed: number }> {
+  let enqueued = 0;
+  let snoozed = 0;
+  const at = now.toISOString();
+  for (let shard = 0; shard < DUE_SHARDS; shard++) {
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await dueAlerts(shard, at, 100, cursor);
+      cursor = page.next;
+      for (const due of page.items.filter((d) => only(d.orgId))) {
+        const alert = await getAlert(due.orgId, due.alertId);
+        if (!alert || alert.archivedAt || alert.nextEvalAt !== due.nextEvalAt) continue;
+        const next = nextEvaluationAt(alert.evaluationPeriod, now);
+        if (!(await advanceNextEval(due.orgId, due.alertId, due.nextEvalAt, next))) continue;
+        if (alert.snoozedUntil && Date.parse(alert.snoozedUntil) > now.getTime()) {
+          snoozed++;
+          continue;
+        }
+        try {
+          await send({ orgId: due.orgId, alertId: due.alertId, scheduledFor: due.nextEvalAt });
+          enqueued++;
+        } catch (error) {
+          await advanceNextEval(due.orgId, due.alertId, next, due.nextEvalAt).catch(() => false);
+          throw error;
+        }
+      }
+    } while (cursor);
+  }
+  return { enqueued, snoozed };
+}

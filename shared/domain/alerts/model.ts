@@ -1,0 +1,135 @@
+import type { ExplorerRequest, Query } from '../common/query-model';
+
+/**
+ * Cost alerts. `CostAlert` is exactly the record of the spec ("Cost alert"): create, widget data,
+ * list, update, archive and snooze answer these fields and no others. What the service keeps
+ * beside it (version, schedule, the variant, the noise floor) is `StoredAlert`.
+ */
+export const ALERT_CHANNELS = ['EMAIL', 'SLACK', 'TEAMS'] as const;
+export type AlertChannel = (typeof ALERT_CHANNELS)[number];
+export const EVALUATION_PERIODS = ['DAILY', 'WEEKLY', 'MONTHLY'] as const;
+export type EvaluationPeriod = (typeof EVALUATION_PERIODS)[number];
+export const THRESHOLD_TYPES = ['ABOVE', 'UNDER'] as const;
+export type ThresholdType = (typeof THRESHOLD_TYPES)[number];
+export const DEDUP_KINDS = ['CALENDAR', 'ROLLING'] as const;
+export type DedupKind = (typeof DEDUP_KINDS)[number];
+export const CALENDAR_UNITS = ['WEEK', 'MONTH'] as const;
+export type CalendarUnit = (typeof CALENDAR_UNITS)[number];
+export const SEVERITY_LEVELS = ['INFO', 'WARNING', 'CRITICAL'] as const;
+export type SeverityLevel = (typeof SEVERITY_LEVELS)[number];
+/**
+ * `ABSOLUTE_SPEND`: the period's spend is compared with `value` (legacy threshold alerts).
+ * `PERIOD_CHANGE`: the change of the period's spend against the previous period of the same length
+ * is compared with `value` (the third variant), in currency or in percent (`changeBasis`).
+ */
+export const METRIC_MODES = ['ABSOLUTE_SPEND', 'PERIOD_CHANGE'] as const;
+export type MetricMode = (typeof METRIC_MODES)[number];
+export const CHANGE_BASES = ['ABSOLUTE_DELTA', 'PERCENTAGE'] as const;
+export type ChangeBasis = (typeof CHANGE_BASES)[number];
+
+/** Default window of a ROLLING dedup when the body gives no `dedupWindowDays`. */
+export const DEFAULT_DEDUP_WINDOW_DAYS = 7;
+
+/** Which of the three create variants an alert is (derived from the body, never sent). */
+export type AlertVariant = 'CONDITION' | 'THRESHOLD' | 'PERIOD_CHANGE';
+
+export interface CostAlert {
+  id: string;
+  organizationId: string;
+  createdById: string;
+  scopeId: string | null;
+  createdAt: string;
+  archivedAt: string | null;
+  snoozedUntil: string | null;
+  urlState: string;
+  name: string;
+  description: string;
+  queryName: string;
+  currency: 'USD' | 'EUR' | 'GBP' | 'CNY';
+  queries: Query[];
+  evaluationPeriod: EvaluationPeriod;
+  thresholdType: ThresholdType;
+  condition: string | null;
+  conditionAdvancedExplorerQuery: ExplorerRequest;
+  dedupKind: DedupKind | null;
+  dedupCalendarUnit: CalendarUnit | null;
+  dedupWindowDays: number | null;
+  notificationChannel: AlertChannel;
+  emails: string[];
+  slackChannelId: string | null;
+  teamsChannelId: string | null;
+}
+
+/** The record's fields in the spec's order: the API answers exactly these. */
+export const COST_ALERT_FIELDS = [
+  'id',
+  'organizationId',
+  'createdById',
+  'scopeId',
+  'createdAt',
+  'archivedAt',
+  'snoozedUntil',
+  'urlState',
+  'name',
+  'description',
+  'queryName',
+  'currency',
+  'queries',
+  'evaluationPeriod',
+  'thresholdType',
+  'condition',
+  'conditionAdvancedExplorerQuery',
+  'dedupKind',
+  'dedupCalendarUnit',
+  'dedupWindowDays',
+  'notificationChannel',
+  'emails',
+  'slackChannelId',
+  'teamsChannelId',
+] as const satisfies readonly (keyof CostAlert)[];
+
+export interface AlertThreshold {
+  id: string;
+  costAlertId: string;
+  /** The spec carries it on every threshold; cost alerts have no budget, so it is always null. */
+  budgetAlertId: string | null;
+  value: number;
+  severityLevel: SeverityLevel;
+  metricMode: MetricMode;
+  changeBasis: ChangeBasis;
+}
+
+/** What is stored: the record plus the service's own fields (never answered). */
+export interface StoredAlert extends CostAlert {
+  variant: AlertVariant;
+  /** Don't fire while the evaluated value is below this amount (currency); null: no floor. */
+  minCost: number | null;
+  tagIds: string[];
+  updatedAt: string;
+  version: number;
+  /** Next time the sweep should enqueue it; null while archived. */
+  nextEvalAt: string | null;
+}
+
+export function toRecord(alert: CostAlert): CostAlert {
+  const out: Record<string, unknown> = {};
+  for (const field of COST_ALERT_FIELDS) out[field] = alert[field];
+  return out as unknown as CostAlert;
+}
+
+/** One evaluation of an alert, as `GET …/history` answers it (kept 90 days). */
+export interface AlertEvaluation {
+  alertId: string;
+  evaluatedAt: string;
+  /** The last complete day the evaluation looked at (`YYYY-MM-DD`). */
+  evaluatedDay: string;
+  /** The evaluated values by query name (and `change`/`baseline` for the threshold variants). */
+  values: Record<string, number | null>;
+  triggered: boolean;
+  /** Why a true evaluation sent nothing: dedup window, snooze, or below the noise floor. */
+  suppressedBy: 'DEDUP' | 'SNOOZE' | 'MIN_COST' | null;
+  notificationId: string | null;
+}
+
+/** Days an evaluation record is kept (DynamoDB TTL). */
+export const EVALUATION_RETENTION_DAYS = 90;

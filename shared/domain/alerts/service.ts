@@ -1,0 +1,243 @@
+import { isAdmin, type Principal } from '../../auth/principal';
+import { config } from '../../config';
+import {
+  getAlert,
+  getThresholds,
+  insertAlert,
+  listAlerts,
+  listEvaluations,
+  replaceAlert,
+} from '../../db/alerts-repo';
+import type { Page } from '../../db/page';
+import { getScope } from '../../db/scopes-repo';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors';
+import { newId } from '../../ids';
+import type { WebhookPolicy } from '../../notify/address-policy';
+import {
+  type AlertEvaluation,
+  type AlertThreshold,
+  type CostAlert,
+  type StoredAlert,
+  toRecord,
+} from './model';
+import { type AlertFields, alertFields } from './rules';
+import type { CreateAlertInput } from './schemas';
+
+/** The 404 body of the spec for an alert that does not exist for the caller. */
+export const ALERT_NOT_FOUND = 'Alert not found';
+
+export function webhookPolicy(): WebhookPolicy {
+  const c = config();
+  return { allowedHosts: c.teamsAllowedHosts, localCaptureOrigin: c.teamsLocalCaptureOrigin };
+}
+
+async function assertScope(orgId: string, scopeId: string | null): Promise<void> {
+  if (scopeId && !(await getScope(orgId, scopeId)))
+    throw new BadRequestError(`scopeId: unknown scope ${scopeId}`);
+}
+
+function thresholdsOf(alertId: string, fields: AlertFields): AlertThreshold[] {
+  return fields.thresholds.map((t) => ({
+    id: newId('thr'),
+    costAlertId: alertId,
+    budgetAlertId: null,
+    ...t,
+  }));
+}
+
+function stored(fields: AlertFields): Omit<AlertFields, 'thresholds'> {
+  const { thresholds: _, ...rest } = fields;
+  return rest;
+}
+
+export async function createAlert(
+  principal: Principal,
+  input: CreateAlertInput,
+  now = new Date(),
+): Promise<CostAlert> {
+  const fields = alertFields(input, webhookPolicy());
+  await assertScope(principal.orgId, fields.scopeId);
+  const at = now.toISOString();
+  const id = newId('alrt');
+  const alert: StoredAlert = {
+    id,
+    organizationId: principal.orgId,
+    createdById: principal.principalId,
+    createdAt: at,
+    archivedAt: null,
+    snoozedUntil: null,
+    ...stored(fields),
+    updatedAt: at,
+    version: 1,
+    // Due at once: the next sweep evaluates it on the last complete day.
+    nextEvalAt: at,
+  };
+  await insertAlert(alert, thresholdsOf(id, fields));
+  return toRecord(alert);
+}
+
+async function load(orgId: string, alertId: string): Promise<StoredAlert> {
+  const alert = await getAlert(orgId, alertId);
+  if (!alert) throw new NotFoundError(ALERT_NOT_FOUND);
+  return alert;
+}
+
+/** Changing an alert: its creator or an admin (any member of the organisation may read it). */
+function assertCanEdit(principal: Principal, alert: StoredAlert): void {
+  if (!isAdmin(principal) && alert.createdById !== principal.principalId)
+    throw new ForbiddenError('FORBIDDEN');
+}
+
+export interface WidgetData extends CostAlert {
+  thresholds: AlertThreshold[];
+}
+
+/** The record and its thresholds (the spec's widget-data read); 404 'Alert not found' otherwise. */
+export async function readWidgetData(principal: Principal, alertId: string): Promise<WidgetData> {
+  const [alert, thresholds] = await Promise.all([
+    getAlert(principal.orgId, alertId),
+    getThresholds(principal.orgId, alertId),
+  ]);
+  if (!alert) throw new NotFoundError(ALERT_NOT_FOUND);
+  thresholds.sort((a, b) => (a.id < b.id ? -1 : 1));
+  return { ...toRecord(alert), thresholds };
+}
+
+export async function readAlert(
+  principal: Principal,
+  alertId: string,
+): Promise<{ alert: CostAlert; version: number }> {
+  const alert = await load(principal.orgId, alertId);
+  return { alert: toRecord(alert), version: alert.version };
+}
+
+const MAX_LIST_READS = 5;
+
+/** A page of the organisation's alerts, newest first; archived ones only with `includeArchived`. */
+export async function listAlertsPage(
+  principal: Principal,
+  opts: { limit: number; cursor?: string; includeArchived: boolean },
+): Promise<Page<CostAlert>> {
+  const items: CostAlert[] = [];
+  let cursor = opts.cursor;
+  for (let read = 0; read < MAX_LIST_READS; read++) {
+    const page = await listAlerts(principal.orgId, opts.limit - items.length, cursor);
+    items.push(...page.items.filter((a) => opts.includeArchived || !a.archivedAt).map(toRecord));
+    cursor = page.nextCursor ?? undefined;
+    if (!cursor || items.length >= opts.limit) break;
+  }
+  return { items, nextCursor: cursor ?? null };
+}
+
+/** `"3"`, `W/"3"` or `3` make a write conditional on that version; `*` or none do not. */
+export function parseIfMatch(ifMatch: string | undefined): number | undefined {
+  if (ifMatch === undefined || ifMatch.trim() === '*') return undefined;
+  const n = Number(ifMatch.trim().replaceAll('"', '').replace(/^W\//, ''));
+  if (!Number.isInteger(n) || n < 1)
+    throw new BadRequestError('If-Match must be an alert version number, e.g. "3"');
+  return n;
+}
+
+/**
+ * Runs `change` on the current alert and writes the result conditionally on the version read. With
+ * If-Match a stale version is a 409; without, a lost race is retried on the fresh copy.
+ */
+async function changeAlert(
+  principal: Principal,
+  alertId: string,
+  ifMatch: string | undefined,
+  change: (current: StoredAlert) => Promise<{ next: StoredAlert; thresholds?: AlertThreshold[] } | null>,
+): Promise<{ alert: CostAlert; version: number }> {
+  const expected = parseIfMatch(ifMatch);
+  for (let attempt = 0; ; attempt++) {
+    const current = await load(principal.orgId, alertId);
+    assertCanEdit(principal, current);
+    if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
+    const result = await change(current);
+    if (!result) return { alert: toRecord(current), version: current.version };
+    const next = { ...result.next, version: current.version + 1 };
+    try {
+      if (result.thresholds) {
+        const old = await getThresholds(principal.orgId, alertId);
+        await replaceAlert(next, current.version, { remove: old, add: result.thresholds });
+      } else {
+        await replaceAlert(next, current.version);
+      }
+      return { alert: toRecord(next), version: next.version };
+    } catch (error) {
+      if (error instanceof ConflictError && expected === undefined && attempt < 3) continue;
+      throw error;
+    }
+  }
+}
+
+/** Replaces an alert's definition with the body (identity, archive and snooze state are kept). */
+export async function updateAlert(
+  principal: Principal,
+  alertId: string,
+  input: CreateAlertInput,
+  ifMatch: string | undefined,
+  now = new Date(),
+) {
+  const fields = alertFields(input, webhookPolicy());
+  await assertScope(principal.orgId, fields.scopeId);
+  return changeAlert(principal, alertId, ifMatch, async (current) => {
+    if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
+    const next: StoredAlert = { ...current, ...stored(fields), updatedAt: now.toISOString() };
+    return { next, thresholds: thresholdsOf(alertId, fields) };
+  });
+}
+
+/** Archives (idempotent): sets `archivedAt` and leaves the due index, so it is never evaluated again. */
+export async function archiveAlert(
+  principal: Principal,
+  alertId: string,
+  ifMatch?: string,
+  now = new Date(),
+) {
+  return changeAlert(principal, alertId, ifMatch, async (current) => {
+    if (current.archivedAt) return null;
+    const at = now.toISOString();
+    return { next: { ...current, archivedAt: at, nextEvalAt: null, updatedAt: at } };
+  });
+}
+
+/** Snoozes until a future time: evaluations go on (history) but notify nothing until then. */
+export async function snoozeAlert(
+  principal: Principal,
+  alertId: string,
+  until: string,
+  ifMatch?: string,
+  now = new Date(),
+) {
+  const untilMs = Date.parse(until);
+  if (!(untilMs > now.getTime())) throw new BadRequestError('until must be in the future');
+  const iso = new Date(untilMs).toISOString();
+  return changeAlert(principal, alertId, ifMatch, async (current) => {
+    if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
+    if (current.snoozedUntil === iso) return null;
+    return { next: { ...current, snoozedUntil: iso, updatedAt: now.toISOString() } };
+  });
+}
+
+export async function unsnoozeAlert(
+  principal: Principal,
+  alertId: string,
+  ifMatch?: string,
+  now = new Date(),
+) {
+  return changeAlert(principal, alertId, ifMatch, async (current) => {
+    if (current.snoozedUntil === null) return null;
+    return { next: { ...current, snoozedUntil: null, updatedAt: now.toISOString() } };
+  });
+}
+
+/** The alert's evaluations, newest first (404 for an alert the caller's organisation does not have). */
+export async function alertHistory(
+  principal: Principal,
+  alertId: string,
+  opts: { limit: number; cursor?: string },
+): Promise<Page<AlertEvaluation>> {
+  await load(principal.orgId, alertId);
+  return listEvaluations(principal.orgId, alertId, opts.limit, opts.cursor);
+}

@@ -1,0 +1,92 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { Agent, fetch } from 'undici';
+import { isBlockedAddress, type WebhookPolicy, webhookUrlProblem } from './address-policy';
+
+/**
+ * `fetch` for webhooks users configure (Teams Workflows): the URL must pass the policy (https, an
+ * allowed host), redirects are never followed, and every address the host resolves to is checked
+ * at connect time by the agent's `lookup`, so a name that resolves to loopback, private, link-local,
+ * metadata or IPv4-mapped addresses is refused even if it resolved elsewhere when the alert was
+ * saved. (`http.Agent`-based filters do not apply to fetch; undici's dispatcher does.)
+ */
+export class WebhookRefusedError extends Error {
+  override name = 'WebhookRefusedError';
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** A `lookup` for `net.connect` that answers only public addresses and fails if any is not. */
+export function guardedLookup(
+  hostname: string,
+  options: { all?: boolean; family?: number | string } | undefined,
+  callback: LookupCallback,
+): void {
+  dnsLookup(hostname, { all: true, family: Number(options?.family ?? 0) || 0 }, (err, addresses) => {
+    if (err) return callback(err, []);
+    const list = addresses as LookupAddress[];
+    const refused = list.find((a) => isBlockedAddress(a.address));
+    if (list.length === 0 || refused) {
+      const e = new WebhookRefusedError(
+        `refused to connect to ${hostname}: it resolves to ${refused?.address ?? 'nothing'}, a loopback, private, link-local or metadata address`,
+      ) as NodeJS.ErrnoException;
+      e.code = 'EWEBHOOKREFUSED';
+      return callback(e, []);
+    }
+    if (options?.all) return callback(null, list);
+    const first = list[0]!;
+    return callback(null, first.address, first.family);
+  });
+}
+
+let agent: Agent | undefined;
+
+/** The process-wide agent whose connections go through `guardedLookup`. */
+export function guardedAgent(): Agent {
+  agent ??= new Agent({
+    connect: { lookup: guardedLookup as never, timeout: 10_000 },
+    headersTimeout: 15_000,
+    bodyTimeout: 15_000,
+  });
+  return agent;
+}
+
+export interface WebhookResponse {
+  status: number;
+  text: string;
+}
+
+/**
+ * POSTs JSON to a configured webhook. The exact local capture origin (policy) is called without the
+ * address filter — it is loopback by nature — and only ever set by the local stack.
+ */
+export async function postWebhook(
+  url: string,
+  body: unknown,
+  policy: WebhookPolicy,
+): Promise<WebhookResponse> {
+  const problem = webhookUrlProblem(url, policy);
+  if (problem) throw new WebhookRefusedError(`webhook URL ${problem}`);
+  const parsed = new URL(url);
+  const local = Boolean(policy.localCaptureOrigin) && parsed.origin === policy.localCaptureOrigin;
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  // An IP literal never reaches `lookup`; the policy refuses literals, this re-checks defensively.
+  if (!local && isIP(host) !== 0 && isBlockedAddress(host))
+    throw new WebhookRefusedError(`refused address ${host}`);
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    redirect: 'manual',
+    signal: AbortSignal.timeout(20_000),
+    ...(local ? {} : { dispatcher: guardedAgent() }),
+  });
+  const text = await res.text();
+  if (res.status >= 300 && res.status < 400)
+    throw new WebhookRefusedError(`webhook answered a redirect (${res.status}); redirects are not followed`);
+  return { status: res.status, text };
+}

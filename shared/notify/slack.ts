@@ -1,0 +1,48 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { config } from '../config';
+import type { Notification } from '../domain/alerts/notification';
+
+let cachedToken: Promise<string> | undefined;
+
+/** The bot token: `SLACK_BOT_TOKEN` locally, the Secrets Manager secret in AWS (read once per container). */
+export function slackToken(): Promise<string> {
+  cachedToken ??= (async () => {
+    const c = config();
+    if (c.slackBotToken) return c.slackBotToken;
+    if (!c.slackTokenSecretArn) {
+      if (c.stage === 'local') return 'xoxb-local';
+      throw new Error('No Slack token configured (SLACK_TOKEN_SECRET_ARN)');
+    }
+    const client = new SecretsManagerClient({ region: c.region });
+    const res = await client.send(new GetSecretValueCommand({ SecretId: c.slackTokenSecretArn }));
+    if (!res.SecretString) throw new Error('The Slack token secret is empty');
+    return res.SecretString.trim();
+  })();
+  cachedToken.catch(() => {
+    cachedToken = undefined;
+  });
+  return cachedToken;
+}
+
+/** `chat.postMessage` to the alert's channel. Slack answers 200 `{ok:false, error}` on API errors. */
+export async function sendSlack(n: Notification): Promise<void> {
+  if (!n.slackChannelId) throw new Error('SLACK notification without a channel');
+  const res = await fetch(`${config().slackApiBaseUrl.replace(/\/$/, '')}/chat.postMessage`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      authorization: `Bearer ${await slackToken()}`,
+    },
+    body: JSON.stringify({
+      channel: n.slackChannelId,
+      text: n.message.slackText,
+      blocks: n.message.slackBlocks,
+      unfurl_links: false,
+    }),
+    redirect: 'error',
+    signal: AbortSignal.timeout(15_000),
+  });
+  const body = (await res.json().catch(() => ({}))) as { ok?: boolean; error?: string };
+  if (!res.ok || body.ok !== true)
+    throw new Error(`Slack chat.postMessage failed: ${res.status} ${body.error ?? ''}`);
+}

@@ -1,0 +1,207 @@
+import { COST_ALERT_FIELDS } from '../../shared/domain/alerts/model';
+import { api, session } from '../support/session';
+import { conditionBody, periodChangeBody, thresholdBody } from '../unit/alerts/fixtures';
+
+const s = () => session();
+const admin = () => s().apiKeys.admin;
+const member = () => s().apiKeys.member;
+const outsider = () => s().apiKeys.outsider;
+
+interface Alert {
+  id: string;
+  [k: string]: unknown;
+}
+
+const create = (token: string, body: Record<string, unknown>) =>
+  api<Alert & { error?: string }>('POST', '/alerts-v2/costAlerts', { token, body });
+
+describe('cost alerts over HTTP', () => {
+  test('create answers 201 with exactly the spec record, for each variant', async () => {
+    for (const body of [conditionBody(), thresholdBody(), periodChangeBody()]) {
+      const res = await create(member(), body);
+      expect(res.status).toBe(201);
+      expect(Object.keys(res.body).sort()).toEqual([...COST_ALERT_FIELDS].sort());
+      expect(res.body).toMatchObject({
+        organizationId: s().orgId,
+        createdById: s().users.member,
+        archivedAt: null,
+        snoozedUntil: null,
+        name: body.name,
+        currency: body.currency,
+        notificationChannel: body.notificationChannel,
+      });
+      expect(res.body.id).toMatch(/^alrt_/);
+    }
+  });
+
+  test('widgetData answers the record with its thresholds; another organisation gets 404', async () => {
+    const { body: a } = await create(member(), thresholdBody());
+    const res = await api<Alert & { thresholds: Record<string, unknown>[] }>(
+      'GET',
+      `/alerts-v2/costAlerts/${a.id}/widgetData`,
+      { token: admin() },
+    );
+    expect(res.status).toBe(200);
+    const { thresholds, ...record } = res.body;
+    expect(record).toEqual(a);
+    expect(thresholds).toEqual([
+      {
+        id: expect.stringMatching(/^thr_/),
+        costAlertId: a.id,
+        budgetAlertId: null,
+        value: 1000,
+        severityLevel: 'INFO',
+        metricMode: 'ABSOLUTE_SPEND',
+        changeBasis: 'ABSOLUTE_DELTA',
+      },
+    ]);
+    const other = await api('GET', `/alerts-v2/costAlerts/${a.id}/widgetData`, { token: outsider() });
+    expect(other).toMatchObject({ status: 404, body: { error: 'Alert not found' } });
+    const unknown = await api('GET', '/alerts-v2/costAlerts/alrt_nope/widgetData', { token: admin() });
+    expect(unknown).toMatchObject({ status: 404, body: { error: 'Alert not found' } });
+  });
+
+  test('bad bodies are 400 {error} naming the problem, and create nothing', async () => {
+    const before = await api<{ items: Alert[] }>('GET', '/alerts-v2/costAlerts?limit=100', {
+      token: outsider(),
+    });
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [conditionBody({ name: '' }), /name/],
+      [conditionBody({ currency: 'KRW' }), /currency/],
+      [conditionBody({ emails: ['nope'] }), /emails\.0/],
+      [conditionBody({ condition: 'ec2 > 1 and foo < 2' }), /unknown query 'foo' at 12/],
+      [thresholdBody({ slackChannelId: undefined }), /slackChannelId/],
+      [periodChangeBody({ teamsChannelId: 'https://127.0.0.1/teams/hook' }), /loopback/],
+      [
+        periodChangeBody({
+          teamsChannelId: `${s().endpoints.capture.replace('127.0.0.1', 'localhost')}/teams/x`,
+        }),
+        /https/,
+      ],
+    ];
+    for (const [body, message] of cases) {
+      const res = await create(outsider(), body);
+      expect({ status: res.status, keys: Object.keys(res.body) }).toEqual({ status: 400, keys: ['error'] });
+      expect(res.body.error).toMatch(message);
+    }
+    const after = await api<{ items: Alert[] }>('GET', '/alerts-v2/costAlerts?limit=100', {
+      token: outsider(),
+    });
+    expect(after.body.items.length).toBe(before.body.items.length);
+  });
+
+  test('list pages newest first, hides archived ones unless asked, and stays in the organisation', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++)
+      made.push((await create(outsider(), thresholdBody({ name: `list ${i}` }))).body.id);
+    const first = await api<{ items: Alert[]; nextCursor: string | null }>(
+      'GET',
+      '/alerts-v2/costAlerts?limit=2',
+      {
+        token: outsider(),
+      },
+    );
+    expect(first.status).toBe(200);
+    expect(first.body.items.map((a) => a.id)).toEqual([made[2], made[1]]);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const second = await api<{ items: Alert[] }>(
+      'GET',
+      `/alerts-v2/costAlerts?limit=2&cursor=${first.body.nextCursor}`,
+      { token: outsider() },
+    );
+    expect(second.body.items[0]?.id).toBe(made[0]);
+    for (const item of [...first.body.items, ...second.body.items])
+      expect(item.organizationId).toBe(s().otherOrgId);
+    const mine = await api<{ items: Alert[] }>('GET', '/alerts-v2/costAlerts?limit=100', { token: admin() });
+    expect(mine.body.items.some((a) => made.includes(a.id))).toBe(false);
+
+    await api('DELETE', `/alerts-v2/costAlerts/${made[2]}`, { token: outsider() });
+    const visible = await api<{ items: Alert[] }>('GET', '/alerts-v2/costAlerts?limit=100', {
+      token: outsider(),
+    });
+    expect(visible.body.items.map((a) => a.id)).not.toContain(made[2]);
+    const all = await api<{ items: Alert[] }>('GET', '/alerts-v2/costAlerts?limit=100&includeArchived=true', {
+      token: outsider(),
+    });
+    expect(all.body.items.map((a) => a.id)).toContain(made[2]);
+  });
+
+  test('update is conditional on the version (If-Match) and replaces thresholds', async () => {
+    const res = await create(member(), thresholdBody());
+    expect(res.headers.get('etag')).toBe('"1"');
+    const id = res.body.id;
+    const body = thresholdBody({
+      name: 'Renamed',
+      thresholds: [
+        { value: 500, severityLevel: 'WARNING' },
+        { value: 900, severityLevel: 'CRITICAL' },
+      ],
+    });
+    const put = await api<Alert>('PUT', `/alerts-v2/costAlerts/${id}`, {
+      token: member(),
+      body,
+      headers: { 'if-match': '"1"' },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.name).toBe('Renamed');
+    expect(put.headers.get('etag')).toBe('"2"');
+    const stale = await api('PUT', `/alerts-v2/costAlerts/${id}`, {
+      token: member(),
+      body,
+      headers: { 'if-match': '"1"' },
+    });
+    expect(stale).toMatchObject({ status: 409, body: { error: 'VERSION_CONFLICT' } });
+    const wd = await api<{ thresholds: { value: number }[] }>(
+      'GET',
+      `/alerts-v2/costAlerts/${id}/widgetData`,
+      {
+        token: member(),
+      },
+    );
+    expect(wd.body.thresholds.map((t) => t.value).sort((a, b) => a - b)).toEqual([500, 900]);
+    const bad = await api<{ error: string }>('PUT', `/alerts-v2/costAlerts/${id}`, {
+      token: member(),
+      body: thresholdBody({ currency: 'KRW' }),
+    });
+    expect(bad.status).toBe(400);
+    const other = await api('PUT', `/alerts-v2/costAlerts/${id}`, { token: outsider(), body });
+    expect(other).toMatchObject({ status: 404, body: { error: 'Alert not found' } });
+  });
+
+  test('archive sets archivedAt once (idempotent); snooze and unsnooze set snoozedUntil', async () => {
+    const { body: a } = await create(member(), conditionBody());
+    const until = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const snoozed = await api<Alert>('POST', `/alerts-v2/costAlerts/${a.id}/snooze`, {
+      token: member(),
+      body: { until },
+    });
+    expect(snoozed.status).toBe(200);
+    expect(snoozed.body.snoozedUntil).toBe(until);
+    const past = await api<{ error: string }>('POST', `/alerts-v2/costAlerts/${a.id}/snooze`, {
+      token: member(),
+      body: { until: '2001-01-01T00:00:00Z' },
+    });
+    expect(past.status).toBe(400);
+    const unsnoozed = await api<Alert>('DELETE', `/alerts-v2/costAlerts/${a.id}/snooze`, { token: member() });
+    expect(unsnoozed.body.snoozedUntil).toBeNull();
+
+    const first = await api<Alert>('DELETE', `/alerts-v2/costAlerts/${a.id}`, { token: member() });
+    expect(first.status).toBe(200);
+    expect(first.body.archivedAt).toEqual(expect.any(String));
+    const again = await api<Alert>('DELETE', `/alerts-v2/costAlerts/${a.id}`, { token: member() });
+    expect(again.body.archivedAt).toBe(first.body.archivedAt);
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+    const other = await api('DELETE', `/alerts-v2/costAlerts/${a.id}`, { token: outsider() });
+    expect(other).toMatchObject({ status: 404, body: { error: 'Alert not found' } });
+  });
+
+  test("another member cannot change someone else's alert; history starts empty", async () => {
+    const { body: a } = await create(admin(), conditionBody());
+    const res = await api('DELETE', `/alerts-v2/costAlerts/${a.id}`, { token: member() });
+    expect(res).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+    const history = await api('GET', `/alerts-v2/costAlerts/${a.id}/history`, { token: member() });
+    expect(history).toMatchObject({ status: 200, body: { items: [], nextCursor: null } });
+    const foreign = await api('GET', `/alerts-v2/costAlerts/${a.id}/history`, { token: outsider() });
+    expect(foreign.status).toBe(404);
+  });
+});

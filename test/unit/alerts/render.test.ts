@@ -1,0 +1,168 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Notification } from '../../../shared/domain/alerts/notification';
+import { type AlertFiring, renderAlertMessage } from '../../../shared/domain/alerts/render';
+import { buildRawEmail } from '../../../shared/notify/email';
+import { teamsPayload } from '../../../shared/notify/teams';
+import { costQuery } from './fixtures';
+
+const ARTIFACTS = join(__dirname, '..', '..', 'artifacts', 'alerts');
+
+function conditionFiring(extra: Partial<AlertFiring['alert']> = {}): AlertFiring {
+  return {
+    alert: {
+      id: 'alrt_01sample',
+      name: 'EC2 spike',
+      description: 'EC2 daily cost far above its usual level',
+      currency: 'USD',
+      queries: [costQuery('ec2', { alias: 'EC2 cost' })] as AlertFiring['alert']['queries'],
+      queryName: 'ec2',
+      condition: 'ec2 > rollingMedian(ec2, 28, DAY) * 1.5 and ec2 > 100',
+      thresholdType: 'ABOVE',
+      evaluationPeriod: 'DAILY',
+      urlState: 'groupBy=ServiceName&datePreset=TRAILING_30_DAYS',
+      ...extra,
+    },
+    thresholds: [],
+    evaluatedDay: '2026-11-20',
+    period: { start: '2026-11-20', end: '2026-11-20' },
+    values: { ec2: 1240 },
+    baselines: { 'rollingMedian(ec2,28,DAY)': 540 },
+    appUrl: 'https://app.example.com/',
+  };
+}
+
+function periodChangeFiring(): AlertFiring {
+  return {
+    alert: {
+      id: 'alrt_01week',
+      name: 'Week over week +20%',
+      description: '',
+      currency: 'GBP',
+      queries: [costQuery('spend', { alias: 'Total spend' })] as AlertFiring['alert']['queries'],
+      queryName: 'spend',
+      condition: null,
+      thresholdType: 'ABOVE',
+      evaluationPeriod: 'WEEKLY',
+      urlState: '',
+    },
+    thresholds: [
+      { value: 20, severityLevel: 'WARNING', metricMode: 'PERIOD_CHANGE', changeBasis: 'PERCENTAGE' },
+    ],
+    evaluatedDay: '2026-11-15',
+    period: { start: '2026-11-09', end: '2026-11-15' },
+    values: { spend: 1200 },
+    baselines: {},
+    previousValue: 960,
+    appUrl: 'https://app.example.com',
+  };
+}
+
+describe('alert message renderer', () => {
+  test('a condition alert explains itself with the values that made it true', () => {
+    const m = renderAlertMessage(conditionFiring());
+    expect(m.subject).toBe('Cost alert: EC2 spike — 2026-11-20');
+    // 1240 / 540 = 2.296… → 2.3×
+    expect(m.text).toContain('EC2 cost on 2026-11-20 was $1,240, 2.3× its 28-day median of $540');
+    expect(m.text).toContain(
+      'Why it fired: EC2 cost is above the 28-day median of EC2 cost × 1.5, and EC2 cost is above $100.',
+    );
+    expect(m.text).toContain(
+      'Open in the explorer: https://app.example.com/explorer?groupBy=ServiceName&datePreset=TRAILING_30_DAYS',
+    );
+    expect(m.html).toContain('EC2 cost on 2026-11-20 was $1,240, 2.3× its 28-day median of $540');
+    expect(m.html).toContain(
+      'href="https://app.example.com/explorer?groupBy=ServiceName&amp;datePreset=TRAILING_30_DAYS"',
+    );
+    expect(JSON.stringify(m.slackBlocks)).toContain('2.3× its 28-day median of $540');
+    expect(JSON.stringify(m.teamsCard)).toContain('Action.OpenUrl');
+  });
+
+  test('a period-change alert states the change against the previous period', () => {
+    const m = renderAlertMessage(periodChangeFiring());
+    // (1200 - 960) / 960 = 25 %
+    expect(m.text).toContain(
+      "Total spend from 2026-11-09 to 2026-11-15 was £1,200, up 25.0% (+£240) on the previous week's £960",
+    );
+    expect(m.text).toContain('the change of Total spend against the previous week is above +20.0% (WARNING)');
+    expect(m.text).toContain('https://app.example.com/alerts/alrt_01week');
+  });
+
+  test('user text is escaped in HTML and Slack, and a subject is one line', () => {
+    const m = renderAlertMessage(
+      conditionFiring({ name: '<img src=x onerror=alert(1)> & co\r\nBcc: x@evil.test' }),
+    );
+    expect(m.html).not.toContain('<img src=x');
+    expect(m.html).toContain('&lt;img src=x onerror=alert(1)&gt; &amp; co');
+    // Slack: the name is only in the plain_text header (never parsed); mrkdwn text never carries raw < or >.
+    const header = m.slackBlocks[0] as { text: { type: string; text: string } };
+    expect(header.text.type).toBe('plain_text');
+    expect(header.text.text).toBe('Cost alert: <img src=x onerror=alert(1)> & co Bcc: x@evil.test');
+    expect(JSON.stringify(m.slackBlocks.slice(1))).not.toContain('<img');
+    expect(m.subject).not.toMatch(/[\r\n]/);
+  });
+
+  test('renders samples of every format to test/artifacts/alerts', async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    for (const [name, firing] of [
+      ['condition', conditionFiring()],
+      ['period-change', periodChangeFiring()],
+    ] as const) {
+      const m = renderAlertMessage(firing);
+      writeFileSync(join(ARTIFACTS, `${name}.html`), m.html);
+      writeFileSync(join(ARTIFACTS, `${name}.txt`), m.text);
+      writeFileSync(
+        join(ARTIFACTS, `${name}.slack.json`),
+        JSON.stringify({ text: m.slackText, blocks: m.slackBlocks }, null, 2),
+      );
+      writeFileSync(
+        join(ARTIFACTS, `${name}.teams.json`),
+        JSON.stringify(teamsPayload(m.teamsCard), null, 2),
+      );
+      const n: Notification = {
+        id: `sample-${name}`,
+        orgId: 'org_sample',
+        kind: 'ALERT',
+        alertId: firing.alert.id,
+        channel: 'EMAIL',
+        emails: ['finops@example.com'],
+        slackChannelId: null,
+        teamsUrl: null,
+        message: m,
+        createdAt: '2026-11-21T06:00:00Z',
+      };
+      const raw = (await buildRawEmail(n, 'FinOps <finops@example.com>')).toString('utf8');
+      writeFileSync(join(ARTIFACTS, `${name}.eml`), raw);
+      expect(raw).toMatch(/Content-Type: multipart\/alternative/);
+      expect(raw).toMatch(/Content-Type: text\/plain/);
+      expect(raw).toMatch(/Content-Type: text\/html/);
+      expect(raw).toMatch(/X-Notification-Id: sample-/i);
+    }
+  });
+
+  test('the e-mail builder refuses CR or LF in any header value', async () => {
+    const m = renderAlertMessage(conditionFiring());
+    const n: Notification = {
+      id: 'n1',
+      orgId: 'org_x',
+      kind: 'ALERT',
+      alertId: 'a',
+      channel: 'EMAIL',
+      emails: ['a@example.com\r\nBcc: victim@example.com'],
+      slackChannelId: null,
+      teamsUrl: null,
+      message: m,
+      createdAt: '2026-11-21T06:00:00Z',
+    };
+    await expect(buildRawEmail(n, 'FinOps <f@example.com>')).rejects.toThrow(/To must not contain CR or LF/);
+    await expect(
+      buildRawEmail(
+        { ...n, emails: ['a@example.com'], message: { ...m, subject: 'x\nBcc: y@example.com' } },
+        'f@example.com',
+      ),
+    ).rejects.toThrow(/Subject/);
+    await expect(buildRawEmail({ ...n, emails: ['a@example.com'] }, 'f@example.com\r\nX: y')).rejects.toThrow(
+      /From/,
+    );
+  });
+});
