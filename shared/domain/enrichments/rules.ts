@@ -1,9 +1,15 @@
 import * as v from 'valibot';
 import { BadRequestError, type FieldIssue } from '../../errors';
 import { toFieldIssues } from '../../http/validation';
-import { builtinDimensionOf, EXTRA_COLUMNS } from '../../warehouse/focus-columns';
-import { FOCUS_COLUMNS, focusColumnIgnoringCase, isFocusColumn, isKeyColumn } from './columns';
-import { ConditionsError, checkConditions } from './conditions';
+import { ConditionsError, checkConditions } from '../../warehouse/conditions';
+import {
+  builtinDimensionOf,
+  EXTRA_COLUMNS,
+  FOCUS_COLUMN_TYPES,
+  FOCUS_DATA_TYPE_NAMES,
+  focusColumnOf,
+  isFocusColumn,
+} from '../../warehouse/focus-columns';
 import type { EnrichmentDocument } from './document';
 import { EnrichmentDocumentBody } from './schemas';
 
@@ -42,16 +48,19 @@ export function validateDocument(input: unknown, urlName: string): EnrichmentDoc
   if (body.name !== urlName) throw invalid('name', `must equal the name in the URL ("${urlName}")`);
 
   if (!isFocusColumn(body.keyField)) {
-    const hint = focusColumnIgnoringCase(body.keyField);
+    const hint = focusColumnOf(body.keyField);
     throw invalid(
       'keyField',
       `unknown billing column "${body.keyField}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
     );
   }
-  if (!isKeyColumn(body.keyField)) {
+  // An entry's `key` is compared with the column's value as text: decimals, timestamps and JSON
+  // objects make poor lookup keys, so only the string columns may be the key.
+  const keyType = FOCUS_COLUMN_TYPES[body.keyField];
+  if (keyType !== 'string') {
     throw invalid(
       'keyField',
-      `"${body.keyField}" is a ${FOCUS_COLUMNS[body.keyField]} column; the key must be a text column`,
+      `"${body.keyField}" is a ${FOCUS_DATA_TYPE_NAMES[keyType]} column; the key must be a text column`,
     );
   }
 
@@ -71,7 +80,7 @@ export function validateDocument(input: unknown, urlName: string): EnrichmentDoc
   body.targetColumns.forEach((column, i) => {
     const path = `targetColumns.${i}.name`;
     if (RESERVED_COLUMN_NAMES.has(column.name)) throw invalid(path, `"${column.name}" is a reserved name`);
-    const focus = focusColumnIgnoringCase(column.name);
+    const focus = focusColumnOf(column.name);
     if (focus)
       throw invalid(path, `"${column.name}" is the FOCUS billing column ${focus}; choose a new column name`);
     const builtin = builtinDimensionOf(column.name);
