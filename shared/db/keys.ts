@@ -218,6 +218,8 @@ export const keys = {
     pk: keys.metricPointsPartition(orgId, datasourceId, metric),
     sk: timestamp,
   }),
+  /** Every enrichment document of an organisation (`enrichment` items). */
+  enrichmentsListing: (orgId: string) => ({ pk: keys.enrichmentsPartition(orgId), skPrefix: 'DOC#' }),
 };
 
 /** Attributes that are storage plumbing, never part of a domain record. */

@@ -8,7 +8,6 @@ import {
   insertDashboard,
   listDashboards,
   listVersionHeads,
-  type Page,
   publishDashboardVersion,
   readVersion,
   replaceDashboardMeta,
@@ -17,6 +16,7 @@ import {
   versionSummary,
   type WriteReport,
 } from '../../db/dashboards-repo';
+import type { Page } from '../../db/page';
 import { getTeam } from '../../db/teams-repo';
 import {
   BadRequestError,
