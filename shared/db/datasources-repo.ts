@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from '../errors';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { getItem } from './items';
 import { keys, stripKeys } from './keys';
-import { type Page, queryPage } from './page';
+import { type Page, queryListing } from './page';
 import { insertNew } from './writes';
 
 function fromItem(item: Record<string, unknown>): Datasource {
@@ -41,14 +41,7 @@ export async function listDatasources(
   limit: number,
   cursor?: string,
 ): Promise<Page<Datasource>> {
-  const listing = keys.datasourcesListing(orgId);
-  return queryPage({
-    partition: { attribute: 'pk', value: listing.pk },
-    skPrefix: listing.skPrefix,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+  return queryListing(keys.datasourcesListing(orgId), { limit, cursor }, fromItem);
 }
 
 /**

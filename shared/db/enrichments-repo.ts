@@ -4,7 +4,7 @@ import { PayloadTooLargeError } from '../errors';
 import { db, tableName } from './client';
 import { getItem, queryPartition } from './items';
 import { keys } from './keys';
-import { type Page, queryPage } from './page';
+import { type Page, queryListing } from './page';
 import { ifConditionFails, versionConflict } from './writes';
 
 const ENTITY = 'enrichment';
@@ -241,15 +241,7 @@ export async function listEnrichmentSummaries(
   limit: number,
   cursor?: string,
 ): Promise<Page<EnrichmentSummary>> {
-  const listing = keys.enrichmentsListing(orgId);
-  return queryPage({
-    partition: { attribute: 'pk', value: listing.pk },
-    skPrefix: listing.skPrefix,
-    attributes: SUMMARY_ATTRIBUTES,
-    limit,
-    cursor,
-    map: toSummary,
-  });
+  return queryListing(keys.enrichmentsListing(orgId), { limit, cursor }, toSummary, SUMMARY_ATTRIBUTES);
 }
 
 /**

@@ -82,3 +82,20 @@ export function projection(
   });
   return { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names };
 }
+
+/** One page of a `keys.…Listing` (the items of a table partition under a sort-key prefix), in sort-key order. */
+export function queryListing<T>(
+  listing: { pk: string; skPrefix: string },
+  page: { limit: number; cursor?: string | undefined },
+  map: (item: Record<string, unknown>) => T,
+  attributes?: readonly string[],
+): Promise<Page<T>> {
+  return queryPage({
+    partition: { attribute: 'pk', value: listing.pk },
+    skPrefix: listing.skPrefix,
+    ...(attributes ? { attributes } : {}),
+    limit: page.limit,
+    cursor: page.cursor,
+    map,
+  });
+}

@@ -3,7 +3,7 @@ import type { Scope } from '../domain/scopes/model';
 import { db, tableName } from './client';
 import { getItem } from './items';
 import { keys, stripKeys } from './keys';
-import { type Page, queryPage } from './page';
+import { type Page, queryListing } from './page';
 import { ifConditionFails, insertNew, notFound, replaceVersioned } from './writes';
 
 const fromItem = (item: Record<string, unknown>): Scope => stripKeys(item) as unknown as Scope;
@@ -42,12 +42,5 @@ export async function deleteScope(orgId: string, scopeId: string): Promise<void>
 }
 
 export async function listScopes(orgId: string, limit: number, cursor?: string): Promise<Page<Scope>> {
-  const listing = keys.scopesListing(orgId);
-  return queryPage({
-    partition: { attribute: 'pk', value: listing.pk },
-    skPrefix: listing.skPrefix,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+  return queryListing(keys.scopesListing(orgId), { limit, cursor }, fromItem);
 }

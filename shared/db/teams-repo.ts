@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from '../errors';
 import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
 import { getItem, queryExact, queryPartition } from './items';
 import { keys, stripKeys } from './keys';
-import { type Page, queryPage } from './page';
+import { type Page, queryListing } from './page';
 import { ifConditionFails, insertIfAbsent, insertNew, notFound } from './writes';
 
 export interface Team {
@@ -44,14 +44,7 @@ export async function findTeamsByName(orgId: string, name: string): Promise<Team
 }
 
 export async function listTeams(orgId: string, limit: number, cursor?: string): Promise<Page<Team>> {
-  const listing = keys.teamsListing(orgId);
-  return queryPage({
-    partition: { attribute: 'pk', value: listing.pk },
-    skPrefix: listing.skPrefix,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+  return queryListing(keys.teamsListing(orgId), { limit, cursor }, fromItem);
 }
 
 export async function insertTeam(team: Team): Promise<void> {
