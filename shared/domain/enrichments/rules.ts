@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 import { BadRequestError, type FieldIssue } from '../../errors';
 import { toFieldIssues } from '../../http/validation';
-import { ConditionsError, checkConditions } from '../../warehouse/conditions';
 import {
   builtinDimensionOf,
   EXTRA_COLUMNS,
@@ -32,9 +31,10 @@ function shapeIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIssue[] {
 /**
  * Validates a PUT body against the document rules and returns the canonical document (fields in
  * a fixed order, `description` defaulted, `conditions` dropped when null). Throws a 400
- * `{error: "Invalid body: <field path>: <reason>"}` naming the first failing field. Pure: no I/O.
+ * `{error: "Invalid body: <field path>: <reason>"}` naming the first failing field. No I/O; async
+ * only because the CEL compiler is loaded when a document has `conditions`, not before.
  */
-export function validateDocument(input: unknown, urlName: string): EnrichmentDocument {
+export async function validateDocument(input: unknown, urlName: string): Promise<EnrichmentDocument> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw invalid('(body)', 'must be an enrichment document object');
   }
@@ -66,6 +66,7 @@ export function validateDocument(input: unknown, urlName: string): EnrichmentDoc
 
   let conditions: string | undefined;
   if (body.conditions !== undefined && body.conditions !== null) {
+    const { ConditionsError, checkConditions } = await import('../../warehouse/conditions');
     try {
       checkConditions(body.conditions);
     } catch (error) {
