@@ -5,7 +5,7 @@
  */
 import { resetConfig } from '../shared/config';
 import { resetDb } from '../shared/db/client';
-import { ensureUser } from '../shared/db/identity-repo';
+import { ensureUser } from '../shared/db/users-repo';
 import { percentile, startStack } from './support';
 
 export default async function adminBench(): Promise<Record<string, unknown>> {

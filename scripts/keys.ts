@@ -131,7 +131,7 @@ async function main(): Promise<void> {
   const org = args.org ?? session?.orgId ?? 'org_demo';
 
   const keysRepo = await import('../shared/db/api-keys-repo');
-  const { createApiKey } = await import('../shared/db/identity-repo');
+  const { createApiKey } = await import('../shared/db/api-keys-repo');
   const { getUser } = await import('../shared/db/users-repo');
 
   if (args.command === 'create') {

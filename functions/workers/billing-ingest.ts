@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { processUpload, s3ObjectsOf } from '../../shared/domain/dimensions/ingestion';
-import { log } from '../../shared/log';
+import { processPartialResponse } from '../../shared/workers/batch';
 
 /**
  * Consumer of `billing-ingest`: S3 `ObjectCreated` events of the billing bucket's `uploads/`
@@ -9,14 +9,11 @@ import { log } from '../../shared/log';
  * the DLQ. Malformed files are recorded as rejected and not retried.
  */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
+  return processPartialResponse(
+    event,
+    async (record) => {
       for (const obj of s3ObjectsOf(record.body)) await processUpload(obj);
-    } catch (error) {
-      log.error('billing upload failed; will retry', { messageId: record.messageId, error });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures };
+    },
+    { failureMessage: 'billing upload failed; will retry' },
+  );
 }

@@ -4,6 +4,7 @@ import { runRefresh } from '../../shared/domain/dimensions/refresh';
 import { parseRefreshRequest } from '../../shared/domain/dimensions/refresh-request';
 import { log } from '../../shared/log';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
+import { processPartialResponse } from '../../shared/workers/batch';
 
 /**
  * Consumer of `warehouse-refresh` (sent through the outbox by publishes and ingestions). Each
@@ -12,10 +13,10 @@ import { getWarehouse } from '../../shared/warehouse/warehouse';
  * fails the same way and ends in the DLQ.
  */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   const warehouse = await getWarehouse();
-  for (const record of event.Records) {
-    try {
+  return processPartialResponse(
+    event,
+    async (record) => {
       const request = parseRefreshRequest(record.body);
       const outcome = await runRefresh(request, { warehouse, loadEnrichments, now: () => new Date() });
       log.info('warehouse refresh', {
@@ -24,10 +25,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
         mode: request.mode,
         outcome,
       });
-    } catch (error) {
-      log.error('warehouse refresh message failed', { messageId: record.messageId, error });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures };
+    },
+    { failureMessage: 'warehouse refresh message failed' },
+  );
 }

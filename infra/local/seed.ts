@@ -1,14 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashApiKey, isWellFormedApiKey } from '../../shared/auth/api-key-format';
-import {
-  addTeamMember,
-  createApiKey,
-  ensureOrganization,
-  ensureTeam,
-  ensureUser,
-} from '../../shared/db/identity-repo';
+import { createApiKey } from '../../shared/db/api-keys-repo';
+import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { findApiKeyByHash } from '../../shared/db/principals-repo';
+import { addTeamMember, ensureTeam } from '../../shared/db/teams-repo';
+import { ensureUser } from '../../shared/db/users-repo';
 
 /**
  * The demo data of `npm start`: `org_demo` with an admin, a member and a team that only the admin

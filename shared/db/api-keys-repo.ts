@@ -1,12 +1,16 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { apiKeyPrefix, generateApiKey, hashApiKey } from '../auth/api-key-format';
+import { newId } from '../ids';
 import { log } from '../log';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { getItem, queryPartition } from './items';
 import { keys } from './keys';
-import { queryPage } from './page';
+import { type Page, queryPage } from './page';
+import { ifConditionFails } from './writes';
 
 /**
- * API keys as listed and revoked. Each key is two items written together (identity-repo
- * `createApiKey`): the global lookup `APIKEY#<sha256> / KEY` the authorizer reads, and the mirror in
+ * API keys as minted, listed and revoked. Each key is two items written together (`createApiKey`):
+ * the global lookup `APIKEY#<sha256> / KEY` the authorizer reads, and the mirror in
  * the owner's principal partition that `loadPrincipal` checks on every request and lists read.
  * Neither holds the key itself; the mirror's `hash` is how revocation finds the lookup item.
  */
@@ -59,31 +63,12 @@ export function publicView(k: StoredKey | ApiKeyRecord): ApiKeyRecord {
 /** A principal's keys, newest first, strongly consistent (one query on the principal partition). */
 export async function listPrincipalKeys(orgId: string, principalId: string): Promise<StoredKey[]> {
   const listing = keys.principalKeysListing(orgId, principalId);
-  const out: StoredKey[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': listing.pk, ':prefix': listing.skPrefix },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    out.push(...(res.Items ?? []).map(fromItem));
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
-}
-
-export interface ApiKeyPage {
-  items: StoredKey[];
-  nextCursor: string | null;
+  const found = await queryPartition(listing.pk, fromItem, { skPrefix: listing.skPrefix });
+  return found.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
 }
 
 /** Every key of the organisation, newest first (GSI1 `ORG#o#APIKEYS`, eventually consistent). */
-export async function listOrgKeys(orgId: string, limit: number, cursor?: string): Promise<ApiKeyPage> {
+export async function listOrgKeys(orgId: string, limit: number, cursor?: string): Promise<Page<StoredKey>> {
   return queryPage({
     partition: { attribute: 'gsi1pk', value: keys.apiKeysIndex(orgId, '').gsi1pk },
     descending: true,
@@ -99,14 +84,7 @@ export async function getPrincipalKey(
   principalId: string,
   keyId: string,
 ): Promise<StoredKey | undefined> {
-  const res = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.principalKey(orgId, principalId, keyId),
-      ConsistentRead: true,
-    }),
-  );
-  return res.Item ? fromItem(res.Item) : undefined;
+  return getItem(keys.principalKey(orgId, principalId, keyId), fromItem, { consistent: true });
 }
 
 /**
@@ -181,21 +159,20 @@ export async function revokeApiKey(
   }
   // The lookup item is gone or not this key's (a damaged pair): the key cannot authenticate, but the
   // mirror still says active, so revoke the mirror alone.
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.principalKey(orgId, key.principalId, key.id),
-        UpdateExpression: 'SET revokedAt = :at',
-        ConditionExpression: `attribute_exists(pk) AND ${notRevoked}`,
-        ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+  return ifConditionFails(
+    db()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.principalKey(orgId, key.principalId, key.id),
+          UpdateExpression: 'SET revokedAt = :at',
+          ConditionExpression: `attribute_exists(pk) AND ${notRevoked}`,
+          ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
+        }),
+      )
+      .then(() => true),
+    () => false,
+  );
 }
 
 /** `lastUsedAt` is written at most once per this interval per key. */
@@ -240,4 +217,76 @@ export async function recordApiKeyUse(
     if (!isConditionalCheckFailed(error)) log.warn('could not record API key use', { error });
     return false;
   }
+}
+
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  prefix: string;
+  name: string;
+  principalId: string;
+  kind: 'user' | 'org';
+  createdAt: string;
+}
+
+/**
+ * Mints an API key and stores only its hash: the global lookup item (for the authorizer) and
+ * the principal-partition mirror (for per-request revocation checks and listing), in one transaction.
+ */
+export async function createApiKey(
+  orgId: string,
+  principalId: string,
+  kind: 'user' | 'org',
+  name: string,
+  createdById: string,
+): Promise<CreatedApiKey> {
+  const key = generateApiKey();
+  const id = newId('key');
+  const createdAt = new Date().toISOString();
+  const prefix = apiKeyPrefix(key);
+  const hash = hashApiKey(key);
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...keys.apiKeyLookup(hash),
+              entity: 'apiKeyLookup',
+              schemaVersion: 1,
+              keyId: id,
+              orgId,
+              principalId,
+              kind,
+              createdAt,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...keys.principalKey(orgId, principalId, id),
+              ...keys.apiKeysIndex(orgId, `${createdAt}#${id}`),
+              entity: 'apiKey',
+              schemaVersion: 1,
+              id,
+              hash,
+              prefix,
+              name,
+              principalId,
+              kind,
+              createdById,
+              createdAt,
+              revokedAt: null,
+              lastUsedAt: null,
+            },
+          },
+        },
+      ],
+    }),
+  );
+  return { id, key, prefix, name, principalId, kind, createdAt };
 }

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import {
-  BatchGetCommand,
-  GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -10,18 +8,19 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { DashboardSummary, DashboardVersionSummary } from '../domain/dashboards/model';
 import type { ScopeRef } from '../domain/dashboards/rules';
-import { BadRequestError, ConflictError } from '../errors';
+import { BadRequestError } from '../errors';
 import {
   cancellationCodes,
   db,
   decodeCursor,
   encodeCursor,
-  isConditionalCheckFailed,
   isTransactionCanceled,
   tableName,
 } from './client';
+import { batchGetItems, getItem, queryPartition } from './items';
 import { keys, stripKeys } from './keys';
-import { queryPage } from './page';
+import { type Page, queryPage } from './page';
+import { ifConditionFails, versionConflict } from './writes';
 
 /**
  * Dashboards in the single table:
@@ -61,11 +60,6 @@ export interface EncodedSnapshot {
 /** What a write consumed, from `ReturnConsumedCapacity: 'TOTAL'` (write capacity units). */
 export interface WriteReport {
   consumedWriteUnits: number;
-}
-
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
 }
 
 /** gzip the version JSON and cut it into parts of at most `partBytes`. */
@@ -182,7 +176,7 @@ async function transact(items: TransactItem[]): Promise<WriteReport> {
     if (isTransactionCanceled(error)) {
       const codes = cancellationCodes(error);
       if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict')) {
-        throw new ConflictError('VERSION_CONFLICT');
+        versionConflict();
       }
     }
     throw error;
@@ -238,8 +232,8 @@ export async function replaceDashboardMeta(
   d: DashboardSummary,
   expectedVersion: number,
 ): Promise<WriteReport> {
-  try {
-    const res = await db().send(
+  const res = await ifConditionFails(
+    db().send(
       new PutCommand({
         TableName: tableName(),
         Item: metaItem(d),
@@ -247,22 +241,17 @@ export async function replaceDashboardMeta(
         ExpressionAttributeValues: { ':expected': expectedVersion, ':null': 'NULL' },
         ReturnConsumedCapacity: 'TOTAL',
       }),
-    );
-    return { consumedWriteUnits: sumWriteUnits(res.ConsumedCapacity ? [res.ConsumedCapacity] : []) };
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
-    throw error;
-  }
+    ),
+    versionConflict,
+  );
+  return { consumedWriteUnits: sumWriteUnits(res.ConsumedCapacity ? [res.ConsumedCapacity] : []) };
 }
 
 export async function getDashboard(
   orgId: string,
   dashboardId: string,
 ): Promise<DashboardSummary | undefined> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.dashboard(orgId, dashboardId), ConsistentRead: true }),
-  );
-  return res.Item ? fromMetaItem(res.Item) : undefined;
+  return getItem(keys.dashboard(orgId, dashboardId), fromMetaItem, { consistent: true });
 }
 
 export async function getVersionHead(
@@ -270,34 +259,14 @@ export async function getVersionHead(
   dashboardId: string,
   version: number,
 ): Promise<VersionHead | undefined> {
-  const res = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.dashboardVersionHead(orgId, dashboardId, version),
-      ConsistentRead: true,
-    }),
-  );
-  return res.Item ? fromHeadItem(res.Item) : undefined;
+  return getItem(keys.dashboardVersionHead(orgId, dashboardId, version), fromHeadItem, { consistent: true });
 }
 
 async function readParts(orgId: string, dashboardId: string, version: number): Promise<Uint8Array[]> {
   const { pk } = keys.dashboardVersionHead(orgId, dashboardId, version);
-  const parts: Uint8Array[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.dashboardVersionPartsPrefix(version) },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of res.Items ?? []) parts.push(item.data as Uint8Array);
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return parts;
+  return queryPartition(pk, (item) => item.data as Uint8Array, {
+    skPrefix: keys.dashboardVersionPartsPrefix(version),
+  });
 }
 
 /**
@@ -428,33 +397,15 @@ export async function getScopes(orgId: string, scopeIds: readonly string[]): Pro
   const found = new Map<string, ScopeRef>();
   const all = [...new Set(scopeIds)].map((id) => ({ ...keys.scope(orgId, id), id }));
   const idBySk = new Map(all.map((k) => [k.sk, k.id]));
-  for (let i = 0; i < all.length; i += 100) {
-    let pending: Record<string, unknown>[] = all.slice(i, i + 100).map(({ pk, sk }) => ({ pk, sk }));
-    for (let attempt = 0; pending.length; attempt++) {
-      if (attempt > 5) throw new Error('BatchGet of scopes left keys unprocessed');
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
-      const res = await db().send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName()]: {
-              Keys: pending,
-              ConsistentRead: true,
-              ProjectionExpression: 'sk, teamId, teamIds, archivedAt',
-            },
-          },
-        }),
-      );
-      for (const item of res.Responses?.[tableName()] ?? []) {
-        const id = idBySk.get(String(item.sk));
-        if (!id || item.archivedAt) continue;
-        const listed: unknown[] =
-          item.teamIds instanceof Set ? [...item.teamIds] : Array.isArray(item.teamIds) ? item.teamIds : [];
-        const teamIds = listed.filter((t): t is string => typeof t === 'string' && t !== '');
-        if (typeof item.teamId === 'string' && item.teamId) teamIds.push(item.teamId);
-        found.set(id, { teamIds });
-      }
-      pending = (res.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-    }
+  const items = await batchGetItems(all, { attributes: ['sk', 'teamId', 'teamIds', 'archivedAt'] });
+  for (const item of items) {
+    const id = idBySk.get(String(item.sk));
+    if (!id || item.archivedAt) continue;
+    const listed: unknown[] =
+      item.teamIds instanceof Set ? [...item.teamIds] : Array.isArray(item.teamIds) ? item.teamIds : [];
+    const teamIds = listed.filter((t): t is string => typeof t === 'string' && t !== '');
+    if (typeof item.teamId === 'string' && item.teamId) teamIds.push(item.teamId);
+    found.set(id, { teamIds });
   }
   return found;
 }

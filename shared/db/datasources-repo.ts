@@ -1,15 +1,11 @@
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Datasource, MetricPoint } from '../domain/datasources/model';
 import { ConflictError, NotFoundError } from '../errors';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { getItem } from './items';
 import { keys, stripKeys } from './keys';
-import { queryPage } from './page';
+import { type Page, queryListing } from './page';
+import { insertNew } from './writes';
 
 function fromItem(item: Record<string, unknown>): Datasource {
   const record = stripKeys(item) as unknown as Omit<Datasource, 'metricNames'> & { metricNames?: unknown };
@@ -26,51 +22,26 @@ export async function getDatasource(
   datasourceId: string,
   consistent = true,
 ): Promise<Datasource | undefined> {
-  const res = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.datasource(orgId, datasourceId),
-      ConsistentRead: consistent,
-    }),
-  );
-  return res.Item ? fromItem(res.Item) : undefined;
+  return getItem(keys.datasource(orgId, datasourceId), fromItem, { consistent });
 }
 
 export async function insertDatasource(ds: Datasource): Promise<void> {
   // The metric-name set is created by the first push (DynamoDB has no empty sets).
   const { metricNames: _names, ...rest } = ds;
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.datasource(ds.organizationId, ds.id),
-        entity: 'metricsDatasource',
-        schemaVersion: 1,
-        ...rest,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
-}
-
-export interface DatasourcePage {
-  items: Datasource[];
-  nextCursor: string | null;
+  await insertNew({
+    ...keys.datasource(ds.organizationId, ds.id),
+    entity: 'metricsDatasource',
+    schemaVersion: 1,
+    ...rest,
+  });
 }
 
 export async function listDatasources(
   orgId: string,
   limit: number,
   cursor?: string,
-): Promise<DatasourcePage> {
-  const listing = keys.datasourcesListing(orgId);
-  return queryPage({
-    partition: { attribute: 'pk', value: listing.pk },
-    skPrefix: listing.skPrefix,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+): Promise<Page<Datasource>> {
+  return queryListing(keys.datasourcesListing(orgId), { limit, cursor }, fromItem);
 }
 
 /**

@@ -2,19 +2,18 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import {
   BatchWriteCommand,
   DeleteCommand,
-  GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { CacheKind, PublishedLabel, RefreshStatus, VirtualDimension } from '../domain/dimensions/model';
 import { ConflictError } from '../errors';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { getItem, type Item, queryPartition } from './items';
 import { keys, stripKeys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
 import { type Page, queryPage } from './page';
-import { insertNew, replaceVersioned } from './writes';
+import { ifConditionFails, insertNew, replaceVersioned, versionConflict } from './writes';
 
 /**
  * Records of the billing warehouse and dimensions area: ingestion records (one per uploaded
@@ -23,14 +22,6 @@ import { insertNew, replaceVersioned } from './writes';
  * come here: they live in the warehouse.
  */
 const SCHEMA_VERSION = 1;
-
-/** Whether the organisation exists (the identity seed or sign-up wrote its META item). */
-export async function organizationExists(orgId: string): Promise<boolean> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.organization(orgId), ProjectionExpression: 'pk' }),
-  );
-  return Boolean(res.Item);
-}
 
 export type IngestionStatus = 'processing' | 'succeeded' | 'rejected';
 
@@ -54,10 +45,10 @@ export async function getIngestion(
   objectKey: string,
   version: string,
 ): Promise<IngestionRecord | undefined> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.ingestion(orgId, objectKey, version) }),
+  return getItem(
+    keys.ingestion(orgId, objectKey, version),
+    (item) => stripKeys(item) as unknown as IngestionRecord,
   );
-  return res.Item ? (stripKeys(res.Item) as unknown as IngestionRecord) : undefined;
 }
 
 /** Marks an ingestion as started unless it already finished (a redelivered event). Returns false then. */
@@ -145,23 +136,9 @@ export async function completeIngestion(
 // ---------------------------------------------------------------------------------------------
 // Labels and virtual dimensions
 
-async function queryAll(pk: string, prefix: string, consistent = false): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ConsistentRead: consistent,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    items.push(...(res.Items ?? []));
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return items;
+/** Every item of a partition whose sort key starts with `prefix`, raw. */
+function queryAll(pk: string, prefix: string, consistent = false): Promise<Item[]> {
+  return queryPartition(pk, (item) => item, { skPrefix: prefix, consistent });
 }
 
 export async function listPublishedLabels(orgId: string): Promise<PublishedLabel[]> {
@@ -208,10 +185,9 @@ function vdimItem(vdim: VirtualDimension): Record<string, unknown> {
 }
 
 export async function getVirtualDimension(orgId: string, id: string): Promise<VirtualDimension | undefined> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.virtualDimension(orgId, id), ConsistentRead: true }),
-  );
-  return res.Item ? (stripKeys(res.Item) as unknown as VirtualDimension) : undefined;
+  return getItem(keys.virtualDimension(orgId, id), (item) => stripKeys(item) as unknown as VirtualDimension, {
+    consistent: true,
+  });
 }
 
 export async function insertVirtualDimension(vdim: VirtualDimension): Promise<void> {
@@ -231,8 +207,8 @@ export async function deleteVirtualDimension(
   id: string,
   expectedVersion: number,
 ): Promise<void> {
-  try {
-    await db().send(
+  await ifConditionFails(
+    db().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.virtualDimension(orgId, id),
@@ -240,11 +216,9 @@ export async function deleteVirtualDimension(
         ExpressionAttributeNames: { '#v': 'version' },
         ExpressionAttributeValues: { ':v': expectedVersion },
       }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
-    throw error;
-  }
+    ),
+    versionConflict,
+  );
 }
 
 export interface PublishWrite {
@@ -307,10 +281,9 @@ export async function commitPublish(orgId: string, write: PublishWrite): Promise
 // Refresh status and caches
 
 export async function getRefreshStatus(orgId: string): Promise<RefreshStatus | undefined> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.refreshStatus(orgId), ConsistentRead: true }),
-  );
-  return res.Item ? (stripKeys(res.Item) as unknown as RefreshStatus) : undefined;
+  return getItem(keys.refreshStatus(orgId), (item) => stripKeys(item) as unknown as RefreshStatus, {
+    consistent: true,
+  });
 }
 
 /** Writes the status fields given, keeping the others (the last success survives a failure). */
@@ -344,10 +317,7 @@ export async function updateRefreshStatus(orgId: string, fields: Partial<Refresh
 const DONE_TTL_SECONDS = 7 * 86_400;
 
 export async function isRefreshDone(orgId: string, requestId: string): Promise<boolean> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.refreshDone(orgId, requestId), ConsistentRead: true }),
-  );
-  return Boolean(res.Item);
+  return (await getItem(keys.refreshDone(orgId, requestId), () => true, { consistent: true })) ?? false;
 }
 
 export async function markRefreshDone(
@@ -412,10 +382,7 @@ export async function writeCache(
     );
   }
   const pointerKey = keys.dimensionCachePointer(orgId, kind);
-  const before = await db().send(
-    new GetCommand({ TableName: tableName(), Key: pointerKey, ConsistentRead: true }),
-  );
-  const previous = before.Item as CachePointer | undefined;
+  const previous = await getItem(pointerKey, (item) => item as unknown as CachePointer, { consistent: true });
   try {
     await db().send(
       new PutCommand({
@@ -465,14 +432,13 @@ export async function readCache<T>(
   kind: CacheKind,
 ): Promise<{ refreshedAt: string; payload: T } | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const res = await db().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.dimensionCachePointer(orgId, kind),
-        ConsistentRead: true,
-      }),
+    const pointer = await getItem(
+      keys.dimensionCachePointer(orgId, kind),
+      (item) => item as unknown as CachePointer,
+      {
+        consistent: true,
+      },
     );
-    const pointer = res.Item as CachePointer | undefined;
     if (!pointer) return undefined;
     const items = await queryAll(
       keys.dimensionsPartition(orgId),

@@ -1,8 +1,11 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BadRequestError, ConflictError, PayloadTooLargeError } from '../errors';
-import { db, decodeCursor, encodeCursor, isConditionalCheckFailed, tableName } from './client';
+import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PayloadTooLargeError } from '../errors';
+import { db, tableName } from './client';
+import { getItem, queryPartition } from './items';
 import { keys } from './keys';
+import { type Page, queryListing } from './page';
+import { ifConditionFails, versionConflict } from './writes';
 
 const ENTITY = 'enrichment';
 /** 2: the canonical JSON copy (`json`/`jsonGz`) is stored beside the YAML; 1: YAML only. */
@@ -86,10 +89,7 @@ function fromItem(item: Record<string, unknown>): StoredEnrichment {
 }
 
 export async function getEnrichment(orgId: string, name: string): Promise<StoredEnrichment | undefined> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.enrichment(orgId, name), ConsistentRead: true }),
-  );
-  return res.Item ? fromItem(res.Item) : undefined;
+  return getItem(keys.enrichment(orgId, name), fromItem, { consistent: true });
 }
 
 /**
@@ -188,8 +188,8 @@ export async function saveEnrichment(
     condition = 'attribute_exists(pk)';
   }
 
-  try {
-    const res = await db().send(
+  const res = await ifConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.enrichment(orgId, meta.name),
@@ -199,13 +199,11 @@ export async function saveEnrichment(
         ...(condition ? { ConditionExpression: condition } : {}),
         ReturnValues: 'UPDATED_NEW',
       }),
-    );
-    const version = Number(res.Attributes?.version ?? 1);
-    return { version, created: version === 1, updatedAt: options.at };
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
-    throw error;
-  }
+    ),
+    versionConflict,
+  );
+  const version = Number(res.Attributes?.version ?? 1);
+  return { version, created: version === 1, updatedAt: options.at };
 }
 
 /**
@@ -217,8 +215,8 @@ export async function deleteEnrichment(
   name: string,
   expectedVersion?: number,
 ): Promise<boolean> {
-  try {
-    const res = await db().send(
+  const res = await ifConditionFails(
+    db().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.enrichment(orgId, name),
@@ -231,17 +229,10 @@ export async function deleteEnrichment(
           : {}),
         ReturnValues: 'ALL_OLD',
       }),
-    );
-    return res.Attributes !== undefined;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
-    throw error;
-  }
-}
-
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
+    ),
+    versionConflict,
+  );
+  return res.Attributes !== undefined;
 }
 
 /** One page of document summaries (no YAML), in name order. */
@@ -250,27 +241,7 @@ export async function listEnrichmentSummaries(
   limit: number,
   cursor?: string,
 ): Promise<Page<EnrichmentSummary>> {
-  const pk = keys.enrichmentsPartition(orgId);
-  const start = decodeCursor(cursor);
-  if (cursor && (!start || start.pk !== pk)) throw new BadRequestError('Invalid cursor');
-  const names: Record<string, string> = {};
-  for (const attr of SUMMARY_ATTRIBUTES) names[`#${attr}`] = attr;
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :doc)',
-      ExpressionAttributeValues: { ':pk': pk, ':doc': keys.enrichmentsListing(orgId).skPrefix },
-      ExpressionAttributeNames: names,
-      ProjectionExpression: Object.keys(names).join(', '),
-      Limit: limit,
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  const last = res.LastEvaluatedKey;
-  return {
-    items: (res.Items ?? []).map(toSummary),
-    nextCursor: encodeCursor(last ? { pk: last.pk, sk: last.sk } : undefined),
-  };
+  return queryListing(keys.enrichmentsListing(orgId), { limit, cursor }, toSummary, SUMMARY_ATTRIBUTES);
 }
 
 /**
@@ -278,32 +249,15 @@ export async function listEnrichmentSummaries(
  * need), following all pages. `json` is undefined for an item written before schema version 2.
  */
 export async function listAllEnrichments(orgId: string): Promise<(EnrichmentSummary & { json?: string })[]> {
-  const out: (EnrichmentSummary & { json?: string })[] = [];
-  const names: Record<string, string> = { '#json': 'json', '#jsonGz': 'jsonGz' };
-  for (const attr of SUMMARY_ATTRIBUTES) names[`#${attr}`] = attr;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :doc)',
-        ExpressionAttributeValues: {
-          ':pk': keys.enrichmentsPartition(orgId),
-          ':doc': keys.enrichmentsListing(orgId).skPrefix,
-        },
-        ExpressionAttributeNames: names,
-        ProjectionExpression: Object.keys(names).join(', '),
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of res.Items ?? []) {
+  const listing = keys.enrichmentsListing(orgId);
+  return queryPartition(
+    listing.pk,
+    (item) => {
       const json = readText(item, 'json');
-      out.push({ ...toSummary(item), ...(json !== undefined ? { json } : {}) });
-    }
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out;
+      return { ...toSummary(item), ...(json !== undefined ? { json } : {}) };
+    },
+    { skPrefix: listing.skPrefix, attributes: [...SUMMARY_ATTRIBUTES, 'json', 'jsonGz'] },
+  );
 }
 
 /**
@@ -313,30 +267,15 @@ export async function listAllEnrichments(orgId: string): Promise<(EnrichmentSumm
 export async function listEnrichmentTargets(
   orgId: string,
 ): Promise<{ name: string; targetColumns: { name: string; mode: string }[] }[]> {
-  const out: { name: string; targetColumns: { name: string; mode: string }[] }[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :doc)',
-        ExpressionAttributeValues: {
-          ':pk': keys.enrichmentsPartition(orgId),
-          ':doc': keys.enrichmentsListing(orgId).skPrefix,
-        },
-        ExpressionAttributeNames: { '#name': 'name', '#targetColumns': 'targetColumns' },
-        ProjectionExpression: '#name, #targetColumns',
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of res.Items ?? [])
-      out.push({
-        name: String(item.name),
-        targetColumns: (item.targetColumns ?? []) as { name: string; mode: string }[],
-      });
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const listing = keys.enrichmentsListing(orgId);
+  return queryPartition(
+    listing.pk,
+    (item) => ({
+      name: String(item.name),
+      targetColumns: (item.targetColumns ?? []) as { name: string; mode: string }[],
+    }),
+    { skPrefix: listing.skPrefix, attributes: ['name', 'targetColumns'], consistent: false },
+  );
 }
 
 /** An item written before schema version 2: YAML only, no JSON copy. */
@@ -388,30 +327,29 @@ export async function addEnrichmentJson(legacy: LegacyEnrichment, json: string):
   if (legacy.storedYamlBytes + form.bytes > STORED_TEXT_MAX_BYTES) {
     throw new PayloadTooLargeError('PAYLOAD_TOO_LARGE: the JSON copy does not fit in the item');
   }
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: legacy.key,
-        UpdateExpression: `SET ${form.gz ? '#jsonGz' : '#json'} = :text, #sv = :sv`,
-        ConditionExpression:
-          'attribute_exists(pk) AND #v = :v AND attribute_not_exists(#json) AND attribute_not_exists(#jsonGz)',
-        ExpressionAttributeNames: {
-          '#sv': 'schemaVersion',
-          '#v': 'version',
-          '#json': 'json',
-          '#jsonGz': 'jsonGz',
-        },
-        ExpressionAttributeValues: {
-          ':text': form.gz ?? form.plain,
-          ':sv': SCHEMA_VERSION,
-          ':v': legacy.version,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+  return ifConditionFails(
+    db()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: legacy.key,
+          UpdateExpression: `SET ${form.gz ? '#jsonGz' : '#json'} = :text, #sv = :sv`,
+          ConditionExpression:
+            'attribute_exists(pk) AND #v = :v AND attribute_not_exists(#json) AND attribute_not_exists(#jsonGz)',
+          ExpressionAttributeNames: {
+            '#sv': 'schemaVersion',
+            '#v': 'version',
+            '#json': 'json',
+            '#jsonGz': 'jsonGz',
+          },
+          ExpressionAttributeValues: {
+            ':text': form.gz ?? form.plain,
+            ':sv': SCHEMA_VERSION,
+            ':v': legacy.version,
+          },
+        }),
+      )
+      .then(() => true),
+    () => false,
+  );
 }

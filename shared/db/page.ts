@@ -17,6 +17,8 @@ export interface PageQuery<T> {
   descending?: boolean;
   /** Strongly consistent (table partitions only). */
   consistent?: boolean;
+  /** Only these attributes of each item (a projection); all when absent. */
+  attributes?: readonly string[];
   limit: number;
   cursor?: string | undefined;
   map: (item: Record<string, unknown>) => T;
@@ -42,7 +44,12 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
       TableName: tableName(),
       ...(index ? { IndexName: index } : {}),
       KeyConditionExpression: q.skPrefix ? '#p = :p AND begins_with(#s, :prefix)' : '#p = :p',
-      ExpressionAttributeNames: { '#p': attribute, ...(q.skPrefix ? { '#s': SORT_KEY[attribute] } : {}) },
+      ExpressionAttributeNames: {
+        '#p': attribute,
+        ...(q.skPrefix ? { '#s': SORT_KEY[attribute] } : {}),
+        ...projection(q.attributes)?.ExpressionAttributeNames,
+      },
+      ...(q.attributes ? { ProjectionExpression: projection(q.attributes)?.ProjectionExpression } : {}),
       ExpressionAttributeValues: { ':p': value, ...(q.skPrefix ? { ':prefix': q.skPrefix } : {}) },
       ScanIndexForward: !q.descending,
       ...(q.consistent && !index ? { ConsistentRead: true } : {}),
@@ -62,4 +69,33 @@ function startKey(start: Record<string, unknown>, attribute: PageQuery<unknown>[
     key[name] = start[name];
   }
   return key;
+}
+
+/** A ProjectionExpression naming every attribute through a placeholder (`#a0, #a1…`, no reserved-word clash). */
+export function projection(
+  attributes: readonly string[] | undefined,
+): { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> } | undefined {
+  if (!attributes) return undefined;
+  const names: Record<string, string> = {};
+  attributes.forEach((name, i) => {
+    names[`#a${i}`] = name;
+  });
+  return { ProjectionExpression: Object.keys(names).join(', '), ExpressionAttributeNames: names };
+}
+
+/** One page of a `keys.…Listing` (the items of a table partition under a sort-key prefix), in sort-key order. */
+export function queryListing<T>(
+  listing: { pk: string; skPrefix: string },
+  page: { limit: number; cursor?: string | undefined },
+  map: (item: Record<string, unknown>) => T,
+  attributes?: readonly string[],
+): Promise<Page<T>> {
+  return queryPage({
+    partition: { attribute: 'pk', value: listing.pk },
+    skPrefix: listing.skPrefix,
+    ...(attributes ? { attributes } : {}),
+    limit: page.limit,
+    cursor: page.cursor,
+    map,
+  });
 }

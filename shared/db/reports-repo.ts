@@ -1,11 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Report } from '../domain/reports/model';
-import { db, tableName } from './client';
+import { getItem } from './items';
 import { keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
 import { insertNew, replaceVersioned } from './writes';
-
-export type { Page };
 
 const ENTITY = 'report';
 const SCHEMA_VERSION = 1;
@@ -25,8 +22,7 @@ function fromItem(item: Record<string, unknown>): Report {
 }
 
 export async function getReport(orgId: string, reportId: string): Promise<Report | undefined> {
-  const res = await db().send(new GetCommand({ TableName: tableName(), Key: keys.report(orgId, reportId) }));
-  return res.Item ? fromItem(res.Item) : undefined;
+  return getItem(keys.report(orgId, reportId), fromItem);
 }
 
 export async function insertReport(report: Report): Promise<void> {

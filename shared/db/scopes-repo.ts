@@ -1,10 +1,10 @@
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Scope } from '../domain/scopes/model';
-import { NotFoundError } from '../errors';
-import { db, isConditionalCheckFailed, tableName } from './client';
+import { db, tableName } from './client';
+import { getItem } from './items';
 import { keys, stripKeys } from './keys';
-import { queryPage } from './page';
-import { insertNew, replaceVersioned } from './writes';
+import { type Page, queryListing } from './page';
+import { ifConditionFails, insertNew, notFound, replaceVersioned } from './writes';
 
 const fromItem = (item: Record<string, unknown>): Scope => stripKeys(item) as unknown as Scope;
 
@@ -16,10 +16,7 @@ const toItem = (scope: Scope) => ({
 });
 
 export async function getScope(orgId: string, scopeId: string): Promise<Scope | undefined> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.scope(orgId, scopeId), ConsistentRead: true }),
-  );
-  return res.Item ? fromItem(res.Item) : undefined;
+  return getItem(keys.scope(orgId, scopeId), fromItem, { consistent: true });
 }
 
 export async function insertScope(scope: Scope): Promise<void> {
@@ -32,32 +29,18 @@ export async function replaceScope(scope: Scope, expectedVersion: number): Promi
 }
 
 export async function deleteScope(orgId: string, scopeId: string): Promise<void> {
-  try {
-    await db().send(
+  await ifConditionFails(
+    db().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.scope(orgId, scopeId),
         ConditionExpression: 'attribute_exists(pk)',
       }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new NotFoundError('NOT_FOUND');
-    throw error;
-  }
+    ),
+    notFound,
+  );
 }
 
-export interface ScopePage {
-  items: Scope[];
-  nextCursor: string | null;
-}
-
-export async function listScopes(orgId: string, limit: number, cursor?: string): Promise<ScopePage> {
-  const listing = keys.scopesListing(orgId);
-  return queryPage({
-    partition: { attribute: 'pk', value: listing.pk },
-    skPrefix: listing.skPrefix,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+export async function listScopes(orgId: string, limit: number, cursor?: string): Promise<Page<Scope>> {
+  return queryListing(keys.scopesListing(orgId), { limit, cursor }, fromItem);
 }

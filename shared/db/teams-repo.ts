@@ -1,15 +1,11 @@
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MembershipOp, SyncLock, TeamMembership } from '../domain/teams/model';
 import { ConflictError, NotFoundError } from '../errors';
-import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
+import { getItem, queryExact, queryPartition } from './items';
 import { keys, stripKeys } from './keys';
-import { queryPage } from './page';
+import { type Page, queryListing } from './page';
+import { ifConditionFails, insertIfAbsent, insertNew, notFound } from './writes';
 
 export interface Team {
   id: string;
@@ -23,66 +19,41 @@ export interface Team {
   deletingAt?: string;
 }
 
-export async function getTeam(orgId: string, teamId: string): Promise<Team | undefined> {
-  const res = await db().send(new GetCommand({ TableName: tableName(), Key: keys.team(orgId, teamId) }));
-  return res.Item ? (stripKeys(res.Item) as unknown as Team) : undefined;
-}
-
 const fromItem = (item: Record<string, unknown>): Team => stripKeys(item) as unknown as Team;
+
+const toItem = (team: Team) => ({
+  ...keys.team(team.organizationId, team.id),
+  ...keys.teamByName(team.organizationId, team.name),
+  entity: 'team',
+  schemaVersion: 1,
+  ...team,
+});
+
+export async function getTeam(orgId: string, teamId: string): Promise<Team | undefined> {
+  return getItem(keys.team(orgId, teamId), fromItem);
+}
 
 /** A team read strongly consistent (admin writes read their own previous write). */
 export async function getTeamConsistent(orgId: string, teamId: string): Promise<Team | undefined> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.team(orgId, teamId), ConsistentRead: true }),
-  );
-  return res.Item ? fromItem(res.Item) : undefined;
+  return getItem(keys.team(orgId, teamId), fromItem, { consistent: true });
 }
 
 /** Teams whose name is `name`, case-insensitively (GSI1, eventually consistent). */
 export async function findTeamsByName(orgId: string, name: string): Promise<Team[]> {
-  const index = keys.teamByName(orgId, name);
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
-      ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
-      Limit: 25,
-    }),
-  );
-  return (res.Items ?? []).map(fromItem);
+  return queryExact(keys.teamByName(orgId, name), fromItem, 25);
 }
 
-export interface TeamPage {
-  items: Team[];
-  nextCursor: string | null;
-}
-
-export async function listTeams(orgId: string, limit: number, cursor?: string): Promise<TeamPage> {
-  const listing = keys.teamsListing(orgId);
-  return queryPage({
-    partition: { attribute: 'pk', value: listing.pk },
-    skPrefix: listing.skPrefix,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+export async function listTeams(orgId: string, limit: number, cursor?: string): Promise<Page<Team>> {
+  return queryListing(keys.teamsListing(orgId), { limit, cursor }, fromItem);
 }
 
 export async function insertTeam(team: Team): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.team(team.organizationId, team.id),
-        ...keys.teamByName(team.organizationId, team.name),
-        entity: 'team',
-        schemaVersion: 1,
-        ...team,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await insertNew(toItem(team));
+}
+
+/** Writes a team unless it exists (the local seed); answers whether it wrote. */
+export async function ensureTeam(team: Team): Promise<boolean> {
+  return insertIfAbsent(toItem(team));
 }
 
 /** Renames or re-describes a team that exists and is not being deleted; answers the new record. */
@@ -106,8 +77,8 @@ export async function updateTeam(
     values[':description'] = patch.description;
     sets.push('#description = :description');
   }
-  try {
-    const res = await db().send(
+  const res = await ifConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.team(orgId, teamId),
@@ -117,12 +88,10 @@ export async function updateTeam(
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    return fromItem(res.Attributes ?? {});
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new NotFoundError('NOT_FOUND');
-    throw error;
-  }
+    ),
+    notFound,
+  );
+  return fromItem(res.Attributes ?? {});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -132,40 +101,27 @@ export async function updateTeam(
 export async function readMembership(orgId: string, teamId: string): Promise<TeamMembership> {
   const p = keys.teamPartitionPrefixes;
   const out: TeamMembership = { members: [], invites: [], version: 0 };
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.teamMembersPartition(orgId, teamId) },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of res.Items ?? []) {
-      const sk = String(item.sk);
-      if (sk.startsWith(p.member)) {
-        out.members.push({
-          userId: String(item.userId ?? sk.slice(p.member.length)),
-          ...(typeof item.email === 'string' ? { email: item.email } : {}),
-          addedAt: String(item.addedAt ?? ''),
-        });
-      } else if (sk.startsWith(p.invite)) {
-        out.invites.push({
-          email: String(item.email),
-          invitedAt: String(item.invitedAt ?? ''),
-          invitedById: String(item.invitedById ?? ''),
-          ...(typeof item.invitationId === 'string' ? { invitationId: item.invitationId } : {}),
-        });
-      } else if (sk === p.sync) {
-        out.version = Number(item.version ?? 0);
-        if (item.lock && typeof item.lock === 'object') out.lock = item.lock as SyncLock;
-        if (typeof item.lastSyncAt === 'string') out.lastSyncAt = item.lastSyncAt;
-      }
+  for (const item of await queryPartition(keys.teamMembersPartition(orgId, teamId), (i) => i)) {
+    const sk = String(item.sk);
+    if (sk.startsWith(p.member)) {
+      out.members.push({
+        userId: String(item.userId ?? sk.slice(p.member.length)),
+        ...(typeof item.email === 'string' ? { email: item.email } : {}),
+        addedAt: String(item.addedAt ?? ''),
+      });
+    } else if (sk.startsWith(p.invite)) {
+      out.invites.push({
+        email: String(item.email),
+        invitedAt: String(item.invitedAt ?? ''),
+        invitedById: String(item.invitedById ?? ''),
+        ...(typeof item.invitationId === 'string' ? { invitationId: item.invitationId } : {}),
+      });
+    } else if (sk === p.sync) {
+      out.version = Number(item.version ?? 0);
+      if (item.lock && typeof item.lock === 'object') out.lock = item.lock as SyncLock;
+      if (typeof item.lastSyncAt === 'string') out.lastSyncAt = item.lastSyncAt;
     }
-    start = res.LastEvaluatedKey;
-  } while (start);
+  }
   return out;
 }
 
@@ -240,6 +196,21 @@ function opItems(
   }
 }
 
+/**
+ * Adds a member outside a sync (the local seed): the team's member item and the principal's
+ * mirror, in one transaction, the same items a sync's `add` writes.
+ */
+export async function addTeamMember(
+  orgId: string,
+  teamId: string,
+  principalId: string,
+  email?: string,
+): Promise<void> {
+  const op: MembershipOp = { kind: 'add', userId: principalId, ...(email ? { email } : {}) };
+  const ctx = { at: new Date().toISOString(), actorId: principalId };
+  await db().send(new TransactWriteCommand({ TransactItems: opItems(orgId, teamId, op, ctx) }));
+}
+
 /** The team must exist and not be under deletion for any membership write. */
 function teamLiveCheck(orgId: string, teamId: string): TransactItem {
   return {
@@ -250,6 +221,10 @@ function teamLiveCheck(orgId: string, teamId: string): TransactItem {
     },
   };
 }
+
+const syncConflict = (): never => {
+  throw new ConflictError('SYNC_CONFLICT');
+};
 
 /** Items of one transaction besides the operations: the team check and the sync-state update. */
 export const TRANSACTION_OVERHEAD_ITEMS = 2;
@@ -336,8 +311,8 @@ export async function acquireSyncLock(
   const lockCond = expect.lockOpId
     ? '(attribute_not_exists(#lock) OR #lock.opId = :seen OR #lock.leaseUntil < :now)'
     : '(attribute_not_exists(#lock) OR #lock.leaseUntil < :now)';
-  try {
-    await db().send(
+  await ifConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.teamSyncState(orgId, teamId),
@@ -355,11 +330,9 @@ export async function acquireSyncLock(
           ...(expect.lockOpId ? { ':seen': expect.lockOpId } : {}),
         },
       }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError('SYNC_CONFLICT');
-    throw error;
-  }
+    ),
+    syncConflict,
+  );
 }
 
 /**
@@ -403,8 +376,8 @@ export async function releaseSyncLock(
   opId: string,
   ctx: { at: string; payloadHash: string; changed: boolean },
 ): Promise<void> {
-  try {
-    await db().send(
+  await ifConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.teamSyncState(orgId, teamId),
@@ -419,17 +392,15 @@ export async function releaseSyncLock(
           ? { ':one': 1, ':at': ctx.at, ':hash': ctx.payloadHash, ':op': opId }
           : { ':op': opId },
       }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError('SYNC_CONFLICT');
-    throw error;
-  }
+    ),
+    syncConflict,
+  );
 }
 
 /** First step of a team delete: marks it so syncs and renames refuse it from now on. */
 export async function markTeamDeleting(orgId: string, teamId: string, at: string): Promise<void> {
-  try {
-    await db().send(
+  await ifConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.team(orgId, teamId),
@@ -437,11 +408,9 @@ export async function markTeamDeleting(orgId: string, teamId: string, at: string
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':at': at },
       }),
-    );
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new NotFoundError('NOT_FOUND');
-    throw error;
-  }
+    ),
+    notFound,
+  );
 }
 
 /** Applies removals of a team under deletion, unconditionally (each is an idempotent delete). */

@@ -1,10 +1,20 @@
-import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import type { UserProfile } from './identity-repo';
+import { batchGetItems, getItem, queryExact } from './items';
 import { keys, stripKeys } from './keys';
-import { queryPage } from './page';
+import { type Page, queryPage } from './page';
+import { insertIfAbsent } from './writes';
 
 /** Users of an organisation: profiles in the principal partition, found by id, e-mail (GSI1) or listed (GSI2). */
+
+export interface UserProfile {
+  id: string;
+  organizationId: string;
+  email: string;
+  name: string;
+  role: 'admin' | 'member';
+  createdAt: string;
+}
 
 export type User = UserProfile & { updatedAt?: string; disabledAt?: string | null };
 
@@ -14,39 +24,26 @@ function fromItem(item: Record<string, unknown>): User {
 
 /** One user, strongly consistent. Another organisation's user is not found. */
 export async function getUser(orgId: string, userId: string): Promise<User | undefined> {
-  const res = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.principalProfile(orgId, userId),
-      ConsistentRead: true,
-    }),
-  );
-  return res.Item ? fromItem(res.Item) : undefined;
+  return getItem(keys.principalProfile(orgId, userId), fromItem, { consistent: true });
+}
+
+/** Writes a profile unless the user exists (the local seed); answers whether it wrote. */
+export async function ensureUser(user: UserProfile): Promise<boolean> {
+  return insertIfAbsent({
+    ...keys.principalProfile(user.organizationId, user.id),
+    ...keys.userByEmail(user.organizationId, user.email),
+    ...keys.usersIndex(user.organizationId),
+    gsi2sk: user.id,
+    entity: 'user',
+    schemaVersion: 1,
+    ...user,
+  });
 }
 
 /** Many users by id (BatchGet, 100 per call, unprocessed keys retried). Unknown ids are absent from the map. */
 export async function getUsers(orgId: string, userIds: readonly string[]): Promise<Map<string, User>> {
-  const found = new Map<string, User>();
-  const unique = [...new Set(userIds)];
-  for (let i = 0; i < unique.length; i += 100) {
-    let request: Record<string, { Keys: Record<string, unknown>[]; ConsistentRead: boolean }> | undefined = {
-      [tableName()]: {
-        Keys: unique.slice(i, i + 100).map((id) => ({ ...keys.principalProfile(orgId, id) })),
-        ConsistentRead: true,
-      },
-    };
-    for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-      if (attempt > 8) throw new Error('BatchGet kept returning unprocessed keys');
-      const res = await db().send(new BatchGetCommand({ RequestItems: request }));
-      for (const item of res.Responses?.[tableName()] ?? []) {
-        const user = fromItem(item);
-        found.set(user.id, user);
-      }
-      request = res.UnprocessedKeys as typeof request;
-    }
-  }
-  return found;
+  const items = await batchGetItems(userIds.map((id) => keys.principalProfile(orgId, id)));
+  return new Map(items.map((item) => [String(item.id), fromItem(item)]));
 }
 
 /**
@@ -55,26 +52,11 @@ export async function getUsers(orgId: string, userIds: readonly string[]): Promi
  * GSI reads are eventually consistent: a user registered a moment ago may not be found yet.
  */
 export async function findUsersByEmail(orgId: string, email: string): Promise<User[]> {
-  const index = keys.userByEmail(orgId, email);
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
-      ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
-      Limit: 10,
-    }),
-  );
-  return (res.Items ?? []).map(fromItem);
-}
-
-export interface UserPage {
-  items: User[];
-  nextCursor: string | null;
+  return queryExact(keys.userByEmail(orgId, email), fromItem, 10);
 }
 
 /** Users of an organisation ordered by id (GSI2). */
-export async function listUsers(orgId: string, limit: number, cursor?: string): Promise<UserPage> {
+export async function listUsers(orgId: string, limit: number, cursor?: string): Promise<Page<User>> {
   return queryPage({
     partition: { attribute: 'gsi2pk', value: keys.usersIndex(orgId).gsi2pk },
     limit,

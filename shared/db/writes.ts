@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../errors';
+import { ConflictError, NotFoundError } from '../errors';
 import { db, isConditionalCheckFailed, tableName } from './client';
 
 /** Writes a new item; a second write of the same key fails instead of overwriting. */
@@ -17,8 +17,8 @@ export async function replaceVersioned(
   item: Record<string, unknown>,
   expectedVersion: number,
 ): Promise<void> {
-  try {
-    await db().send(
+  await ifConditionFails(
+    db().send(
       new PutCommand({
         TableName: tableName(),
         Item: item,
@@ -26,9 +26,41 @@ export async function replaceVersioned(
         ExpressionAttributeNames: { '#v': 'version' },
         ExpressionAttributeValues: { ':expected': expectedVersion },
       }),
-    );
+    ),
+    versionConflict,
+  );
+}
+
+/** `onFailed` of a write conditional on the version read: 409 `VERSION_CONFLICT`. */
+export function versionConflict(): never {
+  throw new ConflictError('VERSION_CONFLICT');
+}
+
+/**
+ * Runs a conditional write and, when its condition fails (`ConditionalCheckFailedException`),
+ * answers `onFailed()` instead: a value, or an error it throws (`notFound`). Other errors pass.
+ */
+export async function ifConditionFails<T, F>(
+  write: Promise<T>,
+  onFailed: () => F | Promise<F>,
+): Promise<T | F> {
+  try {
+    return await write;
   } catch (error) {
-    if (isConditionalCheckFailed(error)) throw new ConflictError('VERSION_CONFLICT');
+    if (isConditionalCheckFailed(error)) return onFailed();
     throw error;
   }
+}
+
+/** `onFailed` of a write conditional on the item existing: 404 `NOT_FOUND`. */
+export function notFound(): never {
+  throw new NotFoundError('NOT_FOUND');
+}
+
+/** Writes a new item unless its key is taken; answers whether it wrote (idempotent seeding). */
+export async function insertIfAbsent(item: Record<string, unknown>): Promise<boolean> {
+  return ifConditionFails(
+    insertNew(item).then(() => true),
+    () => false,
+  );
 }

@@ -68,6 +68,19 @@ export const FOCUS_COLUMN_TYPES = {
 export type FocusColumn = keyof typeof FOCUS_COLUMN_TYPES;
 export const FOCUS_COLUMNS = Object.keys(FOCUS_COLUMN_TYPES) as FocusColumn[];
 
+export function isFocusColumn(name: string): name is FocusColumn {
+  return Object.hasOwn(FOCUS_COLUMN_TYPES, name);
+}
+
+/** The FOCUS specification's name of each stored type (as messages to users say it). */
+export const FOCUS_DATA_TYPE_NAMES: Record<StoredType, string> = {
+  string: 'string',
+  number: 'decimal',
+  timestamp: 'datetime',
+  json: 'json',
+  tags: 'json',
+};
+
 /**
  * Columns a file must have to be ingested. FOCUS marks more columns mandatory, but real exports
  * omit some of them; these are the ones the service cannot work without. Every other FOCUS column

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DASHBOARD_DEFAULTS } from '../fixtures/dashboards/defaults';
 import { realisticDashboard, simpleWidget } from '../fixtures/dashboards/realistic';
 import { api, session } from '../support/session';
 
@@ -69,17 +70,7 @@ describe('dashboards over HTTP: create and read', () => {
     expect(res.headers.get('etag')).toBe('"1"');
     expect(res.body).toMatchObject({
       name,
-      description: '',
-      type: 'PRIVATE',
-      teamId: null,
-      scopeId: null,
-      metricId: null,
-      groupBy: null,
-      datePreset: null,
-      startDate: null,
-      endDate: null,
-      conditions: null,
-      currency: null,
+      ...DASHBOARD_DEFAULTS,
       organizationId: s().orgId,
       createdById: s().users.member,
       archivedAt: null,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EnrichmentDocument } from '../../shared/domain/enrichments/store';
-import { toYaml } from '../../shared/domain/enrichments/yaml-codec';
+import { toYaml } from '../../shared/domain/enrichments/yaml-text';
 import { api, session } from '../support/session';
 import { entry, sampleDocument } from '../unit/enrichments/fixtures';
 

@@ -1,6 +1,6 @@
 import { isAdmin, type Principal } from '../../auth/principal';
 import * as keysRepo from '../../db/api-keys-repo';
-import { createApiKey as mintApiKey } from '../../db/identity-repo';
+import { createApiKey as mintApiKey } from '../../db/api-keys-repo';
 import { getUser } from '../../db/users-repo';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors';
 import type { CreateApiKeyInput } from './schemas';

@@ -8,7 +8,6 @@ import {
   insertDashboard,
   listDashboards,
   listVersionHeads,
-  type Page,
   publishDashboardVersion,
   readVersion,
   replaceDashboardMeta,
@@ -18,6 +17,7 @@ import {
   type WriteReport,
 } from '../../db/dashboards-repo';
 import { getDatasource } from '../../db/datasources-repo';
+import type { Page } from '../../db/page';
 import { getTeam } from '../../db/teams-repo';
 import {
   BadRequestError,

@@ -2,12 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  completeIngestion,
-  organizationExists,
-  rejectIngestion,
-  startIngestion,
-} from '../../db/dimensions-repo';
+import { completeIngestion, rejectIngestion, startIngestion } from '../../db/dimensions-repo';
+import { organizationExists } from '../../db/organizations-repo';
 import { log } from '../../log';
 import { MalformedFileError } from '../../warehouse/ingest/normalise';
 import { downloadObject, isSafeObjectKey } from '../../warehouse/object-store';

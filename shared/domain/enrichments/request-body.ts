@@ -1,6 +1,5 @@
 import { BadRequestError, ShapedError } from '../../errors';
 import { YAML_MEDIA_TYPES } from './schemas';
-import { parseYaml, YamlError } from './yaml-codec';
 
 const YAML_TYPES = new Set<string>(YAML_MEDIA_TYPES);
 
@@ -12,13 +11,14 @@ function isJsonType(media: string): boolean {
  * The PUT body as data, by its Content-Type. The HTTP middleware (the route's `bodyContentTypes`)
  * has already parsed a JSON body (`application/json`, `application/*+json`), refused unlisted media
  * types with 415, and handed a YAML body (`application/yaml`, `application/x-yaml`, `text/yaml`,
- * `text/x-yaml`) over as text, which is parsed here by the safe codec. The size cap (413) and the
- * empty body (400) are enforced by the middleware too.
+ * `text/x-yaml`) over as text, which is parsed here by the safe codec, loaded for YAML bodies only.
+ * The size cap (413) and the empty body (400) are enforced by the middleware too.
  */
-export function decodeDocumentBody(body: unknown, contentType: string | undefined): unknown {
+export async function decodeDocumentBody(body: unknown, contentType: string | undefined): Promise<unknown> {
   const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (isJsonType(media)) return body;
   if (YAML_TYPES.has(media) && typeof body === 'string') {
+    const { parseYaml, YamlError } = await import('./yaml-codec');
     try {
       return parseYaml(body);
     } catch (error) {

@@ -1,9 +1,14 @@
 import * as v from 'valibot';
 import { BadRequestError, type FieldIssue } from '../../errors';
 import { toFieldIssues } from '../../validation';
-import { builtinDimensionOf, EXTRA_COLUMNS } from '../../warehouse/focus-columns';
-import { FOCUS_COLUMNS, focusColumnIgnoringCase, isFocusColumn, isKeyColumn } from './columns';
-import { ConditionsError, checkConditions } from './conditions';
+import {
+  builtinDimensionOf,
+  EXTRA_COLUMNS,
+  FOCUS_COLUMN_TYPES,
+  FOCUS_DATA_TYPE_NAMES,
+  focusColumnOf,
+  isFocusColumn,
+} from '../../warehouse/focus-columns';
 import type { EnrichmentDocument } from './document';
 import { EnrichmentDocumentBody } from './schemas';
 
@@ -26,9 +31,10 @@ function shapeIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIssue[] {
 /**
  * Validates a PUT body against the document rules and returns the canonical document (fields in
  * a fixed order, `description` defaulted, `conditions` dropped when null). Throws a 400
- * `{error: "Invalid body: <field path>: <reason>"}` naming the first failing field. Pure: no I/O.
+ * `{error: "Invalid body: <field path>: <reason>"}` naming the first failing field. No I/O; async
+ * only because the CEL compiler is loaded when a document has `conditions`, not before.
  */
-export function validateDocument(input: unknown, urlName: string): EnrichmentDocument {
+export async function validateDocument(input: unknown, urlName: string): Promise<EnrichmentDocument> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw invalid('(body)', 'must be an enrichment document object');
   }
@@ -42,21 +48,25 @@ export function validateDocument(input: unknown, urlName: string): EnrichmentDoc
   if (body.name !== urlName) throw invalid('name', `must equal the name in the URL ("${urlName}")`);
 
   if (!isFocusColumn(body.keyField)) {
-    const hint = focusColumnIgnoringCase(body.keyField);
+    const hint = focusColumnOf(body.keyField);
     throw invalid(
       'keyField',
       `unknown billing column "${body.keyField}"${hint ? ` (did you mean "${hint}"?)` : ''}`,
     );
   }
-  if (!isKeyColumn(body.keyField)) {
+  // An entry's `key` is compared with the column's value as text: decimals, timestamps and JSON
+  // objects make poor lookup keys, so only the string columns may be the key.
+  const keyType = FOCUS_COLUMN_TYPES[body.keyField];
+  if (keyType !== 'string') {
     throw invalid(
       'keyField',
-      `"${body.keyField}" is a ${FOCUS_COLUMNS[body.keyField]} column; the key must be a text column`,
+      `"${body.keyField}" is a ${FOCUS_DATA_TYPE_NAMES[keyType]} column; the key must be a text column`,
     );
   }
 
   let conditions: string | undefined;
   if (body.conditions !== undefined && body.conditions !== null) {
+    const { ConditionsError, checkConditions } = await import('../../warehouse/conditions');
     try {
       checkConditions(body.conditions);
     } catch (error) {
@@ -71,7 +81,7 @@ export function validateDocument(input: unknown, urlName: string): EnrichmentDoc
   body.targetColumns.forEach((column, i) => {
     const path = `targetColumns.${i}.name`;
     if (RESERVED_COLUMN_NAMES.has(column.name)) throw invalid(path, `"${column.name}" is a reserved name`);
-    const focus = focusColumnIgnoringCase(column.name);
+    const focus = focusColumnOf(column.name);
     if (focus)
       throw invalid(path, `"${column.name}" is the FOCUS billing column ${focus}; choose a new column name`);
     const builtin = builtinDimensionOf(column.name);

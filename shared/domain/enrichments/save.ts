@@ -5,10 +5,11 @@ import type { EnrichmentDocument, VersionedDocument } from './document';
 import { requestEnrichmentRefresh } from './refresh';
 import { checkTargetColumnNames, validateDocument } from './rules';
 import { parseIfMatch } from './service';
-import { toYaml } from './yaml-codec';
+import { toYaml } from './yaml-text';
 
-// Kept apart from service.ts so that only the PUT Lambda bundles the CEL and YAML libraries
-// (GET reads the stored JSON copy; list and DELETE read metadata only).
+// Kept apart from service.ts so that only the PUT Lambda reaches the CEL and YAML libraries (GET
+// reads the stored JSON copy; list and DELETE read metadata only), and the PUT loads each only
+// when the request needs it: YAML for YAML bodies, CEL for documents with `conditions`.
 
 const now = () => new Date().toISOString();
 
@@ -40,7 +41,7 @@ export async function putEnrichment(
   ifMatch: string | undefined,
 ): Promise<VersionedDocument & { created: boolean }> {
   const precondition = parseIfMatch(ifMatch);
-  const document = validateDocument(body, name);
+  const document = await validateDocument(body, name);
   const [labels, vdims] = await Promise.all([
     listPublishedLabels(principal.orgId),
     listVirtualDimensions(principal.orgId),

@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal';
-import { type EnrichmentSummary, listEnrichmentSummaries, type Page } from '../../db/enrichments-repo';
+import { type EnrichmentSummary, listEnrichmentSummaries } from '../../db/enrichments-repo';
+import type { Page } from '../../db/page';
 import { BadRequestError } from '../../errors';
 
 /** `If-Match`: absent, `*` (must exist) or one version as an ETag (`"3"`, `W/"3"` or `3`). */

@@ -1,15 +1,7 @@
-import {
-  CST,
-  isAlias,
-  isCollection,
-  isMap,
-  isScalar,
-  isSeq,
-  Lexer,
-  parseDocument,
-  stringify,
-  visit,
-} from 'yaml';
+import { CST, isAlias, isCollection, isMap, isScalar, isSeq, Lexer, parseDocument, visit } from 'yaml';
+
+// Loaded only for YAML request bodies and the one-off migration (`await import`), so a PUT with a
+// JSON body never loads the YAML library; the stored YAML text is written by `yaml-text.ts`.
 
 /** YAML text longer than this is refused before parsing (the HTTP body cap is also 1 MB). */
 export const MAX_YAML_BYTES = 1024 * 1024;
@@ -91,11 +83,6 @@ function refuseAnchorsEarly(text: string): void {
     if (type === 'anchor' || type === 'alias')
       throw new YamlError('YAML anchors and aliases are not accepted');
   }
-}
-
-/** The canonical YAML text of a validated document: block style, no anchors, no line folding. */
-export function toYaml(value: unknown): string {
-  return stringify(value, { aliasDuplicateObjects: false, lineWidth: 0, version: '1.2' });
 }
 
 function oneLine(message: string): string {

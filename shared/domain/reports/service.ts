@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { isAdmin, isTeamMember, type Principal } from '../../auth/principal';
-import { getReport, insertReport, listReports, type Page, replaceReport } from '../../db/reports-repo';
+import type { Page } from '../../db/page';
+import { getReport, insertReport, listReports, replaceReport } from '../../db/reports-repo';
 import { getTeam } from '../../db/teams-repo';
 import { ConflictError, ForbiddenError, NotFoundError, ShapedError, ValidationError } from '../../errors';
 import { newId } from '../../ids';

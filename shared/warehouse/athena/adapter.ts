@@ -11,7 +11,8 @@ import { stageBillingFile } from '../ingest/normalise';
 import { uploadObject } from '../object-store';
 import type { DimensionValues, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog } from '../query-model';
-import { athenaDialect, fieldExpr, inlineParams } from '../sql/compile';
+import { athenaDialect, inlineParams } from '../sql/compile';
+import { dimensionFields, dimensionValueRows } from '../sql/features';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 import { AthenaQueries } from './queries';
 import {
@@ -163,25 +164,13 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
       params: inlineParams(),
       catalog: { dimensions: source.dimensions },
     };
-    const fields: { name: string; expr: string }[] = [];
-    const skipped: string[] = [];
-    for (const name of dimensions) {
-      try {
-        fields.push({ name, expr: fieldExpr(name, ctx) });
-      } catch {
-        skipped.push(name);
-      }
-    }
+    const { fields, skipped } = dimensionFields(dimensions, ctx);
     const sql = dimensionValuesSql(`${source.sql} AS src`, months, fields, topValues);
     const [total] = await this.runner.run(sql.total);
     const values = fields.length ? await this.runner.run(sql.values) : [];
     return {
       total: Number(total?.total ?? 0),
-      values: values.map((r) => ({
-        dimension: fields[Number(String(r.field).slice(1))]?.name ?? String(r.field),
-        value: String(r.value),
-        cost: Number(r.cost),
-      })),
+      values: dimensionValueRows(values, fields),
       skipped,
     };
   }

@@ -2,8 +2,8 @@ import { BadRequestError } from '../../errors';
 import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../features';
 import { FOCUS_COLUMN_TYPES, type FocusColumn, focusColumnOf } from '../focus-columns';
 import type { Catalog, ComputedDimension } from '../query-model';
-import { athenaDialect, computedColumn, inlineParams, utcTimestamp } from '../sql/compile';
-import { computedOutputs, enrichmentChains, labelMapSql, labelMergedSql, vdimSql } from '../sql/features';
+import { athenaDialect, inlineParams, utcTimestamp } from '../sql/compile';
+import { computedOutputs, enrichmentChains, labelMapSql, labelMergedSql, vdimColumns } from '../sql/features';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 
 /**
@@ -207,21 +207,11 @@ export function featureSource(
     catalog: { dimensions: outputs.dimensions },
     allowKinds: ['label', 'enrichment'] as const,
   };
-  const vdimColumns: string[] = [];
-  const vdims: ComputedDimension[] = [];
-  for (const vdim of features.vdims) {
-    try {
-      const column = computedColumn('vdim', vdim.name);
-      vdimColumns.push(`${vdimSql(vdim, vctx)} AS ${quoteIdent(column)}`);
-      vdims.push({ name: vdim.name, kind: 'vdim', column });
-    } catch (error) {
-      warnings.push(`virtual dimension ${vdim.name} skipped: ${(error as Error).message}`);
-    }
-  }
+  const vdims = vdimColumns(features.vdims, vctx, quoteIdent, warnings);
   const layer0 = `SELECT b.*${inner.length ? `, ${inner.join(', ')}` : ''} FROM ${tableRef(t)} b ${joins.join(' ')} WHERE ${partitions('b.')}`;
   const layer1 = `SELECT *${outputs.columns.length ? `, ${outputs.columns.join(', ')}` : ''} FROM (${layer0})`;
-  const layer2 = `SELECT *${vdimColumns.length ? `, ${vdimColumns.join(', ')}` : ''} FROM (${layer1})`;
-  return { sql: `(${layer2})`, dimensions: [...outputs.dimensions, ...vdims], warnings };
+  const layer2 = `SELECT *${vdims.columns.length ? `, ${vdims.columns.join(', ')}` : ''} FROM (${layer1})`;
+  return { sql: `(${layer2})`, dimensions: [...outputs.dimensions, ...vdims.dimensions], warnings };
 }
 
 export function billingMonthsSql(t: AthenaTable, orgId: string): string {

@@ -9,8 +9,16 @@ import {
 } from '../ingest/normalise';
 import type { DimensionValues, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog, ComputedDimension } from '../query-model';
-import { computedColumn, duckDialect, fieldExpr, inlineParams, positionalParams } from '../sql/compile';
-import { computedOutputs, enrichmentChains, labelMapSql, labelMergedSql, vdimSql } from '../sql/features';
+import { duckDialect, inlineParams, positionalParams } from '../sql/compile';
+import {
+  computedOutputs,
+  dimensionFields,
+  dimensionValueRows,
+  enrichmentChains,
+  labelMapSql,
+  labelMergedSql,
+  vdimColumns,
+} from '../sql/features';
 import { quoteIdent } from '../sql/quote';
 import {
   BILLING_TABLE,
@@ -133,29 +141,19 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
           catalog: { dimensions: materialised },
           allowKinds: ['label', 'enrichment'] as const,
         };
-        const vdimColumns: string[] = [];
-        const vdims: ComputedDimension[] = [];
-        for (const vdim of model.vdims) {
-          try {
-            const column = computedColumn('vdim', vdim.name);
-            vdimColumns.push(`${vdimSql(vdim, vctx)} AS ${quoteIdent(column)}`);
-            vdims.push({ name: vdim.name, kind: 'vdim', column });
-          } catch (error) {
-            warnings.push(`virtual dimension ${vdim.name} skipped: ${(error as Error).message}`);
-          }
-        }
+        const vdims = vdimColumns(model.vdims, vctx, quoteIdent, warnings);
         const catalog: Catalog = {
           orgId,
           refreshedAt: new Date().toISOString(),
           mode: full ? 'full' : 'light',
-          dimensions: [...materialised, ...vdims],
+          dimensions: [...materialised, ...vdims.dimensions],
           warnings,
         };
         try {
           await inTransaction(conn, async () => {
             if (build) await query(conn, build.sql, build.params);
             await conn.run(
-              `CREATE OR REPLACE VIEW ${quoteIdent(view)} AS SELECT *${vdimColumns.length ? `, ${vdimColumns.join(', ')}` : ''} FROM ${quoteIdent(table)}`,
+              `CREATE OR REPLACE VIEW ${quoteIdent(view)} AS SELECT *${vdims.columns.length ? `, ${vdims.columns.join(', ')}` : ''} FROM ${quoteIdent(table)}`,
             );
             await query(conn, `DELETE FROM ${CATALOG_TABLE} WHERE org_id = $1`, [orgId]);
             await query(conn, `INSERT INTO ${CATALOG_TABLE} VALUES ($1, $2, CAST($3 AS TIMESTAMP))`, [
@@ -242,15 +240,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
       const inMonths = monthList(months);
       const params = positionalParams([orgId, String(topValues)]);
       const ctx = { dialect: duckDialect, params, ...(catalog ? { catalog } : {}) };
-      const fields: { name: string; expr: string }[] = [];
-      const skipped: string[] = [];
-      for (const name of dimensions) {
-        try {
-          fields.push({ name, expr: fieldExpr(name, ctx) });
-        } catch {
-          skipped.push(name);
-        }
-      }
+      const { fields, skipped } = dimensionFields(dimensions, ctx);
       const [total] = await query(
         conn,
         `SELECT coalesce(sum("BilledCost"), 0) AS total FROM ${source} WHERE org_id = $1 AND billing_month IN (${inMonths})`,
@@ -270,11 +260,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
       );
       return {
         total: Number(total?.total ?? 0),
-        values: rows.map((r) => ({
-          dimension: fields[Number(String(r.field).slice(1))]?.name ?? String(r.field),
-          value: String(r.value),
-          cost: Number(r.cost),
-        })),
+        values: dimensionValueRows(rows, fields),
         skipped,
       };
     });

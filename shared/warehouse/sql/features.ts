@@ -105,3 +105,60 @@ export function computedOutputs(
   }
   return { columns, dimensions };
 }
+
+/**
+ * The virtual-dimension columns of a source, `<CASE …> AS "<column>"`, and their catalog entries.
+ * A virtual dimension that does not compile against `ctx` (it reads a dimension that no longer
+ * exists, say) is left out with a warning instead of failing the refresh.
+ */
+export function vdimColumns(
+  vdims: readonly VdimFeature[],
+  ctx: CompileContext,
+  ident: (name: string) => string,
+  warnings: string[],
+): { columns: string[]; dimensions: ComputedDimension[] } {
+  const columns: string[] = [];
+  const dimensions: ComputedDimension[] = [];
+  for (const vdim of vdims) {
+    try {
+      const column = computedColumn('vdim', vdim.name);
+      columns.push(`${vdimSql(vdim, ctx)} AS ${ident(column)}`);
+      dimensions.push({ name: vdim.name, kind: 'vdim', column });
+    } catch (error) {
+      warnings.push(`virtual dimension ${vdim.name} skipped: ${(error as Error).message}`);
+    }
+  }
+  return { columns, dimensions };
+}
+
+/**
+ * The dimensions a value listing reads, as `f<i>` fields of the statement (the i-th compiled
+ * name), and the names that do not compile (unknown dimensions), which the listing skips.
+ */
+export function dimensionFields(
+  names: readonly string[],
+  ctx: CompileContext,
+): { fields: { name: string; expr: string }[]; skipped: string[] } {
+  const fields: { name: string; expr: string }[] = [];
+  const skipped: string[] = [];
+  for (const name of names) {
+    try {
+      fields.push({ name, expr: fieldExpr(name, ctx) });
+    } catch {
+      skipped.push(name);
+    }
+  }
+  return { fields, skipped };
+}
+
+/** Rows `{field: 'f<i>', value, cost}` of a value listing as the port's `(dimension, value, cost)`. */
+export function dimensionValueRows(
+  rows: readonly Record<string, unknown>[],
+  fields: readonly { name: string }[],
+): { dimension: string; value: string; cost: number }[] {
+  return rows.map((r) => ({
+    dimension: fields[Number(String(r.field).slice(1))]?.name ?? String(r.field),
+    value: String(r.value),
+    cost: Number(r.cost),
+  }));
+}

@@ -8,9 +8,9 @@ import {
   recordApiKeyUse,
 } from '../../../shared/db/api-keys-repo';
 import { db, tableName } from '../../../shared/db/client';
-import { ensureUser } from '../../../shared/db/identity-repo';
 import { keys } from '../../../shared/db/keys';
 import { findApiKeyByHash } from '../../../shared/db/principals-repo';
+import { ensureUser } from '../../../shared/db/users-repo';
 import { createKey, listKeys, revokeKey } from '../../../shared/domain/apikeys/service';
 import { UnauthorizedError } from '../../../shared/errors';
 import { authenticate, loadPrincipal } from '../../../shared/http/identity';

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../../shared/auth/principal';
 import { db, tableName } from '../../../shared/db/client';
-import { addTeamMember, ensureTeam, ensureUser } from '../../../shared/db/identity-repo';
 import { keys } from '../../../shared/db/keys';
-import { applyMembership, readMembership } from '../../../shared/db/teams-repo';
+import { addTeamMember, applyMembership, ensureTeam, readMembership } from '../../../shared/db/teams-repo';
+import { ensureUser } from '../../../shared/db/users-repo';
 import { putUser } from '../../../shared/domain/admin/users';
 import type { Invitation } from '../../../shared/domain/teams/invitations';
 import { defaultSyncDeps, type SyncDeps, syncTeam } from '../../../shared/domain/teams/sync';

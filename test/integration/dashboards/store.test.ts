@@ -23,6 +23,7 @@ import {
   readDashboardVersion,
 } from '../../../shared/domain/dashboards/service';
 import { BadRequestError, ConflictError, ForbiddenError } from '../../../shared/errors';
+import { DASHBOARD_DEFAULTS } from '../../fixtures/dashboards/defaults';
 import { realisticDashboard, simpleWidget } from '../../fixtures/dashboards/realistic';
 
 const newOrg = () => `org_it_${randomUUID().slice(0, 8)}`;
@@ -81,17 +82,9 @@ describe('dashboards repo (DynamoDB Local)', () => {
       id: 'dash_parts',
       organizationId: orgId,
       name: 'parts',
-      description: '',
+      ...DASHBOARD_DEFAULTS,
       type: 'PUBLIC',
-      teamId: null,
-      scopeId: null,
-      metricId: null,
-      groupBy: null,
-      datePreset: null,
-      startDate: null,
-      endDate: null,
       conditions: { '': 'empty keys are fine', deep: { a: [1, { b: null }] } },
-      currency: null,
       widgetCount: 60,
       version: 1,
       publishedVersion: 1,

@@ -20,7 +20,7 @@ import {
   listEnrichmentDocuments,
   readEnrichment,
 } from '../../../shared/domain/enrichments/store';
-import { toYaml } from '../../../shared/domain/enrichments/yaml-codec';
+import { toYaml } from '../../../shared/domain/enrichments/yaml-text';
 import { ConflictError, NotFoundError, PayloadTooLargeError } from '../../../shared/errors';
 import { entry, sampleDocument } from '../../unit/enrichments/fixtures';
 

@@ -1,9 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { handler as authorizer } from '../../../functions/http/authorizer';
+import { createApiKey } from '../../../shared/db/api-keys-repo';
 import { db, tableName } from '../../../shared/db/client';
-import { createApiKey, ensureUser } from '../../../shared/db/identity-repo';
 import { keys } from '../../../shared/db/keys';
+import { ensureUser } from '../../../shared/db/users-repo';
 import type { HttpEvent } from '../../../shared/http/event';
 import { httpRoute } from '../../../shared/http/handler';
 import { route } from '../../../shared/http/route';

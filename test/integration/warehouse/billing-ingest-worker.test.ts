@@ -16,6 +16,7 @@ import { dueOutboxEntries } from '../../../shared/db/outbox-repo';
 import { sweepOutbox } from '../../../shared/domain/dimensions/outbox';
 import { parseRefreshRequest } from '../../../shared/domain/dimensions/refresh-request';
 import { getWarehouse } from '../../../shared/warehouse/warehouse';
+import { s3CreatedBody, sqsEventOf } from '../../support/sqs';
 import { FOCUS_SAMPLE } from './support';
 
 const bucket = mkdtempSync(join(tmpdir(), 'wh-bucket-'));
@@ -35,33 +36,7 @@ function upload(key: string, source: string | Buffer): void {
 }
 
 function s3Event(key: string, eTag: string, messageId = `m-${eTag}`): SQSEvent {
-  return {
-    Records: [
-      {
-        messageId,
-        receiptHandle: 'r',
-        body: JSON.stringify({
-          Records: [
-            {
-              eventName: 'ObjectCreated:Put',
-              s3: { bucket: { name: 'local-billing' }, object: { key, eTag, size: 1 } },
-            },
-          ],
-        }),
-        attributes: {
-          ApproximateReceiveCount: '1',
-          SentTimestamp: '0',
-          SenderId: 'x',
-          ApproximateFirstReceiveTimestamp: '0',
-        },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:billing-ingest',
-        awsRegion: 'us-east-1',
-      },
-    ],
-  };
+  return sqsEventOf([{ messageId, body: s3CreatedBody('local-billing', key, eTag) }], 'billing-ingest');
 }
 
 async function receiveAll(): Promise<string[]> {

@@ -1,4 +1,3 @@
-import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../../functions/workers/warehouse-refresh';
 import type { Principal } from '../../../shared/auth/principal';
 import { getRefreshStatus, readCache } from '../../../shared/db/dimensions-repo';
@@ -8,6 +7,7 @@ import type { RefreshRequest } from '../../../shared/domain/dimensions/refresh-r
 import { listCandidates, listDimensions } from '../../../shared/domain/dimensions/service';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import type { WarehousePort } from '../../../shared/warehouse/port';
+import { sqsEventOf } from '../../support/sqs';
 import { close, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf } from './support';
 
 const warehouse = new DuckDbWarehouse();
@@ -34,27 +34,6 @@ const principal = (orgId: string): Principal => ({
   role: 'admin',
   teamIds: [],
 });
-
-function sqsEvent(bodies: string[]): SQSEvent {
-  return {
-    Records: bodies.map((body, i) => ({
-      messageId: `m${i}`,
-      receiptHandle: 'r',
-      body,
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: '0',
-        SenderId: 'x',
-        ApproximateFirstReceiveTimestamp: '0',
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:0:warehouse-refresh',
-      awsRegion: 'us-east-1',
-    })),
-  };
-}
 
 const month = (r: Record<string, string | null>) =>
   (r.BillingPeriodStart ?? r.ChargePeriodStart ?? '').slice(0, 7);
@@ -161,7 +140,7 @@ describe('warehouse refresh: candidates and dimension caches from focus_sample.c
 
   it('worker: processes each message on its own and reports only the failing ones', async () => {
     const good = request(org, { mode: 'light' });
-    const res = await handler(sqsEvent([JSON.stringify(good), '{"type":"nope"}', JSON.stringify(good)]));
+    const res = await handler(sqsEventOf([JSON.stringify(good), '{"type":"nope"}', JSON.stringify(good)]));
     expect(res.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
     expect(await getRefreshStatus(org)).toMatchObject({
       requestId: good.requestId,

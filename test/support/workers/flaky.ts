@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { processPartialResponse } from '../../../shared/workers/batch';
 
 /**
  * A worker used only by the poller tests: records each message body it takes in a list kept in
@@ -9,11 +10,9 @@ export const seen: string[] = [];
 (globalThis as { __flakySeen?: string[] }).__flakySeen = seen;
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const failures: { itemIdentifier: string }[] = [];
-  for (const record of event.Records) {
-    if (record.body === 'crash') throw new Error('whole batch fails');
-    if (record.body === 'poison') failures.push({ itemIdentifier: record.messageId });
-    else seen.push(record.body);
-  }
-  return { batchItemFailures: failures };
+  if (event.Records.some((record) => record.body === 'crash')) throw new Error('whole batch fails');
+  return processPartialResponse(event, async (record) => {
+    if (record.body === 'poison') throw new Error('poison message');
+    seen.push(record.body);
+  });
 }

@@ -8,6 +8,7 @@ import {
 } from '../../../shared/db/dashboards-repo';
 import type { DashboardSummary } from '../../../shared/domain/dashboards/model';
 import { ConflictError } from '../../../shared/errors';
+import { DASHBOARD_DEFAULTS } from '../../fixtures/dashboards/defaults';
 
 // DynamoDB Local never raises TransactionConflict and reports no per-item reasons the way the
 // service does, so the mapping of cancellation reasons is checked against an injected error.
@@ -17,17 +18,7 @@ const summary: DashboardSummary = {
   id: 'dash_1',
   organizationId: 'org_1',
   name: 'x',
-  description: '',
-  type: 'PRIVATE',
-  teamId: null,
-  scopeId: null,
-  metricId: null,
-  groupBy: null,
-  datePreset: null,
-  startDate: null,
-  endDate: null,
-  conditions: null,
-  currency: null,
+  ...DASHBOARD_DEFAULTS,
   widgetCount: 0,
   version: 2,
   publishedVersion: 2,

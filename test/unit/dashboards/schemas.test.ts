@@ -6,6 +6,7 @@ import {
   PublishDashboardBody,
 } from '../../../shared/domain/dashboards/schemas';
 import { toFieldIssues } from '../../../shared/validation';
+import { DASHBOARD_DEFAULTS } from '../../fixtures/dashboards/defaults';
 import { realisticDashboard, simpleWidget } from '../../fixtures/dashboards/realistic';
 
 const issueOf = (schema: v.GenericSchema, input: unknown) => {
@@ -19,17 +20,7 @@ describe('dashboard body schemas', () => {
     const out = v.parse(CreateDashboardBody, { name: '  Spend  ', widgets: [simpleWidget('a')] });
     expect(out).toMatchObject({
       name: 'Spend',
-      description: '',
-      type: 'PRIVATE',
-      teamId: null,
-      scopeId: null,
-      metricId: null,
-      groupBy: null,
-      datePreset: null,
-      startDate: null,
-      endDate: null,
-      conditions: null,
-      currency: null,
+      ...DASHBOARD_DEFAULTS,
     });
     expect(out.widgets[0]!.description).toBe('');
     expect(v.parse(CreateDashboardBody, { name: 'x' }).widgets).toEqual([]);

@@ -1,6 +1,7 @@
 import { decodeDocumentBody } from '../../../shared/domain/enrichments/request-body';
 import { validateDocument } from '../../../shared/domain/enrichments/rules';
-import { parseYaml, toYaml, YamlError } from '../../../shared/domain/enrichments/yaml-codec';
+import { parseYaml, YamlError } from '../../../shared/domain/enrichments/yaml-codec';
+import { toYaml } from '../../../shared/domain/enrichments/yaml-text';
 import { entry, sampleDocument } from './fixtures';
 
 /** A "billion laughs" document: 9 levels of 9 aliases each would expand to 9^9 strings. */
@@ -15,7 +16,7 @@ function aliasBomb(): string {
 }
 
 describe('enrichment YAML codec', () => {
-  it('round-trips a document through its YAML text unchanged, including strings that look like other types', () => {
+  it('round-trips a document through its YAML text unchanged, including strings that look like other types', async () => {
     const doc = sampleDocument({
       description: 'line one\nline two: with "quotes" and # hash',
       entries: [
@@ -29,7 +30,66 @@ describe('enrichment YAML codec', () => {
     const text = toYaml(doc);
     expect(text).not.toMatch(/&a\d|\*a\d/);
     expect(parseYaml(text)).toEqual(doc);
-    expect(validateDocument(parseYaml(text), doc.name)).toEqual(doc);
+    expect(await validateDocument(parseYaml(text), doc.name)).toEqual(doc);
+  });
+
+  it('writes YAML that reads back as the same strings, whatever they contain', async () => {
+    const tricky = [
+      '',
+      ' ',
+      'a ',
+      ' a',
+      'true',
+      'False',
+      'NULL',
+      '~',
+      'yes',
+      'No',
+      'on',
+      'y',
+      '0',
+      '-1',
+      '1.5',
+      '.inf',
+      '0o17',
+      'a: b',
+      'a #b',
+      '#x',
+      '"q"',
+      "'s'",
+      '[x]',
+      '{x}',
+      '*x',
+      '&x',
+      '!x',
+      '|',
+      '>',
+      '%x',
+      '@x',
+      '`x',
+      '? x',
+      '- x',
+      '---',
+      '...',
+      'tab\there',
+      'cr\rlf\n',
+      'del\u007f',
+      'nel\u0085',
+      'c1\u0090',
+      'bom\ufeff',
+      'ls\u2028ps\u2029',
+      'emoji 😀',
+      'back\\slash',
+      'Plain_name-1.2/x@y (z)',
+    ];
+    const doc = sampleDocument({
+      description: tricky.join(''),
+      targetColumns: tricky.map((_, i) => ({ name: `col${i}`, mode: 'merge' })),
+      entries: tricky.map((t, i) => entry(`k${i}${t}`, { [`col${i}`]: t })),
+    });
+    const text = toYaml(doc);
+    expect(parseYaml(text)).toEqual(doc);
+    expect(text).toContain('name: cost-centres\n');
   });
 
   it('rejects an alias bomb before expanding it', () => {
@@ -59,27 +119,27 @@ describe('enrichment YAML codec', () => {
     expect(() => parseYaml(`${'['.repeat(40)}${']'.repeat(40)}`)).toThrow(YamlError);
   });
 
-  it('decodes PUT bodies by content type (JSON already parsed by the middleware, YAML as text)', () => {
+  it('decodes PUT bodies by content type (JSON already parsed by the middleware, YAML as text)', async () => {
     const doc = sampleDocument();
-    expect(decodeDocumentBody(doc, 'application/json; charset=utf-8')).toBe(doc);
-    expect(decodeDocumentBody(doc, 'application/merge-patch+json')).toBe(doc);
-    expect(decodeDocumentBody(toYaml(doc), 'application/yaml')).toEqual(doc);
-    expect(decodeDocumentBody(toYaml(doc), 'Text/YAML; charset=utf-8')).toEqual(doc);
-    const status = (fn: () => unknown) => {
+    expect(await decodeDocumentBody(doc, 'application/json; charset=utf-8')).toBe(doc);
+    expect(await decodeDocumentBody(doc, 'application/merge-patch+json')).toBe(doc);
+    expect(await decodeDocumentBody(toYaml(doc), 'application/yaml')).toEqual(doc);
+    expect(await decodeDocumentBody(toYaml(doc), 'Text/YAML; charset=utf-8')).toEqual(doc);
+    const status = async (fn: () => Promise<unknown>) => {
       try {
-        fn();
+        await fn();
       } catch (error) {
         const e = error as { status: number; body: () => unknown };
         return [e.status, e.body()];
       }
       return undefined;
     };
-    expect(status(() => decodeDocumentBody(aliasBomb(), 'application/yaml'))).toEqual([
+    expect(await status(() => decodeDocumentBody(aliasBomb(), 'application/yaml'))).toEqual([
       400,
       { error: 'YAML anchors and aliases are not accepted' },
     ]);
-    expect(status(() => decodeDocumentBody('a: [', 'application/x-yaml'))?.[0]).toBe(400);
-    expect(status(() => decodeDocumentBody('x', 'text/plain'))?.[0]).toBe(415);
-    expect(status(() => decodeDocumentBody('x', undefined))?.[0]).toBe(415);
+    expect((await status(() => decodeDocumentBody('a: [', 'application/x-yaml')))?.[0]).toBe(400);
+    expect((await status(() => decodeDocumentBody('x', 'text/plain')))?.[0]).toBe(415);
+    expect((await status(() => decodeDocumentBody('x', undefined)))?.[0]).toBe(415);
   });
 });

@@ -1,0 +1,29 @@
+import type { SQSEvent } from 'aws-lambda';
+import { sqsEvent } from '../../infra/local/pollers';
+
+/** A message of a test batch: its body, and optionally its id (default `m<position>`). */
+export type TestMessage = string | { body: string; messageId: string };
+
+/**
+ * The SQS event a worker receives for these message bodies, built by the same function the local
+ * pollers use to invoke workers, so tests feed workers exactly what `npm start` does.
+ */
+export function sqsEventOf(messages: readonly TestMessage[], queueName = 'test-queue'): SQSEvent {
+  return sqsEvent(
+    `arn:aws:sqs:us-east-1:000000000000:${queueName}`,
+    messages.map((m, i) =>
+      typeof m === 'string'
+        ? { MessageId: `m${i}`, Body: m, ReceiptHandle: 'r' }
+        : { MessageId: m.messageId, Body: m.body, ReceiptHandle: 'r' },
+    ),
+  );
+}
+
+/** The body of an S3 `ObjectCreated:Put` notification for one object, as S3 sends it to SQS. */
+export function s3CreatedBody(bucket: string, key: string, eTag: string, size = 1): string {
+  return JSON.stringify({
+    Records: [
+      { eventName: 'ObjectCreated:Put', s3: { bucket: { name: bucket }, object: { key, eTag, size } } },
+    ],
+  });
+}
