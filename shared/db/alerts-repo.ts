@@ -7,12 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { DedupRule } from '../domain/alerts/dedup';
-import {
-  type AlertEvaluation,
-  type AlertThreshold,
-  EVALUATION_RETENTION_DAYS,
-  type StoredAlert,
-} from '../domain/alerts/model';
+import type { AlertEvaluation, AlertThreshold, StoredAlert } from '../domain/alerts/model';
 import { ConflictError } from '../errors';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { keys, stripKeys } from './keys';
@@ -155,6 +150,9 @@ export async function listEvaluations(
     map: (item) => stripKeys(item) as unknown as AlertEvaluation,
   });
 }
+
+/** How long an evaluation stays in the history (days, by TTL). */
+export const EVALUATION_RETENTION_DAYS = 90;
 
 /** Records an evaluation (kept EVALUATION_RETENTION_DAYS by TTL). A replay of the same one overwrites it. */
 export async function putEvaluation(orgId: string, evaluation: AlertEvaluation): Promise<void> {

@@ -1,23 +1,7 @@
-import { SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { sendRawEmail } from '../cloud/email';
 import { config } from '../config';
 import type { Notification } from '../domain/alerts/notification';
-
-let client: SESClient | undefined;
-
-function ses(): SESClient {
-  if (!client) {
-    const c = config();
-    client = new SESClient({
-      region: c.region,
-      ...(c.sesEndpoint
-        ? { endpoint: c.sesEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-        : {}),
-      maxAttempts: 3,
-    });
-  }
-  return client;
-}
 
 export class HeaderInjectionError extends Error {
   override name = 'HeaderInjectionError';
@@ -50,5 +34,5 @@ export async function buildRawEmail(n: Notification, from: string): Promise<Buff
 export async function sendEmail(n: Notification): Promise<void> {
   if (n.emails.length === 0) throw new Error('EMAIL notification without recipients');
   const raw = await buildRawEmail(n, config().mailFrom);
-  await ses().send(new SendRawEmailCommand({ RawMessage: { Data: raw } }));
+  await sendRawEmail(raw);
 }

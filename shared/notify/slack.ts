@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { readSecretString } from '../cloud/secrets';
 import { config } from '../config';
 import type { Notification } from '../domain/alerts/notification';
 
@@ -13,10 +13,7 @@ export function slackToken(): Promise<string> {
       if (c.stage === 'local') return 'xoxb-local';
       throw new Error('No Slack token configured (SLACK_TOKEN_SECRET_ARN)');
     }
-    const client = new SecretsManagerClient({ region: c.region });
-    const res = await client.send(new GetSecretValueCommand({ SecretId: c.slackTokenSecretArn }));
-    if (!res.SecretString) throw new Error('The Slack token secret is empty');
-    return res.SecretString.trim();
+    return readSecretString(c.slackTokenSecretArn);
   })();
   cachedToken.catch(() => {
     cachedToken = undefined;

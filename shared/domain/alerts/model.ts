@@ -130,6 +130,3 @@ export interface AlertEvaluation {
   suppressedBy: 'DEDUP' | 'SNOOZE' | 'MIN_COST' | null;
   notificationId: string | null;
 }
-
-/** Days an evaluation record is kept (DynamoDB TTL). */
-export const EVALUATION_RETENTION_DAYS = 90;

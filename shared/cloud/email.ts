@@ -1,0 +1,30 @@
+import { SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
+import { config } from '../config';
+
+/** SES (the SES emulator locally): the one e-mail client of the service's code, created on first use. */
+
+let client: SESClient | undefined;
+
+function ses(): SESClient {
+  if (!client) {
+    const c = config();
+    client = new SESClient({
+      region: c.region,
+      ...(c.sesEndpoint
+        ? { endpoint: c.sesEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+        : {}),
+      maxAttempts: 3,
+    });
+  }
+  return client;
+}
+
+/** Sends one complete MIME message (headers name the sender and recipients). */
+export async function sendRawEmail(raw: Uint8Array): Promise<void> {
+  await ses().send(new SendRawEmailCommand({ RawMessage: { Data: raw } }));
+}
+
+/** For tests: forget the client. */
+export function resetEmailClient(): void {
+  client = undefined;
+}
