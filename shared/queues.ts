@@ -28,6 +28,8 @@ export interface WorkerDef {
   needsDuckDb?: boolean;
   sendsTo?: string[];
   sendsEmail?: boolean;
+  /** Calls the identity provider's invitation API (team sync): its URL and token secret in AWS. */
+  invitesUsers?: boolean;
 }
 
 export interface ScheduleDef {

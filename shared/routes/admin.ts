@@ -36,7 +36,7 @@ export const syncTeam = route({
   params: TeamRefParams,
   body: SyncTeamBody,
   validation: 'sync',
-  timeoutSeconds: 60,
+  timeoutSeconds: 29,
   invitesUsers: true,
 });
 
@@ -95,7 +95,7 @@ export const deleteTeam = route({
   tag,
   summary: 'Delete a team and every membership and invitation of it',
   params: TeamRefParams,
-  timeoutSeconds: 60,
+  timeoutSeconds: 29,
 });
 
 // Scopes ----------------------------------------------------------------------------------------
@@ -241,7 +241,7 @@ export const pushPoints = route({
   summary: 'Push a batch of metric points (deduplicated by metric and timestamp)',
   params: DatasourceIdParams,
   body: PushPointsBody,
-  timeoutSeconds: 30,
+  timeoutSeconds: 29,
 });
 
 export const readPoints = route({
