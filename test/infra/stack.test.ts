@@ -205,23 +205,27 @@ describe('functions', () => {
     for (const fn of dev.stack.workerFunctions.values()) expect(fn.nodeModules).toEqual([]);
   });
 
-  test('IdP invitations: only the sync function gets the API URL and reads the token secret, when deployed', () => {
+  test('IdP invitations: only the sync route and the team-operations worker get the API URL and read the token secret, when deployed', () => {
     const syncRoutes = routes.filter((r) => r.invitesUsers);
     expect(syncRoutes.map((r) => r.id)).toEqual(['syncTeam']);
+    expect(workers.filter((w) => w.invitesUsers).map((w) => w.name)).toEqual(['team-operations']);
     const idp = prodIdp;
     const syncId = functionId(idp.template, 'POST /iac/teams/{id}/SYNC');
-    const env = envOf(idp.template, syncId);
-    expect(env.IDP_API_BASE_URL).toBe('https://login.acme.test/api');
-    expect(JSON.stringify(env.IDP_API_TOKEN_SECRET_ARN)).toContain(':secret:finops/prod/idp-token');
-    expect(env).not.toHaveProperty('IDP_API_TOKEN');
-    const reads = statementsOf(idp.template, syncId).filter((st) =>
-      actionsOf([st]).has('secretsmanager:GetSecretValue'),
-    );
-    expect(reads.map((st) => JSON.stringify(st.Resource))).toEqual([
-      expect.stringContaining(':secret:finops/prod/idp-token-??????'),
-    ]);
+    const workerId = functionId(idp.template, 'Worker team-operations (queue team-operations)');
+    for (const id of [syncId, workerId]) {
+      const env = envOf(idp.template, id);
+      expect(env.IDP_API_BASE_URL).toBe('https://login.acme.test/api');
+      expect(JSON.stringify(env.IDP_API_TOKEN_SECRET_ARN)).toContain(':secret:finops/prod/idp-token');
+      expect(env).not.toHaveProperty('IDP_API_TOKEN');
+      const reads = statementsOf(idp.template, id).filter((st) =>
+        actionsOf([st]).has('secretsmanager:GetSecretValue'),
+      );
+      expect(reads.map((st) => JSON.stringify(st.Resource))).toEqual([
+        expect.stringContaining(':secret:finops/prod/idp-token-??????'),
+      ]);
+    }
     for (const id of Object.keys(resourcesOf(idp.template, 'AWS::Lambda::Function'))) {
-      if (id === syncId) continue;
+      if (id === syncId || id === workerId) continue;
       const vars = envOf(idp.template, id);
       expect({ id, url: vars.IDP_API_BASE_URL, arn: vars.IDP_API_TOKEN_SECRET_ARN }).toEqual({
         id,
