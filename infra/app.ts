@@ -6,11 +6,13 @@ import {
   readDeployConfig,
   readStage,
 } from './constructs/deploy-config';
-import { CostManagementStack } from './stack';
+import { createServiceStack } from './stack';
 
 /**
  * The CDK app: `npx cdk synth -c env=dev` (placeholders, works offline) or
  * `npx cdk deploy -c env=prod -c jwtIssuer=… …` (every deploy setting required; see the README).
+ * The stack is environment-agnostic: the account and region are the deployer's credentials', read
+ * by CloudFormation at deploy time, never written into the template.
  * cdk-nag's AwsSolutions and Serverless packs run on every synth: an unacknowledged finding stops
  * it (`-c nag=false` skips them, e.g. to look at a template while fixing one).
  */
@@ -24,14 +26,8 @@ try {
   process.stderr.write(`\n${error.message}\n\n`);
   process.exit(1);
 }
-const { stage } = config;
 
-new CostManagementStack(app, `CostManagement-${stage}`, {
-  config,
-  description: `Cost management service (${stage})`,
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-  terminationProtection: stage === 'prod',
-});
+createServiceStack(app, config);
 
 if (String(app.node.tryGetContext('nag') ?? 'true') !== 'false') {
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));

@@ -1,6 +1,23 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import {
+  type App,
+  CfnOutput,
+  Duration,
+  NestedStack,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Tags,
+  Validations,
+} from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  type HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -24,7 +41,7 @@ import {
 } from '../shared/queues';
 import { routes as manifestRoutes } from '../shared/routes';
 import type { DeployConfig } from './constructs/deploy-config';
-import { ServiceFunction, type TableAccess } from './constructs/service-function';
+import { DEFAULT_TIMEOUT_SECONDS, ServiceFunction, type TableAccess } from './constructs/service-function';
 import { Warehouse } from './constructs/warehouse';
 import { queueUrlVariable, WorkQueues } from './constructs/work-queues';
 
@@ -35,6 +52,35 @@ export const AUTHORIZER_ENTRY = 'functions/http/authorizer.ts';
 export const AUTHORIZER_CACHE_TTL = Duration.minutes(5);
 /** The only attribute the authorizer writes. */
 export const API_KEY_LAST_USED_ATTRIBUTE = 'lastUsedAt';
+/**
+ * How long the HTTP API waits for a route's function (29 s, the most CDK accepts for an HTTP API). No route
+ * function may run longer: the caller would get a 503 while the function runs on. Work that can
+ * take longer goes to a queue, and the route answers with something to poll.
+ */
+export const INTEGRATION_TIMEOUT = Duration.seconds(29);
+/** CloudFormation's limit of resources in one template (the parent's and each nested stack's). */
+export const CLOUDFORMATION_RESOURCE_LIMIT = 500;
+
+/**
+ * The area of a route: the folder of its handler under `functions/http/` (`admin/sync-team` →
+ * `admin`). Each area's functions, integrations and routes live in a nested stack of their own, so
+ * the resource count of one template grows with one area, not with the whole API.
+ */
+export function routeArea(def: Pick<RouteDef, 'entry'>): string {
+  const folder = def.entry.split('/').find((part) => part !== '.' && part !== '..') ?? '';
+  const words = folder.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  if (words.length === 0) throw new Error(`Route entry ${def.entry} has no area folder`);
+  return words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+function groupByArea(routes: readonly RouteDef[]): Map<string, RouteDef[]> {
+  const out = new Map<string, RouteDef[]>();
+  for (const def of routes) {
+    const area = routeArea(def);
+    out.set(area, [...(out.get(area) ?? []), def]);
+  }
+  return out;
+}
 
 export interface CostManagementStackProps extends StackProps {
   config: DeployConfig;
@@ -57,14 +103,32 @@ interface FunctionNeeds {
   invitesUsers?: boolean;
 }
 
+/**
+ * The service stack as `cdk synth` builds it (infra/app.ts) and as the tests build it. It has no
+ * `env`: account and region stay CloudFormation's own `AWS::AccountId` / `AWS::Region`, so the
+ * template names no region and deploys wherever the deployer's credentials point.
+ */
+export function createServiceStack(
+  app: App,
+  config: DeployConfig,
+  manifests: Pick<CostManagementStackProps, 'routes' | 'queues' | 'workers' | 'schedules'> = {},
+): CostManagementStack {
+  return new CostManagementStack(app, `CostManagement-${config.stage}`, {
+    config,
+    description: `Cost management service (${config.stage})`,
+    terminationProtection: config.stage === 'prod',
+    ...manifests,
+  });
+}
+
 const SYNC_INVOCATION_DLQ_REASON =
   'Invoked synchronously (API Gateway, or the SQS event source): a Lambda DLQ only receives failed ' +
   'asynchronous invocations, so it would stay empty. Failed SQS messages go to the queue’s own DLQ.';
 
 /**
- * The whole service in one stack: the single table, the HTTP API with its Lambda authorizer and
- * one function per manifest route, the queues with their DLQs and workers, the EventBridge
- * schedules, and the Athena warehouse.
+ * The service: the single table, the HTTP API with its Lambda authorizer, the queues with their
+ * DLQs and the Athena warehouse in this stack; one nested stack per route area (one function,
+ * integration and route per manifest route) and one for the workers and EventBridge schedules.
  */
 export class CostManagementStack extends Stack {
   readonly table: TableV2;
@@ -76,6 +140,10 @@ export class CostManagementStack extends Stack {
   readonly routeFunctions = new Map<string, ServiceFunction>();
   readonly workerFunctions = new Map<string, ServiceFunction>();
   readonly scheduleFunctions = new Map<string, ServiceFunction>();
+  /** The nested stack of each route area (`routeArea`). */
+  readonly routeAreas = new Map<string, NestedStack>();
+  /** The nested stack of the workers and schedules (absent when the manifest has neither). */
+  readonly jobs: NestedStack | undefined;
 
   private readonly config: DeployConfig;
   private readonly baseEnvironment: Record<string, string>;
@@ -143,7 +211,7 @@ export class CostManagementStack extends Stack {
     };
 
     // --- HTTP API -------------------------------------------------------------------------------
-    this.authorizerFunction = this.serviceFunction('Authorizer', {
+    this.authorizerFunction = this.serviceFunction(this, 'Authorizer', {
       entry: AUTHORIZER_ENTRY,
       description: 'HTTP API Lambda authorizer (session JWT or API key)',
       timeoutSeconds: 5,
@@ -208,6 +276,7 @@ export class CostManagementStack extends Stack {
         'HTTP APIs (API Gateway v2) do not support X-Ray tracing; every function behind it traces actively.',
     });
 
+    // --- Routes, one nested stack per area ----------------------------------------------------
     const seenRouteKeys = new Set<string>();
     const seenIds = new Set<string>();
     for (const def of routes) {
@@ -216,28 +285,52 @@ export class CostManagementStack extends Stack {
       if (seenIds.has(def.id)) throw new Error(`Route id ${def.id} is declared twice`);
       seenRouteKeys.add(routeKey);
       seenIds.add(def.id);
-      const fn = this.serviceFunction(`Route-${def.id}`, {
-        entry: `functions/http/${def.entry}.ts`,
-        description: routeKey,
-        memoryMb: def.memoryMb,
-        timeoutSeconds: def.timeoutSeconds,
-        needs: {
-          table: def.method === 'GET' ? 'read' : 'readwrite',
-          sendsTo: def.sendsTo,
-          warehouse: def.usesWarehouse ? 'query' : undefined,
-          invitesUsers: def.invitesUsers,
-        },
+      const timeoutSeconds = def.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+      if (timeoutSeconds > INTEGRATION_TIMEOUT.toSeconds()) {
+        throw new Error(
+          `Route ${routeKey}: a ${timeoutSeconds} s timeout exceeds the HTTP API's ${INTEGRATION_TIMEOUT.toSeconds()} s ` +
+            'integration timeout (the caller would get a 503 while the function runs on): hand long work to a queue',
+        );
+      }
+    }
+    for (const [area, areaRoutes] of groupByArea(routes)) {
+      const nested = new NestedStack(this, `Routes-${area}`, {
+        description: `Cost management service (${config.stage}): the ${area} routes`,
       });
-      Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: SYNC_INVOCATION_DLQ_REASON });
-      this.api.addRoutes({
-        path: def.path,
-        methods: [HttpMethod[def.method]],
-        integration: new HttpLambdaIntegration(`Integration-${def.id}`, fn.fn),
-      });
-      this.routeFunctions.set(def.id, fn);
+      this.routeAreas.set(area, nested);
+      for (const def of areaRoutes) {
+        const routeKey = `${def.method} ${def.path}`;
+        const fn = this.serviceFunction(nested, `Route-${def.id}`, {
+          entry: `functions/http/${def.entry}.ts`,
+          description: routeKey,
+          memoryMb: def.memoryMb,
+          timeoutSeconds: def.timeoutSeconds,
+          needs: {
+            table: def.method === 'GET' ? 'read' : 'readwrite',
+            sendsTo: def.sendsTo,
+            warehouse: def.usesWarehouse ? 'query' : undefined,
+            invitesUsers: def.invitesUsers,
+          },
+        });
+        Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: SYNC_INVOCATION_DLQ_REASON });
+        new HttpRoute(nested, `Route-${def.id}-Http`, {
+          httpApi: this.api,
+          routeKey: HttpRouteKey.with(def.path, HttpMethod[def.method]),
+          integration: new HttpLambdaIntegration(`Integration-${def.id}`, fn.fn, {
+            timeout: INTEGRATION_TIMEOUT,
+          }),
+        });
+        this.routeFunctions.set(def.id, fn);
+      }
     }
 
-    // --- Workers --------------------------------------------------------------------------------
+    // --- Workers and schedules, in one nested stack ----------------------------------------------
+    if (workers.length > 0 || schedules.length > 0) {
+      this.jobs = new NestedStack(this, 'Jobs', {
+        description: `Cost management service (${config.stage}): queue workers and schedules`,
+      });
+    }
+    const jobs = this.jobs as NestedStack;
     for (const def of workers) {
       const queueDef = this.workQueues.definition(def.queue);
       if (queueDef.visibilityTimeoutSeconds < def.timeoutSeconds) {
@@ -246,7 +339,7 @@ export class CostManagementStack extends Stack {
             `less than the worker's ${def.timeoutSeconds} s timeout (use at least 6× the timeout)`,
         );
       }
-      const fn = this.serviceFunction(`Worker-${def.name}`, {
+      const fn = this.serviceFunction(jobs, `Worker-${def.name}`, {
         entry: `functions/${def.entry}.ts`,
         description: `Worker ${def.name} (queue ${def.queue})`,
         memoryMb: def.memoryMb,
@@ -258,6 +351,7 @@ export class CostManagementStack extends Stack {
           sendsEmail: def.sendsEmail,
           readsSlackToken: def.sendsEmail === true || def.queue === 'notifications',
           duckDb: def.needsDuckDb,
+          invitesUsers: def.invitesUsers,
         },
       });
       fn.fn.addEventSource(
@@ -279,9 +373,8 @@ export class CostManagementStack extends Stack {
       this.workerFunctions.set(def.name, fn);
     }
 
-    // --- Schedules ------------------------------------------------------------------------------
     if (schedules.length > 0) {
-      const failures = new Queue(this, 'ScheduleFailures', {
+      const failures = new Queue(jobs, 'ScheduleFailures', {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         retentionPeriod: Duration.days(14),
@@ -294,14 +387,14 @@ export class CostManagementStack extends Stack {
         { id: 'Serverless-SQSRedrivePolicy', reason: dlqReason },
       );
       for (const def of schedules) {
-        const fn = this.serviceFunction(`Schedule-${def.name}`, {
+        const fn = this.serviceFunction(jobs, `Schedule-${def.name}`, {
           entry: `functions/${def.entry}.ts`,
           description: `Schedule ${def.name} (${def.expression})`,
           timeoutSeconds: def.timeoutSeconds,
           deadLetterQueue: failures,
           needs: { table: 'readwrite', sendsTo: def.sendsTo },
         });
-        new Rule(this, `Schedule-${def.name}-Rule`, {
+        new Rule(jobs, `Schedule-${def.name}-Rule`, {
           description: `Runs ${def.entry} on ${def.expression}`,
           schedule: Schedule.expression(def.expression),
           targets: [
@@ -326,6 +419,7 @@ export class CostManagementStack extends Stack {
   }
 
   private serviceFunction(
+    scope: Construct,
     id: string,
     opts: {
       entry: string;
@@ -336,7 +430,7 @@ export class CostManagementStack extends Stack {
       needs: FunctionNeeds;
     },
   ): ServiceFunction {
-    const fn = new ServiceFunction(this, id, {
+    const fn = new ServiceFunction(scope, id, {
       entry: opts.entry,
       description: opts.description,
       memoryMb: opts.memoryMb,

@@ -28,6 +28,8 @@ export interface WorkerDef {
   needsDuckDb?: boolean;
   sendsTo?: string[];
   sendsEmail?: boolean;
+  /** Calls the identity provider's invitation API (team sync): its URL and token secret in AWS. */
+  invitesUsers?: boolean;
 }
 
 export interface ScheduleDef {
@@ -46,6 +48,8 @@ export const queues: readonly QueueDef[] = [
   { name: 'alert-evaluation', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   { name: 'report-delivery', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
   { name: 'notifications', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
+  /** Team syncs past one transaction and deletes of large teams, handed off by their routes. */
+  { name: 'team-operations', visibilityTimeoutSeconds: 300 * 6, maxReceiveCount: 3 },
   /** S3 `ObjectCreated` events of the billing bucket's `uploads/` prefix (see the warehouse). */
   { name: 'billing-ingest', visibilityTimeoutSeconds: 900 * 6, maxReceiveCount: 3 },
 ];
@@ -90,6 +94,16 @@ export const workers: readonly WorkerDef[] = [
     usesWarehouse: true,
     sendsTo: ['notifications'],
   },
+  {
+    // One operation per invocation: a 2,000-member sync (4,000 items, invitations) takes minutes.
+    name: 'team-operations',
+    queue: 'team-operations',
+    entry: 'workers/team-sync',
+    batchSize: 1,
+    timeoutSeconds: 300,
+    memoryMb: 512,
+    invitesUsers: true,
+  },
 ];
 
 export const schedules: readonly ScheduleDef[] = [
@@ -99,7 +113,8 @@ export const schedules: readonly ScheduleDef[] = [
     localIntervalSeconds: 30,
     entry: 'schedules/outbox-sweep',
     timeoutSeconds: 60,
-    sendsTo: ['warehouse-refresh'],
+    // Every queue an outbox entry may name.
+    sendsTo: ['warehouse-refresh', 'team-operations'],
   },
   {
     name: 'alert-sweep',

@@ -1,4 +1,4 @@
-import { Aws, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, type CfnElement, Duration, Fn, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -50,8 +50,11 @@ export class Warehouse extends Construct {
   constructor(scope: Construct, id: string, props: WarehouseProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    this.databaseName = `cost_management_${props.stage}`;
-    this.workgroupName = `cost-management-${props.stage}`;
+    // Names that must be known before their resources exist carry the stack's own id, so a stack
+    // deleted and created again (its retained bucket still there) never collides with the old one.
+    const suffix = stackInstanceSuffix(stack);
+    this.databaseName = `cost_management_${props.stage}_${suffix}`;
+    this.workgroupName = `cost-management-${props.stage}-${suffix}`;
 
     this.accessLogsBucket = new Bucket(this, 'AccessLogs', {
       encryption: BucketEncryption.S3_MANAGED,
@@ -70,12 +73,16 @@ export class Warehouse extends Construct {
 
     // The name is fixed up front so the ingest queue's policy can name the bucket before the bucket
     // exists: S3 checks that it may send to the queue when the notification is created, and this
-    // avoids both a dependency cycle and the notifications custom resource (a Python Lambda).
+    // avoids both a dependency cycle and the notifications custom resource (a Python Lambda). It
+    // ends in a part of the stack id, which is new each time the stack is created: the bucket is
+    // retained on delete, and a stack created again gets a bucket of its own.
     const billingBucketName = [
-      stack.stackName.toLowerCase().replace(/[^a-z0-9-]/g, '-'),
+      stack.stackName
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, '-')
+        .slice(0, 63 - '-billing-'.length - STACK_SUFFIX_LENGTH),
       'billing',
-      Aws.ACCOUNT_ID,
-      Aws.REGION,
+      suffix,
     ].join('-');
     const billingBucketArn = stack.formatArn({
       service: 's3',
@@ -281,12 +288,12 @@ export class Warehouse extends Construct {
         }),
       );
     }
-    const billingId = stack.getLogicalId(this.billingBucket.node.defaultChild as CfnBucket);
-    const resultsId = stack.getLogicalId(this.resultsBucket.node.defaultChild as CfnBucket);
+    const billing = renderedAttribute(target, this.billingBucket.node.defaultChild as CfnBucket, 'Arn');
+    const results = renderedAttribute(target, this.resultsBucket.node.defaultChild as CfnBucket, 'Arn');
     const findings = [
-      `Resource::<${billingId}.Arn>/${CURATED_PREFIX}*`,
-      `Resource::<${resultsId}.Arn>/${RESULTS_PREFIX}*`,
-      ...(access === 'ingest' ? [`Resource::<${billingId}.Arn>/${UPLOADS_PREFIX}*`] : []),
+      `Resource::<${billing}>/${CURATED_PREFIX}*`,
+      `Resource::<${results}>/${RESULTS_PREFIX}*`,
+      ...(access === 'ingest' ? [`Resource::<${billing}>/${UPLOADS_PREFIX}*`] : []),
     ];
     for (const finding of findings) {
       Validations.of(target).acknowledge({
@@ -297,4 +304,30 @@ export class Warehouse extends Construct {
       });
     }
   }
+}
+
+/** Length of `stackInstanceSuffix()`: the last group of the stack id's UUID, 12 hex digits. */
+export const STACK_SUFFIX_LENGTH = 12;
+
+/**
+ * The last 12 hex digits of `AWS::StackId` (a UUID CloudFormation draws when it creates the
+ * stack): lowercase letters and digits, valid in bucket, Glue and Athena names, stable for the
+ * stack's life and different for a stack of the same name created after a delete.
+ */
+export function stackInstanceSuffix(stack: Stack): string {
+  // `stack.stackId`, not `Aws.STACK_ID`: used in a nested stack it stays the id of this stack
+  // (CDK passes it in as a parameter), where the pseudo parameter would be the nested stack's own.
+  return Fn.select(4, Fn.split('-', Fn.select(2, Fn.split('/', stack.stackId))));
+}
+
+/**
+ * How cdk-nag renders an attribute of `target` inside a policy of `consumer`: `<logicalId>.<attr>`
+ * in the same stack, or, from a nested stack, the parameter CDK passes the reference in as
+ * (`referenceto<unique id of target><attr>`). Acknowledgements name findings by it.
+ */
+export function renderedAttribute(consumer: Construct, target: CfnElement, attribute: string): string {
+  const consumerStack = Stack.of(consumer);
+  const producerStack = Stack.of(target);
+  if (consumerStack === producerStack) return `${producerStack.getLogicalId(target)}.${attribute}`;
+  return `referenceto${Names.nodeUniqueId(target.node)}${attribute}`;
 }

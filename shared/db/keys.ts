@@ -221,6 +221,14 @@ export const keys = {
     pk: `${org(orgId)}#TEAM#${teamId}`,
     sk: 'SYNC',
   }),
+  /**
+   * A queued team operation (a large sync or a delete) and its status, in a partition of its own
+   * so the membership query of the team never reads it.
+   */
+  teamOperation: (orgId: string, teamId: string, operationId: string): ItemKey => ({
+    pk: `${org(orgId)}#TEAMOPS#${teamId}`,
+    sk: `OP#${operationId}`,
+  }),
   /** A principal's API-key mirrors: `begins_with(sk, prefix)` on the principal partition. */
   principalKeysListing: (orgId: string, principalId: string) => ({
     pk: keys.principalPartition(orgId, principalId),

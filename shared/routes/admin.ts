@@ -13,6 +13,7 @@ import {
   ListTeamsQuery,
   PatchTeamBody,
   SyncTeamBody,
+  TeamOperationParams,
   TeamRefParams,
 } from '../domain/teams/schemas';
 import { route } from '../http/route';
@@ -32,12 +33,28 @@ export const syncTeam = route({
   entry: 'admin/sync-team',
   auth: 'admin',
   tag,
-  summary: 'Replace the full member list of a team (id, or name matched case-insensitively)',
+  summary:
+    'Replace the full member list of a team (id, or name matched case-insensitively). A change past one ' +
+    'transaction (more than 49 memberships) is applied by a worker: 202 {success, status: PENDING, syncId}',
   params: TeamRefParams,
   body: SyncTeamBody,
   validation: 'sync',
-  timeoutSeconds: 60,
+  timeoutSeconds: 29,
   invitesUsers: true,
+  sendsTo: ['team-operations'],
+});
+
+export const getTeamOperation = route({
+  id: 'getTeamOperation',
+  method: 'GET',
+  path: '/iac/teams/{id}/operations/{operationId}',
+  entry: 'admin/get-team-operation',
+  auth: 'admin',
+  tag,
+  summary:
+    'Status of a queued team sync (syncId) or delete (operationId): PENDING, RUNNING, SUCCEEDED or FAILED ' +
+    '(with the error body the sync would have answered)',
+  params: TeamOperationParams,
 });
 
 export const createTeam = route({
@@ -93,9 +110,12 @@ export const deleteTeam = route({
   entry: 'admin/delete-team',
   auth: 'admin',
   tag,
-  summary: 'Delete a team and every membership and invitation of it',
+  summary:
+    'Delete a team and every membership and invitation of it. A team past one transaction of removals is ' +
+    'hidden at once and emptied by a worker: 202 {id, deleted, status: PENDING, operationId}',
   params: TeamRefParams,
-  timeoutSeconds: 60,
+  timeoutSeconds: 29,
+  sendsTo: ['team-operations'],
 });
 
 // Scopes ----------------------------------------------------------------------------------------
@@ -241,7 +261,7 @@ export const pushPoints = route({
   summary: 'Push a batch of metric points (deduplicated by metric and timestamp)',
   params: DatasourceIdParams,
   body: PushPointsBody,
-  timeoutSeconds: 30,
+  timeoutSeconds: 29,
 });
 
 export const readPoints = route({
@@ -294,6 +314,7 @@ export const revokeApiKey = route({
 
 export const adminRoutes = [
   syncTeam,
+  getTeamOperation,
   createTeam,
   listTeams,
   getTeam,

@@ -16,7 +16,7 @@ export const listUsageMetrics = route({
   summary: 'Consumed units with the services that report them (the usage series metric ids)',
   response: UsageMetricsResponse,
   usesWarehouse: true,
-  timeoutSeconds: 30,
+  timeoutSeconds: 29,
 });
 
 export const usageRoutes = [listUsageMetrics];

@@ -527,3 +527,82 @@ describe('npm run keys', () => {
     });
   });
 });
+
+describe('queued team SYNC and DELETE over HTTP', () => {
+  interface Operation {
+    operationId: string;
+    kind: string;
+    status: string;
+    summary: { added: number; removed: number; invited: number } | null;
+    error: unknown;
+  }
+
+  /** Polls the operation as a client would, until it has finished (the local worker runs it). */
+  async function settled(teamId: string, operationId: string): Promise<Operation> {
+    const path = `/iac/teams/${encodeURIComponent(teamId)}/operations/${encodeURIComponent(operationId)}`;
+    for (let i = 0; i < 120; i++) {
+      const res = await api<Operation>('GET', path, { token: admin() });
+      expect(res.status).toBe(200);
+      if (res.body.status === 'SUCCEEDED' || res.body.status === 'FAILED') return res.body;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`operation ${operationId} did not finish`);
+  }
+
+  it('a sync past one transaction answers 202 with a syncId; polling shows it applied by the worker', async () => {
+    const team = await newTeam();
+    const invitees = Array.from({ length: 101 }, (_, i) => `bulk-${run}-${i}@example.org`);
+    const res = await sync(admin(), team.name, [
+      { userId: s().users.member },
+      ...invitees.map((email) => ({ email })),
+    ]);
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ success: true, status: 'PENDING', syncId: expect.any(String) });
+    const syncId = res.body.syncId as string;
+
+    // Others cannot read it: another organisation's admin, and a member of this one.
+    const path = `/iac/teams/${team.id}/operations/${syncId}`;
+    expect((await api('GET', path, { token: outsider() })).status).toBe(404);
+    expect((await api('GET', path, { token: member() })).status).toBe(403);
+
+    const op = await settled(team.id, syncId);
+    expect(op).toMatchObject({
+      operationId: syncId,
+      kind: 'sync',
+      status: 'SUCCEEDED',
+      summary: { added: 1, removed: 0, invited: 101 },
+      error: null,
+    });
+    const after = await readTeam(team.id);
+    expect(after.members.map((m) => m.userId)).toEqual([s().users.member]);
+    expect(after.invitations.map((i) => i.email).sort()).toEqual([...invitees].sort());
+
+    // The same list again is an empty plan, answered inline with the spec's body.
+    const again = await sync(admin(), team.id, [
+      { userId: s().users.member },
+      ...invitees.map((email) => ({ email })),
+    ]);
+    expect(again).toMatchObject({ status: 200, body: { success: true } });
+
+    // Deleting the team (102 removals, past one transaction) is queued too; the team is gone at once.
+    const del = await api<Record<string, unknown>>('DELETE', `/iac/teams/${team.id}`, { token: admin() });
+    expect(del.status).toBe(202);
+    expect(del.body).toEqual({
+      id: team.id,
+      deleted: true,
+      status: 'PENDING',
+      operationId: expect.any(String),
+    });
+    expect((await api('GET', `/iac/teams/${team.id}`, { token: admin() })).status).toBe(404);
+    const deletion = await settled(team.id, del.body.operationId as string);
+    expect(deletion).toMatchObject({ kind: 'delete', status: 'SUCCEEDED' });
+    const leftovers = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'begins_with(pk, :p)',
+        ExpressionAttributeValues: { ':p': `ORG#${s().orgId}#TEAM#${team.id}` },
+      }),
+    );
+    expect(leftovers.Items ?? []).toEqual([]);
+  }, 90_000);
+});

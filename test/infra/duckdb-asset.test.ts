@@ -21,15 +21,16 @@ beforeAll(() => {
     context: { ...cdkJsonContext(), env: 'dev', 'aws:cdk:enable-asset-metadata': true },
   });
   const duckDbWorkers = workers.filter((w) => w.needsDuckDb);
-  new CostManagementStack(app, 'CostManagement-dev', {
+  const stack = new CostManagementStack(app, 'CostManagement-dev', {
     config: readDeployConfig(app.node, 'dev'),
     routes: [],
     queues,
     workers: duckDbWorkers,
     schedules: [],
   });
-  const assembly = app.synth();
-  const template = assembly.getStackByName('CostManagement-dev').template as {
+  app.synth();
+  // The workers live in the Jobs nested stack, whose template is a file of the assembly.
+  const template = JSON.parse(readFileSync(join(outdir, stack.jobs!.templateFile), 'utf8')) as {
     Resources: Record<
       string,
       { Type: string; Properties: { Description?: string }; Metadata?: Record<string, string> }

@@ -59,7 +59,7 @@ describe('route parity', () => {
       expect(resourcesOf(built.template, 'AWS::Lambda::Function')[fnId!]).toBeDefined();
       const fn = built.stack.routeFunctions.get(def.id);
       expect(fn?.entry).toBe(entry);
-      expect(built.stack.getLogicalId(fn!.fn.node.defaultChild as CfnFunction)).toBe(fnId);
+      expect(built.idOf(fn!.fn.node.defaultChild as CfnFunction)).toBe(fnId);
 
       const match = matchRoute(compileRoutes(routes), def.method, samplePath(def.path));
       expect(match.kind).toBe('match');

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, type CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { type DeployStage, readDeployConfig } from '../../infra/constructs/deploy-config';
 import { PROJECT_ROOT } from '../../infra/constructs/service-function';
-import { CostManagementStack } from '../../infra/stack';
+import { type CostManagementStack, createServiceStack } from '../../infra/stack';
 import type { RouteDef } from '../../shared/http/route';
 import type { QueueDef, ScheduleDef, WorkerDef } from '../../shared/queues';
 
@@ -30,7 +30,21 @@ export const PROD_CONTEXT = {
 export interface BuiltStack {
   app: App;
   stack: CostManagementStack;
+  /**
+   * The parent template with every nested stack's resources folded in (see `flatten`): the whole
+   * service as one template, so assertions read across stacks as if there were one.
+   */
   template: Template;
+  /** Each template CloudFormation receives, as synthesized: the parent's and every nested stack's. */
+  templates: { path: string; json: CfnTemplate }[];
+  /** The logical id an element has in `template` (nested stacks' ids carry their prefix). */
+  idOf: (element: CfnElement) => string;
+}
+
+export interface CfnTemplate {
+  Resources?: Record<string, CfnResource>;
+  Parameters?: Record<string, unknown>;
+  Outputs?: Record<string, unknown>;
 }
 
 /** Builds one stack with bundling skipped (entries must still exist). */
@@ -53,14 +67,76 @@ export function buildStack(
       ...opts.context,
     },
   });
-  const stack = new CostManagementStack(app, `CostManagement-${stage}`, {
-    config: readDeployConfig(app.node, stage),
+  const stack = createServiceStack(app, readDeployConfig(app.node, stage), {
     routes: opts.routes,
     queues: opts.queues,
     workers: opts.workers,
     schedules: opts.schedules,
   });
-  return { app, stack, template: Template.fromStack(stack) };
+  const parent = Template.fromStack(stack).toJSON() as CfnTemplate;
+  const nested = stack.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack);
+  const templates = [
+    { path: stack.node.path, json: parent },
+    ...nested.map((n) => ({ path: n.node.path, json: Template.fromStack(n).toJSON() as CfnTemplate })),
+  ];
+  const prefixOf = (s: Stack) => (s instanceof NestedStack ? nestedPrefix(s) : '');
+  const flat = flatten(
+    parent,
+    nested.map((n, i) => ({
+      prefix: nestedPrefix(n),
+      parentId: stack.getLogicalId(n.nestedStackResource!),
+      json: templates[i + 1]!.json,
+    })),
+  );
+  return {
+    app,
+    stack,
+    template: Template.fromJSON(flat as Record<string, unknown>),
+    templates,
+    idOf: (element) => prefixOf(Stack.of(element)) + Stack.of(element).getLogicalId(element),
+  };
+}
+
+/** The prefix a nested stack's logical ids get in the flattened template. */
+function nestedPrefix(nested: NestedStack): string {
+  return nested.node.id.replace(/[^A-Za-z0-9]/g, '');
+}
+
+/**
+ * One template holding the parent's resources and every nested stack's: nested logical ids get
+ * their stack's prefix, and a nested stack's parameters are replaced by the values the parent
+ * passes, so a nested function's `TABLE_NAME` is the parent table's `Ref` again.
+ */
+function flatten(
+  parent: CfnTemplate,
+  nested: { prefix: string; parentId: string; json: CfnTemplate }[],
+): CfnTemplate {
+  const resources = { ...parent.Resources };
+  for (const { prefix, parentId, json } of nested) {
+    const params = (parent.Resources?.[parentId]?.Properties?.Parameters ?? {}) as Record<string, unknown>;
+    const local = new Set(Object.keys(json.Resources ?? {}));
+    const rewrite = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(rewrite);
+      if (!value || typeof value !== 'object') return value;
+      const v = value as Record<string, unknown>;
+      if (typeof v.Ref === 'string' && Object.keys(v).length === 1) {
+        if (v.Ref in params) return params[v.Ref];
+        if (local.has(v.Ref)) return { Ref: prefix + v.Ref };
+        return v;
+      }
+      const getAtt = v['Fn::GetAtt'];
+      if (Array.isArray(getAtt) && typeof getAtt[0] === 'string' && local.has(getAtt[0])) {
+        return { 'Fn::GetAtt': [prefix + getAtt[0], ...getAtt.slice(1)] };
+      }
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rewrite(x)]));
+    };
+    for (const [id, resource] of Object.entries(json.Resources ?? {})) {
+      const copy = rewrite(resource) as CfnResource;
+      if (resource.DependsOn) copy.DependsOn = resource.DependsOn.map((d) => prefix + d);
+      resources[prefix + id] = copy;
+    }
+  }
+  return { ...parent, Resources: resources };
 }
 
 type CfnResource = { Type: string; Properties?: Record<string, unknown>; DependsOn?: string[] };

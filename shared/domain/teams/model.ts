@@ -46,3 +46,30 @@ export interface SyncSummary {
   removed: number;
   invited: number;
 }
+
+export type TeamOperationKind = 'sync' | 'delete';
+export type TeamOperationStatus = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+
+/**
+ * Work on a team too large for one HTTP request (a sync past one transaction, the delete of a
+ * large team), run by the `team-operations` worker. Its status is what the caller polls.
+ */
+export interface TeamOperation {
+  operationId: string;
+  orgId: string;
+  teamId: string;
+  kind: TeamOperationKind;
+  status: TeamOperationStatus;
+  /** Who asked for it (the worker acts on their behalf: invitations name them). */
+  actorId: string;
+  actorKind: 'user' | 'org';
+  createdAt: string;
+  updatedAt: string;
+  /** A sync's desired members, as validated by the route. */
+  members?: { userId?: string | null; email?: string | null }[];
+  /** A sync's desired-member hash (the lock it holds carries the same). */
+  payloadHash?: string;
+  summary?: SyncSummary;
+  /** A failed operation's error body, in the shape the route would have answered with. */
+  error?: Record<string, unknown>;
+}

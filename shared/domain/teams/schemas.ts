@@ -9,6 +9,12 @@ export const TeamRefParams = v.object({
   id: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
 });
 
+/** `{id}/{operationId}` of the operation status route. */
+export const TeamOperationParams = v.object({
+  id: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
+  operationId: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
+});
+
 const Email = v.pipe(v.string(), v.trim(), v.maxLength(254), v.email('must be a valid e-mail address'));
 
 /**

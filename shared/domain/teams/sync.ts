@@ -39,7 +39,30 @@ export interface SyncDeps {
   newOpId: () => string;
   /** Items per transaction (DynamoDB's limit is 100); lowered in tests to exercise chunking. */
   maxTransactionItems: number;
+  /**
+   * Set by the HTTP route: a change past one transaction is not applied in the request but handed
+   * to the `team-operations` worker (see `handOffSync`), under the team's sync lock. Unset (the
+   * worker, scripts), every change is applied here, in chunks when large.
+   */
+  handOff?: (request: SyncHandOff) => Promise<void>;
 }
+
+/** What the route hands to the worker: who asked, for which team, and the validated members. */
+export interface SyncHandOff {
+  syncId: string;
+  orgId: string;
+  teamId: string;
+  principal: Pick<Principal, 'principalId' | 'kind'>;
+  members: SyncTeamInput['members'];
+  payloadHash: string;
+  at: string;
+}
+
+/**
+ * The answer of `POST /iac/teams/{id}/SYNC`: the spec's `{success: true}` once applied, or, for a
+ * change handed to the worker, 202 with the id to poll (`GET /iac/teams/{id}/operations/{syncId}`).
+ */
+export type SyncResult = { success: true } | { success: true; status: 'PENDING'; syncId: string };
 
 export function defaultSyncDeps(): SyncDeps {
   return {
@@ -61,6 +84,11 @@ export function defaultSyncDeps(): SyncDeps {
 
 /** How long a chunked sync's lock holds without progress before another sync may take it over. */
 export const SYNC_LEASE_MS = 60_000;
+/**
+ * The lease a sync handed to the worker holds before the worker starts: long enough for the queue
+ * and the worker's invitations, short enough that a lost message does not block the team for long.
+ */
+export const QUEUED_SYNC_LEASE_MS = 15 * 60_000;
 const ATTEMPTS = 3;
 const LOOKUP_CONCURRENCY = 8;
 const ZERO: SyncSummary = { added: 0, removed: 0, invited: 0 };
@@ -127,7 +155,20 @@ export async function syncTeam(
   ref: string,
   input: SyncTeamInput,
   deps: SyncDeps = defaultSyncDeps(),
-): Promise<{ success: true }> {
+): Promise<SyncResult> {
+  return (await performSync(principal, ref, input, deps)).result;
+}
+
+/**
+ * `syncTeam` with what the worker records: the summary of the change, and the team it resolved.
+ * A change handed off answers `PENDING` with the summary planned.
+ */
+export async function performSync(
+  principal: Pick<Principal, 'orgId' | 'principalId' | 'kind'>,
+  ref: string,
+  input: SyncTeamInput,
+  deps: SyncDeps = defaultSyncDeps(),
+): Promise<{ result: SyncResult; summary: SyncSummary; teamId: string }> {
   const orgId = principal.orgId;
   const resolved = await resolveTeam(orgId, ref, deps);
   if ('code' in resolved) throw fromTeamRefError(resolved);
@@ -159,17 +200,55 @@ export async function syncTeam(
       );
     }
     const at = now.toISOString();
+    const done = { result: { success: true } as SyncResult, summary, teamId: team.id };
     try {
       if (plan.ops.length === 0) {
         // Nothing to change. A lock left by a crashed chunked sync that had finished its writes is dropped.
         if (current.lock)
           await deps.releaseSyncLock(orgId, team.id, current.lock.opId, { at, payloadHash, changed: true });
-        return { success: true };
+        return done;
       }
-      const ops = await sendInvitations(principal, team, current, plan.ops, sent, deps, summary);
       const overhead = teamsRepo.TRANSACTION_OVERHEAD_ITEMS;
       const expect = { version: current.version, ...(current.lock ? { lockOpId: current.lock.opId } : {}) };
-      if (itemCount(ops) + overhead <= deps.maxTransactionItems) {
+      const large = itemCount(plan.ops) + overhead > deps.maxTransactionItems;
+      if (deps.handOff && large) {
+        const queued = current.lock?.payloadHash === payloadHash && current.lock.leaseUntil > at;
+        if (queued) {
+          // The same members are already being applied (a repeated request): the same answer.
+          return { ...done, result: { success: true, status: 'PENDING', syncId: current.lock!.opId } };
+        }
+        requireInvitations(plan.ops, deps, summary);
+        const syncId = deps.newOpId();
+        const leaseUntil = new Date(now.getTime() + QUEUED_SYNC_LEASE_MS).toISOString();
+        await deps.acquireSyncLock(
+          orgId,
+          team.id,
+          { opId: syncId, payloadHash, startedAt: at, leaseUntil },
+          expect,
+          at,
+        );
+        try {
+          await deps.handOff({
+            syncId,
+            orgId,
+            teamId: team.id,
+            principal: { principalId: principal.principalId, kind: principal.kind },
+            members: input.members,
+            payloadHash,
+            at,
+          });
+        } catch (error) {
+          // Nothing was queued: free the team at once rather than when the lease runs out.
+          await deps
+            .releaseSyncLock(orgId, team.id, syncId, { at, payloadHash, changed: false })
+            .catch(() => undefined);
+          throw error;
+        }
+        log.info('team sync handed to the worker', { orgId, teamId: team.id, syncId, ...summary });
+        return { ...done, result: { success: true, status: 'PENDING', syncId } };
+      }
+      const ops = await sendInvitations(principal, team, current, plan.ops, sent, deps, summary);
+      if (!large) {
         await deps.applyMembership(orgId, team.id, ops, expect, {
           at,
           actorId: principal.principalId,
@@ -186,7 +265,7 @@ export async function syncTeam(
         );
       }
       log.info('team synced', { orgId, teamId: team.id, ...summary, attempt });
-      return { success: true };
+      return done;
     } catch (error) {
       if (error instanceof NotFoundError)
         throw syncError(404, 'NOT_FOUND', `team ${ref} not found`, [{ path: 'id', message: 'unknown team' }]);
@@ -203,9 +282,23 @@ export async function syncTeam(
   );
 }
 
+/** A plan that invites needs an identity provider to invite with: 503 before anything is written. */
+function requireInvitations(ops: readonly MembershipOp[], deps: SyncDeps, summary: SyncSummary): void {
+  const invites = ops.flatMap((op) => (op.kind === 'invite' ? [op.email] : []));
+  if (invites.length > 0 && !deps.invitations.configured) {
+    throw syncError(
+      503,
+      'INVITATIONS_UNAVAILABLE',
+      'unknown e-mails need an invitation, but no identity provider is configured',
+      invites.map((email) => ({ path: 'members', message: `${email} is not a user of the organisation` })),
+      summary,
+    );
+  }
+}
+
 /** Sends the plan's new invitations (bounded concurrency) and answers the ops with their ids. */
 async function sendInvitations(
-  principal: Principal,
+  principal: Pick<Principal, 'orgId' | 'principalId'>,
   team: teamsRepo.Team,
   current: TeamMembership,
   ops: MembershipOp[],
@@ -214,15 +307,11 @@ async function sendInvitations(
   summary: SyncSummary,
 ): Promise<MembershipOp[]> {
   const pending = ops.flatMap((op) => (op.kind === 'invite' && !sent.has(op.email) ? [op.email] : []));
-  if (pending.length > 0 && !deps.invitations.configured) {
-    throw syncError(
-      503,
-      'INVITATIONS_UNAVAILABLE',
-      'unknown e-mails need an invitation, but no identity provider is configured',
-      pending.map((email) => ({ path: 'members', message: `${email} is not a user of the organisation` })),
-      summary,
-    );
-  }
+  requireInvitations(
+    ops.filter((op) => op.kind !== 'invite' || pending.includes(op.email)),
+    deps,
+    summary,
+  );
   const failures: FieldIssue[] = [];
   await mapLimit(pending, 4, async (email) => {
     try {

@@ -3,9 +3,9 @@ import * as teamsRepo from '../../db/teams-repo';
 import { ConflictError, type FieldIssue, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
 import { log } from '../../log';
-import type { TeamInvitation, TeamMember } from './model';
+import type { MembershipOp, TeamInvitation, TeamMember, TeamMembership } from './model';
 import type { CreateTeamInput, PatchTeamInput } from './schemas';
-import { chunkOps } from './sync-plan';
+import { chunkOps, itemCount } from './sync-plan';
 
 export interface TeamRefError {
   code: 'NOT_FOUND' | 'AMBIGUOUS_TEAM_NAME';
@@ -151,27 +151,71 @@ export async function patchTeam(principal: Principal, ref: string, input: PatchT
   return teamView(updated);
 }
 
+/** The answer of `DELETE /iac/teams/{id}`: done, or 202 with the operation to poll. */
+export type DeleteTeamResult =
+  | { id: string; deleted: true }
+  | { id: string; deleted: true; status: 'PENDING'; operationId: string };
+
 /**
  * Deletes a team: marks it (syncs and renames then refuse it, reads hide it), removes every
  * membership (member items and principal mirrors, so the permission drops on the next request)
  * and invitation in transactions of at most 100 items, then deletes the team. A crash part-way is
  * finished by repeating the DELETE: the marked team is still found by id.
+ *
+ * With `handOff` (the HTTP route), a team whose removals do not fit one transaction is only
+ * marked here; the rest runs in the `team-operations` worker (`finishTeamDeletion`), and the
+ * answer names the operation to poll.
  */
-export async function deleteTeam(principal: Principal, ref: string): Promise<{ id: string; deleted: true }> {
+export async function deleteTeam(
+  principal: Principal,
+  ref: string,
+  handOff?: (teamId: string, at: string) => Promise<string>,
+): Promise<DeleteTeamResult> {
   const orgId = principal.orgId;
   const byId = await teamsRepo.getTeamConsistent(orgId, ref);
   const team = byId ?? (await requireTeam(orgId, ref));
   const at = new Date().toISOString();
   await teamsRepo.markTeamDeleting(orgId, team.id, at);
   const membership = await teamsRepo.readMembership(orgId, team.id);
-  const ops = [
+  const ops = removalsOf(membership);
+  if (handOff && itemCount(ops) > teamsRepo.MAX_TRANSACTION_ITEMS) {
+    const operationId = await handOff(team.id, at);
+    log.info('team delete handed to the worker', { orgId, teamId: team.id, operationId });
+    return { id: team.id, deleted: true, status: 'PENDING', operationId };
+  }
+  await removeAndDelete(orgId, team.id, ops, at);
+  log.info('team deleted', { orgId, teamId: team.id, members: membership.members.length });
+  return { id: team.id, deleted: true };
+}
+
+/**
+ * The rest of a delete, in the worker: removes what is left of a marked team's membership and the
+ * team. Idempotent: a team already gone is done; one not marked for deletion is left alone.
+ */
+export async function finishTeamDeletion(orgId: string, teamId: string): Promise<void> {
+  const team = await teamsRepo.getTeamConsistent(orgId, teamId);
+  if (!team) return;
+  if (!team.deletingAt) throw new Error(`team ${teamId} is not marked for deletion`);
+  const membership = await teamsRepo.readMembership(orgId, teamId);
+  await removeAndDelete(orgId, teamId, removalsOf(membership), new Date().toISOString());
+  log.info('team deleted', { orgId, teamId, members: membership.members.length });
+}
+
+function removalsOf(membership: TeamMembership): MembershipOp[] {
+  return [
     ...membership.members.map((m) => ({ kind: 'remove' as const, userId: m.userId })),
     ...membership.invites.map((i) => ({ kind: 'cancelInvite' as const, email: i.email })),
   ];
+}
+
+async function removeAndDelete(
+  orgId: string,
+  teamId: string,
+  ops: MembershipOp[],
+  at: string,
+): Promise<void> {
   for (const chunk of chunkOps(ops, teamsRepo.MAX_TRANSACTION_ITEMS)) {
-    await teamsRepo.removeMembershipItems(orgId, team.id, chunk, at);
+    await teamsRepo.removeMembershipItems(orgId, teamId, chunk, at);
   }
-  await teamsRepo.deleteTeamRecord(orgId, team.id);
-  log.info('team deleted', { orgId, teamId: team.id, members: membership.members.length });
-  return { id: team.id, deleted: true };
+  await teamsRepo.deleteTeamRecord(orgId, teamId);
 }

@@ -1,0 +1,113 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TeamOperation, TeamOperationStatus } from '../domain/teams/model';
+import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { keys, stripKeys } from './keys';
+import { type OutboxEntry, outboxPut } from './outbox-repo';
+
+const ENTITY = 'teamOperation';
+const SCHEMA_VERSION = 1;
+/** Finished operations stay readable for this long, then DynamoDB's TTL removes them. */
+const RETAIN_SECONDS = 30 * 24 * 3600;
+
+/**
+ * Records a queued operation and, in the same transaction, the outbox entry that asks the
+ * `team-operations` worker to run it. Answers false (and writes nothing) when an operation of
+ * that id is already recorded: a repeated request hands off once.
+ */
+export async function insertTeamOperation(op: TeamOperation, message: OutboxEntry): Promise<boolean> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...keys.teamOperation(op.orgId, op.teamId, op.operationId),
+                entity: ENTITY,
+                schemaVersion: SCHEMA_VERSION,
+                ...op,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          outboxPut(message),
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isTransactionCanceled(error) && cancellationCodes(error)[0] === 'ConditionalCheckFailed')
+      return false;
+    throw error;
+  }
+}
+
+export async function getTeamOperation(
+  orgId: string,
+  teamId: string,
+  operationId: string,
+): Promise<TeamOperation | undefined> {
+  const res = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.teamOperation(orgId, teamId, operationId),
+      ConsistentRead: true,
+    }),
+  );
+  if (!res.Item) return undefined;
+  const { entity: _e, schemaVersion: _v, ttl: _t, ...rest } = stripKeys(res.Item);
+  return rest as TeamOperation;
+}
+
+/**
+ * Moves an operation on: to RUNNING (from PENDING or RUNNING, a redelivery), or to a final
+ * status with its outcome. A finished operation never changes again: answers false then.
+ */
+export async function updateTeamOperation(
+  orgId: string,
+  teamId: string,
+  operationId: string,
+  change: { status: TeamOperationStatus; at: string; outcome?: Pick<TeamOperation, 'summary' | 'error'> },
+): Promise<boolean> {
+  const final = change.status === 'SUCCEEDED' || change.status === 'FAILED';
+  const sets = ['#status = :status', 'updatedAt = :at'];
+  const values: Record<string, unknown> = {
+    ':status': change.status,
+    ':at': change.at,
+    ':pending': 'PENDING',
+    ':running': 'RUNNING',
+  };
+  if (change.outcome?.summary) {
+    sets.push('summary = :summary');
+    values[':summary'] = change.outcome.summary;
+  }
+  if (change.outcome?.error) {
+    sets.push('#error = :error');
+    values[':error'] = change.outcome.error;
+  }
+  if (final) {
+    sets.push('#ttl = :ttl');
+    values[':ttl'] = Math.floor(Date.parse(change.at) / 1000) + RETAIN_SECONDS;
+  }
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.teamOperation(orgId, teamId, operationId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND #status IN (:pending, :running)',
+        ExpressionAttributeNames: {
+          '#status': 'status',
+          ...(change.outcome?.error ? { '#error': 'error' } : {}),
+          ...(final ? { '#ttl': 'ttl' } : {}),
+        },
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
