@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type EvaluationMessage, evaluateAlert } from '../../shared/domain/alerts/evaluate';
 import { engineSeriesSource } from '../../shared/domain/alerts/series-source';
-import { log } from '../../shared/log';
+import { processPartialResponse } from '../../shared/workers/batch';
 
 function parse(body: string): EvaluationMessage {
   const m = JSON.parse(body) as Partial<EvaluationMessage>;
@@ -12,14 +12,9 @@ function parse(body: string): EvaluationMessage {
 
 /** Consumer of `alert-evaluation`: one alert per message, partial batch failures, DLQ after retries. */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
-      await evaluateAlert(parse(record.body), { source: engineSeriesSource, now: () => new Date() });
-    } catch (error) {
-      log.error('alert evaluation failed', { messageId: record.messageId, error });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures };
+  return processPartialResponse(
+    event,
+    (record) => evaluateAlert(parse(record.body), { source: engineSeriesSource, now: () => new Date() }),
+    { failureMessage: 'alert evaluation failed' },
+  );
 }

@@ -6,6 +6,7 @@ import { log } from '../../shared/log';
 import { sendEmail } from '../../shared/notify/email';
 import { sendSlack } from '../../shared/notify/slack';
 import { sendTeams } from '../../shared/notify/teams';
+import { processPartialResponse } from '../../shared/workers/batch';
 
 const senders = {
   EMAIL: sendEmail,
@@ -20,16 +21,13 @@ const senders = {
  * that cannot be parsed.
  */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
+  return processPartialResponse(
+    event,
+    async (record) => {
       const n = parseNotification(record.body);
       const outcome = await deliverNotification(n, senders);
       log.info('notification', { id: n.id, orgId: n.orgId, channel: n.channel, outcome });
-    } catch (error) {
-      log.error('notification failed', { messageId: record.messageId, error });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures };
+    },
+    { failureMessage: 'notification failed' },
+  );
 }
