@@ -71,6 +71,16 @@ export const workers: readonly WorkerDef[] = [
     needsDuckDb: true,
     sendsTo: ['warehouse-refresh'],
   },
+  {
+    name: 'report-delivery',
+    queue: 'report-delivery',
+    entry: 'workers/report-delivery',
+    batchSize: 5,
+    timeoutSeconds: 60,
+    memoryMb: 1024,
+    usesWarehouse: true,
+    sendsEmail: true,
+  },
 ];
 
 export const schedules: readonly ScheduleDef[] = [
@@ -81,6 +91,14 @@ export const schedules: readonly ScheduleDef[] = [
     entry: 'schedules/outbox-sweep',
     timeoutSeconds: 60,
     sendsTo: ['warehouse-refresh'],
+  },
+  {
+    name: 'report-sweep',
+    expression: 'rate(15 minutes)',
+    localIntervalSeconds: 60,
+    entry: 'schedules/report-sweep',
+    timeoutSeconds: 60,
+    sendsTo: ['report-delivery'],
   },
 ];
 
