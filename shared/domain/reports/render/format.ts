@@ -15,6 +15,12 @@ export interface RenderedReport {
 type Node = Omit<Change, 'children'> & { children?: Change[] };
 
 const label = (v: string | null) => v ?? '(none)';
+/** A node's name: its group values from the root down to its own level. */
+const pathName = (n: Node, dims: string[], sep: string) =>
+  dims
+    .filter((d) => d in n.group)
+    .map((d) => label(n.group[d] ?? null))
+    .join(sep);
 const GREEN = '#1a7f37';
 const RED = '#b42318';
 const colour = (d: number) => (d > 0 ? RED : d < 0 ? GREEN : '#555');
@@ -86,7 +92,7 @@ function widgetHtml(w: WidgetData): string {
             rowHtml(
               n,
               w.currency,
-              w.groupBy.map((d) => label(n.group[d] ?? null)),
+              w.groupBy.map((d) => (d in n.group ? label(n.group[d] ?? null) : 'all')),
             ),
           )
           .join('');
@@ -122,9 +128,7 @@ function widgetText(w: WidgetData): string {
         w.title ?? `Cost changes by ${w.groupBy.join(' > ')}`,
         periodLine(w),
         w.summary,
-        ...w.movers.map(
-          (n) => `- ${lineText(n, w.currency, w.groupBy.map((d) => label(n.group[d] ?? null)).join(' / '))}`,
-        ),
+        ...w.movers.map((n) => `- ${lineText(n, w.currency, pathName(n, w.groupBy, ' / '))}`),
       ].join('\n');
     case 'TOP_FLOP':
       return [
@@ -165,9 +169,7 @@ function widgetBlocks(w: WidgetData): unknown[] {
               section(
                 w.movers
                   .slice(0, 20)
-                  .map((n) =>
-                    line(n, w.groupBy.map((d) => label(n.group[d] ?? null)).join(' / '), w.currency),
-                  )
+                  .map((n) => line(n, pathName(n, w.groupBy, ' / '), w.currency))
                   .join('\n'),
               ),
             ]),
