@@ -104,6 +104,16 @@ export const workers: readonly WorkerDef[] = [
     memoryMb: 512,
     invitesUsers: true,
   },
+  {
+    name: 'report-delivery',
+    queue: 'report-delivery',
+    entry: 'workers/report-delivery',
+    batchSize: 5,
+    timeoutSeconds: 60,
+    memoryMb: 1024,
+    usesWarehouse: true,
+    sendsEmail: true,
+  },
 ];
 
 export const schedules: readonly ScheduleDef[] = [
@@ -123,6 +133,14 @@ export const schedules: readonly ScheduleDef[] = [
     entry: 'schedules/alert-sweep',
     timeoutSeconds: 120,
     sendsTo: ['alert-evaluation'],
+  },
+  {
+    name: 'report-sweep',
+    expression: 'rate(15 minutes)',
+    localIntervalSeconds: 60,
+    entry: 'schedules/report-sweep',
+    timeoutSeconds: 60,
+    sendsTo: ['report-delivery'],
   },
 ];
 

@@ -1,16 +1,26 @@
-import type { Report } from '../domain/reports/model';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DeliveryStatus, Report, ReportDelivery } from '../domain/reports/model';
+import { db, isConditionalCheckFailed, tableName } from './client';
 import { getItem } from './items';
-import { keys, stripKeys } from './keys';
+import { DUE_SHARDS, keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
+import { upgradeWidgets } from './reports-legacy';
 import { insertNew, replaceVersioned } from './writes';
 
 const ENTITY = 'report';
-const SCHEMA_VERSION = 1;
+/** 2: widgets carry the reference product's names (see legacy.ts) and the report has `nextRunAt`. */
+const SCHEMA_VERSION = 2;
+const DELIVERY_ENTITY = 'reportDelivery';
 
+/**
+ * A report sits on the due index (`DUE#<shard>` / nextRunAt) only while the sweep should deliver it:
+ * ACTIVE, scheduled, not archived, with a next run. Anything else has no GSI2 keys at all.
+ */
 function toItem(report: Report): Record<string, unknown> {
   return {
     ...keys.report(report.organizationId, report.id),
     ...keys.reportsIndex(report.organizationId, `${report.updatedAt}#${report.id}`),
+    ...(isDeliverable(report) && report.nextRunAt ? keys.reportDue(report.id, report.nextRunAt) : {}),
     entity: ENTITY,
     schemaVersion: SCHEMA_VERSION,
     ...report,
@@ -18,11 +28,16 @@ function toItem(report: Report): Record<string, unknown> {
 }
 
 function fromItem(item: Record<string, unknown>): Report {
-  return stripKeys(item) as unknown as Report;
+  const report = upgradeWidgets(stripKeys(item)) as unknown as Report;
+  return { ...report, nextRunAt: report.nextRunAt ?? null };
 }
 
-export async function getReport(orgId: string, reportId: string): Promise<Report | undefined> {
-  return getItem(keys.report(orgId, reportId), fromItem);
+export async function getReport(
+  orgId: string,
+  reportId: string,
+  opts: { consistent?: boolean } = {},
+): Promise<Report | undefined> {
+  return getItem(keys.report(orgId, reportId), fromItem, opts);
 }
 
 export async function insertReport(report: Report): Promise<void> {
@@ -43,4 +58,183 @@ export async function listReports(orgId: string, limit: number, cursor?: string)
     cursor,
     map: fromItem,
   });
+}
+
+export interface DueReport {
+  orgId: string;
+  reportId: string;
+  nextRunAt: string;
+}
+
+/**
+ * The reports due at `now` on every shard of the due index (a Query per shard, never a scan),
+ * oldest first. The index is eventually consistent: callers re-read each report before acting.
+ */
+export async function listDueReports(now: string, limitPerShard = 500): Promise<DueReport[]> {
+  const out: DueReport[] = [];
+  for (let shard = 0; shard < DUE_SHARDS; shard++) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const res = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :now',
+          ExpressionAttributeValues: { ':p': `DUE#${shard}`, ':now': now },
+          ProjectionExpression: 'organizationId, id, nextRunAt',
+          Limit: limitPerShard,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      for (const item of res.Items ?? [])
+        out.push({
+          orgId: String(item.organizationId),
+          reportId: String(item.id),
+          nextRunAt: String(item.nextRunAt),
+        });
+      start = res.LastEvaluatedKey;
+    } while (start && out.length < limitPerShard * DUE_SHARDS);
+  }
+  return out.sort((a, b) => (a.nextRunAt < b.nextRunAt ? -1 : 1));
+}
+
+/**
+ * Moves a report's next run from `runAt` to `next` (or off the due index when `next` is null), only
+ * if the stored next run is still `runAt`: of two sweeps racing for the same run, one wins. The
+ * version is not bumped (this is not an edit); a PATCH racing with it recomputes the schedule anyway.
+ */
+export async function advanceNextRun(
+  report: Pick<Report, 'organizationId' | 'id'>,
+  runAt: string,
+  next: string | null,
+): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.report(report.organizationId, report.id),
+        ...(next
+          ? {
+              UpdateExpression: 'SET nextRunAt = :next, gsi2sk = :next',
+              ExpressionAttributeValues: { ':next': next, ':runAt': runAt },
+            }
+          : {
+              UpdateExpression: 'SET nextRunAt = :null REMOVE gsi2pk, gsi2sk',
+              ExpressionAttributeValues: { ':null': null, ':runAt': runAt },
+            }),
+        ConditionExpression: 'attribute_exists(pk) AND nextRunAt = :runAt',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery records: one per (run, destination), the idempotency of a run.
+
+const destKey = (d: Pick<ReportDelivery, 'destinationType' | 'destination'>) =>
+  `${d.destinationType}#${d.destination}`;
+
+function deliveryFromItem(item: Record<string, unknown>): ReportDelivery {
+  const { organizationId: _o, leaseUntil: _l, ...rest } = stripKeys(item);
+  return rest as unknown as ReportDelivery;
+}
+
+/**
+ * Claims one destination of one run before sending: creates the record as PENDING, or takes over a
+ * FAILED one, or a PENDING one whose lease ran out (a worker that died mid-send). A SENT record, or
+ * a PENDING one another worker holds, is not claimed: `false`, send nothing.
+ */
+export async function claimDelivery(
+  orgId: string,
+  d: Omit<ReportDelivery, 'status' | 'attempts' | 'error' | 'sentAt' | 'updatedAt'>,
+  now: Date,
+  leaseSeconds: number,
+): Promise<boolean> {
+  const at = now.toISOString();
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.reportDelivery(orgId, d.reportId, d.runAt, destKey(d)),
+        UpdateExpression:
+          'SET entity = :entity, schemaVersion = :sv, organizationId = :org, reportId = :rid, runAt = :runAt, #trigger = if_not_exists(#trigger, :trigger), destinationType = :dt, destination = :dest, #status = :pending, attempts = if_not_exists(attempts, :zero) + :one, #error = if_not_exists(#error, :null), sentAt = :null, updatedAt = :at, leaseUntil = :lease',
+        ConditionExpression:
+          'attribute_not_exists(pk) OR #status = :failed OR (#status = :pending AND leaseUntil < :at)',
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error', '#trigger': 'trigger' },
+        ExpressionAttributeValues: {
+          ':entity': DELIVERY_ENTITY,
+          ':sv': 1,
+          ':org': orgId,
+          ':rid': d.reportId,
+          ':runAt': d.runAt,
+          ':trigger': d.trigger,
+          ':dt': d.destinationType,
+          ':dest': d.destination,
+          ':pending': 'PENDING',
+          ':failed': 'FAILED',
+          ':zero': 0,
+          ':one': 1,
+          ':null': null,
+          ':at': at,
+          ':lease': new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** Records the outcome of a claimed send. */
+export async function finishDelivery(
+  orgId: string,
+  d: Pick<ReportDelivery, 'reportId' | 'runAt' | 'destinationType' | 'destination'>,
+  outcome: { status: Exclude<DeliveryStatus, 'PENDING'>; error: string | null; at: Date },
+): Promise<void> {
+  const at = outcome.at.toISOString();
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.reportDelivery(orgId, d.reportId, d.runAt, destKey(d)),
+      UpdateExpression: 'SET #status = :s, #error = :e, sentAt = :sent, updatedAt = :at REMOVE leaseUntil',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+      ExpressionAttributeValues: {
+        ':s': outcome.status,
+        ':e': outcome.error,
+        ':sent': outcome.status === 'SENT' ? at : null,
+        ':at': at,
+      },
+    }),
+  );
+}
+
+/** A report's delivery records, newest run first. */
+export async function listDeliveries(
+  orgId: string,
+  reportId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<ReportDelivery>> {
+  return queryPage({
+    partition: { attribute: 'pk', value: keys.report(orgId, reportId).pk },
+    skPrefix: 'DELIVERY#',
+    descending: true,
+    limit,
+    cursor,
+    map: deliveryFromItem,
+  });
+}
+
+/** A report the sweep delivers: active, scheduled, not archived. Only these sit on the due index. */
+export function isDeliverable(
+  r: Pick<Report, 'status' | 'scheduledPeriod' | 'archivedAt' | 'scheduledWeekday'>,
+): boolean {
+  return r.status === 'ACTIVE' && !r.archivedAt && r.scheduledPeriod !== null;
 }

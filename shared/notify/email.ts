@@ -13,22 +13,46 @@ function headerValue(name: string, value: string): string {
   return value;
 }
 
+/** One e-mail: every header value is checked for CR/LF before it reaches the composer. */
+export interface EmailParts {
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  headers?: Record<string, string>;
+}
+
 /**
  * The MIME message (multipart/alternative, text and HTML) built by nodemailer's composer, with its
  * file and URL access disabled so no content can make it read a local file or fetch a URL.
  */
-export async function buildRawEmail(n: Notification, from: string): Promise<Buffer> {
+export async function composeEmail(e: EmailParts): Promise<Buffer> {
   const composer = new MailComposer({
-    from: headerValue('From', from),
-    to: n.emails.map((e) => headerValue('To', e)),
-    subject: headerValue('Subject', n.message.subject),
-    text: n.message.text,
-    html: n.message.html,
-    headers: { 'X-Notification-Id': headerValue('X-Notification-Id', n.id) },
+    from: headerValue('From', e.from),
+    to: e.to.map((to) => headerValue('To', to)),
+    subject: headerValue('Subject', e.subject),
+    text: e.text,
+    html: e.html,
+    headers: Object.fromEntries(
+      Object.entries(e.headers ?? {}).map(([k, v]) => [headerValue('Header name', k), headerValue(k, v)]),
+    ),
     disableFileAccess: true,
     disableUrlAccess: true,
   });
   return composer.compile().build();
+}
+
+/** An alert notification's message. */
+export function buildRawEmail(n: Notification, from: string): Promise<Buffer> {
+  return composeEmail({
+    from,
+    to: n.emails,
+    subject: n.message.subject,
+    text: n.message.text,
+    html: n.message.html,
+    headers: { 'X-Notification-Id': n.id },
+  });
 }
 
 export async function sendEmail(n: Notification): Promise<void> {

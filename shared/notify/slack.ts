@@ -21,25 +21,28 @@ export function slackToken(): Promise<string> {
   return cachedToken;
 }
 
-/** `chat.postMessage` to the alert's channel. Slack answers 200 `{ok:false, error}` on API errors. */
-export async function sendSlack(n: Notification): Promise<void> {
-  if (!n.slackChannelId) throw new Error('SLACK notification without a channel');
+/** `chat.postMessage` with blocks. Slack answers 200 `{ok:false, error}` on API errors. */
+export async function postSlackMessage(
+  channel: string,
+  m: { text: string; blocks: unknown[] },
+): Promise<void> {
   const res = await fetch(`${config().slackApiBaseUrl.replace(/\/$/, '')}/chat.postMessage`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json; charset=utf-8',
       authorization: `Bearer ${await slackToken()}`,
     },
-    body: JSON.stringify({
-      channel: n.slackChannelId,
-      text: n.message.slackText,
-      blocks: n.message.slackBlocks,
-      unfurl_links: false,
-    }),
+    body: JSON.stringify({ channel, text: m.text, blocks: m.blocks, unfurl_links: false }),
     redirect: 'error',
     signal: AbortSignal.timeout(15_000),
   });
   const body = (await res.json().catch(() => ({}))) as { ok?: boolean; error?: string };
   if (!res.ok || body.ok !== true)
-    throw new Error(`Slack chat.postMessage failed: ${res.status} ${body.error ?? ''}`);
+    throw new Error(`Slack chat.postMessage failed: ${res.status} ${body.error ?? ''}`.trim());
+}
+
+/** `chat.postMessage` to the alert's channel. */
+export async function sendSlack(n: Notification): Promise<void> {
+  if (!n.slackChannelId) throw new Error('SLACK notification without a channel');
+  await postSlackMessage(n.slackChannelId, { text: n.message.slackText, blocks: n.message.slackBlocks });
 }

@@ -1,12 +1,16 @@
 import {
   CreateReportBody,
+  DeliveryPage,
   DuplicateReportBody,
   DuplicateReportResponse,
+  ListDeliveriesQuery,
   ListReportsQuery,
   PatchReportBody,
+  PreviewWidgetBody,
   ReportIdParams,
   ReportPage,
   ReportRecord,
+  SendReportResponse,
 } from '../domain/reports/schemas';
 import { route } from '../http/route';
 
@@ -22,6 +26,8 @@ export const createReport = route({
   summary: 'Create a report (not shown in the spec; see README)',
   body: CreateReportBody,
   validation: 'detailed',
+  // Validated by the handler after upgrading widgets sent with the first release's names.
+  deferBodyValidation: true,
   successStatus: 201,
   response: ReportRecord,
 });
@@ -92,6 +98,48 @@ export const archiveReport = route({
   response: ReportRecord,
 });
 
+export const sendReport = route({
+  id: 'sendReport',
+  method: 'POST',
+  path: '/reports/{id}/send',
+  entry: 'reports/send-report',
+  auth: 'member',
+  tag,
+  summary: 'Deliver a report now to all its destinations (not shown in the spec)',
+  params: ReportIdParams,
+  successStatus: 202,
+  response: SendReportResponse,
+  sendsTo: ['report-delivery'],
+});
+
+export const listReportDeliveries = route({
+  id: 'listReportDeliveries',
+  method: 'GET',
+  path: '/reports/{id}/deliveries',
+  entry: 'reports/list-deliveries',
+  auth: 'member',
+  tag,
+  summary: 'The delivery log of a report: one entry per run and destination, newest run first',
+  params: ReportIdParams,
+  query: ListDeliveriesQuery,
+  response: DeliveryPage,
+});
+
+export const previewReportWidget = route({
+  id: 'previewReportWidget',
+  method: 'POST',
+  path: '/reports/preview-widget',
+  entry: 'reports/preview-widget',
+  auth: 'member',
+  tag,
+  summary: "A widget's rendered data for a report context, as a delivery would compute it now",
+  body: PreviewWidgetBody,
+  validation: 'detailed',
+  deferBodyValidation: true,
+  usesWarehouse: true,
+  timeoutSeconds: 30,
+});
+
 export const reportRoutes = [
   createReport,
   listReports,
@@ -99,4 +147,7 @@ export const reportRoutes = [
   patchReport,
   duplicateReport,
   archiveReport,
+  sendReport,
+  listReportDeliveries,
+  previewReportWidget,
 ];

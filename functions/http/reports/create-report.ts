@@ -1,8 +1,11 @@
-import { createReport } from '../../../shared/domain/reports/service';
+import { CreateReportBody } from '../../../shared/domain/reports/schemas';
+import { createReport, upgradeCreateBody } from '../../../shared/domain/reports/service';
 import { httpRoute } from '../../../shared/http/handler';
 import { created } from '../../../shared/http/responses';
 import { createReport as def } from '../../../shared/routes/reports';
+import { parseOrThrow } from '../../../shared/validation';
 
-export const handler = httpRoute(def, async ({ principal, body }) =>
-  created(await createReport(principal, body)),
-);
+export const handler = httpRoute(def, async ({ principal, body }) => {
+  const input = parseOrThrow(CreateReportBody, upgradeCreateBody(body), 'detailed', 'body');
+  return created(await createReport(principal, input));
+});

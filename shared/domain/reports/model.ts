@@ -27,4 +27,27 @@ export interface Report {
   archivedAt: string | null;
   /** Optimistic-locking counter; send it back as `If-Match` to refuse a stale update. */
   version: number;
+  /**
+   * The next scheduled delivery (ISO instant), null for an on-demand, INACTIVE or archived report.
+   * Read-only: computed from the schedule (docs/report-delivery.md).
+   */
+  nextRunAt: string | null;
+}
+
+export type DeliveryStatus = 'PENDING' | 'SENT' | 'FAILED';
+
+/** One destination of one run: `GET /reports/{id}/deliveries` lists them, newest run first. */
+export interface ReportDelivery {
+  reportId: string;
+  /** The run's scheduled time (or the time of an on-demand send): with the report, its idempotency key. */
+  runAt: string;
+  trigger: 'SCHEDULE' | 'MANUAL';
+  destinationType: 'EMAIL' | 'SLACK';
+  /** The address or channel id. */
+  destination: string;
+  status: DeliveryStatus;
+  attempts: number;
+  error: string | null;
+  sentAt: string | null;
+  updatedAt: string;
 }

@@ -21,38 +21,58 @@ const Dimension = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
 export const TextWidget = v.strictObject({
   type: v.literal('TEXT'),
-  contentMarkdown: v.pipe(v.string(), v.maxLength(20_000)),
+  contentMarkdown: v.pipe(v.string(), v.minLength(1), v.maxLength(10_000)),
 });
 
+/** Defaults of a DIGEST's thresholds (docs/report-delivery.md). */
+export const DIGEST_DEFAULTS = {
+  minAbsoluteDiff: 100,
+  minRelativeDiff: 5,
+  topLargestAbsoluteChange: 20,
+  display: 'tree',
+} as const;
+export const DIGEST_DISPLAYS = ['tree', 'table', 'summary'] as const;
+
 /**
- * DIGEST: cost grouped by dimensions with change versus the previous period, highlighting movers
- * above both thresholds. A TABLE digest allows at most two group-bys (spec); a LIST digest four.
+ * DIGEST, the reference product's change tree: root level = the report's `context.groupBy` (or the
+ * widget's `groupBy` override), deeper levels = `additionalGroupBy`. Movers are the nodes whose
+ * change is at least `minAbsoluteDiff` (currency) and `minRelativeDiff` (percent); the
+ * `topLargestAbsoluteChange` (5, 10, 15 or 20) largest are shown. A table allows at most 2
+ * group-bys (spec); a tree or summary 4.
  */
 export const DigestWidget = v.pipe(
   v.strictObject({
     type: v.literal('DIGEST'),
     title: Title,
-    view: v.optional(v.picklist(['TABLE', 'LIST']), 'TABLE'),
-    groupBy: v.pipe(v.array(Dimension), v.minLength(1), v.maxLength(4)),
-    minCostChange: v.optional(v.pipe(v.number(), v.minValue(0)), 100),
-    minPercentChange: v.optional(v.pipe(v.number(), v.minValue(0)), 5),
-    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 10),
+    groupBy: v.optional(v.nullable(Dimension)),
+    additionalGroupBy: v.optional(v.pipe(v.array(Dimension), v.maxLength(3)), []),
+    minAbsoluteDiff: v.optional(v.pipe(v.number(), v.minValue(0)), DIGEST_DEFAULTS.minAbsoluteDiff),
+    minRelativeDiff: v.optional(v.pipe(v.number(), v.minValue(0)), DIGEST_DEFAULTS.minRelativeDiff),
+    topLargestAbsoluteChange: v.optional(
+      v.picklist([5, 10, 15, 20], 'must be 5, 10, 15 or 20'),
+      DIGEST_DEFAULTS.topLargestAbsoluteChange,
+    ),
+    display: v.optional(v.picklist(DIGEST_DISPLAYS), DIGEST_DEFAULTS.display),
   }),
   v.check(
-    (w) => w.view !== 'TABLE' || w.groupBy.length <= 2,
+    (w) => w.display !== 'table' || 1 + w.additionalGroupBy.length <= 2,
     'A table DIGEST widget allows at most 2 group-by dimensions',
   ),
 );
 
-/** TOP_FLOP: the N largest increases and decreases period over period for one dimension. */
+/** TOP_FLOP: the `topN` largest increases and `flopN` largest decreases period over period. */
 export const TopFlopWidget = v.strictObject({
   type: v.literal('TOP_FLOP'),
   title: Title,
-  groupBy: Dimension,
-  limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(20)), 5),
+  groupBy: v.optional(v.nullable(Dimension)),
+  topN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(20)), 5),
+  flopN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(20)), 5),
 });
 
-/** GRAPH_SNAPSHOT: a chart image of a dashboard widget, or of the report's own context grouped by a dimension. */
+/**
+ * GRAPH_SNAPSHOT: a chart image of a dashboard widget, or of the report's own context (optionally
+ * grouped by `groupBy`, over its own `datePreset` and `aggBy`).
+ */
 export const GraphSnapshotWidget = v.pipe(
   v.strictObject({
     type: v.literal('GRAPH_SNAPSHOT'),
@@ -60,6 +80,8 @@ export const GraphSnapshotWidget = v.pipe(
     dashboardId: v.optional(IdSchema),
     widgetKey: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
     groupBy: v.optional(Dimension),
+    datePreset: v.optional(v.nullable(DatePresetSchema)),
+    aggBy: v.optional(v.picklist(['Day', 'Week', 'Month'])),
     chartType: v.optional(v.picklist(['BAR', 'LINE', 'AREA']), 'BAR'),
   }),
   v.check(
@@ -205,6 +227,7 @@ export const ReportRecord = v.object({
   updatedAt: Timestamp,
   archivedAt: v.nullable(Timestamp),
   version: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  nextRunAt: v.nullable(Timestamp),
 });
 
 /** A page of `GET /reports`: pass `nextCursor` back as `cursor` while it is not null. */
@@ -214,3 +237,32 @@ export const ReportPage = v.object({
 });
 
 export const DuplicateReportResponse = v.object({ reportId: v.string() });
+
+/** `POST /reports/preview-widget`: a context (defaults as on create) and one widget. */
+export const PreviewWidgetBody = v.strictObject({
+  context: v.optional(ReportContext, {}),
+  widget: ReportWidget,
+});
+
+export const SendReportResponse = v.object({
+  reportId: v.string(),
+  runAt: Timestamp,
+  destinations: v.number(),
+});
+
+export const ListDeliveriesQuery = v.object({ ...PageQuerySchema.entries });
+
+export const DeliveryRecord = v.object({
+  reportId: v.string(),
+  runAt: Timestamp,
+  trigger: v.picklist(['SCHEDULE', 'MANUAL']),
+  destinationType: v.picklist(['EMAIL', 'SLACK']),
+  destination: v.string(),
+  status: v.picklist(['PENDING', 'SENT', 'FAILED']),
+  attempts: v.number(),
+  error: v.nullable(v.string()),
+  sentAt: v.nullable(Timestamp),
+  updatedAt: Timestamp,
+});
+
+export const DeliveryPage = v.object({ items: v.array(DeliveryRecord), nextCursor: v.nullable(v.string()) });

@@ -1,16 +1,38 @@
 import * as v from 'valibot';
 import { isAdmin, isTeamMember, type Principal } from '../../auth/principal';
+import { getOrganizationTimezone } from '../../db/organizations-repo';
 import type { Page } from '../../db/page';
-import { getReport, insertReport, listReports, replaceReport } from '../../db/reports-repo';
+import { upgradeWidget, upgradeWidgets } from '../../db/reports-legacy';
+import {
+  getReport,
+  insertReport,
+  isDeliverable,
+  listDeliveries,
+  listReports,
+  replaceReport,
+} from '../../db/reports-repo';
 import { getTeam } from '../../db/teams-repo';
 import { ConflictError, ForbiddenError, NotFoundError, ShapedError, ValidationError } from '../../errors';
 import { newId } from '../../ids';
 import { toFieldIssues } from '../../validation';
-import type { Report } from './model';
+import type { Enqueue } from './delivery';
+import type { Report, ReportDelivery } from './model';
+import { renderWidget, type WidgetData } from './render/widgets';
 import { canEdit, canView, needsTeamMembershipToDuplicate, scheduleIssues } from './rules';
-import { type CreateReportInput, PatchReportBody, type PatchReportInput } from './schemas';
+import { nextRunAfter, scheduleChanged, validZone } from './schedule';
+import { type CreateReportInput, PatchReportBody, type PatchReportInput, PreviewWidgetBody } from './schemas';
 
 const now = () => new Date().toISOString();
+
+/** The next run of a report as it will be stored: null unless the sweep should deliver it. */
+export async function computeNextRun(
+  report: Pick<Report, 'organizationId' | 'status' | 'scheduledPeriod' | 'scheduledWeekday' | 'archivedAt'>,
+  after: Date,
+): Promise<string | null> {
+  if (!isDeliverable(report)) return null;
+  const timeZone = await getOrganizationTimezone(report.organizationId);
+  return nextRunAfter(report, after, { timeZone: timeZone ?? null });
+}
 
 async function assertTeamAssignable(principal: Principal, teamId: string | null): Promise<void> {
   if (!teamId) return;
@@ -68,7 +90,9 @@ export async function createReport(principal: Principal, input: CreateReportInpu
     updatedAt: at,
     archivedAt: null,
     version: 1,
+    nextRunAt: null,
   };
+  report.nextRunAt = await computeNextRun(report, new Date(at));
   await insertReport(report);
   return report;
 }
@@ -191,7 +215,7 @@ export async function patchReport(
     const current = await loadVisible(principal, reportId);
     if (!canEdit(principal, current)) throw new ForbiddenError('FORBIDDEN');
     if (current.archivedAt) throw new ShapedError(409, { error: 'REPORT_ARCHIVED' });
-    const patch = parsePatch(rawBody);
+    const patch = parsePatch(upgradeWidgets(rawBody));
     if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
     if (patch.teamId !== undefined && patch.teamId !== current.teamId)
       await assertTeamAssignable(principal, patch.teamId);
@@ -210,6 +234,9 @@ export async function patchReport(
     if (sameContent(merged, current)) return current;
     merged.updatedAt = now();
     merged.version = current.version + 1;
+    // The schedule moved (cadence, weekday, status): the next run is computed again from now.
+    if (scheduleChanged(merged, current) || (isDeliverable(merged) && !merged.nextRunAt))
+      merged.nextRunAt = await computeNextRun(merged, new Date(merged.updatedAt));
     try {
       await replaceReport(merged, current.version);
       return merged;
@@ -240,6 +267,7 @@ export async function duplicateReport(
     updatedAt: at,
     archivedAt: null,
     version: 1,
+    nextRunAt: null,
   };
   await insertReport(copy);
   return { reportId: copy.id };
@@ -251,7 +279,79 @@ export async function archiveReport(principal: Principal, reportId: string): Pro
   if (!canEdit(principal, current)) throw new ForbiddenError('FORBIDDEN');
   if (current.archivedAt) return current;
   const at = now();
-  const archived: Report = { ...current, archivedAt: at, updatedAt: at, version: current.version + 1 };
+  const archived: Report = {
+    ...current,
+    archivedAt: at,
+    updatedAt: at,
+    version: current.version + 1,
+    nextRunAt: null,
+  };
   await replaceReport(archived, current.version);
   return archived;
+}
+
+/** A create body: widgets given with the first release's names are upgraded, then validated. */
+export function upgradeCreateBody(raw: unknown): unknown {
+  return upgradeWidgets(raw);
+}
+
+/**
+ * `POST /reports/{id}/send`: queues a run now, whatever the schedule or status (not for an archived
+ * report). Editors only, since it mails every destination. The run's key is the report and this
+ * instant, so each send is its own run.
+ */
+export async function sendReportNow(
+  principal: Principal,
+  reportId: string,
+  enqueue: Enqueue,
+  at = new Date(),
+): Promise<{ reportId: string; runAt: string; destinations: number }> {
+  const report = await loadVisible(principal, reportId);
+  if (!canEdit(principal, report)) throw new ForbiddenError('FORBIDDEN');
+  if (report.archivedAt) throw new ShapedError(409, { error: 'REPORT_ARCHIVED' });
+  const destinations = report.destinations.reduce((n, d) => n + new Set(d.destinationValues).size, 0);
+  if (!destinations)
+    throw new ValidationError('destinations: the report has no destination to send to', [
+      { path: 'destinations', message: 'the report has no destination to send to' },
+    ]);
+  const runAt = at.toISOString();
+  await enqueue({
+    type: 'report-delivery',
+    orgId: report.organizationId,
+    reportId: report.id,
+    runAt,
+    trigger: 'MANUAL',
+  });
+  return { reportId: report.id, runAt, destinations };
+}
+
+/** `GET /reports/{id}/deliveries`: the delivery log of a report the caller may see, newest run first. */
+export async function listReportDeliveries(
+  principal: Principal,
+  reportId: string,
+  opts: { limit: number; cursor?: string },
+): Promise<Page<ReportDelivery>> {
+  await loadVisible(principal, reportId);
+  return listDeliveries(principal.orgId, reportId, opts.limit, opts.cursor);
+}
+
+/** `POST /reports/preview-widget`: one widget's data for a context, as a delivery would render it now. */
+export async function previewWidget(principal: Principal, rawBody: unknown): Promise<WidgetData> {
+  const upgraded =
+    rawBody && typeof rawBody === 'object' && !Array.isArray(rawBody)
+      ? {
+          ...(rawBody as Record<string, unknown>),
+          widget: upgradeWidget((rawBody as Record<string, unknown>).widget),
+        }
+      : rawBody;
+  const result = v.safeParse(PreviewWidgetBody, upgraded, { abortPipeEarly: true });
+  if (!result.success) {
+    const issues = toFieldIssues(result.issues);
+    throw new ValidationError(`${issues[0]?.path}: ${issues[0]?.message}`, issues);
+  }
+  const timeZone = validZone(await getOrganizationTimezone(principal.orgId));
+  return renderWidget(
+    { orgId: principal.orgId, context: result.output.context, now: new Date(), timeZone },
+    result.output.widget,
+  );
 }

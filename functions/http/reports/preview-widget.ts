@@ -1,0 +1,5 @@
+import { previewWidget } from '../../../shared/domain/reports/service';
+import { httpRoute } from '../../../shared/http/handler';
+import { previewReportWidget as def } from '../../../shared/routes/reports';
+
+export const handler = httpRoute(def, async ({ principal, body }) => previewWidget(principal, body));

@@ -1,0 +1,10 @@
+import type { ScheduledEvent } from 'aws-lambda';
+import { sweepDueReports } from '../../shared/domain/reports/delivery';
+import { enqueue } from '../../shared/notify/queue';
+
+/** Every 15 minutes: enqueues the reports whose next run is due at the event's time. */
+export async function handler(event: ScheduledEvent): Promise<{ due: number; enqueued: number }> {
+  const t = event.time ? new Date(event.time) : new Date();
+  const now = Number.isNaN(t.getTime()) ? new Date() : t;
+  return sweepDueReports(now, (m) => enqueue('report-delivery', m));
+}

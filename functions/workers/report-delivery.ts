@@ -1,0 +1,35 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import * as v from 'valibot';
+import { DeliveryMessage, deliverRun } from '../../shared/domain/reports/delivery';
+import { log } from '../../shared/log';
+import { postSlackReport, sendReportEmail } from '../../shared/notify/report-senders';
+import { processPartialResponse } from '../../shared/workers/batch';
+
+const senders = { email: sendReportEmail, slack: postSlackReport };
+
+/**
+ * Renders and delivers report runs. Partial batch failures: a message whose delivery failed (any
+ * destination) is retried alone, then reaches the DLQ; a malformed message is dropped with a log
+ * line (retrying cannot fix it).
+ */
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  return processPartialResponse(
+    event,
+    async (record) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(record.body);
+      } catch {
+        parsed = undefined;
+      }
+      const msg = v.safeParse(DeliveryMessage, parsed);
+      if (!msg.success) {
+        log.error('malformed report-delivery message dropped', { messageId: record.messageId });
+        return;
+      }
+      const outcome = await deliverRun(msg.output, senders);
+      log.info('report run', { reportId: msg.output.reportId, runAt: msg.output.runAt, ...outcome });
+    },
+    { failureMessage: 'report run failed' },
+  );
+}

@@ -1,0 +1,331 @@
+import * as v from 'valibot';
+import { ExplorerRequestSchema } from '../../common/query-model';
+import { runExplorer } from '../../queries/engine';
+import type { ExplorerResult, PeriodOut } from '../../queries/model';
+import type { ReportContextValue, ReportWidgetValue } from '../schemas';
+import { markdownToHtml, markdownToMrkdwn, markdownToText } from './markdown';
+
+/**
+ * The data of each widget, computed from the query engine for the report's context at the run's
+ * time (`now`): the same request `POST /queries/explorer` answers, so every figure equals the
+ * explorer's. This is what `POST /reports/preview-widget` answers and what the email and Slack
+ * formats are written from.
+ */
+export interface RenderContext {
+  orgId: string;
+  context: ReportContextValue;
+  /** The run's scheduled time: date presets resolve against it. */
+  now: Date;
+  timeZone: string;
+}
+
+export interface Change {
+  /** The group values from the root down to this node (dimension → value). */
+  group: Record<string, string | null>;
+  dimension: string;
+  value: string | null;
+  current: number;
+  previous: number;
+  diff: number;
+  /** Percent change; null when the previous figure is 0. */
+  relativeDiff: number | null;
+  /** Both thresholds met: a mover. */
+  highlighted: boolean;
+  children: Change[];
+}
+
+interface PeriodInfo {
+  period: PeriodOut;
+  comparisonPeriod: PeriodOut | null;
+  dataThrough: string | null;
+  /** The currency the figures are in (the billing currency; conversion arrives with issue 17). */
+  currency: string | null;
+  requestedCurrency: string | null;
+}
+
+export interface Totals {
+  current: number;
+  previous: number;
+  diff: number;
+  relativeDiff: number | null;
+}
+
+export type WidgetData =
+  | { type: 'TEXT'; markdown: string; html: string; mrkdwn: string; text: string }
+  | (PeriodInfo & {
+      type: 'DIGEST';
+      title: string | null;
+      display: 'tree' | 'table' | 'summary';
+      groupBy: string[];
+      thresholds: { minAbsoluteDiff: number; minRelativeDiff: number; topLargestAbsoluteChange: number };
+      totals: Totals;
+      /** Every node, root level = the first group-by. */
+      tree: Change[];
+      /** The highlighted nodes with the largest absolute change, at most `topLargestAbsoluteChange`. */
+      movers: Omit<Change, 'children'>[];
+      summary: string;
+    })
+  | (PeriodInfo & {
+      type: 'TOP_FLOP';
+      title: string | null;
+      groupBy: string;
+      totals: Totals;
+      increases: Omit<Change, 'children'>[];
+      decreases: Omit<Change, 'children'>[];
+    })
+  | {
+      type: 'GRAPH_SNAPSHOT' | 'DASHBOARD_PDF';
+      title: string | null;
+      rendered: false;
+      reason: string;
+    };
+
+/** Grouped cost for the context's period and the period before it, with every group (≤ 1,000). */
+async function compare(ctx: RenderContext, groupBy: string[]): Promise<ExplorerResult> {
+  const request = v.parse(ExplorerRequestSchema, {
+    period: {
+      datePreset: ctx.context.datePreset ?? 'LAST_MONTH',
+      aggBy: 'Period',
+      comparisonPeriod: { enabled: true, startDate: null, endDate: null, chartType: 'TABLE' },
+    },
+    queries: [
+      {
+        type: 'cost',
+        name: 'cost',
+        colorIndex: 0,
+        chartType: 'TABLE',
+        metricId: ctx.context.metricId,
+        ...(groupBy.length ? { groupBy } : {}),
+      },
+    ],
+    limitOverride: 1000,
+  });
+  return runExplorer(request, { orgId: ctx.orgId, now: ctx.now, timeZone: ctx.timeZone });
+}
+
+function periodInfo(ctx: RenderContext, r: ExplorerResult): PeriodInfo {
+  return {
+    period: r.period,
+    comparisonPeriod: r.comparison?.period ?? null,
+    dataThrough: r.dataThrough,
+    currency: r.currency,
+    requestedCurrency: ctx.context.currency ?? null,
+  };
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+export function relative(current: number, previous: number): number | null {
+  return previous === 0 ? null : round(((current - previous) / Math.abs(previous)) * 100);
+}
+
+function totalsOf(r: ExplorerResult): Totals {
+  const current = r.queries[0]?.total ?? 0;
+  const previous = r.comparison?.queries[0]?.total ?? 0;
+  return { current, previous, diff: round(current - previous), relativeDiff: relative(current, previous) };
+}
+
+const keyOf = (group: Record<string, string | null>, dims: string[]) =>
+  JSON.stringify(dims.map((d) => group[d] ?? null));
+
+interface Leaf {
+  group: Record<string, string | null>;
+  current: number;
+  previous: number;
+}
+
+/** Pairs the current and previous series by group (a group missing on one side counts 0). */
+function leaves(r: ExplorerResult, dims: string[]): Leaf[] {
+  const byKey = new Map<string, Leaf>();
+  const add = (
+    series: ExplorerResult['queries'][number]['series'] | undefined,
+    side: 'current' | 'previous',
+  ) => {
+    for (const s of series ?? []) {
+      const k = keyOf(s.group, dims);
+      const leaf = byKey.get(k) ?? { group: s.group, current: 0, previous: 0 };
+      leaf[side] += s.total ?? 0;
+      byKey.set(k, leaf);
+    }
+  };
+  add(r.queries[0]?.series, 'current');
+  add(r.comparison?.queries[0]?.series, 'previous');
+  return [...byKey.values()];
+}
+
+function isMover(c: { diff: number; relativeDiff: number | null }, minAbs: number, minRel: number): boolean {
+  return Math.abs(c.diff) >= minAbs && (c.relativeDiff === null || Math.abs(c.relativeDiff) >= minRel);
+}
+
+/** The change tree: level i groups the leaves by the first i+1 dimensions. */
+export function buildTree(
+  items: Leaf[],
+  dims: string[],
+  minAbs: number,
+  minRel: number,
+  depth = 0,
+  prefix: Record<string, string | null> = {},
+): Change[] {
+  const dim = dims[depth];
+  if (dim === undefined) return [];
+  const groups = new Map<string, Leaf[]>();
+  for (const l of items) {
+    const k = JSON.stringify(l.group[dim] ?? null);
+    groups.set(k, [...(groups.get(k) ?? []), l]);
+  }
+  const nodes: Change[] = [];
+  for (const [k, ls] of groups) {
+    const value = JSON.parse(k) as string | null;
+    const current = round(ls.reduce((a, l) => a + l.current, 0));
+    const previous = round(ls.reduce((a, l) => a + l.previous, 0));
+    const diff = round(current - previous);
+    const group = { ...prefix, [dim]: value };
+    const node: Change = {
+      group,
+      dimension: dim,
+      value,
+      current,
+      previous,
+      diff,
+      relativeDiff: relative(current, previous),
+      highlighted: false,
+      children: buildTree(ls, dims, minAbs, minRel, depth + 1, group),
+    };
+    node.highlighted = isMover(node, minAbs, minRel);
+    nodes.push(node);
+  }
+  return nodes.sort(
+    (a, b) => Math.abs(b.diff) - Math.abs(a.diff) || String(a.value).localeCompare(String(b.value)),
+  );
+}
+
+function flatten(nodes: Change[]): Change[] {
+  return nodes.flatMap((n) => [n, ...flatten(n.children)]);
+}
+
+const strip = ({ children: _c, ...rest }: Change): Omit<Change, 'children'> => rest;
+
+export function money(x: number, currency: string | null): string {
+  try {
+    return new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency: currency ?? 'USD',
+      maximumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
+    }).format(x);
+  } catch {
+    return `${x.toFixed(2)} ${currency ?? ''}`.trim();
+  }
+}
+
+export function pct(x: number | null): string {
+  if (x === null) return 'new';
+  return `${x >= 0 ? '+' : ''}${x.toFixed(Math.abs(x) >= 10 ? 0 : 1)} %`;
+}
+
+const label = (v: string | null) => v ?? '(none)';
+
+/**
+ * The summary narrative, written by rules from the tree: the total's change, then each of the
+ * three largest root-level movers, with "mostly <child>" when one child carries at least half of
+ * its parent's change in the same direction.
+ */
+export function summarise(
+  totals: Totals,
+  tree: Change[],
+  currency: string | null,
+  period: PeriodOut,
+): string {
+  const verb = (d: number) => (d > 0 ? 'rose' : d < 0 ? 'fell' : 'was flat at');
+  const lines: string[] = [];
+  lines.push(
+    totals.diff === 0
+      ? `Total cost was flat at ${money(totals.current, currency)} for ${period.startDate} to ${period.endDate}.`
+      : `Total cost ${verb(totals.diff)} ${money(Math.abs(totals.diff), currency)} (${pct(totals.relativeDiff)}) to ${money(totals.current, currency)} for ${period.startDate} to ${period.endDate}.`,
+  );
+  const movers = tree.filter((n) => n.highlighted && n.diff !== 0).slice(0, 3);
+  for (const n of movers) {
+    let line = `${label(n.value)} ${verb(n.diff)} ${money(Math.abs(n.diff), currency)} (${pct(n.relativeDiff)})`;
+    const top = n.children.find((c) => Math.sign(c.diff) === Math.sign(n.diff));
+    if (top && Math.abs(top.diff) >= Math.abs(n.diff) / 2) line += `, mostly ${label(top.value)}`;
+    lines.push(`${line}.`);
+  }
+  if (!movers.length) lines.push('No group moved past the thresholds.');
+  return lines.join(' ');
+}
+
+function contextGroupBy(context: ReportContextValue): string[] {
+  const g = context.groupBy;
+  if (g === null || g === undefined) return [];
+  return Array.isArray(g) ? [...g] : [g as string];
+}
+
+export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue): Promise<WidgetData> {
+  switch (widget.type) {
+    case 'TEXT':
+      return {
+        type: 'TEXT',
+        markdown: widget.contentMarkdown,
+        html: markdownToHtml(widget.contentMarkdown),
+        mrkdwn: markdownToMrkdwn(widget.contentMarkdown),
+        text: markdownToText(widget.contentMarkdown),
+      };
+    case 'DIGEST': {
+      const root =
+        widget.groupBy !== undefined
+          ? widget.groupBy === null
+            ? []
+            : [widget.groupBy]
+          : contextGroupBy(ctx.context).slice(0, 1);
+      const dims = [...(root.length ? root : ['service']), ...widget.additionalGroupBy];
+      const r = await compare(ctx, dims);
+      const totals = totalsOf(r);
+      const tree = buildTree(leaves(r, dims), dims, widget.minAbsoluteDiff, widget.minRelativeDiff);
+      const movers = flatten(tree)
+        .filter((n) => n.highlighted)
+        .sort((a, b) => Math.abs(b.diff) - Math.abs(a.diff))
+        .slice(0, widget.topLargestAbsoluteChange)
+        .map(strip);
+      return {
+        type: 'DIGEST',
+        title: widget.title ?? null,
+        display: widget.display,
+        groupBy: dims,
+        thresholds: {
+          minAbsoluteDiff: widget.minAbsoluteDiff,
+          minRelativeDiff: widget.minRelativeDiff,
+          topLargestAbsoluteChange: widget.topLargestAbsoluteChange,
+        },
+        ...periodInfo(ctx, r),
+        totals,
+        tree,
+        movers,
+        summary: summarise(totals, tree, r.currency, r.period),
+      };
+    }
+    case 'TOP_FLOP': {
+      const dim = widget.groupBy ?? contextGroupBy(ctx.context)[0] ?? 'service';
+      const r = await compare(ctx, [dim]);
+      const nodes = buildTree(leaves(r, [dim]), [dim], 0, 0).map(strip);
+      return {
+        type: 'TOP_FLOP',
+        title: widget.title ?? null,
+        groupBy: dim,
+        ...periodInfo(ctx, r),
+        totals: totalsOf(r),
+        increases: nodes.filter((n) => n.diff > 0).slice(0, widget.topN),
+        decreases: nodes
+          .filter((n) => n.diff < 0)
+          .sort((a, b) => a.diff - b.diff)
+          .slice(0, widget.flopN),
+      };
+    }
+    case 'GRAPH_SNAPSHOT':
+    case 'DASHBOARD_PDF':
+      return {
+        type: widget.type,
+        title: widget.title ?? null,
+        rendered: false,
+        reason: 'Chart images and dashboard PDFs are not rendered yet (docs/report-delivery.md).',
+      };
+  }
+}

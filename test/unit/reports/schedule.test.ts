@@ -1,0 +1,214 @@
+import { nextRunAfter } from '../../../shared/domain/reports/schedule';
+
+type Row = [
+  label: string,
+  period: 'DAILY' | 'WEEKDAYS' | 'WEEKLY' | 'MONTHLY',
+  weekday: number | null,
+  after: string,
+  timeZone: string | null,
+  expected: string,
+];
+
+describe('nextRunAfter', () => {
+  it.each<Row>([
+    [
+      'DAILY before the hour runs the same day',
+      'DAILY',
+      null,
+      '2024-03-10T07:59:59.999Z',
+      null,
+      '2024-03-10T08:00:00.000Z',
+    ],
+    [
+      'DAILY exactly at the hour runs the next day',
+      'DAILY',
+      null,
+      '2024-03-10T08:00:00.000Z',
+      null,
+      '2024-03-11T08:00:00.000Z',
+    ],
+    ['DAILY across a year end', 'DAILY', null, '2024-12-31T09:00:00.000Z', null, '2025-01-01T08:00:00.000Z'],
+    // 2024-06-07 is a Friday.
+    [
+      'WEEKDAYS on Friday after the hour skips the weekend',
+      'WEEKDAYS',
+      null,
+      '2024-06-07T10:00:00.000Z',
+      null,
+      '2024-06-10T08:00:00.000Z',
+    ],
+    [
+      'WEEKDAYS on Saturday runs Monday',
+      'WEEKDAYS',
+      null,
+      '2024-06-08T06:00:00.000Z',
+      null,
+      '2024-06-10T08:00:00.000Z',
+    ],
+    [
+      'WEEKDAYS on Sunday runs Monday',
+      'WEEKDAYS',
+      null,
+      '2024-06-09T23:00:00.000Z',
+      null,
+      '2024-06-10T08:00:00.000Z',
+    ],
+    [
+      'WEEKDAYS on Monday before the hour runs that day',
+      'WEEKDAYS',
+      null,
+      '2024-06-10T07:00:00.000Z',
+      null,
+      '2024-06-10T08:00:00.000Z',
+    ],
+    [
+      'WEEKLY Sunday (0) from a Friday',
+      'WEEKLY',
+      0,
+      '2024-06-07T10:00:00.000Z',
+      null,
+      '2024-06-09T08:00:00.000Z',
+    ],
+    [
+      'WEEKLY Monday (1) on a Monday after the hour waits a week',
+      'WEEKLY',
+      1,
+      '2024-06-10T08:00:00.001Z',
+      null,
+      '2024-06-17T08:00:00.000Z',
+    ],
+    [
+      'WEEKLY Saturday (6) across a month end',
+      'WEEKLY',
+      6,
+      '2024-06-30T12:00:00.000Z',
+      null,
+      '2024-07-06T08:00:00.000Z',
+    ],
+    ['MONTHLY from the 31st', 'MONTHLY', null, '2024-01-31T12:00:00.000Z', null, '2024-02-01T08:00:00.000Z'],
+    [
+      'MONTHLY on the 1st after the hour waits a month',
+      'MONTHLY',
+      null,
+      '2024-02-01T09:00:00.000Z',
+      null,
+      '2024-03-01T08:00:00.000Z',
+    ],
+    [
+      'MONTHLY from a leap day',
+      'MONTHLY',
+      null,
+      '2024-02-29T23:59:00.000Z',
+      null,
+      '2024-03-01T08:00:00.000Z',
+    ],
+    ['DAILY on a leap day', 'DAILY', null, '2024-02-28T09:00:00.000Z', null, '2024-02-29T08:00:00.000Z'],
+    [
+      'DAILY after Feb 28 of a common year',
+      'DAILY',
+      null,
+      '2023-02-28T09:00:00.000Z',
+      null,
+      '2023-03-01T08:00:00.000Z',
+    ],
+    [
+      'MONTHLY across a year end',
+      'MONTHLY',
+      null,
+      '2024-12-15T00:00:00.000Z',
+      null,
+      '2025-01-01T08:00:00.000Z',
+    ],
+    // Europe/Paris: CET (+01:00) until 2024-03-31 02:00, CEST (+02:00) after, back on 2024-10-27 03:00.
+    [
+      'DAILY in Paris the day before spring-forward',
+      'DAILY',
+      null,
+      '2024-03-30T08:00:00.000Z',
+      'Europe/Paris',
+      '2024-03-31T06:00:00.000Z',
+    ],
+    [
+      'DAILY in Paris the day before, still winter time',
+      'DAILY',
+      null,
+      '2024-03-29T08:00:00.000Z',
+      'Europe/Paris',
+      '2024-03-30T07:00:00.000Z',
+    ],
+    [
+      'DAILY in Paris on fall-back day',
+      'DAILY',
+      null,
+      '2024-10-26T07:00:00.000Z',
+      'Europe/Paris',
+      '2024-10-27T07:00:00.000Z',
+    ],
+    // New York: EDT (-04:00) from 2024-03-10; 08:00 local is 13:00Z before, 12:00Z after.
+    [
+      'WEEKLY Sunday in New York on the DST Sunday',
+      'WEEKLY',
+      0,
+      '2024-03-05T00:00:00.000Z',
+      'America/New_York',
+      '2024-03-10T12:00:00.000Z',
+    ],
+    [
+      'WEEKDAYS in New York over the DST weekend',
+      'WEEKDAYS',
+      null,
+      '2024-03-08T14:00:00.000Z',
+      'America/New_York',
+      '2024-03-11T12:00:00.000Z',
+    ],
+    // Auckland is already on the 1st while UTC is on the 31st.
+    [
+      'MONTHLY in Auckland',
+      'MONTHLY',
+      null,
+      '2024-05-31T00:00:00.000Z',
+      'Pacific/Auckland',
+      '2024-05-31T20:00:00.000Z',
+    ],
+    [
+      'an unknown zone falls back to UTC',
+      'DAILY',
+      null,
+      '2024-03-10T09:00:00.000Z',
+      'Not/AZone',
+      '2024-03-11T08:00:00.000Z',
+    ],
+  ])('%s', (_label, period, weekday, after, timeZone, expected) => {
+    expect(
+      nextRunAfter({ scheduledPeriod: period, scheduledWeekday: weekday }, new Date(after), { timeZone }),
+    ).toBe(expected);
+  });
+
+  it('takes a delivery hour that DST skips forward by the gap', () => {
+    // 02:00 does not exist in Paris on 2024-03-31: it becomes 03:00 CEST = 01:00Z.
+    expect(
+      nextRunAfter({ scheduledPeriod: 'DAILY', scheduledWeekday: null }, new Date('2024-03-30T12:00:00Z'), {
+        timeZone: 'Europe/Paris',
+        hour: 2,
+      }),
+    ).toBe('2024-03-31T01:00:00.000Z');
+  });
+
+  it('answers null for an on-demand report and a WEEKLY one without a weekday', () => {
+    const at = new Date('2024-01-01T00:00:00Z');
+    expect(nextRunAfter({ scheduledPeriod: null, scheduledWeekday: null }, at)).toBeNull();
+    expect(nextRunAfter({ scheduledPeriod: 'WEEKLY', scheduledWeekday: null }, at)).toBeNull();
+  });
+
+  it('runs WEEKDAYS on exactly five days of every week', () => {
+    let at = new Date('2024-01-01T00:00:00Z');
+    const days: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const next = nextRunAfter({ scheduledPeriod: 'WEEKDAYS', scheduledWeekday: null }, at) as string;
+      days.push(new Date(next).getUTCDay());
+      at = new Date(next);
+    }
+    expect(days.filter((d) => d === 0 || d === 6)).toEqual([]);
+    expect(days.slice(0, 5)).toEqual([1, 2, 3, 4, 5]);
+  });
+});
