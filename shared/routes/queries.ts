@@ -14,7 +14,7 @@ export const runExplorer = route({
   response: ExplorerResponse,
   usesWarehouse: true,
   memoryMb: 512,
-  timeoutSeconds: 30,
+  timeoutSeconds: 29,
 });
 
 export const getWidgetData = route({
@@ -29,7 +29,7 @@ export const getWidgetData = route({
   response: ExplorerResponse,
   usesWarehouse: true,
   memoryMb: 512,
-  timeoutSeconds: 30,
+  timeoutSeconds: 29,
 });
 
 export const queryRoutes = [runExplorer, getWidgetData];

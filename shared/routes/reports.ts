@@ -137,7 +137,7 @@ export const previewReportWidget = route({
   validation: 'detailed',
   deferBodyValidation: true,
   usesWarehouse: true,
-  timeoutSeconds: 30,
+  timeoutSeconds: 29,
 });
 
 export const reportRoutes = [
