@@ -29,6 +29,18 @@ export function billingTableDdl(table = BILLING_TABLE): string {
 
 let instance: Promise<DuckDBInstance> | undefined;
 let instancePath: string | undefined;
+let generation = 0;
+
+/**
+ * A number that changes whenever the data of this process's database may have changed: after each
+ * write (`withWriteLock`: ingestion, refresh) and whenever another database is opened. Caches of
+ * what only a write can change (an org's catalog, its latest charge day) are keyed by it. DuckDB
+ * allows one writing process per file, and every write of this process goes through
+ * `withWriteLock`, so no write can happen without it moving.
+ */
+export function dataGeneration(): number {
+  return generation;
+}
 
 /**
  * `@duckdb/node-api` is loaded here, when the first connection is opened, and nowhere else at run
@@ -61,6 +73,7 @@ async function open(path: string): Promise<DuckDBInstance> {
 export function duckdb(): Promise<DuckDBInstance> {
   const path = config().duckdbPath;
   if (!instance || instancePath !== path) {
+    generation++;
     instancePath = path;
     instance = open(path);
     instance.catch(() => {
@@ -83,9 +96,16 @@ export async function withConnection<T>(fn: (conn: DuckDBConnection) => Promise<
 
 let writeChain: Promise<unknown> = Promise.resolve();
 
-/** Serialises writers within this process (ingestion, refresh). */
+/** Serialises writers within this process (ingestion, refresh); moves `dataGeneration` when each ends. */
 export function withWriteLock<T>(fn: () => Promise<T>): Promise<T> {
-  const run = writeChain.then(fn, fn);
+  const write = async () => {
+    try {
+      return await fn();
+    } finally {
+      generation++;
+    }
+  };
+  const run = writeChain.then(write, write);
   writeChain = run.catch(() => undefined);
   return run;
 }
@@ -113,6 +133,7 @@ export async function query(conn: DuckDBConnection, sql: string, params: DuckDBV
 
 /** For tests: forget the instance so the next call opens `config().duckdbPath` afresh. */
 export function resetDuckDb(): void {
+  generation++;
   instance = undefined;
   instancePath = undefined;
 }
