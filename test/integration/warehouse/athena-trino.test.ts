@@ -271,7 +271,9 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     const m = await checked((w) => w.costSeriesMany(many, ['cost', 'list_cost']), { months: ['2024-09'] });
     const dm = await duck.costSeriesMany(many, ['cost', 'list_cost']);
     expect(m.result).toHaveLength(2);
-    m.result.forEach((rows, i) => expectSameSeries(rows, dm[i] ?? []));
+    m.result.forEach((rows, i) => {
+      expectSameSeries(rows, dm[i] ?? []);
+    });
     expectSameSeries(dm[1] ?? [], await duck.costSeries({ ...many, metricId: 'list_cost' }));
     const septemberCost = [...raw.values()].reduce((acc, x) => acc + x, 0);
     expect((m.result[0] ?? []).reduce((acc, r) => acc + r.value, 0)).toBeCloseTo(septemberCost, 6);
