@@ -94,6 +94,44 @@ export async function withConnection<T>(fn: (conn: DuckDBConnection) => Promise<
   }
 }
 
+/** Idle read connections kept per database (more are opened when more reads run at once). */
+const IDLE_READERS = 4;
+const idle = new WeakMap<DuckDBInstance, DuckDBConnection[]>();
+
+/**
+ * Runs a read-only `fn` on a connection of the process's pool (session time zone UTC): opening a
+ * connection and setting it up costs about as much as a small query, on every request. Reads
+ * never wait for a connection: one is opened when none is idle, and at most `IDLE_READERS` are
+ * kept. `fn` must leave the connection as it found it (no transaction, no temp objects, no SET):
+ * writers and anything stateful use `withConnection`.
+ */
+export async function withReadConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  const db = await duckdb();
+  let pool = idle.get(db);
+  if (!pool) {
+    pool = [];
+    idle.set(db, pool);
+  }
+  let conn = pool.pop();
+  if (!conn) {
+    conn = await db.connect();
+    await conn.run("SET TimeZone = 'UTC'");
+  }
+  let healthy = true;
+  try {
+    return await fn(conn);
+  } catch (error) {
+    // An interrupted or failed statement leaves nothing open on an auto-commit connection, but
+    // a connection that saw an error is not worth the doubt: close it.
+    healthy = false;
+    throw error;
+  } finally {
+    if (healthy && instance && (await instance.catch(() => undefined)) === db && pool.length < IDLE_READERS)
+      pool.push(conn);
+    else conn.closeSync();
+  }
+}
+
 let writeChain: Promise<unknown> = Promise.resolve();
 
 /** Serialises writers within this process (ingestion, refresh); moves `dataGeneration` when each ends. */
@@ -134,6 +172,12 @@ export async function query(conn: DuckDBConnection, sql: string, params: DuckDBV
 /** For tests: forget the instance so the next call opens `config().duckdbPath` afresh. */
 export function resetDuckDb(): void {
   generation++;
+  void instance?.then(
+    (db) => {
+      for (const conn of idle.get(db)?.splice(0) ?? []) conn.closeSync();
+    },
+    () => undefined,
+  );
   instance = undefined;
   instancePath = undefined;
 }

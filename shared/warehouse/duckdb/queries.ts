@@ -14,7 +14,7 @@ import {
   toSeriesRowsByMeasure,
 } from '../sql/compile';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
-import { BILLING_TABLE, CATALOG_TABLE, dataGeneration, query, withConnection } from './database';
+import { BILLING_TABLE, CATALOG_TABLE, dataGeneration, query, withReadConnection } from './database';
 import { orgObjects } from './names';
 
 /**
@@ -89,7 +89,7 @@ export class DuckDbQueries implements WarehouseQueries {
   readonly kind = 'duckdb' as const;
 
   billingMonths(orgId: string): Promise<string[]> {
-    return withConnection(async (conn) =>
+    return withReadConnection(async (conn) =>
       (
         await query(
           conn,
@@ -101,7 +101,7 @@ export class DuckDbQueries implements WarehouseQueries {
   }
 
   usageMetrics(orgId: string): Promise<UsageMetric[]> {
-    return withConnection(async (conn) => {
+    return withReadConnection(async (conn) => {
       const rows = await query(
         conn,
         `SELECT "ConsumedUnit" AS consumed_unit,
@@ -121,7 +121,7 @@ export class DuckDbQueries implements WarehouseQueries {
   /** Memoised until the next write: the latest charge day and the currencies change only with an ingestion. */
   billingInfo(orgId: string, sinceMonth: string): Promise<BillingInfo> {
     return memoised(`info|${orgId}|${sinceMonth}`, () =>
-      withConnection(async (conn) => {
+      withReadConnection(async (conn) => {
         const ctx = { dialect: duckDialect, params: positionalParams() };
         const compiled = billingInfoSql(orgId, sinceMonth, quoteIdent(BILLING_TABLE), ctx);
         return toBillingInfo(await query(conn, compiled.sql, compiled.params));
@@ -133,7 +133,7 @@ export class DuckDbQueries implements WarehouseQueries {
     q: Omit<CostSeriesQuery, 'metricId' | 'groupBy'>,
     metricIds: MetricId[],
   ): Promise<SeriesRow[][]> {
-    return withConnection(async (conn) => {
+    return withReadConnection(async (conn) => {
       const { source, catalog } = await sourceFor(conn, q.orgId);
       const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
       const measures = metricIds.map((m) => metricSql(m, duckDialect));
@@ -146,7 +146,7 @@ export class DuckDbQueries implements WarehouseQueries {
   }
 
   costSeries(q: CostSeriesQuery): Promise<SeriesRow[]> {
-    return withConnection(async (conn) => {
+    return withReadConnection(async (conn) => {
       const { source, catalog } = await sourceFor(conn, q.orgId);
       const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
       const compiled = seriesSql(q, metricSql(q.metricId, duckDialect), source, ctx);
@@ -155,7 +155,7 @@ export class DuckDbQueries implements WarehouseQueries {
   }
 
   usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]> {
-    return withConnection(async (conn) => {
+    return withReadConnection(async (conn) => {
       const { source, catalog } = await sourceFor(conn, q.orgId);
       const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
       const compiled = seriesSql(
@@ -170,6 +170,6 @@ export class DuckDbQueries implements WarehouseQueries {
   }
 
   catalog(orgId: string): Promise<Catalog | undefined> {
-    return withConnection((conn) => readCatalog(conn, orgId));
+    return withReadConnection((conn) => readCatalog(conn, orgId));
   }
 }

@@ -51,6 +51,12 @@ export interface Dialect {
    * (PARTITION BY …)` as a join of the aggregate with itself and scan the table twice.
    */
   readonly materialized: string;
+  /**
+   * Whether series statements bound `billing_month` (Athena: partition pruning, without which a
+   * statement reads every month of the organisation). DuckDB has no partitions and prunes by the
+   * `ChargePeriodStart` zone maps; there the bound would only cost a string comparison per row.
+   */
+  readonly monthBound: boolean;
 }
 
 export const duckDialect: Dialect = {
@@ -64,6 +70,7 @@ export const duckDialect: Dialect = {
   hour: (e) => `strftime(date_trunc('hour', ${e}), '%Y-%m-%dT%H:00:00Z')`,
   timestamp: (p) => `CAST(${p} AS TIMESTAMP)`,
   materialized: ' MATERIALIZED',
+  monthBound: false,
 };
 
 /** Athena (Trino): Glue lower-cases column names; map lookups use element_at (NULL when absent). */
@@ -78,6 +85,7 @@ export const athenaDialect: Dialect = {
   hour: (e) => `date_format(date_trunc('hour', ${e}), '%Y-%m-%dT%H:00:00Z')`,
   timestamp: (p) => `CAST(${p} AS timestamp)`,
   materialized: '',
+  monthBound: true,
 };
 
 /** Where user values go: `add` returns the SQL text that stands for the value. */
@@ -343,7 +351,7 @@ export function seriesSql(
   const inner = [
     `SELECT ${[`${bucket} AS bucket`, ...groups, ...sums].join(', ')}`,
     `FROM ${source}`,
-    `WHERE ${d.col('org_id')} = ${org} AND ${d.col('billing_month')} BETWEEN ${quoteLiteral(months.from)} AND ${quoteLiteral(months.to)} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`,
+    `WHERE ${d.col('org_id')} = ${org}${d.monthBound ? ` AND ${d.col('billing_month')} BETWEEN ${quoteLiteral(months.from)} AND ${quoteLiteral(months.to)}` : ''} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`,
     `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2)].join(', ')}`,
   ];
   const aggregate = [

@@ -125,7 +125,7 @@ describe('query model → SQL', () => {
     );
     expect(q.sql).toContain('FROM "v_x"');
     expect(q.sql).toContain(
-      `WHERE "org_id" = $2 AND "billing_month" BETWEEN '2024-08' AND '2024-10' AND "ChargePeriodStart" >= CAST($3 AS TIMESTAMP) AND "ChargePeriodStart" < CAST($4 AS TIMESTAMP) AND`,
+      `WHERE "org_id" = $2 AND "ChargePeriodStart" >= CAST($3 AS TIMESTAMP) AND "ChargePeriodStart" < CAST($4 AS TIMESTAMP) AND`,
     );
     expect(q.sql).toContain('GROUP BY 1, 2, 3');
     expect(q.params).toEqual(['env', 'org_1', '2024-09-01 00:00:00', '2024-10-01 00:00:00', 'Tax']);
