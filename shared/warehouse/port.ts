@@ -1,4 +1,5 @@
 import type { FeatureModel, RefreshMode } from './features';
+import type { MetricId } from './focus-columns';
 import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from './query-model';
 
 /**
@@ -59,6 +60,14 @@ export interface WarehouseQueries {
    * reads every cost and usage figure through this and `usageSeries`.
    */
   costSeries(q: CostSeriesQuery): Promise<SeriesRow[]>;
+  /**
+   * Several ungrouped cost series over the same rows that differ only in their metric, one list
+   * per metric id in order: DuckDB sums them all in one scan; Athena runs `costSeries` for each.
+   */
+  costSeriesMany(
+    q: Omit<CostSeriesQuery, 'metricId' | 'groupBy'>,
+    metricIds: MetricId[],
+  ): Promise<SeriesRow[][]>;
   /** A usage series: ConsumedQuantity of one consumed unit, same model as costSeries. */
   usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]>;
   /** The computed dimensions of the org's last refresh, if any. */

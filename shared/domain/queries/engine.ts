@@ -1,9 +1,10 @@
 import { getDatasource } from '../../db/datasources-repo';
 import { AppError, BadRequestError, DependencyUnavailableError } from '../../errors';
 import { log } from '../../log';
+import type { MetricId } from '../../warehouse/focus-columns';
 import type { WarehouseQueries } from '../../warehouse/port';
 import { getWarehouseQueries } from '../../warehouse/queries';
-import type { BillingInfo, SeriesRow, WhereClause } from '../../warehouse/query-model';
+import type { BillingInfo, CostSeriesQuery, SeriesRow, WhereClause } from '../../warehouse/query-model';
 import { ExpressionError } from '../common/expr/errors';
 import { asCondition, evaluateExpression, type GroupedSeries } from '../common/expr/evaluate';
 import { type Expression, parseExpression } from '../common/expr/parse';
@@ -221,13 +222,60 @@ interface Computed {
   currency: string | null;
 }
 
+type CostBatchQuery = Omit<CostSeriesQuery, 'metricId' | 'groupBy'>;
+
+interface CostBatch {
+  q: CostBatchQuery;
+  waiting: { metricId: MetricId; resolve: (rows: SeriesRow[]) => void; reject: (e: unknown) => void }[];
+}
+
 class Run {
+  /** Ungrouped cost reads of this tick, by everything but their metric (see `costRows`). */
+  private readonly batches = new Map<string, CostBatch>();
+
   constructor(
     readonly wh: WarehouseQueries,
     readonly ctx: ExplorerContext,
     readonly request: ExplorerRequest,
-    readonly info: BillingInfo,
+    /** Read side by side with the series; awaited only where its figures are needed. */
+    readonly info: Promise<BillingInfo>,
   ) {}
+
+  /**
+   * A cost query's rows. Ungrouped queries asked in the same tick that differ only in their
+   * metric (`a / b` over BilledCost and ListCost) are read together by `costSeriesMany`: one scan
+   * for all of them instead of one each.
+   */
+  private costRows(q: CostSeriesQuery): Promise<SeriesRow[]> {
+    if (groupByOf(q.groupBy).length) return this.wh.costSeries(q);
+    const { metricId, groupBy: _groupBy, ...rest } = q;
+    const key = JSON.stringify(rest);
+    let batch = this.batches.get(key);
+    if (!batch) {
+      const created: CostBatch = { q: rest, waiting: [] };
+      batch = created;
+      this.batches.set(key, created);
+      queueMicrotask(() => {
+        this.batches.delete(key);
+        void this.flush(created);
+      });
+    }
+    const target = batch;
+    return new Promise((resolve, reject) => target.waiting.push({ metricId, resolve, reject }));
+  }
+
+  private async flush(batch: CostBatch): Promise<void> {
+    const ids = [...new Set(batch.waiting.map((w) => w.metricId))];
+    try {
+      const lists =
+        ids.length === 1
+          ? [await this.wh.costSeries({ ...batch.q, metricId: ids[0]!, groupBy: null })]
+          : await this.wh.costSeriesMany(batch.q, ids);
+      for (const w of batch.waiting) w.resolve(lists[ids.indexOf(w.metricId)] ?? []);
+    } catch (error) {
+      for (const w of batch.waiting) w.reject(error);
+    }
+  }
 
   /** The data range and buckets of a series query for the window, after its shift and rolling window. */
   private fetchPlan(q: SeriesQuery, w: Window) {
@@ -261,7 +309,7 @@ class Run {
         ? andWhere(q.whereClause, this.ctx.conditions)
         : q.whereClause;
       const rows = await warehouseCall('costSeries', () =>
-        this.wh.costSeries({
+        this.costRows({
           orgId: this.ctx.orgId,
           metricId: q.metricId ?? 'cost',
           groupBy,
@@ -273,7 +321,8 @@ class Run {
         }),
       );
       groups = align(rows, groupBy, plan.starts, aggBy, 0);
-      currency = this.info.currencies.length === 1 ? this.info.currencies[0]! : null;
+      const info = await this.info;
+      currency = info.currencies.length === 1 ? info.currencies[0]! : null;
       unit = currency;
     } else {
       ({ groups, unit } = await this.metric(q, plan.starts, plan.dataStart, plan.end, aggBy));
@@ -380,7 +429,7 @@ class Run {
         values: pick.map((i) => (i === undefined ? null : (g.values[i] ?? null))),
       }));
     }
-    return { query: q, groups, unit: q.type === 'formula' ? null : null, currency: null };
+    return { query: q, groups, unit: null, currency: null };
   }
 }
 
@@ -455,7 +504,12 @@ function present(
   };
 }
 
-async function runWindow(run: Run, plan: Plan, period: ResolvedPeriod, dataThrough: number | null) {
+async function runWindow(
+  run: Run,
+  plan: Plan,
+  period: ResolvedPeriod,
+  dataThroughOfInfo: Promise<number | null>,
+) {
   const aggBy = period.aggBy;
   bucketStarts(period.start, period.end, aggBy, MAX_BUCKETS); // the cap applies to the period itself
   const history = aggBy === 'Period' ? 0 : plan.historyDays;
@@ -469,6 +523,7 @@ async function runWindow(run: Run, plan: Plan, period: ResolvedPeriod, dataThrou
   const computed = await Promise.all(plan.series.map((q) => run.series(q, w)));
   for (const c of computed) done.set(c.query.name, c);
   for (const { query, expr } of plan.exprs) done.set(query.name, run.expression(query, expr, w, done));
+  const dataThrough = await dataThroughOfInfo;
 
   // A formula's total is the formula over its operands' totals when it reads no history;
   // otherwise (and for conditions) its series reduced (conditions: SUM, the buckets that hold).
@@ -492,9 +547,7 @@ async function runWindow(run: Run, plan: Plan, period: ResolvedPeriod, dataThrou
           const refOut =
             out.find((o) => o.name === ref) ?? present(done.get(ref)!, w, dataThrough, run.request, totalsOf);
           perGroup[ref] = {
-            groups: done
-              .get(ref)!
-              .groups.map((g, i) => ({ key: g.key, values: [refTotal(refOut, g.key, i)] })),
+            groups: done.get(ref)!.groups.map((g) => ({ key: g.key, values: [refTotal(refOut, g.key)] })),
           };
           whole[ref] = { groups: [{ key: {}, values: [refOut.total] }] };
         }
@@ -517,7 +570,7 @@ async function runWindow(run: Run, plan: Plan, period: ResolvedPeriod, dataThrou
   return { out, done, w };
 }
 
-function refTotal(refOut: QueryOut, key: Record<string, string | null>, _i: number): number | null {
+function refTotal(refOut: QueryOut, key: Record<string, string | null>): number | null {
   const id = JSON.stringify(key);
   return refOut.series.find((s) => JSON.stringify(s.group) === id)?.total ?? null;
 }
@@ -596,13 +649,19 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   if (comparison) bucketStarts(comparison.start, comparison.end, comparison.aggBy);
   const wh = await getWarehouseQueries();
   const since = ymd(addMonths(dayMs(now.toISOString()), -RECENT_MONTHS)).slice(0, 7);
-  const info = await warehouseCall('billingInfo', () => wh.billingInfo(ctx.orgId, since));
-  const dataThrough = dataThroughOf(info, now);
-  const run = new Run(wh, ctx, request, info);
+  // billingInfo (dataThrough, currency) is read side by side with the series, not before them.
+  const infoRead = warehouseCall('billingInfo', () => wh.billingInfo(ctx.orgId, since));
+  const dataThroughRead = infoRead.then((info) => dataThroughOf(info, now));
+  // Awaited below in every path; these handlers only keep an early failure from being "unhandled".
+  infoRead.catch(() => undefined);
+  dataThroughRead.catch(() => undefined);
+  const run = new Run(wh, ctx, request, infoRead);
   const [primary, compared] = await Promise.all([
-    runWindow(run, plan, period, dataThrough),
-    comparison ? runWindow(run, plan, comparison, dataThrough) : undefined,
+    runWindow(run, plan, period, dataThroughRead),
+    comparison ? runWindow(run, plan, comparison, dataThroughRead) : undefined,
   ]);
+  const info = await infoRead;
+  const dataThrough = await dataThroughRead;
   const forecast = request.period.forecastDays ?? 0;
   if (forecast > 0 && dataThrough !== null)
     await addForecast(run, primary.out, primary.done, primary.w, dataThrough, forecast);

@@ -1,5 +1,6 @@
 import { config } from '../../config';
 import { readCache } from '../../db/dimensions-repo';
+import type { MetricId } from '../focus-columns';
 import type { UsageMetric, WarehouseQueries } from '../port';
 import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
 import {
@@ -113,6 +114,14 @@ export class AthenaQueries implements WarehouseQueries {
 
   costSeries(q: CostSeriesQuery): Promise<SeriesRow[]> {
     return this.series(q, metricSql(q.metricId, athenaDialect));
+  }
+
+  /** One statement per metric (Athena runs them side by side; each scans only its months). */
+  costSeriesMany(
+    q: Omit<CostSeriesQuery, 'metricId' | 'groupBy'>,
+    metricIds: MetricId[],
+  ): Promise<SeriesRow[][]> {
+    return Promise.all(metricIds.map((metricId) => this.costSeries({ ...q, metricId, groupBy: null })));
   }
 
   usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]> {

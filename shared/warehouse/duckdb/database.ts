@@ -29,6 +29,18 @@ export function billingTableDdl(table = BILLING_TABLE): string {
 
 let instance: Promise<DuckDBInstance> | undefined;
 let instancePath: string | undefined;
+let generation = 0;
+
+/**
+ * A number that changes whenever the data of this process's database may have changed: after each
+ * write (`withWriteLock`: ingestion, refresh) and whenever another database is opened. Caches of
+ * what only a write can change (an org's catalog, its latest charge day) are keyed by it. DuckDB
+ * allows one writing process per file, and every write of this process goes through
+ * `withWriteLock`, so no write can happen without it moving.
+ */
+export function dataGeneration(): number {
+  return generation;
+}
 
 /**
  * `@duckdb/node-api` is loaded here, when the first connection is opened, and nowhere else at run
@@ -61,6 +73,7 @@ async function open(path: string): Promise<DuckDBInstance> {
 export function duckdb(): Promise<DuckDBInstance> {
   const path = config().duckdbPath;
   if (!instance || instancePath !== path) {
+    generation++;
     instancePath = path;
     instance = open(path);
     instance.catch(() => {
@@ -81,11 +94,56 @@ export async function withConnection<T>(fn: (conn: DuckDBConnection) => Promise<
   }
 }
 
+/** Idle read connections kept per database (more are opened when more reads run at once). */
+const IDLE_READERS = 4;
+const idle = new WeakMap<DuckDBInstance, DuckDBConnection[]>();
+
+/**
+ * Runs a read-only `fn` on a connection of the process's pool (session time zone UTC): opening a
+ * connection and setting it up costs about as much as a small query, on every request. Reads
+ * never wait for a connection: one is opened when none is idle, and at most `IDLE_READERS` are
+ * kept. `fn` must leave the connection as it found it (no transaction, no temp objects, no SET):
+ * writers and anything stateful use `withConnection`.
+ */
+export async function withReadConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  const db = await duckdb();
+  let pool = idle.get(db);
+  if (!pool) {
+    pool = [];
+    idle.set(db, pool);
+  }
+  let conn = pool.pop();
+  if (!conn) {
+    conn = await db.connect();
+    await conn.run("SET TimeZone = 'UTC'");
+  }
+  let healthy = true;
+  try {
+    return await fn(conn);
+  } catch (error) {
+    // An interrupted or failed statement leaves nothing open on an auto-commit connection, but
+    // a connection that saw an error is not worth the doubt: close it.
+    healthy = false;
+    throw error;
+  } finally {
+    if (healthy && instance && (await instance.catch(() => undefined)) === db && pool.length < IDLE_READERS)
+      pool.push(conn);
+    else conn.closeSync();
+  }
+}
+
 let writeChain: Promise<unknown> = Promise.resolve();
 
-/** Serialises writers within this process (ingestion, refresh). */
+/** Serialises writers within this process (ingestion, refresh); moves `dataGeneration` when each ends. */
 export function withWriteLock<T>(fn: () => Promise<T>): Promise<T> {
-  const run = writeChain.then(fn, fn);
+  const write = async () => {
+    try {
+      return await fn();
+    } finally {
+      generation++;
+    }
+  };
+  const run = writeChain.then(write, write);
   writeChain = run.catch(() => undefined);
   return run;
 }
@@ -113,6 +171,13 @@ export async function query(conn: DuckDBConnection, sql: string, params: DuckDBV
 
 /** For tests: forget the instance so the next call opens `config().duckdbPath` afresh. */
 export function resetDuckDb(): void {
+  generation++;
+  void instance?.then(
+    (db) => {
+      for (const conn of idle.get(db)?.splice(0) ?? []) conn.closeSync();
+    },
+    () => undefined,
+  );
   instance = undefined;
   instancePath = undefined;
 }

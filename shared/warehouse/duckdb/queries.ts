@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { BadRequestError } from '../../errors';
+import type { MetricId } from '../focus-columns';
 import type { UsageMetric, WarehouseQueries } from '../port';
 import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
 import {
@@ -10,9 +11,10 @@ import {
   seriesSql,
   toBillingInfo,
   toSeriesRows,
+  toSeriesRowsByMeasure,
 } from '../sql/compile';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
-import { BILLING_TABLE, CATALOG_TABLE, query, withConnection } from './database';
+import { BILLING_TABLE, CATALOG_TABLE, dataGeneration, query, withReadConnection } from './database';
 import { orgObjects } from './names';
 
 /**
@@ -38,8 +40,38 @@ export function monthList(months: string[]): string {
   return months.length ? months.map(quoteLiteral).join(', ') : 'NULL';
 }
 
-/** The relation queries read: the org's enriched view once a refresh built it, else the billing table. */
-export async function sourceFor(
+/**
+ * Per-process memo of what only a write can change, keyed by `dataGeneration()`: an entry made at
+ * an older generation is never answered. A failed read is not kept.
+ */
+const MEMO_LIMIT = 1000;
+const memo = new Map<string, { generation: number; value: Promise<unknown> }>();
+
+function memoised<T>(key: string, read: () => Promise<T>): Promise<T> {
+  const generation = dataGeneration();
+  const hit = memo.get(key);
+  if (hit && hit.generation === generation) return hit.value as Promise<T>;
+  const value = read();
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(key, { generation, value });
+  value.catch(() => {
+    if (memo.get(key)?.value === value) memo.delete(key);
+  });
+  return value;
+}
+
+/**
+ * The relation queries read: the org's enriched view once a refresh built it, else the billing
+ * table. Memoised until the next write (it changes only with a refresh).
+ */
+export function sourceFor(
+  conn: DuckDBConnection,
+  orgId: string,
+): Promise<{ source: string; catalog?: Catalog }> {
+  return memoised(`source|${orgId}`, () => readSource(conn, orgId));
+}
+
+async function readSource(
   conn: DuckDBConnection,
   orgId: string,
 ): Promise<{ source: string; catalog?: Catalog }> {
@@ -57,7 +89,7 @@ export class DuckDbQueries implements WarehouseQueries {
   readonly kind = 'duckdb' as const;
 
   billingMonths(orgId: string): Promise<string[]> {
-    return withConnection(async (conn) =>
+    return withReadConnection(async (conn) =>
       (
         await query(
           conn,
@@ -69,7 +101,7 @@ export class DuckDbQueries implements WarehouseQueries {
   }
 
   usageMetrics(orgId: string): Promise<UsageMetric[]> {
-    return withConnection(async (conn) => {
+    return withReadConnection(async (conn) => {
       const rows = await query(
         conn,
         `SELECT "ConsumedUnit" AS consumed_unit,
@@ -86,16 +118,35 @@ export class DuckDbQueries implements WarehouseQueries {
     });
   }
 
+  /** Memoised until the next write: the latest charge day and the currencies change only with an ingestion. */
   billingInfo(orgId: string, sinceMonth: string): Promise<BillingInfo> {
-    return withConnection(async (conn) => {
-      const ctx = { dialect: duckDialect, params: positionalParams() };
-      const compiled = billingInfoSql(orgId, sinceMonth, quoteIdent(BILLING_TABLE), ctx);
-      return toBillingInfo(await query(conn, compiled.sql, compiled.params));
+    return memoised(`info|${orgId}|${sinceMonth}`, () =>
+      withReadConnection(async (conn) => {
+        const ctx = { dialect: duckDialect, params: positionalParams() };
+        const compiled = billingInfoSql(orgId, sinceMonth, quoteIdent(BILLING_TABLE), ctx);
+        return toBillingInfo(await query(conn, compiled.sql, compiled.params));
+      }),
+    );
+  }
+
+  costSeriesMany(
+    q: Omit<CostSeriesQuery, 'metricId' | 'groupBy'>,
+    metricIds: MetricId[],
+  ): Promise<SeriesRow[][]> {
+    return withReadConnection(async (conn) => {
+      const { source, catalog } = await sourceFor(conn, q.orgId);
+      const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
+      const measures = metricIds.map((m) => metricSql(m, duckDialect));
+      const compiled = seriesSql({ ...q, groupBy: null }, measures, source, ctx);
+      const rows = await query(conn, compiled.sql, compiled.params);
+      return metricIds.length === 1
+        ? [toSeriesRows(rows, [])]
+        : toSeriesRowsByMeasure(rows, metricIds.length);
     });
   }
 
   costSeries(q: CostSeriesQuery): Promise<SeriesRow[]> {
-    return withConnection(async (conn) => {
+    return withReadConnection(async (conn) => {
       const { source, catalog } = await sourceFor(conn, q.orgId);
       const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
       const compiled = seriesSql(q, metricSql(q.metricId, duckDialect), source, ctx);
@@ -104,7 +155,7 @@ export class DuckDbQueries implements WarehouseQueries {
   }
 
   usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]> {
-    return withConnection(async (conn) => {
+    return withReadConnection(async (conn) => {
       const { source, catalog } = await sourceFor(conn, q.orgId);
       const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
       const compiled = seriesSql(
@@ -119,6 +170,6 @@ export class DuckDbQueries implements WarehouseQueries {
   }
 
   catalog(orgId: string): Promise<Catalog | undefined> {
-    return withConnection((conn) => readCatalog(conn, orgId));
+    return withReadConnection((conn) => readCatalog(conn, orgId));
   }
 }

@@ -45,6 +45,18 @@ export interface Dialect {
   hour(expr: string): string;
   /** A timestamp from a `YYYY-MM-DD HH:MM:SS` text parameter. */
   timestamp(param: string): string;
+  /**
+   * The keyword after `AS` that makes a CTE computed once (DuckDB's `MATERIALIZED`; empty for
+   * Trino, which has none). Without it DuckDB may plan the top-N ranking's `sum() OVER
+   * (PARTITION BY …)` as a join of the aggregate with itself and scan the table twice.
+   */
+  readonly materialized: string;
+  /**
+   * Whether series statements bound `billing_month` (Athena: partition pruning, without which a
+   * statement reads every month of the organisation). DuckDB has no partitions and prunes by the
+   * `ChargePeriodStart` zone maps; there the bound would only cost a string comparison per row.
+   */
+  readonly monthBound: boolean;
 }
 
 export const duckDialect: Dialect = {
@@ -57,6 +69,8 @@ export const duckDialect: Dialect = {
   period: (g, e) => `strftime(date_trunc('${g.toLowerCase()}', ${e}), '%Y-%m-%d')`,
   hour: (e) => `strftime(date_trunc('hour', ${e}), '%Y-%m-%dT%H:00:00Z')`,
   timestamp: (p) => `CAST(${p} AS TIMESTAMP)`,
+  materialized: ' MATERIALIZED',
+  monthBound: false,
 };
 
 /** Athena (Trino): Glue lower-cases column names; map lookups use element_at (NULL when absent). */
@@ -70,6 +84,8 @@ export const athenaDialect: Dialect = {
   period: (g, e) => `date_format(date_trunc('${g.toLowerCase()}', ${e}), '%Y-%m-%d')`,
   hour: (e) => `date_format(date_trunc('hour', ${e}), '%Y-%m-%dT%H:00:00Z')`,
   timestamp: (p) => `CAST(${p} AS timestamp)`,
+  materialized: '',
+  monthBound: true,
 };
 
 /** Where user values go: `add` returns the SQL text that stands for the value. */
@@ -281,10 +297,17 @@ export function billingMonthRange(start: string, end: string): { from: string; t
  * organisation, so the org filter is always the first predicate; the billing-month bounds prune
  * partitions. With `topN` (and a groupBy) the statement also ranks the groups by their total and
  * sums the groups past N into one `other` row per period.
+ *
+ * The rows are grouped by the truncated timestamp and the bucket is formatted as text only on the
+ * aggregated rows (formatting a million timestamps costs more than the aggregation itself).
+ *
+ * `measure` may be a list of measures when there is no groupBy: the statement then sums each one
+ * over the same rows (one scan for several cost queries that differ only in their metric), into
+ * columns `value0`, `value1`…; see `toSeriesRowsByMeasure`.
  */
 export function seriesSql(
   q: Omit<CostSeriesQuery, 'metricId'>,
-  measure: string,
+  measure: string | readonly string[],
   source: string,
   ctx: CompileContext,
   extraFilter?: (ctx: CompileContext) => string,
@@ -294,6 +317,9 @@ export function seriesSql(
     throw new BadRequestError(`groupBy takes at most ${QUERY_BOUNDS.groupBy} dimensions`);
   if (!SERIES_GRANULARITIES.includes(q.granularity))
     throw new BadRequestError('granularity must be Hour, Day, Week, Month or Period');
+  const measures = typeof measure === 'string' ? [measure] : [...measure];
+  if (!measures.length || (measures.length > 1 && groupBy.length))
+    throw new Error('several measures in one series statement need an ungrouped query');
   const topN = groupBy.length ? q.topN : undefined;
   if (topN !== undefined && (!Number.isInteger(topN) || topN < 1 || topN > QUERY_BOUNDS.maxRows))
     throw new BadRequestError('topN must be a positive integer');
@@ -303,12 +329,16 @@ export function seriesSql(
   const d = ctx.dialect;
   const ts = d.col('ChargePeriodStart');
   // Parameters are added in the order they appear in the text (Athena binds `?` by position).
+  const bucket =
+    q.granularity === 'Period'
+      ? ctx.params.add(start.slice(0, 10))
+      : `date_trunc('${q.granularity === 'Hour' ? 'hour' : q.granularity.toLowerCase()}', ${ts})`;
   const period =
     q.granularity === 'Hour'
-      ? d.hour(ts)
+      ? d.hour('bucket')
       : q.granularity === 'Period'
-        ? ctx.params.add(start.slice(0, 10))
-        : d.period(q.granularity, ts);
+        ? 'bucket'
+        : d.period(q.granularity, 'bucket');
   const groups = groupBy.map((g, i) => `coalesce(${fieldExpr(g, ctx)}, '') AS g${i}`);
   const org = ctx.params.add(q.orgId);
   const from = ctx.params.add(start);
@@ -316,11 +346,19 @@ export function seriesSql(
   const where = whereSql(q.whereClause, ctx);
   const extra = extraFilter ? ` AND ${extraFilter(ctx)}` : '';
   const groupCols = groupBy.map((_, i) => `g${i}`);
-  const aggregate = [
-    `SELECT ${period} AS period${groups.length ? `, ${groups.join(', ')}` : ''}, coalesce(sum(${measure}), 0) AS value`,
+  const valueCols = measures.length === 1 ? ['value'] : measures.map((_, i) => `value${i}`);
+  const sums = measures.map((m, i) => `coalesce(sum(${m}), 0) AS ${valueCols[i]}`);
+  const inner = [
+    `SELECT ${[`${bucket} AS bucket`, ...groups, ...sums].join(', ')}`,
     `FROM ${source}`,
-    `WHERE ${d.col('org_id')} = ${org} AND ${d.col('billing_month')} BETWEEN ${quoteLiteral(months.from)} AND ${quoteLiteral(months.to)} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`,
+    `WHERE ${d.col('org_id')} = ${org}${d.monthBound ? ` AND ${d.col('billing_month')} BETWEEN ${quoteLiteral(months.from)} AND ${quoteLiteral(months.to)}` : ''} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`,
     `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2)].join(', ')}`,
+  ];
+  const aggregate = [
+    `SELECT ${[`${period} AS period`, ...groupCols, ...valueCols].join(', ')}`,
+    'FROM (',
+    ...inner,
+    ') AS a',
   ];
   const limit = `LIMIT ${QUERY_BOUNDS.maxRows + 1}`;
   if (topN === undefined) {
@@ -329,7 +367,7 @@ export function seriesSql(
   }
   const cols = groupCols.join(', ');
   const sql = [
-    `WITH base AS (${aggregate.join(' ')}),`,
+    `WITH base AS${d.materialized} (${aggregate.join(' ')}),`,
     `ranked AS (SELECT period, ${cols}, value, dense_rank() OVER (ORDER BY total DESC, ${cols}) AS rk FROM (SELECT period, ${cols}, value, sum(value) OVER (PARTITION BY ${cols}) AS total FROM base) AS t)`,
     `SELECT period, ${groupCols.map((g) => `CASE WHEN rk <= ${topN} THEN ${g} ELSE '' END AS ${g}`).join(', ')}, rk > ${topN} AS other, sum(value) AS value`,
     'FROM ranked',
@@ -373,6 +411,17 @@ export function toBillingInfo(rows: Record<string, unknown>[]): BillingInfo {
     if (day && (last === null || day > last)) last = day;
   }
   return { lastChargeDay: last, currencies: currencies.sort() };
+}
+
+/** Maps result rows of a several-measure `seriesSql` statement to one SeriesRow list per measure. */
+export function toSeriesRowsByMeasure(rows: Record<string, unknown>[], measures: number): SeriesRow[][] {
+  if (rows.length > QUERY_BOUNDS.maxRows)
+    throw new BadRequestError(
+      `The query returns more than ${QUERY_BOUNDS.maxRows} rows; narrow groupBy or the range`,
+    );
+  return Array.from({ length: measures }, (_, i) =>
+    rows.map((r) => ({ period: String(r.period), group: {}, value: Number(r[`value${i}`] ?? 0) })),
+  );
 }
 
 /** Maps result rows of `seriesSql` to SeriesRow. */

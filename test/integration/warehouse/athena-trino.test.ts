@@ -265,6 +265,23 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     const f = await checked((w) => w.costSeries(filtered), { months: ['2024-09'] });
     expect(f.result.length).toBeGreaterThan(3);
     expectSameSeries(f.result, await duck.costSeries(filtered));
+
+    // Several ungrouped metrics over the same rows (the engine's `a / b`): one list per metric.
+    const many = { orgId: org, granularity: 'Day' as const, ...SEPTEMBER };
+    const m = await checked((w) => w.costSeriesMany(many, ['cost', 'list_cost']), { months: ['2024-09'] });
+    const dm = await duck.costSeriesMany(many, ['cost', 'list_cost']);
+    expect(m.result).toHaveLength(2);
+    m.result.forEach((rows, i) => {
+      expectSameSeries(rows, dm[i] ?? []);
+    });
+    expectSameSeries(dm[1] ?? [], await duck.costSeries({ ...many, metricId: 'list_cost' }));
+    const septemberCost = [...raw.values()].reduce((acc, x) => acc + x, 0);
+    expect((m.result[0] ?? []).reduce((acc, r) => acc + r.value, 0)).toBeCloseTo(septemberCost, 6);
+
+    const info = await checked((w) => w.billingInfo(org, '2024-08'));
+    expect(info.statements).toHaveLength(1);
+    expect(info.result).toEqual(await duck.billingInfo(org, '2024-08'));
+    expect(info.result.lastChargeDay).toMatch(/^2024-\d{2}-\d{2}$/);
   });
 
   it('a full refresh: labels, enrichments with conditions, virtual dimensions; then series over them', async () => {

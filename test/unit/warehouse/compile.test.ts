@@ -118,10 +118,14 @@ describe('query model → SQL', () => {
       '"v_x"',
       ctx,
     );
-    expect(q.sql).toContain(`SELECT strftime(date_trunc('week', "ChargePeriodStart"), '%Y-%m-%d') AS period`);
+    // Grouped by the truncated timestamp; the bucket is formatted on the aggregated rows only.
+    expect(q.sql).toContain(`SELECT date_trunc('week', "ChargePeriodStart") AS bucket, `);
+    expect(q.sql).toContain(
+      `SELECT strftime(date_trunc('week', bucket), '%Y-%m-%d') AS period, g0, g1, value`,
+    );
     expect(q.sql).toContain('FROM "v_x"');
     expect(q.sql).toContain(
-      `WHERE "org_id" = $2 AND "billing_month" BETWEEN '2024-08' AND '2024-10' AND "ChargePeriodStart" >= CAST($3 AS TIMESTAMP) AND "ChargePeriodStart" < CAST($4 AS TIMESTAMP) AND`,
+      `WHERE "org_id" = $2 AND "ChargePeriodStart" >= CAST($3 AS TIMESTAMP) AND "ChargePeriodStart" < CAST($4 AS TIMESTAMP) AND`,
     );
     expect(q.sql).toContain('GROUP BY 1, 2, 3');
     expect(q.params).toEqual(['env', 'org_1', '2024-09-01 00:00:00', '2024-10-01 00:00:00', 'Tax']);
@@ -155,10 +159,13 @@ describe('query model → SQL', () => {
     );
     expect(q.sql).toBe(
       [
-        `SELECT date_format(date_trunc('month', "chargeperiodstart"), '%Y-%m-%d') AS period, coalesce(element_at("tags", ?), '') AS g0, coalesce(sum("billedcost"), 0) AS value`,
+        `SELECT date_format(date_trunc('month', bucket), '%Y-%m-%d') AS period, g0, value`,
+        'FROM (',
+        `SELECT date_trunc('month', "chargeperiodstart") AS bucket, coalesce(element_at("tags", ?), '') AS g0, coalesce(sum("billedcost"), 0) AS value`,
         'FROM "db"."billing"',
         `WHERE "org_id" = ? AND "billing_month" BETWEEN '2024-08' AND '2024-10' AND "chargeperiodstart" >= CAST(? AS timestamp) AND "chargeperiodstart" < CAST(? AS timestamp) AND (((strpos(reverse("servicename"), reverse(?)) = 1)))`,
         'GROUP BY 1, 2',
+        ') AS a',
         'ORDER BY period, g0',
         'LIMIT 200001',
       ].join('\n'),
