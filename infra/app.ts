@@ -10,7 +10,7 @@ import { createServiceStack } from './stack';
 
 /**
  * The CDK app: `npx cdk synth -c env=dev` (placeholders, works offline) or
- * `npx cdk deploy -c env=prod -c jwtIssuer=… …` (every deploy setting required; see the README).
+ * `npx cdk deploy -c env=prod -c jwtIssuer=… …` (every deploy setting required; see docs/deploy.md).
  * The stack is environment-agnostic: the account and region are the deployer's credentials', read
  * by CloudFormation at deploy time, never written into the template.
  * cdk-nag's AwsSolutions and Serverless packs run on every synth: an unacknowledged finding stops

@@ -23,7 +23,7 @@ export interface WorkerDef {
   /**
    * Opens DuckDB at run time in AWS (where the warehouse is otherwise Athena): billing ingestion
    * stages each upload in an in-memory DuckDB before writing Parquet. The stack ships DuckDB to
-   * such a worker only, and runs it on x86_64 (see "Deploying to AWS" in the README).
+   * such a worker only, and runs it on x86_64 (see docs/deploy.md, "What the stack creates").
    */
   needsDuckDb?: boolean;
   sendsTo?: string[];

@@ -132,7 +132,7 @@ const SETTINGS: readonly Setting[] = [
   },
 ];
 
-/** The settings and their meaning, for the README and error messages. */
+/** The settings and their meaning, for docs/deploy.md and error messages. */
 export const DEPLOY_SETTINGS = [
   ...SETTINGS.map(({ key, required, help }) => ({ key, required, help })),
   ...OPTIONAL_SETTINGS.map(({ key, help }) => ({ key, required: false, help })),
@@ -173,7 +173,7 @@ export function readDeployConfig(node: Node, stage: DeployStage = readStage(node
         `Missing deploy configuration for env=prod (${missing.map((s) => s.key).join(', ')}).`,
         'Pass every value with -c, for example:',
         ...lines,
-        'See "Deploying to AWS" in README.md.',
+        'See docs/deploy.md ("Deploy") for every setting.',
       ].join('\n'),
     );
   }

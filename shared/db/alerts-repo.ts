@@ -15,7 +15,7 @@ import { type Page, queryPage } from './page';
 import { replaceVersioned } from './writes';
 
 /**
- * Cost alerts in the single table (README "Single-table design"): the alert `META` item (GSI1 for
+ * Cost alerts in the single table (docs/data-model.md): the alert `META` item (GSI1 for
  * the organisation's list by creation time; GSI2, the sharded due index, only while the alert is not
  * archived and has a `nextEvalAt`), its thresholds `THRESHOLD#h`, its dedup state `DEDUP` and its
  * evaluations `EVAL#<ts>` (TTL) in the alert's partition.

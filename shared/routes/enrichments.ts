@@ -18,7 +18,7 @@ export const listEnrichments = route({
   auth: 'member',
   tag,
   summary:
-    'List enrichment documents (metadata only, by name) a page at a time (not shown in the spec; see README)',
+    'List enrichment documents (metadata only, by name) a page at a time (not shown in the spec; see docs/enrichments.md)',
   query: ListEnrichmentsQuery,
   response: v.object({ items: v.array(EnrichmentSummaryResponse), nextCursor: v.nullable(v.string()) }),
 });

@@ -23,7 +23,7 @@ export const createReport = route({
   entry: 'reports/create-report',
   auth: 'member',
   tag,
-  summary: 'Create a report (not shown in the spec; see README)',
+  summary: 'Create a report (not shown in the spec; see docs/reports.md)',
   body: CreateReportBody,
   validation: 'detailed',
   // Validated by the handler after upgrading widgets sent with the first release's names.

@@ -9,7 +9,7 @@ import { WHERE_LIMITS, WhereClauseSchema } from './where-clause';
  * stored (and read back) is the output of these schemas.
  *
  * Bounds the spec does not give (string lengths, list sizes, nesting depth) are ours; each one is
- * named in a constant below and listed in the README ("Dashboards").
+ * named in a constant below and listed in docs/dashboards.md.
  */
 
 export const AGGREGATORS = ['SUM', 'AVG', 'MAX', 'MIN'] as const;

@@ -225,7 +225,7 @@ export const ListDashboardsQuery = v.object({
 export const ListVersionsQuery = v.object({ ...PageQuerySchema.entries });
 
 // Answers, for the OpenAPI document only (handlers never parse their own answers with them).
-// The README ("Dashboards") describes the same shapes.
+// docs/dashboards.md describes the same shapes.
 
 const Timestamp = v.pipe(v.string(), v.isoTimestamp());
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));

@@ -3,13 +3,13 @@ import { getEnrichmentJson } from '../../db/enrichments-repo';
 import { NotFoundError } from '../../errors';
 
 // Nothing here may import the YAML library: GET reads the stored JSON copy, so its bundle stays
-// small (see README, "Enrichments", storage).
+// small (see docs/enrichments.md, "Storage and concurrency").
 
 /**
  * An enrichment document, in its JSON form: rows whose `keyField` value equals an entry's `key`
  * (and that satisfy `conditions`, a CEL expression over `input.<column>`) get the entry's `then`
  * values in the declared target columns, combined according to each column's `mode`
- * (see README, "Enrichments").
+ * (see docs/enrichments.md).
  */
 export interface EnrichmentDocument {
   name: string;

@@ -4,7 +4,7 @@ import { requestRefresh } from '../dimensions/refresh-request';
 /**
  * Asks for a full warehouse refresh after a document was created, replaced or deleted, so the
  * change reaches the enriched table and the dimension list without waiting for another publish or
- * ingestion. Called after the document's own write has committed (see the README, Enrichments:
+ * ingestion. Called after the document's own write has committed (see docs/enrichments.md,
  * "Refresh after a change"): the request is recorded in the outbox, then sent; a failed send stays
  * in the outbox for the sweep. If even the outbox write fails, the document change stands (the
  * client is told it succeeded) and the failure is logged; the next full refresh applies it.

@@ -11,7 +11,7 @@ import {
 
 /**
  * Report schemas. The spec shows the report fields as sent on update and only the TEXT widget;
- * the other widget shapes are ours (documented in the README, "Reports").
+ * the other widget shapes are ours (documented in docs/reports.md).
  */
 export const SCHEDULED_PERIODS = ['DAILY', 'WEEKDAYS', 'WEEKLY', 'MONTHLY'] as const;
 export const REPORT_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
