@@ -107,7 +107,7 @@ const SETTINGS: readonly Setting[] = [
   {
     key: 'teamsAllowedHosts',
     required: false,
-    devDefault: '.webhook.office.com,.logic.azure.com',
+    devDefault: '.logic.azure.com,.api.powerplatform.com',
     help: 'comma-separated host suffixes Teams webhooks may point at',
   },
   {

@@ -282,7 +282,7 @@ describe('functions', () => {
         JWT_ORG_CLAIM: 'org_id',
         JWT_ROLE_CLAIM: 'org_role',
         SLACK_API_BASE_URL: 'https://slack.com/api',
-        TEAMS_ALLOWED_HOSTS: '.webhook.office.com,.logic.azure.com',
+        TEAMS_ALLOWED_HOSTS: '.logic.azure.com,.api.powerplatform.com',
         MAIL_FROM: 'FinOps <finops@acme.test>',
         APP_BASE_URL: 'https://finops.acme.test',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
