@@ -7,21 +7,11 @@
  */
 import { loadavg } from 'node:os';
 import { evaluateExpression, type GroupedSeries, parseExpression } from '../shared/domain/common/expr';
+import { seededRandom } from '../shared/random';
 
 const GROUPS = Number(process.env.BENCH_EXPR_GROUPS ?? 1000);
 const DAYS = Number(process.env.BENCH_EXPR_DAYS ?? 365);
 const ROUNDS = Number(process.env.BENCH_EXPR_ROUNDS ?? 7);
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function dates(count: number): string[] {
   const t0 = Date.UTC(2024, 0, 1);
@@ -30,7 +20,7 @@ function dates(count: number): string[] {
 
 /** Daily costs around a per-group level with weekly seasonality, noise and rare spikes. */
 function series(seed: number): GroupedSeries {
-  const rand = prng(seed);
+  const rand = seededRandom(seed);
   return {
     groups: Array.from({ length: GROUPS }, (_, g) => {
       const level = 20 + rand() * 500;

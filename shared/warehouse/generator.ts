@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { seededRandom } from '../random';
 
 /**
  * A synthetic FOCUS 1.0 export generator for the demo seed, tests and benchmarks. Its output is
@@ -235,18 +236,6 @@ const APPS = ['checkout', 'catalog', 'ledger', 'recommender', 'gateway', 'report
 const ENVS = ['prod', 'staging', 'dev', 'test'];
 const UNITS = ['ViennaAI', 'Retail', 'Wholesale', 'Research'];
 
-/** Mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Resource {
   provider: Provider;
   service: ServiceSpec;
@@ -368,7 +357,7 @@ function defaultSpikes(
 
 /** Generates rows month by month, day by day; one usage row per resource and day, plus a few credits. */
 export function* generateFocusRows(opts: GeneratorOptions): Generator<FocusRow> {
-  const rand = prng(opts.seed);
+  const rand = seededRandom(opts.seed);
   const pool = resources(opts, rand);
   const spikes = opts.spikes ?? defaultSpikes(opts, rand);
   for (const month of opts.months) {

@@ -1,5 +1,5 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { log } from '../log';
+import { log, withLogContext } from '../log';
 
 /** What a record handler receives besides the record: its position in the batch. */
 export interface RecordContext {
@@ -43,7 +43,8 @@ export async function processPartialResponse(
   const batchItemFailures: SQSBatchItemFailure[] = [];
   for (const [index, record] of event.Records.entries()) {
     try {
-      await handleRecord(record, { index });
+      // Every line logged while the record is handled names its message.
+      await withLogContext({ messageId: record.messageId }, () => handleRecord(record, { index }));
     } catch (error) {
       log.error(options.failureMessage ?? 'SQS record failed', { messageId: record.messageId, error });
       batchItemFailures.push({ itemIdentifier: record.messageId });

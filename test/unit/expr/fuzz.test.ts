@@ -5,6 +5,7 @@ import {
   type GroupedSeries,
   parseExpression,
 } from '../../../shared/domain/common/expr';
+import { seededRandom } from '../../../shared/random';
 import { days } from './support';
 
 /**
@@ -14,16 +15,6 @@ import { days } from './support';
  * expressions always parse. Seeds are fixed so a failure is reproducible; the failing input is
  * printed in the assertion.
  */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMES = ['a', 'b', 'cost'];
 const DATES = days('2024-01-25', 40);
@@ -128,7 +119,7 @@ const TOKENS = [
 
 describe('the parser only ever throws ExpressionError', () => {
   it('on 20,000 random strings', () => {
-    const rand = prng(1);
+    const rand = seededRandom(1);
     const outcomes = new Map<string, number>();
     const failures: { source: string; outcome: string }[] = [];
     for (let i = 0; i < 20_000; i++) {
@@ -144,7 +135,7 @@ describe('the parser only ever throws ExpressionError', () => {
   });
 
   it('on 30,000 random token soups (some of which parse and are evaluated)', () => {
-    const rand = prng(2);
+    const rand = seededRandom(2);
     const outcomes = new Map<string, number>();
     const failures: { source: string; outcome: string }[] = [];
     for (let i = 0; i < 30_000; i++) {
@@ -165,7 +156,7 @@ describe('the parser only ever throws ExpressionError', () => {
   });
 
   it('on deep and long inputs around the limits', () => {
-    const rand = prng(3);
+    const rand = seededRandom(3);
     for (let i = 0; i < 300; i++) {
       const k = Math.floor(rand() * 300);
       const open = ['(', '-', 'not ', 'abs(', 'timeShift(', 'min(a,'][Math.floor(rand() * 6)] as string;
@@ -213,7 +204,7 @@ describe('generated valid expressions', () => {
   }
 
   it('parse and evaluate (1,000 of them)', () => {
-    const rand = prng(4);
+    const rand = seededRandom(4);
     const failures: { source: string; outcome: string }[] = [];
     for (let i = 0; i < 1000; i++) {
       const source = generate(rand, 5);
