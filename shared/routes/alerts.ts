@@ -48,7 +48,7 @@ export const getCostAlertWidgetData = route({
   entry: 'alerts/get-widget-data',
   auth: 'member',
   tag,
-  summary: 'One cost alert with its thresholds',
+  summary: 'One cost alert with its thresholds and its last 30 complete days, the rule drawn over them',
   params: AlertIdParams,
   response: WidgetDataSchema,
 });
