@@ -2,6 +2,7 @@ import {
   AlertIdParams,
   AlertPageSchema,
   AlertRecordSchema,
+  BacktestResponse,
   CreateAlertBody,
   HistoryPageSchema,
   ListAlertsQuery,
@@ -130,6 +131,19 @@ export const sendBudgetAlertTest = route({
   sendsTo: ['notifications'],
 });
 
+export const backtestCostAlert = route({
+  id: 'backtestCostAlert',
+  method: 'POST',
+  path: '/alerts-v2/costAlerts/backtest',
+  entry: 'alerts/backtest-cost-alert',
+  auth: 'member',
+  tag,
+  summary:
+    'Replay an alert body over the last 90 complete days: the days it would have fired and the notifications dedup would have sent (nothing stored)',
+  body: CreateAlertBody,
+  response: BacktestResponse,
+});
+
 export const alertRoutes = [
   createCostAlert,
   listCostAlerts,
@@ -140,4 +154,5 @@ export const alertRoutes = [
   unsnoozeCostAlert,
   costAlertHistory,
   sendBudgetAlertTest,
+  backtestCostAlert,
 ];

@@ -367,3 +367,49 @@ describe('scheduled alert evaluation through the query engine', () => {
     expect(med.values.at(-1)).toBeCloseTo(median(window), 6);
   });
 });
+
+describe('POST /alerts-v2/costAlerts/backtest', () => {
+  test('answers the days of the last 90 the body would have fired on and what dedup would have sent', async () => {
+    const body = alertBody('EC2 spike (backtest)', { notificationChannel: 'EMAIL', emails: [to] });
+    const res = await api<{
+      dataThrough: string;
+      from: string;
+      days: number;
+      fired: { day: string; values: Record<string, number | null> }[];
+      notifications: string[];
+      notificationCount: number;
+    }>('POST', '/alerts-v2/costAlerts/backtest', { token, body });
+    expect(res.status).toBe(200);
+    // The rule, computed here from the rows: a missing day is no cost.
+    const days = Array.from({ length: 90 }, (_, i) =>
+      ymd(Date.parse(`${spikeDay}T00:00:00Z`) - (89 - i) * DAY_MS),
+    );
+    const fired = days.filter((d) => {
+      const spend = ec2On(rows, d);
+      const window = Array.from({ length: 28 }, (_, i) =>
+        ec2On(rows, ymd(Date.parse(`${d}T00:00:00Z`) - i * DAY_MS)),
+      );
+      return spend > median(window) * 1.5 && spend > 100;
+    });
+    expect(fired).toContain(spikeDay);
+    const sent: string[] = [];
+    for (const d of fired)
+      if (!sent.length || Date.parse(d) - Date.parse(sent.at(-1)!) >= 3 * DAY_MS) sent.push(d);
+    expect(res.body).toMatchObject({ dataThrough: spikeDay, from: days[0], days: 90 });
+    expect(res.body.fired.map((f) => f.day)).toEqual(fired);
+    expect(res.body.fired.at(-1)!.values.spend).toBeCloseTo(ec2On(rows, spikeDay), 6);
+    expect(res.body.notifications).toEqual(sent);
+    expect(res.body.notificationCount).toBe(sent.length);
+    // Nothing was stored.
+    const list = await api<{ items: { name: string }[] }>('GET', '/alerts-v2/costAlerts?limit=100', {
+      token,
+    });
+    expect(list.body.items.map((a) => a.name)).not.toContain('EC2 spike (backtest)');
+    const bad = await api<{ error: string }>('POST', '/alerts-v2/costAlerts/backtest', {
+      token,
+      body: { ...body, condition: 'spend > foo' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/unknown query 'foo'/);
+  });
+});

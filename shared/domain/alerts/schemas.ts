@@ -232,3 +232,13 @@ export const HistoryPageSchema = v.object({
   nextCursor: v.nullable(v.string()),
 });
 export const SendTestResponse = v.object({ message: v.string() });
+
+/** `POST /alerts-v2/costAlerts/backtest` (docs/alerts.md). */
+export const BacktestResponse = v.object({
+  dataThrough: v.nullable(v.string()),
+  from: v.nullable(v.string()),
+  days: v.number(),
+  fired: v.array(v.object({ day: v.string(), values: v.record(v.string(), v.nullable(v.number())) })),
+  notifications: v.array(v.string()),
+  notificationCount: v.number(),
+});
