@@ -52,6 +52,10 @@ export const getCostAlertWidgetData = route({
   summary: 'One cost alert with its thresholds and its last 30 complete days, the rule drawn over them',
   params: AlertIdParams,
   response: WidgetDataSchema,
+  // The recent series is read through the query engine.
+  usesWarehouse: true,
+  memoryMb: 512,
+  timeoutSeconds: 29,
 });
 
 export const updateCostAlert = route({
@@ -142,6 +146,9 @@ export const backtestCostAlert = route({
     'Replay an alert body over the last 90 complete days: the days it would have fired and the notifications dedup would have sent (nothing stored)',
   body: CreateAlertBody,
   response: BacktestResponse,
+  usesWarehouse: true,
+  memoryMb: 512,
+  timeoutSeconds: 29,
 });
 
 export const alertRoutes = [
