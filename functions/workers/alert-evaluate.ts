@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type EvaluationMessage, evaluateAlert } from '../../shared/domain/alerts/evaluate';
-import { engineSeriesSource } from '../../shared/domain/alerts/series-source';
+import { createEngineSeriesSource } from '../../shared/domain/alerts/series-source';
 import { processPartialResponse } from '../../shared/workers/batch';
 
 function parse(body: string): EvaluationMessage {
@@ -12,9 +12,11 @@ function parse(body: string): EvaluationMessage {
 
 /** Consumer of `alert-evaluation`: one alert per message, partial batch failures, DLQ after retries. */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  // One source per invocation: alerts of the batch that ask the same queries share the reads.
+  const source = createEngineSeriesSource();
   return processPartialResponse(
     event,
-    (record) => evaluateAlert(parse(record.body), { source: engineSeriesSource, now: () => new Date() }),
+    (record) => evaluateAlert(parse(record.body), { source, now: () => new Date() }),
     { failureMessage: 'alert evaluation failed' },
   );
 }

@@ -2,6 +2,7 @@ import {
   AlertIdParams,
   AlertPageSchema,
   AlertRecordSchema,
+  BacktestResponse,
   CreateAlertBody,
   HistoryPageSchema,
   ListAlertsQuery,
@@ -48,9 +49,13 @@ export const getCostAlertWidgetData = route({
   entry: 'alerts/get-widget-data',
   auth: 'member',
   tag,
-  summary: 'One cost alert with its thresholds',
+  summary: 'One cost alert with its thresholds and its last 30 complete days, the rule drawn over them',
   params: AlertIdParams,
   response: WidgetDataSchema,
+  // The recent series is read through the query engine.
+  usesWarehouse: true,
+  memoryMb: 512,
+  timeoutSeconds: 29,
 });
 
 export const updateCostAlert = route({
@@ -130,6 +135,22 @@ export const sendBudgetAlertTest = route({
   sendsTo: ['notifications'],
 });
 
+export const backtestCostAlert = route({
+  id: 'backtestCostAlert',
+  method: 'POST',
+  path: '/alerts-v2/costAlerts/backtest',
+  entry: 'alerts/backtest-cost-alert',
+  auth: 'member',
+  tag,
+  summary:
+    'Replay an alert body over the last 90 complete days: the days it would have fired and the notifications dedup would have sent (nothing stored)',
+  body: CreateAlertBody,
+  response: BacktestResponse,
+  usesWarehouse: true,
+  memoryMb: 512,
+  timeoutSeconds: 29,
+});
+
 export const alertRoutes = [
   createCostAlert,
   listCostAlerts,
@@ -140,4 +161,5 @@ export const alertRoutes = [
   unsnoozeCostAlert,
   costAlertHistory,
   sendBudgetAlertTest,
+  backtestCostAlert,
 ];

@@ -36,14 +36,21 @@ describe('cost alerts over HTTP', () => {
 
   test('widgetData answers the record with its thresholds; another organisation gets 404', async () => {
     const { body: a } = await create(member(), thresholdBody());
-    const res = await api<Alert & { thresholds: Record<string, unknown>[] }>(
-      'GET',
-      `/alerts-v2/costAlerts/${a.id}/widgetData`,
-      { token: admin() },
-    );
+    const res = await api<
+      Alert & {
+        thresholds: Record<string, unknown>[];
+        series: { dataThrough: string; dates: string[]; thresholds: { value: number }[] } | null;
+      }
+    >('GET', `/alerts-v2/costAlerts/${a.id}/widgetData`, { token: admin() });
     expect(res.status).toBe(200);
-    const { thresholds, ...record } = res.body;
+    const { thresholds, series, ...record } = res.body;
     expect(record).toEqual(a);
+    // The recent series (null when the organisation has no recent billing data; the e2e of
+    // alerts-evaluation checks its figures), with the threshold to draw over it.
+    if (series !== null) {
+      expect(series.dates.at(-1)).toBe(series.dataThrough);
+      expect(series.thresholds.map((t) => t.value)).toEqual([1000]);
+    }
     expect(thresholds).toEqual([
       {
         id: expect.stringMatching(/^thr_/),

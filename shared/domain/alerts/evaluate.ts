@@ -14,7 +14,7 @@ import { dedupRule } from './dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from './model';
 import { alertNotificationId, type Notification } from './notification';
 import { type AlertFiring, renderAlertMessage } from './render';
-import { addDays, daysBetween, lastCompletePeriod, nextEvaluationAt, previousPeriod } from './schedule';
+import { daysBetween, lastCompletePeriod, nextEvaluationAt, previousPeriod } from './schedule';
 
 /**
  * Scheduled evaluation: the sweep reads the due index (never a scan) and enqueues due alerts; the
@@ -38,9 +38,14 @@ export interface AlertSeries {
   baselines?: Record<string, (number | null)[]>;
 }
 
-/** The port the lead wires to the query engine (issue 14): reads `conditionAdvancedExplorerQuery` by day. */
+/**
+ * Reads an alert's daily series (the engine-backed one is `createEngineSeriesSource`) through the
+ * last complete day, from the first day its evaluation needs; with `days: n`, enough for evaluating
+ * each of the n days ending on the last complete day (widget data, backtest). Null: the
+ * organisation has no recent billing data, so there is no complete day to evaluate.
+ */
 export interface AlertSeriesSource {
-  read(alert: StoredAlert, opts: { from: string; now: Date }): Promise<AlertSeries>;
+  read(alert: StoredAlert, opts: { now: Date; days?: number }): Promise<AlertSeries | null>;
 }
 
 export interface EvaluationMessage {
@@ -132,6 +137,41 @@ export function decide(
   };
 }
 
+/** Whether a triggered result clears the noise floor (`minCost`, compared with the alert's query value). */
+export function clearsFloor(
+  alert: Pick<StoredAlert, 'minCost' | 'queryName'>,
+  result: EvaluationResult,
+): boolean {
+  if (alert.minCost === null) return true;
+  const v = result.values[alert.queryName] ?? null;
+  return v !== null && v >= alert.minCost;
+}
+
+/**
+ * Replays the decision on each of the last `days` days of `series` as if each had been the last
+ * complete day (widget data, backtest): `triggered` is the rule, `fired` also clears the noise floor.
+ */
+export function replay(
+  alert: StoredAlert,
+  thresholds: readonly AlertThreshold[],
+  series: AlertSeries,
+  days: number,
+): { day: string; triggered: boolean; fired: boolean; result: EvaluationResult }[] {
+  const end = series.days.indexOf(series.dataThrough);
+  const out: { day: string; triggered: boolean; fired: boolean; result: EvaluationResult }[] = [];
+  for (let i = Math.max(0, end - days + 1); i <= end; i++) {
+    const day = series.days[i]!;
+    const result = decide(alert, thresholds, { ...series, dataThrough: day }, '');
+    out.push({
+      day,
+      triggered: result.triggered,
+      fired: result.triggered && clearsFloor(alert, result),
+      result,
+    });
+  }
+  return out;
+}
+
 export interface EvaluateDeps {
   source: AlertSeriesSource;
   now: () => Date;
@@ -147,19 +187,23 @@ export async function evaluateAlert(
   if (!alert || alert.archivedAt) return null;
   const now = deps.now();
   const thresholds = await getThresholds(msg.orgId, msg.alertId);
-  // Enough history for a month-over-month change and a 28-day baseline (the engine adds the
-  // condition's own lookback).
-  const from = addDays(now.toISOString().slice(0, 10), -70);
-  const series = await deps.source.read(alert, { from, now });
+  // The source reads what the alert needs (the 4-day window or the last two periods) ending on the
+  // last complete day; the engine adds the condition's own lookback.
+  const series = await deps.source.read(alert, { now });
+  if (!series) {
+    log.info('alert not evaluated: no complete day of billing data', {
+      orgId: alert.organizationId,
+      alertId: alert.id,
+    });
+    return null;
+  }
   const result = decide(alert, thresholds, series, config().appBaseUrl);
   const evaluatedDay = series.dataThrough;
   const notificationId = alertNotificationId(alert.id, evaluatedDay);
-  const floorValue = result.values[alert.queryName] ?? null;
   let suppressedBy: AlertEvaluation['suppressedBy'] = null;
   let notified: string | null = null;
   if (result.triggered) {
-    if (alert.minCost !== null && (floorValue === null || floorValue < alert.minCost))
-      suppressedBy = 'MIN_COST';
+    if (!clearsFloor(alert, result)) suppressedBy = 'MIN_COST';
     else if (alert.snoozedUntil && Date.parse(alert.snoozedUntil) > now.getTime()) suppressedBy = 'SNOOZE';
     else if (
       !(await claimDedup(

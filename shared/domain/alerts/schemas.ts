@@ -203,9 +203,42 @@ export const WidgetDataSchema = v.looseObject({
       changeBasis: v.string(),
     }),
   ),
+  /** The last 30 complete days with the rule drawn over them (docs/alerts.md); null without data. */
+  series: v.nullable(
+    v.object({
+      dataThrough: v.string(),
+      aggBy: v.literal('Day'),
+      dates: v.array(v.string()),
+      queries: v.array(v.object({ name: v.string(), values: v.array(v.nullable(v.number())) })),
+      condition: v.optional(v.array(v.number())),
+      baselines: v.optional(v.array(v.object({ key: v.string(), values: v.array(v.nullable(v.number())) }))),
+      thresholds: v.optional(
+        v.array(
+          v.object({
+            value: v.number(),
+            severityLevel: v.string(),
+            metricMode: v.string(),
+            changeBasis: v.string(),
+          }),
+        ),
+      ),
+      triggered: v.array(v.boolean()),
+      fired: v.array(v.boolean()),
+    }),
+  ),
 });
 export const HistoryPageSchema = v.object({
   items: v.array(v.looseObject({ evaluatedAt: v.string() })),
   nextCursor: v.nullable(v.string()),
 });
 export const SendTestResponse = v.object({ message: v.string() });
+
+/** `POST /alerts-v2/costAlerts/backtest` (docs/alerts.md). */
+export const BacktestResponse = v.object({
+  dataThrough: v.nullable(v.string()),
+  from: v.nullable(v.string()),
+  days: v.number(),
+  fired: v.array(v.object({ day: v.string(), values: v.record(v.string(), v.nullable(v.number())) })),
+  notifications: v.array(v.string()),
+  notificationCount: v.number(),
+});

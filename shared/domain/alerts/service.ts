@@ -22,6 +22,8 @@ import {
 } from './model';
 import { type AlertFields, alertFields } from './rules';
 import type { CreateAlertInput } from './schemas';
+import { createEngineSeriesSource } from './series-source';
+import { type AlertWidgetSeries, widgetSeries } from './widget-series';
 
 /** The 404 body of the spec for an alert that does not exist for the caller. */
 export const ALERT_NOT_FOUND = 'Alert not found';
@@ -90,17 +92,27 @@ function assertCanEdit(principal: Principal, alert: StoredAlert): void {
 
 export interface WidgetData extends CostAlert {
   thresholds: AlertThreshold[];
+  /** The last 30 complete days with the rule drawn over them; null without recent billing data. */
+  series: AlertWidgetSeries | null;
 }
 
-/** The record and its thresholds (the spec's widget-data read); 404 'Alert not found' otherwise. */
-export async function readWidgetData(principal: Principal, alertId: string): Promise<WidgetData> {
+/**
+ * The record, its thresholds and its recent series (the spec's widget-data read); 404 'Alert not
+ * found' otherwise.
+ */
+export async function readWidgetData(
+  principal: Principal,
+  alertId: string,
+  now: Date = new Date(),
+): Promise<WidgetData> {
   const [alert, thresholds] = await Promise.all([
     getAlert(principal.orgId, alertId),
     getThresholds(principal.orgId, alertId),
   ]);
   if (!alert) throw new NotFoundError(ALERT_NOT_FOUND);
   thresholds.sort((a, b) => (a.id < b.id ? -1 : 1));
-  return { ...toRecord(alert), thresholds };
+  const series = await widgetSeries(alert, thresholds, createEngineSeriesSource(), now);
+  return { ...toRecord(alert), thresholds, series };
 }
 
 export async function readAlert(

@@ -1,0 +1,415 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createApiKey } from '../../shared/db/api-keys-repo';
+import { ensureOrganization } from '../../shared/db/organizations-repo';
+import { ensureUser } from '../../shared/db/users-repo';
+import { api, session } from '../support/session';
+
+/**
+ * Scheduled evaluation end to end on the local stack: a FOCUS export with a cost spike is ingested
+ * into a fresh organisation; an EMAIL and a SLACK alert whose condition catches the spike are
+ * swept, evaluated through the query engine on the last complete day, and delivered once each.
+ * Every figure is computed here from the generated rows.
+ */
+const ROOT = resolve(__dirname, '..', '..');
+const s = () => session();
+const run = Math.random().toString(36).slice(2, 8);
+const orgId = `org_aeval${run}`;
+const userId = `user_aeval${run}`;
+const DAY_MS = 86_400_000;
+const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+// The billing data ends yesterday (UTC), so the engine's last complete day is the day before:
+// that is the spike day, and the evaluation must decide on it.
+const today = Date.parse(`${ymd(Date.now())}T00:00:00Z`);
+const lastRowDay = ymd(today - DAY_MS);
+const spikeDay = ymd(today - 2 * DAY_MS);
+const SERVICE = 'Amazon Elastic Compute Cloud';
+
+interface Row {
+  day: string;
+  cost: number;
+  service: string;
+  id: number;
+}
+
+/** 75 days of two rows a day, a spike of EC2 on `spikeDay`, and a small other service. */
+function generateRows(): Row[] {
+  const rows: Row[] = [];
+  let id = 1;
+  for (let i = 75; i >= 1; i--) {
+    const day = ymd(today - i * DAY_MS);
+    const base = 100 + ((i * 7) % 13) + 0.25 * (i % 4);
+    const ec2 = day === spikeDay ? base * 4 + 123.5 : base;
+    rows.push({ day, cost: Number((ec2 * 0.6).toFixed(4)), service: SERVICE, id: id++ });
+    rows.push({ day, cost: Number((ec2 * 0.4).toFixed(4)), service: SERVICE, id: id++ });
+    rows.push({ day, cost: 3.5, service: 'Amazon Simple Storage Service', id: id++ });
+  }
+  return rows;
+}
+
+const HEADER = [
+  'BilledCost',
+  'BillingAccountId',
+  'BillingAccountName',
+  'BillingCurrency',
+  'BillingPeriodEnd',
+  'BillingPeriodStart',
+  'ChargeCategory',
+  'ChargeDescription',
+  'ChargeFrequency',
+  'ChargePeriodEnd',
+  'ChargePeriodStart',
+  'ConsumedQuantity',
+  'ConsumedUnit',
+  'ContractedCost',
+  'EffectiveCost',
+  'InvoiceIssuerName',
+  'ListCost',
+  'PricingCategory',
+  'ProviderName',
+  'PublisherName',
+  'RegionId',
+  'RegionName',
+  'ResourceId',
+  'ServiceCategory',
+  'Id',
+  'ServiceName',
+  'SubAccountId',
+  'SubAccountName',
+];
+
+function csvOf(rows: Row[]): string {
+  const q = (v: string | number) => (typeof v === 'number' ? String(v) : `"${v}"`);
+  const lines = rows.map((r) => {
+    const start = Date.parse(`${r.day}T00:00:00Z`);
+    const month = new Date(start);
+    const periodStart = Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1);
+    const periodEnd = Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1);
+    const ts = (t: number) => `${new Date(t).toISOString().slice(0, 19).replace('T', ' ')}`;
+    return [
+      r.cost,
+      '111122223333',
+      'Eval',
+      'USD',
+      ts(periodEnd),
+      ts(periodStart),
+      'Usage',
+      'compute',
+      'Usage-Based',
+      ts(start + DAY_MS),
+      ts(start),
+      1,
+      'Hours',
+      r.cost,
+      r.cost,
+      'Amazon Web Services, Inc.',
+      r.cost,
+      'Standard',
+      'AWS',
+      'Amazon Web Services, Inc.',
+      'us-east-1',
+      'US East (N. Virginia)',
+      `i-${r.id}`,
+      'Compute',
+      r.id,
+      r.service,
+      '444455556666',
+      'eval-account',
+    ]
+      .map(q)
+      .join(',');
+  });
+  return `${HEADER.map((h) => `"${h}"`).join(',')}\n${lines.join('\n')}\n`;
+}
+
+const ec2On = (rows: Row[], day: string) =>
+  rows.filter((r) => r.day === day && r.service === SERVICE).reduce((a, r) => a + r.cost, 0);
+
+function median(xs: number[]): number {
+  const v = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
+}
+
+/** As the message renders money: whole units from 100 up. */
+const usd = (x: number) =>
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
+    maximumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
+  }).format(x);
+
+interface StoredEmail {
+  subject: string;
+  destination: { to: string[] };
+  body: { text?: string; html?: string };
+}
+interface Captured {
+  kind: string;
+  body: Record<string, unknown>;
+}
+
+async function emailsTo(address: string): Promise<StoredEmail[]> {
+  const { emails } = (await (await fetch(s().mailUrl)).json()) as { emails: StoredEmail[] };
+  return emails.filter((e) => e.destination.to.some((t) => t.includes(address)));
+}
+async function slackTo(channel: string): Promise<Captured[]> {
+  const all = (await (await fetch(`${s().chatUrl}?kind=slack`)).json()) as Captured[];
+  return all.filter((m) => m.body.channel === channel);
+}
+
+const drain = async () => {
+  const res = await api<{ drained: boolean }>('POST', '/_local/drain', { body: { timeoutMs: 120_000 } });
+  expect(res.body.drained).toBe(true);
+};
+const sweep = async (now: Date) => {
+  const res = await api('POST', '/_local/tick', {
+    body: { schedule: 'alert-sweep', now: now.toISOString() },
+  });
+  expect(res.status).toBe(200);
+  await drain();
+};
+
+let token = '';
+let rows: Row[] = [];
+const to = `eval-${run}@example.com`;
+const snoozedTo = `snoozed-${run}@example.com`;
+const archivedTo = `archived-${run}@example.com`;
+const channel = `CEVAL${run.toUpperCase()}`;
+const ids: Record<string, string> = {};
+
+const condition = 'spend > rollingMedian(spend, 28, DAY) * 1.5 and spend > 100';
+function alertBody(name: string, extra: Record<string, unknown>) {
+  return {
+    name,
+    currency: 'USD',
+    urlState: 'datePreset=TRAILING_30_DAYS',
+    queries: [
+      {
+        type: 'cost',
+        name: 'spend',
+        alias: 'EC2 cost',
+        colorIndex: 0,
+        chartType: 'BAR',
+        whereClause: {
+          combinator: 'and',
+          rules: [{ field: 'ServiceName', operator: 'in', value: [SERVICE] }],
+        },
+      },
+    ],
+    condition,
+    dedup: { kind: 'ROLLING' },
+    dedupWindowDays: 3,
+    thresholds: [],
+    ...extra,
+  };
+}
+
+async function create(name: string, extra: Record<string, unknown>): Promise<string> {
+  const res = await api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
+    token,
+    body: alertBody(name, extra),
+  });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+beforeAll(async () => {
+  // A fresh organisation (the billing ingest ignores uploads for organisations that do not exist).
+  await ensureOrganization({
+    id: orgId,
+    name: `eval ${run}`,
+    timezone: 'UTC',
+    createdAt: new Date().toISOString(),
+  });
+  await ensureUser({
+    id: userId,
+    organizationId: orgId,
+    email: `${userId}@example.com`,
+    name: 'eval',
+    role: 'admin',
+    createdAt: new Date().toISOString(),
+  });
+  token = (await createApiKey(orgId, userId, 'user', 'alerts-evaluation e2e', userId)).key;
+  rows = generateRows();
+  const dir = mkdtempSync(join(tmpdir(), 'alerts-eval-'));
+  const file = join(dir, 'focus_spike.csv');
+  writeFileSync(file, csvOf(rows));
+  const out = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'scripts/ingest.ts'),
+      '--session',
+      process.env.TEST_SESSION_FILE ?? '',
+      '--org',
+      orgId,
+      '--timeout',
+      '240',
+      file,
+    ],
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' }, timeout: 270_000 },
+  );
+  if (out.status !== 0)
+    throw new Error(`ingest failed (${out.status ?? out.signal}): ${out.stderr}${out.stdout}`);
+
+  ids.email = await create('EC2 spike (email)', { notificationChannel: 'EMAIL', emails: [to] });
+  ids.slack = await create('EC2 spike (slack)', { notificationChannel: 'SLACK', slackChannelId: channel });
+  ids.snoozed = await create('EC2 spike (snoozed)', { notificationChannel: 'EMAIL', emails: [snoozedTo] });
+  ids.archived = await create('EC2 spike (archived)', { notificationChannel: 'EMAIL', emails: [archivedTo] });
+  const until = new Date(Date.now() + 7 * DAY_MS).toISOString();
+  expect(
+    (await api('POST', `/alerts-v2/costAlerts/${ids.snoozed}/snooze`, { token, body: { until } })).status,
+  ).toBe(200);
+  expect((await api('DELETE', `/alerts-v2/costAlerts/${ids.archived}`, { token })).status).toBe(200);
+}, 600_000);
+
+jest.setTimeout(300_000);
+
+describe('scheduled alert evaluation through the query engine', () => {
+  test('the sweep fires once per channel on the last complete day, with the values in the message', async () => {
+    await sweep(new Date());
+    const mails = await emailsTo(to);
+    expect(mails).toHaveLength(1);
+    const spike = ec2On(rows, spikeDay);
+    // The 28-day window ending on the spike day, the spike included.
+    const window = Array.from({ length: 28 }, (_, i) =>
+      ec2On(rows, ymd(Date.parse(`${spikeDay}T00:00:00Z`) - i * DAY_MS)),
+    );
+    const med = median(window);
+    expect(spike).toBeGreaterThan(med * 1.5);
+    const text = mails[0]!.body.text ?? '';
+    expect(text).toContain(`EC2 cost on ${spikeDay} was ${usd(spike)}`);
+    expect(text).toContain(`its 28-day median of ${usd(med)}`);
+    expect(text).toContain(spikeDay);
+    expect(mails[0]!.subject).toContain('EC2 spike (email)');
+
+    const slack = await slackTo(channel);
+    expect(slack).toHaveLength(1);
+    expect(JSON.stringify(slack[0]!.body)).toContain(usd(spike));
+
+    expect(await emailsTo(snoozedTo)).toHaveLength(0);
+    expect(await emailsTo(archivedTo)).toHaveLength(0);
+
+    const history = await api<{
+      items: {
+        evaluatedDay: string;
+        triggered: boolean;
+        notificationId: string | null;
+        values: Record<string, number>;
+      }[];
+    }>('GET', `/alerts-v2/costAlerts/${ids.email}/history`, { token });
+    expect(history.status).toBe(200);
+    expect(history.body.items).toHaveLength(1);
+    expect(history.body.items[0]).toMatchObject({
+      evaluatedDay: spikeDay,
+      triggered: true,
+      notificationId: `${ids.email}:${spikeDay}`,
+    });
+    expect(history.body.items[0]!.values.spend).toBeCloseTo(spike, 6);
+  });
+
+  test('a second sweep and a redelivered evaluation send nothing more', async () => {
+    await sweep(new Date());
+    const sqs = new SQSClient({
+      endpoint: s().endpoints.sqs,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: s().queues['alert-evaluation']!.url,
+        MessageBody: JSON.stringify({ orgId, alertId: ids.email, scheduledFor: new Date().toISOString() }),
+      }),
+    );
+    await drain();
+    // Give a late delivery the chance to show up before counting.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await emailsTo(to)).toHaveLength(1);
+    expect(await slackTo(channel)).toHaveLength(1);
+    expect(await emailsTo(snoozedTo)).toHaveLength(0);
+    expect(await emailsTo(archivedTo)).toHaveLength(0);
+  });
+
+  test('widget data answers the last 30 complete days with the condition drawn over them', async () => {
+    const res = await api<{
+      id: string;
+      series: {
+        dataThrough: string;
+        dates: string[];
+        queries: { name: string; values: (number | null)[] }[];
+        condition: number[];
+        baselines: { key: string; values: (number | null)[] }[];
+        fired: boolean[];
+      } | null;
+    }>('GET', `/alerts-v2/costAlerts/${ids.email}/widgetData`, { token });
+    expect(res.status).toBe(200);
+    const series = res.body.series!;
+    expect(series.dataThrough).toBe(spikeDay);
+    expect(series.dates).toHaveLength(30);
+    expect(series.dates.at(-1)).toBe(spikeDay);
+    expect(series.dates).not.toContain(lastRowDay);
+    const spend = series.queries.find((q) => q.name === 'spend')!;
+    for (const [i, d] of series.dates.entries()) expect(spend.values[i]).toBeCloseTo(ec2On(rows, d), 6);
+    expect(series.condition.at(-1)).toBe(1);
+    expect(series.condition.slice(0, -1).every((v) => v === 0)).toBe(true);
+    expect(series.fired.at(-1)).toBe(true);
+    const med = series.baselines.find((b) => b.key === 'rollingMedian(spend,28,DAY)')!;
+    const window = Array.from({ length: 28 }, (_, i) =>
+      ec2On(rows, ymd(Date.parse(`${spikeDay}T00:00:00Z`) - i * DAY_MS)),
+    );
+    expect(med.values.at(-1)).toBeCloseTo(median(window), 6);
+  });
+});
+
+describe('POST /alerts-v2/costAlerts/backtest', () => {
+  test('answers the days of the last 90 the body would have fired on and what dedup would have sent', async () => {
+    const body = alertBody('EC2 spike (backtest)', { notificationChannel: 'EMAIL', emails: [to] });
+    const res = await api<{
+      dataThrough: string;
+      from: string;
+      days: number;
+      fired: { day: string; values: Record<string, number | null> }[];
+      notifications: string[];
+      notificationCount: number;
+    }>('POST', '/alerts-v2/costAlerts/backtest', { token, body });
+    expect(res.status).toBe(200);
+    // The rule, computed here from the rows: a missing day is no cost.
+    const days = Array.from({ length: 90 }, (_, i) =>
+      ymd(Date.parse(`${spikeDay}T00:00:00Z`) - (89 - i) * DAY_MS),
+    );
+    const fired = days.filter((d) => {
+      const spend = ec2On(rows, d);
+      const window = Array.from({ length: 28 }, (_, i) =>
+        ec2On(rows, ymd(Date.parse(`${d}T00:00:00Z`) - i * DAY_MS)),
+      );
+      return spend > median(window) * 1.5 && spend > 100;
+    });
+    expect(fired).toContain(spikeDay);
+    const sent: string[] = [];
+    for (const d of fired)
+      if (!sent.length || Date.parse(d) - Date.parse(sent.at(-1)!) >= 3 * DAY_MS) sent.push(d);
+    expect(res.body).toMatchObject({ dataThrough: spikeDay, from: days[0], days: 90 });
+    expect(res.body.fired.map((f) => f.day)).toEqual(fired);
+    expect(res.body.fired.at(-1)!.values.spend).toBeCloseTo(ec2On(rows, spikeDay), 6);
+    expect(res.body.notifications).toEqual(sent);
+    expect(res.body.notificationCount).toBe(sent.length);
+    // Nothing was stored.
+    const list = await api<{ items: { name: string }[] }>('GET', '/alerts-v2/costAlerts?limit=100', {
+      token,
+    });
+    expect(list.body.items.map((a) => a.name)).not.toContain('EC2 spike (backtest)');
+    const bad = await api<{ error: string }>('POST', '/alerts-v2/costAlerts/backtest', {
+      token,
+      body: { ...body, condition: 'spend > foo' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/unknown query 'foo'/);
+  });
+});
