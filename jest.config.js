@@ -20,6 +20,8 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/env.ts'],
   testTimeout: 60_000,
+  // A suite that leaves a handle open must not keep CI waiting after the run (teardown still runs).
+  forceExit: true,
   maxWorkers: 2,
   // Jest's progress and failure details, then one summary instead of Jest's own (see the file).
   reporters: ['<rootDir>/test/support/summary-reporter.js'],

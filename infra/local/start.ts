@@ -10,7 +10,7 @@
  * start, an uncaught error — every child process started so far (DynamoDB Local's java included)
  * is stopped before the process exits.
  */
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -244,7 +244,10 @@ async function main(): Promise<void> {
     stateDir: args.stateDir,
     pid: process.pid,
   };
-  writeFileSync(resolve(args.stateDir, 'session.json'), JSON.stringify(session, null, 2));
+  // Written whole, then renamed into place: a reader polling for the file never sees half of it.
+  const sessionFile = resolve(args.stateDir, 'session.json');
+  writeFileSync(`${sessionFile}.tmp`, JSON.stringify(session, null, 2));
+  renameSync(`${sessionFile}.tmp`, sessionFile);
   ready = true;
   if (!args.quiet) {
     process.stdout.write(

@@ -59,8 +59,12 @@ async function startWithNpm(stateDir: string): Promise<Started> {
     if (Date.now() > deadline) throw new Error('npm start did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
+  spawned.add(child);
   return { child, session: JSON.parse(readFileSync(file, 'utf8')) };
 }
+
+/** Every stack a test started, so that a failing assertion cannot leave one running. */
+const spawned = new Set<ChildProcess>();
 
 async function start(stateDir: string, fresh: boolean): Promise<Started> {
   rmSync(join(stateDir, 'session.json'), { force: true });
@@ -88,6 +92,7 @@ async function start(stateDir: string, fresh: boolean): Promise<Started> {
     if (Date.now() > deadline) throw new Error('stack did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
+  spawned.add(child);
   return { child, session: JSON.parse(readFileSync(file, 'utf8')) };
 }
 
@@ -114,7 +119,18 @@ const call = async (s: Started, method: string, path: string, body?: unknown) =>
 
 describe('npm start lifecycle', () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'cms-lifecycle-'));
-  afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+  afterAll(async () => {
+    for (const child of spawned) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    for (const line of javaProcessesFor(stateDir))
+      process.kill(Number(line.trim().split(/\s+/)[0]), 'SIGKILL');
+    rmSync(stateDir, { recursive: true, force: true });
+  });
 
   it('keeps data across a restart, stops its children on SIGTERM, and wipes on --fresh', async () => {
     const first = await start(stateDir, true);
