@@ -1,5 +1,6 @@
 import { ExpressionError } from '../common/expr/errors';
 import { type ExprNode, parseExpression } from '../common/expr/parse';
+import { windowNodes } from '../common/expr/walk';
 import type { AlertThreshold, CostAlert } from './model';
 import type { RenderedMessage } from './notification';
 
@@ -128,17 +129,6 @@ export function inWords(node: ExprNode, firing: AlertFiring, asMoney = false): s
       return `${w(node.left)} ${sym} ${factor ? w(node.right, false) : w(node.right)}`;
     }
   }
-}
-
-function windowNodes(node: ExprNode, out: Extract<ExprNode, { type: 'window' }>[] = []) {
-  if (node.type === 'window') out.push(node);
-  if (node.type === 'window' || node.type === 'unary') windowNodes(node.arg, out);
-  if (node.type === 'binary') {
-    windowNodes(node.left, out);
-    windowNodes(node.right, out);
-  }
-  if (node.type === 'call') for (const a of node.args) windowNodes(a, out);
-  return out;
 }
 
 function refsOf(node: ExprNode, out: string[] = []): string[] {

@@ -2,8 +2,8 @@ import { DependencyUnavailableError } from '../../errors';
 import { log } from '../../log';
 import { getWarehouseQueries } from '../../warehouse/queries';
 import type { BillingInfo } from '../../warehouse/query-model';
-import type { ExprNode } from '../common/expr/parse';
 import { parseExpression } from '../common/expr/parse';
+import { windowNodes } from '../common/expr/walk';
 import type { ExplorerRequest, Query } from '../common/query-model';
 import { dataThroughOf, runExplorer } from '../queries/engine';
 import type { ExplorerResult, QueryOut } from '../queries/model';
@@ -39,17 +39,6 @@ export const CONDITION_WINDOW_DAYS = 4;
 const BASELINE_PREFIX = 'alert_baseline';
 /** Billing months read for `dataThrough`, as the engine reads them. */
 const RECENT_MONTHS = 3;
-
-function windowNodes(node: ExprNode, out: Extract<ExprNode, { type: 'window' }>[] = []) {
-  if (node.type === 'window') out.push(node);
-  if (node.type === 'window' || node.type === 'unary') windowNodes(node.arg, out);
-  if (node.type === 'binary') {
-    windowNodes(node.left, out);
-    windowNodes(node.right, out);
-  }
-  if (node.type === 'call') for (const a of node.args) windowNodes(a, out);
-  return out;
-}
 
 /** The hidden formulas giving the condition's baselines: `[baselineKey, query name, formula]`. */
 export function baselineQueries(
