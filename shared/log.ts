@@ -55,9 +55,9 @@ export function invocationIds(event: unknown, lambdaContext: unknown): Fields {
 /** Wraps a Lambda handler so that every line logged during an invocation carries its ids. */
 export function withInvocationLogContext<E, C, R>(
   handler: (event: E, lambdaContext: C) => Promise<R>,
-): (event: E, lambdaContext: C) => Promise<R> {
+): (event: E, lambdaContext?: C) => Promise<R> {
   return (event, lambdaContext) =>
-    withLogContext(invocationIds(event, lambdaContext), () => handler(event, lambdaContext));
+    withLogContext(invocationIds(event, lambdaContext), () => handler(event, lambdaContext as C));
 }
 
 function serialise(fields: Fields): Fields {

@@ -1,8 +1,12 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { sweepDueAlerts } from '../../shared/domain/alerts/evaluate';
+import { withInvocationLogContext } from '../../shared/log';
 
 /** Enqueues every due alert (the due index, never a scan); archived and snoozed ones are skipped. */
-export async function handler(event: ScheduledEvent): Promise<{ enqueued: number; snoozed: number }> {
+async function run(event: ScheduledEvent): Promise<{ enqueued: number; snoozed: number }> {
   const now = event.time ? new Date(event.time) : new Date();
   return sweepDueAlerts(Number.isNaN(now.getTime()) ? new Date() : now);
 }
+
+/** Every line logged during an invocation carries its Lambda request id. */
+export const handler = withInvocationLogContext(run);

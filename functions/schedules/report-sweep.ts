@@ -1,10 +1,14 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { sweepDueReports } from '../../shared/domain/reports/delivery';
+import { withInvocationLogContext } from '../../shared/log';
 import { enqueue } from '../../shared/notify/queue';
 
 /** Every 15 minutes: enqueues the reports whose next run is due at the event's time. */
-export async function handler(event: ScheduledEvent): Promise<{ due: number; enqueued: number }> {
+async function run(event: ScheduledEvent): Promise<{ due: number; enqueued: number }> {
   const t = event.time ? new Date(event.time) : new Date();
   const now = Number.isNaN(t.getTime()) ? new Date() : t;
   return sweepDueReports(now, (m) => enqueue('report-delivery', m));
 }
+
+/** Every line logged during an invocation carries its Lambda request id. */
+export const handler = withInvocationLogContext(run);

@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type EvaluationMessage, evaluateAlert } from '../../shared/domain/alerts/evaluate';
 import { createEngineSeriesSource } from '../../shared/domain/alerts/series-source';
+import { withInvocationLogContext } from '../../shared/log';
 import { processPartialResponse } from '../../shared/workers/batch';
 
 function parse(body: string): EvaluationMessage {
@@ -11,7 +12,7 @@ function parse(body: string): EvaluationMessage {
 }
 
 /** Consumer of `alert-evaluation`: one alert per message, partial batch failures, DLQ after retries. */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+async function run(event: SQSEvent): Promise<SQSBatchResponse> {
   // One source per invocation: alerts of the batch that ask the same queries share the reads.
   const source = createEngineSeriesSource();
   return processPartialResponse(
@@ -20,3 +21,6 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     { failureMessage: 'alert evaluation failed' },
   );
 }
+
+/** Every line logged during an invocation carries its Lambda request id. */
+export const handler = withInvocationLogContext(run);

@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { processUpload, s3ObjectsOf } from '../../shared/domain/dimensions/ingestion';
+import { withInvocationLogContext } from '../../shared/log';
 import { processPartialResponse } from '../../shared/workers/batch';
 
 /**
@@ -8,7 +9,7 @@ import { processPartialResponse } from '../../shared/workers/batch';
  * its own; a transient failure reports that message only, so SQS retries it and then moves it to
  * the DLQ. Malformed files are recorded as rejected and not retried.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+async function run(event: SQSEvent): Promise<SQSBatchResponse> {
   return processPartialResponse(
     event,
     async (record) => {
@@ -17,3 +18,6 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     { failureMessage: 'billing upload failed; will retry' },
   );
 }
+
+/** Every line logged during an invocation carries its Lambda request id. */
+export const handler = withInvocationLogContext(run);

@@ -2,7 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { deliverNotification } from '../../shared/domain/alerts/deliver';
 import { parseNotification } from '../../shared/domain/alerts/notification';
 import { webhookPolicy } from '../../shared/domain/alerts/service';
-import { log } from '../../shared/log';
+import { log, withInvocationLogContext } from '../../shared/log';
 import { sendEmail } from '../../shared/notify/email';
 import { sendSlack } from '../../shared/notify/slack';
 import { sendTeams } from '../../shared/notify/teams';
@@ -20,7 +20,7 @@ const senders = {
  * (partial batch response); SQS retries it and finally moves it to the DLQ, as it does a message
  * that cannot be parsed.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+async function run(event: SQSEvent): Promise<SQSBatchResponse> {
   return processPartialResponse(
     event,
     async (record) => {
@@ -31,3 +31,6 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     { failureMessage: 'notification failed' },
   );
 }
+
+/** Every line logged during an invocation carries its Lambda request id. */
+export const handler = withInvocationLogContext(run);

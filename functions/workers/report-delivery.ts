@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as v from 'valibot';
 import { DeliveryMessage, deliverRun } from '../../shared/domain/reports/delivery';
-import { log } from '../../shared/log';
+import { log, withInvocationLogContext } from '../../shared/log';
 import { postSlackReport, sendReportEmail } from '../../shared/notify/report-senders';
 import { processPartialResponse } from '../../shared/workers/batch';
 
@@ -12,7 +12,7 @@ const senders = { email: sendReportEmail, slack: postSlackReport };
  * destination) is retried alone, then reaches the DLQ; a malformed message is dropped with a log
  * line (retrying cannot fix it).
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+async function run(event: SQSEvent): Promise<SQSBatchResponse> {
   return processPartialResponse(
     event,
     async (record) => {
@@ -33,3 +33,6 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     { failureMessage: 'report run failed' },
   );
 }
+
+/** Every line logged during an invocation carries its Lambda request id. */
+export const handler = withInvocationLogContext(run);

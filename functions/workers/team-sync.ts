@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { parseTeamOperationMessage, runTeamOperation } from '../../shared/domain/teams/operations';
-import { log } from '../../shared/log';
+import { log, withInvocationLogContext } from '../../shared/log';
 import { queues } from '../../shared/queues';
 import { processPartialResponse } from '../../shared/workers/batch';
 
@@ -12,7 +12,7 @@ const MAX_RECEIVES = queues.find((q) => q.name === 'team-operations')?.maxReceiv
  * message only (partial batch response), so SQS retries it and finally moves it to the DLQ. On
  * the last delivery an unexpected failure is recorded on the operation (FAILED) before that.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+async function run(event: SQSEvent): Promise<SQSBatchResponse> {
   return processPartialResponse(
     event,
     async (record) => {
@@ -27,3 +27,6 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     { failureMessage: 'team operation message failed' },
   );
 }
+
+/** Every line logged during an invocation carries its Lambda request id. */
+export const handler = withInvocationLogContext(run);

@@ -2,7 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { loadEnrichments } from '../../shared/domain/dimensions/enrichment-source';
 import { runRefresh } from '../../shared/domain/dimensions/refresh';
 import { parseRefreshRequest } from '../../shared/domain/dimensions/refresh-request';
-import { log } from '../../shared/log';
+import { log, withInvocationLogContext } from '../../shared/log';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
 import { processPartialResponse } from '../../shared/workers/batch';
 
@@ -12,7 +12,7 @@ import { processPartialResponse } from '../../shared/workers/batch';
  * response), so SQS retries it and finally moves it to the DLQ. A message that cannot be parsed
  * fails the same way and ends in the DLQ.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+async function run(event: SQSEvent): Promise<SQSBatchResponse> {
   const warehouse = await getWarehouse();
   return processPartialResponse(
     event,
@@ -29,3 +29,6 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     { failureMessage: 'warehouse refresh message failed' },
   );
 }
+
+/** Every line logged during an invocation carries its Lambda request id. */
+export const handler = withInvocationLogContext(run);
