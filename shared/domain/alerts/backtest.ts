@@ -1,12 +1,10 @@
 import type { Principal } from '../../auth/principal';
-import { newId } from '../../ids';
 import { dedupAllows, dedupRule } from './dedup';
 import { type AlertSeriesSource, replay } from './evaluate';
-import type { AlertThreshold, StoredAlert } from './model';
 import { alertFields } from './rules';
 import type { CreateAlertInput } from './schemas';
 import { createEngineSeriesSource } from './series-source';
-import { webhookPolicy } from './service';
+import { newAlert, webhookPolicy } from './service';
 
 /** Days a backtest replays, ending on the last complete day. */
 export const BACKTEST_DAYS = 90;
@@ -35,27 +33,8 @@ export async function backtestAlert(
   source: AlertSeriesSource = createEngineSeriesSource(),
 ): Promise<BacktestResult> {
   const fields = alertFields(input, webhookPolicy());
-  const { thresholds: rules, ...rest } = fields;
-  const id = newId('alrt');
-  const at = now.toISOString();
-  const alert: StoredAlert = {
-    id,
-    organizationId: principal.orgId,
-    createdById: principal.principalId,
-    createdAt: at,
-    archivedAt: null,
-    snoozedUntil: null,
-    ...rest,
-    updatedAt: at,
-    version: 1,
-    nextEvalAt: null,
-  };
-  const thresholds: AlertThreshold[] = rules.map((t, i) => ({
-    id: `thr_backtest_${i}`,
-    costAlertId: id,
-    budgetAlertId: null,
-    ...t,
-  }));
+  // Built as a create would build it, but never stored and never due.
+  const { alert, thresholds } = newAlert(principal, fields, now.toISOString(), null);
   const series = await source.read(alert, { now, days: BACKTEST_DAYS });
   if (!series)
     return { dataThrough: null, from: null, days: 0, fired: [], notifications: [], notificationCount: 0 };

@@ -52,14 +52,16 @@ function stored(fields: AlertFields): Omit<AlertFields, 'thresholds'> {
   return rest;
 }
 
-export async function createAlert(
+/**
+ * A new alert and its thresholds as they are stored, from validated fields; `nextEvalAt` null keeps
+ * it off the due index (a backtest's alert is never stored at all).
+ */
+export function newAlert(
   principal: Principal,
-  input: CreateAlertInput,
-  now = new Date(),
-): Promise<CostAlert> {
-  const fields = alertFields(input, webhookPolicy());
-  await assertScope(principal.orgId, fields.scopeId);
-  const at = now.toISOString();
+  fields: AlertFields,
+  at: string,
+  nextEvalAt: string | null,
+): { alert: StoredAlert; thresholds: AlertThreshold[] } {
   const id = newId('alrt');
   const alert: StoredAlert = {
     id,
@@ -71,10 +73,22 @@ export async function createAlert(
     ...stored(fields),
     updatedAt: at,
     version: 1,
-    // Due at once: the next sweep evaluates it on the last complete day.
-    nextEvalAt: at,
+    nextEvalAt,
   };
-  await insertAlert(alert, thresholdsOf(id, fields));
+  return { alert, thresholds: thresholdsOf(id, fields) };
+}
+
+export async function createAlert(
+  principal: Principal,
+  input: CreateAlertInput,
+  now = new Date(),
+): Promise<CostAlert> {
+  const fields = alertFields(input, webhookPolicy());
+  await assertScope(principal.orgId, fields.scopeId);
+  const at = now.toISOString();
+  // Due at once: the next sweep evaluates it on the last complete day.
+  const { alert, thresholds } = newAlert(principal, fields, at, at);
+  await insertAlert(alert, thresholds);
   return toRecord(alert);
 }
 
