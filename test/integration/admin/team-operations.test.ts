@@ -6,12 +6,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { handler as teamSyncWorker } from '../../../functions/workers/team-sync';
-import type { Principal } from '../../../shared/auth/principal';
 import { resetQueueClient } from '../../../shared/cloud/queue';
 import { resetConfig } from '../../../shared/config';
 import { getTeamOperation } from '../../../shared/db/team-operations-repo';
-import { addTeamMember, ensureTeam, getTeamConsistent, readMembership } from '../../../shared/db/teams-repo';
-import { ensureUser } from '../../../shared/db/users-repo';
+import { addTeamMember, getTeamConsistent, readMembership } from '../../../shared/db/teams-repo';
 import type { Invitation } from '../../../shared/domain/teams/invitations';
 import {
   deleteTeamFromRoute,
@@ -22,6 +20,7 @@ import {
 } from '../../../shared/domain/teams/operations';
 import { type SyncDeps, syncTeam } from '../../../shared/domain/teams/sync';
 import { ShapedError } from '../../../shared/errors';
+import { adminOf, recordingInvitations, seedOrg } from './support';
 
 // The queued path of team sync and team delete against DynamoDB Local and fauxqs: the route part
 // hands off (lock, operation item, outbox, message on a queue of this test's own, so the local
@@ -45,43 +44,10 @@ afterAll(async () => {
   await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl })).catch(() => undefined);
 });
 
-async function seedOrg(org: string, users: number): Promise<string[]> {
-  const createdAt = new Date().toISOString();
-  const ids: string[] = [];
-  for (let i = 0; i < users; i++) {
-    const id = `user_${i}`;
-    await ensureUser({
-      id,
-      organizationId: org,
-      email: `u${i}@${org}.example`,
-      name: id,
-      role: 'member',
-      createdAt,
-    });
-    ids.push(id);
-  }
-  await ensureTeam({ id: 'team_t', organizationId: org, name: 'Data Platform', createdAt });
-  return ids;
-}
-
-const adminOf = (org: string): Principal => ({
-  orgId: org,
-  principalId: 'user_admin',
-  kind: 'user',
-  role: 'admin',
-  teamIds: [],
-});
-
 function routeDeps(sent: Invitation[] = []): SyncDeps {
   return {
     ...routeSyncDeps(),
-    invitations: {
-      configured: true,
-      send: async (inv) => {
-        sent.push(inv);
-        return { invitationId: `inv_${sent.length}` };
-      },
-    },
+    invitations: recordingInvitations(sent),
   };
 }
 

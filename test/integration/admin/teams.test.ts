@@ -1,57 +1,23 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../../../shared/auth/principal';
 import { db, tableName } from '../../../shared/db/client';
 import { keys } from '../../../shared/db/keys';
 import { addTeamMember, applyMembership, ensureTeam, readMembership } from '../../../shared/db/teams-repo';
-import { ensureUser } from '../../../shared/db/users-repo';
 import { putUser } from '../../../shared/domain/admin/users';
 import type { Invitation } from '../../../shared/domain/teams/invitations';
 import { defaultSyncDeps, type SyncDeps, syncTeam } from '../../../shared/domain/teams/sync';
 import { deleteTeam, readTeam } from '../../../shared/domain/teams/teams';
 import { ConflictError, ShapedError } from '../../../shared/errors';
 import { loadPrincipal } from '../../../shared/http/identity';
+import { adminOf, recordingInvitations, seedOrg } from './support';
 
 const run = Math.random().toString(36).slice(2, 8);
 let n = 0;
 const orgId = () => `org_it${run}${++n}`;
 
-async function seedOrg(org: string, users: number) {
-  const createdAt = new Date().toISOString();
-  const ids: string[] = [];
-  for (let i = 0; i < users; i++) {
-    const id = `user_${i}`;
-    await ensureUser({
-      id,
-      organizationId: org,
-      email: `u${i}@${org}.example`,
-      name: id,
-      role: 'member',
-      createdAt,
-    });
-    ids.push(id);
-  }
-  await ensureTeam({ id: 'team_t', organizationId: org, name: 'Data Platform', createdAt });
-  return ids;
-}
-
-const adminOf = (org: string): Principal => ({
-  orgId: org,
-  principalId: 'user_admin',
-  kind: 'user',
-  role: 'admin',
-  teamIds: [],
-});
-
 function deps(sent: Invitation[] = []): SyncDeps {
   return {
     ...defaultSyncDeps(),
-    invitations: {
-      configured: true,
-      send: async (inv) => {
-        sent.push(inv);
-        return { invitationId: `inv_${sent.length}` };
-      },
-    },
+    invitations: recordingInvitations(sent),
   };
 }
 
