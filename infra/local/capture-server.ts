@@ -6,6 +6,16 @@ import { freePort } from './ports';
  * Stands in for the Slack Web API, Teams incoming webhooks and the identity provider's
  * invitation API. It answers the way they do and records every call, readable at GET /messages
  * (filter with ?kind=slack|teams|idp) and cleared with DELETE /messages.
+ *
+ * Slack (`/slack/api/<method>`): every method wants a bot token (`Authorization: Bearer xoxb-…`,
+ * else `{ok:false, error:'not_authed'|'invalid_auth'}`). `chat.postMessage` needs a channel. The
+ * external upload flow is implemented: `files.getUploadURLExternal` (filename, length) answers an
+ * `upload_url` on this server and a file id, a POST of the bytes to it must carry exactly `length`
+ * bytes, and `files.completeUploadExternal` (files `[{id, title}]`, `channel_id`) shares uploaded
+ * files in the channel. The files, with their bytes (base64) and channels, are at
+ * GET /slack/files (?channel=C…). A channel can be made to fail: PUT /slack/failures/<channel>
+ * `{error, times?, method?}` answers `{ok:false, error}` to the next `times` calls for it (every
+ * call when omitted; only calls of `method` when given); DELETE /slack/failures/<channel> ends that.
  */
 export interface CapturedCall {
   id: number;
@@ -15,9 +25,24 @@ export interface CapturedCall {
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
   receivedAt: string;
+  /** Slack: what the method answered (`{ok:false, error}` for a refused call). */
+  answer?: unknown;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** A file of Slack's external upload flow. */
+export interface CapturedFile {
+  id: string;
+  filename: string;
+  length: number;
+  title: string | null;
+  /** The uploaded bytes, base64; null until the upload URL received them. */
+  content: string | null;
+  /** Channels it was shared in by files.completeUploadExternal. */
+  channels: string[];
+  initialComment: string | null;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -28,7 +53,7 @@ function readBody(req: IncomingMessage): Promise<string> {
         req.destroy();
       } else chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -46,12 +71,24 @@ function parse(raw: string, contentType: string | undefined): unknown {
   return raw;
 }
 
+const SLACK_TOKEN = /^Bearer xox[abpe]-[A-Za-z0-9-]+$/;
+
 export async function startCaptureServer(
   opts: { port?: number } = {},
-): Promise<Emulator & { calls: CapturedCall[] }> {
+): Promise<Emulator & { calls: CapturedCall[]; files: CapturedFile[] }> {
   const port = opts.port ?? (await freePort());
   const calls: CapturedCall[] = [];
+  const files: CapturedFile[] = [];
+  /** Channel → the error to answer and how many more times (Infinity: until deleted). */
+  const failures = new Map<string, { error: string; times: number; method: string | null }>();
   let nextId = 1;
+  /** `{ok:false, error}` when the channel is set to fail (and counts the failure down). */
+  const channelFailure = (channel: string | undefined, method: string): string | undefined => {
+    const f = channel ? failures.get(channel) : undefined;
+    if (!f || f.times <= 0 || (f.method !== null && f.method !== method)) return undefined;
+    f.times--;
+    return f.error;
+  };
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const send = (status: number, body: unknown) => {
@@ -67,7 +104,33 @@ export async function startCaptureServer(
         calls.length = 0;
         return send(200, { cleared: true });
       }
-      const raw = await readBody(req);
+      const failurePath = url.pathname.match(/^\/slack\/failures\/([^/]+)$/);
+      if (failurePath) {
+        const channel = decodeURIComponent(failurePath[1]!);
+        if (req.method === 'DELETE') {
+          failures.delete(channel);
+          return send(200, { ok: true });
+        }
+        const b = parse((await readBody(req)).toString('utf8'), 'application/json') as {
+          error?: unknown;
+          times?: unknown;
+          method?: unknown;
+        } | null;
+        const times = typeof b?.times === 'number' && b.times >= 0 ? b.times : Number.POSITIVE_INFINITY;
+        failures.set(channel, {
+          error: typeof b?.error === 'string' ? b.error : 'channel_not_found',
+          times,
+          method: typeof b?.method === 'string' ? b.method : null,
+        });
+        return send(200, { ok: true });
+      }
+      if (url.pathname === '/slack/files' && req.method === 'GET') {
+        const channel = url.searchParams.get('channel');
+        return send(200, channel ? files.filter((f) => f.channels.includes(channel)) : files);
+      }
+      const bytes = await readBody(req);
+      const upload = url.pathname.match(/^\/slack\/upload\/([^/]+)$/);
+      const raw = upload ? '' : bytes.toString('utf8');
       const kind: CapturedCall['kind'] = url.pathname.startsWith('/slack/')
         ? 'slack'
         : url.pathname.startsWith('/teams/')
@@ -81,25 +144,25 @@ export async function startCaptureServer(
         method: req.method ?? 'GET',
         path: url.pathname + url.search,
         headers: req.headers,
-        body: parse(raw, req.headers['content-type']),
+        body: upload ? { bytes: bytes.length } : parse(raw, req.headers['content-type']),
         receivedAt: new Date().toISOString(),
       };
       calls.push(call);
-      if (kind === 'slack') {
-        // Slack answers 200 with {ok:false, error} for API-level failures; the capture accepts all.
-        const method = url.pathname.split('/').pop();
-        if (method === 'files.getUploadURLExternal') {
-          return send(200, {
-            ok: true,
-            upload_url: `http://127.0.0.1:${port}/slack/upload/${call.id}`,
-            file_id: `F${call.id}`,
-          });
+      if (upload) {
+        // The upload URL: no token (it is the credential), the exact number of bytes announced.
+        const file = files.find((f) => f.id === upload[1]);
+        if (!file || req.method !== 'POST' || file.content !== null) return send(404, { ok: false });
+        if (bytes.length !== file.length) {
+          res.writeHead(400, { 'content-type': 'text/plain' });
+          return res.end(`length mismatch: expected ${file.length}, got ${bytes.length}`);
         }
-        return send(200, {
-          ok: true,
-          channel: (call.body as { channel?: string })?.channel,
-          ts: `${Date.now() / 1000}`,
-        });
+        file.content = bytes.toString('base64');
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end(`OK - ${bytes.length}`);
+      }
+      if (kind === 'slack') {
+        call.answer = slackMethod(url.pathname.split('/').pop() ?? '', call);
+        return send(200, call.answer);
       }
       if (kind === 'teams') {
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -111,11 +174,70 @@ export async function startCaptureServer(
       send(400, { ok: false, error: 'bad_request' });
     }
   });
+  /** Slack answers 200 with `{ok:false, error}` for API-level failures, and so does this. */
+  function slackMethod(method: string, call: CapturedCall): Record<string, unknown> {
+    const auth = call.headers.authorization;
+    if (!auth) return { ok: false, error: 'not_authed' };
+    if (typeof auth !== 'string' || !SLACK_TOKEN.test(auth)) return { ok: false, error: 'invalid_auth' };
+    const body = (call.body && typeof call.body === 'object' ? call.body : {}) as Record<string, unknown>;
+    if (method === 'files.getUploadURLExternal') {
+      const length = Number(body.length);
+      if (typeof body.filename !== 'string' || !body.filename || !Number.isInteger(length) || length <= 0)
+        return { ok: false, error: 'invalid_arguments' };
+      const id = `F${String(call.id).padStart(8, '0')}`;
+      files.push({
+        id,
+        filename: body.filename,
+        length,
+        title: null,
+        content: null,
+        channels: [],
+        initialComment: null,
+      });
+      return { ok: true, upload_url: `http://127.0.0.1:${port}/slack/upload/${id}`, file_id: id };
+    }
+    if (method === 'files.completeUploadExternal') {
+      let list: unknown = body.files;
+      if (typeof list === 'string') {
+        try {
+          list = JSON.parse(list);
+        } catch {
+          return { ok: false, error: 'invalid_arguments' };
+        }
+      }
+      if (!Array.isArray(list) || list.length === 0) return { ok: false, error: 'invalid_arguments' };
+      const channel = typeof body.channel_id === 'string' ? body.channel_id : undefined;
+      const failed = channelFailure(channel, method);
+      if (failed) return { ok: false, error: failed };
+      const done: CapturedFile[] = [];
+      for (const item of list as { id?: unknown; title?: unknown }[]) {
+        const file = files.find((f) => f.id === item?.id);
+        if (!file || file.content === null) return { ok: false, error: 'file_not_found' };
+        done.push(file);
+      }
+      list.forEach((item: { title?: unknown }, i: number) => {
+        const file = done[i]!;
+        if (typeof item.title === 'string') file.title = item.title;
+        if (channel && !file.channels.includes(channel)) file.channels.push(channel);
+        if (typeof body.initial_comment === 'string') file.initialComment = body.initial_comment;
+      });
+      return { ok: true, files: done.map((f) => ({ id: f.id, name: f.filename, title: f.title })) };
+    }
+    const channel = typeof body.channel === 'string' ? body.channel : undefined;
+    if (method === 'chat.postMessage') {
+      if (!channel) return { ok: false, error: 'channel_not_found' };
+      const failed = channelFailure(channel, method);
+      if (failed) return { ok: false, error: failed };
+    }
+    return { ok: true, channel, ts: `${Date.now() / 1000}` };
+  }
+
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
     name: 'capture',
     endpoint: `http://127.0.0.1:${port}`,
     calls,
+    files,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

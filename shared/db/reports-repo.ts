@@ -139,24 +139,29 @@ const destKey = (d: Pick<ReportDelivery, 'destinationType' | 'destination'>) =>
   `${d.destinationType}#${d.destination}`;
 
 function deliveryFromItem(item: Record<string, unknown>): ReportDelivery {
-  const { organizationId: _o, leaseUntil: _l, ...rest } = stripKeys(item);
+  const { organizationId: _o, leaseUntil: _l, steps: _s, ...rest } = stripKeys(item);
   return rest as unknown as ReportDelivery;
+}
+
+/** A claimed destination: the steps of it an earlier attempt already completed (e.g. Slack's message). */
+export interface ClaimedDelivery {
+  steps: ReadonlySet<string>;
 }
 
 /**
  * Claims one destination of one run before sending: creates the record as PENDING, or takes over a
  * FAILED one, or a PENDING one whose lease ran out (a worker that died mid-send). A SENT record, or
- * a PENDING one another worker holds, is not claimed: `false`, send nothing.
+ * a PENDING one another worker holds, is not claimed: null, send nothing.
  */
 export async function claimDelivery(
   orgId: string,
   d: Omit<ReportDelivery, 'status' | 'attempts' | 'error' | 'sentAt' | 'updatedAt'>,
   now: Date,
   leaseSeconds: number,
-): Promise<boolean> {
+): Promise<ClaimedDelivery | null> {
   const at = now.toISOString();
   try {
-    await db().send(
+    const res = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.reportDelivery(orgId, d.reportId, d.runAt, destKey(d)),
@@ -182,13 +187,35 @@ export async function claimDelivery(
           ':at': at,
           ':lease': new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
         },
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return true;
+    const steps = res.Attributes?.steps;
+    return { steps: new Set(steps instanceof Set ? [...steps].map(String) : []) };
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
+    if (isConditionalCheckFailed(error)) return null;
     throw error;
   }
+}
+
+/**
+ * Records that one step of a claimed destination is done (a string set on the record), so a retry
+ * of that destination skips it: Slack's message is not posted again when only its files failed.
+ */
+export async function markDeliveryStep(
+  orgId: string,
+  d: Pick<ReportDelivery, 'reportId' | 'runAt' | 'destinationType' | 'destination'>,
+  step: string,
+): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.reportDelivery(orgId, d.reportId, d.runAt, destKey(d)),
+      UpdateExpression: 'ADD steps :step',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':step': new Set([step]) },
+    }),
+  );
 }
 
 /** Records the outcome of a claimed send. */

@@ -81,6 +81,8 @@ export interface WebhookPolicy {
    * Set only by the local stack (`TEAMS_LOCAL_CAPTURE_ORIGIN`); the configuration refuses it in AWS.
    */
   localCaptureOrigin?: string | undefined;
+  /** What the URL is for, in error messages (default: a Teams Workflows webhook). */
+  service?: string;
 }
 
 /** The problem with a webhook URL, or null when it may be saved and called. */
@@ -89,7 +91,7 @@ export function webhookUrlProblem(raw: string, policy: WebhookPolicy): string | 
   try {
     url = new URL(raw);
   } catch {
-    return 'must be an https URL of a Teams Workflows webhook';
+    return `must be an https URL of a ${policy.service ?? 'Teams Workflows'} webhook`;
   }
   if (policy.localCaptureOrigin && url.origin === policy.localCaptureOrigin) return null;
   if (url.protocol !== 'https:') return 'must be an https URL (http is refused)';
@@ -104,6 +106,6 @@ export function webhookUrlProblem(raw: string, policy: WebhookPolicy): string | 
   if (host === 'localhost' || host.endsWith('.localhost'))
     return 'must not point to a loopback, private, link-local or metadata address';
   if (!isAllowedHost(host, policy.allowedHosts))
-    return `host ${host} is not an allowed Teams Workflows host (allowed: ${policy.allowedHosts.join(', ') || 'none'})`;
+    return `host ${host} is not an allowed ${policy.service ?? 'Teams Workflows'} host (allowed: ${policy.allowedHosts.join(', ') || 'none'})`;
   return null;
 }

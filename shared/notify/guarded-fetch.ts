@@ -64,9 +64,18 @@ export interface WebhookResponse {
  * POSTs JSON to a configured webhook. The exact local capture origin (policy) is called without the
  * address filter — it is loopback by nature — and only ever set by the local stack.
  */
-export async function postWebhook(
+export function postWebhook(url: string, body: unknown, policy: WebhookPolicy): Promise<WebhookResponse> {
+  return guardedPost(url, { contentType: 'application/json', body: JSON.stringify(body) }, policy);
+}
+
+/**
+ * POSTs a body to a URL that passes the policy: https on an allowed host, resolving only to public
+ * addresses (checked at connect time), no redirects followed. The policy's local capture origin is
+ * exempt. Used for webhooks and for the upload URLs a provider hands out (Slack's external upload).
+ */
+export async function guardedPost(
   url: string,
-  body: unknown,
+  payload: { contentType: string; body: string | Uint8Array },
   policy: WebhookPolicy,
 ): Promise<WebhookResponse> {
   const problem = webhookUrlProblem(url, policy);
@@ -79,8 +88,8 @@ export async function postWebhook(
     throw new WebhookRefusedError(`refused address ${host}`);
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    headers: { 'content-type': payload.contentType },
+    body: payload.body,
     redirect: 'manual',
     signal: AbortSignal.timeout(20_000),
     ...(local ? {} : { dispatcher: guardedAgent() }),

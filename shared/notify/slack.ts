@@ -1,6 +1,9 @@
 import { readSecretString } from '../cloud/secrets';
 import { config } from '../config';
 import type { Notification } from '../domain/alerts/notification';
+import type { WebhookPolicy } from './address-policy';
+import type { Attachment } from './email';
+import { guardedPost } from './guarded-fetch';
 
 let cachedToken: Promise<string> | undefined;
 
@@ -21,24 +24,103 @@ export function slackToken(): Promise<string> {
   return cachedToken;
 }
 
-/** `chat.postMessage` with blocks. Slack answers 200 `{ok:false, error}` on API errors. */
-export async function postSlackMessage(
-  channel: string,
-  m: { text: string; blocks: unknown[] },
-): Promise<void> {
-  const res = await fetch(`${config().slackApiBaseUrl.replace(/\/$/, '')}/chat.postMessage`, {
+export class SlackApiError extends Error {
+  override name = 'SlackApiError';
+}
+
+const apiBase = () => config().slackApiBaseUrl.replace(/\/$/, '');
+
+/**
+ * One Web API call to the configured API base (the capture server locally), authenticated with the
+ * bot token, JSON or form-encoded. Slack answers 200 `{ok:false, error}` on API errors: both that
+ * and a non-2xx status throw, naming the method and Slack's error code.
+ */
+async function slackApi<T extends object>(
+  method: string,
+  body: { json: unknown } | { form: Record<string, string> },
+): Promise<T> {
+  const json = 'json' in body;
+  const res = await fetch(`${apiBase()}/${method}`, {
     method: 'POST',
     headers: {
-      'content-type': 'application/json; charset=utf-8',
+      'content-type': json ? 'application/json; charset=utf-8' : 'application/x-www-form-urlencoded',
       authorization: `Bearer ${await slackToken()}`,
     },
-    body: JSON.stringify({ channel, text: m.text, blocks: m.blocks, unfurl_links: false }),
+    body: json ? JSON.stringify(body.json) : new URLSearchParams(body.form).toString(),
     redirect: 'error',
     signal: AbortSignal.timeout(15_000),
   });
-  const body = (await res.json().catch(() => ({}))) as { ok?: boolean; error?: string };
-  if (!res.ok || body.ok !== true)
-    throw new Error(`Slack chat.postMessage failed: ${res.status} ${body.error ?? ''}`.trim());
+  const answer = (await res.json().catch(() => ({}))) as { ok?: boolean; error?: string } & T;
+  if (!res.ok || answer.ok !== true)
+    throw new SlackApiError(`Slack ${method} failed: ${res.status} ${answer.error ?? ''}`.trim());
+  return answer;
+}
+
+/** `chat.postMessage` with blocks. */
+export async function postSlackMessage(
+  channel: string,
+  m: { text: string; blocks: unknown[] },
+): Promise<{ ts?: string }> {
+  return slackApi<{ ts?: string }>('chat.postMessage', {
+    json: { channel, text: m.text, blocks: m.blocks, unfurl_links: false },
+  });
+}
+
+/** A file to upload: the bytes and the name Slack shows (structurally an e-mail `Attachment`). */
+export type SlackFile = Pick<Attachment, 'filename' | 'content'> & { title?: string };
+
+/**
+ * Where Slack's upload URLs may point: the configured API base's own origin (the capture server
+ * locally, slack.com in AWS), or https on a *.slack.com host that resolves only to public
+ * addresses. The bytes never go anywhere else, whatever the API answers.
+ */
+function uploadPolicy(): WebhookPolicy {
+  return {
+    allowedHosts: ['.slack.com'],
+    localCaptureOrigin: new URL(apiBase()).origin,
+    service: 'Slack file upload',
+  };
+}
+
+/**
+ * Shares files in a channel with Slack's external upload flow: for each file
+ * `files.getUploadURLExternal` (form: filename, length) then a POST of its bytes to the returned
+ * `upload_url` (through the guarded fetch), then one `files.completeUploadExternal` (files
+ * `[{id, title}]`, `channel_id`, optional `initial_comment`) that shares them all. Answers the file ids.
+ */
+export async function uploadSlackFiles(
+  channel: string,
+  files: readonly SlackFile[],
+  opts: { initialComment?: string } = {},
+): Promise<string[]> {
+  if (files.length === 0) return [];
+  const uploaded: { id: string; title: string }[] = [];
+  for (const f of files) {
+    const { upload_url, file_id } = await slackApi<{ upload_url?: string; file_id?: string }>(
+      'files.getUploadURLExternal',
+      { form: { filename: f.filename, length: String(f.content.byteLength) } },
+    );
+    if (!upload_url || !file_id)
+      throw new SlackApiError('Slack files.getUploadURLExternal answered no upload_url or file_id');
+    const res = await guardedPost(
+      upload_url,
+      { contentType: 'application/octet-stream', body: f.content },
+      uploadPolicy(),
+    );
+    if (res.status !== 200)
+      throw new SlackApiError(
+        `Slack file upload of ${f.filename} failed: ${res.status} ${res.text.slice(0, 200)}`,
+      );
+    uploaded.push({ id: file_id, title: f.title ?? f.filename });
+  }
+  await slackApi('files.completeUploadExternal', {
+    form: {
+      files: JSON.stringify(uploaded),
+      channel_id: channel,
+      ...(opts.initialComment ? { initial_comment: opts.initialComment } : {}),
+    },
+  });
+  return uploaded.map((u) => u.id);
 }
 
 /** `chat.postMessage` to the alert's channel. */

@@ -7,6 +7,7 @@ import {
   getReport,
   isDeliverable,
   listDueReports,
+  markDeliveryStep,
 } from '../../db/reports-repo';
 import { log } from '../../log';
 import type { Report, ReportDelivery } from './model';
@@ -24,10 +25,22 @@ export const DeliveryMessage = v.strictObject({
 });
 export type DeliveryMessage = v.InferOutput<typeof DeliveryMessage>;
 
-/** The senders the worker injects (SES raw email, Slack chat.postMessage): the domain stays SDK-free. */
+/**
+ * The steps of one destination an earlier attempt completed, and a way to record one: a sender with
+ * several visible steps (Slack: the message, then the files) skips those already done on a retry.
+ */
+export interface DeliverySteps {
+  done: ReadonlySet<string>;
+  mark(step: string): Promise<void>;
+}
+
+/**
+ * The senders the worker injects (SES raw email, Slack chat.postMessage and file upload): the domain
+ * stays SDK-free. Each gets the whole rendered report, its attachments (if any) included.
+ */
 export interface Senders {
   email(to: string, message: RenderedReport, headers: Record<string, string>): Promise<void>;
-  slack(channel: string, message: RenderedReport): Promise<void>;
+  slack(channel: string, message: RenderedReport, steps: DeliverySteps): Promise<void>;
 }
 
 export type Enqueue = (message: DeliveryMessage) => Promise<void>;
@@ -84,7 +97,8 @@ export async function deliverRun(
   const failures: string[] = [];
   for (const t of targets) {
     const record = { reportId: report.id, runAt: msg.runAt, trigger: msg.trigger, ...t };
-    if (!(await claimDelivery(msg.orgId, record, clock(), LEASE_SECONDS))) {
+    const claim = await claimDelivery(msg.orgId, record, clock(), LEASE_SECONDS);
+    if (!claim) {
       alreadyDone++;
       continue;
     }
@@ -95,7 +109,11 @@ export async function deliverRun(
           'X-Report-Id': report.id,
           'X-Report-Run': msg.runAt,
         });
-      else await senders.slack(t.destination, rendered);
+      else
+        await senders.slack(t.destination, rendered, {
+          done: claim.steps,
+          mark: (step) => markDeliveryStep(msg.orgId, record, step),
+        });
       await finishDelivery(msg.orgId, record, { status: 'SENT', error: null, at: clock() });
       sent++;
     } catch (error) {
