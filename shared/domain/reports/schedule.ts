@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { DateTime, FixedOffsetZone } from 'luxon';
 import type { Report } from './model';
 
 /**
@@ -52,13 +52,41 @@ export function nextRunAfter(
   for (let i = 0; i <= 32; i++) {
     const day = day0.plus({ days: i });
     if (!runsOn(s, day)) continue;
-    const at = DateTime.fromObject(
+    const at = firstInstant(
       { year: day.year, month: day.month, day: day.day, hour, minute: 0, second: 0, millisecond: 0 },
-      { zone },
+      zone,
     );
     if (at.toMillis() > after.getTime()) return at.toUTC().toISO();
   }
   return null;
+}
+
+type WallTime = {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+};
+
+/**
+ * The earliest instant at which the zone's clock shows `t`. luxon resolves a repeated wall time
+ * (the hour a DST end repeats) to its later instant; the offsets in force a few hours either side
+ * give every reading, and the earliest whose local time is `t` is taken. A skipped wall time moves
+ * forward by the gap (luxon's resolution).
+ */
+function firstInstant(t: WallTime, zone: string): DateTime {
+  const at = DateTime.fromObject(t, { zone });
+  let best = at;
+  for (const probe of [at.minus({ hours: 3 }), at.plus({ hours: 3 })]) {
+    if (probe.offset === at.offset) continue;
+    const alt = DateTime.fromObject(t, { zone: FixedOffsetZone.instance(probe.offset) }).setZone(zone);
+    const same = alt.hour === t.hour && alt.minute === t.minute && alt.day === t.day;
+    if (same && alt.toMillis() < best.toMillis()) best = alt;
+  }
+  return best;
 }
 
 /** The zone if luxon knows it, else UTC (an organisation's stored timezone is validated on write). */

@@ -170,6 +170,130 @@ describe('nextRunAfter', () => {
       'Pacific/Auckland',
       '2024-05-31T20:00:00.000Z',
     ],
+    // Month ends of every length, and leap years (2024 yes, 2023 no, 2100 no, 2000 yes).
+    [
+      'MONTHLY from Apr 30 (30-day month)',
+      'MONTHLY',
+      null,
+      '2024-04-30T12:00:00.000Z',
+      null,
+      '2024-05-01T08:00:00.000Z',
+    ],
+    [
+      'DAILY from Apr 30 to May 1',
+      'DAILY',
+      null,
+      '2024-04-30T08:00:00.000Z',
+      null,
+      '2024-05-01T08:00:00.000Z',
+    ],
+    [
+      'MONTHLY from Feb 28 of a common year',
+      'MONTHLY',
+      null,
+      '2023-02-28T09:00:00.000Z',
+      null,
+      '2023-03-01T08:00:00.000Z',
+    ],
+    [
+      'DAILY after Feb 28, 2100 (not a leap year)',
+      'DAILY',
+      null,
+      '2100-02-28T09:00:00.000Z',
+      null,
+      '2100-03-01T08:00:00.000Z',
+    ],
+    [
+      'DAILY after Feb 28, 2000 (a leap year)',
+      'DAILY',
+      null,
+      '2000-02-28T09:00:00.000Z',
+      null,
+      '2000-02-29T08:00:00.000Z',
+    ],
+    // 2024-02-29 is a Thursday; the next Thursday is 2024-03-07.
+    [
+      'WEEKLY Thursday (4) from a leap day after the hour',
+      'WEEKLY',
+      4,
+      '2024-02-29T08:00:00.000Z',
+      null,
+      '2024-03-07T08:00:00.000Z',
+    ],
+    [
+      'WEEKDAYS over a weekend that ends a month',
+      'WEEKDAYS',
+      null,
+      '2024-08-30T09:00:00.000Z',
+      null,
+      '2024-09-02T08:00:00.000Z',
+    ],
+    [
+      'WEEKDAYS over a weekend that ends a year',
+      'WEEKDAYS',
+      null,
+      '2022-12-30T09:00:00.000Z',
+      null,
+      '2023-01-02T08:00:00.000Z',
+    ],
+    // DST in non-UTC zones: autumn in New York (EST -05:00 from 2024-11-03), the southern hemisphere
+    // (Sydney leaves AEDT +11:00 for AEST +10:00 on 2024-04-07), and a MONTHLY run across a change.
+    [
+      'DAILY in New York across fall-back',
+      'DAILY',
+      null,
+      '2024-11-02T13:00:00.000Z',
+      'America/New_York',
+      '2024-11-03T13:00:00.000Z',
+    ],
+    [
+      'WEEKDAYS in New York from Friday before fall-back',
+      'WEEKDAYS',
+      null,
+      '2024-11-01T13:00:00.000Z',
+      'America/New_York',
+      '2024-11-04T13:00:00.000Z',
+    ],
+    [
+      'DAILY in Sydney the day before DST ends (AEDT)',
+      'DAILY',
+      null,
+      '2024-04-05T10:00:00.000Z',
+      'Australia/Sydney',
+      '2024-04-05T21:00:00.000Z',
+    ],
+    [
+      'DAILY in Sydney the day DST ended (AEST)',
+      'DAILY',
+      null,
+      '2024-04-05T21:00:00.000Z',
+      'Australia/Sydney',
+      '2024-04-06T22:00:00.000Z',
+    ],
+    [
+      'MONTHLY in Paris across spring-forward',
+      'MONTHLY',
+      null,
+      '2024-03-01T07:00:00.000Z',
+      'Europe/Paris',
+      '2024-04-01T06:00:00.000Z',
+    ],
+    [
+      'WEEKLY Sunday in Paris on fall-back day',
+      'WEEKLY',
+      0,
+      '2024-10-21T00:00:00.000Z',
+      'Europe/Paris',
+      '2024-10-27T07:00:00.000Z',
+    ],
+    [
+      'MONTHLY in New York on a Feb 29 evening local (already Mar 1 in UTC)',
+      'MONTHLY',
+      null,
+      '2024-03-01T03:00:00.000Z',
+      'America/New_York',
+      '2024-03-01T13:00:00.000Z',
+    ],
     [
       'an unknown zone falls back to UTC',
       'DAILY',
@@ -182,6 +306,16 @@ describe('nextRunAfter', () => {
     expect(
       nextRunAfter({ scheduledPeriod: period, scheduledWeekday: weekday }, new Date(after), { timeZone }),
     ).toBe(expected);
+  });
+
+  it('takes the first of the two instants of an hour that DST repeats', () => {
+    // 02:30 happens twice in Paris on 2024-10-27: first at CEST (00:30Z), then at CET (01:30Z).
+    expect(
+      nextRunAfter({ scheduledPeriod: 'DAILY', scheduledWeekday: null }, new Date('2024-10-26T12:00:00Z'), {
+        timeZone: 'Europe/Paris',
+        hour: 2,
+      }),
+    ).toBe('2024-10-27T00:00:00.000Z');
   });
 
   it('takes a delivery hour that DST skips forward by the gap', () => {
