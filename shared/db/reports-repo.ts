@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryStatus, Report, ReportDelivery } from '../domain/reports/model';
 import { db, isConditionalCheckFailed, tableName } from './client';
 import { getItem } from './items';
@@ -123,6 +123,62 @@ export async function advanceNextRun(
               ExpressionAttributeValues: { ':null': null, ':runAt': runAt },
             }),
         ConditionExpression: 'attribute_exists(pk) AND nextRunAt = :runAt',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Reports without a next run that the sweep should deliver: those stored before scheduling landed
+ * (schema version 1). A scan, for the one-off migration only (`scripts/migrate-report-schedules.ts`).
+ */
+export async function scanReportsWithoutNextRun(
+  start?: Record<string, unknown>,
+): Promise<{ items: Report[]; next: Record<string, unknown> | undefined }> {
+  const res = await db().send(
+    new ScanCommand({
+      TableName: tableName(),
+      FilterExpression: '#entity = :entity AND (attribute_not_exists(nextRunAt) OR nextRunAt = :null)',
+      ExpressionAttributeNames: { '#entity': 'entity' },
+      ExpressionAttributeValues: { ':entity': ENTITY, ':null': null },
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return {
+    items: (res.Items ?? []).map(fromItem).filter((r) => isDeliverable(r)),
+    next: res.LastEvaluatedKey,
+  };
+}
+
+/**
+ * Gives a report its first next run and puts it on the due index, only if it still has none and
+ * was not edited since it was read (an edit computes the next run itself). Not an edit: the
+ * version stays.
+ */
+export async function setFirstNextRun(
+  report: Pick<Report, 'organizationId' | 'id' | 'version'>,
+  next: string,
+): Promise<boolean> {
+  const due = keys.reportDue(report.id, next);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.report(report.organizationId, report.id),
+        UpdateExpression: 'SET nextRunAt = :next, gsi2pk = :pk, gsi2sk = :sk',
+        ConditionExpression:
+          'attribute_exists(pk) AND version = :v AND (attribute_not_exists(nextRunAt) OR nextRunAt = :null)',
+        ExpressionAttributeValues: {
+          ':next': next,
+          ':pk': due.gsi2pk,
+          ':sk': due.gsi2sk,
+          ':v': report.version,
+          ':null': null,
+        },
       }),
     );
     return true;

@@ -8,6 +8,8 @@ import {
   isDeliverable,
   listDueReports,
   markDeliveryStep,
+  scanReportsWithoutNextRun,
+  setFirstNextRun,
 } from '../../db/reports-repo';
 import { log } from '../../log';
 import type { Report, ReportDelivery } from './model';
@@ -169,4 +171,36 @@ export async function sweepDueReports(
     await advanceNextRun(report, runAt, next);
   }
   return { due: due.length, enqueued };
+}
+
+export interface BackfillResult {
+  /** Active, scheduled, unarchived reports found without a next run. */
+  found: number;
+  /** Given their next run (and put on the due index). */
+  scheduled: number;
+  /** Edited meanwhile (the edit computed the next run), so left alone. */
+  raced: number;
+}
+
+/**
+ * Gives every deliverable report stored before scheduling landed (no `nextRunAt`, so never on the
+ * due index and never swept) its next run after `now`, in its organisation's timezone. Idempotent:
+ * a report that has a next run is not touched. Scans the table once (the one-off migration).
+ */
+export async function backfillNextRuns(now = new Date()): Promise<BackfillResult> {
+  const result: BackfillResult = { found: 0, scheduled: 0, raced: 0 };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await scanReportsWithoutNextRun(start);
+    for (const report of page.items) {
+      result.found++;
+      const timeZone = await getOrganizationTimezone(report.organizationId);
+      const next = nextRunAfter(report, now, { timeZone: timeZone ?? null });
+      if (!next) continue; // a WEEKLY report without a weekday: validation refuses it today
+      if (await setFirstNextRun(report, next)) result.scheduled++;
+      else result.raced++;
+    }
+    start = page.next;
+  } while (start);
+  return result;
 }

@@ -1,9 +1,19 @@
 import { createServer } from 'node:http';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../../functions/workers/report-delivery';
 import { resetConfig } from '../../../shared/config';
-import { getReport, insertReport, listDeliveries } from '../../../shared/db/reports-repo';
+import { db, tableName } from '../../../shared/db/client';
+import { keys } from '../../../shared/db/keys';
 import {
+  getReport,
+  insertReport,
+  listDeliveries,
+  listDueReports,
+  setFirstNextRun,
+} from '../../../shared/db/reports-repo';
+import {
+  backfillNextRuns,
   type DeliveryMessage,
   deliverRun,
   type Senders,
@@ -410,5 +420,68 @@ describe('each destination is delivered once', () => {
     expect(await handler(sqsEvent(...mine, ...mine))).toEqual({ batchItemFailures: [] });
     expect(await emailsTo(to)).toHaveLength(1);
     expect((await getReport(orgId, r.id))?.nextRunAt).toBe('2019-01-14T08:00:00.000Z');
+  });
+});
+
+describe('reports stored before scheduling landed', () => {
+  /** A report item as the first reports release wrote it: schema version 1, no nextRunAt, no due-index keys. */
+  async function putLegacy(r: Report) {
+    const { nextRunAt: _n, ...fields } = r;
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.report(r.organizationId, r.id),
+          ...keys.reportsIndex(r.organizationId, `${r.updatedAt}#${r.id}`),
+          entity: 'report',
+          schemaVersion: 1,
+          ...fields,
+        },
+      }),
+    );
+  }
+  const dueIds = async (at: string) => (await listDueReports(at)).map((d) => d.reportId);
+
+  it('are never swept until the migration gives them a next run; it runs once', async () => {
+    const weekly = report({ scheduledPeriod: 'WEEKLY', scheduledWeekday: 3 });
+    const inactive = report({ scheduledPeriod: 'DAILY', status: 'INACTIVE' });
+    const onDemand = report({ scheduledPeriod: null });
+    for (const r of [weekly, inactive, onDemand]) await putLegacy(r);
+    const farFuture = '2100-01-01T00:00:00.000Z';
+    expect(await dueIds(farFuture)).not.toContain(weekly.id);
+    expect((await getReport(orgId, weekly.id))?.nextRunAt).toBeNull();
+
+    const now = new Date();
+    const first = await backfillNextRuns(now);
+    expect(first.scheduled).toBeGreaterThanOrEqual(1);
+    // The next Wednesday 08:00 UTC strictly after now, computed here from the calendar.
+    const expected = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 8));
+    while (expected.getUTCDay() !== 3 || expected.getTime() <= now.getTime())
+      expected.setUTCDate(expected.getUTCDate() + 1);
+    const after = await getReport(orgId, weekly.id, { consistent: true });
+    expect(after?.nextRunAt).toBe(expected.toISOString());
+    expect(after?.version).toBe(weekly.version);
+    expect(await dueIds(farFuture)).toContain(weekly.id);
+    expect(await dueIds(new Date(expected.getTime() - 1).toISOString())).not.toContain(weekly.id);
+    for (const r of [inactive, onDemand]) {
+      expect((await getReport(orgId, r.id, { consistent: true }))?.nextRunAt).toBeNull();
+      expect(await dueIds(farFuture)).not.toContain(r.id);
+    }
+
+    // Again: nothing of ours is found or changed.
+    const later = new Date(now.getTime() + 86_400_000 * 3);
+    await backfillNextRuns(later);
+    expect((await getReport(orgId, weekly.id, { consistent: true }))?.nextRunAt).toBe(expected.toISOString());
+  });
+
+  it('leaves a report edited since it was read to the edit', async () => {
+    const r = report({ scheduledPeriod: 'DAILY' });
+    await putLegacy({ ...r, version: 2 });
+    // The scan read version 2; an edit (version 3) lands before the write.
+    await putLegacy({ ...r, version: 3 });
+    expect(await setFirstNextRun({ ...r, version: 2 }, '2030-01-01T08:00:00.000Z')).toBe(false);
+    expect(await setFirstNextRun({ ...r, version: 3 }, '2030-01-01T08:00:00.000Z')).toBe(true);
+    expect(await setFirstNextRun({ ...r, version: 3 }, '2030-01-02T08:00:00.000Z')).toBe(false);
+    expect((await getReport(orgId, r.id, { consistent: true }))?.nextRunAt).toBe('2030-01-01T08:00:00.000Z');
   });
 });

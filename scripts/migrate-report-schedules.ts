@@ -1,0 +1,70 @@
+/**
+ * `npx tsx scripts/migrate-report-schedules.ts [--state-dir DIR]`: gives every active, scheduled,
+ * unarchived report stored before scheduled delivery landed (no `nextRunAt`, so never on the due
+ * index and never swept) its next run, and puts it on the due index. Run once after deploying
+ * scheduled delivery; running it again does nothing (docs/report-delivery.md).
+ *
+ * The table: DYNAMODB_ENDPOINT, else `endpoints.dynamodb` of `<state-dir>/session.json`
+ * (`--state-dir`, $LOCAL_STATE_DIR or .local); without either, TABLE_NAME with the AWS default chain.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const NAME = 'migrate-report-schedules';
+const USAGE = [
+  `usage: npx tsx scripts/${NAME}.ts [--state-dir DIR]`,
+  '  Gives every deliverable report stored without a next run its next run (and a place on the due index); idempotent.',
+  '  Table: DYNAMODB_ENDPOINT, else that of <state-dir>/session.json (default $LOCAL_STATE_DIR or .local),',
+  '  else TABLE_NAME with the AWS default credentials. Prints {found, scheduled, raced}.',
+].join('\n');
+
+function stateDirOf(argv: string[]): string {
+  let dir: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = String(argv[i]);
+    if (a.startsWith('--state-dir=')) dir = a.slice('--state-dir='.length);
+    else if (a === '--state-dir' && argv[i + 1]) dir = argv[++i];
+    else {
+      process.stderr.write(`${NAME}: unknown argument ${a}\n${USAGE}\n`);
+      process.exit(2);
+    }
+  }
+  return resolve(dir || process.env.LOCAL_STATE_DIR || '.local');
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const file = join(stateDirOf(argv), 'session.json');
+  const session = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as { endpoints?: { dynamodb?: string }; tableName?: string })
+    : undefined;
+  if (!session && !process.env.DYNAMODB_ENDPOINT && !process.env.TABLE_NAME) {
+    process.stderr.write(
+      `${NAME}: no running stack found (${file} is missing): start it with npm start, ` +
+        'or set DYNAMODB_ENDPOINT or TABLE_NAME to use another table\n',
+    );
+    process.exit(1);
+  }
+  // The shared DynamoDB client reads the configuration on first use: set it before importing.
+  if (!process.env.DYNAMODB_ENDPOINT && session?.endpoints?.dynamodb)
+    process.env.DYNAMODB_ENDPOINT = session.endpoints.dynamodb;
+  if (process.env.DYNAMODB_ENDPOINT) {
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    process.env.AWS_REGION ??= 'us-east-1';
+  }
+  if (!process.env.TABLE_NAME && session?.tableName) process.env.TABLE_NAME = session.tableName;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+  const { backfillNextRuns } = await import('../shared/domain/reports/delivery');
+  process.stdout.write(`${JSON.stringify(await backfillNextRuns(new Date()))}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${NAME}: ${String(error?.stack ?? error)}\n`);
+  process.exit(1);
+});
