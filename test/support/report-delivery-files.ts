@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 
 /**
@@ -14,15 +15,24 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([len, body, crc]);
 }
 
-/** A width × height PNG filled with one colour. */
-export function tinyPng(width = 4, height = 3, rgb: [number, number, number] = [200, 30, 60]): Uint8Array {
+/** A width × height PNG filled with one colour, or with random pixels (incompressible) when `noise`. */
+export function tinyPng(
+  width = 4,
+  height = 3,
+  rgb: [number, number, number] = [200, 30, 60],
+  noise = false,
+): Uint8Array {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = 2; // truecolour
   const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgb).flat())]);
-  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  const raw = Buffer.concat(
+    Array.from({ length: height }, () =>
+      noise ? Buffer.concat([Buffer.from([0]), randomBytes(width * 3)]) : row,
+    ),
+  );
   return new Uint8Array(
     Buffer.concat([
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
