@@ -267,7 +267,7 @@ describe('registration by sign-in', () => {
     expect(tokens.map((_, i) => `user_race_${i}`)).toContain(stored.registeredBy);
   });
 
-  it('is not done by a member, nor by an API key', async () => {
+  it('is not done by a member, and an unregistered organisation gets no API key', async () => {
     const org = `org_onb_member_${run}`;
     const key = await loadOrCreateSigningKey(s().stateDir);
     const member = await mintToken(key, { userId: 'user_onb_member', orgId: org, role: 'member' });
@@ -275,6 +275,11 @@ describe('registration by sign-in', () => {
     const shown = orgCli('show', org);
     expect(shown.status).toBe(1);
     expect(shown.stderr).toContain(`no organisation ${org}`);
+    // API keys belong to registered organisations only.
+    const keys = script('keys.ts', ['create', '--principal', org, '--org', org, '--state-dir', s().stateDir]);
+    expect(keys.status).toBe(1);
+    expect(keys.stdout).toBe('');
+    expect(keys.stderr).toContain(`${org} is not a registered organisation`);
   });
 
   it('npm run org -- create registers one explicitly, idempotently, and its uploads are ingested', () => {
