@@ -111,6 +111,12 @@ function rejectionOf(error: unknown): IngestRejected | undefined {
 
 /** The sentence an upload for an unregistered organisation is rejected with. */
 export function unknownOrganizationReason(orgId: string): string {
+  if (!/^org_[A-Za-z0-9_-]{1,64}$/.test(orgId)) {
+    return (
+      `"${orgId}" is not an organisation id, so the upload was not ingested: upload under ` +
+      `uploads/<orgId>/, where orgId is the organisation's id (org_…), the org_id claim of its users' tokens.`
+    );
+  }
   return (
     `Organisation ${orgId} is not registered, so its upload was not ingested. An org admin's first ` +
     `sign-in registers it (any request with their session JWT), or an operator runs ` +

@@ -136,6 +136,16 @@ describe('billing uploads of an unregistered organisation', () => {
     });
   });
 
+  it('name the expected folder when the key does not name an organisation id', async () => {
+    const odd = `uploads/acme${run}/x.csv`;
+    upload(odd);
+    expect((await handler(s3Event(odd, 'etag-odd'))).batchItemFailures).toEqual([]);
+    expect((await getIngestion(`acme${run}`, odd, 'etag-odd'))?.error).toBe(
+      `"acme${run}" is not an organisation id, so the upload was not ingested: upload under ` +
+        "uploads/<orgId>/, where orgId is the organisation's id (org_…), the org_id claim of its users' tokens.",
+    );
+  });
+
   it('are ingested by the next event of the same object once the organisation is registered', async () => {
     expect(
       await registerOrganization({
