@@ -30,6 +30,7 @@ import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../shared/db/keys';
+import { ORGANIZATION_ATTRIBUTES } from '../shared/db/organizations-repo';
 import type { RouteDef } from '../shared/http/route';
 import {
   queues as manifestQueues,
@@ -223,6 +224,13 @@ export class CostManagementStack extends Stack {
       this.table,
       [tableDefinition.partitionKey, tableDefinition.sortKey],
       [API_KEY_LAST_USED_ATTRIBUTE],
+    );
+    // The first session JWT of an org admin registers its organisation (`registerOrganization`):
+    // a conditional UpdateItem of the organisation's record, limited to that record's attributes.
+    this.authorizerFunction.grantAttributeUpdate(
+      this.table,
+      [tableDefinition.partitionKey, tableDefinition.sortKey],
+      ORGANIZATION_ATTRIBUTES,
     );
     Validations.of(this.authorizerFunction).acknowledge({
       id: 'Serverless-LambdaDLQ',

@@ -4,7 +4,8 @@
  * local billing bucket (`<state>/bucket/uploads/<orgId>/…`) and an S3 `ObjectCreated` event is
  * put on the stack's `billing-ingest` queue. The stack's worker ingests it (the stack process
  * owns the DuckDB file) and enqueues the refresh. The command waits for the outcome and the
- * refresh unless `--no-wait` is given; a rejected file exits 1 with the reason. The stack is checked
+ * refresh unless `--no-wait` is given; a rejected upload (an unregistered organisation, a file that
+ * is not an accepted export) exits 1 with the reason the worker recorded. The stack is checked
  * (`GET /_local/health`) before anything is copied, so a stopped stack leaves no file behind.
  *
  * Flags: --org ID (default: the running session's organisation, `orgId` of session.json),
@@ -19,7 +20,8 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 const USAGE = [
   'usage: npm run ingest -- [--org ORG_ID] [--state-dir DIR] [--session FILE] [--no-wait] [--timeout SECONDS] FILE',
   '  Ingests a FOCUS export (CSV, .csv.gz or Parquet) into the running local stack (npm start), as an',
-  '  upload to the billing bucket does in AWS, then waits for the ingestion and the refresh.',
+  '  upload to the billing bucket does in AWS, then waits for the ingestion and the refresh. A rejected',
+  '  upload (e.g. an organisation not registered yet: see npm run org) exits 1 with the reason.',
   '  --org        organisation (default: orgId of the running session, e.g. org_demo)',
   "  --state-dir  the stack's state folder (default: $LOCAL_STATE_DIR or .local)",
   '  --session    its session file (default: <state-dir>/session.json)',

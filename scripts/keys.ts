@@ -9,7 +9,7 @@
  *
  * The DynamoDB endpoint is DYNAMODB_ENDPOINT, else `endpoints.dynamodb` of `<state-dir>/session.json`
  * (`--state-dir`, $LOCAL_STATE_DIR or .local); without either the AWS default chain is used with
- * TABLE_NAME, and with none of the three it says in one line that no stack is running (exit 1). The org defaults to the session's organisation, else org_demo. A `user_` principal
+ * TABLE_NAME, and with none of the three it says in one line that no stack is running (exit 1). The org defaults to the session's organisation, else org_demo, and must be registered (`npm run org`). A `user_` principal
  * must be a registered user (a key of an unknown user could never authenticate); an `org_`
  * principal must be the org itself and gets an organisation key.
  */
@@ -133,8 +133,15 @@ async function main(): Promise<void> {
   const keysRepo = await import('../shared/db/api-keys-repo');
   const { createApiKey } = await import('../shared/db/api-keys-repo');
   const { getUser } = await import('../shared/db/users-repo');
+  const { organizationExists } = await import('../shared/db/organizations-repo');
 
   if (args.command === 'create') {
+    // A key belongs to an organisation that exists (docs/onboarding.md).
+    if (!(await organizationExists(org))) {
+      throw new KeysError(
+        `${org} is not a registered organisation: an org admin's first sign-in registers it, or npm run org -- create ${org}`,
+      );
+    }
     const kind = args.principal.startsWith('org_') ? 'org' : 'user';
     if (kind === 'org' && args.principal !== org) {
       throw new UsageError(`an organisation key belongs to the org itself: use --principal ${org}`);

@@ -7,7 +7,9 @@ import { processPartialResponse } from '../../shared/workers/batch';
  * Consumer of `billing-ingest`: S3 `ObjectCreated` events of the billing bucket's `uploads/`
  * prefix (locally, the same events written by `npm run ingest`). Each message is processed on
  * its own; a transient failure reports that message only, so SQS retries it and then moves it to
- * the DLQ. Malformed files are recorded as rejected and not retried.
+ * the DLQ. An upload that can never ingest as it is (an unregistered organisation, a malformed
+ * file, any `IngestRejected` from shared/warehouse/ingest/errors.ts) is recorded as rejected with
+ * its reason (`recordIngestRejection`) and not retried.
  */
 async function run(event: SQSEvent): Promise<SQSBatchResponse> {
   return processPartialResponse(

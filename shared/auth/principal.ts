@@ -75,6 +75,7 @@ export function principalOf(auth: AuthContext, records: PrincipalRecords): Princ
   };
 }
 
-function roleFromClaim(claim: string | undefined): Principal['role'] {
+/** The role an IdP role claim names: admin when it contains "admin" (`admin`, `org:admin`), else member. */
+export function roleFromClaim(claim: string | undefined): Principal['role'] {
   return claim && /admin/i.test(claim) ? 'admin' : 'member';
 }

@@ -34,10 +34,17 @@ export interface IngestionRecord {
   finishedAt?: string;
   rows?: number;
   months?: string[];
-  /** Why a malformed file was rejected (names the row and column). */
+  /** Why the file was rejected, as one sentence for the uploader (a malformed file names the row and column). */
   error?: string;
+  /** A stable reason code of a rejection (`UNKNOWN_ORGANIZATION`, `MALFORMED_FILE`, …). */
+  code?: string;
   row?: number;
   column?: string;
+  /**
+   * A rejection that a later delivery of the same object may overturn (the organisation was not
+   * registered yet): the next event of that object version is ingested instead of skipped.
+   */
+  retryable?: boolean;
 }
 
 export async function getIngestion(
@@ -51,7 +58,10 @@ export async function getIngestion(
   );
 }
 
-/** Marks an ingestion as started unless it already finished (a redelivered event). Returns false then. */
+/**
+ * Marks an ingestion as started unless it already finished (a redelivered event). Returns false
+ * then. A retryable rejection does not count as finished.
+ */
 export async function startIngestion(record: IngestionRecord): Promise<boolean> {
   try {
     await db().send(
@@ -63,9 +73,9 @@ export async function startIngestion(record: IngestionRecord): Promise<boolean> 
           schemaVersion: SCHEMA_VERSION,
           ...record,
         },
-        ConditionExpression: 'attribute_not_exists(pk) OR #s = :processing',
+        ConditionExpression: 'attribute_not_exists(pk) OR #s = :processing OR retryable = :true',
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':processing': 'processing' },
+        ExpressionAttributeValues: { ':processing': 'processing', ':true': true },
       }),
     );
     return true;
@@ -75,32 +85,63 @@ export async function startIngestion(record: IngestionRecord): Promise<boolean> 
   }
 }
 
-/** Records the rejection of a malformed file (terminal: the same object is never retried). */
+/**
+ * Records the rejection of an upload: the whole record, whether or not the ingestion was started
+ * (an upload of an unknown organisation is rejected before it starts). Terminal unless
+ * `retryable`: the same object version is then never ingested again. A record that already
+ * succeeded is left as it is. Answers whether it wrote.
+ */
 export async function rejectIngestion(
   record: Pick<IngestionRecord, 'orgId' | 'objectKey' | 'version'>,
-  detail: { error: string; row?: number; column?: string; finishedAt: string },
-): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.ingestion(record.orgId, record.objectKey, record.version),
-      UpdateExpression: `SET #s = :s, #e = :e, finishedAt = :f${detail.row !== undefined ? ', #r = :r' : ''}${
-        detail.column !== undefined ? ', #c = :c' : ''
-      }`,
-      ExpressionAttributeNames: {
-        '#s': 'status',
-        '#e': 'error',
-        ...(detail.row !== undefined ? { '#r': 'row' } : {}),
-        ...(detail.column !== undefined ? { '#c': 'column' } : {}),
-      },
-      ExpressionAttributeValues: {
-        ':s': 'rejected',
-        ':e': detail.error,
-        ':f': detail.finishedAt,
-        ...(detail.row !== undefined ? { ':r': detail.row } : {}),
-        ...(detail.column !== undefined ? { ':c': detail.column } : {}),
-      },
-    }),
+  detail: {
+    error: string;
+    code?: string;
+    row?: number;
+    column?: string;
+    retryable?: boolean;
+    finishedAt: string;
+  },
+): Promise<boolean> {
+  const set: Record<string, unknown> = {
+    entity: 'ingestion',
+    schemaVersion: SCHEMA_VERSION,
+    orgId: record.orgId,
+    objectKey: record.objectKey,
+    version: record.version,
+    status: 'rejected',
+    error: detail.error,
+    finishedAt: detail.finishedAt,
+    ...(detail.code !== undefined ? { code: detail.code } : {}),
+    ...(detail.row !== undefined ? { row: detail.row } : {}),
+    ...(detail.column !== undefined ? { column: detail.column } : {}),
+    ...(detail.retryable ? { retryable: true } : {}),
+  };
+  const removed = ['code', 'row', 'column', 'retryable', 'rows', 'months'].filter((a) => !(a in set));
+  const names = [...Object.keys(set), ...removed];
+  const alias = (a: string) => `#a${names.indexOf(a)}`;
+  return ifConditionFails(
+    db()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.ingestion(record.orgId, record.objectKey, record.version),
+          UpdateExpression: `SET ${Object.keys(set)
+            .map((a, i) => `${alias(a)} = :v${i}`)
+            .join(', ')}, #started = if_not_exists(#started, :f) REMOVE ${removed.map(alias).join(', ')}`,
+          ConditionExpression: `attribute_not_exists(pk) OR ${alias('status')} <> :succeeded`,
+          ExpressionAttributeNames: {
+            ...Object.fromEntries(names.map((a, i) => [`#a${i}`, a])),
+            '#started': 'startedAt',
+          },
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(Object.values(set).map((v, i) => [`:v${i}`, v])),
+            ':f': detail.finishedAt,
+            ':succeeded': 'succeeded',
+          },
+        }),
+      )
+      .then(() => true),
+    () => false,
   );
 }
 

@@ -1,19 +1,73 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, decodeCursor, encodeCursor, isConditionalCheckFailed, tableName } from './client';
 import { keys } from './keys';
 import { insertIfAbsent } from './writes';
 
-/** Organisations: one META item each, written by the identity seed (or, later, sign-up). */
+/**
+ * Organisations: one META item each (`ORG#<id>` / `META`). One is registered by the first verified
+ * session JWT of an org admin (the authorizer, `registerOrganization`), by `npm run org -- create`,
+ * or by the local identity seed. An upload or an API key needs a registered organisation.
+ */
 export interface Organization {
   id: string;
   name: string;
   timezone: string;
   createdAt: string;
+  /** Who registered it: `jwt` (first admin sign-in), `cli` (`npm run org`) or `seed`. */
+  registeredVia?: OrganizationSource;
+  /** The admin (`user_…`) whose first sign-in registered it, or the operator's note. */
+  registeredBy?: string;
 }
+
+export type OrganizationSource = 'jwt' | 'cli' | 'seed';
+
+const SCHEMA_VERSION = 1;
+
+/**
+ * The only attributes `registerOrganization` writes besides the key: the authorizer's IAM grant
+ * names exactly these (infra/stack.ts), so it can register an organisation and nothing else.
+ */
+export const ORGANIZATION_ATTRIBUTES = [
+  'entity',
+  'schemaVersion',
+  'id',
+  'name',
+  'timezone',
+  'createdAt',
+  'registeredVia',
+  'registeredBy',
+] as const;
 
 /** Writes an organisation unless it exists (the local seed); answers whether it wrote. */
 export async function ensureOrganization(org: Organization): Promise<boolean> {
   return insertIfAbsent({ ...keys.organization(org.id), entity: 'organization', schemaVersion: 1, ...org });
+}
+
+/**
+ * Registers an organisation unless it exists, with one conditional write (`attribute_not_exists`):
+ * concurrent first requests all succeed, exactly one writes, and an existing record (its name,
+ * timezone, creation date) is never changed. Answers whether this call created it. An UpdateItem
+ * rather than a PutItem so that a fine-grained IAM grant can name the attributes it may write.
+ */
+export async function registerOrganization(org: Organization): Promise<boolean> {
+  const item: Record<string, unknown> = { entity: 'organization', schemaVersion: SCHEMA_VERSION, ...org };
+  const names = ORGANIZATION_ATTRIBUTES.filter((a) => item[a] !== undefined);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(org.id),
+        ConditionExpression: 'attribute_not_exists(pk)',
+        UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
+        ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, item[n]])),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
 }
 
 /** Whether the organisation exists (its META item was written). */
@@ -22,6 +76,48 @@ export async function organizationExists(orgId: string): Promise<boolean> {
     new GetCommand({ TableName: tableName(), Key: keys.organization(orgId), ProjectionExpression: 'pk' }),
   );
   return Boolean(res.Item);
+}
+
+function organizationOf(item: Record<string, unknown>): Organization {
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const via = str(item.registeredVia);
+  const by = str(item.registeredBy);
+  return {
+    id: String(item.id ?? String(item.pk).replace(/^ORG#/, '')),
+    name: str(item.name) ?? '',
+    timezone: str(item.timezone) ?? 'UTC',
+    createdAt: str(item.createdAt) ?? '',
+    ...(via === 'jwt' || via === 'cli' || via === 'seed' ? { registeredVia: via } : {}),
+    ...(by ? { registeredBy: by } : {}),
+  };
+}
+
+/** The organisation's record, read strongly consistent (an operator reads right after a create). */
+export async function getOrganization(orgId: string): Promise<Organization | undefined> {
+  const res = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.organization(orgId), ConsistentRead: true }),
+  );
+  return res.Item ? organizationOf(res.Item) : undefined;
+}
+
+/**
+ * One page of registered organisations, for the operator command (`npm run org -- list`). A Scan
+ * filtered to META items: organisations have no index of their own, and listing them is an
+ * operator's occasional read, never a request path.
+ */
+export async function listOrganizations(
+  cursor?: string,
+): Promise<{ items: Organization[]; cursor: string | null }> {
+  const start = decodeCursor(cursor);
+  const res = await db().send(
+    new ScanCommand({
+      TableName: tableName(),
+      FilterExpression: 'sk = :meta AND entity = :org',
+      ExpressionAttributeValues: { ':meta': 'META', ':org': 'organization' },
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return { items: (res.Items ?? []).map(organizationOf), cursor: encodeCursor(res.LastEvaluatedKey) };
 }
 
 /** The organisation's timezone (IANA name) from its record, or undefined when it has none. */

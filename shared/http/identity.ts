@@ -1,8 +1,11 @@
 import { type ApiKeyStore, verifyCredential } from '../auth/credentials';
 import { type AuthContext, type Principal, principalOf } from '../auth/principal';
+import { type OrganizationRegistry, registerOnFirstAdmin } from '../auth/registration';
 import { recordApiKeyUse } from '../db/api-keys-repo';
+import { registerOrganization } from '../db/organizations-repo';
 import { findApiKeyByHash, readPrincipalRecords } from '../db/principals-repo';
 import { UnauthorizedError } from '../errors';
+import { log } from '../log';
 import type { HttpEvent } from './event';
 
 /**
@@ -14,9 +17,40 @@ import type { HttpEvent } from './event';
 
 const apiKeys: ApiKeyStore = { findByHash: findApiKeyByHash, recordUse: recordApiKeyUse };
 
-/** Verifies `Authorization: Bearer <credential>`; any failure is the same UnauthorizedError. */
-export function authenticate(authorization: string | undefined): Promise<AuthContext> {
-  return verifyCredential(authorization, apiKeys);
+/** An organisation registered by its first admin sign-in: named after its id, in UTC, until changed. */
+const organizations: OrganizationRegistry = {
+  register: (orgId, registeredBy) =>
+    registerOrganization({
+      id: orgId,
+      name: orgId,
+      timezone: 'UTC',
+      createdAt: new Date().toISOString(),
+      registeredVia: 'jwt',
+      registeredBy,
+    }),
+};
+
+/**
+ * Verifies `Authorization: Bearer <credential>`; any failure is the same UnauthorizedError. An
+ * org admin's session JWT also registers its organisation the first time (see ../auth/registration);
+ * that write never fails the sign-in: on an error it is logged and tried again on the next one.
+ */
+export async function authenticate(authorization: string | undefined): Promise<AuthContext> {
+  const auth = await verifyCredential(authorization, apiKeys);
+  try {
+    if (await registerOnFirstAdmin(auth, organizations)) {
+      log.info('organisation registered by its first admin sign-in', {
+        orgId: auth.orgId,
+        principalId: auth.principalId,
+      });
+    }
+  } catch (error) {
+    log.warn('registering the organisation of an admin sign-in failed; retried on the next one', {
+      orgId: auth.orgId,
+      error,
+    });
+  }
+  return auth;
 }
 
 /** The caller as of now: role, teams and key revocation read with one strongly consistent query. */

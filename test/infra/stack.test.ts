@@ -4,6 +4,7 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { DUCKDB_NODE_MODULES } from '../../infra/bundling';
 import { queueUrlVariable } from '../../infra/constructs/work-queues';
 import { tableDefinition } from '../../shared/db/keys';
+import { ORGANIZATION_ATTRIBUTES } from '../../shared/db/organizations-repo';
 import type { RouteDef } from '../../shared/http/route';
 import {
   type QueueDef,
@@ -337,7 +338,7 @@ describe('least privilege', () => {
     expect(rendered).not.toContain('/index/*');
   });
 
-  test('the authorizer reads the table and may only set lastUsedAt', () => {
+  test('the authorizer reads the table and may only set lastUsedAt and register an organisation', () => {
     const id = functionId(prod.template, 'HTTP API Lambda authorizer (session JWT or API key)');
     const statements = statementsOf(prod.template, id);
     expect([...actionsOf(statements)].sort()).toEqual(
@@ -351,13 +352,20 @@ describe('least privilege', () => {
         'logs:PutLogEvents',
       ].sort(),
     );
-    const update = statements.find((s) => actionsOf([s]).has('dynamodb:UpdateItem')) as Statement & {
+    const updates = statements.filter((s) => actionsOf([s]).has('dynamodb:UpdateItem')) as (Statement & {
       Condition: Record<string, Record<string, unknown>>;
-    };
-    expect(actionsOf([update])).toEqual(new Set(['dynamodb:UpdateItem']));
-    expect(update.Condition['ForAllValues:StringEquals']).toEqual({
-      'dynamodb:Attributes': [tableDefinition.partitionKey, tableDefinition.sortKey, 'lastUsedAt'],
-    });
+    })[];
+    for (const update of updates) expect(actionsOf([update])).toEqual(new Set(['dynamodb:UpdateItem']));
+    expect(updates.map((u) => u.Condition['ForAllValues:StringEquals'])).toEqual([
+      { 'dynamodb:Attributes': [tableDefinition.partitionKey, tableDefinition.sortKey, 'lastUsedAt'] },
+      {
+        'dynamodb:Attributes': [
+          tableDefinition.partitionKey,
+          tableDefinition.sortKey,
+          ...ORGANIZATION_ATTRIBUTES,
+        ],
+      },
+    ]);
   });
 
   test('sendsTo gives a send grant on exactly that queue and its URL variable', () => {

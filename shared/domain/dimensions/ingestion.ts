@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { completeIngestion, rejectIngestion, startIngestion } from '../../db/dimensions-repo';
 import { organizationExists } from '../../db/organizations-repo';
 import { log } from '../../log';
+import { IngestRejected, UNKNOWN_ORGANIZATION } from '../../warehouse/ingest/errors';
 import { MalformedFileError } from '../../warehouse/ingest/normalise';
 import { downloadObject, isSafeObjectKey } from '../../warehouse/object-store';
 import { getWarehouse } from '../../warehouse/warehouse';
@@ -72,10 +73,64 @@ export function orgOfKey(key: string): string | undefined {
 
 export type UploadOutcome = 'ingested' | 'rejected' | 'duplicate' | 'ignored';
 
+/** One upload: the organisation, the object key and the version that makes it distinct. */
+export interface UploadRef {
+  orgId: string;
+  objectKey: string;
+  version: string;
+}
+
+/**
+ * Records an upload as rejected, with the reason its uploader reads (`npm run ingest` prints it,
+ * the ingestion record keeps it). The one way a rejection is recorded: `processUpload` calls it
+ * for every `IngestRejected` (and malformed file) it meets. A rejection is terminal (the same
+ * object version is not ingested again) unless `detail.retryable`. Never overwrites a success.
+ */
+export async function recordIngestRejection(
+  ref: UploadRef,
+  reason: string,
+  detail: IngestRejected['detail'] = {},
+  now: () => Date = () => new Date(),
+): Promise<void> {
+  await rejectIngestion(ref, { error: reason, ...detail, finishedAt: now().toISOString() });
+  log.info('billing upload rejected', { key: ref.objectKey, code: detail.code, error: reason });
+}
+
+/** The known, user-facing rejection an error stands for; undefined for anything else (transient). */
+function rejectionOf(error: unknown): IngestRejected | undefined {
+  if (error instanceof IngestRejected) return error;
+  if (error instanceof MalformedFileError) {
+    return new IngestRejected(error.message, {
+      code: 'MALFORMED_FILE',
+      ...(error.row !== undefined ? { row: error.row } : {}),
+      ...(error.column !== undefined ? { column: error.column } : {}),
+    });
+  }
+  return undefined;
+}
+
+/** The sentence an upload for an unregistered organisation is rejected with. */
+export function unknownOrganizationReason(orgId: string): string {
+  if (!/^org_[A-Za-z0-9_-]{1,64}$/.test(orgId)) {
+    return (
+      `"${orgId}" is not an organisation id, so the upload was not ingested: upload under ` +
+      `uploads/<orgId>/, where orgId is the organisation's id (org_…), the org_id claim of its users' tokens.`
+    );
+  }
+  return (
+    `Organisation ${orgId} is not registered, so its upload was not ingested. An org admin's first ` +
+    `sign-in registers it (any request with their session JWT), or an operator runs ` +
+    `"npm run org -- create ${orgId}"; then upload the file again.`
+  );
+}
+
 /**
  * Ingests one uploaded object. Idempotent: a finished upload (ingested or rejected) is skipped
  * when its event is redelivered; an interrupted one is ingested again, which replaces the same
- * months with the same rows. Throws only on transient failures, so the message is retried.
+ * months with the same rows. An upload of an unregistered organisation is recorded as rejected
+ * (retryable: once the organisation exists, a new event of the same object ingests it). Any
+ * `IngestRejected` thrown on the way is recorded as a rejection with its message; any other error
+ * is transient and thrown, so the message is retried and then dead-lettered.
  */
 export async function processUpload(
   obj: UploadedObject,
@@ -86,30 +141,30 @@ export async function processUpload(
     log.warn('billing upload outside uploads/<orgId>/ ignored', { key: obj.key });
     return 'ignored';
   }
+  const ref: UploadRef = { orgId, objectKey: obj.key, version: obj.version };
   if (!(await organizationExists(orgId))) {
-    log.warn('billing upload for an unknown organisation ignored', { key: obj.key });
-    return 'ignored';
+    await recordIngestRejection(
+      ref,
+      unknownOrganizationReason(orgId),
+      { code: UNKNOWN_ORGANIZATION, retryable: true },
+      now,
+    );
+    return 'rejected';
   }
-  const ref = { orgId, objectKey: obj.key, version: obj.version };
   if (!(await startIngestion({ ...ref, status: 'processing', startedAt: now().toISOString() })))
     return 'duplicate';
   const file = join(tmpdir(), `billing-${randomUUID()}`);
   try {
-    await downloadObject(obj.bucket, obj.key, file);
-    const warehouse = await getWarehouse();
-    const sourceName = obj.key.split('/').at(-1) ?? obj.key;
     let result: { rows: number; months: string[] };
     try {
+      await downloadObject(obj.bucket, obj.key, file);
+      const warehouse = await getWarehouse();
+      const sourceName = obj.key.split('/').at(-1) ?? obj.key;
       result = await warehouse.ingestFile({ orgId, path: file, sourceName });
     } catch (error) {
-      if (!(error instanceof MalformedFileError)) throw error;
-      await rejectIngestion(ref, {
-        error: error.message,
-        ...(error.row !== undefined ? { row: error.row } : {}),
-        ...(error.column !== undefined ? { column: error.column } : {}),
-        finishedAt: now().toISOString(),
-      });
-      log.info('billing upload rejected', { key: obj.key, error: error.message });
+      const rejection = rejectionOf(error);
+      if (!rejection) throw error;
+      await recordIngestRejection(ref, rejection.message, rejection.detail, now);
       return 'rejected';
     }
     const refresh = refreshOutboxEntry(orgId, 'full', 'ingest', now());

@@ -39,6 +39,7 @@ describe('the scripts in scripts/', () => {
 
   it.each([
     ['keys.ts', ['list']],
+    ['org.ts', ['list']],
     ['migrate-enrichments.ts', []],
     ['migrate-report-schedules.ts', []],
   ])('%s without a running stack says so in one line and exits 1', (script, args) => {

@@ -1,0 +1,244 @@
+/**
+ * `npm run org -- <command> [flags]`: the organisations of the running local stack or of a
+ * deployed table, written with the same repository code the service uses (the same conditional
+ * write as an org admin's first sign-in, so the two never race).
+ *
+ *   create org_… [--name NAME] [--timezone AREA/CITY]   registers it; an existing one is left as it is
+ *   list                                                  every organisation, as JSON lines
+ *   show org_…                                            one organisation as JSON (exit 1 if unknown)
+ *
+ * Where: `--table NAME` (with `--region`, else $AWS_REGION / $AWS_DEFAULT_REGION) is a deployed
+ * table, reached with the AWS default credential chain (AWS_PROFILE, …): the stack's `TableName`
+ * output. Without it: DYNAMODB_ENDPOINT if set, else the local stack of `<state-dir>/session.json`
+ * (`--state-dir`, $LOCAL_STATE_DIR or .local), else TABLE_NAME with the AWS default chain; with
+ * none of these it says in one line that no stack is running (exit 1).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const ORG_ID = /^org_[A-Za-z0-9_-]{1,64}$/;
+const MAX_NAME = 100;
+
+const USAGE = [
+  'usage: npm run org -- create org_… [--name NAME] [--timezone AREA/CITY] [WHERE]',
+  '       npm run org -- list [WHERE]',
+  '       npm run org -- show org_… [WHERE]',
+  '  Registers, lists and shows organisations. An organisation is also registered by the first',
+  '  request with a session JWT of one of its admins (role claim admin); uploads and API keys need one.',
+  '  create      idempotent: an organisation that exists is shown and left unchanged (exit 0)',
+  '  --name      display name (default: the id)        --timezone  IANA zone for reports (default: UTC)',
+  '  WHERE: the local stack by default (--state-dir DIR, default $LOCAL_STATE_DIR or .local), or a',
+  '  deployed table: --table NAME [--region REGION] with AWS credentials (AWS_PROFILE, …); the table',
+  "  name is the stack's TableName output.",
+  '  e.g. npm run org -- create org_acme --name "Acme Corp" --timezone Europe/Paris',
+].join('\n');
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** A well-formed request that cannot be done (an unknown organisation): exit 1, without the usage. */
+export class OrgError extends Error {
+  override name = 'OrgError';
+}
+
+/** `--help` or `-h` anywhere: print the usage and exit 0. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.some((a) => a === '--help' || a === '-h');
+}
+
+interface Where {
+  stateDir: string;
+  table?: string;
+  region?: string;
+}
+
+export type OrgCommand =
+  | ({ command: 'create'; org: string; name: string; timezone: string } & Where)
+  | ({ command: 'list' } & Where)
+  | ({ command: 'show'; org: string } & Where);
+
+const WHERE_FLAGS = ['--state-dir', '--table', '--region'];
+const FLAGS: Record<OrgCommand['command'], string[]> = {
+  create: ['--name', '--timezone', ...WHERE_FLAGS],
+  list: WHERE_FLAGS,
+  show: WHERE_FLAGS,
+};
+
+/** Whether `zone` is an IANA time zone this runtime knows. */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function parseOrgArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): OrgCommand {
+  const [command, ...rest] = argv;
+  if (command !== 'create' && command !== 'list' && command !== 'show') {
+    throw new UsageError(command ? `Unknown command ${command}` : 'A command is required');
+  }
+  const values: Record<string, string> = {};
+  const positional: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const a = String(rest[i]);
+    if (!a.startsWith('--')) {
+      positional.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const [flag, inline] = eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    if (!FLAGS[command].includes(flag)) throw new UsageError(`Unknown argument ${a} for ${command}`);
+    const value = inline ?? rest[++i];
+    if (value === undefined || value === '' || (inline === undefined && value.startsWith('--'))) {
+      throw new UsageError(`${flag} needs a value`);
+    }
+    values[flag.slice(2)] = value;
+  }
+  const where: Where = {
+    stateDir: resolve(values['state-dir'] ?? env.LOCAL_STATE_DIR ?? '.local'),
+    ...(values.table ? { table: values.table } : {}),
+    ...(values.region ? { region: values.region } : {}),
+  };
+  if (values.region && !values.table) throw new UsageError('--region goes with --table');
+  if (command === 'list') {
+    if (positional.length) throw new UsageError(`Unexpected argument ${positional[0]} for list`);
+    return { command, ...where };
+  }
+  if (positional.length !== 1) throw new UsageError(`${command} takes one organisation id (org_…)`);
+  const org = positional[0] as string;
+  if (!ORG_ID.test(org)) {
+    throw new UsageError(`the organisation id must look like org_… (letters, digits, _ and -), got ${org}`);
+  }
+  if (command === 'show') return { command, org, ...where };
+  const name = values.name ?? org;
+  if (name.trim() === '' || name.length > MAX_NAME) {
+    throw new UsageError(`--name must be 1 to ${MAX_NAME} characters`);
+  }
+  const timezone = values.timezone ?? 'UTC';
+  if (!isTimeZone(timezone)) throw new UsageError(`--timezone ${timezone} is not an IANA time zone`);
+  return { command, org, name: name.trim(), timezone, ...where };
+}
+
+interface LocalSession {
+  endpoints?: { dynamodb?: string };
+  tableName?: string;
+}
+
+function readSession(stateDir: string): LocalSession | undefined {
+  const file = join(stateDir, 'session.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as LocalSession;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Points the shared DynamoDB client at the chosen table; answers a description of it. */
+export function target(args: Where, env: NodeJS.ProcessEnv = process.env): string {
+  if (args.table) {
+    env.TABLE_NAME = args.table;
+    const region = args.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+    if (region) env.AWS_REGION = region;
+    delete env.DYNAMODB_ENDPOINT;
+    return `table ${args.table} (${env.AWS_REGION ?? 'us-east-1'})`;
+  }
+  const session = env.DYNAMODB_ENDPOINT ? undefined : readSession(args.stateDir);
+  if (!env.DYNAMODB_ENDPOINT && session?.endpoints?.dynamodb)
+    env.DYNAMODB_ENDPOINT = session.endpoints.dynamodb;
+  if (!env.DYNAMODB_ENDPOINT && !env.TABLE_NAME) {
+    throw new OrgError(
+      `no running stack found (${join(args.stateDir, 'session.json')} is missing): start it with npm start, ` +
+        'or give --table NAME (a deployed table, with AWS credentials)',
+    );
+  }
+  if (session?.tableName && !env.TABLE_NAME) env.TABLE_NAME = session.tableName;
+  if (env.DYNAMODB_ENDPOINT) {
+    env.AWS_ACCESS_KEY_ID ??= 'local';
+    env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    env.AWS_REGION ??= 'us-east-1';
+    return `the local stack (${env.DYNAMODB_ENDPOINT}, table ${env.TABLE_NAME ?? 'cost-management'})`;
+  }
+  return `table ${env.TABLE_NAME} (${env.AWS_REGION ?? 'us-east-1'})`;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (wantsHelp(argv)) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const args = parseOrgArgs(argv);
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const where = target(args);
+  const repo = await import('../shared/db/organizations-repo');
+
+  if (args.command === 'create') {
+    const created = await repo.registerOrganization({
+      id: args.org,
+      name: args.name,
+      timezone: args.timezone,
+      createdAt: new Date().toISOString(),
+      registeredVia: 'cli',
+    });
+    const org = await repo.getOrganization(args.org);
+    process.stdout.write(`${JSON.stringify(org)}\n`);
+    process.stderr.write(
+      created
+        ? `registered ${args.org} in ${where}\n`
+        : `${args.org} already exists in ${where} (registered ${org?.createdAt ?? '?'}); nothing changed\n`,
+    );
+    return;
+  }
+  if (args.command === 'show') {
+    const org = await repo.getOrganization(args.org);
+    if (!org) throw new OrgError(`no organisation ${args.org} in ${where}`);
+    process.stdout.write(`${JSON.stringify(org)}\n`);
+    return;
+  }
+  let count = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await repo.listOrganizations(cursor);
+    for (const org of page.items) process.stdout.write(`${JSON.stringify(org)}\n`);
+    count += page.items.length;
+    cursor = page.cursor ?? undefined;
+  } while (cursor);
+  process.stderr.write(`${count} organisation(s) in ${where}\n`);
+}
+
+/** True when the error (or one it wraps) is a refused or reset connection. */
+function isConnectionRefused(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET') return true;
+  if (Array.isArray(e.errors) && e.errors.some(isConnectionRefused)) return true;
+  return e.cause !== undefined && e.cause !== error && isConnectionRefused(e.cause);
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    const name = (error as Error | null)?.name;
+    let message: string;
+    if (isConnectionRefused(error)) {
+      message =
+        `cannot reach DynamoDB at ${process.env.DYNAMODB_ENDPOINT ?? 'its endpoint'}: is the stack running ` +
+        '(npm start)? It reads the endpoint from .local/session.json.';
+    } else if (name === 'CredentialsProviderError') {
+      message = `no AWS credentials for table ${process.env.TABLE_NAME}: configure them (AWS_PROFILE, …).`;
+    } else if (name === 'ResourceNotFoundException') {
+      message = `table ${process.env.TABLE_NAME} not found in ${process.env.AWS_REGION ?? 'us-east-1'}: give the stack's TableName output and its --region.`;
+    } else if (error instanceof UsageError) {
+      message = `${error.message}\n${USAGE}`;
+    } else if (error instanceof OrgError) {
+      message = error.message;
+    } else {
+      message = String(error?.stack ?? error);
+    }
+    process.stderr.write(`npm run org: ${message}\n`);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  });
+}

@@ -1,0 +1,304 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
+import {
+  type CsvRow,
+  close,
+  FOCUS_SAMPLE,
+  num,
+  readCsv,
+  sumBy,
+  tagsOf,
+} from '../integration/warehouse/support';
+import { api, session } from '../support/session';
+
+/**
+ * docs/onboarding.md, step by step, for organisations the stack has never seen: sign in (a JWT
+ * from `npm run token`), the first request registers the organisation, `npm run ingest` uploads
+ * the first export, then candidates, a published dimension and explorer numbers, each checked
+ * against sums computed here from the uploaded file's rows.
+ */
+const ROOT = resolve(__dirname, '..', '..');
+const s = () => session();
+const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+
+interface Candidate {
+  key: string;
+  number_values: number;
+  total_cost_key_present: number;
+  total_cost_key_absent: number;
+  values: { value: string; cost_allocated: number }[];
+  ingested: boolean;
+}
+interface Dimension {
+  name: string;
+  values: { name: string; proportionCostAllocated: number }[];
+}
+interface Series {
+  group: Record<string, string | null>;
+  total: number | null;
+  other?: true;
+}
+interface Answer {
+  queries: { name: string; series: Series[]; total: number | null }[];
+  currency: string | null;
+}
+interface Org {
+  id: string;
+  name: string;
+  timezone: string;
+  createdAt: string;
+  registeredVia?: string;
+  registeredBy?: string;
+}
+
+function script(name: string, args: string[], timeout = 120_000) {
+  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', name), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+    timeout,
+  });
+}
+
+/** `npm run org -- …` against the test's stack. */
+const orgCli = (...args: string[]) => script('org.ts', [...args, '--state-dir', s().stateDir]);
+
+/** `npm run ingest -- --org ORG FILE` against the test's stack. */
+const ingestCli = (org: string, file: string) =>
+  script('ingest.ts', [
+    '--session',
+    process.env.TEST_SESSION_FILE ?? '',
+    '--org',
+    org,
+    '--timeout',
+    '90',
+    file,
+  ]);
+
+/** `npm run token -- --user … --org … --role …`: the token alone on stdout. */
+function tokenCli(user: string, org: string, role: string): string {
+  const out = script('token.ts', ['--user', user, '--org', org, '--role', role, '--state-dir', s().stateDir]);
+  expect(out.status).toBe(0);
+  return out.stdout.trim();
+}
+
+const month = (r: CsvRow) => (r.BillingPeriodStart ?? '').slice(0, 7);
+const sum = (rows: CsvRow[]) => rows.reduce((a, r) => a + num(r.BilledCost), 0);
+function expectClose(actual: number | null | undefined, expected: number) {
+  if (!close(actual ?? Number.NaN, expected, 1e-9)) throw new Error(`got ${actual}, expected ${expected}`);
+}
+
+describe('onboarding a brand-new organisation (docs/onboarding.md)', () => {
+  const org = `org_onb_${run}`;
+  const admin = 'user_onb_admin';
+  const rows = readCsv(FOCUS_SAMPLE);
+  const file = () => join(s().stateDir, `first-export-${run}.csv`);
+  let token = '';
+
+  beforeAll(() => {
+    copyFileSync(FOCUS_SAMPLE, file());
+    token = tokenCli(admin, org, 'admin');
+  });
+
+  it('rejects an upload before the organisation exists, with the reason, in one go', () => {
+    expect(orgCli('show', org).status).toBe(1);
+    const out = ingestCli(org, file());
+    expect(out.stdout).toContain(`uploaded uploads/${org}/`);
+    expect(out.status).toBe(1);
+    expect(out.stderr).toContain(`ingest: rejected: Organisation ${org} is not registered`);
+    expect(out.stderr).toContain(`npm run org -- create ${org}`);
+    expect(out.stderr).not.toContain('no outcome');
+  });
+
+  it("registers the organisation on its admin's first request", async () => {
+    const first = await api<Dimension[]>('GET', '/dimensions', { token });
+    expect(first.status).toBe(200);
+    const shown = orgCli('show', org);
+    expect(shown.status).toBe(0);
+    const stored = JSON.parse(shown.stdout) as Org;
+    expect(stored).toMatchObject({
+      id: org,
+      name: org,
+      timezone: 'UTC',
+      registeredVia: 'jwt',
+      registeredBy: admin,
+    });
+    // Later sign-ins change nothing.
+    const again = tokenCli('user_onb_second_admin', org, 'admin');
+    expect((await api('GET', '/dimensions', { token: again })).status).toBe(200);
+    expect(JSON.parse(orgCli('show', org).stdout)).toEqual(stored);
+    const listed = orgCli('list');
+    expect(listed.status).toBe(0);
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as Org).id),
+    ).toEqual(expect.arrayContaining([org, s().orgId, s().otherOrgId]));
+  });
+
+  it('ingests the first export', () => {
+    const out = ingestCli(org, file());
+    expect(out.stderr).toBe('');
+    expect(out.status).toBe(0);
+    const months = [...new Set(rows.map(month))].sort();
+    expect(out.stdout).toContain(`ingested ${rows.length} rows (billing months ${months.join(', ')})`);
+    expect(out.stdout).toContain('refresh done');
+  });
+
+  it('shows the candidates of the file (last three billing months)', async () => {
+    const window = [...new Set(rows.map(month))].sort().slice(-3);
+    const inWindow = rows.filter((r) => window.includes(month(r)));
+    const res = await api<Candidate[]>('GET', '/dimensions/candidates', { token });
+    expect(res.status).toBe(200);
+    const expectedKeys = new Set(inWindow.flatMap((r) => Object.keys(tagsOf(r))));
+    expect(new Set(res.body.map((c) => c.key))).toEqual(expectedKeys);
+    const bu = res.body.find((c) => c.key === 'business_unit');
+    const tagged = inWindow.filter((r) => tagsOf(r).business_unit !== undefined);
+    expectClose(bu?.total_cost_key_present, sum(tagged));
+    expectClose(bu?.total_cost_key_absent, sum(inWindow) - sum(tagged));
+    const byValue = sumBy(
+      tagged,
+      (r) => tagsOf(r).business_unit,
+      (r) => num(r.BilledCost),
+    );
+    expect(bu?.number_values).toBe(byValue.size);
+    for (const v of bu?.values ?? []) expectClose(v.cost_allocated, byValue.get(v.value) ?? Number.NaN);
+    expect(bu?.ingested).toBe(false);
+  });
+
+  it('publishes a dimension from a candidate and answers explorer numbers equal to the rows', async () => {
+    const published = await api<{ ok: boolean; publishedLabels: boolean }>('POST', '/dimensions/publish', {
+      token,
+      body: {
+        scope: 'labels',
+        labels: [{ name: 'unit', columnsMerged: [{ name: 'business_unit', type: 'label' }], maps: [] }],
+      },
+    });
+    expect(published.status).toBe(200);
+    expect(published.body).toMatchObject({ ok: true, publishedLabels: true });
+    expect((await api('POST', '/_local/drain', { body: { timeoutMs: 60_000 } })).status).toBe(200);
+
+    const dims = await api<Dimension[]>('GET', '/dimensions', { token });
+    const unit = dims.body.find((d) => d.name === 'unit');
+    const tagged = rows.filter((r) => tagsOf(r).business_unit !== undefined);
+    const byUnit = sumBy(
+      tagged,
+      (r) => tagsOf(r).business_unit,
+      (r) => num(r.BilledCost),
+    );
+    // The 200 costliest values, each with its share of the window's cost (the whole file here).
+    expect(unit?.values).toHaveLength(Math.min(200, byUnit.size));
+    const cheapestListed = Math.min(...(unit?.values ?? []).map((v) => byUnit.get(v.name) ?? Number.NaN));
+    for (const v of unit?.values ?? [])
+      expectClose(v.proportionCostAllocated, (byUnit.get(v.name) ?? Number.NaN) / sum(rows));
+    for (const [name, cost] of byUnit) {
+      if (cost > cheapestListed) expect(unit?.values.map((v) => v.name)).toContain(name);
+    }
+
+    // The file's charges are all in one month; the explorer answers for it, by provider and by the new dimension.
+    const chargeMonths = [...new Set(rows.map((r) => String(r.ChargePeriodStart).slice(0, 7)))];
+    expect(chargeMonths).toHaveLength(1);
+    const [y, m] = (chargeMonths[0] as string).split('-').map(Number) as [number, number];
+    const last = new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+    const cost = (name: string, groupBy: string) => ({
+      type: 'cost',
+      name,
+      colorIndex: 0,
+      chartType: 'BAR',
+      groupBy,
+    });
+    const res = await api<Answer>('POST', '/queries/explorer', {
+      token,
+      body: {
+        request: {
+          period: {
+            startDate: `${chargeMonths[0]}-01T00:00:00Z`,
+            endDate: `${last}T00:00:00Z`,
+            aggBy: 'Period',
+          },
+          queries: [cost('byProvider', 'provider'), cost('byUnit', 'unit')],
+        },
+      },
+    });
+    expect(res.status).toBe(200);
+    const [byProvider, byUnitAnswer] = res.body.queries;
+    expectClose(byProvider?.total, sum(rows));
+    const providers = sumBy(
+      rows,
+      (r) => r.ProviderName,
+      (r) => num(r.BilledCost),
+    );
+    expect(byProvider?.series.map((x) => x.group.provider).sort()).toEqual([...providers.keys()].sort());
+    for (const x of byProvider?.series ?? [])
+      expectClose(x.total, providers.get(String(x.group.provider)) ?? Number.NaN);
+    expectClose(byUnitAnswer?.total, sum(rows));
+    const unitSeries = byUnitAnswer?.series ?? [];
+    expectClose(
+      unitSeries.reduce((a, x) => a + (x.total ?? 0), 0),
+      sum(rows),
+    );
+    const named = unitSeries.filter((x) => !x.other && x.group.unit !== null && x.group.unit !== undefined);
+    expect(named.length).toBeGreaterThan(0);
+    for (const x of named) expectClose(x.total, byUnit.get(String(x.group.unit)) ?? Number.NaN);
+  });
+
+  it("keeps the new organisation's data to itself", async () => {
+    const demo = await api<Dimension[]>('GET', '/dimensions', { token: s().apiKeys.admin });
+    expect(demo.body.map((d) => d.name)).not.toContain('unit');
+  });
+});
+
+describe('registration by sign-in', () => {
+  it('registers once when an organisation’s first admin requests arrive together, and none fails', async () => {
+    const org = `org_onb_race_${run}`;
+    const key = await loadOrCreateSigningKey(s().stateDir);
+    const tokens = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        mintToken(key, { userId: `user_race_${i}`, orgId: org, role: 'admin' }),
+      ),
+    );
+    const answers = await Promise.all(tokens.map((token) => api('GET', '/dimensions/candidates', { token })));
+    expect(answers.map((a) => a.status)).toEqual(tokens.map(() => 200));
+    const stored = JSON.parse(orgCli('show', org).stdout) as Org;
+    expect(stored).toMatchObject({ id: org, registeredVia: 'jwt' });
+    expect(tokens.map((_, i) => `user_race_${i}`)).toContain(stored.registeredBy);
+  });
+
+  it('is not done by a member, and an unregistered organisation gets no API key', async () => {
+    const org = `org_onb_member_${run}`;
+    const key = await loadOrCreateSigningKey(s().stateDir);
+    const member = await mintToken(key, { userId: 'user_onb_member', orgId: org, role: 'member' });
+    expect((await api('GET', '/dimensions/candidates', { token: member })).status).toBe(200);
+    const shown = orgCli('show', org);
+    expect(shown.status).toBe(1);
+    expect(shown.stderr).toContain(`no organisation ${org}`);
+    // API keys belong to registered organisations only.
+    const keys = script('keys.ts', ['create', '--principal', org, '--org', org, '--state-dir', s().stateDir]);
+    expect(keys.status).toBe(1);
+    expect(keys.stdout).toBe('');
+    expect(keys.stderr).toContain(`${org} is not a registered organisation`);
+  });
+
+  it('npm run org -- create registers one explicitly, idempotently, and its uploads are ingested', () => {
+    const org = `org_onb_cli_${run}`;
+    const created = orgCli('create', org, '--name', 'Onboarding CLI', '--timezone', 'Europe/Paris');
+    expect(created.status).toBe(0);
+    expect(created.stderr).toContain(`registered ${org}`);
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      id: org,
+      name: 'Onboarding CLI',
+      timezone: 'Europe/Paris',
+      registeredVia: 'cli',
+    });
+    const again = orgCli('create', org, '--name', 'Other');
+    expect(again.status).toBe(0);
+    expect(again.stderr).toContain('already exists');
+    expect(JSON.parse(again.stdout)).toMatchObject({ name: 'Onboarding CLI' });
+    const out = ingestCli(org, FOCUS_SAMPLE);
+    expect(out.status).toBe(0);
+    expect(out.stdout).toContain(`ingested ${readCsv(FOCUS_SAMPLE).length} rows`);
+  });
+});
