@@ -235,6 +235,11 @@ function tableSpec(
   };
 }
 
+/** Legend names are cut to this many characters (with an ellipsis). */
+export const LEGEND_MAX_CHARS = 32;
+/** The width the legend wraps in (the 800 px chart less its margins). */
+const CHART_PLOT_WIDTH = 740;
+
 const PALETTE = [
   '#5470c6',
   '#91cc75',
@@ -279,8 +284,8 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
       subtextStyle: { fontSize: 11, color: '#555', lineHeight: 15 },
     },
     grid: {
-      left: 16,
-      right: 24,
+      left: 28,
+      right: 44,
       top: input.title || subtext ? 56 + 15 * subtext.split('\n').length : 24,
       bottom: 56,
     },
@@ -371,6 +376,19 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
 
   const dates = series[0]?.points.map((p) => p.date) ?? [];
   const kind = input.chartType === 'BAR' ? 'bar' : 'line';
+  // The legend wraps below the plot: room for each of its rows (11 px text, 0.62 em a character).
+  const legendName = (n: string) =>
+    n.length > LEGEND_MAX_CHARS ? `${n.slice(0, LEGEND_MAX_CHARS - 1)}…` : n;
+  let rows = 1;
+  let used = 0;
+  for (const s of series) {
+    const w = legendName(s.name).length * 11 * 0.62 + 35;
+    if (used && used + w > CHART_PLOT_WIDTH * 0.82) {
+      rows++;
+      used = 0;
+    }
+    used += w;
+  }
   const through = input.dataThrough;
   const drawn = (p: ChartPoint) => (through && p.date.slice(0, 10) > through && !p.value ? null : p.value);
   return {
@@ -379,7 +397,17 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
     stamp: input.stamp,
     option: {
       ...base,
-      legend: { bottom: 8, type: 'plain', textStyle: { fontSize: 11 } },
+      // ECharts measures text narrower than DejaVu Sans draws it: wrap the legend in less width.
+      legend: {
+        bottom: 8,
+        left: 'center',
+        width: Math.round(CHART_PLOT_WIDTH * 0.82),
+        type: 'plain',
+        itemGap: 18,
+        textStyle: { fontSize: 11 },
+        formatter: legendName,
+      },
+      grid: { ...base.grid, bottom: 40 + 20 * rows },
       xAxis: {
         type: 'category',
         data: dates.map(bucketLabel),
