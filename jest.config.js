@@ -14,7 +14,7 @@ module.exports = {
       { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|@marcbachmann/cel-js|dt-sql-parser|antlr4-c3)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|@marcbachmann/cel-js|dt-sql-parser|antlr4-c3|echarts|zrender)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -43,3 +43,24 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     legalComments: 'none',
   };
 }
+
+/**
+ * What a function that renders charts and PDFs (`rendersCharts` of a worker) gets copied beside its
+ * bundle, in `assets/` (shared/domain/reports/render/assets.ts reads them from
+ * `$LAMBDA_TASK_ROOT/assets`): the DejaVu Sans TTFs with their licence, and resvg's WebAssembly
+ * module. Paths are relative to the project root.
+ */
+export const CHART_ASSET_FILES: readonly { from: string; to: string }[] = [
+  { from: 'assets/fonts/DejaVuSans.ttf', to: 'assets/fonts/DejaVuSans.ttf' },
+  { from: 'assets/fonts/DejaVuSans-Bold.ttf', to: 'assets/fonts/DejaVuSans-Bold.ttf' },
+  { from: 'assets/fonts/LICENSE-DejaVu.txt', to: 'assets/fonts/LICENSE-DejaVu.txt' },
+  { from: 'node_modules/@resvg/resvg-wasm/index_bg.wasm', to: 'assets/resvg.wasm' },
+];
+
+/** Shell commands copying `CHART_ASSET_FILES` from the project root into a bundle's folder. */
+export function chartAssetCommands(inputDir: string, outputDir: string): string[] {
+  return [
+    `mkdir -p "${outputDir}/assets/fonts"`,
+    ...CHART_ASSET_FILES.map((f) => `cp "${inputDir}/${f.from}" "${outputDir}/${f.to}"`),
+  ];
+}

@@ -102,6 +102,8 @@ interface FunctionNeeds {
   duckDb?: boolean;
   /** Calls the IdP invitation API: its base URL and read access to its token secret. */
   invitesUsers?: boolean;
+  /** Renders chart PNGs and PDFs: fonts and resvg's wasm beside the bundle (ServiceFunction). */
+  rendersCharts?: boolean;
 }
 
 /**
@@ -360,6 +362,7 @@ export class CostManagementStack extends Stack {
           readsSlackToken: def.sendsEmail === true || def.queue === 'notifications',
           duckDb: def.needsDuckDb,
           invitesUsers: def.invitesUsers,
+          rendersCharts: def.rendersCharts,
         },
       });
       fn.fn.addEventSource(
@@ -448,6 +451,7 @@ export class CostManagementStack extends Stack {
       logRemovalPolicy: this.logRemovalPolicy,
       deadLetterQueue: opts.deadLetterQueue,
       needsDuckDb: opts.needs.duckDb,
+      rendersCharts: opts.needs.rendersCharts,
     });
     const { needs } = opts;
     fn.grantTable(

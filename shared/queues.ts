@@ -26,6 +26,8 @@ export interface WorkerDef {
    * such a worker only, and runs it on x86_64 (see docs/deploy.md, "What the stack creates").
    */
   needsDuckDb?: boolean;
+  /** Renders chart PNGs and PDFs (reports): the stack ships the fonts and resvg's wasm with it. */
+  rendersCharts?: boolean;
   sendsTo?: string[];
   sendsEmail?: boolean;
   /** Calls the identity provider's invitation API (team sync): its URL and token secret in AWS. */
@@ -113,6 +115,7 @@ export const workers: readonly WorkerDef[] = [
     memoryMb: 1024,
     usesWarehouse: true,
     sendsEmail: true,
+    rendersCharts: true,
   },
 ];
 

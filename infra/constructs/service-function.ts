@@ -8,6 +8,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
+  chartAssetCommands,
   DUCKDB_BINDING_FILE,
   DUCKDB_NODE_MODULES,
   DUCKDB_PLATFORM,
@@ -53,6 +54,8 @@ export interface ServiceFunctionProps {
    * its asset carries `@duckdb/node-api` with the linux-x64 binding, installed at synth.
    */
   needsDuckDb?: boolean;
+  /** Renders chart PNGs and PDFs: the fonts and resvg's wasm are copied beside the bundle. */
+  rendersCharts?: boolean;
 }
 
 /**
@@ -140,6 +143,7 @@ export class ServiceFunction extends Construct {
         logLevel: LogLevel.ERROR,
         esbuildArgs: { '--legal-comments': 'none' },
         ...(duckDb ? duckDbBundling() : {}),
+        ...(props.rendersCharts && !duckDb ? chartAssetBundling() : {}),
       },
     });
     // Tracing is set on the L1 resource so that CDK does not add an `xray:*` on `*` statement to
@@ -219,6 +223,17 @@ function duckDbBundling(): Pick<BundlingOptions, 'nodeModules' | 'environment' |
       afterBundling: (_inputDir: string, outputDir: string) => [
         `test -f "${outputDir}/${DUCKDB_BINDING_FILE}" || { echo "DuckDB binding ${DUCKDB_BINDING_FILE} was not installed in ${outputDir}" >&2; exit 1; }`,
       ],
+    },
+  };
+}
+
+/** The chart-rendering assets (fonts, resvg wasm) copied into the asset after bundling. */
+function chartAssetBundling(): Pick<BundlingOptions, 'commandHooks'> {
+  return {
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) => chartAssetCommands(inputDir, outputDir),
     },
   };
 }

@@ -13,6 +13,7 @@ import {
 } from '../../db/reports-repo';
 import { log } from '../../log';
 import type { Report, ReportDelivery } from './model';
+import { renderAttachments } from './render/attachments';
 import { formatReport, type RenderedReport } from './render/format';
 import { renderWidget, type WidgetData } from './render/widgets';
 import { nextRunAfter, validZone } from './schedule';
@@ -59,7 +60,8 @@ export async function renderReport(
   const widgets: WidgetData[] = [];
   // One widget after another: each is one or two warehouse statements; a report has few widgets.
   for (const w of report.widgets) widgets.push(await renderWidget(ctx, w));
-  return { widgets, rendered: formatReport(report, runAt.toISOString(), widgets) };
+  const attachments = await renderAttachments(widgets, report, runAt.toISOString());
+  return { widgets, rendered: formatReport(report, runAt.toISOString(), widgets, attachments) };
 }
 
 export interface RunOutcome {

@@ -51,3 +51,15 @@ export interface ReportDelivery {
   sentAt: string | null;
   updatedAt: string;
 }
+
+/**
+ * A file the render step produces for a delivery: a chart PNG (shown inline in an email, its
+ * content id = `filename`) or a dashboard PDF (attached). Structurally the same as the notify
+ * layer's attachment type, so a rendered report is handed to the senders as it is.
+ */
+export interface ReportAttachment {
+  filename: string;
+  contentType: 'image/png' | 'application/pdf';
+  content: Uint8Array;
+  inline: boolean;
+}

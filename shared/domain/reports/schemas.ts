@@ -8,6 +8,7 @@ import {
   PageQuerySchema,
   VisibilitySchema,
 } from '../common/enums';
+import { DisplayOptionsSchema, QueryChartTypeSchema } from '../common/query-model';
 
 /**
  * Report schemas. The spec shows the report fields as sent on update and only the TEXT widget;
@@ -70,8 +71,9 @@ export const TopFlopWidget = v.strictObject({
 });
 
 /**
- * GRAPH_SNAPSHOT: a chart image of a dashboard widget, or of the report's own context (optionally
- * grouped by `groupBy`, over its own `datePreset` and `aggBy`).
+ * GRAPH_SNAPSHOT: a chart image of a dashboard widget (drawn with that widget's chart type and
+ * display options), or of the report's own context (optionally grouped by `groupBy`, over its own
+ * `datePreset` and `aggBy`, drawn as `chartType` with `displayOptions`).
  */
 export const GraphSnapshotWidget = v.pipe(
   v.strictObject({
@@ -82,7 +84,8 @@ export const GraphSnapshotWidget = v.pipe(
     groupBy: v.optional(Dimension),
     datePreset: v.optional(v.nullable(DatePresetSchema)),
     aggBy: v.optional(v.picklist(['Day', 'Week', 'Month'])),
-    chartType: v.optional(v.picklist(['BAR', 'LINE', 'AREA']), 'BAR'),
+    chartType: v.optional(QueryChartTypeSchema, 'BAR'),
+    displayOptions: v.optional(DisplayOptionsSchema),
   }),
   v.check(
     (w) => (w.dashboardId === undefined) === (w.widgetKey === undefined),

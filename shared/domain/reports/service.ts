@@ -351,7 +351,7 @@ export async function previewWidget(principal: Principal, rawBody: unknown): Pro
   }
   const timeZone = validZone(await getOrganizationTimezone(principal.orgId));
   return renderWidget(
-    { orgId: principal.orgId, context: result.output.context, now: new Date(), timeZone },
+    { orgId: principal.orgId, context: result.output.context, now: new Date(), timeZone, viewer: principal },
     result.output.widget,
   );
 }

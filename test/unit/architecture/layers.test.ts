@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseSync } from '@swc/core';
 
@@ -137,6 +138,23 @@ const RULES: Rule[] = [
       'shared/warehouse/athena/client.ts': "the Athena query runner: the warehouse's own adapter",
     },
   },
+  {
+    // A web console reuses the chart-spec builder, so a chart looks the same in both.
+    name: 'the chart-spec builder runs in a browser: no Node built-in, service layer or SDK',
+    from: ['shared/charts'],
+    never: [
+      ...builtinModules,
+      ...builtinModules.map((m) => `node:${m}`),
+      'shared/db',
+      'shared/domain',
+      'shared/http',
+      'shared/routes',
+      'shared/warehouse',
+      'shared/cloud',
+      'shared/auth',
+      '@aws-sdk/',
+    ],
+  },
 ];
 
 function breaks(rule: Rule, imports: Import[]): string[] {
@@ -192,6 +210,10 @@ describe('import boundaries', () => {
     expect(breaks(auth, [forged('shared/auth/a.ts', 'shared/db')])).toHaveLength(1);
     expect(breaks(sdk, [forged('shared/warehouse/object-store.ts', '@aws-sdk/client-s3')])).toEqual([]);
     expect(breaks(sdk, [forged('shared/warehouse/duckdb/x.ts', '@aws-sdk/client-s3')])).toHaveLength(1);
+    const charts = RULES.at(-1)!;
+    expect(breaks(charts, [forged('shared/charts/a.ts', 'node:fs')])).toHaveLength(1);
+    expect(breaks(charts, [forged('shared/charts/a.ts', 'path')])).toHaveLength(1);
+    expect(breaks(charts, [forged('shared/charts/a.ts', 'shared/charts/spec')])).toEqual([]);
     // `shared/dbx` is not `shared/db`.
     expect(breaks(handlers, [forged('functions/x.ts', 'shared/dbx/y')])).toEqual([]);
   });

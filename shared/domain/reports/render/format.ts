@@ -1,10 +1,16 @@
-import type { Report } from '../model';
+import type { Report, ReportAttachment } from '../model';
+import { attachmentName } from './attachments';
 import { escapeHtml, escapeMrkdwn } from './markdown';
 import { type Change, money, pct, type WidgetData } from './widgets';
 
-/** A rendered report: one email body (HTML + text) and one Slack message, from the widgets' data. */
+/**
+ * A rendered report: one email body (HTML + text), one Slack message, and the files: each
+ * GRAPH_SNAPSHOT's PNG (inline, `<img src="cid:<filename>">` in the HTML) and each DASHBOARD_PDF's
+ * PDF (attached).
+ */
 export interface RenderedReport {
   subject: string;
+  attachments: ReportAttachment[];
   html: string;
   text: string;
   slackText: string;
@@ -72,7 +78,7 @@ function hasMover(n: Change): boolean {
   return n.children.some((c) => c.highlighted || hasMover(c));
 }
 
-function widgetHtml(w: WidgetData): string {
+function widgetHtml(w: WidgetData, index: number): string {
   const h = (t: string | null, fallback: string) =>
     `<h3 style="margin:16px 0 4px">${escapeHtml(t ?? fallback)}</h3>`;
   const sub = (s: string) => `<p style="color:#666;font-size:12px;margin:0 0 8px">${escapeHtml(s)}</p>`;
@@ -110,8 +116,18 @@ function widgetHtml(w: WidgetData): string {
         }`;
       return `${h(w.title, `Top movers by ${w.groupBy}`)}${sub(periodLine(w))}${part('Largest increases', w.increases)}${part('Largest decreases', w.decreases)}`;
     }
-    default:
-      return `${h(w.title, w.type === 'GRAPH_SNAPSHOT' ? 'Chart' : 'Dashboard PDF')}${sub(w.reason)}`;
+    case 'GRAPH_SNAPSHOT':
+      if (!w.rendered) return `${h(w.title, 'Chart')}${sub(w.reason)}`;
+      return `${h(w.chart.title, 'Chart')}${sub(w.chart.stamp.join(' · '))}<img src="cid:${escapeHtml(
+        attachmentName(w, index) ?? '',
+      )}" alt="${escapeHtml(w.chart.title)}" width="760" style="max-width:100%;height:auto;border:1px solid #eee">`;
+    case 'DASHBOARD_PDF':
+      if (!w.rendered) return `${h(w.title, 'Dashboard PDF')}${sub(w.reason)}`;
+      return `${h(w.title, `Dashboard ${w.dashboardName}`)}<p>The dashboard <strong>${escapeHtml(
+        w.dashboardName,
+      )}</strong> (${w.charts.length} widget${w.charts.length === 1 ? '' : 's'}) is attached as ${escapeHtml(
+        attachmentName(w, index) ?? '',
+      )}.</p>`;
   }
 }
 
@@ -119,7 +135,7 @@ function lineText(n: Node, currency: string | null, name: string): string {
   return `${name}: ${money(n.current, currency)} (${n.diff > 0 ? '+' : ''}${money(n.diff, currency)}, ${pct(n.relativeDiff)})`;
 }
 
-function widgetText(w: WidgetData): string {
+function widgetText(w: WidgetData, index: number): string {
   switch (w.type) {
     case 'TEXT':
       return w.text;
@@ -139,15 +155,19 @@ function widgetText(w: WidgetData): string {
         'Largest decreases:',
         ...w.decreases.map((n) => `- ${lineText(n, w.currency, label(n.value))}`),
       ].join('\n');
-    default:
-      return `${w.title ?? w.type}: ${w.reason}`;
+    case 'GRAPH_SNAPSHOT':
+      if (!w.rendered) return `${w.title ?? 'Chart'}: ${w.reason}`;
+      return [w.chart.title, ...w.chart.stamp, `Chart attached: ${attachmentName(w, index)}`].join('\n');
+    case 'DASHBOARD_PDF':
+      if (!w.rendered) return `${w.title ?? 'Dashboard PDF'}: ${w.reason}`;
+      return `${w.title ?? `Dashboard ${w.dashboardName}`}: attached as ${attachmentName(w, index)}`;
   }
 }
 
 /** Slack section text is capped at 3,000 characters. */
 const cap = (s: string) => (s.length > 2900 ? `${s.slice(0, 2899)}…` : s);
 
-function widgetBlocks(w: WidgetData): unknown[] {
+function widgetBlocks(w: WidgetData, index: number): unknown[] {
   const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text: cap(text) } });
   const context = (text: string) => ({
     type: 'context',
@@ -188,8 +208,21 @@ function widgetBlocks(w: WidgetData): unknown[] {
         ),
         context(periodLine(w)),
       ];
-    default:
-      return [context(`${w.title ?? w.type}: ${w.reason}`)];
+    case 'GRAPH_SNAPSHOT':
+      if (!w.rendered) return [context(`${w.title ?? 'Chart'}: ${w.reason}`)];
+      return [
+        section(
+          `*${escapeMrkdwn(w.chart.title)}* (chart uploaded as ${escapeMrkdwn(attachmentName(w, index) ?? '')})`,
+        ),
+        context(w.chart.stamp.join(' · ')),
+      ];
+    case 'DASHBOARD_PDF':
+      if (!w.rendered) return [context(`${w.title ?? 'Dashboard PDF'}: ${w.reason}`)];
+      return [
+        section(
+          `*${escapeMrkdwn(w.title ?? `Dashboard ${w.dashboardName}`)}* (PDF uploaded as ${escapeMrkdwn(attachmentName(w, index) ?? '')})`,
+        ),
+      ];
   }
 }
 
@@ -197,17 +230,20 @@ export function formatReport(
   report: Pick<Report, 'name' | 'description'>,
   runAt: string,
   widgets: WidgetData[],
+  attachments: ReportAttachment[] = [],
 ): RenderedReport {
   const subject = `${report.name} (${runAt.slice(0, 10)})`.replace(/[\r\n]+/g, ' ');
   const html = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head><body style="font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#222;max-width:760px;margin:0 auto;padding:16px"><h1 style="font-size:22px;margin:0 0 4px">${escapeHtml(
     report.name,
   )}</h1>${report.description ? `<p style="color:#555;margin:0 0 12px">${escapeHtml(report.description)}</p>` : ''}${widgets
-    .map(widgetHtml)
+    .map((w, i) => widgetHtml(w, i))
     .join('<hr style="border:none;border-top:1px solid #ddd;margin:16px 0">')}</body></html>`;
-  const text = [report.name, report.description, ...widgets.map(widgetText)].filter(Boolean).join('\n\n');
+  const text = [report.name, report.description, ...widgets.map((w, i) => widgetText(w, i))]
+    .filter(Boolean)
+    .join('\n\n');
   const slackBlocks = [
     { type: 'header', text: { type: 'plain_text', text: report.name.slice(0, 150) } },
-    ...widgets.flatMap((w, i) => [...(i ? [{ type: 'divider' }] : []), ...widgetBlocks(w)]),
+    ...widgets.flatMap((w, i) => [...(i ? [{ type: 'divider' }] : []), ...widgetBlocks(w, i)]),
   ].slice(0, 50);
-  return { subject, html, text, slackText: subject, slackBlocks };
+  return { subject, html, text, slackText: subject, slackBlocks, attachments };
 }

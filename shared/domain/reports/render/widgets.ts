@@ -1,7 +1,13 @@
 import * as v from 'valibot';
+import type { Principal } from '../../../auth/principal';
+import { type ChartInput, type ChartType, seriesFromQueries, stampLines } from '../../../charts/spec';
+import { NotFoundError } from '../../../errors';
 import { ExplorerRequestSchema } from '../../common/query-model';
+import type { Dashboard } from '../../dashboards/model';
+import { readDashboard } from '../../dashboards/service';
 import { runExplorer } from '../../queries/engine';
 import type { ExplorerResult, PeriodOut } from '../../queries/model';
+import { dashboardConditions } from '../../queries/service';
 import type { ReportContextValue, ReportWidgetValue } from '../schemas';
 import { markdownToHtml, markdownToMrkdwn, markdownToText } from './markdown';
 
@@ -17,7 +23,21 @@ export interface RenderContext {
   /** The run's scheduled time: date presets resolve against it. */
   now: Date;
   timeZone: string;
+  /**
+   * Who reads the dashboards a GRAPH_SNAPSHOT or DASHBOARD_PDF names: the caller of a preview; a
+   * scheduled delivery reads them as its organisation (`orgReader`).
+   */
+  viewer?: Principal;
+  /** Reads a dashboard with its widgets, null when it does not exist or is not visible. */
+  dashboards?: (dashboardId: string) => Promise<Dashboard | null>;
 }
+
+/** One chart of a report: what it draws (`chart`) and the period and cut-off it states. */
+export type ChartData = PeriodInfo & {
+  /** The dashboard widget's key, or null for a chart of the report's own context. */
+  key: string | null;
+  chart: ChartInput;
+};
 
 export interface Change {
   /** The group values from the root down to this node (dimension → value). */
@@ -34,7 +54,7 @@ export interface Change {
   children: Change[];
 }
 
-interface PeriodInfo {
+export interface PeriodInfo {
   period: PeriodOut;
   comparisonPeriod: PeriodOut | null;
   dataThrough: string | null;
@@ -73,6 +93,16 @@ export type WidgetData =
       increases: Omit<Change, 'children'>[];
       decreases: Omit<Change, 'children'>[];
     })
+  | (ChartData & { type: 'GRAPH_SNAPSHOT'; title: string | null; rendered: true })
+  | {
+      type: 'DASHBOARD_PDF';
+      title: string | null;
+      rendered: true;
+      dashboardId: string;
+      dashboardName: string;
+      /** The dashboard's widgets in reading order (top to bottom, left to right). */
+      charts: ChartData[];
+    }
   | {
       type: 'GRAPH_SNAPSHOT' | 'DASHBOARD_PDF';
       title: string | null;
@@ -320,12 +350,171 @@ export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue
       };
     }
     case 'GRAPH_SNAPSHOT':
+      return graphSnapshot(ctx, widget);
     case 'DASHBOARD_PDF':
+      return dashboardPdf(ctx, widget);
+  }
+}
+
+/** The stamp (period, cut-off, rates) every chart states, from the engine's answer. */
+export function stampOf(info: PeriodInfo): string[] {
+  return stampLines({
+    period: info.period,
+    comparisonPeriod: info.comparisonPeriod,
+    dataThrough: info.dataThrough,
+    currency: info.currency,
+    requestedCurrency: info.requestedCurrency,
+  });
+}
+
+function chartOf(
+  r: ExplorerResult,
+  title: string,
+  chartType: ChartType,
+  key: string | null,
+  requestedCurrency: string | null,
+  displayOptions?: ChartInput['displayOptions'],
+): ChartData {
+  const info: PeriodInfo = {
+    period: r.period,
+    comparisonPeriod: r.comparison?.period ?? null,
+    dataThrough: r.dataThrough,
+    currency: r.currency,
+    requestedCurrency,
+  };
+  const units = [...new Set(r.queries.map((q) => q.unit).filter(Boolean))];
+  return {
+    ...info,
+    key,
+    chart: {
+      title,
+      chartType,
+      series: seriesFromQueries(r.queries),
+      currency: r.queries.every((q) => q.currency === null) ? null : r.currency,
+      unit: units.length === 1 ? units[0]! : null,
+      displayOptions,
+      stamp: stampOf(info),
+      dataThrough: r.dataThrough,
+    },
+  };
+}
+
+/** A scheduled delivery reads dashboards as its organisation (tenant-bound, not user-bound). */
+function orgReader(orgId: string): Principal {
+  return { orgId, principalId: 'report-delivery', kind: 'org', role: 'admin', teamIds: [] };
+}
+
+async function loadDashboard(ctx: RenderContext, dashboardId: string): Promise<Dashboard | null> {
+  if (ctx.dashboards) return ctx.dashboards(dashboardId);
+  try {
+    return await readDashboard(ctx.viewer ?? orgReader(ctx.orgId), dashboardId);
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
+}
+
+type DashboardWidget = Dashboard['widgets'][number];
+
+/** A dashboard widget's chart type: its first visible query's (the explorer draws per query). */
+function widgetChartType(w: DashboardWidget): ChartType {
+  const q = w.source.request.queries.find((x) => x.visible !== false) ?? w.source.request.queries[0];
+  return q?.chartType ?? 'BAR';
+}
+
+/** A dashboard widget's data exactly as `GET …/widgets/{key}/data` answers it, at the run's time. */
+async function dashboardWidgetChart(
+  ctx: RenderContext,
+  d: Dashboard,
+  w: DashboardWidget,
+): Promise<ChartData> {
+  const r = await runExplorer(w.source.request, {
+    orgId: ctx.orgId,
+    conditions: dashboardConditions(d.conditions),
+    defaults: {
+      datePreset: d.datePreset ?? null,
+      startDate: d.startDate ?? null,
+      endDate: d.endDate ?? null,
+    },
+    now: ctx.now,
+    timeZone: ctx.timeZone,
+  });
+  return chartOf(
+    r,
+    w.title || w.key,
+    widgetChartType(w),
+    w.key,
+    d.currency ?? null,
+    w.source.request.displayOptions,
+  );
+}
+
+async function graphSnapshot(
+  ctx: RenderContext,
+  widget: Extract<ReportWidgetValue, { type: 'GRAPH_SNAPSHOT' }>,
+): Promise<WidgetData> {
+  if (widget.dashboardId && widget.widgetKey) {
+    const d = await loadDashboard(ctx, widget.dashboardId);
+    const w = d?.widgets.find((x) => x.key === widget.widgetKey);
+    if (!d || !w)
       return {
-        type: widget.type,
+        type: 'GRAPH_SNAPSHOT',
         title: widget.title ?? null,
         rendered: false,
-        reason: 'Chart images and dashboard PDFs are not rendered yet (docs/report-delivery.md).',
+        reason: `Dashboard ${widget.dashboardId} or its widget ${widget.widgetKey} was not found.`,
       };
+    const data = await dashboardWidgetChart(ctx, d, w);
+    if (widget.title) data.chart.title = widget.title;
+    return { type: 'GRAPH_SNAPSHOT', title: widget.title ?? null, rendered: true, ...data };
   }
+  const groupBy = widget.groupBy ? [widget.groupBy] : contextGroupBy(ctx.context);
+  const request = v.parse(ExplorerRequestSchema, {
+    period: {
+      datePreset: widget.datePreset ?? ctx.context.datePreset ?? 'LAST_MONTH',
+      aggBy: widget.aggBy ?? 'Day',
+    },
+    queries: [
+      {
+        type: 'cost',
+        name: 'cost',
+        colorIndex: 0,
+        chartType: widget.chartType,
+        metricId: ctx.context.metricId,
+        ...(groupBy.length ? { groupBy } : {}),
+      },
+    ],
+    ...(widget.displayOptions ? { displayOptions: widget.displayOptions } : {}),
+  });
+  const r = await runExplorer(request, { orgId: ctx.orgId, now: ctx.now, timeZone: ctx.timeZone });
+  const title = widget.title ?? (groupBy.length ? `Cost by ${groupBy.join(' › ')}` : 'Cost');
+  const data = chartOf(r, title, widget.chartType, null, ctx.context.currency ?? null, widget.displayOptions);
+  return { type: 'GRAPH_SNAPSHOT', title: widget.title ?? null, rendered: true, ...data };
+}
+
+/** Reading order of a dashboard's grid: top to bottom, then left to right. */
+const byPosition = (a: DashboardWidget, b: DashboardWidget) => a.y - b.y || a.x - b.x;
+
+async function dashboardPdf(
+  ctx: RenderContext,
+  widget: Extract<ReportWidgetValue, { type: 'DASHBOARD_PDF' }>,
+): Promise<WidgetData> {
+  const d = await loadDashboard(ctx, widget.dashboardId);
+  if (!d)
+    return {
+      type: 'DASHBOARD_PDF',
+      title: widget.title ?? null,
+      rendered: false,
+      reason: `Dashboard ${widget.dashboardId} was not found.`,
+    };
+  const charts: ChartData[] = [];
+  // One widget after another: each is a few warehouse statements, and the PDF keeps their order.
+  for (const w of [...d.widgets].sort(byPosition)) charts.push(await dashboardWidgetChart(ctx, d, w));
+  return {
+    type: 'DASHBOARD_PDF',
+    title: widget.title ?? null,
+    rendered: true,
+    dashboardId: d.id,
+    dashboardName: d.name,
+    charts,
+  };
 }

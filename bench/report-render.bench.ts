@@ -1,0 +1,235 @@
+/**
+ * Report rendering benchmark: the time to render each widget type (its data from the engine over
+ * DuckDB, then its file: the PNG of a GRAPH_SNAPSHOT per chart type, the PDF of a 3-widget
+ * DASHBOARD_PDF), and the size of the report-delivery worker's bundle against the floor, with the
+ * assets shipped beside it (fonts, resvg wasm). Figures only: nothing here is asserted by a test.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import * as v from 'valibot';
+import { CHART_ASSET_FILES, esbuildOptions } from '../infra/bundling';
+import { resetConfig } from '../shared/config';
+import type { Dashboard } from '../shared/domain/dashboards/model';
+import { renderAttachments } from '../shared/domain/reports/render/attachments';
+import { formatReport } from '../shared/domain/reports/render/format';
+import { type RenderContext, renderWidget } from '../shared/domain/reports/render/widgets';
+import { ReportWidget } from '../shared/domain/reports/schemas';
+import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
+import { resetDuckDb } from '../shared/warehouse/duckdb/database';
+import { writeFocusCsv } from '../shared/warehouse/generator';
+import { percentile, ROOT } from './support';
+
+const ORG = 'org_rbench';
+const NOW = new Date('2024-11-04T08:00:00Z');
+const RUNS = Number(process.env.BENCH_RENDER_RUNS ?? 7);
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+async function ms(fn: () => Promise<unknown>): Promise<number> {
+  const t = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+
+async function timing(
+  fn: () => Promise<unknown>,
+): Promise<{ medianMs: number; p95Ms: number; firstMs: number }> {
+  const firstMs = await ms(fn);
+  const runs: number[] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await ms(fn));
+  return {
+    firstMs: round(firstMs),
+    medianMs: round(percentile(runs, 50)),
+    p95Ms: round(percentile(runs, 95)),
+  };
+}
+
+const q = (chartType: string, extra: Record<string, unknown> = {}) => ({
+  type: 'cost',
+  name: 'a',
+  colorIndex: 0,
+  chartType,
+  ...extra,
+});
+const dashWidget = (key: string, y: number, request: Record<string, unknown>) => ({
+  key,
+  x: 0,
+  y,
+  w: 12,
+  h: 4,
+  title: key,
+  description: '',
+  source: { type: 'advancedExplorer', request },
+});
+const DASHBOARD = {
+  id: 'dash_bench',
+  name: 'Bench dashboard',
+  datePreset: 'LAST_MONTH',
+  startDate: null,
+  endDate: null,
+  currency: null,
+  conditions: null,
+  widgets: [
+    dashWidget('daily', 0, { period: { aggBy: 'Day' }, queries: [q('BAR', { groupBy: ['provider'] })] }),
+    dashWidget('services', 1, {
+      period: { aggBy: 'Period' },
+      queries: [q('WATERFALL', { groupBy: ['service'] })],
+    }),
+    dashWidget('regions', 2, {
+      period: { aggBy: 'Period' },
+      queries: [q('TABLE', { groupBy: ['region'] })],
+      displayOptions: { topN: 10 },
+    }),
+  ],
+} as unknown as Dashboard;
+
+const WIDGETS: Record<string, unknown> = {
+  TEXT: {
+    type: 'TEXT',
+    contentMarkdown: '## Weekly\n\nSpend **rose**; see [the dashboard](https://example.com).',
+  },
+  DIGEST: { type: 'DIGEST', additionalGroupBy: ['service'], display: 'tree' },
+  TOP_FLOP: { type: 'TOP_FLOP', groupBy: 'service' },
+  'GRAPH_SNAPSHOT BAR': { type: 'GRAPH_SNAPSHOT', aggBy: 'Day', chartType: 'BAR' },
+  'GRAPH_SNAPSHOT LINE': { type: 'GRAPH_SNAPSHOT', groupBy: 'service', aggBy: 'Day', chartType: 'LINE' },
+  'GRAPH_SNAPSHOT AREA': { type: 'GRAPH_SNAPSHOT', aggBy: 'Week', chartType: 'AREA' },
+  'GRAPH_SNAPSHOT WATERFALL': {
+    type: 'GRAPH_SNAPSHOT',
+    groupBy: 'service',
+    aggBy: 'Month',
+    chartType: 'WATERFALL',
+  },
+  'GRAPH_SNAPSHOT TABLE': { type: 'GRAPH_SNAPSHOT', groupBy: 'region', aggBy: 'Month', chartType: 'TABLE' },
+  'DASHBOARD_PDF (3 widgets)': { type: 'DASHBOARD_PDF', dashboardId: DASHBOARD.id },
+};
+
+async function renderTimes(dir: string): Promise<Record<string, unknown>> {
+  const csv = join(dir, 'focus.csv');
+  const rows = await writeFocusCsv(csv, {
+    seed: 3,
+    months: ['2024-09', '2024-10'],
+    resourcesPerProvider: 40,
+    until: '2024-10-21',
+    accountPrefix: '4000',
+  });
+  process.env.DUCKDB_PATH = join(dir, 'render.duckdb');
+  process.env.WAREHOUSE = 'duckdb';
+  resetConfig();
+  resetDuckDb();
+  await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
+  const ctx: RenderContext = {
+    orgId: ORG,
+    context: { metricId: 'cost', groupBy: 'provider', datePreset: 'LAST_MONTH', currency: 'USD' },
+    now: NOW,
+    timeZone: 'UTC',
+    dashboards: async (id) => (id === DASHBOARD.id ? DASHBOARD : null),
+  };
+  const out: Record<string, unknown> = { rows, runs: RUNS };
+  const perWidget: Record<string, unknown> = {};
+  for (const [name, input] of Object.entries(WIDGETS)) {
+    const widget = v.parse(ReportWidget, input);
+    const data = await renderWidget(ctx, widget);
+    const fileBytes = (await renderAttachments([data], { name: 'bench' }, NOW.toISOString()))[0]?.content
+      .length;
+    perWidget[name] = {
+      data: await timing(() => renderWidget(ctx, widget)),
+      // The file alone (PNG or PDF) from the data; the text formats (HTML, text, Slack) for the others.
+      file: await timing(async () => {
+        const files = await renderAttachments([data], { name: 'bench' }, NOW.toISOString());
+        formatReport({ name: 'bench', description: '' }, NOW.toISOString(), [data], files);
+      }),
+      ...(fileBytes ? { fileBytes } : {}),
+    };
+  }
+  out.perWidget = perWidget;
+  return out;
+}
+
+/** Bytes in the output per package (or first-party folder), largest first. */
+function composition(metafile: Metafile, top = 12): Record<string, number> {
+  const output = Object.values(metafile.outputs)[0];
+  const sizes = new Map<string, number>();
+  for (const [input, info] of Object.entries(output?.inputs ?? {})) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+    const name = pkg ?? input.split('/').slice(0, 2).join('/');
+    sizes.set(name, (sizes.get(name) ?? 0) + info.bytesInOutput);
+  }
+  return Object.fromEntries([...sizes].sort((a, b) => b[1] - a[1]).slice(0, top));
+}
+
+/** Milliseconds to import a bundle in a fresh node (the cold-start share of module loading). */
+function importMs(file: string): number {
+  const script = [
+    'const t = performance.now();',
+    'await import(process.env.BENCH_IMPORT_URL);',
+    'process.stdout.write(JSON.stringify({ ms: performance.now() - t }));',
+  ].join('\n');
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      TABLE_NAME: 'cost-management',
+      BENCH_IMPORT_URL: pathToFileURL(file).href,
+    },
+  });
+  if (child.status !== 0) throw new Error(`import of ${file} failed: ${child.stderr}`);
+  return (JSON.parse(child.stdout) as { ms: number }).ms;
+}
+
+/** Median import time of each bundle, measured round-robin after one warm-up each. */
+function imports(files: Record<string, string>, runs = 9): Record<string, number> {
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(files).map((k) => [k, []]));
+  for (const f of Object.values(files)) importMs(f);
+  for (let i = 0; i < runs; i++) for (const [k, f] of Object.entries(files)) samples[k]!.push(importMs(f));
+  return Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, round(percentile(xs, 50))]));
+}
+
+async function bundleBytes(
+  source: string,
+  outDir: string,
+): Promise<{ bytes: number; metafile: Metafile; file: string }> {
+  const file = join(outDir, `${source.replaceAll('/', '__')}.mjs`);
+  const result = await build(esbuildOptions(join(ROOT, source), file));
+  const metafile = result.metafile as Metafile;
+  const output = metafile.outputs[relative(process.cwd(), file)] ?? Object.values(metafile.outputs)[0];
+  return { bytes: output?.bytes ?? 0, metafile, file };
+}
+
+async function bundle(dir: string): Promise<Record<string, unknown>> {
+  const outDir = join(dir, 'bundles');
+  mkdirSync(outDir, { recursive: true });
+  const floor = await bundleBytes('bench/floor/handler.ts', outDir);
+  const worker = await bundleBytes('functions/workers/report-delivery.ts', outDir);
+  const assets = Object.fromEntries(CHART_ASSET_FILES.map((f) => [f.to, statSync(join(ROOT, f.from)).size]));
+  const assetBytes = Object.values(assets).reduce((a, b) => a + b, 0);
+  const importMedianMs = imports({ floor: floor.file, worker: worker.file });
+  return {
+    importMedianMs,
+    importVsFloor: round((importMedianMs.worker ?? 0) / (importMedianMs.floor ?? 1), 2),
+    floorBytes: floor.bytes,
+    workerBytes: worker.bytes,
+    sizeVsFloor: round(worker.bytes / floor.bytes, 2),
+    assets,
+    assetBytes,
+    withAssetsBytes: worker.bytes + assetBytes,
+    withAssetsVsFloor: round((worker.bytes + assetBytes) / floor.bytes, 2),
+    target: 'bundle ≤ 2× the floor',
+    composition: composition(worker.metafile),
+  };
+}
+
+export default async function reportRenderBench(): Promise<Record<string, unknown>> {
+  const dir = mkdtempSync(join(tmpdir(), 'render-bench-'));
+  try {
+    return { bundle: await bundle(dir), render: await renderTimes(dir) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,68 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { CHART_ASSET_FILES } from '../../infra/bundling';
+import { readDeployConfig } from '../../infra/constructs/deploy-config';
+import { CostManagementStack } from '../../infra/stack';
+import { fontPath, resvgWasmPath } from '../../shared/domain/reports/render/assets';
+import { queues, workers } from '../../shared/queues';
+import { cdkJsonContext } from './support';
+
+// A real synth (bundling on) of the workers that render charts: their asset must carry the fonts
+// and resvg's wasm in `assets/`, byte for byte, where the render code looks for them in a Lambda.
+const ROOT = resolve(__dirname, '..', '..');
+const outdir = mkdtempSync(join(tmpdir(), 'cms-chart-asset-'));
+let assetDirs: string[];
+
+beforeAll(() => {
+  const app = new App({
+    outdir,
+    context: { ...cdkJsonContext(), env: 'dev', 'aws:cdk:enable-asset-metadata': true },
+  });
+  const chartWorkers = workers.filter((w) => w.rendersCharts);
+  expect(chartWorkers.map((w) => w.name)).toEqual(['report-delivery']);
+  const stack = new CostManagementStack(app, 'CostManagement-dev', {
+    config: readDeployConfig(app.node, 'dev'),
+    routes: [],
+    queues,
+    workers: chartWorkers,
+    schedules: [],
+  });
+  app.synth();
+  const template = JSON.parse(readFileSync(join(outdir, stack.jobs!.templateFile), 'utf8')) as {
+    Resources: Record<
+      string,
+      { Type: string; Properties: { Description?: string }; Metadata?: Record<string, string> }
+    >;
+  };
+  assetDirs = Object.values(template.Resources)
+    .filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description?.startsWith('Worker '))
+    .map((r) => join(outdir, r.Metadata?.['aws:asset:path'] ?? 'missing'));
+  expect(assetDirs).toHaveLength(1);
+}, 180_000);
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+describe('the asset of a worker that renders charts', () => {
+  it('holds the bundle, the fonts with their licence and the resvg wasm, as in the repository', () => {
+    const dir = assetDirs[0]!;
+    readFileSync(join(dir, 'index.mjs'));
+    for (const f of CHART_ASSET_FILES)
+      expect(readFileSync(join(dir, f.to)).equals(readFileSync(join(ROOT, f.from)))).toBe(true);
+  });
+
+  it('are what the render code reads from the Lambda task root, before the repository copy', () => {
+    const saved = { root: process.env.LAMBDA_TASK_ROOT, dir: process.env.REPORT_ASSETS_DIR };
+    process.env.LAMBDA_TASK_ROOT = assetDirs[0]!;
+    delete process.env.REPORT_ASSETS_DIR;
+    try {
+      for (const p of [fontPath('regular'), fontPath('bold'), resvgWasmPath()])
+        expect(p.startsWith(assetDirs[0]!)).toBe(true);
+    } finally {
+      if (saved.root === undefined) delete process.env.LAMBDA_TASK_ROOT;
+      else process.env.LAMBDA_TASK_ROOT = saved.root;
+      if (saved.dir !== undefined) process.env.REPORT_ASSETS_DIR = saved.dir;
+    }
+  });
+});
