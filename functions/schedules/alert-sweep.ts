@@ -3,7 +3,7 @@ import { sweepDueAlerts } from '../../shared/domain/alerts/evaluate';
 import { withInvocationLogContext } from '../../shared/log';
 
 /** Enqueues every due alert (the due index, never a scan); archived and snoozed ones are skipped. */
-async function run(event: ScheduledEvent): Promise<{ enqueued: number; snoozed: number }> {
+async function run(event: ScheduledEvent): Promise<{ enqueued: number; snoozed: number; messages: number }> {
   const now = event.time ? new Date(event.time) : new Date();
   return sweepDueAlerts(Number.isNaN(now.getTime()) ? new Date() : now);
 }

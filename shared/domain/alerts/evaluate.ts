@@ -15,6 +15,7 @@ import type { AlertEvaluation, AlertThreshold, StoredAlert } from './model';
 import { alertNotificationId, type Notification } from './notification';
 import { type AlertFiring, renderAlertMessage } from './render';
 import { daysBetween, lastCompletePeriod, nextEvaluationAt, previousPeriod } from './schedule';
+import { seriesGroupKey } from './series-source';
 
 /**
  * Scheduled evaluation: the sweep reads the due index (never a scan) and enqueues due alerts; the
@@ -46,13 +47,31 @@ export interface AlertSeries {
  */
 export interface AlertSeriesSource {
   read(alert: StoredAlert, opts: { now: Date; days?: number }): Promise<AlertSeries | null>;
+  /** Announces alerts about to be read with the same options, so those asking the same queries share reads. */
+  prepare?(alerts: readonly StoredAlert[], opts: { now: Date; days?: number }): void;
 }
 
+/**
+ * One message of `alert-evaluation`: the due alerts of one organisation that ask the same queries
+ * (the sweep groups them, at most `MAX_ALERTS_PER_MESSAGE`), evaluated with one read of the
+ * series. `alertId` is the one-alert form (messages enqueued before grouping, manual redelivery).
+ */
 export interface EvaluationMessage {
   orgId: string;
-  alertId: string;
+  alertIds?: string[];
+  alertId?: string;
   /** The due time the sweep enqueued it for (idempotency is by evaluated day, not by this). */
   scheduledFor: string;
+}
+
+/** Alerts per evaluation message: a group larger than this is split over several messages. */
+export const MAX_ALERTS_PER_MESSAGE = 100;
+/** Alerts of one message evaluated at once (their DynamoDB reads and writes overlap). */
+const EVALUATION_CONCURRENCY = 8;
+
+/** The alert ids a message names. */
+export function messageAlertIds(msg: EvaluationMessage): string[] {
+  return [...new Set([...(msg.alertIds ?? []), ...(msg.alertId ? [msg.alertId] : [])])];
 }
 
 export interface EvaluationResult {
@@ -178,15 +197,78 @@ export interface EvaluateDeps {
   enqueueNotification?: (n: Notification) => Promise<void>;
 }
 
-/** Evaluates one alert (the evaluator worker's body). Answers the recorded evaluation, or null if skipped. */
-export async function evaluateAlert(
+/**
+ * Evaluates the alerts of one message (the evaluator worker's body): loads them, announces them
+ * to the source so those asking the same queries share one read, then evaluates each. Answers the
+ * recorded evaluations (null for an alert skipped). If any alert fails, the others are still
+ * evaluated and the first error is thrown, so the message is retried (a retry re-evaluates all of
+ * them; notifications and dedup are idempotent per alert and day).
+ */
+export async function evaluateAlerts(
   msg: EvaluationMessage,
+  deps: EvaluateDeps,
+): Promise<(AlertEvaluation | null)[]> {
+  const ids = messageAlertIds(msg);
+  const now = deps.now();
+  const loaded = await pool(ids, EVALUATION_CONCURRENCY, async (id) => {
+    const alert = await getAlert(msg.orgId, id);
+    if (!alert || alert.archivedAt) return null;
+    return { alert, thresholds: await getThresholds(msg.orgId, id) };
+  });
+  const live = loaded.flatMap((l) => (l.ok && l.value ? [l.value] : []));
+  deps.source.prepare?.(
+    live.map((l) => l.alert),
+    { now },
+  );
+  const results = await pool(loaded, EVALUATION_CONCURRENCY, async (l) => {
+    if (!l.ok) throw l.error;
+    return l.value ? evaluateLoaded(l.value.alert, l.value.thresholds, { ...deps, now: () => now }) : null;
+  });
+  const failed = results.find((r) => !r.ok);
+  if (failed && !failed.ok) throw failed.error;
+  return results.map((r) => (r.ok ? r.value : null));
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** Runs `fn` over `items` with at most `limit` at once; every item settles. */
+async function pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (x: T) => Promise<R>,
+): Promise<Settled<R>[]> {
+  const out: Settled<R>[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        out[i] = { ok: true, value: await fn(items[i]!) };
+      } catch (error) {
+        out[i] = { ok: false, error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** Evaluates one alert. Answers the recorded evaluation, or null if skipped. */
+export async function evaluateAlert(
+  msg: { orgId: string; alertId: string; scheduledFor: string },
   deps: EvaluateDeps,
 ): Promise<AlertEvaluation | null> {
   const alert = await getAlert(msg.orgId, msg.alertId);
   if (!alert || alert.archivedAt) return null;
+  return evaluateLoaded(alert, await getThresholds(msg.orgId, msg.alertId), deps);
+}
+
+async function evaluateLoaded(
+  alert: StoredAlert,
+  thresholds: AlertThreshold[],
+  deps: EvaluateDeps,
+): Promise<AlertEvaluation | null> {
   const now = deps.now();
-  const thresholds = await getThresholds(msg.orgId, msg.alertId);
   // The source reads what the alert needs (the 4-day window or the last two periods) ending on the
   // last complete day; the engine adds the condition's own lookback.
   const series = await deps.source.read(alert, { now });
@@ -257,16 +339,37 @@ export async function evaluateAlert(
 /**
  * The sweep: every shard of the due index up to `now`. Each due alert's `nextEvalAt` is moved on
  * first (a conditional write, so concurrent sweeps take each alert once), then a snoozed alert is
- * skipped and any other is enqueued; a failed enqueue moves `nextEvalAt` back for the next sweep.
+ * skipped and the others are grouped by what they read (`seriesGroupKey`: organisation, scope and
+ * queries) into messages of at most `MAX_ALERTS_PER_MESSAGE` alerts, so one evaluator invocation
+ * reads each distinct query set once. A failed enqueue moves its alerts' `nextEvalAt` back for the
+ * next sweep. `enqueued` counts alerts, `messages` the messages sent.
  */
 export async function sweepDueAlerts(
   now: Date,
   send: (m: EvaluationMessage) => Promise<void> = (m) => enqueue('alert-evaluation', m),
   only: (orgId: string) => boolean = () => true,
-): Promise<{ enqueued: number; snoozed: number }> {
+): Promise<{ enqueued: number; snoozed: number; messages: number }> {
   let enqueued = 0;
   let snoozed = 0;
+  let messages = 0;
   const at = now.toISOString();
+  const groups = new Map<
+    string,
+    { orgId: string; taken: { alertId: string; was: string; next: string }[] }
+  >();
+  const flush = async (key: string) => {
+    const g = groups.get(key);
+    if (!g?.taken.length) return;
+    groups.delete(key);
+    try {
+      await send({ orgId: g.orgId, alertIds: g.taken.map((t) => t.alertId), scheduledFor: at });
+      enqueued += g.taken.length;
+      messages++;
+    } catch (error) {
+      for (const t of g.taken) await advanceNextEval(g.orgId, t.alertId, t.next, t.was).catch(() => false);
+      throw error;
+    }
+  };
   for (let shard = 0; shard < DUE_SHARDS; shard++) {
     let cursor: Record<string, unknown> | undefined;
     do {
@@ -281,15 +384,17 @@ export async function sweepDueAlerts(
           snoozed++;
           continue;
         }
-        try {
-          await send({ orgId: due.orgId, alertId: due.alertId, scheduledFor: due.nextEvalAt });
-          enqueued++;
-        } catch (error) {
-          await advanceNextEval(due.orgId, due.alertId, next, due.nextEvalAt).catch(() => false);
-          throw error;
+        const key = seriesGroupKey(alert);
+        let g = groups.get(key);
+        if (!g) {
+          g = { orgId: due.orgId, taken: [] };
+          groups.set(key, g);
         }
+        g.taken.push({ alertId: due.alertId, was: due.nextEvalAt, next });
+        if (g.taken.length >= MAX_ALERTS_PER_MESSAGE) await flush(key);
       }
     } while (cursor);
   }
-  return { enqueued, snoozed };
+  for (const key of [...groups.keys()]) await flush(key);
+  return { enqueued, snoozed, messages };
 }
