@@ -4,8 +4,10 @@ import {
   claimDedup,
   dueAlerts,
   getAlert,
+  getAlerts,
   getThresholds,
   putEvaluation,
+  putEvaluations,
 } from '../../db/alerts-repo';
 import { DUE_SHARDS } from '../../db/keys';
 import { log } from '../../log';
@@ -198,11 +200,13 @@ export interface EvaluateDeps {
 }
 
 /**
- * Evaluates the alerts of one message (the evaluator worker's body): loads them, announces them
- * to the source so those asking the same queries share one read, then evaluates each. Answers the
- * recorded evaluations (null for an alert skipped). If any alert fails, the others are still
- * evaluated and the first error is thrown, so the message is retried (a retry re-evaluates all of
- * them; notifications and dedup are idempotent per alert and day).
+ * Evaluates the alerts of one message (the evaluator worker's body): loads them (one BatchGet),
+ * announces them to the source so those asking the same queries share one read, evaluates each
+ * and records the evaluations (BatchWrite). Answers the evaluations in the message's order (null
+ * for an alert skipped: unknown, archived, no complete day). If any alert fails, the others are
+ * still evaluated and recorded and the first error is thrown, so the message is retried (a retry
+ * re-evaluates all of them; the dedup claim and the notification id are per alert and day, so
+ * nothing is sent twice).
  */
 export async function evaluateAlerts(
   msg: EvaluationMessage,
@@ -210,23 +214,24 @@ export async function evaluateAlerts(
 ): Promise<(AlertEvaluation | null)[]> {
   const ids = messageAlertIds(msg);
   const now = deps.now();
-  const loaded = await pool(ids, EVALUATION_CONCURRENCY, async (id) => {
-    const alert = await getAlert(msg.orgId, id);
-    if (!alert || alert.archivedAt) return null;
-    return { alert, thresholds: await getThresholds(msg.orgId, id) };
+  // One BatchGet for the alerts; condition alerts have no thresholds, so only the others query them.
+  const found = await getAlerts(msg.orgId, ids);
+  const live = ids.flatMap((id) => {
+    const alert = found.get(id);
+    return alert && !alert.archivedAt ? [alert] : [];
   });
-  const live = loaded.flatMap((l) => (l.ok && l.value ? [l.value] : []));
-  deps.source.prepare?.(
-    live.map((l) => l.alert),
-    { now },
-  );
-  const results = await pool(loaded, EVALUATION_CONCURRENCY, async (l) => {
-    if (!l.ok) throw l.error;
-    return l.value ? evaluateLoaded(l.value.alert, l.value.thresholds, { ...deps, now: () => now }) : null;
+  deps.source.prepare?.(live, { now });
+  const results = await pool(live, EVALUATION_CONCURRENCY, async (alert) => {
+    const thresholds = alert.variant === 'CONDITION' ? [] : await getThresholds(msg.orgId, alert.id);
+    return evaluateLoaded(alert, thresholds, { ...deps, now: () => now });
   });
+  const evaluations = results.flatMap((r) => (r.ok && r.value ? [r.value] : []));
+  await putEvaluations(msg.orgId, evaluations);
+  for (const e of evaluations) logEvaluation(msg.orgId, e, now);
   const failed = results.find((r) => !r.ok);
   if (failed && !failed.ok) throw failed.error;
-  return results.map((r) => (r.ok ? r.value : null));
+  const byId = new Map(evaluations.map((e) => [e.alertId, e]));
+  return ids.map((id) => byId.get(id) ?? null);
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -253,16 +258,33 @@ async function pool<T, R>(
   return out;
 }
 
-/** Evaluates one alert. Answers the recorded evaluation, or null if skipped. */
+/** Evaluates one alert and records the evaluation. Answers it, or null if skipped. */
 export async function evaluateAlert(
   msg: { orgId: string; alertId: string; scheduledFor: string },
   deps: EvaluateDeps,
 ): Promise<AlertEvaluation | null> {
   const alert = await getAlert(msg.orgId, msg.alertId);
   if (!alert || alert.archivedAt) return null;
-  return evaluateLoaded(alert, await getThresholds(msg.orgId, msg.alertId), deps);
+  const evaluation = await evaluateLoaded(alert, await getThresholds(msg.orgId, msg.alertId), deps);
+  if (evaluation) {
+    await putEvaluation(alert.organizationId, evaluation);
+    logEvaluation(alert.organizationId, evaluation, deps.now());
+  }
+  return evaluation;
 }
 
+function logEvaluation(orgId: string, e: AlertEvaluation, now: Date): void {
+  log.info('alert evaluated', {
+    orgId,
+    alertId: e.alertId,
+    evaluatedDay: e.evaluatedDay,
+    triggered: e.triggered,
+    suppressedBy: e.suppressedBy,
+    lagDays: daysBetween(e.evaluatedDay, now.toISOString().slice(0, 10)),
+  });
+}
+
+/** Decides, applies floor, snooze and dedup, enqueues the notification; the caller records the evaluation. */
 async function evaluateLoaded(
   alert: StoredAlert,
   thresholds: AlertThreshold[],
@@ -324,15 +346,6 @@ async function evaluateLoaded(
     suppressedBy,
     notificationId: notified,
   };
-  await putEvaluation(alert.organizationId, evaluation);
-  log.info('alert evaluated', {
-    orgId: alert.organizationId,
-    alertId: alert.id,
-    evaluatedDay,
-    triggered: result.triggered,
-    suppressedBy,
-    lagDays: daysBetween(evaluatedDay, now.toISOString().slice(0, 10)),
-  });
   return evaluation;
 }
 
