@@ -10,9 +10,10 @@ import {
   putEvaluations,
 } from '../../db/alerts-repo';
 import { DUE_SHARDS } from '../../db/keys';
+import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { log } from '../../log';
 import { enqueue } from '../../notify/queue';
-import { dedupRule } from './dedup';
+import { dedupRule, localDay } from './dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from './model';
 import { alertNotificationId, type Notification } from './notification';
 import { type AlertFiring, renderAlertMessage } from './render';
@@ -221,9 +222,10 @@ export async function evaluateAlerts(
     return alert && !alert.archivedAt ? [alert] : [];
   });
   deps.source.prepare?.(live, { now });
+  const zone = once(() => getOrganizationTimezone(msg.orgId));
   const results = await pool(live, EVALUATION_CONCURRENCY, async (alert) => {
     const thresholds = alert.variant === 'CONDITION' ? [] : await getThresholds(msg.orgId, alert.id);
-    return evaluateLoaded(alert, thresholds, { ...deps, now: () => now });
+    return evaluateLoaded(alert, thresholds, { ...deps, now: () => now }, zone);
   });
   const evaluations = results.flatMap((r) => (r.ok && r.value ? [r.value] : []));
   await putEvaluations(msg.orgId, evaluations);
@@ -232,6 +234,15 @@ export async function evaluateAlerts(
   if (failed && !failed.ok) throw failed.error;
   const byId = new Map(evaluations.map((e) => [e.alertId, e]));
   return ids.map((id) => byId.get(id) ?? null);
+}
+
+/** `fn` called at most once (on first use), its promise shared. */
+function once<T>(fn: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => {
+    p ??= fn();
+    return p;
+  };
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
@@ -265,7 +276,8 @@ export async function evaluateAlert(
 ): Promise<AlertEvaluation | null> {
   const alert = await getAlert(msg.orgId, msg.alertId);
   if (!alert || alert.archivedAt) return null;
-  const evaluation = await evaluateLoaded(alert, await getThresholds(msg.orgId, msg.alertId), deps);
+  const zone = once(() => getOrganizationTimezone(msg.orgId));
+  const evaluation = await evaluateLoaded(alert, await getThresholds(msg.orgId, msg.alertId), deps, zone);
   if (evaluation) {
     await putEvaluation(alert.organizationId, evaluation);
     logEvaluation(alert.organizationId, evaluation, deps.now());
@@ -289,6 +301,8 @@ async function evaluateLoaded(
   alert: StoredAlert,
   thresholds: AlertThreshold[],
   deps: EvaluateDeps,
+  /** The organisation's timezone (read only when a CALENDAR dedup window needs it). */
+  zone: () => Promise<string | undefined>,
 ): Promise<AlertEvaluation | null> {
   const now = deps.now();
   // The source reads what the alert needs (the 4-day window or the last two periods) ending on the
@@ -313,7 +327,11 @@ async function evaluateLoaded(
       !(await claimDedup(
         alert.organizationId,
         alert.id,
-        dedupRule(alert, evaluatedDay),
+        dedupRule(
+          alert,
+          evaluatedDay,
+          alert.dedupKind === 'CALENDAR' ? localDay(now, await zone()) : evaluatedDay,
+        ),
         evaluatedDay,
         notificationId,
         now,

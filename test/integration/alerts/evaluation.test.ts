@@ -1,5 +1,6 @@
 import type { Principal } from '../../../shared/auth/principal';
 import { listEvaluations } from '../../../shared/db/alerts-repo';
+import { ensureOrganization } from '../../../shared/db/organizations-repo';
 import {
   type AlertSeries,
   type EvaluationMessage,
@@ -98,6 +99,37 @@ describe('alert sweep and evaluation', () => {
       '2026-11-17',
       '2026-11-17',
     ]);
+  });
+
+  test.each([
+    ['Pacific/Auckland', true],
+    [undefined, false],
+  ] as const)("CALENDAR WEEK windows are the organisation's weeks (timezone %s)", async (zone, second) => {
+    // Sunday 23:30 then Monday 00:30 in Auckland (NZDT, UTC+13); both Sunday 22 November in UTC.
+    const zoneOrg = `org_tz${run}${zone ? 'nz' : 'utc'}`;
+    if (zone)
+      await ensureOrganization({
+        id: zoneOrg,
+        name: 'tz',
+        timezone: zone,
+        createdAt: '2026-11-01T00:00:00Z',
+      });
+    const owner: Principal = { ...principal, orgId: zoneOrg };
+    const alert = await createAlert(owner, input({ name: `week in ${zone ?? 'UTC'}` }));
+    const notes: Notification[] = [];
+    const deps = (day: string, now: string) => ({
+      source: { read: async () => spikeOn(day) },
+      now: () => new Date(now),
+      enqueueNotification: async (n: Notification) => {
+        notes.push(n);
+      },
+    });
+    const msg = { orgId: zoneOrg, alertId: alert.id, scheduledFor: '' };
+    const a = await evaluateAlert(msg, deps('2026-11-20', '2026-11-22T10:30:00Z'));
+    expect(a).toMatchObject({ triggered: true, suppressedBy: null });
+    const b = await evaluateAlert(msg, deps('2026-11-21', '2026-11-22T11:30:00Z'));
+    expect(b).toMatchObject({ triggered: true, suppressedBy: second ? null : 'DEDUP' });
+    expect(notes).toHaveLength(second ? 2 : 1);
   });
 
   test('the noise floor and the snooze suppress a true condition', async () => {
