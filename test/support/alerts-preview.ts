@@ -121,6 +121,7 @@ function mrkdwn(text: string): string {
     .replace(/\n/g, '<br>');
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: Block Kit and Adaptive Card JSON, read loosely by a preview script
 type Block = Record<string, any>;
 
 function slackHtml(blocks: Block[], fallback: string): string {
