@@ -3,7 +3,7 @@ import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { dedupAllows, dedupRule, localDay } from './dedup';
 import { type AlertSeriesSource, replay } from './evaluate';
 import { alertFields } from './rules';
-import { daysBetween } from './schedule';
+import { daysBetween, lastCompletePeriod } from './schedule';
 import type { CreateAlertInput } from './schemas';
 import { createEngineSeriesSource } from './series-source';
 import { newAlert, webhookPolicy } from './service';
@@ -42,7 +42,15 @@ export async function backtestAlert(
   if (!series)
     return { dataThrough: null, from: null, days: 0, fired: [], notifications: [], notificationCount: 0 };
   const days = replay(alert, thresholds, series, BACKTEST_DAYS);
-  const fired = days.filter((d) => d.fired).map((d) => ({ day: d.day, values: d.result.values }));
+  // A WEEKLY or MONTHLY threshold alert judges each period once: count it on the period's last
+  // day (the first day it is the last complete period), not on each of the days that repeat it.
+  const judged = (day: string) =>
+    alert.variant === 'CONDITION' ||
+    alert.evaluationPeriod === 'DAILY' ||
+    lastCompletePeriod(alert.evaluationPeriod, day).end === day;
+  const fired = days
+    .filter((d) => d.fired && judged(d.day))
+    .map((d) => ({ day: d.day, values: d.result.values }));
   const notifications: string[] = [];
   let state: { windowKey?: string; lastNotifiedDay?: string } | undefined;
   // Each day is taken as evaluated with today's lag: at `now` minus the days between it and

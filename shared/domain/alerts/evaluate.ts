@@ -155,7 +155,13 @@ export function decide(
   return {
     triggered: thresholds.some((t) => crosses(change(t), t.value)),
     firing,
-    values: { [alert.queryName]: value, previous, change: delta },
+    // `change` in currency; `changePercent` against the previous period (null when that was 0).
+    values: {
+      [alert.queryName]: value,
+      previous,
+      change: delta,
+      changePercent: delta !== null && previous ? (delta / previous) * 100 : null,
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Principal } from '../../../shared/auth/principal';
 import { listEvaluations } from '../../../shared/db/alerts-repo';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
+import { backtestAlert } from '../../../shared/domain/alerts/backtest';
 import {
   type AlertSeries,
   type EvaluationMessage,
@@ -15,7 +16,7 @@ import { archiveAlert, createAlert, snoozeAlert } from '../../../shared/domain/a
 import { parseOrThrow } from '../../../shared/validation';
 import type { WarehouseQueries } from '../../../shared/warehouse/port';
 import { setWarehouseQueries } from '../../../shared/warehouse/queries';
-import { conditionBody, costQuery } from '../../unit/alerts/fixtures';
+import { conditionBody, costQuery, periodChangeBody } from '../../unit/alerts/fixtures';
 
 const run = Math.random().toString(36).slice(2, 8);
 const orgId = `org_eval${run}`;
@@ -242,4 +243,27 @@ describe('alerts that ask the same queries', () => {
     expect(calls).toHaveLength(2);
     expect(single[0]).toMatchObject({ alertId: other.id, triggered: true, values: { spend: 400 } });
   });
+});
+
+test('the backtest judges a WEEKLY alert once a week, on the last day of each complete week', async () => {
+  // Daily cost grows 30 % every ISO week (weeks from Monday 2026-07-27), data through Sunday 22 Nov.
+  const days: string[] = [];
+  for (let t = Date.parse('2026-07-27'); t <= Date.parse('2026-11-22'); t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
+  const spend = days.map((_, i) => 100 * 1.3 ** Math.floor(i / 7));
+  const source = { read: async () => ({ dataThrough: '2026-11-22', days, values: { spend } }) };
+  const body = parseOrThrow(
+    CreateAlertBody,
+    periodChangeBody({ teamsChannelId: undefined, notificationChannel: 'EMAIL', emails: ['a@example.com'] }),
+    'plain',
+    'body',
+  );
+  const result = await backtestAlert(principal, body, new Date('2026-11-24T06:00:00Z'), source);
+  // The 90 days end on 22 November: from 25 August, holding 13 Sundays (30 August … 22 November).
+  expect(result.from).toBe('2026-08-25');
+  const sundays = days.filter((d) => d >= '2026-08-25' && new Date(`${d}T00:00:00Z`).getUTCDay() === 0);
+  expect(sundays).toHaveLength(13);
+  expect(result.fired.map((f) => f.day)).toEqual(sundays);
+  expect(result.notifications).toEqual(sundays);
+  expect(result.fired[0]!.values.changePercent).toBeCloseTo(30, 9);
 });

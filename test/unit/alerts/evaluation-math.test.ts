@@ -169,6 +169,13 @@ describe('deciding on the last complete day', () => {
     // (50 - 40) / 40 = 25 %
     expect(decide(alert({ variant: 'PERIOD_CHANGE' }), [t(20)], series, 'x').triggered).toBe(true);
     expect(decide(alert({ variant: 'PERIOD_CHANGE' }), [t(30)], series, 'x').triggered).toBe(false);
+    // The history shows the change both in currency and in percent.
+    expect(decide(alert({ variant: 'PERIOD_CHANGE' }), [t(20)], series, 'x').values).toEqual({
+      spend: 50,
+      previous: 40,
+      change: 10,
+      changePercent: 25,
+    });
   });
 
   test('a condition alert reads the condition series on dataThrough', () => {
