@@ -2,10 +2,21 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { sweepDueAlerts } from '../../shared/domain/alerts/evaluate';
 import { withInvocationLogContext } from '../../shared/log';
 
-/** Enqueues every due alert (the due index, never a scan); archived and snoozed ones are skipped. */
-async function run(event: ScheduledEvent): Promise<{ enqueued: number; snoozed: number }> {
+/**
+ * Enqueues every due alert (the due index, never a scan); archived and snoozed ones are skipped.
+ * A `detail.orgIds` list (the local tick only; EventBridge sends `{}`) sweeps just those organisations.
+ */
+async function run(event: ScheduledEvent): Promise<{ enqueued: number; snoozed: number; messages: number }> {
   const now = event.time ? new Date(event.time) : new Date();
-  return sweepDueAlerts(Number.isNaN(now.getTime()) ? new Date() : now);
+  const orgIds = (event.detail as { orgIds?: unknown } | undefined)?.orgIds;
+  const only = Array.isArray(orgIds)
+    ? new Set(orgIds.filter((o): o is string => typeof o === 'string'))
+    : null;
+  return sweepDueAlerts(
+    Number.isNaN(now.getTime()) ? new Date() : now,
+    undefined,
+    only ? (orgId) => only.has(orgId) : undefined,
+  );
 }
 
 /** Every line logged during an invocation carries its Lambda request id. */

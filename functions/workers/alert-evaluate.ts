@@ -1,23 +1,36 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { type EvaluationMessage, evaluateAlert } from '../../shared/domain/alerts/evaluate';
+import { type EvaluationMessage, evaluateAlerts, messageAlertIds } from '../../shared/domain/alerts/evaluate';
 import { createEngineSeriesSource } from '../../shared/domain/alerts/series-source';
 import { withInvocationLogContext } from '../../shared/log';
 import { processPartialResponse } from '../../shared/workers/batch';
 
 function parse(body: string): EvaluationMessage {
   const m = JSON.parse(body) as Partial<EvaluationMessage>;
-  if (typeof m.orgId !== 'string' || typeof m.alertId !== 'string' || typeof m.scheduledFor !== 'string')
+  const ids = [
+    ...(Array.isArray(m.alertIds) ? m.alertIds : []),
+    ...(m.alertId === undefined ? [] : [m.alertId]),
+  ];
+  if (
+    typeof m.orgId !== 'string' ||
+    typeof m.scheduledFor !== 'string' ||
+    ids.length === 0 ||
+    ids.some((id) => typeof id !== 'string')
+  )
     throw new Error('malformed alert-evaluation message');
-  return m as EvaluationMessage;
+  const msg = m as EvaluationMessage;
+  return { orgId: msg.orgId, alertIds: messageAlertIds(msg), scheduledFor: msg.scheduledFor };
 }
 
-/** Consumer of `alert-evaluation`: one alert per message, partial batch failures, DLQ after retries. */
+/**
+ * Consumer of `alert-evaluation`: each message names due alerts of one organisation that ask the
+ * same queries (or one alert); partial batch failures, DLQ after retries.
+ */
 async function run(event: SQSEvent): Promise<SQSBatchResponse> {
   // One source per invocation: alerts of the batch that ask the same queries share the reads.
   const source = createEngineSeriesSource();
   return processPartialResponse(
     event,
-    (record) => evaluateAlert(parse(record.body), { source, now: () => new Date() }),
+    (record) => evaluateAlerts(parse(record.body), { source, now: () => new Date() }),
     { failureMessage: 'alert evaluation failed' },
   );
 }

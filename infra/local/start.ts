@@ -97,7 +97,7 @@ async function main(): Promise<void> {
         return { status: ready ? 200 : 503, body: { ready } };
       if (!ready && !path.startsWith('/_local/')) return { status: 503, body: { error: 'STARTING' } };
       if (path === '/_local/tick' && method === 'POST') {
-        const b = (body ?? {}) as { schedule?: unknown; now?: unknown };
+        const b = (body ?? {}) as { schedule?: unknown; now?: unknown; detail?: unknown };
         const known = schedules.map((x) => x.name).join(', ');
         if (typeof b.schedule !== 'string' || !b.schedule)
           return { status: 400, body: { error: `schedule is required: one of ${known}` } };
@@ -108,7 +108,12 @@ async function main(): Promise<void> {
         const now = b.now ? new Date(b.now) : new Date();
         if (Number.isNaN(now.getTime()))
           return { status: 400, body: { error: 'now must be an ISO date-time' } };
-        const result = await tick(b.schedule, now);
+        if (
+          b.detail !== undefined &&
+          (typeof b.detail !== 'object' || b.detail === null || Array.isArray(b.detail))
+        )
+          return { status: 400, body: { error: 'detail must be an object' } };
+        const result = await tick(b.schedule, now, (b.detail ?? {}) as Record<string, unknown>);
         return {
           status: 200,
           body: { schedule: b.schedule, now: now.toISOString(), result: result ?? null },

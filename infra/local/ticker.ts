@@ -8,7 +8,11 @@ import { lambdaContext } from './lambda-context';
 type ScheduleHandler = (event: ScheduledEvent, context: unknown) => Promise<unknown>;
 
 /** The EventBridge event a schedule delivers; handlers take "now" from its `time`. */
-export function scheduledEvent(name: string, now: Date): ScheduledEvent {
+export function scheduledEvent(
+  name: string,
+  now: Date,
+  detail: Record<string, unknown> = {},
+): ScheduledEvent {
   return {
     version: '0',
     id: randomUUID(),
@@ -18,7 +22,7 @@ export function scheduledEvent(name: string, now: Date): ScheduledEvent {
     time: now.toISOString(),
     region: 'us-east-1',
     resources: [`arn:aws:events:local:000000000000:rule/${name}`],
-    detail: {},
+    detail,
   };
 }
 
@@ -39,12 +43,16 @@ export function findSchedule(name: string): ScheduleDef | undefined {
   return schedules.find((s) => s.name === name);
 }
 
-/** Runs one scheduled handler with the given clock, as EventBridge would at that time. */
-export async function tick(name: string, now = new Date()): Promise<unknown> {
+/** Runs one scheduled handler with the given clock (and event `detail`), as EventBridge would at that time. */
+export async function tick(
+  name: string,
+  now = new Date(),
+  detail: Record<string, unknown> = {},
+): Promise<unknown> {
   const def = findSchedule(name);
   if (!def) throw new Error(`Unknown schedule ${name}`);
   const handler = await load(def);
-  return handler(scheduledEvent(name, now), lambdaContext(name, def.timeoutSeconds));
+  return handler(scheduledEvent(name, now, detail), lambdaContext(name, def.timeoutSeconds));
 }
 
 /** Fires every schedule on its local interval until stopped. */

@@ -1,4 +1,5 @@
 import {
+  BatchWriteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -10,6 +11,7 @@ import type { DedupRule } from '../domain/alerts/dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from '../domain/alerts/model';
 import { ConflictError } from '../errors';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { batchGetItems } from './items';
 import { keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
 import { replaceVersioned } from './writes';
@@ -67,6 +69,20 @@ export async function getAlert(orgId: string, alertId: string): Promise<StoredAl
     new GetCommand({ TableName: tableName(), Key: keys.alert(orgId, alertId), ConsistentRead: true }),
   );
   return res.Item ? fromItem(res.Item) : undefined;
+}
+
+/** Several alerts of one organisation (BatchGet, strongly consistent): the ones found, by id. */
+export async function getAlerts(
+  orgId: string,
+  alertIds: readonly string[],
+): Promise<Map<string, StoredAlert>> {
+  const items = await batchGetItems(alertIds.map((id) => keys.alert(orgId, id)));
+  const out = new Map<string, StoredAlert>();
+  for (const item of items) {
+    const alert = fromItem(item);
+    if (alert.organizationId === orgId) out.set(alert.id, alert);
+  }
+  return out;
 }
 
 export async function getThresholds(orgId: string, alertId: string): Promise<AlertThreshold[]> {
@@ -154,21 +170,35 @@ export async function listEvaluations(
 /** How long an evaluation stays in the history (days, by TTL). */
 export const EVALUATION_RETENTION_DAYS = 90;
 
+function evaluationItem(orgId: string, evaluation: AlertEvaluation): Record<string, unknown> {
+  const ttl = Math.floor(Date.parse(evaluation.evaluatedAt) / 1000) + EVALUATION_RETENTION_DAYS * 86_400;
+  return {
+    ...keys.alertEvaluation(orgId, evaluation.alertId, evaluation.evaluatedAt),
+    entity: 'alertEvaluation',
+    schemaVersion: SCHEMA_VERSION,
+    ttl,
+    ...evaluation,
+  };
+}
+
 /** Records an evaluation (kept EVALUATION_RETENTION_DAYS by TTL). A replay of the same one overwrites it. */
 export async function putEvaluation(orgId: string, evaluation: AlertEvaluation): Promise<void> {
-  const ttl = Math.floor(Date.parse(evaluation.evaluatedAt) / 1000) + EVALUATION_RETENTION_DAYS * 86_400;
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.alertEvaluation(orgId, evaluation.alertId, evaluation.evaluatedAt),
-        entity: 'alertEvaluation',
-        schemaVersion: SCHEMA_VERSION,
-        ttl,
-        ...evaluation,
-      },
-    }),
-  );
+  await db().send(new PutCommand({ TableName: tableName(), Item: evaluationItem(orgId, evaluation) }));
+}
+
+/** Records several evaluations (BatchWrite, 25 a call; unprocessed items retried with backoff). */
+export async function putEvaluations(orgId: string, evaluations: readonly AlertEvaluation[]): Promise<void> {
+  for (let i = 0; i < evaluations.length; i += 25) {
+    let pending = evaluations
+      .slice(i, i + 25)
+      .map((e) => ({ PutRequest: { Item: evaluationItem(orgId, e) } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 8) throw new Error('BatchWrite kept returning unprocessed evaluations');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+      const res = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (res.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    }
+  }
 }
 
 /** Alerts due at or before `at` in one shard of the due index (archived ones are not in it). */

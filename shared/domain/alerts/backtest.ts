@@ -1,7 +1,9 @@
 import type { Principal } from '../../auth/principal';
-import { dedupAllows, dedupRule } from './dedup';
+import { getOrganizationTimezone } from '../../db/organizations-repo';
+import { dedupAllows, dedupRule, localDay } from './dedup';
 import { type AlertSeriesSource, replay } from './evaluate';
 import { alertFields } from './rules';
+import { daysBetween, lastCompletePeriod } from './schedule';
 import type { CreateAlertInput } from './schemas';
 import { createEngineSeriesSource } from './series-source';
 import { newAlert, webhookPolicy } from './service';
@@ -24,7 +26,8 @@ export interface BacktestResult {
 /**
  * Replays an alert body (the create body, validated the same way, nothing stored) over the last 90
  * complete days: on which days it would have fired, and which of those dedup would have let
- * through, applying the alert's dedup rule day by day as the evaluator's conditional write does.
+ * through, applying the alert's dedup rule day by day as the evaluator's conditional write does
+ * (a day's CALENDAR window is that of its evaluation, with today's lag, in the org's timezone).
  */
 export async function backtestAlert(
   principal: Principal,
@@ -39,11 +42,24 @@ export async function backtestAlert(
   if (!series)
     return { dataThrough: null, from: null, days: 0, fired: [], notifications: [], notificationCount: 0 };
   const days = replay(alert, thresholds, series, BACKTEST_DAYS);
-  const fired = days.filter((d) => d.fired).map((d) => ({ day: d.day, values: d.result.values }));
+  // A WEEKLY or MONTHLY threshold alert judges each period once: count it on the period's last
+  // day (the first day it is the last complete period), not on each of the days that repeat it.
+  const judged = (day: string) =>
+    alert.variant === 'CONDITION' ||
+    alert.evaluationPeriod === 'DAILY' ||
+    lastCompletePeriod(alert.evaluationPeriod, day).end === day;
+  const fired = days
+    .filter((d) => d.fired && judged(d.day))
+    .map((d) => ({ day: d.day, values: d.result.values }));
   const notifications: string[] = [];
   let state: { windowKey?: string; lastNotifiedDay?: string } | undefined;
+  // Each day is taken as evaluated with today's lag: at `now` minus the days between it and
+  // `dataThrough`, read in the organisation's timezone for CALENDAR windows.
+  const zone = alert.dedupKind === 'CALENDAR' ? await getOrganizationTimezone(principal.orgId) : undefined;
+  const sentOn = (day: string) =>
+    localDay(new Date(now.getTime() - daysBetween(day, series.dataThrough) * 86_400_000), zone);
   for (const { day } of fired) {
-    const rule = dedupRule(alert, day);
+    const rule = dedupRule(alert, day, sentOn(day));
     if (!dedupAllows(rule, state)) continue;
     notifications.push(day);
     state =

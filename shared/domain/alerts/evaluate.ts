@@ -4,17 +4,21 @@ import {
   claimDedup,
   dueAlerts,
   getAlert,
+  getAlerts,
   getThresholds,
   putEvaluation,
+  putEvaluations,
 } from '../../db/alerts-repo';
 import { DUE_SHARDS } from '../../db/keys';
+import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { log } from '../../log';
 import { enqueue } from '../../notify/queue';
-import { dedupRule } from './dedup';
+import { dedupRule, localDay } from './dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from './model';
 import { alertNotificationId, type Notification } from './notification';
 import { type AlertFiring, renderAlertMessage } from './render';
 import { daysBetween, lastCompletePeriod, nextEvaluationAt, previousPeriod } from './schedule';
+import { seriesGroupKey } from './series-source';
 
 /**
  * Scheduled evaluation: the sweep reads the due index (never a scan) and enqueues due alerts; the
@@ -46,13 +50,31 @@ export interface AlertSeries {
  */
 export interface AlertSeriesSource {
   read(alert: StoredAlert, opts: { now: Date; days?: number }): Promise<AlertSeries | null>;
+  /** Announces alerts about to be read with the same options, so those asking the same queries share reads. */
+  prepare?(alerts: readonly StoredAlert[], opts: { now: Date; days?: number }): void;
 }
 
+/**
+ * One message of `alert-evaluation`: the due alerts of one organisation that ask the same queries
+ * (the sweep groups them, at most `MAX_ALERTS_PER_MESSAGE`), evaluated with one read of the
+ * series. `alertId` is the one-alert form (messages enqueued before grouping, manual redelivery).
+ */
 export interface EvaluationMessage {
   orgId: string;
-  alertId: string;
+  alertIds?: string[];
+  alertId?: string;
   /** The due time the sweep enqueued it for (idempotency is by evaluated day, not by this). */
   scheduledFor: string;
+}
+
+/** Alerts per evaluation message: a group larger than this is split over several messages. */
+export const MAX_ALERTS_PER_MESSAGE = 100;
+/** Alerts of one message evaluated at once (their DynamoDB reads and writes overlap). */
+const EVALUATION_CONCURRENCY = 8;
+
+/** The alert ids a message names. */
+export function messageAlertIds(msg: EvaluationMessage): string[] {
+  return [...new Set([...(msg.alertIds ?? []), ...(msg.alertId ? [msg.alertId] : [])])];
 }
 
 export interface EvaluationResult {
@@ -133,7 +155,13 @@ export function decide(
   return {
     triggered: thresholds.some((t) => crosses(change(t), t.value)),
     firing,
-    values: { [alert.queryName]: value, previous, change: delta },
+    // `change` in currency; `changePercent` against the previous period (null when that was 0).
+    values: {
+      [alert.queryName]: value,
+      previous,
+      change: delta,
+      changePercent: delta !== null && previous ? (delta / previous) * 100 : null,
+    },
   };
 }
 
@@ -178,15 +206,111 @@ export interface EvaluateDeps {
   enqueueNotification?: (n: Notification) => Promise<void>;
 }
 
-/** Evaluates one alert (the evaluator worker's body). Answers the recorded evaluation, or null if skipped. */
-export async function evaluateAlert(
+/**
+ * Evaluates the alerts of one message (the evaluator worker's body): loads them (one BatchGet),
+ * announces them to the source so those asking the same queries share one read, evaluates each
+ * and records the evaluations (BatchWrite). Answers the evaluations in the message's order (null
+ * for an alert skipped: unknown, archived, no complete day). If any alert fails, the others are
+ * still evaluated and recorded and the first error is thrown, so the message is retried (a retry
+ * re-evaluates all of them; the dedup claim and the notification id are per alert and day, so
+ * nothing is sent twice).
+ */
+export async function evaluateAlerts(
   msg: EvaluationMessage,
+  deps: EvaluateDeps,
+): Promise<(AlertEvaluation | null)[]> {
+  const ids = messageAlertIds(msg);
+  const now = deps.now();
+  // One BatchGet for the alerts; condition alerts have no thresholds, so only the others query them.
+  const found = await getAlerts(msg.orgId, ids);
+  const live = ids.flatMap((id) => {
+    const alert = found.get(id);
+    return alert && !alert.archivedAt ? [alert] : [];
+  });
+  deps.source.prepare?.(live, { now });
+  const zone = once(() => getOrganizationTimezone(msg.orgId));
+  const results = await pool(live, EVALUATION_CONCURRENCY, async (alert) => {
+    const thresholds = alert.variant === 'CONDITION' ? [] : await getThresholds(msg.orgId, alert.id);
+    return evaluateLoaded(alert, thresholds, { ...deps, now: () => now }, zone);
+  });
+  const evaluations = results.flatMap((r) => (r.ok && r.value ? [r.value] : []));
+  await putEvaluations(msg.orgId, evaluations);
+  for (const e of evaluations) logEvaluation(msg.orgId, e, now);
+  const failed = results.find((r) => !r.ok);
+  if (failed && !failed.ok) throw failed.error;
+  const byId = new Map(evaluations.map((e) => [e.alertId, e]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+/** `fn` called at most once (on first use), its promise shared. */
+function once<T>(fn: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => {
+    p ??= fn();
+    return p;
+  };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** Runs `fn` over `items` with at most `limit` at once; every item settles. */
+async function pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (x: T) => Promise<R>,
+): Promise<Settled<R>[]> {
+  const out: Settled<R>[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        out[i] = { ok: true, value: await fn(items[i]!) };
+      } catch (error) {
+        out[i] = { ok: false, error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** Evaluates one alert and records the evaluation. Answers it, or null if skipped. */
+export async function evaluateAlert(
+  msg: { orgId: string; alertId: string; scheduledFor: string },
   deps: EvaluateDeps,
 ): Promise<AlertEvaluation | null> {
   const alert = await getAlert(msg.orgId, msg.alertId);
   if (!alert || alert.archivedAt) return null;
+  const zone = once(() => getOrganizationTimezone(msg.orgId));
+  const evaluation = await evaluateLoaded(alert, await getThresholds(msg.orgId, msg.alertId), deps, zone);
+  if (evaluation) {
+    await putEvaluation(alert.organizationId, evaluation);
+    logEvaluation(alert.organizationId, evaluation, deps.now());
+  }
+  return evaluation;
+}
+
+function logEvaluation(orgId: string, e: AlertEvaluation, now: Date): void {
+  log.info('alert evaluated', {
+    orgId,
+    alertId: e.alertId,
+    evaluatedDay: e.evaluatedDay,
+    triggered: e.triggered,
+    suppressedBy: e.suppressedBy,
+    lagDays: daysBetween(e.evaluatedDay, now.toISOString().slice(0, 10)),
+  });
+}
+
+/** Decides, applies floor, snooze and dedup, enqueues the notification; the caller records the evaluation. */
+async function evaluateLoaded(
+  alert: StoredAlert,
+  thresholds: AlertThreshold[],
+  deps: EvaluateDeps,
+  /** The organisation's timezone (read only when a CALENDAR dedup window needs it). */
+  zone: () => Promise<string | undefined>,
+): Promise<AlertEvaluation | null> {
   const now = deps.now();
-  const thresholds = await getThresholds(msg.orgId, msg.alertId);
   // The source reads what the alert needs (the 4-day window or the last two periods) ending on the
   // last complete day; the engine adds the condition's own lookback.
   const series = await deps.source.read(alert, { now });
@@ -209,7 +333,11 @@ export async function evaluateAlert(
       !(await claimDedup(
         alert.organizationId,
         alert.id,
-        dedupRule(alert, evaluatedDay),
+        dedupRule(
+          alert,
+          evaluatedDay,
+          alert.dedupKind === 'CALENDAR' ? localDay(now, await zone()) : evaluatedDay,
+        ),
         evaluatedDay,
         notificationId,
         now,
@@ -242,31 +370,43 @@ export async function evaluateAlert(
     suppressedBy,
     notificationId: notified,
   };
-  await putEvaluation(alert.organizationId, evaluation);
-  log.info('alert evaluated', {
-    orgId: alert.organizationId,
-    alertId: alert.id,
-    evaluatedDay,
-    triggered: result.triggered,
-    suppressedBy,
-    lagDays: daysBetween(evaluatedDay, now.toISOString().slice(0, 10)),
-  });
   return evaluation;
 }
 
 /**
  * The sweep: every shard of the due index up to `now`. Each due alert's `nextEvalAt` is moved on
  * first (a conditional write, so concurrent sweeps take each alert once), then a snoozed alert is
- * skipped and any other is enqueued; a failed enqueue moves `nextEvalAt` back for the next sweep.
+ * skipped and the others are grouped by what they read (`seriesGroupKey`: organisation, scope and
+ * queries) into messages of at most `MAX_ALERTS_PER_MESSAGE` alerts, so one evaluator invocation
+ * reads each distinct query set once. A failed enqueue moves its alerts' `nextEvalAt` back for the
+ * next sweep. `enqueued` counts alerts, `messages` the messages sent.
  */
 export async function sweepDueAlerts(
   now: Date,
   send: (m: EvaluationMessage) => Promise<void> = (m) => enqueue('alert-evaluation', m),
   only: (orgId: string) => boolean = () => true,
-): Promise<{ enqueued: number; snoozed: number }> {
+): Promise<{ enqueued: number; snoozed: number; messages: number }> {
   let enqueued = 0;
   let snoozed = 0;
+  let messages = 0;
   const at = now.toISOString();
+  const groups = new Map<
+    string,
+    { orgId: string; taken: { alertId: string; was: string; next: string }[] }
+  >();
+  const flush = async (key: string) => {
+    const g = groups.get(key);
+    if (!g?.taken.length) return;
+    groups.delete(key);
+    try {
+      await send({ orgId: g.orgId, alertIds: g.taken.map((t) => t.alertId), scheduledFor: at });
+      enqueued += g.taken.length;
+      messages++;
+    } catch (error) {
+      for (const t of g.taken) await advanceNextEval(g.orgId, t.alertId, t.next, t.was).catch(() => false);
+      throw error;
+    }
+  };
   for (let shard = 0; shard < DUE_SHARDS; shard++) {
     let cursor: Record<string, unknown> | undefined;
     do {
@@ -281,15 +421,17 @@ export async function sweepDueAlerts(
           snoozed++;
           continue;
         }
-        try {
-          await send({ orgId: due.orgId, alertId: due.alertId, scheduledFor: due.nextEvalAt });
-          enqueued++;
-        } catch (error) {
-          await advanceNextEval(due.orgId, due.alertId, next, due.nextEvalAt).catch(() => false);
-          throw error;
+        const key = seriesGroupKey(alert);
+        let g = groups.get(key);
+        if (!g) {
+          g = { orgId: due.orgId, taken: [] };
+          groups.set(key, g);
         }
+        g.taken.push({ alertId: due.alertId, was: due.nextEvalAt, next });
+        if (g.taken.length >= MAX_ALERTS_PER_MESSAGE) await flush(key);
       }
     } while (cursor);
   }
-  return { enqueued, snoozed };
+  for (const key of [...groups.keys()]) await flush(key);
+  return { enqueued, snoozed, messages };
 }

@@ -124,9 +124,12 @@ export function inWords(node: ExprNode, firing: AlertFiring, asMoney = false): s
       if (node.op === 'and' || node.op === 'or') return `${w(node.left)}, ${node.op} ${w(node.right)}`;
       if (OP_WORDS[node.op]) return `${w(node.left, true)} ${OP_WORDS[node.op]} ${w(node.right, true)}`;
       const sym = node.op === '*' ? '×' : node.op === '/' ? '÷' : node.op;
-      // A factor of a cost is a plain number: "the 28-day median of EC2 × 1.5".
+      // A number multiplying or dividing a cost is a plain factor, on either side:
+      // "the 28-day median of EC2 × 1.5", "3 × the 14-day standard deviation of EC2".
       const factor = node.op === '*' || node.op === '/';
-      return `${w(node.left)} ${sym} ${factor ? w(node.right, false) : w(node.right)}`;
+      const plainLeft = factor && node.left.type === 'number' && node.right.type !== 'number';
+      const plainRight = factor && node.right.type === 'number';
+      return `${plainLeft ? w(node.left, false) : w(node.left)} ${sym} ${plainRight ? w(node.right, false) : w(node.right)}`;
     }
   }
 }
@@ -186,8 +189,19 @@ function explainCondition(firing: AlertFiring): Explanation {
           ? `its value ${win.n} ${win.unit.toLowerCase()}${win.n === 1 ? '' : 's'} earlier`
           : `its ${span(win.n, win.unit)} ${FN_WORDS[win.fn]}`;
       figures.push([`${labelOf(firing, name)}, ${what.replace(/^its /, '')}`, money(base, cur)]);
-      if (win.fn === 'rollingStd') parts.push(`${what} is ${money(base, cur)}`);
-      else if (base !== null && base > 0 && value !== null && value !== undefined)
+      if (win.fn === 'rollingStd') {
+        // With a median or average of the same window: how many deviations the value is from it.
+        const centre = (['rollingMedian', 'rollingAvg'] as const)
+          .map((fn) => [fn, firing.baselines[baselineKey(fn, name, win.n, win.unit)]] as const)
+          .find(([, v]) => v !== null && v !== undefined);
+        if (centre && base !== null && base > 0 && value !== null && value !== undefined) {
+          const devs = Math.abs(value - centre[1]!) / base;
+          const n = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1, minimumFractionDigits: 1 });
+          parts.push(
+            `${n.format(devs)} standard deviations ${value >= centre[1]! ? 'above' : 'below'} its ${span(win.n, win.unit)} ${FN_WORDS[centre[0]]} (${span(win.n, win.unit)} standard deviation: ${money(base, cur)})`,
+          );
+        } else parts.push(`${what} is ${money(base, cur)}`);
+      } else if (base !== null && base > 0 && value !== null && value !== undefined)
         parts.push(`${ratio(value, base)} ${what} of ${money(base, cur)}`);
       else parts.push(`${what} was ${money(base, cur)}`);
     }

@@ -30,68 +30,50 @@ import { addDays, lastCompletePeriod, previousPeriod } from './schedule';
  * - Values are summed over groups (the `Other` rest included); the condition is 1 on a day where it
  *   holds for any group.
  *
- * One source is made per worker invocation (`createEngineSeriesSource()`): it memoises the
- * organisation's `dataThrough` and each explorer read keyed by organisation + request JSON + period,
- * so alerts that ask the same queries over the same days share one read.
+ * One source is made per worker invocation (`createEngineSeriesSource()`). It memoises the
+ * organisation's `dataThrough`, and it reads alerts that ask the same queries (same organisation,
+ * scope and `queries`, same window) with ONE engine request: their queries once, plus each distinct
+ * condition and baseline formula of the group as a query of its own, so the warehouse is asked once
+ * per distinct query set (`costSeriesMany` batching the metrics) however many alerts share it.
+ * `prepare(alerts)` announces the alerts about to be read so they are grouped before any read
+ * starts; a `read` of an alert not announced forms its own group.
  */
 /** Days of the window a condition is evaluated on, ending at `dataThrough` (the last one decides). */
 export const CONDITION_WINDOW_DAYS = 4;
 const BASELINE_PREFIX = 'alert_baseline';
+const CONDITION_PREFIX = CONDITION_QUERY_NAME;
 /** Billing months read for `dataThrough`, as the engine reads them. */
 const RECENT_MONTHS = 3;
 
-/** The hidden formulas giving the condition's baselines: `[baselineKey, query name, formula]`. */
-export function baselineQueries(
-  alert: Pick<StoredAlert, 'condition' | 'queries'>,
-): [string, string, string][] {
+/** The condition's window functions over a query, as formulas: `[baselineKey, formula]`, each once. */
+export function windowBaselines(alert: Pick<StoredAlert, 'condition' | 'queries'>): [string, string][] {
   if (!alert.condition) return [];
   const names = alert.queries.map((q) => q.name);
-  const out: [string, string, string][] = [];
+  const out: [string, string][] = [];
   const nodes = windowNodes(parseExpression(alert.condition, { names, maxLength: 10_000 }).ast);
   for (const w of nodes) {
     if (w.arg.type !== 'ref') continue;
     const key = baselineKey(w.fn, w.arg.name, w.n, w.unit);
     if (out.some(([k]) => k === key)) continue;
-    let name = `${BASELINE_PREFIX}_${out.length + 1}`;
-    for (let i = 2; names.includes(name); i++) name = `${BASELINE_PREFIX}_${out.length + 1}_${i}`;
-    out.push([key, name, `${w.fn}(${w.arg.name}, ${w.n}, ${w.unit.toUpperCase()})`]);
+    out.push([key, `${w.fn}(${w.arg.name}, ${w.n}, ${w.unit.toUpperCase()})`]);
   }
   return out;
 }
 
-/** The request an alert is read with: its `conditionAdvancedExplorerQuery` by Day plus baseline formulas. */
-function requestOf(alert: StoredAlert, start: string, end: string, baselines: [string, string, string][]) {
-  const base = alert.conditionAdvancedExplorerQuery;
-  const extra: Query[] = baselines.map(([, name, formula]) => ({
-    type: 'formula',
-    name,
-    visible: true,
-    colorIndex: 0,
-    chartType: 'LINE',
-    formula,
-  })) as Query[];
-  const request: ExplorerRequest = {
-    ...base,
-    period: { aggBy: 'Day', startDate: start, endDate: end },
-    queries: [...base.queries, ...extra],
-  };
-  return request;
+/** The query's values per day, summed over its groups (null on a day no group has a value). */
+function summed(q: QueryOut | undefined, days: readonly string[]): (number | null)[] {
+  const total = new Map<string, number>();
+  for (const s of q?.series ?? [])
+    for (const p of s.points)
+      if (p.value !== null && p.value !== undefined) total.set(p.date, (total.get(p.date) ?? 0) + p.value);
+  return days.map((day) => total.get(day) ?? null);
 }
 
-function summed(q: QueryOut | undefined, days: readonly string[]): (number | null)[] {
-  return days.map((day) => {
-    if (!q) return null;
-    let total = 0;
-    let any = false;
-    for (const s of q.series) {
-      const v = s.points.find((p) => p.date === day)?.value;
-      if (v !== null && v !== undefined) {
-        total += v;
-        any = true;
-      }
-    }
-    return any ? total : null;
-  });
+/** 1 on the days where the condition holds for any group, else 0. */
+function holds(q: QueryOut | undefined, days: readonly string[]): number[] {
+  const on = new Set<string>();
+  for (const s of q?.series ?? []) for (const p of s.points) if (p.value === 1) on.add(p.date);
+  return days.map((day) => (on.has(day) ? 1 : 0));
 }
 
 function daysFrom(start: string, end: string): string[] {
@@ -107,69 +89,192 @@ export function neededStart(alert: StoredAlert, dataThrough: string): string {
     .start;
 }
 
+/** A key for the alert's read: alerts with equal keys are read by one engine request. */
+export function seriesGroupKey(
+  alert: Pick<StoredAlert, 'organizationId' | 'queries' | 'conditionAdvancedExplorerQuery'>,
+): string {
+  const { period: _period, queries: _queries, ...rest } = alert.conditionAdvancedExplorerQuery;
+  return `${alert.organizationId}|${JSON.stringify(rest)}|${JSON.stringify(alert.queries.map(normalised))}`;
+}
+
+/** A user query as the combined request carries it: always visible (its values are needed), no styling. */
+function normalised(q: Query): Query {
+  return { ...q, visible: true, colorIndex: 0, chartType: 'LINE' } as Query;
+}
+
+/** What one alert reads out of its group's engine answer. */
+interface Planned {
+  result: Promise<ExplorerResult>;
+  dataThrough: string;
+  start: string;
+  /** The alert's condition query in the combined request (condition alerts). */
+  conditionName: string | null;
+  /** `[baselineKey, query name]` of each of its window functions. */
+  baselines: [string, string][];
+}
+
+interface Group {
+  orgId: string;
+  start: string;
+  dataThrough: string;
+  base: ExplorerRequest;
+  /** Extra queries by source text (conditions and baseline formulas), each added once. */
+  extra: Map<string, Query>;
+  names: Set<string>;
+  members: { key: string; alert: StoredAlert; conditionName: string | null; baselines: [string, string][] }[];
+}
+
+function freshName(prefix: string, names: Set<string>): string {
+  let i = names.size + 1;
+  while (names.has(`${prefix}_${i}`)) i++;
+  const name = `${prefix}_${i}`;
+  names.add(name);
+  return name;
+}
+
+function addExtra(g: Group, kind: 'condition' | 'formula', text: string): string {
+  const id = `${kind}:${text}`;
+  const known = g.extra.get(id);
+  if (known) return known.name;
+  const style = { visible: true, colorIndex: 0, chartType: 'LINE' };
+  const q =
+    kind === 'condition'
+      ? { type: 'condition', name: freshName(CONDITION_PREFIX, g.names), expression: text, ...style }
+      : { type: 'formula', name: freshName(BASELINE_PREFIX, g.names), formula: text, ...style };
+  g.extra.set(id, q as Query);
+  return q.name;
+}
+
 export function createEngineSeriesSource(): AlertSeriesSource {
   const throughMemo = new Map<string, Promise<string | null>>();
-  const readMemo = new Map<string, Promise<ExplorerResult>>();
-  const memo = <T>(map: Map<string, Promise<T>>, key: string, fn: () => Promise<T>): Promise<T> => {
-    let p = map.get(key);
+  /** Each announced alert's plan, by organisation + id + version + window + day of `now`. */
+  const planned = new Map<string, Promise<Planned | null>>();
+  const dayOf = (now: Date) => now.toISOString().slice(0, 10);
+  const planKey = (a: StoredAlert, now: Date, wanted: number) =>
+    `${a.organizationId}|${a.id}|${a.version}|${wanted}|${dayOf(now)}`;
+
+  const dataThroughFor = (orgId: string, now: Date) => {
+    const key = `${orgId}|${dayOf(now)}`;
+    let p = throughMemo.get(key);
     if (!p) {
-      p = fn();
-      map.set(key, p);
+      p = (async () => {
+        const since = ymd(addMonths(dayMs(now.toISOString()), -RECENT_MONTHS)).slice(0, 7);
+        let info: BillingInfo;
+        try {
+          info = await (await getWarehouseQueries()).billingInfo(orgId, since);
+        } catch (error) {
+          log.error('alert series: warehouse call failed', { what: 'billingInfo', error });
+          throw new DependencyUnavailableError('WAREHOUSE_UNAVAILABLE', { cause: error });
+        }
+        const t = dataThroughOf(info, now);
+        return t === null ? null : ymd(t);
+      })();
+      throughMemo.set(key, p);
       // A failed read is not shared: the next alert (or the retry) reads again.
-      p.catch(() => map.delete(key));
+      p.catch(() => throughMemo.delete(key));
     }
     return p;
   };
-  const dataThroughFor = (orgId: string, now: Date) =>
-    memo(throughMemo, `${orgId}|${now.toISOString().slice(0, 10)}`, async () => {
-      const since = ymd(addMonths(dayMs(now.toISOString()), -RECENT_MONTHS)).slice(0, 7);
-      let info: BillingInfo;
-      try {
-        info = await (await getWarehouseQueries()).billingInfo(orgId, since);
-      } catch (error) {
-        log.error('alert series: warehouse call failed', { what: 'billingInfo', error });
-        throw new DependencyUnavailableError('WAREHOUSE_UNAVAILABLE', { cause: error });
+
+  /** Groups the alerts not planned yet by what they read and starts one engine read per group. */
+  const plan = (alerts: readonly StoredAlert[], now: Date, wanted: number) => {
+    const todo = new Map<string, StoredAlert>();
+    for (const a of alerts) {
+      const key = planKey(a, now, wanted);
+      if (!planned.has(key) && !todo.has(key)) todo.set(key, a);
+    }
+    if (!todo.size) return;
+    const all = (async () => {
+      const groups = new Map<string, Group>();
+      const out = new Map<string, Planned | null>();
+      for (const [key, alert] of todo) {
+        const dataThrough = await dataThroughFor(alert.organizationId, now);
+        if (dataThrough === null) {
+          out.set(key, null);
+          continue;
+        }
+        const start = neededStart(alert, addDays(dataThrough, -(wanted - 1)));
+        const gk = `${seriesGroupKey(alert)}|${start}|${dataThrough}`;
+        let g = groups.get(gk);
+        if (!g) {
+          const base = alert.conditionAdvancedExplorerQuery;
+          g = {
+            orgId: alert.organizationId,
+            start,
+            dataThrough,
+            base: { ...base, queries: alert.queries.map(normalised) },
+            extra: new Map(),
+            names: new Set(alert.queries.map((q) => q.name)),
+            members: [],
+          };
+          groups.set(gk, g);
+        }
+        const conditionName = alert.condition === null ? null : addExtra(g, 'condition', alert.condition);
+        const baselines = windowBaselines(alert).map(
+          ([k, formula]) => [k, addExtra(g, 'formula', formula)] as [string, string],
+        );
+        g.members.push({ key, alert, conditionName, baselines });
       }
-      const t = dataThroughOf(info, now);
-      return t === null ? null : ymd(t);
-    });
+      for (const g of groups.values()) {
+        const request: ExplorerRequest = {
+          ...g.base,
+          // Explicit dates are calendar dates: the organisation's timezone does not move them.
+          period: { aggBy: 'Day', startDate: g.start, endDate: g.dataThrough },
+          queries: [...g.base.queries, ...g.extra.values()],
+        };
+        const result = runExplorer(request, { orgId: g.orgId, now });
+        result.catch(() => undefined); // awaited by each member's read
+        for (const m of g.members)
+          out.set(m.key, {
+            result,
+            dataThrough: g.dataThrough,
+            start: g.start,
+            conditionName: m.conditionName,
+            baselines: m.baselines,
+          });
+      }
+      return out;
+    })();
+    all.catch(() => undefined);
+    for (const key of todo.keys())
+      planned.set(
+        key,
+        all.then((m) => m.get(key) ?? null),
+      );
+  };
 
   return {
-    async read(alert, { now, days: wanted = 1 }): Promise<AlertSeries | null> {
-      const dataThrough = await dataThroughFor(alert.organizationId, now);
-      if (dataThrough === null) return null;
-      const start = neededStart(alert, addDays(dataThrough, -(Math.max(1, wanted) - 1)));
-      const baselines = baselineQueries(alert);
-      const request = requestOf(alert, start, dataThrough, baselines);
-      const key = `${alert.organizationId}|${JSON.stringify(request)}`;
-      // Explicit dates are calendar dates: the organisation's timezone does not move them.
-      const result = await memo(readMemo, key, () =>
-        runExplorer(request, { orgId: alert.organizationId, now }),
-      );
-      const days = daysFrom(start, dataThrough);
+    prepare(alerts, { now, days = 1 }) {
+      plan(alerts, now, Math.max(1, days));
+    },
+    async read(alert, { now, days = 1 }): Promise<AlertSeries | null> {
+      const wanted = Math.max(1, days);
+      const key = planKey(alert, now, wanted);
+      plan([alert], now, wanted);
+      let p: Planned | null;
+      let result: ExplorerResult;
+      try {
+        p = await planned.get(key)!;
+        if (!p) return null;
+        result = await p.result;
+      } catch (error) {
+        // A failed read is not shared: the retry (or the next alert) reads again.
+        planned.delete(key);
+        throw error;
+      }
+      const days_ = daysFrom(p.start, p.dataThrough);
       const byName = new Map(result.queries.map((q) => [q.name, q]));
-      const values = Object.fromEntries(alert.queries.map((q) => [q.name, summed(byName.get(q.name), days)]));
-      const series: AlertSeries = { dataThrough, days, values };
-      if (alert.condition !== null) {
-        const condName = conditionQueryName(alert);
-        const cond = byName.get(condName);
-        series.condition = days.map((day) =>
-          cond?.series.some((s) => s.points.find((p) => p.date === day)?.value === 1) ? 1 : 0,
-        );
+      const values = Object.fromEntries(
+        alert.queries.map((q) => [q.name, summed(byName.get(q.name), days_)]),
+      );
+      const series: AlertSeries = { dataThrough: p.dataThrough, days: days_, values };
+      if (p.conditionName !== null) {
+        series.condition = holds(byName.get(p.conditionName), days_);
         series.baselines = Object.fromEntries(
-          baselines.map(([k, name]) => [k, summed(byName.get(name), days)]),
+          p.baselines.map(([k, name]) => [k, summed(byName.get(name), days_)]),
         );
       }
       return series;
     },
   };
-}
-
-/** The name of the alert's condition query in `conditionAdvancedExplorerQuery` (`alert_condition`, made unique). */
-function conditionQueryName(alert: StoredAlert): string {
-  const own = new Set(alert.queries.map((q) => q.name));
-  const q = alert.conditionAdvancedExplorerQuery.queries.find(
-    (x) => x.type === 'condition' && !own.has(x.name) && x.name.startsWith(CONDITION_QUERY_NAME),
-  );
-  return q?.name ?? CONDITION_QUERY_NAME;
 }

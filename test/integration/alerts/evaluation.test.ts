@@ -1,16 +1,22 @@
 import type { Principal } from '../../../shared/auth/principal';
 import { listEvaluations } from '../../../shared/db/alerts-repo';
+import { ensureOrganization } from '../../../shared/db/organizations-repo';
+import { backtestAlert } from '../../../shared/domain/alerts/backtest';
 import {
   type AlertSeries,
   type EvaluationMessage,
   evaluateAlert,
+  evaluateAlerts,
   sweepDueAlerts,
 } from '../../../shared/domain/alerts/evaluate';
 import type { Notification } from '../../../shared/domain/alerts/notification';
 import { CreateAlertBody } from '../../../shared/domain/alerts/schemas';
+import { createEngineSeriesSource } from '../../../shared/domain/alerts/series-source';
 import { archiveAlert, createAlert, snoozeAlert } from '../../../shared/domain/alerts/service';
 import { parseOrThrow } from '../../../shared/validation';
-import { conditionBody } from '../../unit/alerts/fixtures';
+import type { WarehouseQueries } from '../../../shared/warehouse/port';
+import { setWarehouseQueries } from '../../../shared/warehouse/queries';
+import { conditionBody, costQuery, periodChangeBody } from '../../unit/alerts/fixtures';
 
 const run = Math.random().toString(36).slice(2, 8);
 const orgId = `org_eval${run}`;
@@ -43,10 +49,14 @@ describe('alert sweep and evaluation', () => {
     };
     const now = new Date('2026-11-21T05:30:00Z');
     const first = await sweepDueAlerts(now, send, (o) => o === orgId);
-    expect(sent.map((m) => m.alertId)).toEqual([due.id]);
-    expect(first).toEqual({ enqueued: 1, snoozed: 1 });
+    expect(sent.map((m) => m.alertIds)).toEqual([[due.id]]);
+    expect(first).toEqual({ enqueued: 1, snoozed: 1, messages: 1 });
     // nextEvalAt moved to 06:00 the same day: a second sweep now finds nothing due.
-    expect(await sweepDueAlerts(now, send, (o) => o === orgId)).toEqual({ enqueued: 0, snoozed: 0 });
+    expect(await sweepDueAlerts(now, send, (o) => o === orgId)).toEqual({
+      enqueued: 0,
+      snoozed: 0,
+      messages: 0,
+    });
     expect(sent).toHaveLength(1);
     const later = await sweepDueAlerts(new Date('2026-11-21T06:00:00Z'), send, (o) => o === orgId);
     expect(later.enqueued).toBe(1);
@@ -92,6 +102,37 @@ describe('alert sweep and evaluation', () => {
     ]);
   });
 
+  test.each([
+    ['Pacific/Auckland', true],
+    [undefined, false],
+  ] as const)("CALENDAR WEEK windows are the organisation's weeks (timezone %s)", async (zone, second) => {
+    // Sunday 23:30 then Monday 00:30 in Auckland (NZDT, UTC+13); both Sunday 22 November in UTC.
+    const zoneOrg = `org_tz${run}${zone ? 'nz' : 'utc'}`;
+    if (zone)
+      await ensureOrganization({
+        id: zoneOrg,
+        name: 'tz',
+        timezone: zone,
+        createdAt: '2026-11-01T00:00:00Z',
+      });
+    const owner: Principal = { ...principal, orgId: zoneOrg };
+    const alert = await createAlert(owner, input({ name: `week in ${zone ?? 'UTC'}` }));
+    const notes: Notification[] = [];
+    const deps = (day: string, now: string) => ({
+      source: { read: async () => spikeOn(day) },
+      now: () => new Date(now),
+      enqueueNotification: async (n: Notification) => {
+        notes.push(n);
+      },
+    });
+    const msg = { orgId: zoneOrg, alertId: alert.id, scheduledFor: '' };
+    const a = await evaluateAlert(msg, deps('2026-11-20', '2026-11-22T10:30:00Z'));
+    expect(a).toMatchObject({ triggered: true, suppressedBy: null });
+    const b = await evaluateAlert(msg, deps('2026-11-21', '2026-11-22T11:30:00Z'));
+    expect(b).toMatchObject({ triggered: true, suppressedBy: second ? null : 'DEDUP' });
+    expect(notes).toHaveLength(second ? 2 : 1);
+  });
+
   test('the noise floor and the snooze suppress a true condition', async () => {
     const floor = await createAlert(principal, input({ name: 'floor', minCost: 5000 }));
     const notes: Notification[] = [];
@@ -118,4 +159,111 @@ describe('alert sweep and evaluation', () => {
     });
     expect(notes).toEqual([]);
   });
+});
+
+describe('alerts that ask the same queries', () => {
+  const groupOrg = `org_group${run}`;
+  const owner: Principal = { ...principal, orgId: groupOrg };
+  // Daily cost: 100 a day, 400 on the last complete day (2026-11-19: the last charge day is the 20th).
+  const lastChargeDay = '2026-11-20';
+  const spikeDay = '2026-11-19';
+  const dayCost = (day: string) => (day === spikeDay ? 400 : day <= lastChargeDay ? 100 : 0);
+  const calls: string[] = [];
+  const daysOf = (start: string, end: string) => {
+    const out: string[] = [];
+    for (let t = Date.parse(start.slice(0, 10)); t < Date.parse(end.slice(0, 10)); t += 86_400_000)
+      out.push(new Date(t).toISOString().slice(0, 10));
+    return out;
+  };
+  const rowsOf = (q: { start: string; end: string }) =>
+    daysOf(q.start, q.end)
+      .filter((d) => d <= lastChargeDay)
+      .map((period) => ({ period, group: {}, value: dayCost(period) }));
+  const fake: WarehouseQueries = {
+    kind: 'duckdb',
+    billingMonths: async () => ['2026-11'],
+    usageMetrics: async () => [],
+    billingInfo: async () => ({ lastChargeDay, currencies: ['USD'] }),
+    costSeries: async (q) => {
+      calls.push(`costSeries ${q.start}..${q.end}`);
+      return rowsOf(q);
+    },
+    costSeriesMany: async (q, ids) => {
+      calls.push(`costSeriesMany ${q.start}..${q.end}`);
+      return ids.map(() => rowsOf(q));
+    },
+    usageSeries: async () => [],
+    catalog: async () => undefined,
+  };
+  afterEach(() => setWarehouseQueries(undefined));
+
+  test('are swept into one message and read from the warehouse once', async () => {
+    const t0 = new Date('2026-11-21T05:00:00Z');
+    const make = (name: string, condition: string, extra: Record<string, unknown> = {}) =>
+      createAlert(owner, input({ name, condition, ...extra }), t0);
+    const fires = await make('1.5x median', 'ec2 > rollingMedian(ec2, 28, DAY) * 1.5');
+    const quiet = await make('5x median', 'ec2 > rollingMedian(ec2, 28, DAY) * 5');
+    const under = await make('under 50', 'ec2 < 50');
+    const other = await make('total', 'spend > 300', { queries: [costQuery('spend')] });
+    const sent: EvaluationMessage[] = [];
+    const now = new Date('2026-11-21T06:00:00Z');
+    const swept = await sweepDueAlerts(
+      now,
+      async (m) => {
+        sent.push(m);
+      },
+      (o) => o === groupOrg,
+    );
+    expect(swept).toEqual({ enqueued: 4, snoozed: 0, messages: 2 });
+    const sorted = sent.map((m) => [...(m.alertIds ?? [])].sort()).sort((a, b) => b.length - a.length);
+    expect(sorted).toEqual([[fires.id, quiet.id, under.id].sort(), [other.id]]);
+
+    setWarehouseQueries(fake);
+    const notes: Notification[] = [];
+    const deps = {
+      source: createEngineSeriesSource(),
+      now: () => now,
+      enqueueNotification: async (n: Notification) => {
+        notes.push(n);
+      },
+    };
+    const big = sent.find((m) => m.alertIds?.length === 3)!;
+    const results = await evaluateAlerts(big, deps);
+    // One engine read for the three alerts: the cost query once (however many conditions).
+    expect(calls).toHaveLength(1);
+    const byId = new Map(results.map((r) => [r!.alertId, r!]));
+    expect(byId.get(fires.id)).toMatchObject({ evaluatedDay: spikeDay, triggered: true, suppressedBy: null });
+    expect(byId.get(fires.id)!.values.ec2).toBe(400);
+    expect(byId.get(quiet.id)).toMatchObject({ evaluatedDay: spikeDay, triggered: false });
+    expect(byId.get(under.id)).toMatchObject({ triggered: false });
+    expect(notes.map((n) => n.alertId)).toEqual([fires.id]);
+    expect(notes[0]!.message.text).toContain(`ec2 on ${spikeDay} was $400, 4.0× its 28-day median of $100`);
+
+    const single = await evaluateAlerts(sent.find((m) => m.alertIds?.length === 1)!, deps);
+    expect(calls).toHaveLength(2);
+    expect(single[0]).toMatchObject({ alertId: other.id, triggered: true, values: { spend: 400 } });
+  });
+});
+
+test('the backtest judges a WEEKLY alert once a week, on the last day of each complete week', async () => {
+  // Daily cost grows 30 % every ISO week (weeks from Monday 2026-07-27), data through Sunday 22 Nov.
+  const days: string[] = [];
+  for (let t = Date.parse('2026-07-27'); t <= Date.parse('2026-11-22'); t += 86_400_000)
+    days.push(new Date(t).toISOString().slice(0, 10));
+  const spend = days.map((_, i) => 100 * 1.3 ** Math.floor(i / 7));
+  const source = { read: async () => ({ dataThrough: '2026-11-22', days, values: { spend } }) };
+  const body = parseOrThrow(
+    CreateAlertBody,
+    periodChangeBody({ teamsChannelId: undefined, notificationChannel: 'EMAIL', emails: ['a@example.com'] }),
+    'plain',
+    'body',
+  );
+  const result = await backtestAlert(principal, body, new Date('2026-11-24T06:00:00Z'), source);
+  // The 90 days end on 22 November: from 25 August, holding 13 Sundays (30 August … 22 November).
+  expect(result.from).toBe('2026-08-25');
+  const sundays = days.filter((d) => d >= '2026-08-25' && new Date(`${d}T00:00:00Z`).getUTCDay() === 0);
+  expect(sundays).toHaveLength(13);
+  expect(result.fired.map((f) => f.day)).toEqual(sundays);
+  expect(result.notifications).toEqual(sundays);
+  expect(result.fired[0]!.values.changePercent).toBeCloseTo(30, 9);
 });

@@ -1,4 +1,4 @@
-import { dedupAllows, dedupRule } from '../../../shared/domain/alerts/dedup';
+import { dedupAllows, dedupRule, localDay } from '../../../shared/domain/alerts/dedup';
 import { decide } from '../../../shared/domain/alerts/evaluate';
 import type { AlertThreshold, StoredAlert } from '../../../shared/domain/alerts/model';
 import { lastCompletePeriod, nextEvaluationAt, previousPeriod } from '../../../shared/domain/alerts/schedule';
@@ -46,13 +46,22 @@ describe('dedup windows', () => {
   const week = { dedupKind: 'CALENDAR', dedupCalendarUnit: 'WEEK', dedupWindowDays: null } as const;
   const month = { dedupKind: 'CALENDAR', dedupCalendarUnit: 'MONTH', dedupWindowDays: null } as const;
   const rolling = { dedupKind: 'ROLLING', dedupCalendarUnit: null, dedupWindowDays: 3 } as const;
-  const allowedAfter = (alert: Parameters<typeof dedupRule>[0], notified: string, next: string) => {
-    const first = dedupRule(alert, notified);
+  /** Evaluated on `day`, sent at 06:00 UTC the day after (UTC org), as the sweep does. */
+  const allowedAfter = (alert: Parameters<typeof dedupRule>[0], notified: string, next: string) =>
+    allowedAt(alert, [notified, `${notified}T06:00:00Z`], [next, `${next}T06:00:00Z`], undefined);
+  /** Whether a notification about `next[0]` sent at `next[1]` passes after one about `first[0]` at `first[1]`. */
+  const allowedAt = (
+    alert: Parameters<typeof dedupRule>[0],
+    first: [string, string],
+    next: [string, string],
+    zone: string | undefined,
+  ) => {
+    const rule = dedupRule(alert, first[0], localDay(new Date(first[1]), zone));
     const state = {
-      ...(first.kind === 'WINDOW' ? { windowKey: first.windowKey } : {}),
-      lastNotifiedDay: notified,
+      ...(rule.kind === 'WINDOW' ? { windowKey: rule.windowKey } : {}),
+      lastNotifiedDay: first[0],
     };
-    return dedupAllows(dedupRule(alert, next), state);
+    return dedupAllows(dedupRule(alert, next[0], localDay(new Date(next[1]), zone)), state);
   };
   test('CALENDAR WEEK: once per ISO week (Monday to Sunday)', () => {
     expect(allowedAfter(week, '2026-11-16', '2026-11-22')).toBe(false); // Mon → Sun, same week
@@ -66,6 +75,47 @@ describe('dedup windows', () => {
     expect(allowedAfter(rolling, '2026-11-20', '2026-11-21')).toBe(false);
     expect(allowedAfter(rolling, '2026-11-20', '2026-11-22')).toBe(false);
     expect(allowedAfter(rolling, '2026-11-20', '2026-11-23')).toBe(true);
+  });
+  test('localDay reads the instant in the zone (UTC when unset or unknown)', () => {
+    expect(localDay(new Date('2026-11-22T11:30:00Z'), 'Pacific/Auckland')).toBe('2026-11-23');
+    expect(localDay(new Date('2026-12-01T07:30:00Z'), 'America/Los_Angeles')).toBe('2026-11-30');
+    expect(localDay(new Date('2026-12-01T07:30:00Z'), undefined)).toBe('2026-12-01');
+    expect(localDay(new Date('2026-12-01T07:30:00Z'), 'Mars/Olympus_Mons')).toBe('2026-12-01');
+  });
+  // [unit, zone, first sent at, next sent at, allowed in the zone, allowed with UTC calendars]
+  test.each([
+    // Auckland (NZDT, UTC+13): Sunday 23:30 → Monday 00:30 local is a new week; UTC sees one Sunday.
+    ['WEEK', 'Pacific/Auckland', '2026-11-22T10:30:00Z', '2026-11-22T11:30:00Z', true, false],
+    // Monday 01:00 local → Sunday 23:59 local: one local week; UTC sees Sunday → Sunday a week on.
+    ['WEEK', 'Pacific/Auckland', '2026-11-15T12:00:00Z', '2026-11-22T10:59:00Z', false, true],
+    // Los Angeles (PST, UTC−8): Monday 10:00 → Sunday 23:30 local, one week; UTC already Monday.
+    ['WEEK', 'America/Los_Angeles', '2026-11-16T18:00:00Z', '2026-11-23T07:30:00Z', false, true],
+    ['WEEK', 'America/Los_Angeles', '2026-11-16T18:00:00Z', '2026-11-23T08:30:00Z', true, true],
+    // Month ends: 30 Nov 23:30 PST is still November; UTC is in December.
+    ['MONTH', 'America/Los_Angeles', '2026-11-10T18:00:00Z', '2026-12-01T07:30:00Z', false, true],
+    ['MONTH', 'America/Los_Angeles', '2026-11-30T20:00:00Z', '2026-12-01T08:30:00Z', true, true],
+    // Across the end of daylight saving (1 Nov 2026, PDT UTC−7 → PST): 31 Oct 23:30 PDT is October.
+    ['MONTH', 'America/Los_Angeles', '2026-10-20T18:00:00Z', '2026-11-01T06:30:00Z', false, true],
+    ['MONTH', 'America/Los_Angeles', '2026-10-20T18:00:00Z', '2026-11-01T07:30:00Z', true, true],
+    // 1 Dec 00:30 NZDT is December in Auckland while UTC is still 30 November.
+    ['MONTH', 'Pacific/Auckland', '2026-11-10T00:00:00Z', '2026-11-30T11:30:00Z', true, false],
+    ['MONTH', 'Pacific/Auckland', '2026-11-30T11:30:00Z', '2026-12-31T10:59:00Z', false, true],
+  ] as const)(
+    'CALENDAR %s in %s: sent %s then %s → %s (UTC calendars: %s)',
+    (unit, zone, a, b, inZone, inUtc) => {
+      const alert = { dedupKind: 'CALENDAR', dedupCalendarUnit: unit, dedupWindowDays: null } as const;
+      // The evaluated billing days do not decide a CALENDAR window: the sending time does.
+      const first: [string, string] = ['2026-11-10', a];
+      const next: [string, string] = ['2026-11-11', b];
+      expect(allowedAt(alert, first, next, zone)).toBe(inZone);
+      expect(allowedAt(alert, first, next, undefined)).toBe(inUtc);
+    },
+  );
+  test('ROLLING and no dedup count evaluated days, whatever the zone', () => {
+    const first: [string, string] = ['2026-11-20', '2026-11-22T10:30:00Z'];
+    const next: [string, string] = ['2026-11-21', '2026-11-22T11:30:00Z'];
+    expect(allowedAt(rolling, first, next, 'Pacific/Auckland')).toBe(false);
+    expect(allowedAt({ ...rolling, dedupWindowDays: 1 }, first, next, 'Pacific/Auckland')).toBe(true);
   });
   test('no dedup: once per evaluated day', () => {
     const none = { dedupKind: null, dedupCalendarUnit: null, dedupWindowDays: null };
@@ -119,6 +169,13 @@ describe('deciding on the last complete day', () => {
     // (50 - 40) / 40 = 25 %
     expect(decide(alert({ variant: 'PERIOD_CHANGE' }), [t(20)], series, 'x').triggered).toBe(true);
     expect(decide(alert({ variant: 'PERIOD_CHANGE' }), [t(30)], series, 'x').triggered).toBe(false);
+    // The history shows the change both in currency and in percent.
+    expect(decide(alert({ variant: 'PERIOD_CHANGE' }), [t(20)], series, 'x').values).toEqual({
+      spend: 50,
+      previous: 40,
+      change: 10,
+      changePercent: 25,
+    });
   });
 
   test('a condition alert reads the condition series on dataThrough', () => {

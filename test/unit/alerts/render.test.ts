@@ -102,6 +102,29 @@ describe('alert message renderer', () => {
     expect(m.subject).not.toMatch(/[\r\n]/);
   });
 
+  test('a factor is a plain number on either side, and a deviation alert says how many deviations', () => {
+    const m = renderAlertMessage({
+      ...conditionFiring({
+        currency: 'EUR',
+        condition: 'ec2 > rollingMedian(ec2, 14, DAY) + 3 * rollingStd(ec2, 14, DAY)',
+      }),
+      values: { ec2: 18234.5 },
+      baselines: { 'rollingMedian(ec2,14,DAY)': 9120.25, 'rollingStd(ec2,14,DAY)': 1210.4 },
+    });
+    expect(m.text).toContain(
+      'Why it fired: EC2 cost is above the 14-day median of EC2 cost + 3 × the 14-day standard deviation of EC2 cost.',
+    );
+    // (18,234.5 − 9,120.25) / 1,210.4 = 7.53
+    expect(m.text).toContain(
+      'EC2 cost on 2026-11-20 was €18,235, 2.0× its 14-day median of €9,120, 7.5 standard deviations above its 14-day median (14-day standard deviation: €1,210).',
+    );
+    const under = renderAlertMessage({
+      ...conditionFiring({ condition: '2 * ec2 < 100' }),
+      values: { ec2: 20 },
+    });
+    expect(under.text).toContain('Why it fired: 2 × EC2 cost is below $100.');
+  });
+
   test('renders samples of every format to test/artifacts/alerts', async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     for (const [name, firing] of [
