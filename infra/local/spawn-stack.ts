@@ -42,27 +42,27 @@ export async function spawnLocalStack<S>(opts: {
       env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
     },
   );
+  const stop = (graceMs = 10_000) =>
+    new Promise<void>((res) => {
+      if (child.exitCode !== null || child.signalCode !== null) return res();
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        res();
+      });
+      child.stdin?.end();
+      child.kill('SIGTERM');
+    });
   const file = join(stateDir, 'session.json');
   const deadline = Date.now() + 120_000;
   while (!existsSync(file)) {
     if (child.exitCode !== null) throw new Error(`local stack exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('local stack did not start within 120 s');
+    if (Date.now() > deadline) {
+      // Stop it gracefully so it takes its emulators (DynamoDB Local's JVM) down with it.
+      await stop();
+      throw new Error('local stack did not start within 120 s');
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    child,
-    stateDir,
-    session: JSON.parse(readFileSync(file, 'utf8')) as S,
-    stop: (graceMs = 10_000) =>
-      new Promise<void>((res) => {
-        if (child.exitCode !== null || child.signalCode !== null) return res();
-        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          res();
-        });
-        child.stdin?.end();
-        child.kill('SIGTERM');
-      }),
-  };
+  return { child, stateDir, session: JSON.parse(readFileSync(file, 'utf8')) as S, stop };
 }
