@@ -1,7 +1,9 @@
 /**
  * The foundation benchmark (`npx tsx bench/run.ts foundation`, part of `npm run bench`):
  * - the minified bundle of every function (HTTP routes, authorizer, workers, schedules), built with
- *   the deployed esbuild options, sized from the esbuild metafile;
+ *   the deployed esbuild options, sized from the esbuild metafile as what an import loads (for a
+ *   code-split function, SPLIT_ENTRIES: the entry and its static chunks; lazy chunks apart, with
+ *   the same function built as one file beside it);
  * - the fresh-process import time of every HTTP function (median of N child processes);
  * - the floor: a minimal DocumentClient GetItem handler bundled the same way;
  * - latency and throughput of GET and PATCH /reports/{id} on the local stack under autocannon,
@@ -16,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { esbuildOptions } from '../infra/bundling';
+import { esbuildOptions, isSplitEntry, loadedAtImport } from '../infra/bundling';
 import { keys } from '../shared/db/keys';
 import { schedules, workers } from '../shared/queues';
 import { routes } from '../shared/routes';
@@ -41,8 +43,15 @@ interface Entry {
 
 interface Bundle extends Entry {
   file: string;
+  /** What an import of the bundle loads: the entry file and the chunks it imports statically. */
   bytes: number;
+  /** Chunks behind dynamic imports (code-split functions only), loaded when first needed. */
+  lazyBytes: number;
+  /** Metafile keys of the files loaded at import. */
+  loaded: string[];
   metafile: Metafile;
+  /** The same entry built the other way round (one file for a split entry; split for the floor). */
+  other?: Bundle;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -65,24 +74,42 @@ function entries(): Entry[] {
   return list;
 }
 
+async function bundleOne(e: Entry, outDir: string, split: boolean): Promise<Bundle> {
+  const file = join(
+    outDir,
+    `${e.name.replaceAll('/', '__')}${split === isSplitEntry(e.source) ? '' : '.other'}.mjs`,
+  );
+  const result = await build(esbuildOptions(e.source, file, split));
+  const metafile = result.metafile as Metafile;
+  const key = relative(process.cwd(), file);
+  if (!metafile.outputs[key]) throw new Error(`esbuild wrote no ${key} for ${e.name}`);
+  const loaded = loadedAtImport(metafile, key);
+  const bytesOf = (files: string[]) => files.reduce((a, f) => a + (metafile.outputs[f]?.bytes ?? 0), 0);
+  const bytes = bytesOf(loaded);
+  return { ...e, file, bytes, lazyBytes: bytesOf(Object.keys(metafile.outputs)) - bytes, loaded, metafile };
+}
+
+/**
+ * Every function as deployed; a code-split function (SPLIT_ENTRIES) also as one file, and the
+ * floor also split, so the gain of splitting shows beside what splitting alone does to the floor.
+ */
 async function bundleAll(outDir: string): Promise<Bundle[]> {
   return Promise.all(
     entries().map(async (e) => {
-      const file = join(outDir, `${e.name.replaceAll('/', '__')}.mjs`);
-      const result = await build(esbuildOptions(e.source, file));
-      const metafile = result.metafile as Metafile;
-      const output = metafile.outputs[relative(process.cwd(), file)] ?? Object.values(metafile.outputs)[0];
-      if (!output) throw new Error(`esbuild wrote no output for ${e.name}`);
-      return { ...e, file, bytes: output.bytes, metafile };
+      const bundle = await bundleOne(e, outDir, isSplitEntry(e.source));
+      if (isSplitEntry(e.source) || e.kind === 'floor')
+        bundle.other = await bundleOne(e, outDir, !isSplitEntry(e.source));
+      return bundle;
     }),
   );
 }
 
+const loadedOutputs = (bundle: Bundle) => bundle.loaded.map((f) => bundle.metafile.outputs[f]);
+
 /** Bytes in the output per package (or per first-party folder), largest first. */
 function composition(bundle: Bundle, top = 12): Record<string, number> {
-  const output = Object.values(bundle.metafile.outputs)[0];
   const sizes = new Map<string, number>();
-  for (const [input, info] of Object.entries(output?.inputs ?? {})) {
+  for (const [input, info] of loadedOutputs(bundle).flatMap((o) => Object.entries(o?.inputs ?? {}))) {
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
     const name = pkg ?? input.split('/').slice(0, 2).join('/');
     sizes.set(name, (sizes.get(name) ?? 0) + info.bytesInOutput);
@@ -92,15 +119,15 @@ function composition(bundle: Bundle, top = 12): Record<string, number> {
 
 /** External `@duckdb/*` imports at the top of the bundle (not dynamic): the native addon at cold start. */
 function topLevelDuckDb(bundle: Bundle): boolean {
-  const output = Object.values(bundle.metafile.outputs)[0];
-  return (output?.imports ?? []).some(
-    (i) => i.external && i.path.startsWith('@duckdb/') && i.kind !== 'dynamic-import',
-  );
+  return loadedOutputs(bundle)
+    .flatMap((o) => o?.imports ?? [])
+    .some((i) => i.external && i.path.startsWith('@duckdb/') && i.kind !== 'dynamic-import');
 }
 
 function bundlesManifest(bundle: Bundle): boolean {
-  const output = Object.values(bundle.metafile.outputs)[0];
-  return Object.keys(output?.inputs ?? {}).some((i) => i.endsWith('shared/routes.ts'));
+  return Object.values(bundle.metafile.outputs)
+    .flatMap((o) => Object.keys(o.inputs))
+    .some((i) => i.endsWith('shared/routes.ts'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -375,7 +402,8 @@ export default async function foundation(): Promise<Record<string, unknown>> {
     const floor = bundles.find((b) => b.kind === 'floor') as Bundle;
     const timed = bundles.filter((b) => b.kind === 'floor' || b.kind === 'http' || b.kind === 'authorizer');
     process.stdout.write(`   import time: ${timed.length} bundles x ${IMPORT_RUNS} fresh processes\n`);
-    const imports = measureImports(timed);
+    const others = timed.flatMap((b) => (b.other ? [{ ...b.other, name: `${b.name}#other` }] : []));
+    const imports = measureImports([...timed, ...others]);
     const floorImport = imports.get('floor')?.medianMs ?? 0;
 
     const functions: Record<string, unknown> = {};
@@ -389,6 +417,22 @@ export default async function foundation(): Promise<Record<string, unknown>> {
         ...(imp ? { importMs: imp.medianMs, importVsFloor: round(imp.medianMs / floorImport) } : {}),
         bundlesManifest: bundlesManifest(b),
         topLevelDuckDb: topLevelDuckDb(b),
+        ...(b.other
+          ? { codeSplitting: splitFigures(b, b.other, imports.get(`${b.name}#other`)?.medianMs) }
+          : {}),
+      };
+    }
+    function splitFigures(b: Bundle, oneFile: Bundle, oneFileMs: number | undefined) {
+      return {
+        lazyChunkBytes: b.lazyBytes,
+        deployedBytes: b.bytes + b.lazyBytes,
+        asOneFile: {
+          bytes: oneFile.bytes,
+          sizeVsFloor: round(oneFile.bytes / floor.bytes),
+          ...(oneFileMs !== undefined
+            ? { importMs: oneFileMs, importVsFloor: round(oneFileMs / floorImport) }
+            : {}),
+        },
       };
     }
     const httpFns = bundles.filter((b) => b.kind === 'http' || b.kind === 'authorizer');
@@ -457,6 +501,17 @@ export default async function foundation(): Promise<Record<string, unknown>> {
         importMs: floorImport,
         importSpreadMs: imports.get('floor'),
         composition: composition(floor),
+        ...(floor.other
+          ? {
+              // For comparison only: the floor built with code splitting too (the AWS SDK's lazy
+              // credential providers go to chunks), the baseline if every function were split.
+              codeSplit: {
+                bytes: floor.other.bytes,
+                lazyChunkBytes: floor.other.lazyBytes,
+                importMs: imports.get('floor#other')?.medianMs,
+              },
+            }
+          : {}),
       },
       importRuns: IMPORT_RUNS,
       functions,

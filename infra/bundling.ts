@@ -1,4 +1,5 @@
-import type { BuildOptions } from 'esbuild';
+import { basename, dirname } from 'node:path';
+import type { BuildOptions, Metafile } from 'esbuild';
 
 /**
  * How every Lambda is bundled, shared by the CDK stack (NodejsFunction `bundling`) and the
@@ -25,10 +26,26 @@ export const DUCKDB_PLATFORM = { os: 'linux', cpu: 'x64', libc: 'glibc' } as con
 /** The native binding `npm ci` must have installed; synth fails when it is missing. */
 export const DUCKDB_BINDING_FILE = `node_modules/@duckdb/node-bindings-${DUCKDB_PLATFORM.os}-${DUCKDB_PLATFORM.cpu}/duckdb.node`;
 
-export function esbuildOptions(entry: string, outfile: string): BuildOptions {
-  return {
-    entryPoints: [entry],
-    outfile,
+/**
+ * Functions built with ESM code splitting: what they load by dynamic import goes to a chunk beside
+ * the bundle (`chunks/`), parsed only when first needed instead of at every cold start.
+ * `PUT /enrichments/{name}` loads the YAML parser for YAML bodies only and the CEL compiler only for
+ * documents with `conditions` (about 200 KB of its 640 KB). Splitting also leaves the AWS SDK's own
+ * lazily imported credential providers in chunks. Every other function stays one file, like the
+ * benchmark's floor, so their figures keep comparing like with like.
+ */
+export const SPLIT_ENTRIES: readonly string[] = ['functions/http/enrichments/put-enrichment.ts'];
+export const CHUNK_NAMES = 'chunks/[name]-[hash]';
+
+/** Whether an entry (relative to the project root, or absolute) is built with code splitting. */
+export function isSplitEntry(entry: string): boolean {
+  const path = entry.replaceAll('\\', '/');
+  return SPLIT_ENTRIES.some((e) => path === e || path.endsWith(`/${e}`));
+}
+
+/** `split` defaults to the entry's place in `SPLIT_ENTRIES` (the benchmark builds the other way too). */
+export function esbuildOptions(entry: string, outfile: string, split = isSplitEntry(entry)): BuildOptions {
+  const common: BuildOptions = {
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -42,6 +59,66 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     logLevel: 'silent',
     legalComments: 'none',
   };
+  if (!split) return { ...common, entryPoints: [entry], outfile };
+  // The entry is written to `outfile` all the same; its chunks go to `chunks/` beside it.
+  return {
+    ...common,
+    entryPoints: [{ in: entry, out: basename(outfile).replace(/\.m?js$/, '') }],
+    outdir: dirname(outfile),
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: CHUNK_NAMES,
+  };
+}
+
+/**
+ * The output files a bundle loads when it is imported: the entry and the chunks it imports
+ * statically, transitively (not those behind a dynamic import). Paths are the metafile's keys.
+ */
+export function loadedAtImport(metafile: Metafile, entryOutput: string): string[] {
+  const seen = new Set<string>();
+  const stack = [entryOutput];
+  while (stack.length) {
+    const file = stack.pop() as string;
+    if (seen.has(file) || !metafile.outputs[file]) continue;
+    seen.add(file);
+    for (const i of metafile.outputs[file].imports)
+      if (i.kind === 'import-statement' && !i.external) stack.push(i.path);
+  }
+  return [...seen];
+}
+
+const shellQuote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+
+/**
+ * The CDK side of a split entry (`commandHooks.afterBundling` of `NodejsFunction`, whose own esbuild
+ * run can only write one `--outfile`): esbuild again over the same entry with the same settings
+ * plus splitting, writing `index.mjs` over the single-file bundle and its chunks beside it.
+ * `test/infra/split-asset.test.ts` synthesises such a function and serves requests from its asset.
+ */
+export function splitBundlingCommand(entryPath: string, outputDir: string): string {
+  const args = [
+    'npx',
+    '--no-install',
+    'esbuild',
+    '--bundle',
+    entryPath,
+    '--platform=node',
+    '--format=esm',
+    `--target=${LAMBDA_TARGET}`,
+    '--minify',
+    '--main-fields=module,main',
+    `--banner:js=${ESM_REQUIRE_BANNER}`,
+    ...EXTERNAL_MODULES.map((m) => `--external:${m}`),
+    '--legal-comments=none',
+    '--log-level=error',
+    '--splitting',
+    `--outdir=${outputDir}`,
+    '--entry-names=index',
+    `--chunk-names=${CHUNK_NAMES}`,
+    '--out-extension:.js=.mjs',
+  ];
+  return args.map(shellQuote).join(' ');
 }
 
 /**

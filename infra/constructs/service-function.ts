@@ -14,7 +14,9 @@ import {
   DUCKDB_PLATFORM,
   ESM_REQUIRE_BANNER,
   EXTERNAL_MODULES,
+  isSplitEntry,
   LAMBDA_TARGET,
+  splitBundlingCommand,
 } from '../bundling';
 
 export const PROJECT_ROOT = join(__dirname, '..', '..');
@@ -81,6 +83,8 @@ export class ServiceFunction extends Construct {
     super(scope, id);
     this.entry = props.entry;
     const duckDb = props.needsDuckDb === true;
+    if (duckDb && isSplitEntry(props.entry))
+      throw new Error(`${props.entry}: code splitting and DuckDB both set command hooks; pick one`);
     this.architecture = duckDb ? Architecture.X86_64 : Architecture.ARM_64;
     this.nodeModules = duckDb ? [...DUCKDB_NODE_MODULES] : [];
     const memorySize = props.memoryMb ?? DEFAULT_MEMORY_MB;
@@ -144,6 +148,7 @@ export class ServiceFunction extends Construct {
         esbuildArgs: { '--legal-comments': 'none' },
         ...(duckDb ? duckDbBundling() : {}),
         ...(props.rendersCharts && !duckDb ? chartAssetBundling() : {}),
+        ...(isSplitEntry(props.entry) ? splitBundling(props.entry) : {}),
       },
     });
     // Tracing is set on the L1 resource so that CDK does not add an `xray:*` on `*` statement to
@@ -206,6 +211,22 @@ export class ServiceFunction extends Construct {
  * packages from the npm cache when they are there. The last hook fails synth if the binding is
  * missing, rather than deploying a function that fails at its first upload.
  */
+/**
+ * A function built with code splitting (`SPLIT_ENTRIES` of infra/bundling.ts): after CDK's own
+ * single-file esbuild run, the same build with splitting replaces `index.mjs` and adds its chunks.
+ */
+function splitBundling(entry: string): Pick<BundlingOptions, 'commandHooks'> {
+  return {
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) => [
+        splitBundlingCommand(join(inputDir, entry), outputDir),
+      ],
+    },
+  };
+}
+
 function duckDbBundling(): Pick<BundlingOptions, 'nodeModules' | 'environment' | 'commandHooks'> {
   return {
     nodeModules: [...DUCKDB_NODE_MODULES],

@@ -54,6 +54,17 @@ function explore(token: string, request: Record<string, unknown>, extra: Record<
   return api<Answer>('POST', '/queries/explorer', { token, body: { request, ...extra } });
 }
 
+async function createScope(token: string, filters: Record<string, unknown> | null): Promise<string> {
+  const res = await api<{ id: string }>('POST', '/iac/scopes', {
+    token,
+    body: { name: `scope ${Date.now()} ${Math.random()}`, filters },
+  });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+const aws = { combinator: 'and', rules: [{ field: 'provider', operator: 'in', value: ['AWS'] }] };
+
 function expectClose(actual: number | null | undefined, expected: number) {
   if (!close(actual ?? Number.NaN, expected, 1e-9)) throw new Error(`got ${actual}, expected ${expected}`);
 }
@@ -147,6 +158,37 @@ describe('POST /queries/explorer', () => {
     expect((cap.body as unknown as { error: string }).error).toMatch(/more than 2000 hour buckets/);
   });
 
+  it("restricts every cost query by the request's scope; another organisation's scope is a 400", async () => {
+    const scopeId = await createScope(s().apiKeys.outsider, aws);
+    const request = {
+      period: monthPeriod(),
+      scopeId,
+      queries: [cost('a'), cost('b', { extendDashboardConditions: false })],
+    };
+    const res = await explore(s().apiKeys.outsider, request);
+    expect(res.status).toBe(200);
+    const rows = acme.filter(inMonth);
+    const scoped = sum(rows.filter((r) => r.ProviderName === 'AWS'));
+    expect(scoped).not.toBeCloseTo(sum(rows), 2);
+    expectClose(res.body.queries[0]!.total, scoped);
+    expectClose(res.body.queries[1]!.total, scoped);
+    const foreign = await explore(s().apiKeys.member, request);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toEqual({ error: `scopeId: unknown scope ${scopeId}` });
+  });
+
+  it('answers the same figures whatever eventsFilter and bookmarkedEvents hold (they annotate, never filter)', async () => {
+    const request = { period: monthPeriod(), queries: [cost('a', { groupBy: 'provider' })] };
+    const plain = await explore(s().apiKeys.outsider, request);
+    const annotated = await explore(s().apiKeys.outsider, {
+      ...request,
+      bookmarkedEvents: ['evt_1'],
+      eventsFilter: { sources: ['custom', 'api'], githubSourceRepos: ['acme/site'], search: 'deploy' },
+    });
+    expect(annotated.status).toBe(200);
+    expect(annotated.body).toEqual(plain.body);
+  });
+
   it('requires a credential', async () => {
     const res = await api('POST', '/queries/explorer', { body: { request: {} } });
     expect(res.status).toBe(401);
@@ -189,6 +231,35 @@ describe('GET /dashboard-v2/{id}/widgets/{key}/data', () => {
     // Another organisation's dashboard does not exist for the caller.
     const foreign = await api('GET', `/dashboard-v2/${id}/widgets/w1/data`, { token: s().apiKeys.member });
     expect(foreign.status).toBe(404);
+  });
+
+  it("restricts a widget by its dashboard's scope and its own scopeId", async () => {
+    const dashboardScope = await createScope(s().apiKeys.outsider, aws);
+    const widgetScope = await createScope(s().apiKeys.outsider, {
+      combinator: 'and',
+      rules: [{ field: 'service', operator: 'notIn', value: ['Tax'] }],
+    });
+    const id = await dashboard(s().apiKeys.outsider, {
+      name: `scoped ${Date.now()}`,
+      startDate: `${month}-01`,
+      endDate: lastDay(month),
+      scopeId: dashboardScope,
+      widgets: [
+        simpleWidget('w1', { period: { aggBy: 'Period' }, queries: [cost('a')] }),
+        simpleWidget('w2', { period: { aggBy: 'Period' }, scopeId: widgetScope, queries: [cost('a')] }),
+      ],
+    });
+    const rows = acme.filter(inMonth).filter((r) => r.ProviderName === 'AWS');
+    const w1 = await api<Answer>('GET', `/dashboard-v2/${id}/widgets/w1/data`, {
+      token: s().apiKeys.outsider,
+    });
+    expect(w1.status).toBe(200);
+    expectClose(w1.body.queries[0]!.total, sum(rows));
+    const w2 = await api<Answer>('GET', `/dashboard-v2/${id}/widgets/w2/data`, {
+      token: s().apiKeys.outsider,
+    });
+    expect(w2.status).toBe(200);
+    expectClose(w2.body.queries[0]!.total, sum(rows.filter((r) => r.ServiceName !== 'Tax')));
   });
 
   it("hides a private dashboard's widgets from those who cannot see it", async () => {

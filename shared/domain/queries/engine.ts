@@ -38,6 +38,7 @@ import {
   type ShiftUnit,
   ymd,
 } from './period';
+import { scopesWhere } from './scopes';
 import {
   type Aggregator,
   bucketForecast,
@@ -67,6 +68,11 @@ export interface ExplorerContext {
   now?: Date;
   /** The organisation's IANA timezone (UTC when unset). */
   timeZone?: string;
+  /**
+   * Scopes the request runs in besides its own `scopeId` (a dashboard's): their filters restrict
+   * every cost and usage query (see `scopesWhere`).
+   */
+  scopeIds?: readonly (string | null | undefined)[];
 }
 
 /** Billing months read for `dataThrough`: the current one and the three before. */
@@ -239,6 +245,8 @@ class Run {
     readonly request: ExplorerRequest,
     /** Read side by side with the series; awaited only where its figures are needed. */
     readonly info: Promise<BillingInfo>,
+    /** The filters of the request's scopes, ANDed into every cost and usage query. */
+    readonly scope: WhereClause | null = null,
   ) {}
 
   /**
@@ -305,9 +313,10 @@ class Run {
     let currency: string | null = null;
     if (q.type === 'cost') {
       const groupBy = groupByOf(q.groupBy);
-      const where = q.extendDashboardConditions
-        ? andWhere(q.whereClause, this.ctx.conditions)
-        : q.whereClause;
+      const where = andWhere(
+        q.extendDashboardConditions ? andWhere(q.whereClause, this.ctx.conditions) : q.whereClause,
+        this.scope,
+      );
       const rows = await warehouseCall('costSeries', () =>
         this.costRows({
           orgId: this.ctx.orgId,
@@ -388,6 +397,7 @@ class Run {
         orgId: this.ctx.orgId,
         consumedUnit: q.metricId,
         groupBy,
+        whereClause: this.scope,
         granularity: aggBy,
         start: portTime(dataStart),
         end: portTime(end),
@@ -647,6 +657,7 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   // Validate both periods' sizes before reading anything.
   bucketStarts(period.start, period.end, period.aggBy);
   if (comparison) bucketStarts(comparison.start, comparison.end, comparison.aggBy);
+  const scope = await scopesWhere(ctx.orgId, [request.scopeId, ...(ctx.scopeIds ?? [])]);
   const wh = await getWarehouseQueries();
   const since = ymd(addMonths(dayMs(now.toISOString()), -RECENT_MONTHS)).slice(0, 7);
   // billingInfo (dataThrough, currency) is read side by side with the series, not before them.
@@ -655,7 +666,7 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   // Awaited below in every path; these handlers only keep an early failure from being "unhandled".
   infoRead.catch(() => undefined);
   dataThroughRead.catch(() => undefined);
-  const run = new Run(wh, ctx, request, infoRead);
+  const run = new Run(wh, ctx, request, infoRead, scope);
   const [primary, compared] = await Promise.all([
     runWindow(run, plan, period, dataThroughRead),
     comparison ? runWindow(run, plan, comparison, dataThroughRead) : undefined,

@@ -1,13 +1,12 @@
-import * as v from 'valibot';
 import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
-import { BadRequestError, NotFoundError } from '../../errors';
+import { NotFoundError } from '../../errors';
 import type { WhereClause } from '../../warehouse/query-model';
-import { WhereClauseSchema } from '../common/where-clause';
 import { readDashboard } from '../dashboards/service';
 import { runExplorer } from './engine';
 import type { ExplorerResult } from './model';
 import type { ExplorerBodyInput } from './schemas';
+import { filtersAsWhere } from './scopes';
 
 /**
  * The two routes of the query engine: an ad-hoc explorer request, and a saved widget's request run
@@ -28,13 +27,7 @@ export async function explore(principal: Principal, body: ExplorerBodyInput): Pr
 export function dashboardConditions(
   conditions: Record<string, unknown> | null | undefined,
 ): WhereClause | null {
-  if (!conditions || !Object.keys(conditions).length) return null;
-  const parsed = v.safeParse(WhereClauseSchema, conditions);
-  if (!parsed.success)
-    throw new BadRequestError(
-      `The dashboard's conditions are not a where clause ({combinator, rules}): ${parsed.issues[0]?.message ?? 'invalid'}`,
-    );
-  return parsed.output as WhereClause;
+  return filtersAsWhere(conditions, "The dashboard's conditions");
 }
 
 export async function widgetData(
@@ -51,6 +44,8 @@ export async function widgetData(
   return runExplorer(widget.source.request, {
     orgId: principal.orgId,
     conditions: dashboardConditions(dashboard.conditions),
+    // The dashboard's scope restricts its widgets too (besides the widget request's own scopeId).
+    scopeIds: [dashboard.scopeId],
     defaults: {
       datePreset: dashboard.datePreset ?? null,
       startDate: dashboard.startDate ?? null,

@@ -2,9 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { insertScope } from '../../../shared/db/scopes-repo';
 import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model';
 import { runExplorer } from '../../../shared/domain/queries/engine';
 import type { ExplorerResult, QueryOut } from '../../../shared/domain/queries/model';
+import type { Scope } from '../../../shared/domain/scopes/model';
 import { BadRequestError, DependencyUnavailableError } from '../../../shared/errors';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { writeFocusCsv } from '../../../shared/warehouse/generator';
@@ -350,6 +352,140 @@ describe('query engine over DuckDB', () => {
     await expect(
       ask({ period: { datePreset: 'LAST_4_YEARS', aggBy: 'Hour' }, queries: [q('a')] }),
     ).rejects.toThrow(/more than 2000 hour buckets/);
+  });
+
+  describe('scopes', () => {
+    const where = (field: string, operator: string, value: string[]) => ({
+      combinator: 'and',
+      rules: [{ field, operator, value }],
+    });
+    async function scope(orgId: string, filters: Record<string, unknown> | null): Promise<string> {
+      const id = `scope_${Math.random().toString(36).slice(2, 12)}`;
+      const at = new Date().toISOString();
+      const record: Scope = {
+        id,
+        organizationId: orgId,
+        name: id,
+        description: '',
+        teamIds: [],
+        filters,
+        createdById: 'usr_test',
+        createdAt: at,
+        updatedAt: at,
+        version: 1,
+      };
+      await insertScope(record);
+      return id;
+    }
+    const period = { startDate: '2024-09-10T00:00:00Z', endDate: '2024-09-16T00:00:00Z', aggBy: 'Day' };
+    const inPeriod = (r: CsvRow) => day(r) >= '2024-09-10' && day(r) <= '2024-09-16';
+    const providers = () => [...new Set(rows.map((r) => String(r.ProviderName)))].sort();
+
+    it("restricts every cost query by the request scope's filters, whatever extendDashboardConditions", async () => {
+      const [first, second] = providers();
+      expect(second).toBeDefined();
+      const scopeId = await scope(org, where('provider', 'in', [first!]));
+      const res = await ask({
+        period,
+        scopeId,
+        queries: [
+          q('a'),
+          q('b', { extendDashboardConditions: false, groupBy: 'provider' }),
+          q('c', { whereClause: where('provider', 'in', [second!]) }),
+        ],
+      });
+      const scoped = (r: CsvRow) => inPeriod(r) && r.ProviderName === first;
+      for (const p of only(res, 'a').series[0]?.points ?? [])
+        expectClose(
+          p.value,
+          sum((r) => scoped(r) && day(r) === p.date),
+        );
+      expectClose(only(res, 'a').total, sum(scoped));
+      expect(sum(scoped)).not.toBeCloseTo(sum(inPeriod), 2);
+      // Grouped: only the scope's provider is left.
+      expect(only(res, 'b').series.map((s) => s.group)).toEqual([{ provider: first }]);
+      expectClose(only(res, 'b').total, sum(scoped));
+      // The query's own where clause and the scope are ANDed: another provider leaves nothing.
+      expect(only(res, 'c').series[0]?.points.every((p) => p.value === 0)).toBe(true);
+    });
+
+    it('ANDs the dashboard conditions, the dashboard scope and the request scope; usage metrics are scoped too', async () => {
+      const unit = rows.find((r) => r.ConsumedUnit)?.ConsumedUnit as string;
+      const services = [...new Set(rows.filter(inPeriod).map((r) => String(r.ServiceName)))].sort();
+      const [first] = providers();
+      const requestScope = await scope(org, where('provider', 'in', [first!]));
+      const dashboardScope = await scope(org, where('service', 'notIn', [services[0]!]));
+      const conditions = where('region', 'notIn', ['nowhere']) as never;
+      const res = await ask(
+        {
+          period,
+          scopeId: requestScope,
+          queries: [
+            q('a'),
+            {
+              type: 'metric',
+              name: 'u',
+              colorIndex: 1,
+              chartType: 'LINE',
+              metricId: unit,
+              aggregator: 'SUM',
+            },
+          ],
+        },
+        { scopeIds: [dashboardScope, null], conditions },
+      );
+      const scoped = (r: CsvRow) => inPeriod(r) && r.ProviderName === first && r.ServiceName !== services[0];
+      expectClose(only(res, 'a').total, sum(scoped));
+      expectClose(
+        only(res, 'u').total,
+        sum(
+          (r) => scoped(r) && r.ConsumedUnit === unit,
+          (r) => num(r.ConsumedQuantity),
+        ),
+      );
+    });
+
+    it('applies nothing for a scope without filters', async () => {
+      const open = await scope(org, null);
+      const empty = await scope(org, {});
+      const res = await ask({ period, queries: [q('a')] }, { scopeIds: [open, empty] });
+      expectClose(only(res, 'a').total, sum(inPeriod));
+    });
+
+    it("refuses an unknown scope, another organisation's, and filters that are not a where clause, before reading the warehouse", async () => {
+      const reads: string[] = [];
+      const theirs = await scope(`org_other_${run}`, where('provider', 'in', ['AWS']));
+      const bad = await scope(org, { provider: 'AWS' });
+      const unknownDimension = await scope(org, where('nope', 'in', ['x']));
+      setWarehouseQueries(
+        new Proxy(warehouse, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver);
+            if (typeof value !== 'function') return value;
+            return (...args: unknown[]) => {
+              reads.push(String(prop));
+              return value.apply(target, args);
+            };
+          },
+        }) as unknown as WarehouseQueries,
+      );
+      await expect(ask({ period, scopeId: 'scope_missing', queries: [q('a')] })).rejects.toThrow(
+        new BadRequestError('scopeId: unknown scope scope_missing'),
+      );
+      await expect(ask({ period, scopeId: theirs, queries: [q('a')] })).rejects.toThrow(
+        new BadRequestError(`scopeId: unknown scope ${theirs}`),
+      );
+      await expect(ask({ period, queries: [q('a')] }, { scopeIds: [theirs] })).rejects.toThrow(
+        `unknown scope ${theirs}`,
+      );
+      expect(reads).toEqual([]);
+      await expect(ask({ period, scopeId: bad, queries: [q('a')] })).rejects.toThrow(
+        `The filters of scope ${bad} are not a where clause`,
+      );
+      await expect(ask({ period, scopeId: unknownDimension, queries: [q('a')] })).rejects.toThrow(
+        'Unknown dimension "nope"',
+      );
+    });
   });
 
   it('answers 503 when the warehouse fails', async () => {
