@@ -8,7 +8,8 @@ import { api, session } from '../support/session';
  */
 
 const admin = () => session().apiKeys.admin;
-const unique = (label: string) => `${label} ${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
+const unique = (label: string) =>
+  `${label} ${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
 
 interface Versioned {
   id: string;
@@ -75,7 +76,8 @@ describe.each(resources)('$label under concurrent writers', (resource) => {
     const answers = await patchAll(resource.patchPath(created.id), names, `"${created.version}"`);
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([200, ...Array(9).fill(409)]);
-    for (const a of answers.filter((x) => x.status === 409)) expect(a.body).toEqual({ error: 'VERSION_CONFLICT' });
+    for (const a of answers.filter((x) => x.status === 409))
+      expect(a.body).toEqual({ error: 'VERSION_CONFLICT' });
     const winner = names[answers.findIndex((a) => a.status === 200)];
     const stored = await resource.read(created.id);
     expect(stored).toMatchObject({ version: created.version + 1, name: winner });
