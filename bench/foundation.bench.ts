@@ -1,6 +1,6 @@
 /**
  * The foundation benchmark (`npx tsx bench/run.ts foundation`, part of `npm run bench`):
- * - the minified bundle of every function (HTTP routes, authorizer, workers, schedules), built with
+ * - the minified bundle of every function (HTTP routes, workers, schedules), built with
  *   the deployed esbuild options, sized from the esbuild metafile;
  * - the fresh-process import time of every HTTP function (median of N child processes);
  * - the floor: a minimal DocumentClient GetItem handler bundled the same way;
@@ -31,7 +31,7 @@ const SIZE_FACTOR = 1.25;
 const IMPORT_FACTOR = 1.25;
 const MAX_P99_RATIO = 2;
 
-type Kind = 'floor' | 'http' | 'authorizer' | 'worker' | 'schedule';
+type Kind = 'floor' | 'http' | 'worker' | 'schedule';
 
 interface Entry {
   name: string;
@@ -56,7 +56,6 @@ function entries(): Entry[] {
     seen.add(r.entry);
     list.push({ name: r.entry, kind: 'http', source: join(ROOT, 'functions/http', `${r.entry}.ts`) });
   }
-  list.push({ name: 'authorizer', kind: 'authorizer', source: join(ROOT, 'functions/http/authorizer.ts') });
   for (const w of workers)
     list.push({ name: w.entry, kind: 'worker', source: join(ROOT, 'functions', `${w.entry}.ts`) });
   for (const s of schedules) {
@@ -337,7 +336,7 @@ async function loadTest(): Promise<Record<string, unknown>> {
       secondsPerTarget: LOAD_SECONDS,
       rounds: `${ROUNDS} alternating runs of ${LOAD_SECONDS / ROUNDS} s per target, response times pooled`,
       credential:
-        'ak_ API key (admin); the local gateway caches the authorizer result per header, as API Gateway does',
+        'ak_ API key (admin), verified by the route (identity cached per process, revocation read per request)',
       dynamodbLocal: 'disk-backed (-dbPath -sharedDb), as npm start runs it',
       bare: bareGet,
       getReport: stackGet,
@@ -373,7 +372,7 @@ export default async function foundation(): Promise<Record<string, unknown>> {
   try {
     const bundles = await bundleAll(outDir);
     const floor = bundles.find((b) => b.kind === 'floor') as Bundle;
-    const timed = bundles.filter((b) => b.kind === 'floor' || b.kind === 'http' || b.kind === 'authorizer');
+    const timed = bundles.filter((b) => b.kind === 'floor' || b.kind === 'http');
     process.stdout.write(`   import time: ${timed.length} bundles x ${IMPORT_RUNS} fresh processes\n`);
     const imports = measureImports(timed);
     const floorImport = imports.get('floor')?.medianMs ?? 0;
@@ -391,7 +390,7 @@ export default async function foundation(): Promise<Record<string, unknown>> {
         topLevelDuckDb: topLevelDuckDb(b),
       };
     }
-    const httpFns = bundles.filter((b) => b.kind === 'http' || b.kind === 'authorizer');
+    const httpFns = bundles.filter((b) => b.kind === 'http');
     const largest = [...httpFns].sort((a, b) => b.bytes - a.bytes)[0];
 
     process.stdout.write(`   load: ${CONNECTIONS} connections, ${LOAD_SECONDS} s per target\n`);
@@ -408,7 +407,7 @@ export default async function foundation(): Promise<Record<string, unknown>> {
     const duckDbAtTop = httpFns.filter(topLevelDuckDb).map((b) => b.name);
     const targets = [
       {
-        name: 'bundle size of every HTTP function (routes and authorizer) vs the floor',
+        name: 'bundle size of every HTTP function vs the floor',
         target: `<= ${SIZE_FACTOR}x`,
         worst: sizeRatio,
         pass: sizeRatio <= SIZE_FACTOR,
