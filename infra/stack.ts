@@ -39,6 +39,7 @@ import {
   type WorkerDef,
 } from '../shared/queues';
 import { routes as manifestRoutes } from '../shared/routes';
+import { ServiceAlarms } from './constructs/alarms';
 import type { DeployConfig } from './constructs/deploy-config';
 import { DEFAULT_TIMEOUT_SECONDS, ServiceFunction, type TableAccess } from './constructs/service-function';
 import { Warehouse } from './constructs/warehouse';
@@ -141,6 +142,7 @@ export class CostManagementStack extends Stack {
   readonly stage: HttpStage;
   readonly workQueues: WorkQueues;
   readonly warehouse: Warehouse;
+  readonly alarms: ServiceAlarms;
   readonly routeFunctions = new Map<string, ServiceFunction>();
   readonly workerFunctions = new Map<string, ServiceFunction>();
   readonly scheduleFunctions = new Map<string, ServiceFunction>();
@@ -186,6 +188,14 @@ export class CostManagementStack extends Stack {
     });
 
     this.workQueues = new WorkQueues(this, 'Queues', { queues });
+    this.alarms = new ServiceAlarms(this, 'Alarms', { stage: config.stage, email: config.alarmEmail });
+    for (const name of this.workQueues.names()) {
+      const def = this.workQueues.definition(name);
+      this.alarms.queueNotEmpty(this, `Alarm-${name}-DLQ`, this.workQueues.dlq(name), `The DLQ of ${name}`);
+      // Older than twice the time a message may stay hidden, or 15 minutes: the worker is behind.
+      const age = Math.max(900, 2 * def.visibilityTimeoutSeconds);
+      this.alarms.oldestMessage(this, `Alarm-${name}-Age`, this.workQueues.queue(name), `queue ${name}`, age);
+    }
     if (!this.workQueues.has(BILLING_INGEST_QUEUE)) {
       throw new Error(`shared/queues.ts must declare the ${BILLING_INGEST_QUEUE} queue (billing uploads)`);
     }
@@ -256,6 +266,8 @@ export class CostManagementStack extends Stack {
         'HTTP APIs (API Gateway v2) do not support X-Ray tracing; every function behind it traces actively.',
     });
 
+    this.alarms.api5xxRate(this, 'Alarm-Api5xxRate', this.api);
+
     // --- Routes, one nested stack per area ----------------------------------------------------
     const seenRouteKeys = new Set<string>();
     const seenIds = new Set<string>();
@@ -309,6 +321,7 @@ export class CostManagementStack extends Stack {
           }),
         });
         Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: ROUTE_AUTH_REASON });
+        this.alarms.functionAlarm(nested, `Route-${def.id}-Alarm`, fn.fn, `Route ${routeKey}`);
         this.routeFunctions.set(def.id, fn);
       }
     }
@@ -359,6 +372,7 @@ export class CostManagementStack extends Stack {
             'to the queue’s dead-letter queue through its redrive policy (maxReceiveCount).',
         },
       );
+      this.alarms.functionAlarm(jobs, `Worker-${def.name}-Alarm`, fn.fn, `Worker ${def.name}`);
       this.workerFunctions.set(def.name, fn);
     }
 
@@ -371,6 +385,7 @@ export class CostManagementStack extends Stack {
       const dlqReason =
         'This queue is itself a dead-letter queue: of the schedule rules’ targets and of the schedule ' +
         'functions’ asynchronous invocations.';
+      this.alarms.queueNotEmpty(jobs, 'Alarm-ScheduleFailures', failures, 'The schedule failure queue');
       Validations.of(failures).acknowledge(
         { id: 'AwsSolutions-SQS3', reason: dlqReason },
         { id: 'Serverless-SQSRedrivePolicy', reason: dlqReason },
@@ -394,6 +409,7 @@ export class CostManagementStack extends Stack {
             }),
           ],
         });
+        this.alarms.functionAlarm(jobs, `Schedule-${def.name}-Alarm`, fn.fn, `Schedule ${def.name}`);
         this.scheduleFunctions.set(def.name, fn);
       }
     }

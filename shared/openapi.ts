@@ -263,6 +263,10 @@ function responsesOf(def: RouteDef, schemas: Record<string, SchemaObject>): Reco
     responses[success] = { description: 'Success', content: json({}) };
   }
   for (const status of statusesOf(def)) {
+    if (status === 201) {
+      responses['201'] = { ...(responses[success] as ResponseObject), description: 'Created' };
+      continue;
+    }
     if (status === 202) {
       responses['202'] = {
         description: 'Accepted: the work is queued; poll what the body names',

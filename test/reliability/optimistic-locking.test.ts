@@ -84,9 +84,9 @@ describe.each(resources)('$label under concurrent writers', (resource) => {
   });
 
   it.each([
-    ['If-Match: *', '*', 12],
-    ['no If-Match', undefined, 12],
-  ])('%s: %d parallel writers all get 200 and each write counts once', async (_label, ifMatch, count) => {
+    ['If-Match: *', 12, '*'],
+    ['no If-Match', 12, undefined],
+  ])('%s: %i parallel writers all get 200 and each write counts once', async (_label, count, ifMatch) => {
     const created = await resource.create();
     const names = Array.from({ length: count }, (_, i) => `${created.name} lww-${i}`);
     const answers = await patchAll(resource.patchPath(created.id), names, ifMatch);
