@@ -1,6 +1,6 @@
 /**
  * The foundation benchmark (`npx tsx bench/run.ts foundation`, part of `npm run bench`):
- * - the minified bundle of every function (HTTP routes, authorizer, workers, schedules), built with
+ * - the minified bundle of every function (HTTP routes, workers, schedules), built with
  *   the deployed esbuild options, sized from the esbuild metafile as what an import loads (for a
  *   code-split function, SPLIT_ENTRIES: the entry and its static chunks; lazy chunks apart, with
  *   the same function built as one file beside it);
@@ -33,7 +33,7 @@ const SIZE_FACTOR = 1.25;
 const IMPORT_FACTOR = 1.25;
 const MAX_P99_RATIO = 2;
 
-type Kind = 'floor' | 'http' | 'authorizer' | 'worker' | 'schedule';
+type Kind = 'floor' | 'http' | 'worker' | 'schedule';
 
 interface Entry {
   name: string;
@@ -65,7 +65,6 @@ function entries(): Entry[] {
     seen.add(r.entry);
     list.push({ name: r.entry, kind: 'http', source: join(ROOT, 'functions/http', `${r.entry}.ts`) });
   }
-  list.push({ name: 'authorizer', kind: 'authorizer', source: join(ROOT, 'functions/http/authorizer.ts') });
   for (const w of workers)
     list.push({ name: w.entry, kind: 'worker', source: join(ROOT, 'functions', `${w.entry}.ts`) });
   for (const s of schedules) {
@@ -364,7 +363,7 @@ async function loadTest(): Promise<Record<string, unknown>> {
       secondsPerTarget: LOAD_SECONDS,
       rounds: `${ROUNDS} alternating runs of ${LOAD_SECONDS / ROUNDS} s per target, response times pooled`,
       credential:
-        'ak_ API key (admin); the local gateway caches the authorizer result per header, as API Gateway does',
+        'ak_ API key (admin), verified by the route (identity cached per process, revocation read per request)',
       dynamodbLocal: 'disk-backed (-dbPath -sharedDb), as npm start runs it',
       bare: bareGet,
       getReport: stackGet,
@@ -400,7 +399,7 @@ export default async function foundation(): Promise<Record<string, unknown>> {
   try {
     const bundles = await bundleAll(outDir);
     const floor = bundles.find((b) => b.kind === 'floor') as Bundle;
-    const timed = bundles.filter((b) => b.kind === 'floor' || b.kind === 'http' || b.kind === 'authorizer');
+    const timed = bundles.filter((b) => b.kind === 'floor' || b.kind === 'http');
     process.stdout.write(`   import time: ${timed.length} bundles x ${IMPORT_RUNS} fresh processes\n`);
     const others = timed.flatMap((b) => (b.other ? [{ ...b.other, name: `${b.name}#other` }] : []));
     const imports = measureImports([...timed, ...others]);
@@ -435,7 +434,7 @@ export default async function foundation(): Promise<Record<string, unknown>> {
         },
       };
     }
-    const httpFns = bundles.filter((b) => b.kind === 'http' || b.kind === 'authorizer');
+    const httpFns = bundles.filter((b) => b.kind === 'http');
     const largest = [...httpFns].sort((a, b) => b.bytes - a.bytes)[0];
 
     process.stdout.write(`   load: ${CONNECTIONS} connections, ${LOAD_SECONDS} s per target\n`);
@@ -452,7 +451,7 @@ export default async function foundation(): Promise<Record<string, unknown>> {
     const duckDbAtTop = httpFns.filter(topLevelDuckDb).map((b) => b.name);
     const targets = [
       {
-        name: 'bundle size of every HTTP function (routes and authorizer) vs the floor',
+        name: 'bundle size of every HTTP function vs the floor',
         target: `<= ${SIZE_FACTOR}x`,
         worst: sizeRatio,
         pass: sizeRatio <= SIZE_FACTOR,

@@ -18,7 +18,6 @@ import {
   type HttpStage,
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -41,6 +40,7 @@ import {
   type WorkerDef,
 } from '../shared/queues';
 import { routes as manifestRoutes } from '../shared/routes';
+import { ServiceAlarms } from './constructs/alarms';
 import type { DeployConfig } from './constructs/deploy-config';
 import { DEFAULT_TIMEOUT_SECONDS, ServiceFunction, type TableAccess } from './constructs/service-function';
 import { Warehouse } from './constructs/warehouse';
@@ -49,9 +49,10 @@ import { queueUrlVariable, WorkQueues } from './constructs/work-queues';
 /** The queue S3 announces new billing uploads to; the warehouse needs it in the manifest. */
 export const BILLING_INGEST_QUEUE = 'billing-ingest';
 
-export const AUTHORIZER_ENTRY = 'functions/http/authorizer.ts';
-export const AUTHORIZER_CACHE_TTL = Duration.minutes(5);
-/** The only attribute the authorizer writes. */
+/**
+ * The only attribute a read-only (GET) route writes: when an API key was last used (at most hourly,
+ * `recordApiKeyUse`), since every route verifies its request's credential itself.
+ */
 export const API_KEY_LAST_USED_ATTRIBUTE = 'lastUsedAt';
 /**
  * How long the HTTP API waits for a route's function (29 s, the most CDK accepts for an HTTP API). No route
@@ -124,12 +125,17 @@ export function createServiceStack(
   });
 }
 
+const ROUTE_AUTH_REASON =
+  'Every route verifies the request’s credential itself, first thing (session JWT through aws-jwt-verify ' +
+  'with a cached JWKS, or an ak_ API key by its hash), so that every refusal is the spec’s 401 {error}; ' +
+  'a gateway authorizer would answer a missing header with its own 401 {message} (docs/security.md).';
+
 const SYNC_INVOCATION_DLQ_REASON =
   'Invoked synchronously (API Gateway, or the SQS event source): a Lambda DLQ only receives failed ' +
   'asynchronous invocations, so it would stay empty. Failed SQS messages go to the queue’s own DLQ.';
 
 /**
- * The service: the single table, the HTTP API with its Lambda authorizer, the queues with their
+ * The service: the single table, the HTTP API (each route verifies its credential), the queues with their
  * DLQs and the Athena warehouse in this stack; one nested stack per route area (one function,
  * integration and route per manifest route) and one for the workers and EventBridge schedules.
  */
@@ -139,7 +145,7 @@ export class CostManagementStack extends Stack {
   readonly stage: HttpStage;
   readonly workQueues: WorkQueues;
   readonly warehouse: Warehouse;
-  readonly authorizerFunction: ServiceFunction;
+  readonly alarms: ServiceAlarms;
   readonly routeFunctions = new Map<string, ServiceFunction>();
   readonly workerFunctions = new Map<string, ServiceFunction>();
   readonly scheduleFunctions = new Map<string, ServiceFunction>();
@@ -185,6 +191,14 @@ export class CostManagementStack extends Stack {
     });
 
     this.workQueues = new WorkQueues(this, 'Queues', { queues });
+    this.alarms = new ServiceAlarms(this, 'Alarms', { stage: config.stage, email: config.alarmEmail });
+    for (const name of this.workQueues.names()) {
+      const def = this.workQueues.definition(name);
+      this.alarms.queueNotEmpty(this, `Alarm-${name}-DLQ`, this.workQueues.dlq(name), `The DLQ of ${name}`);
+      // Older than twice the time a message may stay hidden, or 15 minutes: the worker is behind.
+      const age = Math.max(900, 2 * def.visibilityTimeoutSeconds);
+      this.alarms.oldestMessage(this, `Alarm-${name}-Age`, this.workQueues.queue(name), `queue ${name}`, age);
+    }
     if (!this.workQueues.has(BILLING_INGEST_QUEUE)) {
       throw new Error(`shared/queues.ts must declare the ${BILLING_INGEST_QUEUE} queue (billing uploads)`);
     }
@@ -214,41 +228,13 @@ export class CostManagementStack extends Stack {
     };
 
     // --- HTTP API -------------------------------------------------------------------------------
-    this.authorizerFunction = this.serviceFunction(this, 'Authorizer', {
-      entry: AUTHORIZER_ENTRY,
-      description: 'HTTP API Lambda authorizer (session JWT or API key)',
-      timeoutSeconds: 5,
-      needs: { table: 'read' },
-    });
-    // The authorizer records when an API key was last used (`recordApiKeyUse` in
-    // shared/db/api-keys-repo.ts): it may set that one attribute and write nothing else.
-    this.authorizerFunction.grantAttributeUpdate(
-      this.table,
-      [tableDefinition.partitionKey, tableDefinition.sortKey],
-      [API_KEY_LAST_USED_ATTRIBUTE],
-    );
-    // The first session JWT of an org admin registers its organisation (`registerOrganization`):
-    // a conditional UpdateItem of the organisation's record, limited to that record's attributes.
-    this.authorizerFunction.grantAttributeUpdate(
-      this.table,
-      [tableDefinition.partitionKey, tableDefinition.sortKey],
-      ORGANIZATION_ATTRIBUTES,
-    );
-    Validations.of(this.authorizerFunction).acknowledge({
-      id: 'Serverless-LambdaDLQ',
-      reason: SYNC_INVOCATION_DLQ_REASON,
-    });
-    const authorizer = new HttpLambdaAuthorizer('Authorizer', this.authorizerFunction.fn, {
-      responseTypes: [HttpLambdaResponseType.SIMPLE],
-      identitySource: ['$request.header.Authorization'],
-      resultsCacheTtl: AUTHORIZER_CACHE_TTL,
-    });
-
+    // No gateway authorizer: each route verifies its request's credential first thing (the
+    // `credential` middleware), so a missing header is the route's 401 {error} like any other bad
+    // credential (an HTTP API authorizer with an identity source answers 401 {message} itself).
     this.api = new HttpApi(this, 'HttpApi', {
       apiName: `cost-management-${config.stage}`,
       description: 'Cost management service HTTP API',
       createDefaultStage: false,
-      defaultAuthorizer: authorizer,
     });
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
       retention: this.logRetention,
@@ -271,9 +257,6 @@ export class CostManagementStack extends Stack {
             latencyMs: '$context.responseLatency',
             integrationLatencyMs: '$context.integrationLatency',
             integrationError: '$context.integrationErrorMessage',
-            authorizerError: '$context.authorizer.error',
-            orgId: '$context.authorizer.orgId',
-            principalId: '$context.authorizer.principalId',
             responseLength: '$context.responseLength',
             userAgent: '$context.identity.userAgent',
           }),
@@ -285,6 +268,8 @@ export class CostManagementStack extends Stack {
       reason:
         'HTTP APIs (API Gateway v2) do not support X-Ray tracing; every function behind it traces actively.',
     });
+
+    this.alarms.api5xxRate(this, 'Alarm-Api5xxRate', this.api);
 
     // --- Routes, one nested stack per area ----------------------------------------------------
     const seenRouteKeys = new Set<string>();
@@ -323,13 +308,30 @@ export class CostManagementStack extends Stack {
           },
         });
         Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: SYNC_INVOCATION_DLQ_REASON });
-        new HttpRoute(nested, `Route-${def.id}-Http`, {
+        if (def.method === 'GET') {
+          // A read-only route still records when an API key was last used, and writes nothing else.
+          fn.grantAttributeUpdate(
+            this.table,
+            [tableDefinition.partitionKey, tableDefinition.sortKey],
+            [API_KEY_LAST_USED_ATTRIBUTE],
+          );
+          // The first session JWT of an org admin registers its organisation (`registerOrganization`,
+          // from the route's `credential` step): a conditional UpdateItem of that record's attributes.
+          fn.grantAttributeUpdate(
+            this.table,
+            [tableDefinition.partitionKey, tableDefinition.sortKey],
+            ORGANIZATION_ATTRIBUTES,
+          );
+        }
+        const httpRoute = new HttpRoute(nested, `Route-${def.id}-Http`, {
           httpApi: this.api,
           routeKey: HttpRouteKey.with(def.path, HttpMethod[def.method]),
           integration: new HttpLambdaIntegration(`Integration-${def.id}`, fn.fn, {
             timeout: INTEGRATION_TIMEOUT,
           }),
         });
+        Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: ROUTE_AUTH_REASON });
+        this.alarms.functionAlarm(nested, `Route-${def.id}-Alarm`, fn.fn, `Route ${routeKey}`);
         this.routeFunctions.set(def.id, fn);
       }
     }
@@ -381,6 +383,7 @@ export class CostManagementStack extends Stack {
             'to the queue’s dead-letter queue through its redrive policy (maxReceiveCount).',
         },
       );
+      this.alarms.functionAlarm(jobs, `Worker-${def.name}-Alarm`, fn.fn, `Worker ${def.name}`);
       this.workerFunctions.set(def.name, fn);
     }
 
@@ -393,6 +396,7 @@ export class CostManagementStack extends Stack {
       const dlqReason =
         'This queue is itself a dead-letter queue: of the schedule rules’ targets and of the schedule ' +
         'functions’ asynchronous invocations.';
+      this.alarms.queueNotEmpty(jobs, 'Alarm-ScheduleFailures', failures, 'The schedule failure queue');
       Validations.of(failures).acknowledge(
         { id: 'AwsSolutions-SQS3', reason: dlqReason },
         { id: 'Serverless-SQSRedrivePolicy', reason: dlqReason },
@@ -416,6 +420,7 @@ export class CostManagementStack extends Stack {
             }),
           ],
         });
+        this.alarms.functionAlarm(jobs, `Schedule-${def.name}-Alarm`, fn.fn, `Schedule ${def.name}`);
         this.scheduleFunctions.set(def.name, fn);
       }
     }

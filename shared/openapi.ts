@@ -124,7 +124,7 @@ const ERROR_SCHEMAS: Record<string, JsonSchema> = {
   },
   GatewayError: {
     type: 'object',
-    description: "API Gateway's own answer, before any function runs (e.g. no Authorization header).",
+    description: "API Gateway's own answer, before any function runs (throttling, a body over 10 MiB).",
     properties: { message: { type: 'string' } },
     required: ['message'],
   },
@@ -217,6 +217,40 @@ function parametersOf(def: RouteDef, schemas: Record<string, SchemaObject>): Par
 
 const json = (schema: SchemaObject): Record<string, MediaType> => ({ [JSON_MEDIA]: { schema } });
 
+/**
+ * Every status a route can answer besides its success status: those its shape implies, plus the
+ * route's own `statuses`.
+ * - 400 with a body, query or path to validate; 401 always (the route verifies the credential);
+ * - 403 on admin routes and on every non-GET route (a per-record right, team membership, scope
+ *   access); 404 with a path parameter (unknown, or another organisation's);
+ * - 409 on a non-GET route with a path parameter (archived record, stale version, state conflict);
+ * - 413 always (the body size limit holds on every route); 415 with a body;
+ * - 429 (the stage's throttling), 500 (unexpected), 503 (a dependency down) always.
+ */
+export function statusesOf(def: RouteDef): number[] {
+  const hasPath = pathParamNames(def.path).length > 0;
+  const statuses = new Set<number>([401, 413, 429, 500, 503, ...(def.statuses ?? [])]);
+  if (def.body || def.query || def.params || hasPath) statuses.add(400);
+  if (def.auth === 'admin' || def.method !== 'GET') statuses.add(403);
+  if (hasPath) statuses.add(404);
+  if (hasPath && def.method !== 'GET') statuses.add(409);
+  if (def.body) statuses.add(415);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  401: 'Missing, malformed, expired, unknown or revoked credential: always `{error: "Unauthorized"}`, whatever the cause',
+  403: 'Not allowed: `{error: "FORBIDDEN"}` (not an org admin, or no right on this record) or a more precise code',
+  404: 'Not found, or owned by another organisation',
+  409: 'Conflict with the stored state: an archived record, a stale `If-Match`/`version` (`VERSION_CONFLICT`), a name already taken',
+  413: 'Body over the size limit (1 MiB); over 10 MiB the gateway answers `{message}` itself',
+  415: 'Unsupported body media type',
+  422: 'Well-formed but not processable',
+  429: 'Throttled by the API stage (the gateway answers `{message}`)',
+  500: 'Unexpected failure: `{error: "INTERNAL_SERVER_ERROR"}`, no detail',
+  503: 'A dependency is unavailable: retry later',
+};
+
 function responsesOf(def: RouteDef, schemas: Record<string, SchemaObject>): Record<string, ResponseObject> {
   const style = def.validation ?? 'plain';
   const success = String(def.successStatus ?? 200);
@@ -228,38 +262,37 @@ function responsesOf(def: RouteDef, schemas: Record<string, SchemaObject>): Reco
   } else {
     responses[success] = { description: 'Success', content: json({}) };
   }
-  // A body that fails its schema gets the route's shape; malformed JSON, a missing body and bad
-  // query or path values get the plain `{error}`, except on a `publish` route, where every 400 has
-  // the route's shape.
-  const badRequest =
-    style === 'publish'
-      ? ref(STYLE_SCHEMA[style])
-      : def.body && style !== 'plain'
-        ? { anyOf: [ref(STYLE_SCHEMA[style]), ref('Error')] }
-        : ref('Error');
-  responses['400'] = { description: 'Invalid request', content: json(badRequest) };
-  responses['401'] = {
-    description:
-      'Missing, malformed, expired or revoked credential. Every rejected credential gets the same `{error: "Unauthorized"}`.',
-    content: json({ anyOf: [ref('Error'), ref('GatewayError')] }),
-  };
-  if (def.auth === 'admin') {
-    responses['403'] = { description: 'The caller is not an org admin', content: json(ref('Error')) };
-  }
-  if (pathParamNames(def.path).length) {
-    responses['404'] = {
-      description: 'Not found, or owned by another organisation',
-      content: json(ref('Error')),
+  for (const status of statusesOf(def)) {
+    if (status === 201) {
+      responses['201'] = { ...(responses[success] as ResponseObject), description: 'Created' };
+      continue;
+    }
+    if (status === 202) {
+      responses['202'] = {
+        description: 'Accepted: the work is queued; poll what the body names',
+        content: json({}),
+      };
+      continue;
+    }
+    if (status === 400) {
+      // A body that fails its schema gets the route's shape; malformed JSON, a missing body and
+      // bad query or path values get the plain `{error}`, except on a `publish` route, where every
+      // 400 has the route's shape.
+      const badRequest =
+        style === 'publish'
+          ? ref(STYLE_SCHEMA[style])
+          : def.body && style !== 'plain'
+            ? { anyOf: [ref(STYLE_SCHEMA[style]), ref('Error')] }
+            : ref('Error');
+      responses['400'] = { description: 'Invalid request', content: json(badRequest) };
+      continue;
+    }
+    const gateway = status === 413 || status === 429 || status === 503;
+    responses[String(status)] = {
+      description: ERROR_DESCRIPTIONS[status] ?? 'Failure: `{error}`',
+      content: json(gateway ? { anyOf: [ref('Error'), ref('GatewayError')] } : ref('Error')),
     };
   }
-  responses['500'] = {
-    description: 'Unexpected failure: `{error: "INTERNAL_SERVER_ERROR"}`, no detail',
-    content: json(ref('Error')),
-  };
-  responses.default = {
-    description: 'Any other failure (403, 409, 413, 415, 503): `{error}`',
-    content: json(ref('Error')),
-  };
   return responses;
 }
 

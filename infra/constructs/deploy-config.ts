@@ -30,10 +30,15 @@ export interface DeployConfig {
   idpApiBaseUrl?: string;
   /** Name of the Secrets Manager secret holding that API's bearer token; unset: no token is sent. */
   idpTokenSecretName?: string;
+  /** An e-mail address subscribed to the alarm topic; unset: the topic has no subscription. */
+  alarmEmail?: string;
 }
 
 /** Settings that may be left out in every stage: without them the feature they enable is off. */
-const OPTIONAL_SETTINGS: readonly { key: 'idpApiBaseUrl' | 'idpTokenSecretName'; help: string }[] = [
+const OPTIONAL_SETTINGS: readonly {
+  key: 'idpApiBaseUrl' | 'idpTokenSecretName' | 'alarmEmail';
+  help: string;
+}[] = [
   {
     key: 'idpApiBaseUrl',
     help: 'base URL of the IdP invitation API (POST <url>/invitations); without it a team sync that must invite answers 503',
@@ -41,6 +46,10 @@ const OPTIONAL_SETTINGS: readonly { key: 'idpApiBaseUrl' | 'idpTokenSecretName';
   {
     key: 'idpTokenSecretName',
     help: 'Secrets Manager secret name holding the IdP API bearer token (read by the team sync function only)',
+  },
+  {
+    key: 'alarmEmail',
+    help: 'e-mail address subscribed to the CloudWatch alarm topic (it must confirm the subscription once)',
   },
 ];
 
@@ -208,6 +217,11 @@ export function readDeployConfig(node: Node, stage: DeployStage = readStage(node
     throw new DeployConfigError(
       'Context idpTokenSecretName is set but idpApiBaseUrl is not: the token is only used to call the ' +
         'IdP invitation API at that URL (-c idpApiBaseUrl=https://…).',
+    );
+  }
+  if (optional.alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(optional.alarmEmail)) {
+    throw new DeployConfigError(
+      `Context "alarmEmail" must be an e-mail address, got "${optional.alarmEmail}".`,
     );
   }
   const rate = Number(values.throttleRateLimit);

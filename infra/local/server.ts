@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { handler as authorizer } from '../../functions/http/authorizer';
 import type { RouteDef } from '../../shared/http/route';
 import { log } from '../../shared/log';
 import { lambdaContext } from './lambda-context';
@@ -16,26 +15,16 @@ export interface LocalControl {
 }
 
 /** API Gateway's own answers, which happen before any Lambda runs. */
-const GATEWAY_UNAUTHORIZED = { message: 'Unauthorized' };
 const MAX_GATEWAY_BODY = 10 * 1024 * 1024;
-const AUTH_CACHE_TTL_MS = 300_000;
-
-interface CachedAuth {
-  context: Record<string, string>;
-  authorized: boolean;
-  expires: number;
-}
 
 /**
  * A small HTTP server that behaves like the deployed HTTP API: it matches the manifest's routes,
- * runs the same Lambda authorizer (with the same per-header result cache), builds payload v2
- * events and calls the same handler modules.
+ * builds payload v2 events and calls the same handler modules, which verify the credential
+ * themselves (there is no gateway authorizer, in AWS either).
  */
 export function createLocalServer(routeDefs: readonly RouteDef[], control: LocalControl): Server {
   const routes = compileRoutes(routeDefs);
   const handlers = new Map<string, Promise<Handler>>();
-  const authCache = new Map<string, CachedAuth>();
-
   const loadHandler = (route: CompiledRoute): Promise<Handler> => {
     let h = handlers.get(route.def.id);
     if (!h) {
@@ -48,20 +37,6 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
       handlers.set(route.def.id, h);
     }
     return h;
-  };
-
-  const authorize = async (header: string | undefined): Promise<CachedAuth> => {
-    const cacheKey = header ?? '';
-    const hit = authCache.get(cacheKey);
-    if (hit && hit.expires > Date.now()) return hit;
-    const result = await authorizer({ headers: header ? { authorization: header } : {}, identitySource: [] });
-    const entry = {
-      authorized: result.isAuthorized,
-      context: result.context ?? {},
-      expires: Date.now() + AUTH_CACHE_TTL_MS,
-    };
-    if (header) authCache.set(cacheKey, entry);
-    return entry;
   };
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
@@ -88,13 +63,8 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
       if (match.kind === 'bad-request') return send(400, { message: 'Bad Request' });
       if (match.kind !== 'match') return send(404, { message: 'Not Found' });
 
-      const authHeader = headerValue(req.headers.authorization);
-      if (!authHeader) return send(401, GATEWAY_UNAUTHORIZED);
-      const auth = await authorize(authHeader);
-      if (!auth.authorized) return send(403, { message: 'Forbidden' });
-
       const handler = await loadHandler(match.route);
-      const event = buildEvent(req, url, raw, match.route, match.params, auth.context);
+      const event = buildEvent(req, url, raw, match.route, match.params);
       const ctx = lambdaContext(match.route.def.id, match.route.def.timeoutSeconds ?? 10);
       const result = await handler(event, ctx);
       send(result.statusCode ?? 200, result.body ?? '', normaliseHeaders(result.headers));
@@ -111,10 +81,6 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   return server;
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function safeJson(text: string): unknown {
@@ -148,7 +114,6 @@ function buildEvent(
   raw: Buffer,
   route: CompiledRoute,
   params: Record<string, string>,
-  authorizerContext: Record<string, string>,
 ) {
   const headers: Record<string, string> = {};
   for (const [k, val] of Object.entries(req.headers)) {
@@ -184,7 +149,6 @@ function buildEvent(
       stage: '$default',
       time: now.toISOString(),
       timeEpoch: now.getTime(),
-      authorizer: { lambda: authorizerContext },
     },
     ...(raw.length ? { body: isText ? raw.toString('utf8') : raw.toString('base64') } : {}),
     isBase64Encoded: raw.length > 0 && !isText,

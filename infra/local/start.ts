@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole service on this machine, with no Docker and no internet.
  * DynamoDB Local (Java), fauxqs (SQS), aws-ses-v2-local (SES), a Slack/Teams/IdP capture server,
- * the local HTTP API (same authorizer and handlers as AWS), SQS pollers for every worker and
+ * the local HTTP API (same handlers as AWS), SQS pollers for every worker and
  * the schedule ticker. Writes `session.json` into the state folder once ready.
  *
  * Flags: --fresh (wipe state), --port N (default $PORT or 3000), --state-dir DIR (default

@@ -5,7 +5,7 @@ import { insertIfAbsent } from './writes';
 
 /**
  * Organisations: one META item each (`ORG#<id>` / `META`). One is registered by the first verified
- * session JWT of an org admin (the authorizer, `registerOrganization`), by `npm run org -- create`,
+ * session JWT of an org admin (a route's credential step, `registerOrganization`), by `npm run org -- create`,
  * or by the local identity seed. An upload or an API key needs a registered organisation.
  */
 export interface Organization {
@@ -24,7 +24,7 @@ export type OrganizationSource = 'jwt' | 'cli' | 'seed';
 const SCHEMA_VERSION = 1;
 
 /**
- * The only attributes `registerOrganization` writes besides the key: the authorizer's IAM grant
+ * The only attributes `registerOrganization` writes besides the key: a read-only route's IAM grant
  * names exactly these (infra/stack.ts), so it can register an organisation and nothing else.
  */
 export const ORGANIZATION_ATTRIBUTES = [

@@ -1,12 +1,8 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 
-/** The payload-v2 event of an HTTP API route, with the Lambda authorizer's context. */
-export type HttpEvent = APIGatewayProxyEventV2 & {
-  requestContext: APIGatewayProxyEventV2['requestContext'] & {
-    authorizer?: { lambda?: Record<string, unknown> };
-  };
-};
+/** The payload-v2 event of an HTTP API route (no authorizer: the route verifies the credential). */
+export type HttpEvent = APIGatewayProxyEventV2;
 
 /** One of the route middlewares (./middlewares.ts, ./body.ts). */
 export type HttpMiddleware = middy.MiddlewareObj<

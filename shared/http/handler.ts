@@ -54,7 +54,7 @@ export function httpRouteWithPrefetch<R extends RouteDef, T>(
 /**
  * The middlewares in the order a request meets them; the first failure answers (in the spec's
  * shape, by `errorResponses`) and nothing after it runs:
- * 1. the credential the authorizer proved (401), before anything else is read;
+ * 1. the request's credential, verified here (401), before anything else is read;
  * 2. the body's size (413) and presence, media type (415) and JSON (the route's 400);
  * 3. the principal as of now and the route's role (401 revoked, 403);
  * 4. body, query and path against the route's schemas (the route's 400).

@@ -1,21 +1,65 @@
-import { type ApiKeyStore, verifyCredential } from '../auth/credentials';
+import { type ApiKeyLookup, type ApiKeyStore, verifyCredential } from '../auth/credentials';
 import { type AuthContext, type Principal, principalOf } from '../auth/principal';
 import { type OrganizationRegistry, registerOnFirstAdmin } from '../auth/registration';
 import { recordApiKeyUse } from '../db/api-keys-repo';
 import { registerOrganization } from '../db/organizations-repo';
 import { findApiKeyByHash, readPrincipalRecords } from '../db/principals-repo';
-import { UnauthorizedError } from '../errors';
 import { log } from '../log';
 import type { HttpEvent } from './event';
 
 /**
  * Who is calling: auth's rules (../auth, which touch no storage) fed with the table's reads
- * (../db). The authorizer proves a credential once (`authenticate`, cached by API Gateway per
- * Authorization header); every request reads back what it proved (`authContextOf`) and loads
- * what may have changed since (`loadPrincipal`).
+ * (../db). Each route proves the request's credential itself, first thing (`authenticate`: a JWT
+ * against the identity provider's JWKS, cached per container by aws-jwt-verify, or an `ak_` key by
+ * its hash), then loads what may have changed since the credential was issued (`loadPrincipal`).
+ * There is no gateway authorizer: every failure, a missing header included, is the route's own
+ * `401 {error: "Unauthorized"}` (docs/security.md).
  */
 
-const apiKeys: ApiKeyStore = { findByHash: findApiKeyByHash, recordUse: recordApiKeyUse };
+/** How long a container keeps what an API key's hash resolved to (its org, principal and key id). */
+export const API_KEY_CACHE_TTL_MS = 5 * 60 * 1000;
+const API_KEY_CACHE_MAX = 1000;
+
+/**
+ * A key's identity never changes, and its revocation is read again on every request
+ * (`loadPrincipal`), so a container may keep the hash → identity answer for a while: a warm
+ * container then verifies a key with no read of its own. Unknown hashes are not kept.
+ */
+const apiKeyCache = new Map<string, { lookup: ApiKeyLookup; expires: number }>();
+
+const apiKeys: ApiKeyStore = {
+  async findByHash(hash) {
+    const hit = apiKeyCache.get(hash);
+    if (hit && hit.expires > Date.now()) return hit.lookup;
+    const lookup = await findApiKeyByHash(hash);
+    if (lookup && !lookup.revokedAt) {
+      if (apiKeyCache.size >= API_KEY_CACHE_MAX)
+        apiKeyCache.delete(apiKeyCache.keys().next().value as string);
+      apiKeyCache.set(hash, { lookup, expires: Date.now() + API_KEY_CACHE_TTL_MS });
+    } else {
+      apiKeyCache.delete(hash);
+    }
+    return lookup;
+  },
+  async recordUse(hash, key, now) {
+    const result = await recordApiKeyUse(hash, key, now);
+    // Whether this container or another one wrote it, the use is recorded as of now: the cached
+    // copy must not make every later request try (and fail) the hourly write again.
+    const hit = apiKeyCache.get(hash);
+    if (hit) hit.lookup = { ...hit.lookup, lastUsedAt: now.toISOString() };
+    return result;
+  },
+};
+
+/** For tests: forget what this process has cached about API keys. */
+export function resetApiKeyCache(): void {
+  apiKeyCache.clear();
+}
+
+/** The `Authorization` header of a request (payload v2 lower-cases header names). */
+export function authorizationOf(event: Pick<HttpEvent, 'headers'>): string | undefined {
+  return event.headers?.authorization ?? event.headers?.Authorization;
+}
 
 /** An organisation registered by its first admin sign-in: named after its id, in UTC, until changed. */
 const organizations: OrganizationRegistry = {
@@ -56,26 +100,4 @@ export async function authenticate(authorization: string | undefined): Promise<A
 /** The caller as of now: role, teams and key revocation read with one strongly consistent query. */
 export async function loadPrincipal(auth: AuthContext): Promise<Principal> {
   return principalOf(auth, await readPrincipalRecords(auth.orgId, auth.principalId, auth.keyId));
-}
-
-/** Reads the authorizer's context back into an AuthContext; anything malformed is a 401. */
-export function authContextOf(event: HttpEvent): AuthContext {
-  const ctx = event.requestContext.authorizer?.lambda;
-  if (ctx?.authenticated !== 'true') throw new UnauthorizedError();
-  const orgId = ctx?.orgId;
-  const principalId = ctx?.principalId;
-  const kind = ctx?.kind;
-  const credential = ctx?.credential;
-  if (typeof orgId !== 'string' || typeof principalId !== 'string') throw new UnauthorizedError();
-  if ((kind !== 'user' && kind !== 'org') || (credential !== 'jwt' && credential !== 'apikey')) {
-    throw new UnauthorizedError();
-  }
-  return {
-    orgId,
-    principalId,
-    kind,
-    credential,
-    ...(typeof ctx?.keyId === 'string' && ctx.keyId ? { keyId: ctx.keyId } : {}),
-    ...(typeof ctx?.claimRole === 'string' && ctx.claimRole ? { claimRole: ctx.claimRole } : {}),
-  };
 }

@@ -4,7 +4,7 @@ import { AppError, DependencyUnavailableError, ForbiddenError } from '../errors'
 import { log } from '../log';
 import { parseOrThrow } from '../validation';
 import type { HttpEvent, HttpMiddleware } from './event';
-import { authContextOf, loadPrincipal } from './identity';
+import { authenticate, authorizationOf, loadPrincipal } from './identity';
 import { type HttpResult, toApiGatewayResult } from './responses';
 import type { RouteDef } from './route';
 
@@ -85,13 +85,13 @@ export function errorResponses(def: RouteDef): HttpMiddleware {
 }
 
 /**
- * The identity the authorizer proved, before anything else is looked at: a request without one
- * (forged, expired or revoked credential, or none) is a 401 whatever its body.
+ * The request's credential, proved before anything else is looked at: a request without a valid
+ * one (none, malformed, forged, expired, unknown or revoked) is a 401 whatever its body.
  */
 export function credential(): HttpMiddleware {
   return {
     before: async (request) => {
-      routeState(request.event).auth = authContextOf(request.event);
+      routeState(request.event).auth = await authenticate(authorizationOf(request.event));
     },
   };
 }

@@ -42,6 +42,7 @@ export const syncTeam = route({
   timeoutSeconds: 29,
   invitesUsers: true,
   sendsTo: ['team-operations'],
+  statuses: [202],
 });
 
 export const getTeamOperation = route({
@@ -67,6 +68,7 @@ export const createTeam = route({
   summary: 'Create a team (names are unique case-insensitively)',
   body: CreateTeamBody,
   successStatus: 201,
+  statuses: [409],
 });
 
 export const listTeams = route({
@@ -116,6 +118,7 @@ export const deleteTeam = route({
   params: TeamRefParams,
   timeoutSeconds: 29,
   sendsTo: ['team-operations'],
+  statuses: [202],
 });
 
 // Scopes ----------------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ export const putEnrichment = route({
   bodyContentTypes: ['application/json', ...YAML_MEDIA_TYPES],
   deferBodyValidation: true,
   response: EnrichmentDocumentBody,
+  statuses: [201],
   // A 1 MB YAML body costs more to parse and re-serialise than JSON: more memory, more CPU.
   memoryMb: 1024,
   timeoutSeconds: 20,

@@ -5,7 +5,6 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { esbuildOptions } from '../../infra/bundling';
-import { AUTHORIZER_ENTRY } from '../../infra/stack';
 import { routes } from '../../shared/routes';
 
 // The HTTP functions as CDK bundles them (`esbuildOptions` of infra/bundling.ts), built in one
@@ -13,7 +12,7 @@ import { routes } from '../../shared/routes';
 // HTTP function must never import it at the top of its bundle: that would load the native addon
 // at cold start and crash at import in AWS, where the package is not there.
 const out = mkdtempSync(join(tmpdir(), 'cms-http-bundles-'));
-const httpEntries = [...new Set(routes.map((r) => `functions/http/${r.entry}.ts`)), AUTHORIZER_ENTRY];
+const httpEntries = [...new Set(routes.map((r) => `functions/http/${r.entry}.ts`))];
 let bundles: Map<string, Metafile['outputs'][string] & { file: string }>;
 
 beforeAll(async () => {
@@ -42,7 +41,7 @@ const packagesIn = (o: Metafile['outputs'][string]) =>
   );
 
 describe('HTTP function bundles', () => {
-  it('builds every route entry and the authorizer', () => {
+  it('builds every route entry', () => {
     expect([...bundles.keys()].sort()).toEqual([...httpEntries].sort());
   });
 

@@ -3,7 +3,6 @@ import { join, relative } from 'node:path';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { PROJECT_ROOT } from '../../infra/constructs/service-function';
 import { compileRoutes, matchRoute } from '../../infra/local/route-matcher';
-import { AUTHORIZER_ENTRY } from '../../infra/stack';
 import { schedules, workers } from '../../shared/queues';
 import { routes } from '../../shared/routes';
 import { type BuiltStack, buildStack, refOf, refsIn, resourcesOf } from './support';
@@ -75,13 +74,12 @@ describe('route parity', () => {
     expect(new Set(lambdas).size).toBe(lambdas.length);
   });
 
-  test('every handler file under functions/http has a route (the authorizer excepted)', () => {
+  test('every handler file under functions/http has a route', () => {
     const entries = new Set(routes.map((r) => `functions/http/${r.entry}.ts`));
     const orphans = handlerFiles(join(PROJECT_ROOT, 'functions', 'http')).filter(
-      (file) => file !== AUTHORIZER_ENTRY && !entries.has(file),
+      (file) => !entries.has(file),
     );
     expect(orphans).toEqual([]);
-    expect(existsSync(join(PROJECT_ROOT, AUTHORIZER_ENTRY))).toBe(true);
   });
 
   test('every worker and schedule entry file exists', () => {

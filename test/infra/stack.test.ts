@@ -139,16 +139,15 @@ function queueIds(template: Template) {
 }
 
 describe('functions', () => {
-  test('one Lambda per manifest route plus the authorizer (and one per worker and schedule), nothing else', () => {
+  test('one Lambda per manifest route (and one per worker and schedule), nothing else', () => {
     const fns = resourcesOf(prod.template, 'AWS::Lambda::Function');
-    expect(Object.keys(fns)).toHaveLength(routes.length + 1 + workers.length + schedules.length);
+    expect(Object.keys(fns)).toHaveLength(routes.length + workers.length + schedules.length);
     for (const def of routes) functionId(prod.template, `${def.method} ${def.path}`);
-    functionId(prod.template, 'HTTP API Lambda authorizer (session JWT or API key)');
   });
 
   test('the sample stack adds one function per sample route, worker and schedule', () => {
     const fns = resourcesOf(dev.template, 'AWS::Lambda::Function');
-    expect(Object.keys(fns)).toHaveLength(routes.length + 2 + sampleWorkers.length + sampleSchedules.length);
+    expect(Object.keys(fns)).toHaveLength(routes.length + 1 + sampleWorkers.length + sampleSchedules.length);
   });
 
   test.each([
@@ -184,7 +183,6 @@ describe('functions', () => {
     expect(workers.filter((w) => w.needsDuckDb).map((w) => w.name)).toEqual(['billing-ingest']);
     const all = [
       ...prod.stack.routeFunctions.values(),
-      prod.stack.authorizerFunction,
       ...prod.stack.workerFunctions.values(),
       ...prod.stack.scheduleFunctions.values(),
     ];
@@ -305,26 +303,28 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  test('GET routes read the table only; other routes also write; nobody may Scan', () => {
-    const write = [
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:BatchWriteItem',
-    ];
+  test('GET routes read the table (and may only set an API key’s lastUsedAt); other routes also write; nobody may Scan', () => {
+    const write = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
     for (const def of routes) {
-      const actions = actionsOf(
-        statementsOf(prod.template, functionId(prod.template, `${def.method} ${def.path}`)),
-      );
+      const statements = statementsOf(prod.template, functionId(prod.template, `${def.method} ${def.path}`));
+      const actions = actionsOf(statements);
       expect(actions.has('dynamodb:GetItem')).toBe(true);
       expect(actions.has('dynamodb:Query')).toBe(true);
       expect(actions.has('dynamodb:Scan')).toBe(false);
+      expect(actions.has('dynamodb:UpdateItem')).toBe(true);
       for (const a of write)
         expect({ route: def.id, action: a, granted: actions.has(a) }).toEqual({
           route: def.id,
           action: a,
           granted: def.method !== 'GET',
         });
+      if (def.method !== 'GET') continue;
+      for (const update of statements.filter((st) => actionsOf([st]).has('dynamodb:UpdateItem'))) {
+        const condition = (update as Statement & { Condition?: Record<string, unknown> }).Condition;
+        expect(condition?.['ForAllValues:StringEquals']).toEqual({
+          'dynamodb:Attributes': [tableDefinition.partitionKey, tableDefinition.sortKey, 'lastUsedAt'],
+        });
+      }
     }
   });
 
@@ -338,8 +338,8 @@ describe('least privilege', () => {
     expect(rendered).not.toContain('/index/*');
   });
 
-  test('the authorizer reads the table and may only set lastUsedAt and register an organisation', () => {
-    const id = functionId(prod.template, 'HTTP API Lambda authorizer (session JWT or API key)');
+  test('a GET route reads the table and may only set lastUsedAt and register an organisation', () => {
+    const id = functionId(prod.template, 'GET /reports/{id}');
     const statements = statementsOf(prod.template, id);
     expect([...actionsOf(statements)].sort()).toEqual(
       [
@@ -441,25 +441,11 @@ describe('least privilege', () => {
 });
 
 describe('HTTP API', () => {
-  test('the Lambda authorizer answers simple responses from the Authorization header, cached 5 minutes', () => {
-    prod.template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
-    prod.template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
-      AuthorizerType: 'REQUEST',
-      AuthorizerPayloadFormatVersion: '2.0',
-      EnableSimpleResponses: true,
-      IdentitySource: ['$request.header.Authorization'],
-      AuthorizerResultTtlInSeconds: 300,
-    });
-  });
-
-  test('every route uses the authorizer', () => {
-    const authorizerId = Object.keys(resourcesOf(prod.template, 'AWS::ApiGatewayV2::Authorizer'))[0];
+  test('no gateway authorizer: every route is open at the gateway and verifies its credential itself', () => {
+    prod.template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
     const apiRoutes = Object.values(resourcesOf(prod.template, 'AWS::ApiGatewayV2::Route'));
     expect(apiRoutes).toHaveLength(routes.length);
-    for (const r of apiRoutes) {
-      expect(r.Properties!.AuthorizationType).toBe('CUSTOM');
-      expect(refOf(r.Properties!.AuthorizerId)).toBe(authorizerId);
-    }
+    for (const r of apiRoutes) expect(r.Properties!.AuthorizationType ?? 'NONE').toBe('NONE');
   });
 
   test('the stage logs access as JSON and sets default throttling', () => {

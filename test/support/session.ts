@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { checkContract } from './contract';
 
 /** The running local stack's session, as written by `infra/local/start.ts`. */
 export interface Session {
@@ -40,7 +41,13 @@ export interface ApiResponse<T = unknown> {
 export async function api<T = unknown>(
   method: string,
   path: string,
-  opts: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  opts: {
+    token?: string;
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+    skipContract?: boolean;
+  } = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -62,5 +69,8 @@ export async function api<T = unknown>(
   } catch {
     // keep the text
   }
+  // Every answer is held against the OpenAPI document (./contract.ts) unless a test opts out to
+  // send something the document cannot describe on purpose.
+  if (!opts.skipContract) checkContract(method, path, res.status, parsed);
   return { status: res.status, body: parsed as T, headers: res.headers };
 }

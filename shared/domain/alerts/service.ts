@@ -13,6 +13,7 @@ import { getScope } from '../../db/scopes-repo';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
 import type { WebhookPolicy } from '../../notify/address-policy';
+import { retryLostRace } from '../common/lost-race';
 import {
   type AlertEvaluation,
   type AlertThreshold,
@@ -191,7 +192,7 @@ async function changeAlert(
       }
       return { alert: toRecord(next), version: next.version };
     } catch (error) {
-      if (error instanceof ConflictError && expected === undefined && attempt < 3) continue;
+      if (await retryLostRace(error, expected, attempt)) continue;
       throw error;
     }
   }

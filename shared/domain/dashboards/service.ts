@@ -33,6 +33,7 @@ import { log } from '../../log';
 import { toFieldIssues, validationFailure } from '../../validation';
 import { getWarehouseQueries } from '../../warehouse/queries';
 import { IdSchema } from '../common/enums';
+import { retryLostRace } from '../common/lost-race';
 import { resolveMetricRef } from '../datasources/points';
 import type {
   Dashboard,
@@ -416,7 +417,7 @@ export async function patchDashboard(
       return withWidgets(principal, merged);
     } catch (error) {
       // Without a version from the caller, a lost race is retried on the fresh copy.
-      if (error instanceof ConflictError && expected === undefined && attempt < 2) continue;
+      if (await retryLostRace(error, expected, attempt)) continue;
       throw error;
     }
   }
@@ -495,7 +496,7 @@ export async function archiveDashboard(
       logWrite('dashboard archived', archived, write);
       return withWidgets(principal, archived);
     } catch (error) {
-      if (error instanceof ConflictError && expected === undefined && attempt < 2) continue;
+      if (await retryLostRace(error, expected, attempt)) continue;
       throw error;
     }
   }

@@ -15,6 +15,7 @@ import { getTeam } from '../../db/teams-repo';
 import { ConflictError, ForbiddenError, NotFoundError, ShapedError, ValidationError } from '../../errors';
 import { newId } from '../../ids';
 import { toFieldIssues } from '../../validation';
+import { retryLostRace } from '../common/lost-race';
 import type { Enqueue } from './delivery';
 import type { Report, ReportDelivery } from './model';
 import { renderWidget, type WidgetData } from './render/widgets';
@@ -201,8 +202,9 @@ function sameContent(a: Report, b: Report): boolean {
  * PATCH semantics from the spec: omitted fields unchanged (also inside `context`, which is merged
  * field by field); `widgets` and `destinations` replace the stored lists; WEEKLY needs a weekday
  * from the body or the stored report. A PATCH that changes nothing writes nothing. Checks run in the
- * order not-found, forbidden, archived (409 whatever the body), then validation. Without an
- * If-Match header a lost race is retried on the fresh copy; with one, a stale version is a 409.
+ * order not-found, forbidden, archived (409 whatever the body), then validation. With
+ * `If-Match: "<n>"` a stale version is a 409; without one, or with `*`, last writer wins
+ * (`retryLostRace`).
  */
 export async function patchReport(
   principal: Principal,
@@ -241,7 +243,7 @@ export async function patchReport(
       await replaceReport(merged, current.version);
       return merged;
     } catch (error) {
-      if (error instanceof ConflictError && expected === undefined && attempt < 2) continue;
+      if (await retryLostRace(error, expected, attempt)) continue;
       throw error;
     }
   }

@@ -75,17 +75,21 @@ describe('API keys against DynamoDB Local', () => {
     const later = new Date(Date.parse(first!) + LAST_USED_RESOLUTION_MS + 1);
     expect(await recordApiKeyUse(hash, lookup, later)).toBe(true);
     expect((await findApiKeyByHash(hash))?.lastUsedAt).toBe(later.toISOString());
-    // a concurrent authorizer holding the stale lookup does not write again
+    // a concurrent request holding the stale lookup does not write again
     expect(await recordApiKeyUse(hash, lookup, later)).toBe(false);
   });
 
-  it('revocation marks both items in one go: the authorizer and the per-request check refuse the key', async () => {
+  it('revocation marks both items in one go: the key lookup and the per-request check refuse the key', async () => {
     const created = await createKey(member, { name: 'to revoke' });
     const auth = await authenticate(`Bearer ${created.key}`);
     const revoked = await revokeKey(member, created.id);
     expect(revoked.revokedAt).toEqual(expect.any(String));
-    await expect(authenticate(`Bearer ${created.key}`)).rejects.toBeInstanceOf(UnauthorizedError);
-    // an authorizer result cached from before the revocation is refused by loadPrincipal
+    expect((await findApiKeyByHash(hashApiKey(created.key)))?.revokedAt).toBe(revoked.revokedAt);
+    // a container that cached the key's identity before the revocation still refuses the request:
+    // loadPrincipal reads the revocation on every request
+    await expect(loadPrincipal(await authenticate(`Bearer ${created.key}`))).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     await expect(loadPrincipal(auth)).rejects.toBeInstanceOf(UnauthorizedError);
     // idempotent
     expect((await revokeKey(member, created.id)).revokedAt).toBe(revoked.revokedAt);

@@ -1,6 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { handler as authorizer } from '../../../functions/http/authorizer';
 import { createApiKey } from '../../../shared/db/api-keys-repo';
 import { db, tableName } from '../../../shared/db/client';
 import { keys } from '../../../shared/db/keys';
@@ -9,14 +8,15 @@ import type { HttpEvent } from '../../../shared/http/event';
 import { httpRoute } from '../../../shared/http/handler';
 import { route } from '../../../shared/http/route';
 
-/** Builds the payload-v2 event API Gateway would hand a route after the authorizer ran. */
-function event(ctx: Record<string, string>, over: Partial<HttpEvent> = {}): HttpEvent {
+/** Builds the payload-v2 event API Gateway hands a route; `auth` holds the credential's header. */
+function event(auth: Record<string, string>, over: Partial<HttpEvent> = {}): HttpEvent {
+  const { headers, ...rest } = over;
   return {
     version: '2.0',
     routeKey: 'POST /test',
     rawPath: '/test',
     rawQueryString: '',
-    headers: { 'content-type': 'application/json' },
+    headers: { ...(headers ?? { 'content-type': 'application/json' }), ...auth },
     isBase64Encoded: false,
     requestContext: {
       accountId: '0',
@@ -29,9 +29,8 @@ function event(ctx: Record<string, string>, over: Partial<HttpEvent> = {}): Http
       stage: '$default',
       time: '',
       timeEpoch: 0,
-      authorizer: { lambda: ctx },
     },
-    ...over,
+    ...rest,
   } as HttpEvent;
 }
 
@@ -82,9 +81,7 @@ const orgId = `org_mw${Date.now()}`;
 const userId = `user_mw${Date.now()}`;
 
 async function authorized(key: string): Promise<Record<string, string>> {
-  const res = await authorizer({ headers: { authorization: `Bearer ${key}` }, identitySource: [] });
-  expect(res.isAuthorized).toBe(true);
-  return res.context as Record<string, string>;
+  return { authorization: `Bearer ${key}` };
 }
 
 describe('HTTP middleware against DynamoDB Local', () => {
@@ -108,14 +105,21 @@ describe('HTTP middleware against DynamoDB Local', () => {
     expect(JSON.parse(res.body ?? '')).toEqual({ n: 3, who: userId, role: 'member', teams: [] });
   });
 
-  it('answers 401 {error} for a context without identity, whatever the authorizer was given', async () => {
-    const denied = await authorizer({ headers: { authorization: 'Bearer ak_nope' }, identitySource: [] });
-    const res = await echo(event(denied.context as Record<string, string>, { body: '{"n":1}' }), context);
-    expect(res.statusCode).toBe(401);
-    expect(JSON.parse(res.body ?? '')).toEqual({ error: 'Unauthorized' });
+  it.each([
+    ['no Authorization header', {}],
+    ['an unknown key', { authorization: 'Bearer ak_nope' }],
+    ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
+  ])('answers 401 {error} for %s, whatever the body', async (_label, auth) => {
+    for (const body of ['{"n":1}', '', '{"n":']) {
+      const res = await echo(event(auth, { body }), context);
+      expect({ status: res.statusCode, body: JSON.parse(res.body ?? '') }).toEqual({
+        status: 401,
+        body: { error: 'Unauthorized' },
+      });
+    }
   });
 
-  it('refuses a revoked key on the next request even with a cached authorizer result', async () => {
+  it('refuses a revoked key on the next request, though the container keeps the key’s identity', async () => {
     const fresh = await createApiKey(orgId, userId, 'user', 'to revoke', userId);
     const ctx = await authorized(fresh.key);
     expect((await echo(event(ctx, { body: '{"n":1}' }), context)).statusCode).toBe(200);

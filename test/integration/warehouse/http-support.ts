@@ -1,15 +1,15 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { handler as authorizer } from '../../../functions/http/authorizer';
 import type { HttpEvent } from '../../../shared/http/event';
+import { authenticate } from '../../../shared/http/identity';
 
-/** The authorizer context API Gateway would pass for this credential. */
+/** The request headers that carry this credential (checked first: a refused one throws here). */
 export async function authContext(credential: string): Promise<Record<string, string>> {
-  const res = await authorizer({ headers: { authorization: `Bearer ${credential}` }, identitySource: [] });
-  if (!res.isAuthorized) throw new Error('credential refused');
-  return res.context as Record<string, string>;
+  const authorization = `Bearer ${credential}`;
+  await authenticate(authorization);
+  return { authorization };
 }
 
-/** Invokes a route handler with a payload-v2 event, as the gateway does after the authorizer. */
+/** Invokes a route handler with a payload-v2 event, as the gateway does. */
 export async function invoke(
   handler: (event: HttpEvent, context: never) => Promise<APIGatewayProxyStructuredResultV2>,
   ctx: Record<string, string>,
@@ -22,7 +22,7 @@ export async function invoke(
     routeKey: `${method} ${path}`,
     rawPath: path,
     rawQueryString: '',
-    headers: opts.body !== undefined ? { 'content-type': 'application/json' } : {},
+    headers: { ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...ctx },
     isBase64Encoded: false,
     ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
     ...(opts.params ? { pathParameters: opts.params } : {}),
@@ -37,7 +37,6 @@ export async function invoke(
       stage: '$default',
       time: '',
       timeEpoch: 0,
-      authorizer: { lambda: ctx },
     },
   } as unknown as HttpEvent;
   const res = await handler(event, { getRemainingTimeInMillis: () => 10_000 } as never);

@@ -3,11 +3,13 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { HttpEvent } from '../../../shared/http/event';
 import type { RouteDef } from '../../../shared/http/route';
 import { routes } from '../../../shared/routes';
+import { startTestIdp, type TestIdp } from '../../support/test-idp';
 
 /**
  * Every route of the manifest that takes a body, through its real handler module: a JSON body that
  * is not an object, and the request-level 400s, answer in the route's own error shape; a request
- * without a verified identity is a 401 before anything about its body is looked at. Each of these
+ * without a valid credential (verified by the route itself) is a 401 before anything about its body
+ * is looked at. Each of these
  * fails before the principal is loaded, so no table is needed and nothing can change.
  */
 
@@ -16,15 +18,18 @@ type Handler = (event: HttpEvent, context: never) => Promise<APIGatewayProxyStru
 const ROOT = join(__dirname, '..', '..', '..');
 const context = { getRemainingTimeInMillis: () => 10_000 } as never;
 
-const identity = {
-  authenticated: 'true',
-  orgId: 'org_bodies',
-  principalId: 'user_bodies',
-  kind: 'user',
-  credential: 'jwt',
-  keyId: '',
-  claimRole: 'admin',
-};
+let idp: TestIdp;
+/** The headers of a request with a valid session JWT (verified by the route, no table read). */
+let identity: Record<string, string>;
+
+beforeAll(async () => {
+  idp = await startTestIdp();
+  idp.use();
+  identity = {
+    authorization: `Bearer ${await idp.token({ sub: 'user_bodies', org_id: 'org_bodies', org_role: 'admin' })}`,
+  };
+});
+afterAll(() => idp.close());
 
 function event(def: RouteDef, ctx: Record<string, string>, body: string | undefined): HttpEvent {
   const path = def.path.replace(/\{[^}]+\}/g, 'x1');
@@ -34,7 +39,7 @@ function event(def: RouteDef, ctx: Record<string, string>, body: string | undefi
     routeKey: `${def.method} ${def.path}`,
     rawPath: path,
     rawQueryString: '',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...ctx },
     isBase64Encoded: false,
     pathParameters: params,
     ...(body !== undefined ? { body } : {}),
@@ -49,7 +54,6 @@ function event(def: RouteDef, ctx: Record<string, string>, body: string | undefi
       stage: '$default',
       time: '',
       timeEpoch: 0,
-      authorizer: { lambda: ctx },
     },
   } as unknown as HttpEvent;
 }
@@ -122,9 +126,14 @@ describe('request bodies on every route that takes one', () => {
   it.each(withBody.map((r) => [r.id, r] as const))(
     '%s: without a verified identity, a 401 whatever the body',
     async (_id, def) => {
-      const unverified = { authenticated: 'false' };
-      const missingIdentity = { authenticated: 'true', kind: 'user', credential: 'jwt' };
-      for (const ctx of [unverified, missingIdentity, {}]) {
+      const expired = await idp.token({ sub: 'user_bodies', org_id: 'org_bodies', exp: 1 });
+      const refused = [
+        { authorization: 'Bearer ak_nope' },
+        { authorization: `Bearer ${expired}` },
+        { authorization: identity.authorization!.replace(/^Bearer/, 'Basic') },
+        {},
+      ];
+      for (const ctx of refused) {
         for (const body of [undefined, '', '{"a":', '[]', 'x'.repeat(2 * 1024 * 1024)]) {
           expect(await call(def, ctx as Record<string, string>, body)).toEqual({
             status: 401,

@@ -1,0 +1,158 @@
+/**
+ * The security benchmark (`npm run bench -- security`): what it costs each route to verify its
+ * request's credential itself, now that no gateway authorizer does it (docs/security.md).
+ * - per request, warm container: a session JWT (RS256, JWKS cached by aws-jwt-verify), an `ak_`
+ *   key whose identity the container holds, and an `ak_` key read from the table (DynamoDB Local);
+ * - per container, once: the first JWT (JWKS fetched from the local IdP, then verified);
+ * - cold start: bundle size and fresh-process import time of two route bundles, beside the same
+ *   figures for the bundles before the change (measured with this file's method at commit
+ *   9e124c4, when the authorizer was its own function);
+ * - the whole local stack: GET /reports/{id} latency with a JWT and with an API key, and a request
+ *   without Authorization (401 `{error}` from the route).
+ * Figures only: nothing here is asserted by a test.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { esbuildOptions } from '../infra/bundling';
+import { loadOrCreateSigningKey, mintToken } from '../infra/local/idp';
+import { resetJwtVerifier } from '../shared/auth/credentials';
+import { resetConfig } from '../shared/config';
+import { authenticate, resetApiKeyCache } from '../shared/http/identity';
+import { percentile, ROOT, startStack } from './support';
+
+/** Measured at commit 9e124c4 (gateway Lambda authorizer, cached 5 min per Authorization header). */
+const BEFORE = {
+  commit: '9e124c4',
+  bundles: {
+    'reports/get-report': { bytes: 410_067, includesAwsJwtVerify: true },
+    'reports/patch-report': { bytes: 487_319, includesAwsJwtVerify: true },
+    authorizer: { bytes: 373_416, includesAwsJwtVerify: true },
+  },
+  note:
+    'every route bundle already held aws-jwt-verify (shared/http/identity imports shared/auth/credentials); ' +
+    'a request with a credential not in the gateway cache also ran the authorizer Lambda (its own cold start)',
+};
+
+const IMPORT_RUNS = 11;
+const IMPORT_SCRIPT =
+  'const t = performance.now(); await import(process.env.U); process.stdout.write(String(performance.now() - t));';
+
+async function timeEach(n: number, fn: () => Promise<unknown>): Promise<{ p50Us: number; p99Us: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push((performance.now() - t) * 1000);
+  }
+  return { p50Us: Math.round(percentile(samples, 50)), p99Us: Math.round(percentile(samples, 99)) };
+}
+
+async function coldStart(entries: string[]): Promise<Record<string, unknown>> {
+  const dir = mkdtempSync(join(tmpdir(), 'cms-bench-security-'));
+  try {
+    const out: Record<string, unknown> = {};
+    for (const entry of entries) {
+      const file = join(dir, `${entry.replaceAll('/', '__')}.mjs`);
+      const result = await build(esbuildOptions(join(ROOT, 'functions/http', `${entry}.ts`), file));
+      const output = Object.values((result.metafile as Metafile).outputs)[0];
+      const ms: number[] = [];
+      for (let i = 0; i < IMPORT_RUNS; i++) {
+        const child = spawnSync(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT], {
+          encoding: 'utf8',
+          env: {
+            PATH: process.env.PATH,
+            AWS_REGION: 'us-east-1',
+            TABLE_NAME: 't',
+            U: pathToFileURL(file).href,
+          },
+        });
+        ms.push(Number(child.stdout));
+      }
+      out[entry] = {
+        bytes: output?.bytes,
+        includesAwsJwtVerify: Object.keys(output?.inputs ?? {}).some((i) => i.includes('aws-jwt-verify')),
+        importMedianMs: Math.round(percentile(ms, 50) * 10) / 10,
+      };
+    }
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface LoadResult {
+  latency: { p50: number; p99: number };
+  requests: { average: number };
+  non2xx: number;
+}
+const autocannon = createRequire(__filename)('autocannon') as (
+  opts: Record<string, unknown>,
+) => Promise<LoadResult>;
+
+async function load(url: string, headers: Record<string, string>) {
+  const r = await autocannon({ url, connections: 10, duration: 5, headers });
+  return { p50Ms: r.latency.p50, p99Ms: r.latency.p99, reqPerSec: r.requests.average, non2xx: r.non2xx };
+}
+
+export default async function securityBench(): Promise<Record<string, unknown>> {
+  const cold = await coldStart(['reports/get-report', 'reports/patch-report']);
+  const stack = await startStack(['--no-ticker']);
+  try {
+    const { session } = stack;
+    Object.assign(process.env, {
+      JWT_ISSUER: 'urn:cost-management:local-idp',
+      JWT_AUDIENCE: 'cost-management-local',
+      JWKS_URI: session.jwksUrl,
+    });
+    resetConfig();
+    resetJwtVerifier();
+    const key = await loadOrCreateSigningKey(session.stateDir);
+    const jwt = await mintToken(key, { userId: session.users.admin, orgId: session.orgId });
+    const bearerJwt = `Bearer ${jwt}`;
+    const bearerKey = `Bearer ${session.apiKeys.admin}`;
+
+    const firstJwt = await timeEach(20, async () => {
+      resetJwtVerifier();
+      await authenticate(bearerJwt);
+    });
+    await authenticate(bearerJwt);
+    const warmJwt = await timeEach(2000, () => authenticate(bearerJwt));
+    await authenticate(bearerKey);
+    const cachedKey = await timeEach(2000, () => authenticate(bearerKey));
+    const readKey = await timeEach(300, async () => {
+      resetApiKeyCache();
+      await authenticate(bearerKey);
+    });
+
+    const created = await fetch(`${session.baseUrl}/reports`, {
+      method: 'POST',
+      headers: { authorization: bearerKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench security', scheduledPeriod: 'WEEKLY', scheduledWeekday: 1 }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    const url = `${session.baseUrl}/reports/${id}`;
+    const missing = await fetch(url);
+    return {
+      perRequest: {
+        jwtWarm: warmJwt,
+        apiKeyIdentityCached: cachedKey,
+        apiKeyReadFromTable: readKey,
+        note: 'in-process cost of the route’s credential check (authenticate), before the principal load every route already did',
+      },
+      perContainer: { firstJwtWithJwksFetch: firstJwt },
+      coldStart: { after: cold, before: BEFORE },
+      localStack: {
+        getReportJwt: await load(url, { authorization: bearerJwt }),
+        getReportApiKey: await load(url, { authorization: bearerKey }),
+        missingAuthorization: { status: missing.status, body: await missing.json() },
+      },
+    };
+  } finally {
+    await stack.stop();
+  }
+}
