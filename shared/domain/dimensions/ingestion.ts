@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { completeIngestion, rejectIngestion, startIngestion } from '../../db/dimensions-repo';
 import { organizationExists } from '../../db/organizations-repo';
 import { log } from '../../log';
+import { IngestRejected } from '../../warehouse/ingest/errors';
 import { MalformedFileError } from '../../warehouse/ingest/normalise';
 import { downloadObject, isSafeObjectKey } from '../../warehouse/object-store';
 import { getWarehouse } from '../../warehouse/warehouse';
@@ -102,11 +103,12 @@ export async function processUpload(
     try {
       result = await warehouse.ingestFile({ orgId, path: file, sourceName });
     } catch (error) {
-      if (!(error instanceof MalformedFileError)) throw error;
+      if (!(error instanceof MalformedFileError || error instanceof IngestRejected)) throw error;
+      const at = error instanceof MalformedFileError ? error : undefined;
       await rejectIngestion(ref, {
         error: error.message,
-        ...(error.row !== undefined ? { row: error.row } : {}),
-        ...(error.column !== undefined ? { column: error.column } : {}),
+        ...(at?.row !== undefined ? { row: at.row } : {}),
+        ...(at?.column !== undefined ? { column: at.column } : {}),
         finishedAt: now().toISOString(),
       });
       log.info('billing upload rejected', { key: obj.key, error: error.message });
