@@ -63,7 +63,14 @@ export class Header {
 }
 
 /** What a converter yields: FOCUS (and provider `x_`) column → SQL text expression. */
-type Columns = Partial<Record<FocusColumn | ProviderCostColumn, string>> & Record<`x_${string}`, string>;
+type Columns = Partial<Record<FocusColumn | ProviderCostColumn | typeof TAG_ENTRIES, string>> &
+  Record<`x_${string}`, string>;
+
+/**
+ * The column a converter may give instead of `Tags`: the tags as a list of `{key, value}` structs,
+ * which the reader takes as they are (no JSON text to write and parse again).
+ */
+export const TAG_ENTRIES = '__tag_entries';
 
 export type NativeFormatId = 'aws-cur-1' | 'aws-cur-2' | 'azure' | 'gcp' | 'oci';
 
@@ -92,11 +99,11 @@ function select(columns: Columns, from: string): Converted {
   return { sql: `SELECT ${list.join(',\n  ')} FROM ${from}`, columns: Object.keys(columns) };
 }
 
-/** A JSON object text from `key → column` pairs (NULL cells are dropped by the FOCUS reader). */
-function tagsObject(pairs: { key: string; col: string }[]): string {
-  if (!pairs.length) return 'NULL::VARCHAR';
-  const args = pairs.flatMap((p) => [lit(p.key), p.col]).join(', ');
-  return `CASE WHEN coalesce(${pairs.map((p) => p.col).join(', ')}) IS NULL THEN NULL ELSE CAST(json_object(${args}) AS VARCHAR) END`;
+/** Tag entries from one column per tag key (`resourceTags/user:team`, `tags/ns.key`): none when there are none. */
+function tagColumns(pairs: { key: string; col: string }[]): Columns {
+  if (!pairs.length) return {};
+  const list = pairs.map((p) => `{'key': ${lit(p.key)}, 'value': ${p.col}}`).join(', ');
+  return { [TAG_ENTRIES]: `list_filter([${list}], e -> e.value IS NOT NULL)` };
 }
 
 /** First day of the month of an ISO-like date-time text (`2023-11-13T05:00Z` → `2023-11-01`). */
@@ -179,12 +186,12 @@ function awsCur(h: Header, from: string): Converted {
   const productName = h.has('product/ProductName', 'product_product_name')
     ? c('product/ProductName', 'product_product_name')
     : productJson
-      ? `CASE WHEN json_valid(${productJson}) THEN json_extract_string(${productJson}, '$.product_name') END`
+      ? `TRY(json_extract_string(${productJson}, '$.product_name'))`
       : 'NULL::VARCHAR';
   const productCode = c('lineItem/ProductCode', 'line_item_product_code');
   // Tags: `resourceTags/user:team` columns (CUR 1.0), `resource_tags_user_team` (Athena CUR 1.0) or
   // one `resource_tags` JSON map (CUR 2.0). User tags lose their `user:`/`user_` prefix.
-  const tagColumns = [
+  const tagPairs = [
     ...h
       .withPrefix('resourceTags/')
       .map((t) => ({ key: t.rest.replace(/^user:/, ''), col: quoteIdent(t.name) })),
@@ -193,9 +200,9 @@ function awsCur(h: Header, from: string): Converted {
       .map((t) => ({ key: t.rest.replace(/^user_/, ''), col: quoteIdent(t.name) })),
   ];
   const tagMap = h.name('resource_tags');
-  const tags = tagMap
-    ? `regexp_replace(${quoteIdent(tagMap)}, '([{,]\\s*)"user_', '\\1"', 'g')`
-    : tagsObject(tagColumns);
+  const tags: Columns = tagMap
+    ? { Tags: `regexp_replace(${quoteIdent(tagMap)}, '([{,]\\s*)"user_', '\\1"', 'g')` }
+    : tagColumns(tagPairs);
   const spType = `${type} IN (${inList(SP_TYPES)})`;
   const riType = `${type} IN (${inList(RI_TYPES)})`;
   const isUsage = `${type} IN (${inList(USAGE_TYPES)})`;
@@ -250,10 +257,9 @@ function awsCur(h: Header, from: string): Converted {
     ConsumedUnit: `CASE WHEN ${isUsage} THEN ${unit} END`,
     PricingQuantity: usageAmount,
     PricingUnit: unit,
-    Tags: tags,
-    x_unblended_cost: unblended,
-    x_amortized_cost: amortised(false),
-    ...(hasNet ? { x_net_unblended_cost: netUnblended, x_net_amortized_cost: amortised(true) } : {}),
+    ...tags,
+    // The gross figures where BilledCost/EffectiveCost are net; otherwise the metrics fall back to those.
+    ...(hasNet ? { x_unblended_cost: unblended, x_amortized_cost: amortised(false) } : {}),
     x_LineItemType: type,
     x_ServiceCode: productCode,
     x_UsageType: c('lineItem/UsageType', 'line_item_usage_type'),
@@ -376,14 +382,31 @@ export const GCP_FIELDS = [
   'price.effective_price',
 ] as const;
 
-/** The JSON lines form read as the CSV form: one text column per field of `GCP_FIELDS`. */
-export function gcpJsonLines(reader: string): string {
-  const cols = GCP_FIELDS.map((f) =>
-    f === 'credits' || f === 'labels'
-      ? `CAST(json_extract(json, ${lit(`$.${f}`)}) AS VARCHAR) AS ${quoteIdent(f)}`
-      : `json_extract_string(json, ${lit(`$.${f}`)}) AS ${quoteIdent(f)}`,
-  );
-  return `(SELECT ${cols.join(', ')} FROM ${reader})`;
+/**
+ * The JSON lines form read as the CSV form: one text column per field of `GCP_FIELDS`, read with
+ * declared types (every leaf text, `credits` and `labels` kept as JSON) so each line is parsed once.
+ */
+export function gcpJsonLines(path: string, compression: 'gzip' | 'uncompressed'): string {
+  const nested = new Map<string, string[]>();
+  for (const f of GCP_FIELDS) {
+    const [top, inner] = f.split('.') as [string, string | undefined];
+    nested.set(top, [...(nested.get(top) ?? []), ...(inner ? [inner] : [])]);
+  }
+  const types = [...nested].map(([top, inner]) => {
+    const type =
+      top === 'credits' || top === 'labels'
+        ? 'JSON'
+        : inner.length
+          ? `STRUCT(${inner.map((i) => `${quoteIdent(i)} VARCHAR`).join(', ')})`
+          : 'VARCHAR';
+    return `${quoteIdent(top)}: ${lit(type)}`;
+  });
+  const cols = GCP_FIELDS.map((f) => {
+    const [top, inner] = f.split('.') as [string, string | undefined];
+    const expr = inner ? `${quoteIdent(top)}.${quoteIdent(inner)}` : `CAST(${quoteIdent(top)} AS VARCHAR)`;
+    return `${expr} AS ${quoteIdent(f)}`;
+  });
+  return `(SELECT ${cols.join(', ')} FROM read_json(${path}, format = 'newline_delimited', compression = '${compression}', columns = {${types.join(', ')}}))`;
 }
 
 const CREDIT_SCHEMA = `'[{"name":"VARCHAR","amount":"VARCHAR","full_name":"VARCHAR","id":"VARCHAR","type":"VARCHAR"}]'`;
@@ -397,17 +420,14 @@ function gcp(h: Header, from: string): Converted {
   // whose cost is that text, which the reader then refuses naming the row.
   const lines = `list_concat(
       [{'credit': false, 'amount': ${cost}, 'name': NULL::VARCHAR, 'type': NULL::VARCHAR}],
-      CASE WHEN ${credits} IS NULL OR trim(${credits}) IN ('', '[]') THEN []
-        WHEN json_valid(${credits}) AND json_type(${credits}) = 'ARRAY'
-        THEN list_transform(from_json(${credits}, ${CREDIT_SCHEMA}),
-          e -> {'credit': true, 'amount': e.amount, 'name': coalesce(e.full_name, e.name), 'type': e.type})
-        ELSE [{'credit': true, 'amount': ${credits}, 'name': NULL::VARCHAR, 'type': NULL::VARCHAR}] END)`;
-  const labelObject = `CASE
-      WHEN ${labels} IS NULL OR NOT json_valid(${labels}) THEN ${labels}
-      WHEN json_type(${labels}) = 'ARRAY' THEN '{' || array_to_string(list_transform(
-        from_json(${labels}, '[{"key":"VARCHAR","value":"VARCHAR"}]'),
-        e -> CAST(to_json(e.key) AS VARCHAR) || ':' || CAST(to_json(e.value) AS VARCHAR)), ',') || '}'
-      ELSE ${labels} END`;
+      CASE WHEN ${credits} IS NULL THEN [] ELSE coalesce(
+        list_transform(TRY(from_json(${credits}, ${CREDIT_SCHEMA})),
+          e -> {'credit': true, 'amount': e.amount, 'name': coalesce(e.full_name, e.name), 'type': e.type}),
+        [{'credit': true, 'amount': ${credits}, 'name': NULL::VARCHAR, 'type': NULL::VARCHAR}]) END)`;
+  // Labels: the export's `[{key, value}]` list, or a JSON object; anything else carries no tags.
+  const labelEntries = `CASE WHEN ${labels} IS NOT NULL THEN coalesce(
+      TRY(from_json(${labels}, '[{"key":"VARCHAR","value":"VARCHAR"}]')),
+      TRY(map_entries(CAST(CAST(${labels} AS JSON) AS MAP(VARCHAR, VARCHAR))))) END`;
   const credit = '__l.credit';
   const costType = `lower(${g('cost_type')})`;
   const columns: Columns = {
@@ -442,7 +462,7 @@ function gcp(h: Header, from: string): Converted {
     ConsumedUnit: `CASE WHEN NOT ${credit} THEN ${g('usage.unit')} END`,
     PricingQuantity: `CASE WHEN NOT ${credit} THEN ${g('usage.amount_in_pricing_units')} END`,
     PricingUnit: `CASE WHEN NOT ${credit} THEN ${g('usage.pricing_unit')} END`,
-    Tags: labelObject,
+    [TAG_ENTRIES]: labelEntries,
     x_ServiceId: g('service.id'),
     x_CostType: g('cost_type'),
     x_CreditType: '__l.type',
@@ -456,7 +476,7 @@ function gcp(h: Header, from: string): Converted {
 function oci(h: Header, from: string): Converted {
   const start = h.col('lineItem/intervalUsageStart');
   const correction = `lower(${h.col('lineItem/isCorrection')}) = 'true'`;
-  const tags = tagsObject(h.withPrefix('tags/').map((t) => ({ key: t.rest, col: quoteIdent(t.name) })));
+  const tags = tagColumns(h.withPrefix('tags/').map((t) => ({ key: t.rest, col: quoteIdent(t.name) })));
   const columns: Columns = {
     ProviderName: `'Oracle'`,
     BilledCost: h.col('cost/myCost'),
@@ -484,7 +504,7 @@ function oci(h: Header, from: string): Converted {
     ConsumedUnit: h.col('cost/skuUnitDescription'),
     PricingQuantity: h.col('usage/billedQuantity'),
     PricingUnit: h.col('cost/billingUnitReadable'),
-    Tags: tags,
+    ...tags,
     x_SubscriptionId: h.col('cost/subscriptionId'),
     x_OverageFlag: h.col('cost/overageFlag'),
   };

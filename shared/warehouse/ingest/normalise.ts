@@ -19,6 +19,7 @@ import {
   Header,
   type NativeFormat,
   nativeFormatOf,
+  TAG_ENTRIES,
 } from './native';
 import { type FileFormat, firstJsonRecord, jsonFieldNames, sniffFormat } from './sniff';
 
@@ -90,18 +91,25 @@ interface Mapping {
   providerCosts: Map<ProviderCostColumn, string>;
   /** Other `x_` columns: header → quoted raw column. */
   extras: [string, string][];
+  /** A converter's tags as a list of `{key, value}` (see TAG_ENTRIES), instead of a Tags text column. */
+  tagEntries?: string;
 }
 
 function mapHeader(headers: string[]): Mapping {
   const focus = new Map<FocusColumn, string>();
   const providerCosts = new Map<ProviderCostColumn, string>();
   const extras: [string, string][] = [];
+  let tagEntries: string | undefined;
   const costByKey = new Map<string, ProviderCostColumn>(
     Object.entries(PROVIDER_COST_COLUMNS).map(([col, key]) => [key, col as ProviderCostColumn]),
   );
   for (const header of headers) {
     const name = header.trim();
     const quoted = quoteIdent(header);
+    if (name === TAG_ENTRIES) {
+      tagEntries = quoted;
+      continue;
+    }
     const col = focusColumnOf(name);
     if (col) {
       if (!focus.has(col)) focus.set(col, quoted);
@@ -114,8 +122,11 @@ function mapHeader(headers: string[]): Mapping {
     }
     // Any other non-FOCUS column (such as the sample's `Id`) is not part of the schema and is dropped.
   }
-  return { focus, providerCosts, extras };
+  return { focus, providerCosts, extras, ...(tagEntries ? { tagEntries } : {}) };
 }
+
+/** Tags from `__te` (entries with trimmed keys): empty keys and values dropped, the first of a repeated key kept. */
+const TAGS_FROM_ENTRIES = `coalesce(map_from_entries(list_filter(__te, (e, i) -> e.key <> '' AND e.value IS NOT NULL AND e.value <> '' AND list_position(list_transform(__te, k -> k.key), e.key) = i)), MAP {}::MAP(VARCHAR, VARCHAR))`;
 
 interface Layered {
   /** The SELECT that stages the file: typed billing columns plus `__bad` (first unreadable column). */
@@ -129,7 +140,7 @@ interface Layered {
  * as cleaned text `c<i>`; (2) typed values `t<i>` and the Tags JSON; (3) the billing columns and
  * the `__bad` marker, which compares each typed value with its text.
  */
-function layered(m: Mapping): Layered {
+function layered(m: Mapping, converted = false): Layered {
   const raws: string[] = [];
   const cleanOf = new Map<string, string>();
   const clean = (raw: string) => {
@@ -164,6 +175,10 @@ function layered(m: Mapping): Layered {
           ? m.providerCosts.get(name as ProviderCostColumn)
           : m.focus.get(name as FocusColumn);
       const t = type;
+      if (t === 'tags' && !raw && m.tagEntries) {
+        finals.push(`${TAGS_FROM_ENTRIES} AS ${out}`);
+        continue;
+      }
       if (!raw) {
         const nulls = { string: 'VARCHAR', number: 'DOUBLE', timestamp: 'TIMESTAMP', json: 'VARCHAR' };
         finals.push(t === 'tags' ? `MAP {}::MAP(VARCHAR, VARCHAR) AS ${out}` : `NULL::${nulls[t]} AS ${out}`);
@@ -183,9 +198,7 @@ function layered(m: Mapping): Layered {
         if (name === 'ChargePeriodStart') typed.push(`${tv} AS t_cps`);
       } else if (t === 'tags') {
         tagsClean = c;
-        finals.push(
-          `coalesce(map_from_entries(list_filter(__te, (e, i) -> e.key <> '' AND e.value IS NOT NULL AND e.value <> '' AND list_position(list_transform(__te, k -> k.key), e.key) = i)), MAP {}::MAP(VARCHAR, VARCHAR)) AS ${out}`,
-        );
+        finals.push(`${TAGS_FROM_ENTRIES} AS ${out}`);
         bads.push({
           column: name,
           expr: `(__tj IS NOT NULL AND (__tjson IS NULL OR json_type(__tjson) <> 'OBJECT'))`,
@@ -216,12 +229,15 @@ function layered(m: Mapping): Layered {
   const badCase = bads.length
     ? `CASE ${bads.map((b) => `WHEN ${b.expr} THEN ${quoteLiteral(b.column)}`).join(' ')} ELSE NULL END`
     : 'NULL::VARCHAR';
+  const entries = m.tagEntries && !tagsClean ? `, ${m.tagEntries} AS __tagent` : '';
   const layer1 = (from: string, keep: string) =>
-    `SELECT ${keep}${raws.length ? raws.map((r, i) => `${text(r)} AS c${i}`).join(', ') : '1 AS c_none'} FROM ${from}`;
+    `SELECT ${keep}${raws.length ? raws.map((r, i) => `${converted ? r : text(r)} AS c${i}`).join(', ') : '1 AS c_none'}${entries} FROM ${from}`;
+  const te = entries
+    ? `list_transform(__tagent, e -> {'key': trim(e.key), 'value': e.value})`
+    : `list_transform(map_entries(TRY_CAST(__tjson AS MAP(VARCHAR, VARCHAR))), e -> {'key': trim(e.key), 'value': e.value})`;
   const layer2 = (from: string, keep: string) =>
     `SELECT *, ${typed.length ? `${typed.join(', ')}, ` : ''}TRY_CAST(__tj AS JSON) AS __tjson FROM (SELECT *, ${tj} AS __tj FROM (${layer1(from, keep)}))`;
-  const layer3 = (from: string, keep = '') =>
-    `SELECT *, list_transform(map_entries(TRY_CAST(__tjson AS MAP(VARCHAR, VARCHAR))), e -> {'key': trim(e.key), 'value': e.value}) AS __te FROM (${layer2(from, keep)})`;
+  const layer3 = (from: string, keep = '') => `SELECT *, ${te} AS __te FROM (${layer2(from, keep)})`;
   return {
     sql: (from) => `SELECT ${finals.join(',\n  ')},\n  ${badCase} AS __bad FROM (${layer3(from)})`,
     badOverRaw: (table) =>
@@ -232,10 +248,7 @@ function layered(m: Mapping): Layered {
 function source(format: FileFormat, p: string): string {
   if (format === 'parquet') return `read_parquet(${p})`;
   const compression = format.endsWith('.gz') ? 'gzip' : 'none';
-  if (format.startsWith('jsonl'))
-    return gcpJsonLines(
-      `read_ndjson_objects(${p}, compression = '${compression === 'gzip' ? 'gzip' : 'uncompressed'}')`,
-    );
+  if (format.startsWith('jsonl')) return gcpJsonLines(p, compression === 'gzip' ? 'gzip' : 'uncompressed');
   return `read_csv(${p}, all_varchar = true, header = true, nullstr = ['NULL', ''], compression = '${compression}', max_line_size = 10000000)`;
 }
 
@@ -248,7 +261,7 @@ async function parquetAsText(conn: DuckDBConnection, path: string, p: string): P
     const q = quoteIdent(name);
     if (/^(MAP|STRUCT)/.test(type) || type.endsWith('[]')) return `to_json(${q})::VARCHAR AS ${q}`;
     if (type.startsWith('TIMESTAMP')) return `strftime(${q}::TIMESTAMP, '%Y-%m-%d %H:%M:%S') AS ${q}`;
-    return `${q}::VARCHAR AS ${q}`;
+    return `NULLIF(${q}::VARCHAR, '') AS ${q}`;
   });
   return `(SELECT ${cols.join(', ')} FROM read_parquet(${p}))`;
 }
@@ -336,7 +349,7 @@ export async function openBillingFile(conn: DuckDBConnection, path: string): Pro
   const converted = native.convert(header, '__raw');
   mapping = mapHeader(converted.columns);
   const from = async (p: string) => `(${native.convert(header, await raw(p)).sql})`;
-  return { path, format, native, from, built: layered(mapping), mapping };
+  return { path, format, native, from, built: layered(mapping, true), mapping };
 }
 
 let lastMarker = 0;
