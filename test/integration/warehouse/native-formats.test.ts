@@ -390,6 +390,30 @@ describe('generated exports (formats without a real sample)', () => {
     },
   );
 
+  it('Google Cloud JSON lines gzipped: the same totals; a credits cell that is not a list is refused', async () => {
+    const plain = await generated('gcp-jsonl', 'gcp-plain.jsonl');
+    const gz = join(dir, 'gcp.jsonl.gz');
+    writeFileSync(gz, gzipSync(readFileSync(plain)));
+    await ingest('org_nat_gcp_gz', gz);
+    expectSameSums(
+      await dailyByService('org_nat_gcp_gz'),
+      sums(gcpCharges(gcpFromJsonLines(readFileSync(plain, 'utf8')))),
+    );
+    const bad = join(dir, 'gcp-bad.jsonl');
+    const lines = readFileSync(plain, 'utf8').split('\n');
+    const second = JSON.parse(lines[1] ?? '{}') as Record<string, unknown>;
+    second.credits = { amount: -1 };
+    lines[1] = JSON.stringify(second);
+    writeFileSync(bad, lines.join('\n'));
+    const error = await ingest('org_nat_gcp_bad', bad).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(MalformedFileError);
+    // The row counts converted rows (each charge, then its credits): documented in docs/warehouse.md.
+    expect(error?.message).toBe('Row 3 (line 4), column BilledCost: "{\\"amount\\":-1}" is not a number');
+  });
+
   it('Azure generated in EUR with a BOM: totals per day and service, EUR on every row', async () => {
     const path = await generated('azure', 'azure.csv');
     expect(readFileSync(path).subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
