@@ -1,4 +1,3 @@
-import { closeSync, openSync, readSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { query } from '../duckdb/database';
 import {
@@ -12,6 +11,17 @@ import {
   REQUIRED_COLUMNS,
 } from '../focus-columns';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
+import { IngestRejected } from './errors';
+import {
+  ACCEPTED_FORMATS,
+  GCP_FIELDS,
+  gcpJsonLines,
+  Header,
+  type NativeFormat,
+  nativeFormatOf,
+  TAG_ENTRIES,
+} from './native';
+import { type FileFormat, firstJsonRecord, jsonFieldNames, sniffFormat } from './sniff';
 
 /**
  * Reads one FOCUS export (CSV, gzipped CSV or Parquet) into a temporary DuckDB table in the
@@ -32,21 +42,7 @@ export class MalformedFileError extends Error {
   }
 }
 
-export type FileFormat = 'csv' | 'csv.gz' | 'parquet';
-
-/** The file's format from its first bytes (`PAR1`, gzip magic), falling back to CSV. */
-export function detectFormat(path: string): FileFormat {
-  const fd = openSync(path, 'r');
-  try {
-    const head = Buffer.alloc(4);
-    const n = readSync(fd, head, 0, 4, 0);
-    if (n >= 4 && head.toString('latin1') === 'PAR1') return 'parquet';
-    if (n >= 2 && head[0] === 0x1f && head[1] === 0x8b) return 'csv.gz';
-    return 'csv';
-  } finally {
-    closeSync(fd);
-  }
-}
+export type { FileFormat } from './sniff';
 
 /** FOCUS enumerations whose casing varies between exports (`Usage-based` vs `Usage-Based`). */
 const CANONICAL_VALUES: Partial<Record<FocusColumn, readonly string[]>> = {
@@ -95,18 +91,25 @@ interface Mapping {
   providerCosts: Map<ProviderCostColumn, string>;
   /** Other `x_` columns: header → quoted raw column. */
   extras: [string, string][];
+  /** A converter's tags as a list of `{key, value}` (see TAG_ENTRIES), instead of a Tags text column. */
+  tagEntries?: string;
 }
 
 function mapHeader(headers: string[]): Mapping {
   const focus = new Map<FocusColumn, string>();
   const providerCosts = new Map<ProviderCostColumn, string>();
   const extras: [string, string][] = [];
+  let tagEntries: string | undefined;
   const costByKey = new Map<string, ProviderCostColumn>(
     Object.entries(PROVIDER_COST_COLUMNS).map(([col, key]) => [key, col as ProviderCostColumn]),
   );
   for (const header of headers) {
     const name = header.trim();
     const quoted = quoteIdent(header);
+    if (name === TAG_ENTRIES) {
+      tagEntries = quoted;
+      continue;
+    }
     const col = focusColumnOf(name);
     if (col) {
       if (!focus.has(col)) focus.set(col, quoted);
@@ -119,8 +122,11 @@ function mapHeader(headers: string[]): Mapping {
     }
     // Any other non-FOCUS column (such as the sample's `Id`) is not part of the schema and is dropped.
   }
-  return { focus, providerCosts, extras };
+  return { focus, providerCosts, extras, ...(tagEntries ? { tagEntries } : {}) };
 }
+
+/** Tags from `__te` (entries with trimmed keys): empty keys and values dropped, the first of a repeated key kept. */
+const TAGS_FROM_ENTRIES = `coalesce(map_from_entries(list_filter(__te, (e, i) -> e.key <> '' AND e.value IS NOT NULL AND e.value <> '' AND list_position(list_transform(__te, k -> k.key), e.key) = i)), MAP {}::MAP(VARCHAR, VARCHAR))`;
 
 interface Layered {
   /** The SELECT that stages the file: typed billing columns plus `__bad` (first unreadable column). */
@@ -134,7 +140,7 @@ interface Layered {
  * as cleaned text `c<i>`; (2) typed values `t<i>` and the Tags JSON; (3) the billing columns and
  * the `__bad` marker, which compares each typed value with its text.
  */
-function layered(m: Mapping): Layered {
+function layered(m: Mapping, converted = false): Layered {
   const raws: string[] = [];
   const cleanOf = new Map<string, string>();
   const clean = (raw: string) => {
@@ -169,6 +175,10 @@ function layered(m: Mapping): Layered {
           ? m.providerCosts.get(name as ProviderCostColumn)
           : m.focus.get(name as FocusColumn);
       const t = type;
+      if (t === 'tags' && !raw && m.tagEntries) {
+        finals.push(`${TAGS_FROM_ENTRIES} AS ${out}`);
+        continue;
+      }
       if (!raw) {
         const nulls = { string: 'VARCHAR', number: 'DOUBLE', timestamp: 'TIMESTAMP', json: 'VARCHAR' };
         finals.push(t === 'tags' ? `MAP {}::MAP(VARCHAR, VARCHAR) AS ${out}` : `NULL::${nulls[t]} AS ${out}`);
@@ -188,9 +198,7 @@ function layered(m: Mapping): Layered {
         if (name === 'ChargePeriodStart') typed.push(`${tv} AS t_cps`);
       } else if (t === 'tags') {
         tagsClean = c;
-        finals.push(
-          `coalesce(map_from_entries(list_filter(__te, (e, i) -> e.key <> '' AND e.value IS NOT NULL AND e.value <> '' AND list_position(list_transform(__te, k -> k.key), e.key) = i)), MAP {}::MAP(VARCHAR, VARCHAR)) AS ${out}`,
-        );
+        finals.push(`${TAGS_FROM_ENTRIES} AS ${out}`);
         bads.push({
           column: name,
           expr: `(__tj IS NOT NULL AND (__tjson IS NULL OR json_type(__tjson) <> 'OBJECT'))`,
@@ -221,12 +229,15 @@ function layered(m: Mapping): Layered {
   const badCase = bads.length
     ? `CASE ${bads.map((b) => `WHEN ${b.expr} THEN ${quoteLiteral(b.column)}`).join(' ')} ELSE NULL END`
     : 'NULL::VARCHAR';
+  const entries = m.tagEntries && !tagsClean ? `, ${m.tagEntries} AS __tagent` : '';
   const layer1 = (from: string, keep: string) =>
-    `SELECT ${keep}${raws.length ? raws.map((r, i) => `${text(r)} AS c${i}`).join(', ') : '1 AS c_none'} FROM ${from}`;
+    `SELECT ${keep}${raws.length ? raws.map((r, i) => `${converted ? r : text(r)} AS c${i}`).join(', ') : '1 AS c_none'}${entries} FROM ${from}`;
+  const te = entries
+    ? `list_transform(__tagent, e -> {'key': trim(e.key), 'value': e.value})`
+    : `list_transform(map_entries(TRY_CAST(__tjson AS MAP(VARCHAR, VARCHAR))), e -> {'key': trim(e.key), 'value': e.value})`;
   const layer2 = (from: string, keep: string) =>
     `SELECT *, ${typed.length ? `${typed.join(', ')}, ` : ''}TRY_CAST(__tj AS JSON) AS __tjson FROM (SELECT *, ${tj} AS __tj FROM (${layer1(from, keep)}))`;
-  const layer3 = (from: string, keep = '') =>
-    `SELECT *, list_transform(map_entries(TRY_CAST(__tjson AS MAP(VARCHAR, VARCHAR))), e -> {'key': trim(e.key), 'value': e.value}) AS __te FROM (${layer2(from, keep)})`;
+  const layer3 = (from: string, keep = '') => `SELECT *, ${te} AS __te FROM (${layer2(from, keep)})`;
   return {
     sql: (from) => `SELECT ${finals.join(',\n  ')},\n  ${badCase} AS __bad FROM (${layer3(from)})`,
     badOverRaw: (table) =>
@@ -236,7 +247,8 @@ function layered(m: Mapping): Layered {
 
 function source(format: FileFormat, p: string): string {
   if (format === 'parquet') return `read_parquet(${p})`;
-  const compression = format === 'csv.gz' ? 'gzip' : 'none';
+  const compression = format.endsWith('.gz') ? 'gzip' : 'none';
+  if (format.startsWith('jsonl')) return gcpJsonLines(p, compression === 'gzip' ? 'gzip' : 'uncompressed');
   return `read_csv(${p}, all_varchar = true, header = true, nullstr = ['NULL', ''], compression = '${compression}', max_line_size = 10000000)`;
 }
 
@@ -249,7 +261,7 @@ async function parquetAsText(conn: DuckDBConnection, path: string, p: string): P
     const q = quoteIdent(name);
     if (/^(MAP|STRUCT)/.test(type) || type.endsWith('[]')) return `to_json(${q})::VARCHAR AS ${q}`;
     if (type.startsWith('TIMESTAMP')) return `strftime(${q}::TIMESTAMP, '%Y-%m-%d %H:%M:%S') AS ${q}`;
-    return `${q}::VARCHAR AS ${q}`;
+    return `NULLIF(${q}::VARCHAR, '') AS ${q}`;
   });
   return `(SELECT ${cols.join(', ')} FROM read_parquet(${p}))`;
 }
@@ -261,14 +273,13 @@ export interface StagedFile {
   months: string[];
 }
 
-function describeError(error: unknown): string {
+/** An engine error as one line for a person: its first line, without the local file path. */
+function describeError(error: unknown, path?: string): string {
   const message = (error as Error)?.message ?? String(error);
-  return message
-    .replace(/^[A-Za-z ]+Error: /, '')
-    .split('\n')
-    .slice(0, 3)
-    .join(' ')
-    .slice(0, 500);
+  let line = (message.split('\n').find((l) => l.trim()) ?? '').replace(/^([A-Za-z ]+Error: )+/, '').trim();
+  if (path) line = line.replaceAll(path, 'the file');
+  line = line.replace(/(?<![\w.])(["'])?\/[^\s"']*\/[^\s"']+\1?/g, 'the file');
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
 let stagedCounter = 0;
@@ -283,6 +294,8 @@ let stagedCounter = 0;
 export interface OpenedFile {
   path: string;
   format: FileFormat;
+  /** The provider-native format converted to FOCUS, when the file is not FOCUS itself. */
+  native?: NativeFormat;
   /** The file as a table expression reading the path from parameter `p`. */
   from(p: string): Promise<string>;
   built: Layered;
@@ -290,30 +303,53 @@ export interface OpenedFile {
 }
 
 /**
- * Opens `path` for ingestion: detects the format, reads the header and checks the required
- * columns. Throws MalformedFileError when the file cannot be read or lacks a required column.
+ * Opens `path` for ingestion: detects the format from its bytes and its header (FOCUS, or a
+ * provider-native export converted to FOCUS by ./native.ts) and checks the required columns.
+ * Throws IngestRejected for an empty, binary or unrecognised file, and MalformedFileError for a
+ * FOCUS file that lacks a required column or cannot be read.
  */
 export async function openBillingFile(conn: DuckDBConnection, path: string): Promise<OpenedFile> {
-  const format = detectFormat(path);
-  const from = (p: string) =>
+  const format = sniffFormat(path);
+  const raw = (p: string) =>
     format === 'parquet' ? parquetAsText(conn, path, p) : Promise.resolve(source(format, p));
   let headers: string[];
-  try {
-    const described = await query(conn, `DESCRIBE SELECT * FROM ${await from('$1')}`, [path]);
-    headers = described.map((d) => String(d.column_name));
-  } catch (error) {
-    throw new MalformedFileError(`The file is not a readable ${format} file: ${describeError(error)}`);
+  if (format === 'jsonl' || format === 'jsonl.gz') {
+    const fields = new Header(jsonFieldNames(firstJsonRecord(path, format)));
+    if (nativeFormatOf(fields)?.id !== 'gcp')
+      throw new IngestRejected(
+        `The file is JSON lines but not a Google Cloud BigQuery billing export; ${ACCEPTED_FORMATS}.`,
+      );
+    headers = [...GCP_FIELDS];
+  } else {
+    try {
+      const described = await query(conn, `DESCRIBE SELECT * FROM ${await raw('$1')}`, [path]);
+      headers = described.map((d) => String(d.column_name));
+    } catch (error) {
+      throw new MalformedFileError(
+        `The file is not a readable ${format} file: ${describeError(error, path)}`,
+      );
+    }
   }
-  const mapping = mapHeader(headers);
+  let mapping = mapHeader(headers);
   const missing = REQUIRED_COLUMNS.filter((c) => !mapping.focus.has(c));
-  if (missing.length) {
-    throw new MalformedFileError(
-      `Missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (the header has ${headers.length} columns)`,
-      undefined,
-      missing[0],
+  if (!missing.length) return { path, format, from: raw, built: layered(mapping), mapping };
+  const header = new Header(headers);
+  const native = nativeFormatOf(header);
+  if (!native) {
+    if (mapping.focus.size >= 3)
+      throw new MalformedFileError(
+        `Missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (the header has ${headers.length} columns and reads as FOCUS; ${ACCEPTED_FORMATS})`,
+        undefined,
+        missing[0],
+      );
+    throw new IngestRejected(
+      `The file is not a billing export this service reads (its header matches none of the known formats); ${ACCEPTED_FORMATS}.`,
     );
   }
-  return { path, format, from, built: layered(mapping), mapping };
+  const converted = native.convert(header, '__raw');
+  mapping = mapHeader(converted.columns);
+  const from = async (p: string) => `(${native.convert(header, await raw(p)).sql})`;
+  return { path, format, native, from, built: layered(mapping, true), mapping };
 }
 
 let lastMarker = 0;
@@ -352,7 +388,7 @@ export async function explainFailure(
   if (message.includes(MALFORMED))
     return locateFirstBadRow(conn, await file.from('$1'), file.built, file.mapping, file.path);
   if (/CSV|Parquet|Conversion|Invalid Input|sniff|read_csv|unterminated|quote/i.test(message))
-    return new MalformedFileError(`The file could not be read: ${describeError(error)}`);
+    return new MalformedFileError(`The file could not be read: ${describeError(error, file.path)}`);
   return error;
 }
 
@@ -378,7 +414,7 @@ export async function stageBillingFile(
       ingestionMarker(),
     ]);
   } catch (error) {
-    throw new MalformedFileError(`The file could not be read: ${describeError(error)}`);
+    throw new MalformedFileError(`The file could not be read: ${describeError(error, path)}`);
   }
   const [stats] = await query(
     conn,
