@@ -141,10 +141,11 @@ export function createEngineSeriesSource(): AlertSeriesSource {
       const start = neededStart(alert, addDays(dataThrough, -(Math.max(1, wanted) - 1)));
       const baselines = baselineQueries(alert);
       const request = requestOf(alert, start, dataThrough, baselines);
-      const key = `${alert.organizationId}|${JSON.stringify(request)}`;
-      // Explicit dates are calendar dates: the organisation's timezone does not move them.
+      const key = `${alert.organizationId}|${alert.currency}|${JSON.stringify(request)}`;
+      // Explicit dates are calendar dates: the organisation's timezone does not move them. Figures
+      // are in the alert's currency (converted at each charge day's rate; docs/currency.md).
       const result = await memo(readMemo, key, () =>
-        runExplorer(request, { orgId: alert.organizationId, now }),
+        runExplorer(request, { orgId: alert.organizationId, now, currency: alert.currency }),
       );
       const days = daysFrom(start, dataThrough);
       const byName = new Map(result.queries.map((q) => [q.name, q]));

@@ -17,6 +17,7 @@ export async function explore(principal: Principal, body: ExplorerBodyInput): Pr
   return runExplorer(body.request, {
     orgId: principal.orgId,
     conditions: body.conditions ?? null,
+    currency: body.currency ?? null,
     timeZone: (await getOrganizationTimezone(principal.orgId)) ?? 'UTC',
   });
 }
@@ -51,6 +52,7 @@ export async function widgetData(
   return runExplorer(widget.source.request, {
     orgId: principal.orgId,
     conditions: dashboardConditions(dashboard.conditions),
+    currency: dashboard.currency ?? null,
     defaults: {
       datePreset: dashboard.datePreset ?? null,
       startDate: dashboard.startDate ?? null,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BadRequestError } from '../../errors';
+import { BadRequestError, UnprocessableError } from '../../errors';
 import {
   builtinDimensionOf,
   FOCUS_COLUMN_TYPES,
@@ -12,6 +12,7 @@ import {
   type Catalog,
   type ComputedKind,
   type CostSeriesQuery,
+  type CurrencyConversion,
   type Granularity,
   groupByList,
   isOperator,
@@ -57,6 +58,10 @@ export interface Dialect {
    * `ChargePeriodStart` zone maps; there the bound would only cost a string comparison per row.
    */
   readonly monthBound: boolean;
+  /** Fails the statement with the text expression `message` (DuckDB `error`, Trino `fail`). */
+  fail(message: string): string;
+  /** The `YYYY-MM-DD` text of timestamp `expr`. */
+  dayText(expr: string): string;
 }
 
 export const duckDialect: Dialect = {
@@ -71,6 +76,8 @@ export const duckDialect: Dialect = {
   timestamp: (p) => `CAST(${p} AS TIMESTAMP)`,
   materialized: ' MATERIALIZED',
   monthBound: false,
+  fail: (m) => `error(${m})`,
+  dayText: (e) => `strftime(${e}, '%Y-%m-%d')`,
 };
 
 /** Athena (Trino): Glue lower-cases column names; map lookups use element_at (NULL when absent). */
@@ -86,6 +93,8 @@ export const athenaDialect: Dialect = {
   timestamp: (p) => `CAST(${p} AS timestamp)`,
   materialized: '',
   monthBound: true,
+  fail: (m) => `fail(${m})`,
+  dayText: (e) => `date_format(${e}, '%Y-%m-%d')`,
 };
 
 /** Where user values go: `add` returns the SQL text that stands for the value. */
@@ -347,10 +356,13 @@ export function seriesSql(
   const extra = extraFilter ? ` AND ${extraFilter(ctx)}` : '';
   const groupCols = groupBy.map((_, i) => `g${i}`);
   const valueCols = measures.length === 1 ? ['value'] : measures.map((_, i) => `value${i}`);
-  const sums = measures.map((m, i) => `coalesce(sum(${m}), 0) AS ${valueCols[i]}`);
+  const fx = q.conversion ? conversionSql(q.conversion, d) : undefined;
+  const sums = measures.map(
+    (m, i) => `coalesce(sum(${fx ? `(${m}) * ${fx.factor}` : m}), 0) AS ${valueCols[i]}`,
+  );
   const inner = [
     `SELECT ${[`${bucket} AS bucket`, ...groups, ...sums].join(', ')}`,
-    `FROM ${source}`,
+    `FROM ${source}${fx ? ` ${fx.join}` : ''}`,
     `WHERE ${d.col('org_id')} = ${org}${d.monthBound ? ` AND ${d.col('billing_month')} BETWEEN ${quoteLiteral(months.from)} AND ${quoteLiteral(months.to)}` : ''} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`,
     `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2)].join(', ')}`,
   ];
@@ -376,6 +388,59 @@ export function seriesSql(
     limit,
   ].join('\n');
   return { sql, params: ctx.params.values, groupBy };
+}
+
+/** The text a statement fails with when a row has no rate: `FX_RATE_MISSING <currency> <day>`. */
+const FX_MISSING = 'FX_RATE_MISSING';
+
+/** A row needed a rate that is not loaded: 422 naming the currency and the day. */
+export class MissingRateError extends UnprocessableError {
+  override name = 'MissingRateError';
+  constructor(
+    readonly currency: string,
+    readonly day: string,
+    readonly target: string | undefined,
+  ) {
+    super(
+      `No exchange rate for ${currency}${target ? ` to ${target}` : ''} on ${day} (nor in the 7 days before): load the euro reference rates for that day (npm run fx -- load, or POST /admin/fx-rates)`,
+    );
+  }
+}
+
+/**
+ * The conversion of a series statement: a LEFT JOIN of the rows to a VALUES relation of per-day
+ * factors on (billing currency, charge day), and the factor each amount is multiplied by. Rows in
+ * the target currency take 1; any other row without a factor fails the statement (never 1:1).
+ * Every value is ours and checked (codes, dates, finite numbers), so the relation is inlined.
+ */
+function conversionSql(c: CurrencyConversion, d: Dialect): { join: string; factor: string } {
+  const code = (x: string) => {
+    if (!/^[A-Z]{3}$/.test(x)) throw new Error(`invalid currency code ${JSON.stringify(x)}`);
+    return `'${x}'`;
+  };
+  const target = code(c.target);
+  const tuples = c.factors.map((f) => {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(f.day) || !Number.isFinite(f.factor) || f.factor <= 0)
+      throw new Error(`invalid conversion factor ${JSON.stringify(f)}`);
+    return `(${code(f.currency)}, DATE '${f.day}', ${f.factor.toExponential()})`;
+  });
+  const values = tuples.length
+    ? tuples.join(', ')
+    : '(CAST(NULL AS VARCHAR), CAST(NULL AS DATE), CAST(NULL AS DOUBLE))';
+  const cur = d.col('BillingCurrency');
+  const ts = d.col('ChargePeriodStart');
+  const message = `'${FX_MISSING} ' || coalesce(${cur}, '(none)') || ' ' || ${d.dayText(ts)} || ' ' || ${target}`;
+  return {
+    join: `LEFT JOIN (VALUES ${values}) AS fx (fx_currency, fx_day, fx_factor) ON fx.fx_currency = ${cur} AND fx.fx_day = CAST(${ts} AS DATE)`,
+    factor: `(CASE WHEN ${cur} = ${target} THEN 1 WHEN fx.fx_factor IS NULL THEN ${d.fail(message)} ELSE fx.fx_factor END)`,
+  };
+}
+
+/** The MissingRateError of a statement that failed for a missing rate, else the error itself. */
+export function missingRateOf(error: unknown): unknown {
+  const text = error instanceof Error ? error.message : String(error);
+  const m = new RegExp(`${FX_MISSING} (\\S+) (\\d{4}-\\d{2}-\\d{2})(?: ([A-Z]{3}))?`).exec(text);
+  return m ? new MissingRateError(m[1]!, m[2]!, m[3]) : error;
 }
 
 /**

@@ -38,9 +38,11 @@ interface PeriodInfo {
   period: PeriodOut;
   comparisonPeriod: PeriodOut | null;
   dataThrough: string | null;
-  /** The currency the figures are in (the billing currency; conversion arrives with issue 17). */
+  /** The currency the figures are in: the context's (converted), else the billing currency. */
   currency: string | null;
   requestedCurrency: string | null;
+  /** The conversion applied to the figures, if any (docs/currency.md). */
+  conversion: ExplorerResult['conversion'];
 }
 
 export interface Totals {
@@ -100,7 +102,12 @@ async function compare(ctx: RenderContext, groupBy: string[]): Promise<ExplorerR
     ],
     limitOverride: 1000,
   });
-  return runExplorer(request, { orgId: ctx.orgId, now: ctx.now, timeZone: ctx.timeZone });
+  return runExplorer(request, {
+    orgId: ctx.orgId,
+    now: ctx.now,
+    timeZone: ctx.timeZone,
+    currency: ctx.context.currency ?? null,
+  });
 }
 
 function periodInfo(ctx: RenderContext, r: ExplorerResult): PeriodInfo {
@@ -110,6 +117,7 @@ function periodInfo(ctx: RenderContext, r: ExplorerResult): PeriodInfo {
     dataThrough: r.dataThrough,
     currency: r.currency,
     requestedCurrency: ctx.context.currency ?? null,
+    conversion: r.conversion,
   };
 }
 
