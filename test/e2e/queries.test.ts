@@ -26,7 +26,12 @@ interface Answer {
   queries: { name: string; currency: string | null; series: Series[]; total: number | null }[];
   dataThrough: string | null;
   currency: string | null;
-  conversion: { from: string[]; to: string; source: string | null; rates: { from: string; to: string } | null } | null;
+  conversion: {
+    from: string[];
+    to: string;
+    source: string | null;
+    rates: { from: string; to: string } | null;
+  } | null;
 }
 
 const s = () => session();
@@ -101,14 +106,19 @@ describe('POST /queries/explorer', () => {
     for (const m of xml.matchAll(/<Cube time='([\d-]+)'>([\s\S]*?)<\/Cube>/g))
       usdPerEur.set(m[1]!, Number(/currency='USD' rate='([\d.]+)'/.exec(m[2]!)![1]));
     const published = [...usdPerEur.keys()].sort();
-    const eur = (r: CsvRow) => num(r.BilledCost) / usdPerEur.get(published.filter((d) => d <= day(r)).at(-1)!)!;
+    const eur = (r: CsvRow) =>
+      num(r.BilledCost) / usdPerEur.get(published.filter((d) => d <= day(r)).at(-1)!)!;
     const sumEur = (list: CsvRow[]) => list.reduce((a, r) => a + eur(r), 0);
     const rows = acme.filter(inMonth);
     expectClose(res.body.queries[0]!.total, sumEur(rows.filter((r) => r.ProviderName === 'AWS')));
     expectClose(res.body.queries[1]!.total, sumEur(rows));
     expect(res.body.queries[0]!.currency).toBe('EUR');
     expect(res.body.currency).toBe('EUR');
-    expect(res.body.conversion).toMatchObject({ from: ['USD'], to: 'EUR', source: expect.stringMatching(/Synthetic/) });
+    expect(res.body.conversion).toMatchObject({
+      from: ['USD'],
+      to: 'EUR',
+      source: expect.stringMatching(/Synthetic/),
+    });
   });
 
   it("never shows another organisation's rows", async () => {

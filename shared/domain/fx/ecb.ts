@@ -80,7 +80,9 @@ function decodeXmlText(s: string): string {
 /** The ECB XML (`gesmes:Envelope`): days in document order. */
 export function parseEcbXml(text: string): RateFile {
   if (!/<(\w+:)?Envelope[\s>]/.test(text) || !/<Cube[\s>]/.test(text))
-    throw new BadRequestError('Not an ECB reference-rate XML file (expected a gesmes:Envelope with Cube elements)');
+    throw new BadRequestError(
+      'Not an ECB reference-rate XML file (expected a gesmes:Envelope with Cube elements)',
+    );
   const sender = /<(?:\w+:)?Sender[^>]*>[\s\S]*?<(?:\w+:)?name[^>]*>([\s\S]*?)<\/(?:\w+:)?name>/.exec(text);
   const days: RateDay[] = [];
   let current: RateDay | undefined;
@@ -96,7 +98,8 @@ export function parseEcbXml(text: string): RateFile {
       const rate = rateOf(attrs.rate ?? '', where);
       if (rate !== undefined) current.rates[checkCurrency(attrs.currency, where)] = rate;
     }
-    if (days.length > MAX_RATE_DAYS) throw new BadRequestError(`A rate file holds at most ${MAX_RATE_DAYS} days`);
+    if (days.length > MAX_RATE_DAYS)
+      throw new BadRequestError(`A rate file holds at most ${MAX_RATE_DAYS} days`);
   }
   return { source: sender?.[1] ? decodeXmlText(sender[1]) : ECB_SOURCE, days: finish(days) };
 }
@@ -123,7 +126,8 @@ export function parseEcbCsv(text: string): RateFile {
       day.rates[cur] = rate;
     }
     days.push(day);
-    if (days.length > MAX_RATE_DAYS) throw new BadRequestError(`A rate file holds at most ${MAX_RATE_DAYS} days`);
+    if (days.length > MAX_RATE_DAYS)
+      throw new BadRequestError(`A rate file holds at most ${MAX_RATE_DAYS} days`);
   }
   return { source: ECB_SOURCE, days: finish(days) };
 }

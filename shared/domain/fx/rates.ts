@@ -104,7 +104,8 @@ export function dayFactors(
       if (c === target) continue;
       const from_ = quote(c);
       if (!from_) continue;
-      const rateDay = c === BASE_CURRENCY ? to_.day : target === BASE_CURRENCY ? from_.day : maxDay(from_.day, to_.day);
+      const rateDay =
+        c === BASE_CURRENCY ? to_.day : target === BASE_CURRENCY ? from_.day : maxDay(from_.day, to_.day);
       out.push({
         currency: c,
         day,

@@ -107,7 +107,11 @@ export async function fetchAndLoadRates(url: string): Promise<LoadSummary> {
   const text = await res.text();
   if (Buffer.byteLength(text) > MAX_RATE_FILE_BYTES) throw new Error('FX rate file too large');
   const summary = await loadRates(text);
-  log.info('fx: rates loaded', { url: parsed.origin + parsed.pathname, ...summary, currencies: summary.currencies.length });
+  log.info('fx: rates loaded', {
+    url: parsed.origin + parsed.pathname,
+    ...summary,
+    currencies: summary.currencies.length,
+  });
   return summary;
 }
 

@@ -16,8 +16,8 @@ import { asCondition, evaluateExpression, type GroupedSeries } from '../common/e
 import { type Expression, parseExpression } from '../common/expr/parse';
 import type { ExplorerRequest, Query } from '../common/query-model';
 import { DEFAULT_METRIC } from '../datasources/model';
-import { conversionFactors } from '../fx/service';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
+import { conversionFactors } from '../fx/service';
 import {
   type ConversionOut,
   DEFAULT_TOP_N,
@@ -349,7 +349,10 @@ class Run {
     return {
       mode: 'convert',
       currency: target,
-      conversion: { target, factors: factors.map(({ currency, day, factor }) => ({ currency, day, factor })) },
+      conversion: {
+        target,
+        factors: factors.map(({ currency, day, factor }) => ({ currency, day, factor })),
+      },
       out,
     };
   }
@@ -775,7 +778,10 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
  * The answer's `conversion`: every conversion to the answer's currency merged (source currencies,
  * rate sources and the range of publication days), or null when nothing was converted to it.
  */
-export function mergeConversions(list: readonly ConversionOut[], target: string | null): ConversionOut | null {
+export function mergeConversions(
+  list: readonly ConversionOut[],
+  target: string | null,
+): ConversionOut | null {
   const to = target ?? list[0]?.to;
   const same = list.filter((c) => c.to === to && c.rates);
   if (!to || !same.length) return null;

@@ -28,7 +28,10 @@ let rows: CsvRow[] = [];
 
 /** The fixture history CSV as `day → currency → rate`, parsed here with a plain split. */
 const fixtureRates = new Map<string, Record<string, number>>();
-for (const line of readFileSync(join(FIXTURES, 'eurofxref-hist-2024-09.csv'), 'utf8').trim().split('\n').slice(1)) {
+for (const line of readFileSync(join(FIXTURES, 'eurofxref-hist-2024-09.csv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)) {
   const cells = line.split(',');
   const header = ['Date', 'USD', 'JPY', 'BGN', 'CYP', 'GBP', 'CAD', 'CNY', 'KRW'];
   const rates: Record<string, number> = { EUR: 1 };
@@ -83,7 +86,13 @@ function only(res: ExplorerResult, name: string): QueryOut {
 /** A generated export whose Microsoft rows are billed in CAD (the Azure sample's currency). */
 function writeMixed(path: string, months: string[], until: string, prefix: string, cad: boolean) {
   const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(',')];
-  for (const r of generateFocusRows({ seed: 11, months, resourcesPerProvider: 3, until, accountPrefix: prefix })) {
+  for (const r of generateFocusRows({
+    seed: 11,
+    months,
+    resourcesPerProvider: 3,
+    until,
+    accountPrefix: prefix,
+  })) {
     if (cad && r.ProviderName === 'Microsoft') r.BillingCurrency = 'CAD';
     lines.push(csvLine(r));
   }
@@ -158,7 +167,10 @@ describe('currency conversion in the query engine', () => {
     const named = out.series.filter((s) => !s.other);
     expect(named.map((s) => s.group.provider)).toEqual(ranked.slice(0, 2).map(([p]) => p));
     for (const s of named) expectClose(s.total, totals.get(String(s.group.provider))!);
-    expectClose(out.series.find((s) => s.other)?.total, ranked.slice(2).reduce((a, [, x]) => a + x, 0));
+    expectClose(
+      out.series.find((s) => s.other)?.total,
+      ranked.slice(2).reduce((a, [, x]) => a + x, 0),
+    );
     expect(res.conversion?.from).toEqual(['CAD', 'USD']);
     expect(res.conversion?.to).toBe('KRW');
     // Rows run through 2024-10-20 (a Sunday): the last rate applied is Friday the 18th's.
@@ -181,7 +193,8 @@ describe('currency conversion in the query engine', () => {
       expectClose(
         s.total,
         sum(
-          (r) => r.BillingCurrency === s.group.BillingCurrency && day(r) >= '2024-09-01' && day(r) <= '2024-09-30',
+          (r) =>
+            r.BillingCurrency === s.group.BillingCurrency && day(r) >= '2024-09-01' && day(r) <= '2024-09-30',
           cost,
         ),
       );
@@ -224,8 +237,13 @@ describe('currency conversion in the query engine', () => {
       },
       'EUR',
     );
-    const julyRows = readCsv(join(dir, 'july.csv')).filter((r) => day(r) >= '2024-07-01' && day(r) <= '2024-07-05');
-    expectClose(only(ok, 'a').total, julyRows.reduce((a, r) => a + cost(r) / 1.0705, 0));
+    const julyRows = readCsv(join(dir, 'july.csv')).filter(
+      (r) => day(r) >= '2024-07-01' && day(r) <= '2024-07-05',
+    );
+    expectClose(
+      only(ok, 'a').total,
+      julyRows.reduce((a, r) => a + cost(r) / 1.0705, 0),
+    );
     expect(ok.conversion).toEqual({
       from: ['USD'],
       to: 'EUR',
