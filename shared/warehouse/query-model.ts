@@ -58,6 +58,8 @@ export interface CostSeriesQuery {
 /** Per-day factors from billing currencies to a target currency, joined to the rows in the statement. */
 export interface CurrencyConversion {
   target: string;
+  /** The first day the factors may cover (`YYYY-MM-DD`, on or before the range's start). */
+  from: string;
   /** One entry per (source currency, calendar day `YYYY-MM-DD`) with a usable rate. */
   factors: readonly { currency: string; day: string; factor: number }[];
 }

@@ -1,7 +1,9 @@
+import { isIP } from 'node:net';
 import { fetch } from 'undici';
 import { putRateDays, rateDayBounds, readRateDays } from '../../db/fx-repo';
 import { BadRequestError } from '../../errors';
 import { log } from '../../log';
+import { isBlockedAddress } from '../../notify/address-policy';
 import { guardedAgent } from '../../notify/guarded-fetch';
 import { parseRateFile } from './ecb';
 import { addDays, type DayFactor, dayFactors, MAX_RATE_AGE_DAYS, type StoredRateDay } from './rates';
@@ -95,6 +97,10 @@ export async function fetchAndLoadRates(url: string): Promise<LoadSummary> {
     throw new BadRequestError(`FX rates URL ${JSON.stringify(url)} is not a URL`);
   }
   if (parsed.protocol !== 'https:') throw new BadRequestError('The FX rates URL must be https');
+  // An IP literal never reaches the guarded agent's DNS lookup: check it here.
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0 && isBlockedAddress(host))
+    throw new BadRequestError(`The FX rates URL may not point at ${host} (a private or local address)`);
   const res = await fetch(parsed, {
     redirect: 'manual',
     signal: AbortSignal.timeout(20_000),

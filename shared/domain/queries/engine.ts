@@ -351,6 +351,7 @@ class Run {
       currency: target,
       conversion: {
         target,
+        from,
         factors: factors.map(({ currency, day, factor }) => ({ currency, day, factor })),
       },
       out,
