@@ -325,10 +325,11 @@ class Run {
   private async currencyPlan(target: string | null, start: number, end: number): Promise<CurrencyPlan> {
     const since = ymd(addMonths(dayMs(ymd(start)), -1)).slice(0, 7);
     const [recent, range] = await Promise.all([this.info, this.infoSince(since)]);
-    const currencies = [...new Set([...recent.currencies, ...range.currencies])].sort();
     if (!target) {
-      if (currencies.length > 1) return { mode: 'split', currencies };
-      return { mode: 'native', currency: currencies[0] ?? null };
+      if (range.currencies.length > 1) return { mode: 'split', currencies: range.currencies };
+      // One currency from the range on (or none there: the recent months' single one).
+      const one = range.currencies.length ? range.currencies : recent.currencies;
+      return { mode: 'native', currency: one.length === 1 ? one[0]! : null };
     }
     const sources = range.currencies.filter((c) => c !== target);
     if (!sources.length) return { mode: 'convert', currency: target };
