@@ -95,7 +95,9 @@ async function main(): Promise<void> {
   const summary =
     args.command === 'load'
       ? await fx.loadRates(text!)
-      : await fx.fetchAndLoadRates(args.url ?? process.env.FX_RATES_URL ?? fx.DEFAULT_FX_URL);
+      : await (await import('../shared/domain/fx/fetch')).fetchAndLoadRates(
+          args.url ?? process.env.FX_RATES_URL ?? fx.DEFAULT_FX_URL,
+        );
   process.stdout.write(`${JSON.stringify(summary)}\n`);
   process.stderr.write(
     `loaded ${summary.days} day(s) ${summary.from} … ${summary.to}, ${summary.currencies.length} currencies, from ${summary.source}\n`,

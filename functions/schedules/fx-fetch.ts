@@ -1,5 +1,6 @@
 import { config } from '../../shared/config';
-import { fetchAndLoadRates, type LoadSummary } from '../../shared/domain/fx/service';
+import { fetchAndLoadRates } from '../../shared/domain/fx/fetch';
+import type { LoadSummary } from '../../shared/domain/fx/service';
 import { withInvocationLogContext } from '../../shared/log';
 
 /**

@@ -1,5 +1,5 @@
 import { parseFxArgs } from '../../../scripts/fx';
-import { fetchAndLoadRates } from '../../../shared/domain/fx/service';
+import { fetchAndLoadRates } from '../../../shared/domain/fx/fetch';
 import { BadRequestError } from '../../../shared/errors';
 
 describe('npm run fx arguments', () => {
