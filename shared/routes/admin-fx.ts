@@ -16,7 +16,7 @@ export const loadFxRates = route({
     "Load euro reference rates (the ECB's eurofxref CSV or gesmes XML, as text/csv or application/xml); " +
     'platform admins only. Answers the days, currencies and publication range loaded',
   body: LoadRatesBody,
-  bodyContentTypes: RATE_FILE_MEDIA_TYPES,
+  bodyContentTypes: ['application/json', ...RATE_FILE_MEDIA_TYPES],
   deferBodyValidation: true,
   response: LoadRatesResponse,
   timeoutSeconds: 29,

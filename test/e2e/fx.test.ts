@@ -60,8 +60,13 @@ describe('POST /admin/fx-rates', () => {
     const res = await post(s().apiKeys.admin, 'Date,USD\n2024-01-02,abc\n', 'text/csv');
     expect(res.status).toBe(400);
     expect((res.body as { error: string }).error).toMatch(/line 2/);
-    // JSON is not a rate file's media type.
+    // JSON carries the file as {file}; anything else is a 400.
     const json = await api('POST', '/admin/fx-rates', { token: s().apiKeys.admin, body: { rates: 1 } });
-    expect(json.status).toBe(415);
+    expect(json.status).toBe(400);
+    const wrapped = await api('POST', '/admin/fx-rates', {
+      token: s().apiKeys.admin,
+      body: { file: fixture('eurofxref-daily-2024-06-28.csv') },
+    });
+    expect(wrapped.status).toBe(200);
   });
 });

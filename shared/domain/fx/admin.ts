@@ -11,10 +11,10 @@ import { type LoadSummary, loadRates } from './service';
  */
 export const RATE_FILE_MEDIA_TYPES = ['text/csv', 'application/xml', 'text/xml'] as const;
 
-export const LoadRatesBody = v.pipe(
-  v.string(),
-  v.description('An ECB euro reference-rate file: the CSV or XML'),
-);
+/** As JSON: `{file: "<the CSV or XML text>"}`; as text/csv or XML: the file itself. */
+export const LoadRatesBody = v.object({
+  file: v.pipe(v.string(), v.description('An ECB euro reference-rate file: the CSV or XML text')),
+});
 
 export const LoadRatesResponse = v.object({
   source: v.string(),
@@ -30,9 +30,10 @@ export function isPlatformAdmin(principal: Principal): boolean {
 
 export async function loadRatesAs(principal: Principal, body: unknown): Promise<LoadSummary> {
   if (!isPlatformAdmin(principal)) throw new ForbiddenError();
-  if (typeof body !== 'string')
+  const file = v.safeParse(LoadRatesBody, body);
+  if (typeof body !== 'string' && !file.success)
     throw new BadRequestError(
-      `Send the rate file as ${RATE_FILE_MEDIA_TYPES.join(', ')} (the ECB CSV or XML)`,
+      `Send the rate file as ${RATE_FILE_MEDIA_TYPES.join(', ')}, or as JSON {"file": "<text>"} (the ECB CSV or XML)`,
     );
-  return loadRates(body);
+  return loadRates(typeof body === 'string' ? body : (file.output as { file: string }).file);
 }
