@@ -224,6 +224,8 @@ export class CostManagementStack extends Stack {
       TEAMS_ALLOWED_HOSTS: config.teamsAllowedHosts,
       MAIL_FROM: config.mailFrom,
       APP_BASE_URL: config.appBaseUrl,
+      FX_RATES_URL: config.fxRatesUrl,
+      ...(config.platformOrgIds ? { PLATFORM_ORG_IDS: config.platformOrgIds } : {}),
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
 

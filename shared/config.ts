@@ -38,6 +38,13 @@ export interface Config {
   athenaWorkgroup?: string;
   /** Locally, the folder that stands in for the billing bucket (`npm start` sets it). */
   localBucketDir?: string;
+  /**
+   * Organisations whose admins may load the global euro reference rates (`POST /admin/fx-rates`);
+   * `PLATFORM_ORG_IDS`, comma-separated (locally `org_demo`; in AWS nobody unless set).
+   */
+  platformOrgIds: string[];
+  /** Where the daily `fx-fetch` schedule reads the rates (`FX_RATES_URL`; https only). */
+  fxRatesUrl: string;
 }
 
 let cached: Config | undefined;
@@ -121,6 +128,11 @@ export function loadConfig(): Config {
     glueTable: optional('GLUE_TABLE'),
     athenaWorkgroup: optional('ATHENA_WORKGROUP'),
     localBucketDir: optional('LOCAL_BUCKET_DIR'),
+    platformOrgIds: (optional('PLATFORM_ORG_IDS') ?? localDefault('org_demo') ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    fxRatesUrl: env('FX_RATES_URL', 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml'),
   };
 }
 

@@ -38,7 +38,7 @@ export interface ScheduleDef {
   name: string;
   /** EventBridge expression, e.g. `rate(15 minutes)` or `cron(0 6 * * ? *)`. */
   expression: string;
-  /** Interval the local ticker uses for the same schedule. */
+  /** Interval the local ticker uses for the same schedule; 0: not ticked locally (`/_local/tick` runs it). */
   localIntervalSeconds: number;
   entry: string;
   timeoutSeconds: number;
@@ -144,6 +144,15 @@ export const schedules: readonly ScheduleDef[] = [
     entry: 'schedules/report-sweep',
     timeoutSeconds: 60,
     sendsTo: ['report-delivery'],
+  },
+  {
+    // The ECB publishes around 16:00 CET on business days; 17:00 UTC is after it all year.
+    name: 'fx-fetch',
+    expression: 'cron(0 17 ? * MON-FRI *)',
+    // Locally there is no internet: the demo seed loads synthetic rates instead.
+    localIntervalSeconds: 0,
+    entry: 'schedules/fx-fetch',
+    timeoutSeconds: 60,
   },
 ];
 

@@ -1,5 +1,6 @@
 import type { RouteDef } from './http/route';
 import { adminRoutes } from './routes/admin';
+import { fxRoutes } from './routes/admin-fx';
 import { alertRoutes } from './routes/alerts';
 import { dashboardRoutes } from './routes/dashboards';
 import { dimensionRoutes } from './routes/dimensions';
@@ -18,6 +19,7 @@ export const routes: readonly RouteDef[] = [
   ...enrichmentRoutes,
   ...dashboardRoutes,
   ...adminRoutes,
+  ...fxRoutes,
   ...usageRoutes,
   ...dimensionRoutes,
   ...queryRoutes,

@@ -32,6 +32,10 @@ export interface DeployConfig {
   idpTokenSecretName?: string;
   /** An e-mail address subscribed to the alarm topic; unset: the topic has no subscription. */
   alarmEmail?: string;
+  /** Where the daily `fx-fetch` schedule reads the euro reference rates (https). */
+  fxRatesUrl: string;
+  /** Organisations whose admins may load rates through `POST /admin/fx-rates` (comma-separated). */
+  platformOrgIds: string;
 }
 
 /** Settings that may be left out in every stage: without them the feature they enable is off. */
@@ -126,6 +130,18 @@ const SETTINGS: readonly Setting[] = [
     help: 'public URL of the web app, used in links inside reports and alerts',
   },
   {
+    key: 'fxRatesUrl',
+    required: false,
+    devDefault: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml',
+    help: 'https URL the daily fx-fetch schedule loads euro reference rates from (ECB XML or CSV)',
+  },
+  {
+    key: 'platformOrgIds',
+    required: false,
+    devDefault: '',
+    help: 'comma-separated organisation ids whose admins may load rates with POST /admin/fx-rates',
+  },
+  {
     key: 'throttleRateLimit',
     required: false,
     devDefault: '50',
@@ -191,6 +207,8 @@ export function readDeployConfig(node: Node, stage: DeployStage = readStage(node
       throw new DeployConfigError(`Context "${key}" must be an http(s) URL, got "${values[key]}".`);
     }
   }
+  if (!/^https:\/\//.test(values.fxRatesUrl!))
+    throw new DeployConfigError(`Context "fxRatesUrl" must be an https URL, got "${values.fxRatesUrl}".`);
   const fromAddress = (/<([^>]+)>\s*$/.exec(values.mailFrom!)?.[1] ?? values.mailFrom!).trim().toLowerCase();
   const identity = values.sesIdentity!.toLowerCase();
   const withinIdentity = identity.includes('@')
@@ -244,6 +262,8 @@ export function readDeployConfig(node: Node, stage: DeployStage = readStage(node
     appBaseUrl: values.appBaseUrl!,
     throttleRateLimit: rate,
     throttleBurstLimit: burst,
+    fxRatesUrl: values.fxRatesUrl!,
+    platformOrgIds: values.platformOrgIds ?? '',
     ...optional,
   };
 }

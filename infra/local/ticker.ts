@@ -57,11 +57,13 @@ export async function tick(
 
 /** Fires every schedule on its local interval until stopped. */
 export function startTicker(): () => void {
-  const timers = schedules.map((def) =>
-    setInterval(() => {
-      tick(def.name).catch((error) => log.error('scheduled run failed', { schedule: def.name, error }));
-    }, def.localIntervalSeconds * 1000),
-  );
+  const timers = schedules
+    .filter((def) => def.localIntervalSeconds > 0)
+    .map((def) =>
+      setInterval(() => {
+        tick(def.name).catch((error) => log.error('scheduled run failed', { schedule: def.name, error }));
+      }, def.localIntervalSeconds * 1000),
+    );
   return () => {
     for (const t of timers) clearInterval(t);
   };

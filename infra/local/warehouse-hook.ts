@@ -6,6 +6,8 @@ import { loadEnrichments } from '../../shared/domain/dimensions/enrichment-sourc
 import { processUpload } from '../../shared/domain/dimensions/ingestion';
 import { runRefresh } from '../../shared/domain/dimensions/refresh';
 import type { RefreshMode } from '../../shared/domain/dimensions/refresh-request';
+import { loadRates } from '../../shared/domain/fx/service';
+import { syntheticRateXml } from '../../shared/domain/fx/synthetic';
 import { newId } from '../../shared/ids';
 import { log } from '../../shared/log';
 import { type GeneratorOptions, recentMonths, writeFocusCsv } from '../../shared/warehouse/generator';
@@ -33,6 +35,8 @@ export interface SeededOrg {
 }
 
 export const SEED_FILE = 'warehouse-seed.json';
+/** The demo's generated rate file (ECB XML format, its sender says it is synthetic). */
+export const SEED_RATES_FILE = 'fx-rates-synthetic.xml';
 
 export function seedPlans(now: Date): { orgId: string; options: GeneratorOptions }[] {
   const today = now.toISOString().slice(0, 10);
@@ -95,6 +99,20 @@ async function seed(stateDir: string, bucketDir: string): Promise<void> {
   writeFileSync(file, JSON.stringify({ seededAt: new Date().toISOString(), orgs: seeded }, null, 2));
 }
 
+/**
+ * Synthetic euro reference rates from the month before the earliest seeded month through today,
+ * so the demo converts between currencies (docs/currency.md). Written to `<state>/fx-rates-synthetic.xml`
+ * and loaded at each start for the days that hold no rate yet (rates someone loaded stay).
+ */
+async function seedRates(stateDir: string): Promise<void> {
+  const months = (readSeed(stateDir)?.orgs ?? []).flatMap((o) => o.options.months).sort();
+  const first = months[0] ?? new Date().toISOString().slice(0, 7);
+  const from = new Date(Date.parse(`${first}-01T00:00:00Z`) - 31 * 86_400_000).toISOString().slice(0, 10);
+  const text = syntheticRateXml(from, new Date().toISOString().slice(0, 10));
+  writeFileSync(join(stateDir, SEED_RATES_FILE), text);
+  await loadRates(text, { keepExisting: true });
+}
+
 export const warehouseHook: LocalHook = {
   name: 'warehouse',
   async start({ stateDir }) {
@@ -104,6 +122,7 @@ export const warehouseHook: LocalHook = {
     resetConfig();
     try {
       await seed(stateDir, bucketDir);
+      await seedRates(stateDir);
     } catch (error) {
       log.error('warehouse demo seed failed', { error });
       throw error;

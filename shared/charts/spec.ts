@@ -60,8 +60,17 @@ export interface ChartStamp {
   dataThrough: string | null;
   currency: string | null;
   requestedCurrency: string | null;
-  /** Conversion rates used, `{ EUR: 0.92 }` per 1 unit of `currency`; absent when not converted. */
-  rates?: Record<string, number> | null;
+  /**
+   * The conversion applied (the query engine's `conversion`): billing currencies converted, the
+   * figures' currency, who published the rates and the publication days of the rates applied.
+   * Absent or null when nothing was converted.
+   */
+  conversion?: {
+    from: string[];
+    to: string;
+    source: string | null;
+    rates: { from: string; to: string } | null;
+  } | null;
 }
 
 export function stampLines(s: ChartStamp): string[] {
@@ -71,10 +80,10 @@ export function stampLines(s: ChartStamp): string[] {
   const lines = [
     `Period ${s.period.startDate} to ${s.period.endDate}${cmp} · data through ${s.dataThrough ?? 'n/a (no recent data)'}`,
   ];
-  const rates = Object.entries(s.rates ?? {});
-  if (rates.length)
+  const c = s.conversion;
+  if (c?.rates)
     lines.push(
-      `Converted from ${s.currency ?? '?'}: ${rates.map(([c, r]) => `1 ${s.currency} = ${r} ${c}`).join(', ')}`,
+      `Figures in ${c.to}, converted from ${c.from.join(', ')} at ${c.source ?? 'reference'} rates of each charge day (published ${c.rates.from} to ${c.rates.to})`,
     );
   else if (s.requestedCurrency && s.currency && s.requestedCurrency !== s.currency)
     lines.push(`Figures in ${s.currency} (billing currency, not converted to ${s.requestedCurrency})`);

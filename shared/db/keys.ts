@@ -3,8 +3,9 @@
  * the local runtime both build the table from `tableDefinition`, so they cannot drift apart.
  *
  * Every tenant item's `pk` starts with `ORG#<orgId>`, so a query built from a verified principal
- * cannot reach another organisation. The only global items are API-key lookups (by hash) and
- * idempotency records (which embed the org).
+ * cannot reach another organisation. The only global items are API-key lookups (by hash),
+ * idempotency records (which embed the org) and the euro reference rates (`FX#EUR`, one item per
+ * publication day, the same for every organisation).
  */
 export const tableDefinition = {
   partitionKey: 'pk',
@@ -49,6 +50,10 @@ export function principalItemOf(
 }
 
 export const keys = {
+  /** The euro reference rates: one partition, one item per publication day (sort key `YYYY-MM-DD`). */
+  fxRatesPartition: 'FX#EUR',
+  fxRateDay: (day: string): ItemKey => ({ pk: 'FX#EUR', sk: day }),
+
   organization: (orgId: string): ItemKey => ({ pk: org(orgId), sk: 'META' }),
 
   /** A principal's partition: profile, team-membership mirrors and API-key status mirrors, read in one query per request. */

@@ -47,6 +47,21 @@ export interface CostSeriesQuery {
    * group values. Only with a groupBy.
    */
   topN?: number;
+  /**
+   * Convert each row's amount to `target` at its charge day's factor (docs/currency.md). A row in
+   * another currency whose (currency, day) has no factor fails the statement with a
+   * `MissingRateError` naming the currency and the day; rows already in `target` stay as they are.
+   */
+  conversion?: CurrencyConversion;
+}
+
+/** Per-day factors from billing currencies to a target currency, joined to the rows in the statement. */
+export interface CurrencyConversion {
+  target: string;
+  /** The first day the factors may cover (`YYYY-MM-DD`, on or before the range's start). */
+  from: string;
+  /** One entry per (source currency, calendar day `YYYY-MM-DD`) with a usable rate. */
+  factors: readonly { currency: string; day: string; factor: number }[];
 }
 
 export interface UsageSeriesQuery extends Omit<CostSeriesQuery, 'metricId'> {

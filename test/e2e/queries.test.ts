@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSeed } from '../../infra/local/warehouse-hook';
+import { readSeed, SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { api, session } from '../support/session';
@@ -25,6 +26,12 @@ interface Answer {
   queries: { name: string; currency: string | null; series: Series[]; total: number | null }[];
   dataThrough: string | null;
   currency: string | null;
+  conversion: {
+    from: string[];
+    to: string;
+    source: string | null;
+    rates: { from: string; to: string } | null;
+  } | null;
 }
 
 const s = () => session();
@@ -103,11 +110,26 @@ describe('POST /queries/explorer', () => {
       { conditions, currency: 'EUR' },
     );
     expect(res.status).toBe(200);
+    // The figures are converted to EUR at the seed's synthetic rates (USD per EUR, read here from the
+    // rate file by hand): each row at the last rate published on or before its charge day.
+    const xml = readFileSync(join(s().stateDir, SEED_RATES_FILE), 'utf8');
+    const usdPerEur = new Map<string, number>();
+    for (const m of xml.matchAll(/<Cube time='([\d-]+)'>([\s\S]*?)<\/Cube>/g))
+      usdPerEur.set(m[1]!, Number(/currency='USD' rate='([\d.]+)'/.exec(m[2]!)![1]));
+    const published = [...usdPerEur.keys()].sort();
+    const eur = (r: CsvRow) =>
+      num(r.BilledCost) / usdPerEur.get(published.filter((d) => d <= day(r)).at(-1)!)!;
+    const sumEur = (list: CsvRow[]) => list.reduce((a, r) => a + eur(r), 0);
     const rows = acme.filter(inMonth);
-    expectClose(res.body.queries[0]!.total, sum(rows.filter((r) => r.ProviderName === 'AWS')));
-    expectClose(res.body.queries[1]!.total, sum(rows));
-    // Conversion is not there yet: the figures say they are in the billing currency.
-    expect(res.body.queries[0]!.currency).toBe('USD');
+    expectClose(res.body.queries[0]!.total, sumEur(rows.filter((r) => r.ProviderName === 'AWS')));
+    expectClose(res.body.queries[1]!.total, sumEur(rows));
+    expect(res.body.queries[0]!.currency).toBe('EUR');
+    expect(res.body.currency).toBe('EUR');
+    expect(res.body.conversion).toMatchObject({
+      from: ['USD'],
+      to: 'EUR',
+      source: expect.stringMatching(/Synthetic/),
+    });
   });
 
   it("never shows another organisation's rows", async () => {

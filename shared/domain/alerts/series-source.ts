@@ -91,10 +91,10 @@ export function neededStart(alert: StoredAlert, dataThrough: string): string {
 
 /** A key for the alert's read: alerts with equal keys are read by one engine request. */
 export function seriesGroupKey(
-  alert: Pick<StoredAlert, 'organizationId' | 'queries' | 'conditionAdvancedExplorerQuery'>,
+  alert: Pick<StoredAlert, 'organizationId' | 'currency' | 'queries' | 'conditionAdvancedExplorerQuery'>,
 ): string {
   const { period: _period, queries: _queries, ...rest } = alert.conditionAdvancedExplorerQuery;
-  return `${alert.organizationId}|${JSON.stringify(rest)}|${JSON.stringify(alert.queries.map(normalised))}`;
+  return `${alert.organizationId}|${alert.currency}|${JSON.stringify(rest)}|${JSON.stringify(alert.queries.map(normalised))}`;
 }
 
 /** A user query as the combined request carries it: always visible (its values are needed), no styling. */
@@ -115,6 +115,8 @@ interface Planned {
 
 interface Group {
   orgId: string;
+  /** The alerts' currency: figures are converted at each charge day's rate (docs/currency.md). */
+  currency: StoredAlert['currency'];
   start: string;
   dataThrough: string;
   base: ExplorerRequest;
@@ -200,6 +202,7 @@ export function createEngineSeriesSource(): AlertSeriesSource {
           const base = alert.conditionAdvancedExplorerQuery;
           g = {
             orgId: alert.organizationId,
+            currency: alert.currency,
             start,
             dataThrough,
             base: { ...base, queries: alert.queries.map(normalised) },
@@ -222,7 +225,7 @@ export function createEngineSeriesSource(): AlertSeriesSource {
           period: { aggBy: 'Day', startDate: g.start, endDate: g.dataThrough },
           queries: [...g.base.queries, ...g.extra.values()],
         };
-        const result = runExplorer(request, { orgId: g.orgId, now });
+        const result = runExplorer(request, { orgId: g.orgId, now, currency: g.currency });
         result.catch(() => undefined); // awaited by each member's read
         for (const m of g.members)
           out.set(m.key, {

@@ -4,14 +4,22 @@ import { log } from '../../log';
 import type { MetricId } from '../../warehouse/focus-columns';
 import type { WarehouseQueries } from '../../warehouse/port';
 import { getWarehouseQueries } from '../../warehouse/queries';
-import type { BillingInfo, CostSeriesQuery, SeriesRow, WhereClause } from '../../warehouse/query-model';
+import type {
+  BillingInfo,
+  CostSeriesQuery,
+  CurrencyConversion,
+  SeriesRow,
+  WhereClause,
+} from '../../warehouse/query-model';
 import { ExpressionError } from '../common/expr/errors';
 import { asCondition, evaluateExpression, type GroupedSeries } from '../common/expr/evaluate';
 import { type Expression, parseExpression } from '../common/expr/parse';
 import type { ExplorerRequest, Query } from '../common/query-model';
 import { DEFAULT_METRIC } from '../datasources/model';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
+import { conversionFactors } from '../fx/service';
 import {
+  type ConversionOut,
   DEFAULT_TOP_N,
   type ExplorerResult,
   MAX_TOP_N,
@@ -73,7 +81,22 @@ export interface ExplorerContext {
    * every cost and usage query (see `scopesWhere`).
    */
   scopeIds?: readonly (string | null | undefined)[];
+  /**
+   * The currency cost figures are asked in (the request's, the dashboard's, the alert's or the
+   * report's); a cost query's own `currency` wins. Unset: each row's billing currency, split by
+   * currency when the organisation has several (docs/currency.md).
+   */
+  currency?: string | null;
 }
+
+/** The column a mixed-currency answer is split by when no currency is asked. */
+export const CURRENCY_GROUP = 'BillingCurrency';
+
+/** How a cost query's amounts are expressed (see `Run.currencyPlan`). */
+type CurrencyPlan =
+  | { mode: 'native'; currency: string | null }
+  | { mode: 'split'; currencies: string[] }
+  | { mode: 'convert'; currency: string; conversion?: CurrencyConversion; out?: ConversionOut };
 
 /** Billing months read for `dataThrough`: the current one and the three before. */
 const RECENT_MONTHS = 3;
@@ -226,6 +249,9 @@ interface Computed {
   groups: Grouped[];
   unit: string | null;
   currency: string | null;
+  /** Billing currencies of a cost query answered per currency (no total across them). */
+  currencies?: string[];
+  conversion?: ConversionOut;
 }
 
 type CostBatchQuery = Omit<CostSeriesQuery, 'metricId' | 'groupBy'>;
@@ -238,6 +264,10 @@ interface CostBatch {
 class Run {
   /** Ungrouped cost reads of this tick, by everything but their metric (see `costRows`). */
   private readonly batches = new Map<string, CostBatch>();
+  /** Billing currencies from a month on (`billingInfo`), read once per month per run. */
+  private readonly infos = new Map<string, Promise<BillingInfo>>();
+  /** Every conversion applied in this run (merged into the answer's `conversion`). */
+  readonly conversions: ConversionOut[] = [];
 
   constructor(
     readonly wh: WarehouseQueries,
@@ -285,6 +315,58 @@ class Run {
     }
   }
 
+  private infoSince(month: string): Promise<BillingInfo> {
+    let read = this.infos.get(month);
+    if (!read) {
+      read = warehouseCall('billingInfo', () => this.wh.billingInfo(this.ctx.orgId, month));
+      this.infos.set(month, read);
+    }
+    return read;
+  }
+
+  /**
+   * How a cost query over `[start, end)` expresses its amounts. With a target currency: the
+   * billing currencies of the range's months (and one month either side) other than the target
+   * are converted at their per-day factors; with none and several billing currencies, the answer
+   * is split by currency; else the single billing currency, unconverted.
+   */
+  private async currencyPlan(target: string | null, start: number, end: number): Promise<CurrencyPlan> {
+    const since = ymd(addMonths(dayMs(ymd(start)), -1)).slice(0, 7);
+    const [recent, range] = await Promise.all([this.info, this.infoSince(since)]);
+    if (!target) {
+      if (range.currencies.length > 1) return { mode: 'split', currencies: range.currencies };
+      // One currency from the range on (or none there: the recent months' single one).
+      const one = range.currencies.length ? range.currencies : recent.currencies;
+      return { mode: 'native', currency: one.length === 1 ? one[0]! : null };
+    }
+    const sources = range.currencies.filter((c) => c !== target);
+    if (!sources.length) return { mode: 'convert', currency: target };
+    const from = ymd(start);
+    const to = ymd(Math.ceil(end / DAY_MS) * DAY_MS);
+    const factors = await conversionFactors(sources, target, from, to);
+    // What the answer states: the rates that apply to days holding data.
+    const last = range.lastChargeDay ?? from;
+    const used = factors.filter((f) => f.day <= last);
+    const rateDays = used.map((f) => f.rateDay).sort();
+    const out: ConversionOut = {
+      from: sources,
+      to: target,
+      source: [...new Set(used.map((f) => f.source))].sort().join(', ') || null,
+      rates: rateDays.length ? { from: rateDays[0]!, to: rateDays[rateDays.length - 1]! } : null,
+    };
+    this.conversions.push(out);
+    return {
+      mode: 'convert',
+      currency: target,
+      conversion: {
+        target,
+        from,
+        factors: factors.map(({ currency, day, factor }) => ({ currency, day, factor })),
+      },
+      out,
+    };
+  }
+
   /** The data range and buckets of a series query for the window, after its shift and rolling window. */
   private fetchPlan(q: SeriesQuery, w: Window) {
     const aggBy = w.period.aggBy;
@@ -311,12 +393,17 @@ class Run {
     let groups: Grouped[];
     let unit: string | null;
     let currency: string | null = null;
+    let money: CurrencyPlan | undefined;
     if (q.type === 'cost') {
-      const groupBy = groupByOf(q.groupBy);
+      money = await this.currencyPlan(q.currency ?? this.ctx.currency ?? null, plan.dataStart, plan.end);
+      let groupBy = groupByOf(q.groupBy);
+      if (money.mode === 'split' && !groupBy.some((g) => g.toLowerCase() === CURRENCY_GROUP.toLowerCase()))
+        groupBy = [...groupBy, CURRENCY_GROUP];
       const where = andWhere(
         q.extendDashboardConditions ? andWhere(q.whereClause, this.ctx.conditions) : q.whereClause,
         this.scope,
       );
+      const conversion = money.mode === 'convert' ? money.conversion : undefined;
       const rows = await warehouseCall('costSeries', () =>
         this.costRows({
           orgId: this.ctx.orgId,
@@ -327,11 +414,11 @@ class Run {
           start: portTime(plan.dataStart),
           end: portTime(plan.end),
           topN: topNOf(this.request),
+          ...(conversion ? { conversion } : {}),
         }),
       );
       groups = align(rows, groupBy, plan.starts, aggBy, 0);
-      const info = await this.info;
-      currency = info.currencies.length === 1 ? info.currencies[0]! : null;
+      currency = money.mode === 'split' ? null : money.currency;
       unit = currency;
     } else {
       ({ groups, unit } = await this.metric(q, plan.starts, plan.dataStart, plan.end, aggBy));
@@ -344,7 +431,14 @@ class Run {
       ...g,
       values: plan.pick.map((i) => (i === undefined ? null : (g.values[i] ?? null))),
     }));
-    return { query: q, groups, unit: q.type === 'metric' ? (q.unitOverride ?? unit) : unit, currency };
+    return {
+      query: q,
+      groups,
+      unit: q.type === 'metric' ? (q.unitOverride ?? unit) : unit,
+      currency,
+      ...(money?.mode === 'split' ? { currencies: money.currencies } : {}),
+      ...(money?.mode === 'convert' && money.out ? { conversion: money.out } : {}),
+    };
   }
 
   /**
@@ -509,8 +603,11 @@ function present(
     alias: c.query.alias ?? null,
     unit: c.unit,
     currency: c.currency,
+    ...(c.currencies ? { currencies: c.currencies } : {}),
+    ...(c.conversion ? { conversion: c.conversion } : {}),
     series,
-    total: exprTotals ? exprTotals.query : reduce(whole, reducer),
+    // Amounts in several currencies are never summed into one figure.
+    total: c.currencies ? null : exprTotals ? exprTotals.query : reduce(whole, reducer),
   };
 }
 
@@ -685,6 +782,30 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
       ? { comparison: { period: periodOut(comparison), queries: visible(compared.out) } }
       : {}),
     dataThrough: dataThrough === null ? null : ymd(dataThrough),
-    currency: info.currencies.length === 1 ? info.currencies[0]! : null,
+    currency: ctx.currency ?? (info.currencies.length === 1 ? info.currencies[0]! : null),
+    conversion: mergeConversions(run.conversions, ctx.currency ?? null),
+  };
+}
+
+/**
+ * The answer's `conversion`: every conversion to the answer's currency merged (source currencies,
+ * rate sources and the range of publication days), or null when nothing was converted to it.
+ */
+export function mergeConversions(
+  list: readonly ConversionOut[],
+  target: string | null,
+): ConversionOut | null {
+  const to = target ?? list[0]?.to;
+  const same = list.filter((c) => c.to === to && c.rates);
+  if (!to || !same.length) return null;
+  const from = [...new Set(same.flatMap((c) => c.from))].sort();
+  const sources = [...new Set(same.flatMap((c) => (c.source ? c.source.split(', ') : [])))].sort();
+  const starts = same.map((c) => c.rates!.from).sort();
+  const ends = same.map((c) => c.rates!.to).sort();
+  return {
+    from,
+    to,
+    source: sources.join(', ') || null,
+    rates: { from: starts[0]!, to: ends[ends.length - 1]! },
   };
 }

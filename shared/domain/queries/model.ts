@@ -27,8 +27,29 @@ export interface QueryOut {
   alias: string | null;
   unit: string | null;
   currency: string | null;
+  /**
+   * A cost query of a mixed-currency organisation asked without a currency: the billing
+   * currencies its series are split by (each series' group carries `BillingCurrency`; `total` is
+   * null, since amounts in different currencies are not summed).
+   */
+  currencies?: string[];
+  /** The conversion applied to this query's amounts (docs/currency.md). */
+  conversion?: ConversionOut;
   series: SeriesOut[];
+  /** The series reduced; null for a query split by currency. */
   total: number | null;
+}
+
+/** What a converted answer states: docs/currency.md. */
+export interface ConversionOut {
+  /** The billing currencies converted. */
+  from: string[];
+  /** The currency of the figures. */
+  to: string;
+  /** Who published the rates (e.g. `European Central Bank`). */
+  source: string | null;
+  /** First and last publication day of the rates applied to days holding data. */
+  rates: { from: string; to: string } | null;
 }
 
 export interface PeriodOut {
@@ -44,8 +65,13 @@ export interface ExplorerResult {
   comparison?: { period: PeriodOut; queries: QueryOut[] };
   /** The last day whose billing data is complete, or null without recent data. */
   dataThrough: string | null;
-  /** The currency of the cost figures (the billing currency; conversion comes with issue 17). */
+  /**
+   * The currency of the cost figures: the one asked for (converted), else the organisation's
+   * billing currency, or null for a mixed-currency organisation (figures split by currency).
+   */
   currency: string | null;
+  /** The conversion to `currency`, when some amounts were converted; else null. */
+  conversion: ConversionOut | null;
 }
 
 /** Default number of groups a grouped query answers, and the most a request may ask for. */

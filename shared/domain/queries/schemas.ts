@@ -7,8 +7,8 @@ import { DASHBOARD_LIMITS } from '../dashboards/schemas';
 /**
  * `POST /queries/explorer`: a widget's `advancedExplorer` request plus a dashboard's context.
  * `conditions` is a where clause ANDed into cost queries that extend the dashboard's conditions;
- * `currency` is accepted and not applied yet (the answer's `currency` says which currency the
- * figures are in; conversion comes with issue 17).
+ * `currency` converts every cost figure to it at the rate of each row's charge day (a cost query's
+ * own `currency` wins; docs/currency.md); without it figures stay in the billing currency.
  */
 export const ExplorerBody = v.strictObject({
   request: ExplorerRequestSchema,
@@ -32,12 +32,20 @@ const SeriesOut = v.object({
   other: v.optional(v.literal(true)),
   forecast: v.optional(v.array(v.object({ date: v.string(), value: v.number() }))),
 });
+const ConversionOut = v.object({
+  from: v.array(v.string()),
+  to: v.string(),
+  source: v.nullable(v.string()),
+  rates: v.nullable(v.object({ from: v.string(), to: v.string() })),
+});
 const QueryOut = v.object({
   name: v.string(),
   type: v.picklist(['cost', 'metric', 'formula', 'condition']),
   alias: v.nullable(v.string()),
   unit: v.nullable(v.string()),
   currency: v.nullable(v.string()),
+  currencies: v.optional(v.array(v.string())),
+  conversion: v.optional(ConversionOut),
   series: v.array(SeriesOut),
   total: v.nullable(v.number()),
 });
@@ -49,4 +57,5 @@ export const ExplorerResponse = v.object({
   comparison: v.optional(v.object({ period: PeriodOut, queries: v.array(QueryOut) })),
   dataThrough: v.nullable(v.string()),
   currency: v.nullable(v.string()),
+  conversion: v.nullable(ConversionOut),
 });

@@ -16,6 +16,7 @@ export async function explore(principal: Principal, body: ExplorerBodyInput): Pr
   return runExplorer(body.request, {
     orgId: principal.orgId,
     conditions: body.conditions ?? null,
+    currency: body.currency ?? null,
     timeZone: (await getOrganizationTimezone(principal.orgId)) ?? 'UTC',
   });
 }
@@ -46,6 +47,7 @@ export async function widgetData(
     conditions: dashboardConditions(dashboard.conditions),
     // The dashboard's scope restricts its widgets too (besides the widget request's own scopeId).
     scopeIds: [dashboard.scopeId],
+    currency: dashboard.currency ?? null,
     defaults: {
       datePreset: dashboard.datePreset ?? null,
       startDate: dashboard.startDate ?? null,

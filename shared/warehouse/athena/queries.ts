@@ -8,6 +8,7 @@ import {
   athenaParams,
   billingInfoSql,
   metricSql,
+  missingRateOf,
   seriesSql,
   toBillingInfo,
   toSeriesRows,
@@ -109,7 +110,10 @@ export class AthenaQueries implements WarehouseQueries {
       ctx,
       extra ? (c) => `${athenaDialect.col('ConsumedUnit')} = ${c.params.add(extra)}` : undefined,
     );
-    return toSeriesRows(await this.runner.run(compiled.sql, compiled.params), compiled.groupBy);
+    const rows = await this.runner.run(compiled.sql, compiled.params).catch((e: unknown) => {
+      throw missingRateOf(e);
+    });
+    return toSeriesRows(rows, compiled.groupBy);
   }
 
   costSeries(q: CostSeriesQuery): Promise<SeriesRow[]> {

@@ -7,6 +7,7 @@ import {
   billingInfoSql,
   duckDialect,
   metricSql,
+  missingRateOf,
   positionalParams,
   seriesSql,
   toBillingInfo,
@@ -138,7 +139,9 @@ export class DuckDbQueries implements WarehouseQueries {
       const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
       const measures = metricIds.map((m) => metricSql(m, duckDialect));
       const compiled = seriesSql({ ...q, groupBy: null }, measures, source, ctx);
-      const rows = await query(conn, compiled.sql, compiled.params);
+      const rows = await query(conn, compiled.sql, compiled.params).catch((e: unknown) => {
+        throw missingRateOf(e);
+      });
       return metricIds.length === 1
         ? [toSeriesRows(rows, [])]
         : toSeriesRowsByMeasure(rows, metricIds.length);
@@ -150,7 +153,10 @@ export class DuckDbQueries implements WarehouseQueries {
       const { source, catalog } = await sourceFor(conn, q.orgId);
       const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
       const compiled = seriesSql(q, metricSql(q.metricId, duckDialect), source, ctx);
-      return toSeriesRows(await query(conn, compiled.sql, compiled.params), compiled.groupBy);
+      const rows = await query(conn, compiled.sql, compiled.params).catch((e: unknown) => {
+        throw missingRateOf(e);
+      });
+      return toSeriesRows(rows, compiled.groupBy);
     });
   }
 

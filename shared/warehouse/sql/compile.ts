@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BadRequestError } from '../../errors';
+import { BadRequestError, UnprocessableError } from '../../errors';
 import {
   builtinDimensionOf,
   FOCUS_COLUMN_TYPES,
@@ -12,6 +12,7 @@ import {
   type Catalog,
   type ComputedKind,
   type CostSeriesQuery,
+  type CurrencyConversion,
   type Granularity,
   groupByList,
   isOperator,
@@ -57,6 +58,15 @@ export interface Dialect {
    * `ChargePeriodStart` zone maps; there the bound would only cost a string comparison per row.
    */
   readonly monthBound: boolean;
+  /** Fails the statement with an error whose text holds the text expression `message`. */
+  fail(message: string): string;
+  /** The `YYYY-MM-DD` text of timestamp `expr`. */
+  dayText(expr: string): string;
+  /** 1-based position of timestamp `expr`'s day in a list of days starting on `day` (a checked literal). */
+  dayIndex(day: string, expr: string): string;
+  /** A list literal of DOUBLE values, and its element at a 1-based position (NULL past its end). */
+  list(items: string[]): string;
+  listAt(list: string, index: string): string;
 }
 
 export const duckDialect: Dialect = {
@@ -71,6 +81,11 @@ export const duckDialect: Dialect = {
   timestamp: (p) => `CAST(${p} AS TIMESTAMP)`,
   materialized: ' MATERIALIZED',
   monthBound: false,
+  fail: (m) => `error(${m})`,
+  dayText: (e) => `strftime(${e}, '%Y-%m-%d')`,
+  dayIndex: (day, e) => `(CAST(${e} AS DATE) - DATE '${day}' + 1)`,
+  list: (items) => `[${items.join(', ')}]`,
+  listAt: (list, i) => `${list}[${i}]`,
 };
 
 /** Athena (Trino): Glue lower-cases column names; map lookups use element_at (NULL when absent). */
@@ -86,6 +101,12 @@ export const athenaDialect: Dialect = {
   timestamp: (p) => `CAST(${p} AS timestamp)`,
   materialized: '',
   monthBound: true,
+  // A cast of the message text to a number: Trino fails the query with `Cannot cast '<message>'`.
+  fail: (m) => `CAST(${m} AS DOUBLE)`,
+  dayText: (e) => `date_format(${e}, '%Y-%m-%d')`,
+  dayIndex: (day, e) => `(date_diff('day', DATE '${day}', CAST(${e} AS DATE)) + 1)`,
+  list: (items) => `ARRAY[${items.join(', ')}]`,
+  listAt: (list, i) => `element_at(${list}, ${i})`,
 };
 
 /** Where user values go: `add` returns the SQL text that stands for the value. */
@@ -347,7 +368,10 @@ export function seriesSql(
   const extra = extraFilter ? ` AND ${extraFilter(ctx)}` : '';
   const groupCols = groupBy.map((_, i) => `g${i}`);
   const valueCols = measures.length === 1 ? ['value'] : measures.map((_, i) => `value${i}`);
-  const sums = measures.map((m, i) => `coalesce(sum(${m}), 0) AS ${valueCols[i]}`);
+  const factor = q.conversion ? conversionFactorSql(q.conversion, d) : undefined;
+  const sums = measures.map(
+    (m, i) => `coalesce(sum(${factor ? `(${m}) * ${factor}` : m}), 0) AS ${valueCols[i]}`,
+  );
   const inner = [
     `SELECT ${[`${bucket} AS bucket`, ...groups, ...sums].join(', ')}`,
     `FROM ${source}`,
@@ -376,6 +400,67 @@ export function seriesSql(
     limit,
   ].join('\n');
   return { sql, params: ctx.params.values, groupBy };
+}
+
+/** The text a statement fails with when a row has no rate: `FX_RATE_MISSING <currency> <day>`. */
+const FX_MISSING = 'FX_RATE_MISSING';
+
+/** A row needed a rate that is not loaded: 422 naming the currency and the day. */
+export class MissingRateError extends UnprocessableError {
+  override name = 'MissingRateError';
+  constructor(
+    readonly currency: string,
+    readonly day: string,
+    readonly target: string | undefined,
+  ) {
+    super(
+      `No exchange rate for ${currency}${target ? ` to ${target}` : ''} on ${day} (nor in the 7 days before): load the euro reference rates for that day (npm run fx -- load, or POST /admin/fx-rates)`,
+    );
+  }
+}
+
+/**
+ * The factor a series statement multiplies each amount by: 1 for rows in the target currency;
+ * else the element of the row's currency's list of per-day factors at the row's charge day (a
+ * list literal indexed by days since `from`: arithmetic per row, no join). A row whose factor is
+ * NULL (no rate that day, or a currency without factors) fails the statement, naming the currency
+ * and the day: never 1:1. Every value is ours and checked (codes, dates, finite numbers), so the
+ * lists are inlined. The statement's range filter keeps every row on or after `from`.
+ */
+function conversionFactorSql(c: CurrencyConversion, d: Dialect): string {
+  const code = (x: string) => {
+    if (!/^[A-Z]{3}$/.test(x)) throw new Error(`invalid currency code ${JSON.stringify(x)}`);
+    return `'${x}'`;
+  };
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(c.from)) throw new Error(`invalid conversion start ${c.from}`);
+  const origin = Date.parse(`${c.from}T00:00:00Z`);
+  const lists = new Map<string, (string | null)[]>();
+  for (const f of c.factors) {
+    const at = (Date.parse(`${f.day}T00:00:00Z`) - origin) / 86_400_000;
+    if (!Number.isInteger(at) || at < 0 || at > 100_000 || !Number.isFinite(f.factor) || f.factor <= 0)
+      throw new Error(`invalid conversion factor ${JSON.stringify(f)}`);
+    const list = lists.get(f.currency) ?? [];
+    while (list.length <= at) list.push(null);
+    list[at] = f.factor.toExponential();
+    lists.set(f.currency, list);
+  }
+  const cur = d.col('BillingCurrency');
+  const ts = d.col('ChargePeriodStart');
+  const index = d.dayIndex(c.from, ts);
+  const message = `'${FX_MISSING} ' || coalesce(${cur}, '(none)') || ' ' || ${d.dayText(ts)} || ' ' || ${code(c.target)}`;
+  const branches = [...lists.entries()].map(
+    ([currency, list]) =>
+      `WHEN ${cur} = ${code(currency)} THEN ${d.listAt(d.list(list.map((x) => x ?? 'NULL')), index)}`,
+  );
+  const lookup = branches.length ? `CASE ${branches.join(' ')} END` : 'CAST(NULL AS DOUBLE)';
+  return `(CASE WHEN ${cur} = ${code(c.target)} THEN 1 ELSE coalesce(${lookup}, ${d.fail(message)}) END)`;
+}
+
+/** The MissingRateError of a statement that failed for a missing rate, else the error itself. */
+export function missingRateOf(error: unknown): unknown {
+  const text = error instanceof Error ? error.message : String(error);
+  const m = new RegExp(`${FX_MISSING} (\\S+) (\\d{4}-\\d{2}-\\d{2})(?: ([A-Z]{3}))?`).exec(text);
+  return m ? new MissingRateError(m[1]!, m[2]!, m[3]) : error;
 }
 
 /**

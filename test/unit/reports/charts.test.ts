@@ -139,11 +139,18 @@ describe('stampLines', () => {
       stampLines({
         period,
         dataThrough: '2024-10-19',
-        currency: 'USD',
+        currency: 'EUR',
         requestedCurrency: 'EUR',
-        rates: { EUR: 0.92 },
+        conversion: {
+          from: ['USD', 'CAD'],
+          to: 'EUR',
+          source: 'European Central Bank',
+          rates: { from: '2024-10-01', to: '2024-10-18' },
+        },
       })[1],
-    ).toBe('Converted from USD: 1 USD = 0.92 EUR');
+    ).toBe(
+      'Figures in EUR, converted from USD, CAD at European Central Bank rates of each charge day (published 2024-10-01 to 2024-10-18)',
+    );
   });
 });
 

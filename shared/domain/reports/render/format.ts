@@ -36,8 +36,10 @@ function periodLine(d: Extract<WidgetData, { period: unknown }>): string {
     ? ` vs ${d.comparisonPeriod.startDate} to ${d.comparisonPeriod.endDate}`
     : '';
   const through = d.dataThrough ? `; data through ${d.dataThrough}` : '';
-  const conv =
-    d.requestedCurrency && d.currency && d.requestedCurrency !== d.currency
+  const c = d.conversion;
+  const conv = c?.rates
+    ? `; figures in ${c.to}, converted from ${c.from.join(', ')} at ${c.source ?? 'reference'} rates of ${c.rates.from} to ${c.rates.to}`
+    : d.requestedCurrency && d.currency && d.requestedCurrency !== d.currency
       ? `; figures in ${d.currency} (billing currency, not converted to ${d.requestedCurrency})`
       : '';
   return `${d.period.startDate} to ${d.period.endDate}${cmp}${through}${conv}`;

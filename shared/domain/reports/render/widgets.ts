@@ -58,9 +58,11 @@ export interface PeriodInfo {
   period: PeriodOut;
   comparisonPeriod: PeriodOut | null;
   dataThrough: string | null;
-  /** The currency the figures are in (the billing currency; conversion arrives with issue 17). */
+  /** The currency the figures are in: the context's (converted), else the billing currency. */
   currency: string | null;
   requestedCurrency: string | null;
+  /** The conversion applied to the figures, if any (docs/currency.md). */
+  conversion: ExplorerResult['conversion'];
 }
 
 export interface Totals {
@@ -130,7 +132,12 @@ async function compare(ctx: RenderContext, groupBy: string[]): Promise<ExplorerR
     ],
     limitOverride: 1000,
   });
-  return runExplorer(request, { orgId: ctx.orgId, now: ctx.now, timeZone: ctx.timeZone });
+  return runExplorer(request, {
+    orgId: ctx.orgId,
+    now: ctx.now,
+    timeZone: ctx.timeZone,
+    currency: ctx.context.currency ?? null,
+  });
 }
 
 function periodInfo(ctx: RenderContext, r: ExplorerResult): PeriodInfo {
@@ -140,6 +147,7 @@ function periodInfo(ctx: RenderContext, r: ExplorerResult): PeriodInfo {
     dataThrough: r.dataThrough,
     currency: r.currency,
     requestedCurrency: ctx.context.currency ?? null,
+    conversion: r.conversion,
   };
 }
 
@@ -364,6 +372,7 @@ export function stampOf(info: PeriodInfo): string[] {
     dataThrough: info.dataThrough,
     currency: info.currency,
     requestedCurrency: info.requestedCurrency,
+    conversion: info.conversion,
   });
 }
 
@@ -381,6 +390,7 @@ function chartOf(
     dataThrough: r.dataThrough,
     currency: r.currency,
     requestedCurrency,
+    conversion: r.conversion,
   };
   const units = [...new Set(r.queries.map((q) => q.unit).filter(Boolean))];
   return {

@@ -1,0 +1,160 @@
+/**
+ * Currency conversion overhead in the query engine over ~1M generated FOCUS rows
+ * (`WAREHOUSE_BENCH_ROWS` to change): the same explorer requests through `runExplorer` without a
+ * currency (figures in the billing currency, USD) and with `EUR` (every row joined to the per-day
+ * factors and converted in the statement), and the ratio (converted / plain; target ≤ 1.2). The
+ * rates are the demo's synthetic file, loaded into a throwaway DynamoDB Local. Each converted
+ * figure is checked against the plain one divided by that day's USD rate (daily case), so the
+ * converted side really converts. Figures only: nothing here is asserted by a test.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import * as v from 'valibot';
+import { startDynamoLocal } from '../infra/local/emulators';
+import { ensureTable } from '../infra/local/setup-aws';
+import { resetConfig } from '../shared/config';
+import { resetDb } from '../shared/db/client';
+import { ExplorerRequestSchema } from '../shared/domain/common/query-model';
+import { parseRateFile } from '../shared/domain/fx/ecb';
+import { loadRates } from '../shared/domain/fx/service';
+import { syntheticRateXml } from '../shared/domain/fx/synthetic';
+import { runExplorer } from '../shared/domain/queries/engine';
+import type { ExplorerResult } from '../shared/domain/queries/model';
+import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
+import { resetDuckDb } from '../shared/warehouse/duckdb/database';
+import { writeFocusCsv } from '../shared/warehouse/generator';
+
+const ORG = 'org_fxbench';
+const MONTHS = ['2024-07', '2024-08', '2024-09'];
+const NOW = new Date('2024-10-02T12:00:00Z');
+const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 9);
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
+  const started = process.hrtime.bigint();
+  const result = await fn();
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, result };
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}
+
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+const cost = (name: string, extra: Record<string, unknown> = {}) => ({
+  type: 'cost',
+  name,
+  colorIndex: 0,
+  chartType: 'LINE',
+  ...extra,
+});
+const PERIOD = { startDate: '2024-07-01T00:00:00Z', endDate: '2024-09-30T00:00:00Z', aggBy: 'Day' };
+
+const CASES = [
+  { name: 'dailyCost', request: { period: PERIOD, queries: [cost('a')] } },
+  {
+    name: 'dailyByServiceTop10',
+    request: { period: PERIOD, queries: [cost('a', { groupBy: 'service' })], limitOverride: 10 },
+  },
+  {
+    name: 'monthlyByAccountAndProvider',
+    request: {
+      period: { ...PERIOD, aggBy: 'Month' },
+      queries: [cost('a', { groupBy: ['sub_account', 'provider'] })],
+    },
+  },
+];
+
+/** The daily case's converted figures against plain ÷ the USD rate of the day (last published on or before). */
+function converts(plain: ExplorerResult, converted: ExplorerResult, usd: Map<string, number>): boolean {
+  const days = [...usd.keys()].sort();
+  const rateOn = (day: string) => usd.get(days.filter((d) => d <= day).at(-1)!)!;
+  const p = plain.queries[0]!.series[0]!.points;
+  const c = converted.queries[0]!.series[0]!.points;
+  return p.every((x, i) => {
+    const expected = (x.value ?? 0) / rateOn(x.date);
+    return Math.abs((c[i]?.value ?? 0) - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
+  });
+}
+
+export default async function fxBench(): Promise<Record<string, unknown>> {
+  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const dir = mkdtempSync(join(tmpdir(), 'cms-fx-bench-'));
+  const dynamo = await startDynamoLocal({});
+  try {
+    Object.assign(process.env, {
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      TABLE_NAME: 'fx-bench',
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+      DUCKDB_PATH: join(dir, 'fx.duckdb'),
+      WAREHOUSE: 'duckdb',
+    });
+    resetConfig();
+    resetDb();
+    resetDuckDb();
+    await ensureTable(
+      new DynamoDBClient({
+        endpoint: dynamo.endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+      'fx-bench',
+    );
+    const xml = syntheticRateXml('2024-06-01', '2024-10-02');
+    await loadRates(xml);
+    const usd = new Map(parseRateFile(xml).days.map((d) => [d.day, d.rates.USD!]));
+
+    const csv = join(dir, 'focus.csv');
+    const rows = await writeFocusCsv(csv, {
+      seed: 1,
+      months: MONTHS,
+      resourcesPerProvider: Math.ceil(target / 92 / 2),
+      accountPrefix: '3100',
+    });
+    await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
+    const out: Record<string, unknown> = { rows, convertedTo: 'EUR (every row, from USD)' };
+    for (const c of CASES) {
+      const request = v.parse(ExplorerRequestSchema, c.request);
+      const plain = () => runExplorer(request, { orgId: ORG, now: NOW });
+      const converted = () => runExplorer(request, { orgId: ORG, now: NOW, currency: 'EUR' });
+      await plain();
+      await converted();
+      const plainMs: number[] = [];
+      const convMs: number[] = [];
+      let checked: boolean | undefined;
+      for (let i = 0; i < RUNS; i++) {
+        // Alternate the order so a busy moment of the machine lands on both sides alike.
+        const a = i % 2 === 0 ? await timed(plain) : undefined;
+        const b = await timed(converted);
+        const a2 = a ?? (await timed(plain));
+        plainMs.push(a2.ms);
+        convMs.push(b.ms);
+        if (i === 0 && c.name === 'dailyCost') checked = converts(a2.result, b.result, usd);
+        if (i === 0 && b.result.conversion?.to !== 'EUR')
+          throw new Error('the converted side did not convert');
+      }
+      const p = median(plainMs);
+      const k = median(convMs);
+      out[c.name] = {
+        plainMs: round(p),
+        convertedMs: round(k),
+        ratio: round(k / p, 2),
+        target: 1.2,
+        ...(checked !== undefined ? { figuresChecked: checked } : {}),
+      };
+      process.stdout.write(
+        `  ${c.name}: plain ${round(p)} ms, converted ${round(k)} ms, ratio ${round(k / p, 2)}\n`,
+      );
+    }
+    return out;
+  } finally {
+    resetDuckDb();
+    await dynamo.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

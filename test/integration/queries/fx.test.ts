@@ -1,0 +1,254 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as v from 'valibot';
+import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model';
+import { loadRates } from '../../../shared/domain/fx/service';
+import { runExplorer } from '../../../shared/domain/queries/engine';
+import type { ExplorerResult, QueryOut } from '../../../shared/domain/queries/model';
+import { UnprocessableError } from '../../../shared/errors';
+import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../../shared/warehouse/generator';
+import { type CsvRow, close, num, readCsv } from '../warehouse/support';
+
+/**
+ * Currency conversion in the query engine over DuckDB, with the fixture rates loaded into the
+ * table. Every expected figure is computed here: raw rows × the fixture's rate of their charge day
+ * (looked up by hand from the fixture CSV), never read back from the engine's SQL.
+ */
+const warehouse = new DuckDbWarehouse();
+const run = Date.now().toString(36);
+const mixedOrg = `org_fx_mixed_${run}`;
+const usdOrg = `org_fx_usd_${run}`;
+const julyOrg = `org_fx_july_${run}`;
+const dir = mkdtempSync(join(tmpdir(), 'fx-'));
+const now = new Date('2024-10-25T12:00:00Z');
+const FIXTURES = join(__dirname, '../../fixtures/fx');
+let rows: CsvRow[] = [];
+
+/** The fixture history CSV as `day → currency → rate`, parsed here with a plain split. */
+const fixtureRates = new Map<string, Record<string, number>>();
+for (const line of readFileSync(join(FIXTURES, 'eurofxref-hist-2024-09.csv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)) {
+  const cells = line.split(',');
+  const header = ['Date', 'USD', 'JPY', 'BGN', 'CYP', 'GBP', 'CAD', 'CNY', 'KRW'];
+  const rates: Record<string, number> = { EUR: 1 };
+  header.forEach((h, i) => {
+    if (i > 0 && cells[i] !== 'N/A') rates[h] = Number(cells[i]);
+  });
+  fixtureRates.set(cells[0]!, rates);
+}
+
+/** The fixture rate of `currency` per EUR that applies to `day`: the last published on or before it. */
+function rateOn(day: string, currency: string): number {
+  const published = [...fixtureRates.keys()].filter((d) => d <= day).sort();
+  const last = published[published.length - 1];
+  if (!last) throw new Error(`no fixture rate on or before ${day}`);
+  return fixtureRates.get(last)![currency]!;
+}
+
+const day = (r: CsvRow) => String(r.ChargePeriodStart).slice(0, 10);
+const cost = (r: CsvRow) => num(r.BilledCost);
+/** An amount of row `r` in `target`, by hand. */
+const inTarget = (r: CsvRow, target: string) =>
+  r.BillingCurrency === target
+    ? cost(r)
+    : (cost(r) * rateOn(day(r), target)) / rateOn(day(r), String(r.BillingCurrency));
+
+function sum(filter: (r: CsvRow) => boolean, value: (r: CsvRow) => number): number {
+  return rows.filter(filter).reduce((a, r) => a + value(r), 0);
+}
+
+function expectClose(actual: number | null | undefined, expected: number) {
+  if (!close(actual ?? Number.NaN, expected, 1e-9)) throw new Error(`got ${actual}, expected ${expected}`);
+}
+
+function ask(orgId: string, input: unknown, currency?: string | null): Promise<ExplorerResult> {
+  return runExplorer(v.parse(ExplorerRequestSchema, input), { orgId, now, currency: currency ?? null });
+}
+
+const q = (name: string, extra: Record<string, unknown> = {}) => ({
+  type: 'cost',
+  name,
+  colorIndex: 0,
+  chartType: 'LINE',
+  ...extra,
+});
+
+function only(res: ExplorerResult, name: string): QueryOut {
+  const out = res.queries.find((x) => x.name === name);
+  if (!out) throw new Error(`no query ${name}`);
+  return out;
+}
+
+/** A generated export whose Microsoft rows are billed in CAD (the Azure sample's currency). */
+function writeMixed(path: string, months: string[], until: string, prefix: string, cad: boolean) {
+  const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(',')];
+  for (const r of generateFocusRows({
+    seed: 11,
+    months,
+    resourcesPerProvider: 3,
+    until,
+    accountPrefix: prefix,
+  })) {
+    if (cad && r.ProviderName === 'Microsoft') r.BillingCurrency = 'CAD';
+    lines.push(csvLine(r));
+  }
+  writeFileSync(path, `${lines.join('\n')}\n`);
+}
+
+beforeAll(async () => {
+  await loadRates(readFileSync(join(FIXTURES, 'eurofxref-hist-2024-09.csv'), 'utf8'));
+  await loadRates(readFileSync(join(FIXTURES, 'eurofxref-daily-2024-06-28.xml'), 'utf8'));
+  const mixed = join(dir, 'mixed.csv');
+  writeMixed(mixed, ['2024-09', '2024-10'], '2024-10-21', `fxm${run}`, true);
+  rows = readCsv(mixed);
+  expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD', 'CAD']));
+  await warehouse.ingestFile({ orgId: mixedOrg, path: mixed, sourceName: 'mixed.csv' });
+  const usd = join(dir, 'usd.csv');
+  writeMixed(usd, ['2024-09', '2024-10'], '2024-10-21', `fxu${run}`, false);
+  await warehouse.ingestFile({ orgId: usdOrg, path: usd, sourceName: 'usd.csv' });
+  const july = join(dir, 'july.csv');
+  writeMixed(july, ['2024-07'], '2024-08-01', `fxj${run}`, false);
+  await warehouse.ingestFile({ orgId: julyOrg, path: july, sourceName: 'july.csv' });
+}, 120_000);
+
+describe('currency conversion in the query engine', () => {
+  it('converts each row at its charge day rate: weekends and a closure day use the last rate before', async () => {
+    // 2024-09-14/15 is a weekend and 2024-09-16 has no rate in the fixture: all three use the 13th's.
+    const res = await ask(
+      mixedOrg,
+      {
+        period: { startDate: '2024-09-12T00:00:00Z', endDate: '2024-09-18T00:00:00Z', aggBy: 'Day' },
+        queries: [q('a')],
+      },
+      'USD',
+    );
+    const out = only(res, 'a');
+    expect(out.currency).toBe('USD');
+    expect(res.currency).toBe('USD');
+    const [series] = out.series;
+    expect(series?.points).toHaveLength(7);
+    for (const p of series?.points ?? [])
+      expectClose(
+        p.value,
+        sum(
+          (r) => day(r) === p.date,
+          (r) => inTarget(r, 'USD'),
+        ),
+      );
+    // The CAD rows really were converted (the converted sum differs from the raw one).
+    const raw = sum((r) => day(r) === '2024-09-15', cost);
+    expect(Math.abs((series?.points[3]?.value ?? 0) - raw)).toBeGreaterThan(1e-6);
+    const used = { from: '2024-09-12', to: '2024-09-18' };
+    const expected = { from: ['CAD'], to: 'USD', source: 'European Central Bank', rates: used };
+    expect(res.conversion).toEqual(expected);
+    expect(out.conversion).toEqual(expected);
+  });
+
+  it('crosses via EUR into KRW, grouped with top N, both currencies converted', async () => {
+    const res = await ask(
+      mixedOrg,
+      {
+        period: { startDate: '2024-09-01T00:00:00Z', endDate: '2024-10-20T00:00:00Z', aggBy: 'Month' },
+        queries: [q('a', { groupBy: 'provider' })],
+        limitOverride: 2,
+      },
+      'KRW',
+    );
+    const out = only(res, 'a');
+    const inRange = (r: CsvRow) => day(r) >= '2024-09-01' && day(r) <= '2024-10-20';
+    const totals = new Map<string, number>();
+    for (const r of rows.filter(inRange))
+      totals.set(String(r.ProviderName), (totals.get(String(r.ProviderName)) ?? 0) + inTarget(r, 'KRW'));
+    const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1]);
+    const named = out.series.filter((s) => !s.other);
+    expect(named.map((s) => s.group.provider)).toEqual(ranked.slice(0, 2).map(([p]) => p));
+    for (const s of named) expectClose(s.total, totals.get(String(s.group.provider))!);
+    expectClose(
+      out.series.find((s) => s.other)?.total,
+      ranked.slice(2).reduce((a, [, x]) => a + x, 0),
+    );
+    expect(res.conversion?.from).toEqual(['CAD', 'USD']);
+    expect(res.conversion?.to).toBe('KRW');
+    // Rows run through 2024-10-20 (a Sunday): the last rate applied is Friday the 18th's.
+    expect(res.conversion?.rates).toEqual({ from: '2024-08-30', to: '2024-10-18' });
+  });
+
+  it('answers a mixed-currency organisation per billing currency when no currency is asked', async () => {
+    const res = await ask(mixedOrg, {
+      period: { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-30T00:00:00Z', aggBy: 'Period' },
+      queries: [q('a')],
+    });
+    const out = only(res, 'a');
+    expect(res.currency).toBeNull();
+    expect(res.conversion).toBeNull();
+    expect(out.currency).toBeNull();
+    expect(out.currencies).toEqual(['CAD', 'USD']);
+    expect(out.total).toBeNull();
+    expect(out.series.map((s) => s.group.BillingCurrency).sort()).toEqual(['CAD', 'USD']);
+    for (const s of out.series)
+      expectClose(
+        s.total,
+        sum(
+          (r) =>
+            r.BillingCurrency === s.group.BillingCurrency && day(r) >= '2024-09-01' && day(r) <= '2024-09-30',
+          cost,
+        ),
+      );
+  });
+
+  it('leaves figures already in the asked currency unconverted and states no conversion', async () => {
+    const res = await ask(
+      usdOrg,
+      {
+        period: { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-07T00:00:00Z', aggBy: 'Period' },
+        queries: [q('a')],
+      },
+      'USD',
+    );
+    expect(res.currency).toBe('USD');
+    expect(res.conversion).toBeNull();
+    expect(only(res, 'a').conversion).toBeUndefined();
+  });
+
+  it('answers 422 naming the currency and the day when a row has no rate', async () => {
+    // The July org's rows are in USD; EUR needs EUR→USD, loaded only for 2024-06-28 (usable until 07-05).
+    const asked = ask(
+      julyOrg,
+      {
+        period: { startDate: '2024-07-10T00:00:00Z', endDate: '2024-07-12T00:00:00Z', aggBy: 'Day' },
+        queries: [q('a')],
+      },
+      'EUR',
+    );
+    await expect(asked).rejects.toBeInstanceOf(UnprocessableError);
+    const error = (await asked.catch((e: unknown) => e)) as UnprocessableError;
+    expect(error.status).toBe(422);
+    expect(error.body().error).toMatch(/^No exchange rate for USD to EUR on 2024-07-1[012] /);
+    // Inside the rate's reach (06-28 + 7 days) the same rows convert: EUR = USD / 1.0705.
+    const ok = await ask(
+      julyOrg,
+      {
+        period: { startDate: '2024-07-01T00:00:00Z', endDate: '2024-07-05T00:00:00Z', aggBy: 'Period' },
+        queries: [q('a')],
+      },
+      'EUR',
+    );
+    const julyRows = readCsv(join(dir, 'july.csv')).filter(
+      (r) => day(r) >= '2024-07-01' && day(r) <= '2024-07-05',
+    );
+    expectClose(
+      only(ok, 'a').total,
+      julyRows.reduce((a, r) => a + cost(r) / 1.0705, 0),
+    );
+    expect(ok.conversion).toEqual({
+      from: ['USD'],
+      to: 'EUR',
+      source: 'European Central Bank',
+      rates: { from: '2024-06-28', to: '2024-06-28' },
+    });
+  });
+});
