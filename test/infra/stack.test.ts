@@ -303,7 +303,7 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  test('GET routes read the table (and may only set an API key’s lastUsedAt); other routes also write; nobody may Scan', () => {
+  test('GET routes read the table (and may only set an API key’s lastUsedAt or register an organisation); other routes also write; nobody may Scan', () => {
     const write = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
     for (const def of routes) {
       const statements = statementsOf(prod.template, functionId(prod.template, `${def.method} ${def.path}`));
@@ -321,9 +321,17 @@ describe('least privilege', () => {
       if (def.method !== 'GET') continue;
       for (const update of statements.filter((st) => actionsOf([st]).has('dynamodb:UpdateItem'))) {
         const condition = (update as Statement & { Condition?: Record<string, unknown> }).Condition;
-        expect(condition?.['ForAllValues:StringEquals']).toEqual({
-          'dynamodb:Attributes': [tableDefinition.partitionKey, tableDefinition.sortKey, 'lastUsedAt'],
-        });
+        // An API key's lastUsedAt, or the organisation record of a first admin sign-in; nothing else.
+        expect([
+          { 'dynamodb:Attributes': [tableDefinition.partitionKey, tableDefinition.sortKey, 'lastUsedAt'] },
+          {
+            'dynamodb:Attributes': [
+              tableDefinition.partitionKey,
+              tableDefinition.sortKey,
+              ...ORGANIZATION_ATTRIBUTES,
+            ],
+          },
+        ]).toContainEqual(condition?.['ForAllValues:StringEquals']);
       }
     }
   });

@@ -8,6 +8,7 @@ import {
   type OperationObject,
   openApiPath,
   schemaOf,
+  statusesOf,
 } from '../../../shared/openapi';
 import { routes } from '../../../shared/routes';
 
@@ -122,6 +123,15 @@ describe('OpenAPI document of the route manifest', () => {
     for (const r of routes) {
       const op = doc.paths[openApiPath(r.path)]?.[r.method.toLowerCase() as 'get'] as OperationObject;
       expect(op.responses[String(r.successStatus ?? 200)]).toBeDefined();
+      if (!statusesOf(r).includes(400)) {
+        // No body, query or path to reject: the route declares no 400 at all.
+        expect({ route: r.id, declares400: '400' in op.responses }).toEqual({
+          route: r.id,
+          declares400: false,
+        });
+        expect(refsIn(op.responses['401'])).toContain('#/components/schemas/Error');
+        continue;
+      }
       const bad = op.responses['400']?.content?.['application/json']?.schema;
       const refs = refsIn(bad);
       const expected = r.body ? shapeOf[r.validation ?? 'plain'] : 'Error';
