@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 
 /**
@@ -25,7 +26,30 @@ export const DUCKDB_PLATFORM = { os: 'linux', cpu: 'x64', libc: 'glibc' } as con
 /** The native binding `npm ci` must have installed; synth fails when it is missing. */
 export const DUCKDB_BINDING_FILE = `node_modules/@duckdb/node-bindings-${DUCKDB_PLATFORM.os}-${DUCKDB_PLATFORM.cpu}/duckdb.node`;
 
-export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+/**
+ * Packages a chart-rendering function bundles but never runs, each replaced by a stub in
+ * `infra/stubs/` (paths relative to the project root): fontkit imports brotli (460 KB, most of it
+ * its dictionary) only to read WOFF2 fonts, and the renderer embeds TTF fonts only.
+ */
+export const CHART_BUNDLE_ALIASES: Readonly<Record<string, string>> = { brotli: './infra/stubs/brotli' };
+
+/** Options per function on top of the shared ones. */
+export interface BundleFlavour {
+  /** The function renders charts and PDFs (`rendersCharts` of a worker): `CHART_BUNDLE_ALIASES` apply. */
+  rendersCharts?: boolean;
+}
+
+/**
+ * `CHART_BUNDLE_ALIASES` as esbuild CLI arguments for CDK (`--alias:brotli=<root>/infra/stubs/brotli`),
+ * absolute since CDK runs esbuild in the asset's output folder.
+ */
+export function chartAliasArgs(projectRoot: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(CHART_BUNDLE_ALIASES).map(([k, v]) => [`--alias:${k}`, join(projectRoot, v)]),
+  );
+}
+
+export function esbuildOptions(entry: string, outfile: string, flavour: BundleFlavour = {}): BuildOptions {
   return {
     entryPoints: [entry],
     outfile,
@@ -41,6 +65,7 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
+    ...(flavour.rendersCharts ? { alias: { ...CHART_BUNDLE_ALIASES } } : {}),
   };
 }
 

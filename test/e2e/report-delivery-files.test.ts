@@ -215,6 +215,7 @@ describe('a weekly report with every widget type, end to end', () => {
         widgets: [
           {
             ...simpleWidget('daily', {
+              period: { aggBy: 'Day', datePreset: 'LAST_MONTH' },
               queries: [{ type: 'cost', name: 'a', colorIndex: 0, chartType: 'BAR', groupBy: ['provider'] }],
             }),
             title: 'Daily cost by provider',
