@@ -1,14 +1,16 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { Agent, fetch } from 'undici';
 import { isBlockedAddress, type WebhookPolicy, webhookUrlProblem } from './address-policy';
 
 /**
- * `fetch` for webhooks users configure (Teams Workflows): the URL must pass the policy (https, an
- * allowed host), redirects are never followed, and every address the host resolves to is checked
- * at connect time by the agent's `lookup`, so a name that resolves to loopback, private, link-local,
- * metadata or IPv4-mapped addresses is refused even if it resolved elsewhere when the alert was
- * saved. (`http.Agent`-based filters do not apply to fetch; undici's dispatcher does.)
+ * POSTs for webhooks users configure (Teams Workflows) and upload URLs a provider hands out: the URL
+ * must pass the policy (https, an allowed host), redirects are never followed, and every address the
+ * host resolves to is checked at connect time by the request's `lookup`, so a name that resolves to
+ * loopback, private, link-local, metadata or IPv4-mapped addresses is refused even if it resolved
+ * elsewhere when the alert was saved. Node's own `http`/`https` request (no connection reuse, so
+ * every connection goes through the lookup): no HTTP client package is bundled.
  */
 export class WebhookRefusedError extends Error {
   override name = 'WebhookRefusedError';
@@ -43,16 +45,53 @@ export function guardedLookup(
   });
 }
 
-let agent: Agent | undefined;
+/** Bytes of a response body kept (webhooks answer a few bytes; the rest is read and dropped). */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+const REQUEST_TIMEOUT_MS = 20_000;
 
-/** The process-wide agent whose connections go through `guardedLookup`. */
-export function guardedAgent(): Agent {
-  agent ??= new Agent({
-    connect: { lookup: guardedLookup as never, timeout: 10_000 },
-    headersTimeout: 15_000,
-    bodyTimeout: 15_000,
+/** One POST with Node's http/https; `guarded` connections resolve through `guardedLookup`. */
+function post(
+  url: URL,
+  payload: { contentType: string; body: string | Uint8Array },
+  guarded: boolean,
+): Promise<WebhookResponse> {
+  const body =
+    typeof payload.body === 'string'
+      ? Buffer.from(payload.body, 'utf8')
+      : Buffer.from(payload.body.buffer, payload.body.byteOffset, payload.body.byteLength);
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': payload.contentType, 'content-length': String(body.length) },
+        agent: false,
+        timeout: REQUEST_TIMEOUT_MS,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        ...(guarded ? { lookup: guardedLookup as never } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        res.on('data', (c: Buffer) => {
+          if (kept >= MAX_RESPONSE_BYTES) return;
+          chunks.push(c);
+          kept += c.length;
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`request to ${url.host} timed out`)));
+    req.on('error', reject);
+    req.end(body);
   });
-  return agent;
 }
 
 export interface WebhookResponse {
@@ -86,16 +125,8 @@ export async function guardedPost(
   // An IP literal never reaches `lookup`; the policy refuses literals, this re-checks defensively.
   if (!local && isIP(host) !== 0 && isBlockedAddress(host))
     throw new WebhookRefusedError(`refused address ${host}`);
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': payload.contentType },
-    body: payload.body,
-    redirect: 'manual',
-    signal: AbortSignal.timeout(20_000),
-    ...(local ? {} : { dispatcher: guardedAgent() }),
-  });
-  const text = await res.text();
+  const res = await post(parsed, payload, !local);
   if (res.status >= 300 && res.status < 400)
     throw new WebhookRefusedError(`webhook answered a redirect (${res.status}); redirects are not followed`);
-  return { status: res.status, text };
+  return res;
 }
