@@ -78,7 +78,7 @@ async function bundleOne(e: Entry, outDir: string, split: boolean): Promise<Bund
     outDir,
     `${e.name.replaceAll('/', '__')}${split === isSplitEntry(e.source) ? '' : '.other'}.mjs`,
   );
-  const result = await build(esbuildOptions(e.source, file, split));
+  const result = await build(esbuildOptions(e.source, file, { split }));
   const metafile = result.metafile as Metafile;
   const key = relative(process.cwd(), file);
   if (!metafile.outputs[key]) throw new Error(`esbuild wrote no ${key} for ${e.name}`);

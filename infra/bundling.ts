@@ -1,4 +1,4 @@
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { BuildOptions, Metafile } from 'esbuild';
 
 /**
@@ -43,8 +43,33 @@ export function isSplitEntry(entry: string): boolean {
   return SPLIT_ENTRIES.some((e) => path === e || path.endsWith(`/${e}`));
 }
 
-/** `split` defaults to the entry's place in `SPLIT_ENTRIES` (the benchmark builds the other way too). */
-export function esbuildOptions(entry: string, outfile: string, split = isSplitEntry(entry)): BuildOptions {
+/**
+ * Packages a chart-rendering function bundles but never runs, each replaced by a stub in
+ * `infra/stubs/` (paths relative to the project root): fontkit imports brotli (460 KB, most of it
+ * its dictionary) only to read WOFF2 fonts, and the renderer embeds TTF fonts only.
+ */
+export const CHART_BUNDLE_ALIASES: Readonly<Record<string, string>> = { brotli: './infra/stubs/brotli' };
+
+/** Options per function on top of the shared ones. */
+export interface BundleFlavour {
+  /** The function renders charts and PDFs (`rendersCharts` of a worker): `CHART_BUNDLE_ALIASES` apply. */
+  rendersCharts?: boolean;
+  /** Built with code splitting; defaults to the entry's place in `SPLIT_ENTRIES` (the benchmark builds the other way too). */
+  split?: boolean;
+}
+
+/**
+ * `CHART_BUNDLE_ALIASES` as esbuild CLI arguments for CDK (`--alias:brotli=<root>/infra/stubs/brotli`),
+ * absolute since CDK runs esbuild in the asset's output folder.
+ */
+export function chartAliasArgs(projectRoot: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(CHART_BUNDLE_ALIASES).map(([k, v]) => [`--alias:${k}`, join(projectRoot, v)]),
+  );
+}
+
+export function esbuildOptions(entry: string, outfile: string, flavour: BundleFlavour = {}): BuildOptions {
+  const split = flavour.split ?? isSplitEntry(entry);
   const common: BuildOptions = {
     bundle: true,
     platform: 'node',
@@ -58,6 +83,7 @@ export function esbuildOptions(entry: string, outfile: string, split = isSplitEn
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
+    ...(flavour.rendersCharts ? { alias: { ...CHART_BUNDLE_ALIASES } } : {}),
   };
   if (!split) return { ...common, entryPoints: [entry], outfile };
   // The entry is written to `outfile` all the same; its chunks go to `chunks/` beside it.

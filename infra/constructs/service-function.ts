@@ -8,6 +8,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
+  chartAliasArgs,
   chartAssetCommands,
   DUCKDB_BINDING_FILE,
   DUCKDB_NODE_MODULES,
@@ -145,7 +146,10 @@ export class ServiceFunction extends Construct {
         externalModules: [...EXTERNAL_MODULES],
         forceDockerBundling: false,
         logLevel: LogLevel.ERROR,
-        esbuildArgs: { '--legal-comments': 'none' },
+        esbuildArgs: {
+          '--legal-comments': 'none',
+          ...(props.rendersCharts && !duckDb ? chartAliasArgs(PROJECT_ROOT) : {}),
+        },
         ...(duckDb ? duckDbBundling() : {}),
         ...(props.rendersCharts && !duckDb ? chartAssetBundling() : {}),
         ...(isSplitEntry(props.entry) ? splitBundling(props.entry) : {}),

@@ -262,6 +262,11 @@ const PALETTE = [
 ];
 const FONT = 'DejaVu Sans';
 
+/** True when some series has a point with a value (null points are buckets without data). */
+function hasData(series: readonly ChartSeries[]): boolean {
+  return series.some((s) => s.points.some((p) => p.value !== null) || (s.total ?? 0) !== 0);
+}
+
 /**
  * Builds the spec of one chart. Series are drawn in the order given (the engine's: largest first);
  * WATERFALL draws each series' total as a step from the running sum, then the total bar.
@@ -284,16 +289,33 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
     backgroundColor: '#ffffff',
     color: PALETTE,
     textStyle: { fontFamily: FONT },
-    title: {
-      text: input.title,
-      subtext,
-      left: 16,
-      top: 8,
-      textStyle: { fontSize: 16, fontWeight: 'bold', color: '#222' },
-      subtextStyle: { fontSize: 11, color: '#555', lineHeight: 15 },
-    },
+    title: [
+      {
+        text: input.title,
+        subtext,
+        left: 16,
+        top: 8,
+        textStyle: { fontSize: 16, fontWeight: 'bold', color: '#222' },
+        subtextStyle: { fontSize: 11, color: '#555', lineHeight: 15 },
+      },
+      // Nothing to draw: say so in the plot, rather than an empty box over a bare axis.
+      ...(hasData(series)
+        ? []
+        : [
+            {
+              text: 'No data for this period',
+              left: 'center',
+              top: 'middle',
+              textStyle: { fontSize: 14, fontWeight: 'normal', color: '#888' },
+            },
+          ]),
+    ],
+    // The axis labels inside the grid's box (ECharts measures DejaVu Sans narrower than resvg
+    // draws it: with labels outside the box, "$500" lost its "$" at the image's left edge).
     grid: {
-      left: 28,
+      outerBoundsMode: 'same',
+      outerBoundsContain: 'axisLabel',
+      left: 20,
       right: 44,
       top: input.title || subtext ? 56 + 15 * subtext.split('\n').length : 24,
       bottom: 56,

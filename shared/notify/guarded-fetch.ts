@@ -1,14 +1,16 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { Agent, fetch } from 'undici';
 import { isBlockedAddress, type WebhookPolicy, webhookUrlProblem } from './address-policy';
 
 /**
- * `fetch` for webhooks users configure (Teams Workflows): the URL must pass the policy (https, an
- * allowed host), redirects are never followed, and every address the host resolves to is checked
- * at connect time by the agent's `lookup`, so a name that resolves to loopback, private, link-local,
- * metadata or IPv4-mapped addresses is refused even if it resolved elsewhere when the alert was
- * saved. (`http.Agent`-based filters do not apply to fetch; undici's dispatcher does.)
+ * POSTs for webhooks users configure (Teams Workflows) and upload URLs a provider hands out: the URL
+ * must pass the policy (https, an allowed host), redirects are never followed, and every address the
+ * host resolves to is checked at connect time by the request's `lookup`, so a name that resolves to
+ * loopback, private, link-local, metadata or IPv4-mapped addresses is refused even if it resolved
+ * elsewhere when the alert was saved. Node's own `http`/`https` request (no connection reuse, so
+ * every connection goes through the lookup): no HTTP client package is bundled.
  */
 export class WebhookRefusedError extends Error {
   override name = 'WebhookRefusedError';
@@ -43,16 +45,102 @@ export function guardedLookup(
   });
 }
 
-let agent: Agent | undefined;
+/** Bytes of a response body kept (webhooks answer a few bytes; the rest is read and dropped). */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+const REQUEST_TIMEOUT_MS = 20_000;
 
-/** The process-wide agent whose connections go through `guardedLookup`. */
-export function guardedAgent(): Agent {
-  agent ??= new Agent({
-    connect: { lookup: guardedLookup as never, timeout: 10_000 },
-    headersTimeout: 15_000,
-    bodyTimeout: 15_000,
+/**
+ * One request with Node's http/https; `guarded` connections resolve through `guardedLookup`. The
+ * body is kept up to `maxBytes` (the rest is read and dropped) and `truncated` says so.
+ */
+function send(
+  method: 'GET' | 'POST',
+  url: URL,
+  opts: {
+    payload?: { contentType: string; body: string | Uint8Array };
+    accept?: string;
+    guarded: boolean;
+    maxBytes?: number;
+  },
+): Promise<WebhookResponse & { truncated: boolean }> {
+  const raw = opts.payload?.body;
+  const body =
+    raw === undefined
+      ? undefined
+      : typeof raw === 'string'
+        ? Buffer.from(raw, 'utf8')
+        : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const maxBytes = opts.maxBytes ?? MAX_RESPONSE_BYTES;
+  const headers: Record<string, string> = {};
+  if (opts.payload && body) {
+    headers['content-type'] = opts.payload.contentType;
+    headers['content-length'] = String(body.length);
+  }
+  if (opts.accept) headers.accept = opts.accept;
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method,
+        headers,
+        agent: false,
+        timeout: REQUEST_TIMEOUT_MS,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        ...(opts.guarded ? { lookup: guardedLookup as never } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        let truncated = false;
+        res.on('data', (c: Buffer) => {
+          if (kept >= maxBytes) {
+            truncated = true;
+            return;
+          }
+          chunks.push(c);
+          kept += c.length;
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'),
+            truncated: truncated || kept > maxBytes,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`request to ${url.host} timed out`)));
+    req.on('error', reject);
+    req.end(body);
   });
-  return agent;
+}
+
+/**
+ * GETs a public https URL an operator configured (the FX rates URL): public addresses only, checked
+ * at connect time; redirects are not followed; a body over `maxBytes` is refused.
+ */
+export async function guardedGet(
+  url: string,
+  opts: { accept?: string; maxBytes: number },
+): Promise<WebhookResponse> {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:') throw new WebhookRefusedError('only https URLs are fetched');
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0 && isBlockedAddress(host)) throw new WebhookRefusedError(`refused address ${host}`);
+  const res = await send('GET', parsed, {
+    guarded: true,
+    maxBytes: opts.maxBytes,
+    ...(opts.accept ? { accept: opts.accept } : {}),
+  });
+  if (res.status >= 300 && res.status < 400)
+    throw new WebhookRefusedError(
+      `${parsed.host} answered a redirect (${res.status}); redirects are not followed`,
+    );
+  if (res.truncated)
+    throw new WebhookRefusedError(`the answer of ${parsed.host} is over ${opts.maxBytes} bytes`);
+  return { status: res.status, text: res.text };
 }
 
 export interface WebhookResponse {
@@ -86,16 +174,8 @@ export async function guardedPost(
   // An IP literal never reaches `lookup`; the policy refuses literals, this re-checks defensively.
   if (!local && isIP(host) !== 0 && isBlockedAddress(host))
     throw new WebhookRefusedError(`refused address ${host}`);
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': payload.contentType },
-    body: payload.body,
-    redirect: 'manual',
-    signal: AbortSignal.timeout(20_000),
-    ...(local ? {} : { dispatcher: guardedAgent() }),
-  });
-  const text = await res.text();
+  const res = await send('POST', parsed, { payload, guarded: !local });
   if (res.status >= 300 && res.status < 400)
     throw new WebhookRefusedError(`webhook answered a redirect (${res.status}); redirects are not followed`);
-  return { status: res.status, text };
+  return res;
 }

@@ -1,9 +1,8 @@
 import { isIP } from 'node:net';
-import { fetch } from 'undici';
 import { BadRequestError } from '../../errors';
 import { log } from '../../log';
 import { isBlockedAddress } from '../../notify/address-policy';
-import { guardedAgent } from '../../notify/guarded-fetch';
+import { guardedGet } from '../../notify/guarded-fetch';
 import { type LoadSummary, loadRates, MAX_RATE_FILE_BYTES } from './service';
 
 /** Kept apart from ./service.ts so the query routes, which read rates, bundle no HTTP client. */
@@ -23,18 +22,12 @@ export async function fetchAndLoadRates(url: string): Promise<LoadSummary> {
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 && isBlockedAddress(host))
     throw new BadRequestError(`The FX rates URL may not point at ${host} (a private or local address)`);
-  const res = await fetch(parsed, {
-    redirect: 'manual',
-    signal: AbortSignal.timeout(20_000),
-    dispatcher: guardedAgent(),
-    headers: { accept: 'application/xml, text/xml, text/csv;q=0.9, */*;q=0.1' },
+  const res = await guardedGet(parsed.href, {
+    accept: 'application/xml, text/xml, text/csv;q=0.9, */*;q=0.1',
+    maxBytes: MAX_RATE_FILE_BYTES,
   });
   if (res.status !== 200) throw new Error(`FX rates URL answered ${res.status}`);
-  const declared = Number(res.headers.get('content-length') ?? 0);
-  if (declared > MAX_RATE_FILE_BYTES) throw new Error('FX rate file too large');
-  const text = await res.text();
-  if (Buffer.byteLength(text) > MAX_RATE_FILE_BYTES) throw new Error('FX rate file too large');
-  const summary = await loadRates(text);
+  const summary = await loadRates(res.text);
   log.info('fx: rates loaded', {
     url: parsed.origin + parsed.pathname,
     ...summary,

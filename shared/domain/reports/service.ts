@@ -12,10 +12,19 @@ import {
   replaceReport,
 } from '../../db/reports-repo';
 import { getTeam } from '../../db/teams-repo';
-import { ConflictError, ForbiddenError, NotFoundError, ShapedError, ValidationError } from '../../errors';
+import {
+  ConflictError,
+  type FieldIssue,
+  ForbiddenError,
+  NotFoundError,
+  ShapedError,
+  ValidationError,
+} from '../../errors';
 import { newId } from '../../ids';
 import { toFieldIssues } from '../../validation';
 import { retryLostRace } from '../common/lost-race';
+import type { Dashboard } from '../dashboards/model';
+import { readDashboard } from '../dashboards/service';
 import type { Enqueue } from './delivery';
 import type { Report, ReportDelivery } from './model';
 import { renderWidget, type WidgetData } from './render/widgets';
@@ -56,6 +65,41 @@ function assertSchedule(report: Pick<Report, 'scheduledPeriod' | 'scheduledWeekd
 }
 
 /**
+ * Every dashboard the widgets name (a GRAPH_SNAPSHOT of a dashboard widget, a DASHBOARD_PDF) must be
+ * visible to the principal writing the report, and a snapshot's widget must exist on it: a delivery
+ * reads dashboards as its organisation, so without this check a member could have a colleague's
+ * PRIVATE dashboard mailed to them. A dashboard the principal cannot see is answered exactly as one
+ * that does not exist (400 `VALIDATION_ERROR`, "unknown dashboard"), so its existence does not leak.
+ */
+async function assertDashboardsVisible(
+  principal: Principal,
+  widgets: readonly Report['widgets'][number][],
+): Promise<void> {
+  const read = new Map<string, Promise<Dashboard | null>>();
+  const visible = (id: string) => {
+    let p = read.get(id);
+    if (!p) {
+      p = readDashboard(principal, id).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return null;
+        throw error;
+      });
+      read.set(id, p);
+    }
+    return p;
+  };
+  const issues: FieldIssue[] = [];
+  for (const [i, w] of widgets.entries()) {
+    if (w.type !== 'DASHBOARD_PDF' && w.type !== 'GRAPH_SNAPSHOT') continue;
+    if (!w.dashboardId) continue;
+    const d = await visible(w.dashboardId);
+    if (!d) issues.push({ path: `widgets.${i}.dashboardId`, message: 'unknown dashboard' });
+    else if (w.type === 'GRAPH_SNAPSHOT' && !d.widgets.some((x) => x.key === w.widgetKey))
+      issues.push({ path: `widgets.${i}.widgetKey`, message: 'the dashboard has no widget with this key' });
+  }
+  if (issues.length) throw new ValidationError(`${issues[0]!.path}: ${issues[0]!.message}`, issues);
+}
+
+/**
  * Loads a report the principal may see; any other report, in any organisation, is NOT_FOUND.
  * `preloaded` is a read already made for this organisation (see `prefetchReport`).
  */
@@ -72,6 +116,7 @@ async function loadVisible(
 export async function createReport(principal: Principal, input: CreateReportInput): Promise<Report> {
   await assertTeamAssignable(principal, input.teamId);
   assertSchedule(input);
+  await assertDashboardsVisible(principal, input.widgets);
   const at = now();
   const report: Report = {
     id: newId('rep'),
@@ -234,6 +279,9 @@ export async function patchReport(
     // Nothing would change (an empty body, or the stored values sent back): answer the stored
     // report without a write, so the version does not move and concurrent editors see no conflict.
     if (sameContent(merged, current)) return current;
+    // New widgets or new recipients: whoever makes the change must see every dashboard delivered.
+    if (patch.widgets !== undefined || patch.destinations !== undefined)
+      await assertDashboardsVisible(principal, merged.widgets);
     merged.updatedAt = now();
     merged.version = current.version + 1;
     // The schedule moved (cadence, weekday, status): the next run is computed again from now.

@@ -181,8 +181,8 @@ describe('GRAPH_SNAPSHOT', () => {
     const spec = buildChartSpec(w.chart);
     if (spec.kind !== 'echarts') throw new Error('expected a chart');
     const total = [...expected.values()].reduce((a, x) => a + x, 0);
-    expect(spec.option.title.subtext).toContain(`Total ${formatFigure(total, 'USD', 2)}`);
-    expect(spec.option.title.subtext).toContain('data through 2024-10-19');
+    expect(spec.option.title[0].subtext).toContain(`Total ${formatFigure(total, 'USD', 2)}`);
+    expect(spec.option.title[0].subtext).toContain('data through 2024-10-19');
   });
 
   it('draws a TABLE with topN, Other and the total, every cell equal to the CSV', async () => {

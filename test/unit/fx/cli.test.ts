@@ -1,6 +1,7 @@
 import { parseFxArgs } from '../../../scripts/fx';
 import { fetchAndLoadRates } from '../../../shared/domain/fx/fetch';
 import { BadRequestError } from '../../../shared/errors';
+import { guardedGet, WebhookRefusedError } from '../../../shared/notify/guarded-fetch';
 
 describe('npm run fx arguments', () => {
   it('parses load, fetch and status with a state folder', () => {
@@ -39,5 +40,16 @@ describe('fetching rates', () => {
     const attempt = fetchAndLoadRates(url);
     await expect(attempt).rejects.toBeInstanceOf(BadRequestError);
     await expect(fetchAndLoadRates(url)).rejects.toThrow(message);
+  });
+});
+
+describe('the guarded GET the daily fetch uses', () => {
+  it('refuses a host name that resolves to loopback at connect time, and plain http', async () => {
+    await expect(guardedGet('https://localhost:9/rates.xml', { maxBytes: 1024 })).rejects.toThrow(
+      /resolves to (127\.0\.0\.1|::1)/,
+    );
+    await expect(guardedGet('http://example.com/rates.xml', { maxBytes: 1024 })).rejects.toBeInstanceOf(
+      WebhookRefusedError,
+    );
   });
 });

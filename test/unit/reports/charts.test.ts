@@ -51,7 +51,7 @@ describe('buildChartSpec', () => {
     expect(bar.option.series.map((x: { type: string; stack?: string }) => [x.type, x.stack])).toEqual(
       series.map(() => ['bar', 'total']),
     );
-    expect(bar.option.title.subtext).toBe('Total $13.00\nPeriod x');
+    expect(bar.option.title[0].subtext).toBe('Total $13.00\nPeriod x');
     const area = buildChartSpec({ ...base, chartType: 'AREA', series }) as EChartsSpec;
     expect(area.option.series[0]).toMatchObject({ type: 'line', stack: 'total', areaStyle: {} });
     const line = buildChartSpec({
@@ -61,7 +61,20 @@ describe('buildChartSpec', () => {
       displayOptions: { showTotal: false, precision: 0 },
     }) as EChartsSpec;
     expect(line.option.series[0].stack).toBeUndefined();
-    expect(line.option.title.subtext).toBe('Period x');
+    expect(line.option.title[0].subtext).toBe('Period x');
+  });
+
+  it('says "No data for this period" in the plot only when no series has a value', () => {
+    const empty = buildChartSpec({ ...base, chartType: 'BAR', series: [] }) as EChartsSpec;
+    expect(empty.option.title.map((t: { text: string }) => t.text)).toEqual(['T', 'No data for this period']);
+    const nulls = buildChartSpec({
+      ...base,
+      chartType: 'LINE',
+      series: [{ name: 'a', total: null, points: [{ date: '2024-01-01', value: null }] }],
+    }) as EChartsSpec;
+    expect(nulls.option.title).toHaveLength(2);
+    const full = buildChartSpec({ ...base, chartType: 'BAR', series }) as EChartsSpec;
+    expect(full.option.title.map((t: { text: string }) => t.text)).toEqual(['T']);
   });
 
   it('leaves empty buckets after the data cut-off undrawn', () => {
