@@ -2,7 +2,7 @@
  * The console's API client: every request goes to the API base URL read from `config.json` (served
  * beside the page), with the signed-in credential as a bearer token. Nothing else is fetched.
  */
-import type { Dashboard, ExplorerRequest, ExplorerResult, WhereClause } from './shape';
+import type { Candidate, Dashboard, ExplorerRequest, ExplorerResult, WhereClause } from './shape';
 
 const CREDENTIAL_KEY = 'finops.console.credential';
 
@@ -136,6 +136,21 @@ export const api = {
       ...(currency ? { currency } : {}),
     }),
   dimensions: () => request<DimensionEntry[]>('GET', '/dimensions'),
+  candidates: () => request<Candidate[]>('GET', '/dimensions/candidates'),
+  refreshStatus: () =>
+    request<{
+      state: string;
+      lastSucceededAt?: string;
+      finishedAt?: string;
+      lastError?: string;
+      warnings?: string[];
+    }>('GET', '/dimensions/status'),
+  publishDimensions: (body: Record<string, unknown>) =>
+    request<{
+      ok: boolean;
+      publishedLabels: boolean;
+      unpublished: { kind: string; name: string; errors: { kind: string; message: string }[] }[];
+    }>('POST', '/dimensions/publish', body),
   publish: (id: string, body: Record<string, unknown>) =>
     request<Dashboard>('PUT', `/dashboard-v2/${encodeURIComponent(id)}`, body),
   create: (body: Record<string, unknown>) => request<Dashboard>('POST', '/dashboard-v2', body),

@@ -5,6 +5,7 @@ import { COST_METRIC_IDS, DATE_PRESETS } from '../../shared/enums';
 import { ApiError, api, credential, type DimensionEntry, onCredentialRefused } from './api';
 import { Chart } from './chart';
 import {
+  candidateRows,
   chartInput,
   type Dashboard,
   dashboardConditions,
@@ -15,6 +16,7 @@ import {
   gridArea,
   isEmptyResult,
   LIST_OPERATORS,
+  labelPublishBody,
   NO_VALUE_OPERATORS,
   newWidget,
   publishBody,
@@ -94,6 +96,9 @@ export function App() {
           <a href="#/explorer" aria-current={hash === '#/explorer' ? 'page' : undefined}>
             Explorer
           </a>
+          <a href="#/dimensions" aria-current={hash === '#/dimensions' ? 'page' : undefined}>
+            Dimensions
+          </a>
         </nav>
         <button
           type="button"
@@ -111,6 +116,8 @@ export function App() {
           <DashboardPage id={decodeURIComponent(dash[1]!)} />
         ) : hash === '#/explorer' ? (
           <Explorer />
+        ) : hash === '#/dimensions' ? (
+          <Dimensions />
         ) : (
           <DashboardList />
         )}
@@ -634,5 +641,119 @@ function SaveWidget({ form }: { form: ExplorerForm }) {
         </p>
       )}
     </form>
+  );
+}
+
+const pct = (x: number) => `${x.toFixed(1)}%`;
+
+function Dimensions() {
+  const [reload, setReload] = useState(0);
+  const status = useAsync(() => api.refreshStatus(), [reload]);
+  const candidates = useAsync(() => api.candidates(), [reload]);
+  const dims = useAsync(() => api.dimensions(), [reload]);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const publish = async (key: string) => {
+    setMessage(null);
+    try {
+      const r = await api.publishDimensions(labelPublishBody(key, key));
+      const errors = r.unpublished.flatMap((u) => u.errors.map((e) => `${u.name}: ${e.message}`));
+      setMessage(
+        r.ok
+          ? {
+              ok: true,
+              text: `Published the label ${key}; the refresh it started adds it to the dimensions.`,
+            }
+          : { ok: false, text: errors.join('; ') || `Label ${key} was not published.` },
+      );
+      setReload(reload + 1);
+    } catch (err) {
+      setMessage({ ok: false, text: describe(err) });
+    }
+  };
+  // Published labels are listed under the group title `Labels` (docs/warehouse.md).
+  const labels = dims.status === 'ok' ? dims.value.filter((d) => d.groupTitle === 'Labels') : [];
+  return (
+    <section>
+      <h1>Dimensions</h1>
+      <p>
+        Refresh:{' '}
+        {status.status === 'ok'
+          ? `${status.value.state}${status.value.lastSucceededAt ? `, last succeeded ${status.value.lastSucceededAt.slice(0, 16).replace('T', ' ')}` : ''}${status.value.lastError ? ` (last error: ${status.value.lastError})` : ''}`
+          : status.status === 'error'
+            ? status.message
+            : '…'}
+      </p>
+      {message && (
+        <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+          {message.text}
+        </p>
+      )}
+      <h2>Label candidates</h2>
+      {candidates.status === 'loading' && <p class="loading">Loading candidates…</p>}
+      {candidates.status === 'error' && <p class="error">{candidates.message}</p>}
+      {candidates.status === 'ok' && candidates.value.length === 0 && (
+        <p class="empty">No tag keys in the billing data yet (or the first refresh has not run).</p>
+      )}
+      {candidates.status === 'ok' && candidates.value.length > 0 && (
+        <div class="table-wrap">
+          <table class="candidates">
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Cost with the key / without</th>
+                <th scope="col" class="num">
+                  Values
+                </th>
+                <th scope="col">Largest values</th>
+                <th scope="col">Providers</th>
+                <th scope="col">
+                  <span class="sr-only">Publish</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {candidateRows(candidates.value).map((c) => (
+                <tr key={c.key}>
+                  <td>{c.key}</td>
+                  <td>
+                    <div
+                      class="share"
+                      role="img"
+                      aria-label={`${pct(c.presentPct)} of the cost has the key, ${pct(c.absentPct)} has not`}
+                    >
+                      <span class="present" style={{ width: `${c.presentPct}%` }} />
+                    </div>
+                    {pct(c.presentPct)} / {pct(c.absentPct)}
+                  </td>
+                  <td class="num">{c.values}</td>
+                  <td>{c.topValues.join(', ')}</td>
+                  <td>{c.providers.join(', ')}</td>
+                  <td>
+                    {c.ingested ? (
+                      'published'
+                    ) : (
+                      <button type="button" onClick={() => publish(c.key)}>
+                        Publish as label
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <h2>Dimensions to group and filter by</h2>
+      {dims.status === 'ok' && (
+        <ul class="dims">
+          {dims.value.map((d) => (
+            <li key={d.name}>
+              {d.label} <span class="meta">({d.groupTitle})</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {labels.length === 0 && dims.status === 'ok' && <p class="empty">No published labels yet.</p>}
+    </section>
   );
 }

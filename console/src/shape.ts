@@ -267,3 +267,56 @@ export function publishBody(d: Dashboard, widget: Widget): Record<string, unknow
     version: d.version,
   };
 }
+
+/** A label candidate of `GET /dimensions/candidates` (the fields the page reads). */
+export interface Candidate {
+  key: string;
+  number_values: number;
+  total_cost_key_present: number;
+  total_cost_key_absent: number;
+  values: { value: string; cost_allocated: number; proportion_cost_allocated: number }[];
+  providers: string[];
+  ingested?: boolean;
+}
+
+export interface CandidateRow {
+  key: string;
+  values: number;
+  /** Share of the cost carrying the key, 0–100, and the rest. */
+  presentPct: number;
+  absentPct: number;
+  present: number;
+  absent: number;
+  topValues: string[];
+  providers: string[];
+  ingested: boolean;
+}
+
+/** Candidates for the page: largest cost carrying the key first, shares in percent of the total. */
+export function candidateRows(cs: readonly Candidate[]): CandidateRow[] {
+  return [...cs]
+    .sort((a, b) => b.total_cost_key_present - a.total_cost_key_present || a.key.localeCompare(b.key))
+    .map((c) => {
+      const total = c.total_cost_key_present + c.total_cost_key_absent;
+      const presentPct = total > 0 ? (c.total_cost_key_present / total) * 100 : 0;
+      return {
+        key: c.key,
+        values: c.number_values,
+        presentPct,
+        absentPct: total > 0 ? 100 - presentPct : 0,
+        present: c.total_cost_key_present,
+        absent: c.total_cost_key_absent,
+        topValues: [...c.values]
+          .sort((a, b) => b.cost_allocated - a.cost_allocated)
+          .slice(0, 3)
+          .map((v) => v.value),
+        providers: c.providers,
+        ingested: c.ingested === true,
+      };
+    });
+}
+
+/** `POST /dimensions/publish` body publishing one label made of one candidate key. */
+export function labelPublishBody(name: string, key: string): Record<string, unknown> {
+  return { scope: 'labels', labels: [{ name, columnsMerged: [{ name: key, type: 'label' }], maps: [] }] };
+}

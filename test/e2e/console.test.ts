@@ -164,6 +164,34 @@ describe('the web console in a browser', () => {
     await page.close();
   }, 120_000);
 
+  it('lists the label candidates with their cost share, as the API answers them', async () => {
+    const cands = await api<{ key: string; total_cost_key_present: number; total_cost_key_absent: number }[]>(
+      'GET',
+      '/dimensions/candidates',
+      { token: key() },
+    );
+    expect(cands.status).toBe(200);
+    const { page, errors } = await newPage();
+    await signIn(page, key());
+    await page.click('a[href="#/dimensions"]');
+    await page.waitForSelector('h2:text("Label candidates")');
+    await page.waitForSelector('table.candidates, p.empty', { timeout: 30_000 });
+    const keys = await page.locator('table.candidates tbody tr td:first-child').allTextContents();
+    expect([...keys].sort()).toEqual(cands.body.map((c) => c.key).sort());
+    if (cands.body.length) {
+      const top = [...cands.body].sort(
+        (a, b) => b.total_cost_key_present - a.total_cost_key_present || a.key.localeCompare(b.key),
+      )[0]!;
+      const share =
+        (top.total_cost_key_present / (top.total_cost_key_present + top.total_cost_key_absent)) * 100;
+      const first = page.locator('table.candidates tbody tr').first();
+      expect(await first.locator('td').nth(1).textContent()).toContain(`${share.toFixed(1)}%`);
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'dimensions.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('goes back to sign in when the credential has expired', async () => {
     const stored = JSON.parse(readFileSync(join(s().stateDir, 'idp-key.json'), 'utf8')) as Parameters<
       typeof mintToken

@@ -1,11 +1,13 @@
 import * as v from 'valibot';
 import { isCredentialRefused } from '../../../console/src/api';
 import {
+  candidateRows,
   dashboardConditions,
   type ExplorerResult,
   explorerRequest,
   gridArea,
   isEmptyResult,
+  labelPublishBody,
   newWidget,
   publishBody,
   readingOrder,
@@ -17,6 +19,7 @@ import {
 import type { EChartsSpec, TableSpec } from '../../../shared/charts/spec';
 import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model';
 import { PublishDashboardBody } from '../../../shared/domain/dashboards/schemas';
+import { PublishBody } from '../../../shared/domain/dimensions/schemas';
 
 /** Raw figures: provider → one value per month. The expectations are computed from these. */
 const RAW: Record<string, number[]> = {
@@ -286,5 +289,61 @@ describe('credential refusal', () => {
     expect(isCredentialRefused(403, { error: 'FORBIDDEN' })).toBe(false);
     expect(isCredentialRefused(404, { error: 'NOT_FOUND' })).toBe(false);
     expect(isCredentialRefused(403, undefined)).toBe(false);
+  });
+});
+
+describe('dimension candidates', () => {
+  const raw = [
+    {
+      key: 'team',
+      number_values: 3,
+      total_cost_key_present: 300,
+      total_cost_key_absent: 100,
+      values: [
+        { value: 'a', cost_allocated: 50, proportion_cost_allocated: 0.125 },
+        { value: 'b', cost_allocated: 200, proportion_cost_allocated: 0.5 },
+        { value: 'c', cost_allocated: 50, proportion_cost_allocated: 0.125 },
+        { value: 'd', cost_allocated: 0, proportion_cost_allocated: 0 },
+      ],
+      providers: ['AWS'],
+    },
+    {
+      key: 'env',
+      number_values: 1,
+      total_cost_key_present: 350,
+      total_cost_key_absent: 50,
+      values: [{ value: 'prod', cost_allocated: 350, proportion_cost_allocated: 0.875 }],
+      providers: ['AWS', 'Google Cloud'],
+      ingested: true,
+    },
+    {
+      key: 'empty',
+      number_values: 0,
+      total_cost_key_present: 0,
+      total_cost_key_absent: 0,
+      values: [],
+      providers: [],
+    },
+  ];
+
+  it('ranks candidates by the cost carrying the key, with present and absent shares', () => {
+    const rows = candidateRows(raw);
+    expect(rows.map((r) => r.key)).toEqual(['env', 'team', 'empty']);
+    expect(rows[0]!.presentPct).toBeCloseTo((350 / (350 + 50)) * 100, 9);
+    expect(rows[1]!.presentPct + rows[1]!.absentPct).toBeCloseTo(100, 9);
+    expect(rows[1]!.topValues[0]).toBe('b');
+    expect(rows[1]!.topValues).toHaveLength(3);
+    expect(rows[2]).toMatchObject({ presentPct: 0, absentPct: 0 });
+    expect(rows[0]!.ingested).toBe(true);
+  });
+
+  it('publishes one label from a candidate key, in a body the API accepts', () => {
+    const body = labelPublishBody('team', 'team');
+    const parsed = v.safeParse(PublishBody, body);
+    expect(parsed.issues?.map((i) => i.message)).toBeUndefined();
+    expect(body).toEqual({
+      scope: 'labels',
+      labels: [{ name: 'team', columnsMerged: [{ name: 'team', type: 'label' }], maps: [] }],
+    });
   });
 });
