@@ -1,3 +1,4 @@
+import { consoleHook } from './console-hook';
 import { openApiHook } from './openapi-hook';
 import type { DemoSeed } from './seed';
 import { warehouseHook } from './warehouse-hook';
@@ -14,7 +15,7 @@ export interface LocalHook {
     method: string,
     path: string,
     body: unknown,
-  ): Promise<{ status: number; body: unknown } | undefined>;
+  ): Promise<{ status: number; body: unknown; headers?: Record<string, string> } | undefined>;
 }
 
-export const localHooks: LocalHook[] = [openApiHook, warehouseHook];
+export const localHooks: LocalHook[] = [openApiHook, warehouseHook, consoleHook];

@@ -11,7 +11,11 @@ type Handler = (event: unknown, context: unknown) => Promise<APIGatewayProxyStru
 
 export interface LocalControl {
   /** Extra routes served only locally, never deployed (`/_local/*`, `/.well-known/jwks.json`). */
-  handle(method: string, path: string, body: unknown): Promise<{ status: number; body: unknown } | undefined>;
+  handle(
+    method: string,
+    path: string,
+    body: unknown,
+  ): Promise<{ status: number; body: unknown; headers?: Record<string, string> } | undefined>;
 }
 
 /** API Gateway's own answers, which happen before any Lambda runs. */
@@ -44,7 +48,8 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
     const url = new URL(req.url ?? '/', 'http://localhost');
     const method = (req.method ?? 'GET').toUpperCase();
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      const text = typeof body === 'string' ? body : JSON.stringify(body);
+      // Bytes (the console's static files) are sent as they are, with the content type given.
+      const text = body instanceof Uint8Array || typeof body === 'string' ? body : JSON.stringify(body);
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
       res.end(text);
     };
@@ -57,7 +62,7 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
         url.pathname,
         raw.length ? safeJson(raw.toString('utf8')) : undefined,
       );
-      if (local) return send(local.status, local.body);
+      if (local) return send(local.status, local.body, local.headers);
 
       const match = matchRoute(routes, method, url.pathname);
       if (match.kind === 'bad-request') return send(400, { message: 'Bad Request' });

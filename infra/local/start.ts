@@ -20,6 +20,7 @@ import { resetDb } from '../../shared/db/client';
 import { queues, schedules, workers } from '../../shared/queues';
 import { routes } from '../../shared/routes';
 import { startCaptureServer } from './capture-server';
+import { CONSOLE_PATH } from './console-hook';
 import { type Emulator, startDynamoLocal, startSesEmulator, startSqsEmulator } from './emulators';
 import { localHooks } from './hooks';
 import { jwks, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey } from './idp';
@@ -235,6 +236,7 @@ async function main(): Promise<void> {
     users: { admin: seed.users.admin, member: seed.users.member, outsider: seed.users.outsider },
     emails: seed.emails,
     teams: seed.teams,
+    consoleUrl: `${baseUrl}${CONSOLE_PATH}`,
     mailUrl: `${ses.endpoint}/store`,
     chatUrl: `${capture.endpoint}/messages`,
     jwksUrl: `${baseUrl}/.well-known/jwks.json`,
@@ -259,6 +261,7 @@ async function main(): Promise<void> {
       [
         '',
         `Cost management service is running at ${baseUrl}`,
+        `  web console    ${session.consoleUrl} (sign in with a key below)`,
         `  organisation   ${seed.orgId} (second organisation: ${seed.otherOrgId})`,
         `  admin key      ${seed.apiKeys.admin}`,
         `  member key     ${seed.apiKeys.member}`,

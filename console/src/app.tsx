@@ -1,0 +1,759 @@
+/** The console's pages: sign in, dashboards (list and page), explorer. Hash routes, no server routing. */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { buildChartSpec, type ChartType } from '../../shared/charts/spec';
+import { COST_METRIC_IDS, DATE_PRESETS } from '../../shared/enums';
+import { ApiError, api, credential, type DimensionEntry, onCredentialRefused } from './api';
+import { Chart } from './chart';
+import {
+  candidateRows,
+  chartInput,
+  type Dashboard,
+  dashboardConditions,
+  type ExplorerFilter,
+  type ExplorerForm,
+  type ExplorerResult,
+  explorerRequest,
+  gridArea,
+  isEmptyResult,
+  LIST_OPERATORS,
+  labelPublishBody,
+  NO_VALUE_OPERATORS,
+  newWidget,
+  publishBody,
+  readingOrder,
+  type Widget,
+  widgetSpec,
+  withPreset,
+} from './shape';
+
+const ROW_PX = 90;
+
+type State<T> = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ok'; value: T };
+
+function describe(e: unknown): string {
+  if (e instanceof ApiError) return `The API answered ${e.status}: ${e.code}`;
+  return `Could not reach the API (${(e as Error)?.message ?? e})`;
+}
+
+/** Runs `load` whenever `deps` change; the latest answer wins. */
+function useAsync<T>(load: () => Promise<T>, deps: unknown[]): State<T> {
+  const [state, setState] = useState<State<T>>({ status: 'loading' });
+  useEffect(() => {
+    let live = true;
+    setState({ status: 'loading' });
+    load().then(
+      (value) => live && setState({ status: 'ok', value }),
+      (e) => live && setState({ status: 'error', message: describe(e) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, deps);
+  return state;
+}
+
+function useHash(): string {
+  const [hash, setHash] = useState(location.hash || '#/dashboards');
+  useEffect(() => {
+    const f = () => setHash(location.hash || '#/dashboards');
+    addEventListener('hashchange', f);
+    return () => removeEventListener('hashchange', f);
+  }, []);
+  return hash;
+}
+
+export function App() {
+  const [signedIn, setSignedIn] = useState(() => credential.get() !== null);
+  const [notice, setNotice] = useState<string | null>(null);
+  useEffect(
+    () =>
+      onCredentialRefused(() => {
+        setSignedIn(false);
+        setNotice('Your credential was refused (expired or revoked): sign in again.');
+      }),
+    [],
+  );
+  const hash = useHash();
+  if (!signedIn)
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={() => {
+          setNotice(null);
+          setSignedIn(true);
+        }}
+      />
+    );
+  const dash = /^#\/dashboards\/([^/]+)$/.exec(hash);
+  return (
+    <div class="app">
+      <header class="top">
+        <strong class="brand">FinOps console</strong>
+        <nav aria-label="Main">
+          <a href="#/dashboards" aria-current={hash.startsWith('#/dashboards') ? 'page' : undefined}>
+            Dashboards
+          </a>
+          <a href="#/explorer" aria-current={hash === '#/explorer' ? 'page' : undefined}>
+            Explorer
+          </a>
+          <a href="#/dimensions" aria-current={hash === '#/dimensions' ? 'page' : undefined}>
+            Dimensions
+          </a>
+        </nav>
+        <button
+          type="button"
+          class="link"
+          onClick={() => {
+            credential.clear();
+            setSignedIn(false);
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <main>
+        {dash ? (
+          <DashboardPage id={decodeURIComponent(dash[1]!)} />
+        ) : hash === '#/explorer' ? (
+          <Explorer />
+        ) : hash === '#/dimensions' ? (
+          <Dimensions />
+        ) : (
+          <DashboardList />
+        )}
+      </main>
+    </div>
+  );
+}
+
+function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: () => void }) {
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const token = value.trim().replace(/^Bearer\s+/i, '');
+    if (!token) return setError('Paste an API key or a JWT.');
+    setBusy(true);
+    setError(null);
+    try {
+      await api.verify(token);
+      credential.set(token);
+      onSignedIn();
+    } catch (err) {
+      setError(
+        err instanceof ApiError && (err.status === 401 || err.status === 403)
+          ? 'This credential was refused.'
+          : describe(err),
+      );
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="signin">
+      <form onSubmit={submit}>
+        <h1>Sign in</h1>
+        {notice && <p class="notice">{notice}</p>}
+        <label for="credential">API key or JWT</label>
+        <input
+          id="credential"
+          type="password"
+          autocomplete="off"
+          value={value}
+          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+          placeholder="ak_… or eyJ…"
+        />
+        <p class="hint">
+          Locally, <code>npm start</code> prints API keys; <code>npm run token -- --user …</code> prints a
+          JWT. The credential stays in this tab's session storage.
+        </p>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {busy ? 'Checking…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+function DashboardList() {
+  const [type, setType] = useState('');
+  const [teamId, setTeamId] = useState('');
+  const list = useAsync(() => api.dashboards({ type, teamId: teamId.trim() }), [type, teamId]);
+  return (
+    <section>
+      <h1>Dashboards</h1>
+      <div class="filters">
+        <label>
+          Type{' '}
+          <select value={type} onChange={(e) => setType((e.target as HTMLSelectElement).value)}>
+            <option value="">All</option>
+            <option value="PUBLIC">Public</option>
+            <option value="PRIVATE">Private</option>
+            <option value="TEMPLATE">Template</option>
+          </select>
+        </label>
+        <label>
+          Team id{' '}
+          <input
+            value={teamId}
+            onChange={(e) => setTeamId((e.target as HTMLInputElement).value)}
+            placeholder="team_…"
+          />
+        </label>
+      </div>
+      {list.status === 'loading' && <p class="loading">Loading dashboards…</p>}
+      {list.status === 'error' && (
+        <p class="error" role="alert">
+          {list.message}
+        </p>
+      )}
+      {list.status === 'ok' && list.value.items.length === 0 && (
+        <p class="empty">
+          No dashboards yet. Build a query in the <a href="#/explorer">explorer</a> and save it to a new
+          dashboard.
+        </p>
+      )}
+      {list.status === 'ok' && list.value.items.length > 0 && (
+        <ul class="dash-list">
+          {list.value.items.map((d) => (
+            <li key={d.id}>
+              <a href={`#/dashboards/${encodeURIComponent(d.id)}`}>{d.name}</a>
+              <span class="meta">
+                {d.type} · {d.widgetCount ?? 0} widgets{d.teamId ? ` · ${d.teamId}` : ''} · updated{' '}
+                {d.updatedAt?.slice(0, 10)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function DashboardPage({ id }: { id: string }) {
+  const dash = useAsync(() => api.dashboard(id), [id]);
+  const [preset, setPreset] = useState('');
+  const [showVersions, setShowVersions] = useState(false);
+  if (dash.status === 'loading') return <p class="loading">Loading dashboard…</p>;
+  if (dash.status === 'error')
+    return (
+      <p class="error" role="alert">
+        {dash.message}
+      </p>
+    );
+  const d = dash.value;
+  return (
+    <section>
+      <h1>{d.name}</h1>
+      {d.description && <p>{d.description}</p>}
+      <div class="filters">
+        <label>
+          Period{' '}
+          <select value={preset} onChange={(e) => setPreset((e.target as HTMLSelectElement).value)}>
+            <option value="">As saved</option>
+            {DATE_PRESETS.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" class="link" onClick={() => setShowVersions(!showVersions)}>
+          {showVersions ? 'Hide versions' : `Versions (v${d.publishedVersion ?? d.version})`}
+        </button>
+      </div>
+      {showVersions && <Versions id={d.id} />}
+      {d.widgets.length === 0 && <p class="empty">This dashboard has no widgets.</p>}
+      <div class="grid">
+        {readingOrder(d.widgets).map((w) => (
+          <WidgetCard key={w.key} dashboard={d} widget={w} preset={preset} />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function Versions({ id }: { id: string }) {
+  const v = useAsync(() => api.versions(id), [id]);
+  if (v.status === 'loading') return <p class="loading">Loading versions…</p>;
+  if (v.status === 'error') return <p class="error">{v.message}</p>;
+  return (
+    <ol class="versions">
+      {v.value.items.map((x) => (
+        <li key={x.version}>
+          v{x.version} · {x.createdAt.slice(0, 16).replace('T', ' ')} · {x.createdById} · {x.widgetCount}{' '}
+          widgets
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function WidgetCard({ dashboard, widget, preset }: { dashboard: Dashboard; widget: Widget; preset: string }) {
+  const data = useAsync(
+    () =>
+      preset
+        ? api.explore(
+            withPreset(widget.source.request, preset),
+            dashboardConditions(dashboard.conditions),
+            dashboard.currency,
+          )
+        : api.widgetData(dashboard.id, widget.key),
+    [dashboard.id, widget.key, preset],
+  );
+  const height = Math.max(2, widget.h) * ROW_PX - 16;
+  return (
+    <article class="widget" style={gridArea(widget)} aria-label={widget.title || widget.key}>
+      {data.status === 'loading' && <p class="loading">Loading {widget.title || widget.key}…</p>}
+      {data.status === 'error' && (
+        <p class="error" role="alert">
+          {widget.title || widget.key}: {data.message}
+        </p>
+      )}
+      {data.status === 'ok' && (
+        <WidgetBody widget={widget} result={data.value} height={height} currency={dashboard.currency} />
+      )}
+    </article>
+  );
+}
+
+function WidgetBody(p: { widget: Widget; result: ExplorerResult; height: number; currency: string | null }) {
+  const spec = useMemo(() => widgetSpec(p.widget, p.result, p.currency), [p.widget, p.result, p.currency]);
+  if (isEmptyResult(p.result))
+    return (
+      <div class="empty">
+        <h2>{p.widget.title || p.widget.key}</h2>
+        <p>
+          No cost in {p.result.period.startDate} to {p.result.period.endDate}.
+        </p>
+      </div>
+    );
+  return (
+    <>
+      {spec.kind === 'table' && <h2>{spec.title}</h2>}
+      <Chart spec={spec} height={p.height} />
+    </>
+  );
+}
+
+const AGG = ['Day', 'Week', 'Month', 'Period'];
+const CHARTS: ChartType[] = ['BAR', 'LINE', 'AREA', 'WATERFALL', 'TABLE'];
+
+function Explorer() {
+  const dims = useAsync(() => api.dimensions(), []);
+  const [form, setForm] = useState<ExplorerForm>({
+    metricId: 'cost',
+    groupBy: ['provider', ''],
+    filters: [],
+    datePreset: 'LAST_3_MONTHS',
+    aggBy: 'Month',
+    chartType: 'BAR',
+  });
+  const [result, setResult] = useState<State<ExplorerResult> | null>(null);
+  const set = (patch: Partial<ExplorerForm>) => setForm({ ...form, ...patch });
+  const run = async (e?: Event) => {
+    e?.preventDefault();
+    setResult({ status: 'loading' });
+    try {
+      setResult({ status: 'ok', value: await api.explore(explorerRequest(form)) });
+    } catch (err) {
+      setResult({ status: 'error', message: describe(err) });
+    }
+  };
+  const dimList = dims.status === 'ok' ? dims.value : [];
+  const setFilter = (i: number, f: ExplorerFilter) =>
+    set({ filters: form.filters.map((x, j) => (j === i ? f : x)) });
+  return (
+    <section>
+      <h1>Explorer</h1>
+      {dims.status === 'error' && <p class="error">Dimensions: {dims.message}</p>}
+      <form class="explorer" onSubmit={run}>
+        <label>
+          Metric{' '}
+          <select
+            value={form.metricId}
+            onChange={(e) => set({ metricId: (e.target as HTMLSelectElement).value })}
+          >
+            {COST_METRIC_IDS.map((m) => (
+              <option key={m}>{m}</option>
+            ))}
+          </select>
+        </label>
+        {[0, 1].map((i) => (
+          <div class="field" key={i}>
+            <label for={`group-by-${i}`}>Group by {i + 1}</label>
+            <DimensionSelect
+              id={`group-by-${i}`}
+              dims={dimList}
+              value={form.groupBy[i] ?? ''}
+              onChange={(v) => set({ groupBy: form.groupBy.map((g, j) => (j === i ? v : g)) })}
+            />
+          </div>
+        ))}
+        <label>
+          Period{' '}
+          <select
+            value={form.datePreset}
+            onChange={(e) => set({ datePreset: (e.target as HTMLSelectElement).value })}
+          >
+            {DATE_PRESETS.map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          By{' '}
+          <select value={form.aggBy} onChange={(e) => set({ aggBy: (e.target as HTMLSelectElement).value })}>
+            {AGG.map((a) => (
+              <option key={a}>{a}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Chart{' '}
+          <select
+            value={form.chartType}
+            onChange={(e) => set({ chartType: (e.target as HTMLSelectElement).value as ChartType })}
+          >
+            {CHARTS.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+        <fieldset class="filter-list">
+          <legend>Filters</legend>
+          {form.filters.map((f, i) => (
+            <FilterRow
+              key={i}
+              dims={dimList}
+              filter={f}
+              onChange={(nf) => setFilter(i, nf)}
+              onRemove={() => set({ filters: form.filters.filter((_, j) => j !== i) })}
+            />
+          ))}
+          <button
+            type="button"
+            class="link"
+            onClick={() => set({ filters: [...form.filters, { field: '', operator: 'in', values: [] }] })}
+          >
+            Add a filter
+          </button>
+        </fieldset>
+        <button type="submit">Run</button>
+      </form>
+      {result?.status === 'loading' && <p class="loading">Running…</p>}
+      {result?.status === 'error' && (
+        <p class="error" role="alert">
+          {result.message}
+        </p>
+      )}
+      {result?.status === 'ok' && <ExplorerResultView form={form} result={result.value} />}
+    </section>
+  );
+}
+
+function DimensionSelect(p: {
+  id?: string;
+  label?: string;
+  dims: DimensionEntry[];
+  value: string;
+  onChange: (v: string) => void;
+}) {
+  return (
+    <select
+      id={p.id}
+      aria-label={p.label}
+      value={p.value}
+      onChange={(e) => p.onChange((e.target as HTMLSelectElement).value)}
+    >
+      <option value="">(none)</option>
+      {p.dims.map((d) => (
+        <option key={d.name} value={d.name}>
+          {d.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function FilterRow(p: {
+  dims: DimensionEntry[];
+  filter: ExplorerFilter;
+  onChange: (f: ExplorerFilter) => void;
+  onRemove: () => void;
+}) {
+  const dim = p.dims.find((d) => d.name === p.filter.field);
+  const f = p.filter;
+  return (
+    <div class="filter">
+      <DimensionSelect
+        dims={p.dims}
+        value={f.field}
+        onChange={(field) => p.onChange({ ...f, field, values: [] })}
+      />
+      <select
+        aria-label="Operator"
+        value={f.operator}
+        onChange={(e) => p.onChange({ ...f, operator: (e.target as HTMLSelectElement).value, values: [] })}
+      >
+        {(dim?.operators ?? [{ name: 'in', value: 'in', label: 'is any of' }]).map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      {LIST_OPERATORS.has(f.operator) ? (
+        <select
+          aria-label="Values"
+          multiple
+          size={Math.min(4, Math.max(2, dim?.values.length ?? 2))}
+          onChange={(e) =>
+            p.onChange({
+              ...f,
+              values: [...(e.target as HTMLSelectElement).selectedOptions].map((o) => o.value),
+            })
+          }
+        >
+          {(dim?.values ?? []).map((v) => (
+            <option key={v.name} value={v.name} selected={f.values.includes(v.name)}>
+              {v.label} ({(v.proportionCostAllocated * 100).toFixed(1)}%)
+            </option>
+          ))}
+        </select>
+      ) : NO_VALUE_OPERATORS.has(f.operator) ? null : (
+        <input
+          aria-label="Value"
+          value={f.values[0] ?? ''}
+          onChange={(e) => p.onChange({ ...f, values: [(e.target as HTMLInputElement).value] })}
+        />
+      )}
+      <button type="button" class="link" onClick={p.onRemove}>
+        Remove
+      </button>
+    </div>
+  );
+}
+
+function ExplorerResultView({ form, result }: { form: ExplorerForm; result: ExplorerResult }) {
+  const chart = useMemo(
+    () => buildChartSpec(chartInput(result, { title: 'Explorer', chartType: form.chartType })),
+    [result, form.chartType],
+  );
+  const table = useMemo(
+    () => buildChartSpec(chartInput(result, { title: 'Explorer', chartType: 'TABLE' })),
+    [result],
+  );
+  if (isEmptyResult(result))
+    return (
+      <p class="empty">
+        No cost in {result.period.startDate} to {result.period.endDate}.
+      </p>
+    );
+  return (
+    <div class="result">
+      {form.chartType !== 'TABLE' && <Chart spec={chart} height={420} />}
+      <Chart spec={table} height={0} />
+      <SaveWidget form={form} />
+    </div>
+  );
+}
+
+function SaveWidget({ form }: { form: ExplorerForm }) {
+  const list = useAsync(() => api.dashboards({}), []);
+  const [target, setTarget] = useState('');
+  const [newName, setNewName] = useState('');
+  const [title, setTitle] = useState('');
+  const [state, setState] = useState<{
+    kind: 'idle' | 'busy' | 'done' | 'error';
+    text?: string;
+    id?: string;
+  }>({
+    kind: 'idle',
+  });
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const widgetTitle = title.trim() || `Cost by ${form.groupBy.filter(Boolean).join(', ') || 'period'}`;
+    setState({ kind: 'busy' });
+    try {
+      let saved: Dashboard;
+      if (!target) {
+        if (!newName.trim()) return setState({ kind: 'error', text: 'Name the new dashboard.' });
+        saved = await api.create({
+          name: newName.trim(),
+          widgets: [newWidget([], widgetTitle, explorerRequest(form))],
+        });
+      } else {
+        const d = await api.dashboard(target);
+        saved = await api.publish(
+          d.id,
+          publishBody(d, newWidget(d.widgets, widgetTitle, explorerRequest(form))),
+        );
+      }
+      setState({
+        kind: 'done',
+        text: `Saved to ${saved.name} (version ${saved.publishedVersion ?? saved.version}).`,
+        id: saved.id,
+      });
+    } catch (err) {
+      setState({ kind: 'error', text: describe(err) });
+    }
+  };
+  return (
+    <form class="save" onSubmit={save}>
+      <h2>Save as a widget</h2>
+      <label>
+        Title <input value={title} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} />
+      </label>
+      <label>
+        Dashboard{' '}
+        <select value={target} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)}>
+          <option value="">New dashboard…</option>
+          {list.status === 'ok' &&
+            list.value.items.map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.name}
+              </option>
+            ))}
+        </select>
+      </label>
+      {!target && (
+        <label>
+          Name <input value={newName} onInput={(e) => setNewName((e.target as HTMLInputElement).value)} />
+        </label>
+      )}
+      <button type="submit" disabled={state.kind === 'busy'}>
+        Save
+      </button>
+      {state.kind === 'done' && (
+        <p class="ok" role="status">
+          {state.text} <a href={`#/dashboards/${encodeURIComponent(state.id ?? '')}`}>Open it</a>
+        </p>
+      )}
+      {state.kind === 'error' && (
+        <p class="error" role="alert">
+          {state.text}
+        </p>
+      )}
+    </form>
+  );
+}
+
+const pct = (x: number) => `${x.toFixed(1)}%`;
+
+function Dimensions() {
+  const [reload, setReload] = useState(0);
+  const status = useAsync(() => api.refreshStatus(), [reload]);
+  const candidates = useAsync(() => api.candidates(), [reload]);
+  const dims = useAsync(() => api.dimensions(), [reload]);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const publish = async (key: string) => {
+    setMessage(null);
+    try {
+      const r = await api.publishDimensions(labelPublishBody(key, key));
+      const errors = r.unpublished.flatMap((u) => u.errors.map((e) => `${u.name}: ${e.message}`));
+      setMessage(
+        r.ok
+          ? {
+              ok: true,
+              text: `Published the label ${key}; the refresh it started adds it to the dimensions.`,
+            }
+          : { ok: false, text: errors.join('; ') || `Label ${key} was not published.` },
+      );
+      setReload(reload + 1);
+    } catch (err) {
+      setMessage({ ok: false, text: describe(err) });
+    }
+  };
+  // Published labels are listed under the group title `Labels` (docs/warehouse.md).
+  const labels = dims.status === 'ok' ? dims.value.filter((d) => d.groupTitle === 'Labels') : [];
+  return (
+    <section>
+      <h1>Dimensions</h1>
+      <p>
+        Refresh:{' '}
+        {status.status === 'ok'
+          ? `${status.value.state}${status.value.lastSucceededAt ? `, last succeeded ${status.value.lastSucceededAt.slice(0, 16).replace('T', ' ')}` : ''}${status.value.lastError ? ` (last error: ${status.value.lastError})` : ''}`
+          : status.status === 'error'
+            ? status.message
+            : '…'}
+      </p>
+      {message && (
+        <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+          {message.text}
+        </p>
+      )}
+      <h2>Label candidates</h2>
+      {candidates.status === 'loading' && <p class="loading">Loading candidates…</p>}
+      {candidates.status === 'error' && <p class="error">{candidates.message}</p>}
+      {candidates.status === 'ok' && candidates.value.length === 0 && (
+        <p class="empty">No tag keys in the billing data yet (or the first refresh has not run).</p>
+      )}
+      {candidates.status === 'ok' && candidates.value.length > 0 && (
+        <div class="table-wrap">
+          <table class="candidates">
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Cost with the key / without</th>
+                <th scope="col" class="num">
+                  Values
+                </th>
+                <th scope="col">Largest values</th>
+                <th scope="col">Providers</th>
+                <th scope="col">
+                  <span class="sr-only">Publish</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {candidateRows(candidates.value).map((c) => (
+                <tr key={c.key}>
+                  <td>{c.key}</td>
+                  <td>
+                    <div
+                      class="share"
+                      role="img"
+                      aria-label={`${pct(c.presentPct)} of the cost has the key, ${pct(c.absentPct)} has not`}
+                    >
+                      <span class="present" style={{ width: `${c.presentPct}%` }} />
+                    </div>
+                    {pct(c.presentPct)} / {pct(c.absentPct)}
+                  </td>
+                  <td class="num">{c.values}</td>
+                  <td>{c.topValues.join(', ')}</td>
+                  <td>{c.providers.join(', ')}</td>
+                  <td>
+                    {c.ingested ? (
+                      'published'
+                    ) : (
+                      <button type="button" onClick={() => publish(c.key)}>
+                        Publish as label
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <h2>Dimensions to group and filter by</h2>
+      {dims.status === 'ok' && (
+        <ul class="dims">
+          {dims.value.map((d) => (
+            <li key={d.name}>
+              {d.label} <span class="meta">({d.groupTitle})</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {labels.length === 0 && dims.status === 'ok' && <p class="empty">No published labels yet.</p>}
+    </section>
+  );
+}

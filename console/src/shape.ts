@@ -1,0 +1,322 @@
+/**
+ * The console's data shaping: API answers → what the pages draw. Pure (no DOM, no fetch), so unit
+ * tests run it under Node. Charts go through the same builder as the server's PNG renderer
+ * (shared/charts/spec.ts), so a widget looks the same in the console and in a report.
+ */
+import {
+  buildChartSpec,
+  type ChartDisplayOptions,
+  type ChartInput,
+  type ChartSpec,
+  type ChartType,
+  type EngineQuery,
+  seriesFromQueries,
+  stampLines,
+} from '../../shared/charts/spec';
+
+export { formatFigure } from '../../shared/charts/spec';
+
+/** `POST /queries/explorer` and `GET …/widgets/{key}/data` answer this. */
+export interface ExplorerResult {
+  period: { startDate: string; endDate: string; aggBy: string };
+  queries: (EngineQuery & { type: string; total: number | null })[];
+  comparison?: { period: { startDate: string; endDate: string; aggBy: string } } | null;
+  dataThrough: string | null;
+  currency: string | null;
+}
+
+export interface WhereRule {
+  field: string;
+  operator: string;
+  /** Always a list: one text for the text operators, none for `null`/`notNull`. */
+  value: string[];
+}
+export interface WhereClause {
+  combinator: 'and' | 'or';
+  rules: WhereRule[];
+}
+
+export interface ExplorerQuery {
+  type: string;
+  name: string;
+  colorIndex?: number;
+  chartType?: string;
+  visible?: boolean;
+  groupBy?: string | string[] | null;
+  whereClause?: WhereClause;
+  metricId?: string;
+  [k: string]: unknown;
+}
+
+export interface ExplorerRequest {
+  period: {
+    datePreset?: string | null;
+    startDate?: string | null;
+    endDate?: string | null;
+    aggBy: string;
+    [k: string]: unknown;
+  };
+  queries: ExplorerQuery[];
+  displayOptions?: ChartDisplayOptions;
+  [k: string]: unknown;
+}
+
+export interface Widget {
+  key: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  title: string;
+  description?: string;
+  source: { type: 'advancedExplorer'; request: ExplorerRequest };
+}
+
+export interface Dashboard {
+  id: string;
+  name: string;
+  description: string;
+  type: string;
+  teamId: string | null;
+  scopeId: string | null;
+  metricId: string | null;
+  groupBy: string | string[] | null;
+  datePreset: string | null;
+  startDate: string | null;
+  endDate: string | null;
+  conditions: unknown;
+  currency: string | null;
+  version: number;
+  publishedVersion?: number;
+  updatedAt?: string;
+  widgetCount?: number;
+  widgets: Widget[];
+}
+
+const CHART_TYPES: readonly string[] = ['BAR', 'LINE', 'AREA', 'WATERFALL', 'TABLE'];
+
+/** A widget's chart type: its first visible query's (as the server's renderer reads it). */
+export function widgetChartType(w: Pick<Widget, 'source'>): ChartType {
+  const qs = w.source.request.queries;
+  const q = qs.find((x) => x.visible !== false) ?? qs[0];
+  const t = q?.chartType ?? 'BAR';
+  // KPI_BREAKDOWN and other types the console cannot draw yet fall back to a table.
+  return (CHART_TYPES.includes(t) ? t : 'TABLE') as ChartType;
+}
+
+/** The builder's input from an engine answer: labels, currency, unit and stamp as the server does. */
+export function chartInput(
+  r: ExplorerResult,
+  o: {
+    title: string;
+    chartType: ChartType;
+    displayOptions?: ChartDisplayOptions | undefined;
+    requestedCurrency?: string | null;
+  },
+): ChartInput {
+  const units = [...new Set(r.queries.map((q) => q.unit).filter((u): u is string => !!u))];
+  return {
+    title: o.title,
+    chartType: o.chartType,
+    series: seriesFromQueries(r.queries),
+    currency: r.queries.every((q) => q.currency === null) ? null : r.currency,
+    unit: units.length === 1 ? units[0]! : null,
+    displayOptions: o.displayOptions,
+    stamp: stampLines({
+      period: r.period,
+      comparisonPeriod: r.comparison?.period ?? null,
+      dataThrough: r.dataThrough,
+      currency: r.currency,
+      requestedCurrency: o.requestedCurrency ?? null,
+    }),
+    dataThrough: r.dataThrough,
+  };
+}
+
+/** The spec a widget draws from its data (an ECharts option or a table). */
+export function widgetSpec(w: Widget, r: ExplorerResult, requestedCurrency: string | null = null): ChartSpec {
+  return buildChartSpec(
+    chartInput(r, {
+      title: w.title || w.key,
+      chartType: widgetChartType(w),
+      displayOptions: w.source.request.displayOptions,
+      requestedCurrency,
+    }),
+  );
+}
+
+/** True when the answer has no figure to draw (no series, or only nulls and zeros). */
+export function isEmptyResult(r: ExplorerResult): boolean {
+  return r.queries.every((q) =>
+    q.series.every((s) => (s.total ?? 0) === 0 && s.points.every((p) => (p.value ?? 0) === 0)),
+  );
+}
+
+/** CSS grid placement of a widget on the dashboard's 12-column grid (1-based lines). */
+export function gridArea(w: Pick<Widget, 'x' | 'y' | 'w' | 'h'>): { gridColumn: string; gridRow: string } {
+  const x = Math.min(Math.max(0, w.x), 11);
+  const span = Math.max(1, Math.min(w.w, 12 - x));
+  return { gridColumn: `${x + 1} / span ${span}`, gridRow: `${w.y + 1} / span ${Math.max(1, w.h)}` };
+}
+
+/** Widgets in reading order (row, then column): the order of the page and of keyboard focus. */
+export function readingOrder<T extends Pick<Widget, 'x' | 'y'>>(ws: readonly T[]): T[] {
+  return [...ws].sort((a, b) => a.y - b.y || a.x - b.x);
+}
+
+/** The dashboard's conditions when they are a where clause (what the widget-data route applies). */
+export function dashboardConditions(c: unknown): WhereClause | null {
+  if (!c || typeof c !== 'object') return null;
+  const o = c as { combinator?: unknown; rules?: unknown };
+  if ((o.combinator === 'and' || o.combinator === 'or') && Array.isArray(o.rules)) return o as WhereClause;
+  return null;
+}
+
+/** A widget's request with another date preset (explicit dates dropped so the preset applies). */
+export function withPreset(req: ExplorerRequest, datePreset: string): ExplorerRequest {
+  return { ...req, period: { ...req.period, datePreset, startDate: null, endDate: null } };
+}
+
+/** Operators that take a list of values; `null`/`notNull` take none; the rest take one text. */
+export const LIST_OPERATORS = new Set(['in', 'notIn']);
+export const NO_VALUE_OPERATORS = new Set(['null', 'notNull']);
+
+export interface ExplorerFilter {
+  field: string;
+  operator: string;
+  /** The values picked (list operators) or the one text typed (the others). */
+  values: string[];
+}
+
+export interface ExplorerForm {
+  metricId: string;
+  /** Up to two dimensions. */
+  groupBy: string[];
+  filters: ExplorerFilter[];
+  datePreset: string;
+  aggBy: string;
+  chartType: ChartType;
+}
+
+/** Where-clause rules from the explorer's filters (incomplete ones left out). */
+export function filterRules(filters: readonly ExplorerFilter[]): WhereRule[] {
+  const rules: WhereRule[] = [];
+  for (const f of filters) {
+    if (!f.field || !f.operator) continue;
+    if (NO_VALUE_OPERATORS.has(f.operator)) rules.push({ field: f.field, operator: f.operator, value: [] });
+    else if (LIST_OPERATORS.has(f.operator)) {
+      if (f.values.length) rules.push({ field: f.field, operator: f.operator, value: [...f.values] });
+    } else if (f.values[0]) rules.push({ field: f.field, operator: f.operator, value: [f.values[0]] });
+  }
+  return rules;
+}
+
+/** The explorer request of the form: one cost query, as a widget's `advancedExplorer` request. */
+export function explorerRequest(f: ExplorerForm): ExplorerRequest {
+  const groupBy = f.groupBy.filter(Boolean).slice(0, 2);
+  const rules = filterRules(f.filters);
+  return {
+    period: { datePreset: f.datePreset, aggBy: f.aggBy },
+    queries: [
+      {
+        type: 'cost',
+        name: 'a',
+        colorIndex: 0,
+        chartType: f.chartType,
+        metricId: f.metricId,
+        groupBy: groupBy.length === 0 ? null : groupBy.length === 1 ? groupBy[0]! : groupBy,
+        ...(rules.length ? { whereClause: { combinator: 'and' as const, rules } } : {}),
+      },
+    ],
+  };
+}
+
+/** A free widget key (`w1`, `w2`, …) and a place under the dashboard's last row, half width. */
+export function newWidget(existing: readonly Widget[], title: string, request: ExplorerRequest): Widget {
+  const keys = new Set(existing.map((w) => w.key));
+  let n = existing.length + 1;
+  while (keys.has(`w${n}`)) n++;
+  const bottom = existing.reduce((m, w) => Math.max(m, w.y + w.h), 0);
+  return {
+    key: `w${n}`,
+    x: 0,
+    y: bottom,
+    w: 6,
+    h: 4,
+    title,
+    source: { type: 'advancedExplorer', request },
+  };
+}
+
+/** The body of `PUT /dashboard-v2/{id}` (publish) that keeps everything and adds one widget. */
+export function publishBody(d: Dashboard, widget: Widget): Record<string, unknown> {
+  return {
+    name: d.name,
+    description: d.description,
+    type: d.type,
+    teamId: d.teamId,
+    scopeId: d.scopeId,
+    metricId: d.metricId,
+    groupBy: d.groupBy,
+    datePreset: d.datePreset,
+    startDate: d.startDate,
+    endDate: d.endDate,
+    conditions: d.conditions,
+    currency: d.currency,
+    widgets: [...d.widgets, widget],
+    version: d.version,
+  };
+}
+
+/** A label candidate of `GET /dimensions/candidates` (the fields the page reads). */
+export interface Candidate {
+  key: string;
+  number_values: number;
+  total_cost_key_present: number;
+  total_cost_key_absent: number;
+  values: { value: string; cost_allocated: number; proportion_cost_allocated: number }[];
+  providers: string[];
+  ingested?: boolean;
+}
+
+export interface CandidateRow {
+  key: string;
+  values: number;
+  /** Share of the cost carrying the key, 0–100, and the rest. */
+  presentPct: number;
+  absentPct: number;
+  present: number;
+  absent: number;
+  topValues: string[];
+  providers: string[];
+  ingested: boolean;
+}
+
+/** Candidates for the page: largest cost carrying the key first, shares in percent of the total. */
+export function candidateRows(cs: readonly Candidate[]): CandidateRow[] {
+  return [...cs]
+    .sort((a, b) => b.total_cost_key_present - a.total_cost_key_present || a.key.localeCompare(b.key))
+    .map((c) => {
+      const total = c.total_cost_key_present + c.total_cost_key_absent;
+      const presentPct = total > 0 ? (c.total_cost_key_present / total) * 100 : 0;
+      return {
+        key: c.key,
+        values: c.number_values,
+        presentPct,
+        absentPct: total > 0 ? 100 - presentPct : 0,
+        present: c.total_cost_key_present,
+        absent: c.total_cost_key_absent,
+        topValues: [...c.values]
+          .sort((a, b) => b.cost_allocated - a.cost_allocated)
+          .slice(0, 3)
+          .map((v) => v.value),
+        providers: c.providers,
+        ingested: c.ingested === true,
+      };
+    });
+}
+
+/** `POST /dimensions/publish` body publishing one label made of one candidate key. */
+export function labelPublishBody(name: string, key: string): Record<string, unknown> {
+  return { scope: 'labels', labels: [{ name, columnsMerged: [{ name: key, type: 'label' }], maps: [] }] };
+}
