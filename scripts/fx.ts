@@ -13,6 +13,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isConnectionRefused, wantsHelp } from './keys';
+import { pointAtTable } from './lib/stack-table';
 
 const USAGE = [
   'usage: npm run fx -- load <file> [--state-dir DIR]   load an ECB rate file (CSV or XML)',
@@ -62,15 +63,7 @@ function pointAtStack(stateDir: string): void {
     throw new Error(
       `no running stack found (${file} is missing): start it with npm start, or set DYNAMODB_ENDPOINT or TABLE_NAME`,
     );
-  if (!process.env.DYNAMODB_ENDPOINT && session?.endpoints?.dynamodb)
-    process.env.DYNAMODB_ENDPOINT = session.endpoints.dynamodb;
-  if (process.env.DYNAMODB_ENDPOINT) {
-    process.env.AWS_ACCESS_KEY_ID ??= 'local';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-    process.env.AWS_REGION ??= 'us-east-1';
-  }
-  if (!process.env.TABLE_NAME && session?.tableName) process.env.TABLE_NAME = session.tableName;
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  pointAtTable(session);
 }
 
 async function main(): Promise<void> {

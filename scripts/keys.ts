@@ -15,6 +15,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pointAtTable } from './lib/stack-table';
 
 const ORG_ID = /^org_[A-Za-z0-9_-]{1,64}$/;
 const PRINCIPAL_ID = /^(user|org)_[A-Za-z0-9_-]{1,64}$/;
@@ -118,16 +119,7 @@ async function main(): Promise<void> {
     );
   }
   // Point the shared DynamoDB client at the stack before anything reads the configuration.
-  if (!process.env.DYNAMODB_ENDPOINT && session?.endpoints?.dynamodb) {
-    process.env.DYNAMODB_ENDPOINT = session.endpoints.dynamodb;
-  }
-  if (process.env.DYNAMODB_ENDPOINT) {
-    process.env.AWS_ACCESS_KEY_ID ??= 'local';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-    process.env.AWS_REGION ??= 'us-east-1';
-  }
-  if (!process.env.TABLE_NAME && session?.tableName) process.env.TABLE_NAME = session.tableName;
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  pointAtTable(session);
   const org = args.org ?? session?.orgId ?? 'org_demo';
 
   const keysRepo = await import('../shared/db/api-keys-repo');

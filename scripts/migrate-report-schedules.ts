@@ -9,6 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pointAtTable } from './lib/stack-table';
 
 const NAME = 'migrate-report-schedules';
 const USAGE = [
@@ -50,15 +51,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   // The shared DynamoDB client reads the configuration on first use: set it before importing.
-  if (!process.env.DYNAMODB_ENDPOINT && session?.endpoints?.dynamodb)
-    process.env.DYNAMODB_ENDPOINT = session.endpoints.dynamodb;
-  if (process.env.DYNAMODB_ENDPOINT) {
-    process.env.AWS_ACCESS_KEY_ID ??= 'local';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
-    process.env.AWS_REGION ??= 'us-east-1';
-  }
-  if (!process.env.TABLE_NAME && session?.tableName) process.env.TABLE_NAME = session.tableName;
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  pointAtTable(session);
 
   const { backfillNextRuns } = await import('../shared/domain/reports/delivery');
   process.stdout.write(`${JSON.stringify(await backfillNextRuns(new Date()))}\n`);

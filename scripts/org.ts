@@ -15,6 +15,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pointAtTable } from './lib/stack-table';
 
 const ORG_ID = /^org_[A-Za-z0-9_-]{1,64}$/;
 const MAX_NAME = 100;
@@ -147,19 +148,14 @@ export function target(args: Where, env: NodeJS.ProcessEnv = process.env): strin
     return `table ${args.table} (${env.AWS_REGION ?? 'us-east-1'})`;
   }
   const session = env.DYNAMODB_ENDPOINT ? undefined : readSession(args.stateDir);
-  if (!env.DYNAMODB_ENDPOINT && session?.endpoints?.dynamodb)
-    env.DYNAMODB_ENDPOINT = session.endpoints.dynamodb;
-  if (!env.DYNAMODB_ENDPOINT && !env.TABLE_NAME) {
+  if (!env.DYNAMODB_ENDPOINT && !session?.endpoints?.dynamodb && !env.TABLE_NAME) {
     throw new OrgError(
       `no running stack found (${join(args.stateDir, 'session.json')} is missing): start it with npm start, ` +
         'or give --table NAME (a deployed table, with AWS credentials)',
     );
   }
-  if (session?.tableName && !env.TABLE_NAME) env.TABLE_NAME = session.tableName;
+  pointAtTable(session, env);
   if (env.DYNAMODB_ENDPOINT) {
-    env.AWS_ACCESS_KEY_ID ??= 'local';
-    env.AWS_SECRET_ACCESS_KEY ??= 'local';
-    env.AWS_REGION ??= 'us-east-1';
     return `the local stack (${env.DYNAMODB_ENDPOINT}, table ${env.TABLE_NAME ?? 'cost-management'})`;
   }
   return `table ${env.TABLE_NAME} (${env.AWS_REGION ?? 'us-east-1'})`;

@@ -1,0 +1,23 @@
+/**
+ * How the command-line tools that write the table (`keys`, `fx`, the migrations) find it: the
+ * running local stack's `session.json`, unless `DYNAMODB_ENDPOINT` or `TABLE_NAME` already name one.
+ * The shared DynamoDB client reads the configuration on first use, so this runs before any import
+ * of repository code.
+ */
+export interface TableSession {
+  endpoints?: { dynamodb?: string };
+  tableName?: string;
+}
+
+/** Points the shared DynamoDB client at the session's table (local credentials for DynamoDB Local). */
+export function pointAtTable(session: TableSession | undefined, env: NodeJS.ProcessEnv = process.env): void {
+  if (!env.DYNAMODB_ENDPOINT && session?.endpoints?.dynamodb)
+    env.DYNAMODB_ENDPOINT = session.endpoints.dynamodb;
+  if (env.DYNAMODB_ENDPOINT) {
+    env.AWS_ACCESS_KEY_ID ??= 'local';
+    env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    env.AWS_REGION ??= 'us-east-1';
+  }
+  if (!env.TABLE_NAME && session?.tableName) env.TABLE_NAME = session.tableName;
+  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+}
