@@ -120,7 +120,9 @@ describe('widget data → chart spec (the shared builder)', () => {
     expect(
       spec.option.series.every((s: { type: string; stack: string }) => s.type === 'bar' && s.stack),
     ).toBe(true);
-    expect(spec.option.title[0].subtext).toContain(`Total ${money(sum(Object.values(RAW).flat()), 'USD', 2)}`);
+    expect(spec.option.title[0].subtext).toContain(
+      `Total ${money(sum(Object.values(RAW).flat()), 'USD', 2)}`,
+    );
   });
 
   it('draws LINE unstacked and AREA stacked with an area', () => {
