@@ -151,8 +151,7 @@ export class ServiceFunction extends Construct {
           ...(props.rendersCharts && !duckDb ? chartAliasArgs(PROJECT_ROOT) : {}),
         },
         ...(duckDb ? duckDbBundling() : {}),
-        ...(props.rendersCharts && !duckDb ? chartAssetBundling() : {}),
-        ...(isSplitEntry(props.entry) ? splitBundling(props.entry) : {}),
+        ...(duckDb ? {} : afterBundling(props.entry, props.rendersCharts === true)),
       },
     });
     // Tracing is set on the L1 resource so that CDK does not add an `xray:*` on `*` statement to
@@ -208,6 +207,35 @@ export class ServiceFunction extends Construct {
 }
 
 /**
+ * What runs after CDK's own single-file esbuild run, in one `commandHooks` (a second would replace
+ * the first): for a function built with code splitting (`SPLIT_ENTRIES` of infra/bundling.ts), the
+ * same build with splitting (and the chart aliases) replaces `index.mjs` and adds its chunks; for a
+ * function that renders charts, the fonts and resvg's wasm are copied into `assets/`.
+ */
+function afterBundling(entry: string, rendersCharts: boolean): Pick<BundlingOptions, 'commandHooks'> {
+  const split = isSplitEntry(entry);
+  if (!split && !rendersCharts) return {};
+  return {
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) => [
+        ...(split
+          ? [
+              splitBundlingCommand(
+                join(inputDir, entry),
+                outputDir,
+                rendersCharts ? chartAliasArgs(PROJECT_ROOT) : {},
+              ),
+            ]
+          : []),
+        ...(rendersCharts ? chartAssetCommands(inputDir, outputDir) : []),
+      ],
+    },
+  };
+}
+
+/**
  * DuckDB beside the bundle: `bundling.nodeModules` makes CDK write a package.json naming
  * `@duckdb/node-api` at the version of ours, copy package-lock.json and run `npm ci` in the asset
  * folder. The npm platform settings make that install the linux-x64 glibc binding whatever the
@@ -215,22 +243,6 @@ export class ServiceFunction extends Construct {
  * packages from the npm cache when they are there. The last hook fails synth if the binding is
  * missing, rather than deploying a function that fails at its first upload.
  */
-/**
- * A function built with code splitting (`SPLIT_ENTRIES` of infra/bundling.ts): after CDK's own
- * single-file esbuild run, the same build with splitting replaces `index.mjs` and adds its chunks.
- */
-function splitBundling(entry: string): Pick<BundlingOptions, 'commandHooks'> {
-  return {
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (inputDir: string, outputDir: string) => [
-        splitBundlingCommand(join(inputDir, entry), outputDir),
-      ],
-    },
-  };
-}
-
 function duckDbBundling(): Pick<BundlingOptions, 'nodeModules' | 'environment' | 'commandHooks'> {
   return {
     nodeModules: [...DUCKDB_NODE_MODULES],
@@ -248,17 +260,6 @@ function duckDbBundling(): Pick<BundlingOptions, 'nodeModules' | 'environment' |
       afterBundling: (_inputDir: string, outputDir: string) => [
         `test -f "${outputDir}/${DUCKDB_BINDING_FILE}" || { echo "DuckDB binding ${DUCKDB_BINDING_FILE} was not installed in ${outputDir}" >&2; exit 1; }`,
       ],
-    },
-  };
-}
-
-/** The chart-rendering assets (fonts, resvg wasm) copied into the asset after bundling. */
-function chartAssetBundling(): Pick<BundlingOptions, 'commandHooks'> {
-  return {
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (inputDir: string, outputDir: string) => chartAssetCommands(inputDir, outputDir),
     },
   };
 }

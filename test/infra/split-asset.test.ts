@@ -6,19 +6,25 @@ import { App } from 'aws-cdk-lib';
 import { SPLIT_ENTRIES } from '../../infra/bundling';
 import { readDeployConfig } from '../../infra/constructs/deploy-config';
 import { CostManagementStack } from '../../infra/stack';
+import { buildChartSpec } from '../../shared/charts/spec';
 import { toYaml } from '../../shared/domain/enrichments/yaml-text';
-import { queues } from '../../shared/queues';
+import { queues, workers } from '../../shared/queues';
 import { putEnrichment } from '../../shared/routes/enrichments';
+import { isValidPng } from '../support/report-delivery-files';
 import { session } from '../support/session';
 import { sampleDocument } from '../unit/enrichments/fixtures';
 import { cdkJsonContext } from './support';
 
-// A real synth (bundling on) of PUT /enrichments/{name}, the function built with code splitting:
+// A real synth (bundling on) of the functions built with code splitting. PUT /enrichments/{name}:
 // its asset holds `index.mjs` and the chunks of what it imports lazily (the YAML parser, the CEL
 // compiler), and the handler, imported from the asset as the Lambda runtime does, serves
-// requests that need each chunk.
+// requests that need each chunk. The report-delivery worker: both of its after-bundling steps ran
+// (the split build with the chart aliases, the fonts and wasm copied), and its PNG renderer, loaded
+// from its chunk as the handler loads it, draws a chart from the asset's own fonts and wasm.
 const outdir = mkdtempSync(join(tmpdir(), 'cms-split-asset-'));
 let assetDir = '';
+let workerDir = '';
+const reportDelivery = workers.find((w) => w.name === 'report-delivery')!;
 
 function templates(dir: string): string[] {
   return readdirSync(dir).filter((f) => f.endsWith('.template.json'));
@@ -33,30 +39,35 @@ beforeAll(() => {
     config: readDeployConfig(app.node, 'dev'),
     routes: [putEnrichment],
     queues,
-    workers: [],
+    workers: [reportDelivery],
     schedules: [],
   });
   app.synth();
-  const functions = templates(outdir).flatMap((file) => {
-    const template = JSON.parse(readFileSync(join(outdir, file), 'utf8')) as {
-      Resources?: Record<
-        string,
-        { Type: string; Properties: { Description?: string }; Metadata?: Record<string, string> }
-      >;
-    };
-    return Object.values(template.Resources ?? {}).filter(
-      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === 'PUT /enrichments/{name}',
-    );
-  });
-  expect(functions).toHaveLength(1);
-  assetDir = join(outdir, functions[0]?.Metadata?.['aws:asset:path'] ?? 'missing');
-}, 180_000);
+  const assetOf = (description: string) => {
+    const functions = templates(outdir).flatMap((file) => {
+      const template = JSON.parse(readFileSync(join(outdir, file), 'utf8')) as {
+        Resources?: Record<
+          string,
+          { Type: string; Properties: { Description?: string }; Metadata?: Record<string, string> }
+        >;
+      };
+      return Object.values(template.Resources ?? {}).filter(
+        (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description === description,
+      );
+    });
+    expect(functions).toHaveLength(1);
+    return join(outdir, functions[0]?.Metadata?.['aws:asset:path'] ?? 'missing');
+  };
+  assetDir = assetOf('PUT /enrichments/{name}');
+  workerDir = assetOf(`Worker report-delivery (queue ${reportDelivery.queue})`);
+}, 300_000);
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('the asset of a function built with code splitting', () => {
   it('is the split entry list', () => {
     expect(SPLIT_ENTRIES).toContain(`functions/http/${putEnrichment.entry}.ts`);
+    expect(SPLIT_ENTRIES).toContain(`functions/${reportDelivery.entry}.ts`);
   });
 
   it('holds index.mjs and the lazy chunks of the YAML parser and the CEL compiler, loaded by dynamic import', () => {
@@ -127,5 +138,72 @@ describe('the asset of a function built with code splitting', () => {
     };
     expect(celJson).toEqual(cel);
     expect(celYaml).toEqual(cel);
+  });
+});
+
+describe('the asset of the report-delivery worker (code splitting and chart assets)', () => {
+  const chunkFiles = () => readdirSync(join(workerDir, 'chunks')).filter((c) => c.endsWith('.mjs'));
+  const read = (f: string) => readFileSync(join(workerDir, f), 'utf8');
+
+  it('holds a small index.mjs, the renderers in lazy chunks with brotli stubbed, and the fonts and wasm', () => {
+    const index = read('index.mjs');
+    const chunks = chunkFiles();
+    const chunkBytes = chunks.reduce((a, c) => a + statSync(join(workerDir, 'chunks', c)).size, 0);
+    // ECharts, zrender, resvg, pdfkit, fontkit and nodemailer are in chunks, not in the entry.
+    expect(index.length).toBeLessThan(chunkBytes);
+    expect(index).not.toContain('__ec_inner_'); // an ECharts internal property
+    expect(index).not.toMatch(/PDFDocument|WinAnsiEncoding/);
+    // The chart alias reached the split build: fontkit's brotli is the stub, not the decoder.
+    const stubbed = chunks.filter((c) => read(`chunks/${c}`).includes('WOFF2 fonts are not supported here'));
+    expect(stubbed).toHaveLength(1);
+    for (const f of ['assets/fonts/DejaVuSans.ttf', 'assets/fonts/DejaVuSans-Bold.ttf', 'assets/resvg.wasm'])
+      expect(statSync(join(workerDir, f)).size).toBeGreaterThan(100_000);
+  });
+
+  it('imports its handler and renders a chart PNG from its own chunk, fonts and wasm', () => {
+    const spec = buildChartSpec({
+      title: 'Daily cost (₩ and $)',
+      chartType: 'BAR',
+      currency: 'USD',
+      stamp: ['Period 2024-10-01 – 2024-10-03'],
+      series: [
+        {
+          name: 'aws',
+          total: 6,
+          points: ['2024-10-01', '2024-10-02', '2024-10-03'].map((date, i) => ({ date, value: i + 1 })),
+        },
+      ],
+    });
+    const script = `
+      import { readdirSync } from 'node:fs';
+      const { handler } = await import('./index.mjs');
+      if (typeof handler !== 'function') throw new Error('no handler');
+      const found = [];
+      for (const c of readdirSync('chunks').filter((f) => f.endsWith('.mjs'))) {
+        const m = await import('./chunks/' + c);
+        if (typeof m.chartPng === 'function') found.push(m.chartPng);
+      }
+      if (found.length !== 1) throw new Error('chartPng in ' + found.length + ' chunks');
+      const png = await found[0](JSON.parse(process.env.SPEC));
+      process.stdout.write(Buffer.from(png).toString('base64'));`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: workerDir,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      env: {
+        PATH: process.env.PATH,
+        AWS_REGION: 'us-east-1',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        TABLE_NAME: 'cost-management',
+        // As in a Lambda: the fonts and the wasm are read from the task root only.
+        LAMBDA_TASK_ROOT: workerDir,
+        SPEC: JSON.stringify(spec),
+      },
+    });
+    expect({ status: child.status, stderr: child.stderr }).toEqual({ status: 0, stderr: '' });
+    const png = Buffer.from(child.stdout, 'base64');
+    expect(isValidPng(png)).toBe(true);
+    // Drawn at the renderer's scale: 800×420 at 2×.
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1600, 840]);
   });
 });
