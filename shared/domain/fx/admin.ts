@@ -12,7 +12,7 @@ import { type LoadSummary, loadRates } from './service';
 export const RATE_FILE_MEDIA_TYPES = ['text/csv', 'application/xml', 'text/xml'] as const;
 
 /** As JSON: `{file: "<the CSV or XML text>"}`; as text/csv or XML: the file itself. */
-export const LoadRatesBody = v.object({
+export const LoadRatesBody = v.strictObject({
   file: v.pipe(v.string(), v.description('An ECB euro reference-rate file: the CSV or XML text')),
 });
 

@@ -30,7 +30,7 @@ export const SyncMember = v.pipe(
   v.check((m) => Boolean(m.userId || m.email), 'each member needs a userId or an email'),
 );
 
-export const SyncTeamBody = v.object({
+export const SyncTeamBody = v.strictObject({
   members: v.pipe(
     v.array(SyncMember),
     v.maxLength(MAX_SYNC_MEMBERS, `at most ${MAX_SYNC_MEMBERS} members per sync`),

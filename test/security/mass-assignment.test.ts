@@ -1,0 +1,290 @@
+import type * as v from 'valibot';
+import type { RouteDef } from '../../shared/http/route';
+import { routes } from '../../shared/routes';
+import { api, session } from '../support/session';
+import { thresholdBody } from '../unit/alerts/fixtures';
+import { sampleDocument } from '../unit/enrichments/fixtures';
+
+/**
+ * Mass assignment (docs/security.md): a body may not set what the server owns. For every manifest
+ * route with a body, its schema is closed (a strict object, so an unknown key is a 400) and
+ * declares none of `organizationId`, `createdById`, `archivedAt` (nor `version` unless the spec
+ * body has it). Then, over HTTP, every route that stores what it is sent gets each of those fields
+ * on top of a body it accepts: the answer is a 400, or a 2xx that neither answers nor stores the
+ * value, and the stored record is as before.
+ */
+
+const s = () => session();
+const owner = () => s().apiKeys.admin;
+const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const ARCHIVED_AT = '2001-02-03T04:05:06.000Z';
+const UNKNOWN = 'massAssignmentProbe';
+const OWNED = ['organizationId', 'createdById', 'archivedAt'] as const;
+
+const withBody = (r: RouteDef) => r.body !== undefined;
+
+// --- the schemas -------------------------------------------------------------------------------
+
+// biome-ignore lint/suspicious/noExplicitAny: walking valibot's schema objects
+type Node = v.GenericSchema<any, any> & {
+  entries?: Record<string, unknown>;
+  options?: Node[];
+  wrapped?: Node;
+};
+
+/** The object schemas a body schema may resolve to (through unions, variants and wrappers). */
+function objectsOf(schema: Node): Node[] {
+  if (schema.entries) return [schema];
+  if (schema.options) return schema.options.flatMap(objectsOf);
+  if (schema.wrapped) return objectsOf(schema.wrapped);
+  return [schema];
+}
+
+describe('every body schema of the manifest is closed and declares no server-owned field', () => {
+  it.each(routes.filter(withBody).map((r) => [r.id, r] as const))('%s', (_id, def) => {
+    for (const schema of objectsOf(def.body as Node)) {
+      expect({ route: def.id, type: schema.type }).toEqual({ route: def.id, type: 'strict_object' });
+      const keys = Object.keys(schema.entries ?? {});
+      expect({ route: def.id, owned: keys.filter((k) => (OWNED as readonly string[]).includes(k)) }).toEqual({
+        route: def.id,
+        owned: [],
+      });
+    }
+  });
+});
+
+// --- over HTTP -----------------------------------------------------------------------------------
+
+interface Case {
+  method: string;
+  path: string;
+  /** A body the route accepts (the control sends it alone first). */
+  body: () => unknown;
+  /** What A reads of the record the route writes; absent for a create (its answer is read). */
+  read?: () => Promise<unknown>;
+}
+
+async function get(path: string): Promise<unknown> {
+  const res = await api('GET', path, { token: owner() });
+  expect({ path, status: res.status }).toEqual({ path, status: 200 });
+  return res.body;
+}
+
+async function create(path: string, body: unknown): Promise<string> {
+  const res = await api<{ id: string }>('POST', path, { token: owner(), body });
+  expect({ path, status: res.status }).toEqual({ path, status: 201 });
+  return res.body.id;
+}
+
+const reportBody = () => ({
+  name: `Mass ${run} ${Math.random()}`,
+  scheduledPeriod: 'WEEKLY',
+  scheduledWeekday: 1,
+});
+const vdimBody = () => ({
+  name: `mass_${run}_${Math.random().toString(36).slice(2, 7)}`,
+  description: 'mass assignment probe',
+  rules: [
+    {
+      value: 'cloud-a',
+      whereClause: { combinator: 'and', rules: [{ field: 'provider', operator: 'in', value: ['AWS'] }] },
+    },
+  ],
+  defaultValue: 'other',
+});
+const unique = (label: string) => `${label} ${run} ${Math.random().toString(36).slice(2, 7)}`;
+
+/** Routes that store what they are sent, with a record of the session's org to aim at. */
+const STORING: Record<string, () => Promise<Case>> = {
+  createReport: async () => ({ method: 'POST', path: '/reports', body: reportBody }),
+  patchReport: async () => {
+    const id = await create('/reports', reportBody());
+    return {
+      method: 'PATCH',
+      path: `/reports/${id}`,
+      body: () => ({ name: unique('Patched') }),
+      read: () => get(`/reports/${id}`),
+    };
+  },
+  duplicateReport: async () => {
+    const id = await create('/reports', reportBody());
+    return { method: 'POST', path: `/reports/${id}/duplicate`, body: () => ({ name: unique('Copy') }) };
+  },
+  putEnrichment: async () => {
+    const name = `mass-${run}`;
+    return {
+      method: 'PUT',
+      path: `/enrichments/${name}`,
+      body: () => sampleDocument({ name }),
+      read: () => get(`/enrichments/${name}`),
+    };
+  },
+  createDashboard: async () => ({
+    method: 'POST',
+    path: '/dashboard-v2',
+    body: () => ({ name: unique('Mass'), widgets: [] }),
+  }),
+  publishDashboard: async () => {
+    const id = await create('/dashboard-v2', { name: unique('Mass'), widgets: [] });
+    return {
+      method: 'PUT',
+      path: `/dashboard-v2/${id}`,
+      body: () => ({ name: unique('Published'), widgets: [] }),
+      read: () => get(`/dashboard-v2/${id}`),
+    };
+  },
+  patchDashboard: async () => {
+    const id = await create('/dashboard-v2', { name: unique('Mass'), widgets: [] });
+    return {
+      method: 'PATCH',
+      path: `/dashboard-v2/${id}`,
+      body: () => ({ name: unique('Patched') }),
+      read: () => get(`/dashboard-v2/${id}`),
+    };
+  },
+  createTeam: async () => ({ method: 'POST', path: '/iac/teams', body: () => ({ name: unique('Mass') }) }),
+  patchTeam: async () => {
+    const id = await create('/iac/teams', { name: unique('Mass') });
+    return {
+      method: 'PATCH',
+      path: `/iac/teams/${id}`,
+      body: () => ({ name: unique('Patched') }),
+      read: () => get(`/iac/teams/${id}`),
+    };
+  },
+  createScope: async () => ({
+    method: 'POST',
+    path: '/iac/scopes',
+    body: () => ({ name: unique('Mass'), filters: { provider: ['AWS'] } }),
+  }),
+  patchScope: async () => {
+    const id = await create('/iac/scopes', { name: unique('Mass'), filters: { provider: ['AWS'] } });
+    return {
+      method: 'PATCH',
+      path: `/iac/scopes/${id}`,
+      body: () => ({ name: unique('Patched') }),
+      read: () => get(`/iac/scopes/${id}`),
+    };
+  },
+  putUser: async () => {
+    const id = `user_mass_${run}`;
+    const read = async () =>
+      ((await get('/iac/users?limit=100')) as { items: { id: string }[] }).items.find((u) => u.id === id) ??
+      null;
+    return {
+      method: 'PUT',
+      path: `/iac/users/${id}`,
+      body: () => ({ email: `mass-${run}@example.org`, name: 'Mass' }),
+      read,
+    };
+  },
+  createMetricsDatasource: async () => ({
+    method: 'POST',
+    path: '/iac/metricsDatasources',
+    body: () => ({ name: unique('Mass'), unit: 'orders' }),
+  }),
+  createApiKey: async () => ({ method: 'POST', path: '/api-keys', body: () => ({ name: unique('mass') }) }),
+  createVirtualDimension: async () => ({ method: 'POST', path: '/dimensions/vdims', body: vdimBody }),
+  updateVirtualDimension: async () => {
+    const id = await create('/dimensions/vdims', vdimBody());
+    return {
+      method: 'PUT',
+      path: `/dimensions/vdims/${id}`,
+      body: vdimBody,
+      read: () => get(`/dimensions/vdims/${id}`),
+    };
+  },
+  createCostAlert: async () => ({
+    method: 'POST',
+    path: '/alerts-v2/costAlerts',
+    body: () => thresholdBody({ name: unique('Mass') }),
+  }),
+  updateCostAlert: async () => {
+    const id = await create('/alerts-v2/costAlerts', thresholdBody({ name: unique('Mass') }));
+    const read = async () =>
+      ((await get('/alerts-v2/costAlerts?limit=100')) as { items: { id: string }[] }).items.find(
+        (a) => a.id === id,
+      );
+    return {
+      method: 'PUT',
+      path: `/alerts-v2/costAlerts/${id}`,
+      body: () => thresholdBody({ name: unique('Updated') }),
+      read,
+    };
+  },
+  snoozeCostAlert: async () => {
+    const id = await create('/alerts-v2/costAlerts', thresholdBody({ name: unique('Mass') }));
+    const read = async () =>
+      ((await get('/alerts-v2/costAlerts?limit=100')) as { items: { id: string }[] }).items.find(
+        (a) => a.id === id,
+      );
+    return {
+      method: 'POST',
+      path: `/alerts-v2/costAlerts/${id}/snooze`,
+      body: () => ({ until: new Date(Date.now() + 86_400_000).toISOString() }),
+      read,
+    };
+  },
+};
+
+/** Body routes that store no record of what they are sent (their schemas are checked above). */
+const NOT_STORING: Record<string, string> = {
+  previewReportWidget: 'renders a preview, stores nothing',
+  syncTeam: 'the body is a member list applied to the team, never copied onto a record',
+  pushMetricPoints: 'stores points built field by field from `points`',
+  loadFxRates: 'stores parsed rates, not the body',
+  publishDimensions: 'promotes drafts; the body names which',
+  runExplorer: 'a query, stores nothing',
+  sendBudgetAlertTest: 'sends a test notification, stores nothing',
+  backtestCostAlert: 'evaluates a draft alert, stores nothing',
+};
+
+it('every body route is either probed over HTTP or listed as storing nothing', () => {
+  const ids = routes.filter(withBody).map((r) => r.id);
+  expect(ids.filter((id) => !(id in STORING) && !(id in NOT_STORING))).toEqual([]);
+  expect([...Object.keys(STORING), ...Object.keys(NOT_STORING)].filter((id) => !ids.includes(id))).toEqual(
+    [],
+  );
+});
+
+/** What each probe adds to the body, and how to tell it was taken. */
+const PROBES: [
+  string,
+  () => unknown,
+  (text: string, stored: Record<string, unknown> | undefined) => boolean,
+][] = [
+  ['organizationId', () => s().otherOrgId, (text) => text.includes(s().otherOrgId)],
+  ['createdById', () => s().users.outsider, (text) => text.includes(s().users.outsider)],
+  ['archivedAt', () => ARCHIVED_AT, (text) => text.includes(ARCHIVED_AT)],
+  ['version', () => 999, (_t, stored) => stored?.version === 999],
+  [UNKNOWN, () => 'probe', (text) => text.includes(UNKNOWN)],
+];
+
+describe('a body carrying a server-owned or unknown field is refused, or the field is not taken', () => {
+  it.each(Object.keys(STORING))('%s', async (id) => {
+    const c = await STORING[id]!();
+    // Where the body schema has `version` (a compare-and-set), only the other fields are probed.
+    const def = routes.find((r) => r.id === id) as RouteDef;
+    const versionInBody = objectsOf(def.body as Node).some((o) => 'version' in (o.entries ?? {}));
+    // The control: the plain body is accepted.
+    const control = await api(c.method, c.path, { token: owner(), body: c.body() });
+    expect({ id, status: control.status < 300 }).toEqual({ id, status: true });
+    for (const [field, value, taken] of PROBES) {
+      if (field === 'version' && versionInBody) continue;
+      const before = c.read ? await c.read() : undefined;
+      const res = await api<Record<string, unknown>>(c.method, c.path, {
+        token: owner(),
+        body: { ...(c.body() as object), [field]: value() },
+      });
+      if (res.status === 400) {
+        if (c.read) expect({ id, field, stored: await c.read() }).toEqual({ id, field, stored: before });
+        continue;
+      }
+      // Accepted: then the value is neither answered nor stored.
+      expect({ id, field, status: res.status < 300 }).toEqual({ id, field, status: true });
+      const stored = (c.read ? await c.read() : res.body) as Record<string, unknown> | undefined;
+      const text = JSON.stringify([res.body, stored]);
+      expect({ id, field, taken: taken(text, stored) }).toEqual({ id, field, taken: false });
+    }
+  });
+});
