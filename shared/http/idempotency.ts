@@ -24,17 +24,19 @@ import type { RouteDef } from './route';
  * the route and the body; the route runs only for the request that won the claim, and its answer
  * is stored on the claim (24 h). Later requests with the key:
  * - the same request, answered: the stored status, headers and body, unchanged;
- * - the same request, still running: poll until it is answered (up to `WAIT_MS`), then 409
- *   `IDEMPOTENCY_KEY_IN_USE` if it still is not;
+ * - the same request, still running: poll until it is answered (up to `WAIT_MS`, and never past
+ *   its own Lambda's timeout), then 409 `IDEMPOTENCY_KEY_IN_USE` if it still is not;
  * - another body or route: 422 `IDEMPOTENCY_KEY_REUSED`, whatever the first one's state.
  * A route that throws gives its claim up, so a retry runs again. A key that is empty, longer than
  * `IDEMPOTENCY_KEY_MAX_LENGTH` or not printable ASCII is a 400 `INVALID_IDEMPOTENCY_KEY` (in the route's shape).
  */
 
-/** How long a claim holds before another request may take it over (over any route's run time). */
-const LEASE_MS = 60_000;
-/** How long a duplicate waits for the first request's answer. */
+/** How long a claim holds past its Lambda's timeout before the same request may take it over. */
+const LEASE_MARGIN_MS = 5_000;
+/** How long a duplicate waits for the first request's answer: at most this, and ... */
 const WAIT_MS = 10_000;
+/** ... ending this long before its own Lambda's timeout, so it answers its 409 itself. */
+const TIMEOUT_MARGIN_MS = 1_000;
 const POLL_MS = 50;
 
 /** The header's value when sent (any spelling), else undefined; a bad value is the route's 400. */
@@ -58,7 +60,7 @@ function requestHashOf(def: RouteDef, event: HttpEvent): string {
   const body = event.body ?? '';
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   return createHash('sha256')
-    .update(`${def.method} ${def.path}\n${event.rawPath ?? ''}\n`)
+    .update(`${def.method} ${def.path}\n${event.rawPath ?? ''}?${event.rawQueryString ?? ''}\n`)
     .update(text)
     .digest('base64url');
 }
@@ -86,10 +88,11 @@ export function idempotency(def: RouteDef): HttpMiddleware {
         key,
         requestHash: requestHashOf(def, request.event),
       };
-      const deadline = Date.now() + WAIT_MS;
+      const remaining = request.context.getRemainingTimeInMillis?.() || 60_000;
+      const deadline = Date.now() + Math.min(WAIT_MS, remaining - TIMEOUT_MARGIN_MS);
       for (;;) {
         const now = Date.now();
-        const outcome = await claimIdempotencyKey(claim, now, LEASE_MS);
+        const outcome = await claimIdempotencyKey(claim, now, remaining + LEASE_MARGIN_MS);
         if (outcome.claimed) {
           claims.set(request.event, claim);
           return undefined;
