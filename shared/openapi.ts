@@ -1,4 +1,9 @@
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
+import {
+  IDEMPOTENCY_HEADER,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
+} from './http/idempotency-key';
 import type { HttpMethod, RouteDef } from './http/route';
 import type { ValidationStyle } from './validation';
 
@@ -21,7 +26,7 @@ export interface ResponseObject {
 
 export interface ParameterObject {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   schema: SchemaObject;
   description?: string;
@@ -212,6 +217,21 @@ function parametersOf(def: RouteDef, schemas: Record<string, SchemaObject>): Par
   for (const [name, schema] of Object.entries(query.props)) {
     params.push({ name, in: 'query', required: query.required.has(name), schema });
   }
+  if (def.method === 'POST') {
+    params.push({
+      name: IDEMPOTENCY_HEADER,
+      in: 'header',
+      required: false,
+      schema: {
+        type: 'string',
+        minLength: 1,
+        maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+        pattern: IDEMPOTENCY_KEY_PATTERN.source,
+      },
+      description:
+        'Makes a retry safe: a repeat with the same key (per principal, 24 h) gets the first answer; the same key with another body is a 422',
+    });
+  }
   return params;
 }
 
@@ -225,6 +245,8 @@ const json = (schema: SchemaObject): Record<string, MediaType> => ({ [JSON_MEDIA
  *   access); 404 with a path parameter (unknown, or another organisation's);
  * - 409 on a non-GET route with a path parameter (archived record, stale version, state conflict);
  * - 413 always (the body size limit holds on every route); 415 with a body;
+ * - on POST, 400, 409 and 422 of the `Idempotency-Key` (a bad key; the key's first request still
+ *   running; the key sent with another request: shared/http/idempotency.ts);
  * - 429 (the stage's throttling), 500 (unexpected), 503 (a dependency down) always.
  */
 export function statusesOf(def: RouteDef): number[] {
@@ -235,6 +257,7 @@ export function statusesOf(def: RouteDef): number[] {
   if (hasPath) statuses.add(404);
   if (hasPath && def.method !== 'GET') statuses.add(409);
   if (def.body) statuses.add(415);
+  if (def.method === 'POST') for (const s of [400, 409, 422]) statuses.add(s);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -242,10 +265,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing, malformed, expired, unknown or revoked credential: always `{error: "Unauthorized"}`, whatever the cause',
   403: 'Not allowed: `{error: "FORBIDDEN"}` (not an org admin, or no right on this record) or a more precise code',
   404: 'Not found, or owned by another organisation',
-  409: 'Conflict with the stored state: an archived record, a stale `If-Match`/`version` (`VERSION_CONFLICT`), a name already taken',
+  409: 'Conflict with the stored state: an archived record, a stale `If-Match`/`version` (`VERSION_CONFLICT`), a name already taken, or the `Idempotency-Key` of a request still running (`IDEMPOTENCY_KEY_IN_USE`)',
   413: 'Body over the size limit (1 MiB); over 10 MiB the gateway answers `{message}` itself',
   415: 'Unsupported body media type',
-  422: 'Well-formed but not processable',
+  422: 'Well-formed but not processable, or an `Idempotency-Key` already used with another request (`IDEMPOTENCY_KEY_REUSED`)',
   429: 'Throttled by the API stage (the gateway answers `{message}`)',
   500: 'Unexpected failure: `{error: "INTERNAL_SERVER_ERROR"}`, no detail',
   503: 'A dependency is unavailable: retry later',

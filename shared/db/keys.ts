@@ -200,8 +200,9 @@ export const keys = {
     sk: `OBJ#${objectKey}#${version}`,
   }),
 
-  idempotency: (orgId: string, scope: string, key: string): ItemKey => ({
-    pk: `IDEMP#${orgId}#${scope}#${key}`,
+  /** An `Idempotency-Key` of one principal of an org: its claim and stored answer (TTL 24 h). */
+  idempotency: (orgId: string, principalId: string, key: string): ItemKey => ({
+    pk: `IDEMP#${orgId}#${principalId}#${key}`,
     sk: 'REC',
   }),
 

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal';
 import { withInvocationLogContext } from '../log';
 import { bodyLimits, bodyParser } from './body';
 import { type HttpEvent, lowerCaseHeaders } from './event';
+import { idempotency } from './idempotency';
 import { credential, errorResponses, principal, routeState, validation } from './middlewares';
 import { type HttpResult, isTaggedResult, toApiGatewayResult } from './responses';
 import type { Infer, RouteDef } from './route';
@@ -57,7 +58,8 @@ export function httpRouteWithPrefetch<R extends RouteDef, T>(
  * 1. the request's credential, verified here (401), before anything else is read;
  * 2. the body's size (413) and presence, media type (415) and JSON (the route's 400);
  * 3. the principal as of now and the route's role (401 revoked, 403);
- * 4. body, query and path against the route's schemas (the route's 400).
+ * 4. body, query and path against the route's schemas (the route's 400);
+ * 5. on POST, the `Idempotency-Key` (./idempotency.ts): a repeat gets the first answer (400, 409, 422).
  */
 function buildRoute<R extends RouteDef, T>(def: R, fn: RouteFn<R, T>, options: RouteOptions<R, T>) {
   const chain = middy<HttpEvent, APIGatewayProxyStructuredResultV2, Error, Context>({
@@ -69,6 +71,7 @@ function buildRoute<R extends RouteDef, T>(def: R, fn: RouteFn<R, T>, options: R
     .use(bodyParser(def))
     .use(principal(def, options.prefetch as Parameters<typeof principal>[1]))
     .use(validation(def))
+    .use(idempotency(def))
     .handler(async (event) => {
       const state = routeState(event);
       const result = await fn({
