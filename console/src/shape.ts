@@ -6,15 +6,15 @@
 import {
   buildChartSpec,
   type ChartDisplayOptions,
-  type ChartInput,
   type ChartSpec,
+  type ChartStamp,
   type ChartType,
+  chartInputOf,
+  widgetChartType as chartTypeOfQueries,
   type EngineQuery,
-  seriesFromQueries,
-  stampLines,
 } from '../../shared/charts/spec';
 
-export { formatFigure } from '../../shared/charts/spec';
+export { chartInputOf as chartInput, formatFigure } from '../../shared/charts/spec';
 
 /** `POST /queries/explorer` and `GET …/widgets/{key}/data` answer this. */
 export interface ExplorerResult {
@@ -23,6 +23,7 @@ export interface ExplorerResult {
   comparison?: { period: { startDate: string; endDate: string; aggBy: string } } | null;
   dataThrough: string | null;
   currency: string | null;
+  conversion?: ChartStamp['conversion'];
 }
 
 export interface WhereRule {
@@ -93,50 +94,15 @@ export interface Dashboard {
   widgets: Widget[];
 }
 
-const CHART_TYPES: readonly string[] = ['BAR', 'LINE', 'AREA', 'WATERFALL', 'TABLE'];
-
-/** A widget's chart type: its first visible query's (as the server's renderer reads it). */
+/** A widget's chart type: its first visible query's, as the server's renderer reads it. */
 export function widgetChartType(w: Pick<Widget, 'source'>): ChartType {
-  const qs = w.source.request.queries;
-  const q = qs.find((x) => x.visible !== false) ?? qs[0];
-  const t = q?.chartType ?? 'BAR';
-  // KPI_BREAKDOWN and other types the console cannot draw yet fall back to a table.
-  return (CHART_TYPES.includes(t) ? t : 'TABLE') as ChartType;
-}
-
-/** The builder's input from an engine answer: labels, currency, unit and stamp as the server does. */
-export function chartInput(
-  r: ExplorerResult,
-  o: {
-    title: string;
-    chartType: ChartType;
-    displayOptions?: ChartDisplayOptions | undefined;
-    requestedCurrency?: string | null;
-  },
-): ChartInput {
-  const units = [...new Set(r.queries.map((q) => q.unit).filter((u): u is string => !!u))];
-  return {
-    title: o.title,
-    chartType: o.chartType,
-    series: seriesFromQueries(r.queries),
-    currency: r.queries.every((q) => q.currency === null) ? null : r.currency,
-    unit: units.length === 1 ? units[0]! : null,
-    displayOptions: o.displayOptions,
-    stamp: stampLines({
-      period: r.period,
-      comparisonPeriod: r.comparison?.period ?? null,
-      dataThrough: r.dataThrough,
-      currency: r.currency,
-      requestedCurrency: o.requestedCurrency ?? null,
-    }),
-    dataThrough: r.dataThrough,
-  };
+  return chartTypeOfQueries(w.source.request.queries);
 }
 
 /** The spec a widget draws from its data (an ECharts option or a table). */
 export function widgetSpec(w: Widget, r: ExplorerResult, requestedCurrency: string | null = null): ChartSpec {
   return buildChartSpec(
-    chartInput(r, {
+    chartInputOf(r, {
       title: w.title || w.key,
       chartType: widgetChartType(w),
       displayOptions: w.source.request.displayOptions,

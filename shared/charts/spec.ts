@@ -493,3 +493,53 @@ export function seriesFromQueries(queries: readonly EngineQuery[]): ChartSeries[
     }),
   );
 }
+
+/** The part of an engine answer a chart reads (structurally the explorer's answer). */
+export interface EngineAnswer {
+  period: { startDate: string; endDate: string };
+  comparison?: { period: { startDate: string; endDate: string } } | null;
+  dataThrough: string | null;
+  currency: string | null;
+  conversion?: ChartStamp['conversion'];
+  queries: readonly EngineQuery[];
+}
+
+/**
+ * A saved widget's chart type: its first visible query's (the explorer draws per query), `BAR` when
+ * it has none; a type the builder cannot draw is shown as a table.
+ */
+export function widgetChartType(queries: readonly { visible?: boolean; chartType?: string }[]): ChartType {
+  const q = queries.find((x) => x.visible !== false) ?? queries[0];
+  const t = q?.chartType ?? 'BAR';
+  return (CHART_TYPES as readonly string[]).includes(t) ? (t as ChartType) : 'TABLE';
+}
+
+/** The builder's input from an engine answer: series labels, currency, unit and stamp. */
+export function chartInputOf(
+  r: EngineAnswer,
+  o: {
+    title: string;
+    chartType: ChartType;
+    displayOptions?: ChartDisplayOptions | undefined;
+    requestedCurrency?: string | null;
+  },
+): ChartInput {
+  const units = [...new Set(r.queries.map((q) => q.unit).filter((u): u is string => !!u))];
+  return {
+    title: o.title,
+    chartType: o.chartType,
+    series: seriesFromQueries(r.queries),
+    currency: r.queries.every((q) => q.currency === null) ? null : r.currency,
+    unit: units.length === 1 ? units[0]! : null,
+    displayOptions: o.displayOptions,
+    stamp: stampLines({
+      period: r.period,
+      comparisonPeriod: r.comparison?.period ?? null,
+      dataThrough: r.dataThrough,
+      currency: r.currency,
+      requestedCurrency: o.requestedCurrency ?? null,
+      conversion: r.conversion ?? null,
+    }),
+    dataThrough: r.dataThrough,
+  };
+}

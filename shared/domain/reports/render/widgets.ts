@@ -1,6 +1,12 @@
 import * as v from 'valibot';
 import type { Principal } from '../../../auth/principal';
-import { type ChartInput, type ChartType, seriesFromQueries, stampLines } from '../../../charts/spec';
+import {
+  type ChartInput,
+  type ChartType,
+  chartInputOf,
+  stampLines,
+  widgetChartType,
+} from '../../../charts/spec';
 import { NotFoundError } from '../../../errors';
 import { ExplorerRequestSchema } from '../../common/query-model';
 import type { Dashboard } from '../../dashboards/model';
@@ -392,21 +398,7 @@ function chartOf(
     requestedCurrency,
     conversion: r.conversion,
   };
-  const units = [...new Set(r.queries.map((q) => q.unit).filter(Boolean))];
-  return {
-    ...info,
-    key,
-    chart: {
-      title,
-      chartType,
-      series: seriesFromQueries(r.queries),
-      currency: r.queries.every((q) => q.currency === null) ? null : r.currency,
-      unit: units.length === 1 ? units[0]! : null,
-      displayOptions,
-      stamp: stampOf(info),
-      dataThrough: r.dataThrough,
-    },
-  };
+  return { ...info, key, chart: chartInputOf(r, { title, chartType, displayOptions, requestedCurrency }) };
 }
 
 /** A scheduled delivery reads dashboards as its organisation (tenant-bound, not user-bound). */
@@ -425,12 +417,6 @@ async function loadDashboard(ctx: RenderContext, dashboardId: string): Promise<D
 }
 
 type DashboardWidget = Dashboard['widgets'][number];
-
-/** A dashboard widget's chart type: its first visible query's (the explorer draws per query). */
-function widgetChartType(w: DashboardWidget): ChartType {
-  const q = w.source.request.queries.find((x) => x.visible !== false) ?? w.source.request.queries[0];
-  return q?.chartType ?? 'BAR';
-}
 
 /** A dashboard widget's data exactly as `GET …/widgets/{key}/data` answers it, at the run's time. */
 async function dashboardWidgetChart(
@@ -452,7 +438,7 @@ async function dashboardWidgetChart(
   return chartOf(
     r,
     w.title || w.key,
-    widgetChartType(w),
+    widgetChartType(w.source.request.queries),
     w.key,
     d.currency ?? null,
     w.source.request.displayOptions,
