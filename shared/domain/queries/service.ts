@@ -2,6 +2,7 @@ import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { NotFoundError } from '../../errors';
 import type { WhereClause } from '../../warehouse/query-model';
+import type { Dashboard } from '../dashboards/model';
 import { readDashboard } from '../dashboards/service';
 import { runExplorer } from './engine';
 import type { ExplorerResult } from './model';
@@ -42,10 +43,22 @@ export async function widgetData(
   ]);
   const widget = dashboard.widgets.find((w) => w.key === key);
   if (!widget) throw new NotFoundError('WIDGET_NOT_FOUND');
+  return runDashboardWidget(dashboard, widget, { orgId: principal.orgId, timeZone: timeZone ?? 'UTC' });
+}
+
+/**
+ * A saved widget's request run with its dashboard's context: the dashboard's conditions, its scope
+ * (besides the widget request's own scopeId), its currency, and its period where the widget leaves
+ * it unset. The widget-data route and report snapshots of dashboard widgets both read through it.
+ */
+export function runDashboardWidget(
+  dashboard: Dashboard,
+  widget: Dashboard['widgets'][number],
+  ctx: { orgId: string; timeZone: string; now?: Date },
+): Promise<ExplorerResult> {
   return runExplorer(widget.source.request, {
-    orgId: principal.orgId,
+    orgId: ctx.orgId,
     conditions: dashboardConditions(dashboard.conditions),
-    // The dashboard's scope restricts its widgets too (besides the widget request's own scopeId).
     scopeIds: [dashboard.scopeId],
     currency: dashboard.currency ?? null,
     defaults: {
@@ -53,6 +66,7 @@ export async function widgetData(
       startDate: dashboard.startDate ?? null,
       endDate: dashboard.endDate ?? null,
     },
-    timeZone: timeZone ?? 'UTC',
+    timeZone: ctx.timeZone,
+    ...(ctx.now ? { now: ctx.now } : {}),
   });
 }

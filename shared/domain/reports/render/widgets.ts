@@ -13,7 +13,7 @@ import type { Dashboard } from '../../dashboards/model';
 import { readDashboard } from '../../dashboards/service';
 import { runExplorer } from '../../queries/engine';
 import type { ExplorerResult, PeriodOut } from '../../queries/model';
-import { dashboardConditions } from '../../queries/service';
+import { runDashboardWidget } from '../../queries/service';
 import type { ReportContextValue, ReportWidgetValue } from '../schemas';
 import { markdownToHtml, markdownToMrkdwn, markdownToText } from './markdown';
 
@@ -424,17 +424,7 @@ async function dashboardWidgetChart(
   d: Dashboard,
   w: DashboardWidget,
 ): Promise<ChartData> {
-  const r = await runExplorer(w.source.request, {
-    orgId: ctx.orgId,
-    conditions: dashboardConditions(d.conditions),
-    defaults: {
-      datePreset: d.datePreset ?? null,
-      startDate: d.startDate ?? null,
-      endDate: d.endDate ?? null,
-    },
-    now: ctx.now,
-    timeZone: ctx.timeZone,
-  });
+  const r = await runDashboardWidget(d, w, { orgId: ctx.orgId, now: ctx.now, timeZone: ctx.timeZone });
   return chartOf(
     r,
     w.title || w.key,
