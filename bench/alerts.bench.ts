@@ -30,7 +30,7 @@ import { parseOrThrow } from '../shared/validation';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { writeFocusCsv } from '../shared/warehouse/generator';
-import { startStack } from './support';
+import { round, startStack } from './support';
 
 const ORG = 'org_abench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
@@ -41,8 +41,6 @@ const ALERTS = Number(process.env.BENCH_ALERTS ?? 1000);
 const UNGROUPED = Number(process.env.BENCH_ALERTS_UNGROUPED ?? 200);
 /** Messages per Lambda invocation (the `alert-evaluate` worker's batch size). */
 const BATCH = 10;
-
-const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 const SERVICES = [
   'Amazon Elastic Compute Cloud',

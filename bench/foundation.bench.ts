@@ -11,18 +11,20 @@
  * - the targets, each with pass/fail.
  * Figures only: nothing here is asserted by a test.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { esbuildOptions, isSplitEntry, loadedAtImport } from '../infra/bundling';
 import { keys } from '../shared/db/keys';
 import { schedules, workers } from '../shared/queues';
 import { routes } from '../shared/routes';
-import { percentile, ROOT, startStack } from './support';
+import { importMs, median, percentile, ROOT, round as roundTo, startStack } from './support';
+
+/** This benchmark's figures carry two decimals unless told. */
+const round = (n: number, digits = 2) => roundTo(n, digits);
 
 const IMPORT_RUNS = Number(process.env.BENCH_IMPORT_RUNS ?? 15);
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
@@ -132,41 +134,12 @@ function bundlesManifest(bundle: Bundle): boolean {
 // ---------------------------------------------------------------------------------------------
 // Import time
 
-const IMPORT_SCRIPT = [
-  'const t = performance.now();',
-  'await import(process.env.BENCH_IMPORT_URL);',
-  'process.stdout.write(JSON.stringify({ ms: performance.now() - t }));',
-].join('\n');
-
-function importOnce(file: string): number {
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      AWS_REGION: 'us-east-1',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      TABLE_NAME: 'cost-management',
-      BENCH_IMPORT_URL: pathToFileURL(file).href,
-    },
-  });
-  if (child.status !== 0) throw new Error(`import of ${file} failed: ${child.stderr}`);
-  return (JSON.parse(child.stdout) as { ms: number }).ms;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
-
 /** Runs the imports round-robin, so a slow moment of the machine hits every bundle alike. */
 function measureImports(bundles: Bundle[]): Map<string, { medianMs: number; minMs: number; maxMs: number }> {
   const samples = new Map<string, number[]>(bundles.map((b) => [b.name, []]));
-  for (const b of bundles) importOnce(b.file); // warm the file cache once
+  for (const b of bundles) importMs(b.file); // warm the file cache once
   for (let i = 0; i < IMPORT_RUNS; i++) {
-    for (const b of bundles) samples.get(b.name)?.push(importOnce(b.file));
+    for (const b of bundles) samples.get(b.name)?.push(importMs(b.file));
   }
   return new Map(
     [...samples].map(([name, ms]) => [
@@ -384,11 +357,6 @@ async function loadTest(): Promise<Record<string, unknown>> {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-function round(n: number, digits = 2): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
-}
 
 const kb = (bytes: number) => round(bytes / 1024, 1);
 

@@ -26,24 +26,12 @@ import type { ExplorerResult } from '../shared/domain/queries/model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { writeFocusCsv } from '../shared/warehouse/generator';
+import { median, round, timed } from './support';
 
 const ORG = 'org_fxbench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
 const NOW = new Date('2024-10-02T12:00:00Z');
 const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 9);
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
-  const started = process.hrtime.bigint();
-  const result = await fn();
-  return { ms: Number(process.hrtime.bigint() - started) / 1e6, result };
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
-}
-
-const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 const cost = (name: string, extra: Record<string, unknown> = {}) => ({
   type: 'cost',

@@ -18,6 +18,7 @@ import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { writeFocusCsv } from '../shared/warehouse/generator';
 import { type NativeKind, writeNativeExport } from '../shared/warehouse/native-generator';
+import { round } from './support';
 
 const MONTHS = ['2024-07', '2024-08'];
 const KINDS: NativeKind[] = ['cur1', 'cur2', 'azure', 'gcp-csv', 'gcp-jsonl', 'oci'];
@@ -29,8 +30,6 @@ const EXT: Record<NativeKind, string> = {
   'gcp-jsonl': 'jsonl',
   oci: 'csv',
 };
-
-const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; cpuMs: number; result: T }> {
   const started = process.hrtime.bigint();

@@ -1,17 +1,6 @@
-/**
- * Report rendering benchmark: the time to render each widget type (its data from the engine over
- * DuckDB, then its file: the PNG of a GRAPH_SNAPSHOT per chart type, the PDF of a 3-widget
- * DASHBOARD_PDF), and the size of the report-delivery worker's bundle against the floor, with the
- * assets shipped beside it (fonts, resvg wasm). The worker is built with code splitting
- * (SPLIT_ENTRIES): its size is what an import loads (the entry and its static chunks, as in
- * bench/foundation.bench.ts), the lazy chunks apart, and the same worker built as one file beside
- * it. Figures only: nothing here is asserted by a test.
- */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import * as v from 'valibot';
 import { CHART_ASSET_FILES, esbuildOptions, isSplitEntry, loadedAtImport } from '../infra/bundling';
@@ -24,12 +13,11 @@ import { ReportWidget } from '../shared/domain/reports/schemas';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { writeFocusCsv } from '../shared/warehouse/generator';
-import { percentile, ROOT } from './support';
+import { importMs, percentile, ROOT, round } from './support';
 
 const ORG = 'org_rbench';
 const NOW = new Date('2024-11-04T08:00:00Z');
 const RUNS = Number(process.env.BENCH_RENDER_RUNS ?? 7);
-const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 async function ms(fn: () => Promise<unknown>): Promise<number> {
   const t = process.hrtime.bigint();
@@ -160,29 +148,6 @@ function composition(metafile: Metafile, outputs: string[], top = 12): Record<st
     sizes.set(name, (sizes.get(name) ?? 0) + info.bytesInOutput);
   }
   return Object.fromEntries([...sizes].sort((a, b) => b[1] - a[1]).slice(0, top));
-}
-
-/** Milliseconds to import a bundle in a fresh node (the cold-start share of module loading). */
-function importMs(file: string): number {
-  const script = [
-    'const t = performance.now();',
-    'await import(process.env.BENCH_IMPORT_URL);',
-    'process.stdout.write(JSON.stringify({ ms: performance.now() - t }));',
-  ].join('\n');
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      AWS_REGION: 'us-east-1',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      TABLE_NAME: 'cost-management',
-      BENCH_IMPORT_URL: pathToFileURL(file).href,
-    },
-  });
-  if (child.status !== 0) throw new Error(`import of ${file} failed: ${child.stderr}`);
-  return (JSON.parse(child.stdout) as { ms: number }).ms;
 }
 
 /** Median import time of each bundle, measured round-robin after one warm-up each. */

@@ -1,5 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { spawnLocalStack } from '../infra/local/spawn-stack';
 import { resetConfig } from '../shared/config';
 import { resetDb } from '../shared/db/client';
@@ -36,4 +37,48 @@ export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank] ?? 0;
+}
+
+/** Runs `fn` once, timing it on the monotonic clock. */
+export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
+  const started = process.hrtime.bigint();
+  const result = await fn();
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, result };
+}
+
+/** The median (the mean of the two middle values for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+/** Rounds to `digits` decimals (1 unless told). */
+export function round(n: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+const IMPORT_SCRIPT = [
+  'const t = performance.now();',
+  'await import(process.env.BENCH_IMPORT_URL);',
+  'process.stdout.write(JSON.stringify({ ms: performance.now() - t }));',
+].join('\n');
+
+/** Milliseconds to import a bundle in a fresh node (the cold-start share of module loading). */
+export function importMs(file: string): number {
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      TABLE_NAME: 'cost-management',
+      BENCH_IMPORT_URL: pathToFileURL(file).href,
+    },
+  });
+  if (child.status !== 0) throw new Error(`import of ${file} failed: ${child.stderr}`);
+  return (JSON.parse(child.stdout) as { ms: number }).ms;
 }

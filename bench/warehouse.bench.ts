@@ -17,15 +17,10 @@ import { billingTableDdl, resetDuckDb } from '../shared/warehouse/duckdb/databas
 import type { EnrichmentFeature, FeatureModel } from '../shared/warehouse/features';
 import { BILLING_COLUMNS } from '../shared/warehouse/focus-columns';
 import { FOCUS_HEADER, writeFocusCsv } from '../shared/warehouse/generator';
+import { round, timed } from './support';
 
 const ORG = 'org_bench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
-  const started = process.hrtime.bigint();
-  const result = await fn();
-  return { ms: Number(process.hrtime.bigint() - started) / 1e6, result };
-}
 
 /** Best of `n` runs (the first warms caches). */
 async function best<T>(n: number, fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
@@ -36,8 +31,6 @@ async function best<T>(n: number, fn: () => Promise<T>): Promise<{ ms: number; r
   }
   return out as { ms: number; result: T };
 }
-
-const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 function entry(key: string, values: Record<string, string>): EnrichmentFeature['entries'][number] {
   return Object.fromEntries([
