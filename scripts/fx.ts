@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isConnectionRefused, wantsHelp } from './keys';
+import { isConnectionRefused, wantsHelp } from './lib/cli';
 import { pointAtTable } from './lib/stack-table';
 
 const USAGE = [

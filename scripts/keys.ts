@@ -15,7 +15,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isConnectionRefused, UsageError, wantsHelp } from './lib/cli';
 import { pointAtTable } from './lib/stack-table';
+
+export { UsageError } from './lib/cli';
 
 const ORG_ID = /^org_[A-Za-z0-9_-]{1,64}$/;
 const PRINCIPAL_ID = /^(user|org)_[A-Za-z0-9_-]{1,64}$/;
@@ -27,18 +30,9 @@ const USAGE = [
   '       npm run keys -- revoke --id key_… [--org org_…] [--state-dir DIR]',
 ].join('\n');
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
 /** A well-formed request that cannot be done (unknown key or user): exit 1, without the usage. */
 export class KeysError extends Error {
   override name = 'KeysError';
-}
-
-/** `--help` or `-h` anywhere: print the usage and exit 0. */
-export function wantsHelp(argv: readonly string[]): boolean {
-  return argv.some((a) => a === '--help' || a === '-h');
 }
 
 export type KeysCommand =
@@ -164,15 +158,6 @@ async function main(): Promise<void> {
   }
   await keysRepo.revokeApiKey(org, key, new Date().toISOString());
   process.stderr.write(`revoked ${args.id} (${key.prefix}…) of ${key.principalId}\n`);
-}
-
-/** True when the error (or one it wraps) is a refused or reset connection. */
-export function isConnectionRefused(error: unknown): boolean {
-  const e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | null;
-  if (!e || typeof e !== 'object') return false;
-  if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET') return true;
-  if (Array.isArray(e.errors) && e.errors.some(isConnectionRefused)) return true;
-  return e.cause !== undefined && e.cause !== error && isConnectionRefused(e.cause);
 }
 
 if (require.main === module) {

@@ -10,6 +10,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { wantsHelp } from './lib/cli';
 import { pointAtTable } from './lib/stack-table';
 
 interface LocalSession {
@@ -41,7 +42,7 @@ const USAGE = [
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (argv.includes('--help') || argv.includes('-h')) {
+  if (wantsHelp(argv)) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }

@@ -9,6 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { wantsHelp } from './lib/cli';
 import { pointAtTable } from './lib/stack-table';
 
 const NAME = 'migrate-report-schedules';
@@ -35,7 +36,7 @@ function stateDirOf(argv: string[]): string {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (argv.includes('--help') || argv.includes('-h')) {
+  if (wantsHelp(argv)) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }

@@ -15,7 +15,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isConnectionRefused, UsageError, wantsHelp } from './lib/cli';
 import { pointAtTable } from './lib/stack-table';
+
+export { UsageError } from './lib/cli';
 
 const ORG_ID = /^org_[A-Za-z0-9_-]{1,64}$/;
 const MAX_NAME = 100;
@@ -34,18 +37,9 @@ const USAGE = [
   '  e.g. npm run org -- create org_acme --name "Acme Corp" --timezone Europe/Paris',
 ].join('\n');
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
 /** A well-formed request that cannot be done (an unknown organisation): exit 1, without the usage. */
 export class OrgError extends Error {
   override name = 'OrgError';
-}
-
-/** `--help` or `-h` anywhere: print the usage and exit 0. */
-export function wantsHelp(argv: readonly string[]): boolean {
-  return argv.some((a) => a === '--help' || a === '-h');
 }
 
 interface Where {
@@ -204,15 +198,6 @@ async function main(): Promise<void> {
     cursor = page.cursor ?? undefined;
   } while (cursor);
   process.stderr.write(`${count} organisation(s) in ${where}\n`);
-}
-
-/** True when the error (or one it wraps) is a refused or reset connection. */
-function isConnectionRefused(error: unknown): boolean {
-  const e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | null;
-  if (!e || typeof e !== 'object') return false;
-  if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET') return true;
-  if (Array.isArray(e.errors) && e.errors.some(isConnectionRefused)) return true;
-  return e.cause !== undefined && e.cause !== error && isConnectionRefused(e.cause);
 }
 
 if (require.main === module) {

@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../infra/local/idp';
+import { UsageError, wantsHelp } from './lib/cli';
 
 const USER_ID = /^user_[A-Za-z0-9_-]{1,64}$/;
 const ORG_ID = /^org_[A-Za-z0-9_-]{1,64}$/;
@@ -25,10 +26,6 @@ export interface TokenArgs {
   ttl: number;
   email?: string;
   stateDir: string;
-}
-
-class UsageError extends Error {
-  override name = 'UsageError';
 }
 
 export function parseTokenArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): TokenArgs {
@@ -86,11 +83,6 @@ function readSession(stateDir: string): SessionUsers | undefined {
 function defaultOrg(user: string, session: SessionUsers | undefined): string {
   if (session?.users?.outsider === user && session.otherOrgId) return session.otherOrgId;
   return session?.orgId ?? 'org_demo';
-}
-
-/** `--help` or `-h` anywhere: print the usage and exit 0. */
-export function wantsHelp(argv: readonly string[]): boolean {
-  return argv.some((a) => a === '--help' || a === '-h');
 }
 
 async function main(): Promise<void> {
