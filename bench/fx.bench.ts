@@ -26,6 +26,7 @@ import type { ExplorerResult } from '../shared/domain/queries/model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { writeFocusCsv } from '../shared/warehouse/generator';
+import { costQuery as cost } from '../test/support/explorer';
 import { median, round, timed } from './support';
 
 const ORG = 'org_fxbench';
@@ -33,13 +34,6 @@ const MONTHS = ['2024-07', '2024-08', '2024-09'];
 const NOW = new Date('2024-10-02T12:00:00Z');
 const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 9);
 
-const cost = (name: string, extra: Record<string, unknown> = {}) => ({
-  type: 'cost',
-  name,
-  colorIndex: 0,
-  chartType: 'LINE',
-  ...extra,
-});
 const PERIOD = { startDate: '2024-07-01T00:00:00Z', endDate: '2024-09-30T00:00:00Z', aggBy: 'Day' };
 
 const CASES = [

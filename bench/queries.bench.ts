@@ -18,6 +18,7 @@ import type { ExplorerResult } from '../shared/domain/queries/model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
 import { writeFocusCsv } from '../shared/warehouse/generator';
+import { costQuery as cost } from '../test/support/explorer';
 import { median, percentile, round, startStack, timed } from './support';
 
 const ORG = 'org_qbench';
@@ -26,13 +27,6 @@ const NOW = new Date('2024-10-02T12:00:00Z');
 const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 7);
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 
-const cost = (name: string, extra: Record<string, unknown> = {}) => ({
-  type: 'cost',
-  name,
-  colorIndex: 0,
-  chartType: 'LINE',
-  ...extra,
-});
 const WHERE = { combinator: 'and', rules: [{ field: 'charge_category', operator: 'in', value: ['Usage'] }] };
 const PERIOD = { startDate: '2024-07-01T00:00:00Z', endDate: '2024-09-30T00:00:00Z', aggBy: 'Day' };
 const RANGE = `"ChargePeriodStart" >= TIMESTAMP '2024-07-01' AND "ChargePeriodStart" < TIMESTAMP '2024-10-01'`;

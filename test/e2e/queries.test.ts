@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { readSeed, SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
+import { costQuery } from '../support/explorer';
 import { api, session } from '../support/session';
 
 /**
@@ -44,13 +45,8 @@ const sum = (rows: CsvRow[]) => rows.reduce((a, r) => a + num(r.BilledCost), 0);
 const lastDay = (m: string) =>
   new Date(Date.UTC(Number(m.slice(0, 4)), Number(m.slice(5, 7)), 0)).toISOString().slice(0, 10);
 
-const cost = (name: string, extra: Record<string, unknown> = {}) => ({
-  type: 'cost',
-  name,
-  colorIndex: 0,
-  chartType: 'BAR',
-  ...extra,
-});
+const cost = (name: string, extra: Record<string, unknown> = {}) =>
+  costQuery(name, { chartType: 'BAR', ...extra });
 const monthPeriod = () => ({
   startDate: `${month}-01T00:00:00Z`,
   endDate: `${lastDay(month)}T00:00:00Z`,

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { costQuery } from '../support/explorer';
 import { api, session } from '../support/session';
 
 /**
@@ -49,13 +50,8 @@ async function tick(now: string) {
   return res.body.result;
 }
 
-const cost = (name: string, extra: Record<string, unknown> = {}) => ({
-  type: 'cost',
-  name,
-  colorIndex: 0,
-  chartType: 'BAR',
-  ...extra,
-});
+const cost = (name: string, extra: Record<string, unknown> = {}) =>
+  costQuery(name, { chartType: 'BAR', ...extra });
 
 interface ExplorerAnswer {
   queries: {

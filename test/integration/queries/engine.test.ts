@@ -5,13 +5,14 @@ import * as v from 'valibot';
 import { insertScope } from '../../../shared/db/scopes-repo';
 import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model';
 import { runExplorer } from '../../../shared/domain/queries/engine';
-import type { ExplorerResult, QueryOut } from '../../../shared/domain/queries/model';
+import type { ExplorerResult } from '../../../shared/domain/queries/model';
 import type { Scope } from '../../../shared/domain/scopes/model';
 import { BadRequestError, DependencyUnavailableError } from '../../../shared/errors';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { writeFocusCsv } from '../../../shared/warehouse/generator';
 import type { WarehouseQueries } from '../../../shared/warehouse/port';
 import { setWarehouseQueries } from '../../../shared/warehouse/queries';
+import { queryNamed as only, costQuery as q } from '../../support/explorer';
 import { type CsvRow, close, num, readCsv, tagsOf } from '../warehouse/support';
 
 /**
@@ -53,20 +54,6 @@ function sum(filter: (r: CsvRow) => boolean, value: (r: CsvRow) => number = cost
 
 function expectClose(actual: number | null | undefined, expected: number) {
   if (!close(actual ?? Number.NaN, expected, 1e-9)) throw new Error(`got ${actual}, expected ${expected}`);
-}
-
-const q = (name: string, extra: Record<string, unknown> = {}) => ({
-  type: 'cost',
-  name,
-  colorIndex: 0,
-  chartType: 'LINE',
-  ...extra,
-});
-
-function only(res: ExplorerResult, name: string): QueryOut {
-  const out = res.queries.find((x) => x.name === name);
-  if (!out) throw new Error(`no query ${name}`);
-  return out;
 }
 
 beforeAll(async () => {

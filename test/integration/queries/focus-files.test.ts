@@ -6,6 +6,7 @@ import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model
 import { runExplorer } from '../../../shared/domain/queries/engine';
 import type { ExplorerResult, QueryOut } from '../../../shared/domain/queries/model';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { costQuery as cost, queryNamed as only } from '../../support/explorer';
 import { type CsvRow, close, FOCUS_SAMPLE, num, parseCsv, tagsOf } from '../warehouse/support';
 
 /**
@@ -84,20 +85,6 @@ const september = { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-30T00:0
 
 function ask(file: File, request: unknown): Promise<ExplorerResult> {
   return runExplorer(v.parse(ExplorerRequestSchema, request), { orgId: file.orgId, now });
-}
-
-const cost = (name: string, extra: Record<string, unknown> = {}) => ({
-  type: 'cost',
-  name,
-  colorIndex: 0,
-  chartType: 'LINE',
-  ...extra,
-});
-
-function only(res: ExplorerResult, name: string): QueryOut {
-  const out = res.queries.find((x) => x.name === name);
-  if (!out) throw new Error(`no query ${name}`);
-  return out;
 }
 
 function expectClose(actual: number | null | undefined, expected: number, what: string) {

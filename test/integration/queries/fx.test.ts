@@ -5,10 +5,11 @@ import * as v from 'valibot';
 import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model';
 import { loadRates } from '../../../shared/domain/fx/service';
 import { runExplorer } from '../../../shared/domain/queries/engine';
-import type { ExplorerResult, QueryOut } from '../../../shared/domain/queries/model';
+import type { ExplorerResult } from '../../../shared/domain/queries/model';
 import { UnprocessableError } from '../../../shared/errors';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../../shared/warehouse/generator';
+import { queryNamed as only, costQuery as q } from '../../support/explorer';
 import { type CsvRow, close, num, readCsv } from '../warehouse/support';
 
 /**
@@ -67,20 +68,6 @@ function expectClose(actual: number | null | undefined, expected: number) {
 
 function ask(orgId: string, input: unknown, currency?: string | null): Promise<ExplorerResult> {
   return runExplorer(v.parse(ExplorerRequestSchema, input), { orgId, now, currency: currency ?? null });
-}
-
-const q = (name: string, extra: Record<string, unknown> = {}) => ({
-  type: 'cost',
-  name,
-  colorIndex: 0,
-  chartType: 'LINE',
-  ...extra,
-});
-
-function only(res: ExplorerResult, name: string): QueryOut {
-  const out = res.queries.find((x) => x.name === name);
-  if (!out) throw new Error(`no query ${name}`);
-  return out;
 }
 
 /** A generated export whose Microsoft rows are billed in CAD (the Azure sample's currency). */

@@ -1,0 +1,13 @@
+import type { ExplorerResult, QueryOut } from '../../shared/domain/queries/model';
+
+/** A cost query of an explorer request, as a widget stores it; `extra` adds or overrides fields. */
+export function costQuery(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { type: 'cost', name, colorIndex: 0, chartType: 'LINE', ...extra };
+}
+
+/** The answer's query named `name` (throws when the engine answered none). */
+export function queryNamed(res: Pick<ExplorerResult, 'queries'>, name: string): QueryOut {
+  const out = res.queries.find((x) => x.name === name);
+  if (!out) throw new Error(`no query ${name}`);
+  return out;
+}
