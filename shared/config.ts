@@ -155,3 +155,14 @@ export function queueUrl(name: string): string {
     );
   return url;
 }
+
+/**
+ * Bounds of every call to DynamoDB, SQS and SES (the SDK clients' defaults wait forever on a
+ * connection or an answer): 1 s to connect, 2.5 s for the answer, 3 attempts. A dependency that is
+ * down or hangs fails a request within ≈8 s, before an HTTP function's 10 s timeout, and the route
+ * answers 503 `{error}` (shared/http/middlewares.ts); a worker reports the message as failed.
+ */
+export const AWS_CLIENT_LIMITS = {
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1000, requestTimeout: 2500, throwOnRequestTimeout: true },
+} as const;
