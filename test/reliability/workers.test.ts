@@ -2,37 +2,32 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
-  CreateQueueCommand,
   DeleteQueueCommand,
   type Message,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
-  SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { queueDepth, startPoller } from '../../infra/local/pollers';
 import { ensureQueue } from '../../infra/local/setup-aws';
-import type { Principal } from '../../shared/auth/principal';
-import { resetQueueClient } from '../../shared/cloud/queue';
-import { resetConfig } from '../../shared/config';
 import { getIngestion, getRefreshStatus } from '../../shared/db/dimensions-repo';
 import { insertReport } from '../../shared/db/reports-repo';
 import { getTeamOperation } from '../../shared/db/team-operations-repo';
 import { ensureTeam, getTeamConsistent } from '../../shared/db/teams-repo';
 import type { Notification } from '../../shared/domain/alerts/notification';
-import { CreateAlertBody } from '../../shared/domain/alerts/schemas';
-import { createAlert } from '../../shared/domain/alerts/service';
-import type { Report } from '../../shared/domain/reports/model';
 import { queueTeamOperation } from '../../shared/domain/teams/operations';
 import { queues, type WorkerDef, workers } from '../../shared/queues';
-import { parseOrThrow } from '../../shared/validation';
-import { recentMonths, writeFocusCsv } from '../../shared/warehouse/generator';
 import { LOCAL_BUCKET_NAME } from '../../shared/warehouse/object-store';
-import { getWarehouse } from '../../shared/warehouse/warehouse';
 import { FOCUS_SAMPLE } from '../integration/warehouse/support';
-import { costQuery } from '../support/explorer';
+import {
+  captureQueue,
+  emailCount,
+  emailReport,
+  firingAlert,
+  seedRecentBilling,
+  testSqs,
+} from '../support/reliability';
 import { s3CreatedBody, sqsEventOf } from '../support/sqs';
-import { conditionBody } from '../unit/alerts/fixtures';
 
 /**
  * Issue 18, items 10 and 11, for every worker of shared/queues.ts (a worker without a case here
@@ -47,50 +42,12 @@ import { conditionBody } from '../unit/alerts/fixtures';
  * The effects land in this test process's DynamoDB Local tables, SES emulator and DuckDB.
  */
 
-const sqs = new SQSClient({
-  endpoint: process.env.SQS_ENDPOINT,
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-});
+const sqs = testSqs();
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 const GOOD = 9;
 const POISON_AT = 4;
 const NOT_JSON = '{"poison": ';
 
-interface StoredEmail {
-  destination: { to: string[] };
-}
-async function emailCount(address: string): Promise<number> {
-  const { emails } = (await (await fetch(`${process.env.SES_ENDPOINT}/store`)).json()) as {
-    emails: StoredEmail[];
-  };
-  return emails.filter((e) => e.destination.to.some((t) => t.includes(address))).length;
-}
-
-/** A plain queue of this test that a worker's follow-up messages are sent to instead of the stack's. */
-async function captureQueue(name: string, envVar: string): Promise<() => Promise<string[]>> {
-  const q = await sqs.send(new CreateQueueCommand({ QueueName: `rel-${name}-${run}` }));
-  process.env[envVar] = q.QueueUrl ?? '';
-  resetConfig();
-  resetQueueClient();
-  cleanups.push(() => sqs.send(new DeleteQueueCommand({ QueueUrl: q.QueueUrl })));
-  const seen: string[] = [];
-  // Everything received so far (received messages stay hidden, so each is counted once).
-  return async () => {
-    for (;;) {
-      const res = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: q.QueueUrl,
-          MaxNumberOfMessages: 10,
-          VisibilityTimeout: 600,
-          WaitTimeSeconds: 0,
-        }),
-      );
-      if (!res.Messages?.length) return seen;
-      seen.push(...res.Messages.map((m) => m.Body ?? ''));
-    }
-  };
-}
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const c of cleanups) await c().catch(() => undefined);
@@ -101,14 +58,6 @@ interface WorkerCase {
   /** Creates what the messages need; answers the 9 good bodies, the poison and the effect check. */
   prepare(): Promise<{ good: string[]; poison: string; expectEffects(): Promise<void> }>;
 }
-
-const principal = (orgId: string): Principal => ({
-  orgId,
-  principalId: 'user_rel',
-  kind: 'user',
-  role: 'admin',
-  teamIds: [],
-});
 
 const cases: Record<string, WorkerCase> = {
   notify: {
@@ -150,31 +99,11 @@ const cases: Record<string, WorkerCase> = {
     async prepare() {
       const orgId = `org_relal${run}`;
       const address = (i: number) => `rel-alert-${run}-${i}@example.com`;
-      const dir = mkdtempSync(join(tmpdir(), 'rel-alerts-'));
-      const csv = join(dir, 'billing.csv');
       const now = new Date();
-      await writeFocusCsv(csv, {
-        seed: 3,
-        months: recentMonths(1, now, true),
-        until: now.toISOString().slice(0, 10),
-        resourcesPerProvider: 2,
-        providers: ['AWS'],
-        accountPrefix: '7000',
-      });
-      await (await getWarehouse()).ingestFile({ orgId, path: csv, sourceName: 'billing.csv' });
-      const notifications = await captureQueue('notifications', 'QUEUE_URL_NOTIFICATIONS');
+      await seedRecentBilling(orgId);
+      const notifications = await captureQueue(sqs, 'notifications', 'QUEUE_URL_NOTIFICATIONS', cleanups);
       const ids: string[] = [];
-      for (let i = 0; i < GOOD; i++) {
-        const body = conditionBody({
-          name: `rel ${i}`,
-          queries: [costQuery('spend')],
-          condition: 'spend >= 0',
-          emails: [address(i)],
-        });
-        ids.push(
-          (await createAlert(principal(orgId), parseOrThrow(CreateAlertBody, body, 'plain', 'body'))).id,
-        );
-      }
+      for (let i = 0; i < GOOD; i++) ids.push((await firingAlert(orgId, `rel ${i}`, address(i))).id);
       const good = ids.map((id) =>
         JSON.stringify({ orgId, alertIds: [id], scheduledFor: now.toISOString() }),
       );
@@ -208,34 +137,14 @@ const cases: Record<string, WorkerCase> = {
       const address = (i: number) => `rel-report-${run}-${i}@example.com`;
       const good: string[] = [];
       for (let i = 0; i < GOOD; i++) {
-        const at = new Date().toISOString();
-        const report = {
-          id: `rep_rel${run}${i}`,
-          organizationId: orgId,
-          name: `Reliability ${i}`,
-          description: '',
-          type: 'PUBLIC',
-          teamId: null,
-          context: { metricId: 'cost', groupBy: null, datePreset: 'LAST_MONTH', currency: 'USD' },
-          scheduledPeriod: null,
-          scheduledWeekday: null,
-          status: 'ACTIVE',
-          widgets: [{ type: 'TEXT', contentMarkdown: `Report **${i}**` }],
-          destinations: [{ destinationType: 'EMAIL', destinationValues: [address(i)] }],
-          createdById: 'user_rel',
-          createdAt: at,
-          updatedAt: at,
-          archivedAt: null,
-          version: 1,
-          nextRunAt: null,
-        } as unknown as Report;
+        const report = emailReport(orgId, `rep_rel${run}${i}`, address(i));
         await insertReport(report);
         good.push(
           JSON.stringify({
             type: 'report-delivery',
             orgId,
             reportId: report.id,
-            runAt: at,
+            runAt: report.createdAt,
             trigger: 'MANUAL',
           }),
         );
@@ -257,7 +166,7 @@ const cases: Record<string, WorkerCase> = {
       const at = new Date().toISOString();
       const ops: { teamId: string; operationId: string }[] = [];
       // The hand-off sends each operation's message (outbox, then SQS) to a queue of this test.
-      const handedOff = await captureQueue('team-ops', 'QUEUE_URL_TEAM_OPERATIONS');
+      const handedOff = await captureQueue(sqs, 'team-ops', 'QUEUE_URL_TEAM_OPERATIONS', cleanups);
       for (let i = 0; i < GOOD; i++) {
         const teamId = `team_rel${i}`;
         const operationId = `tdel_rel${run}${i}`;
@@ -331,7 +240,7 @@ const cases: Record<string, WorkerCase> = {
       const org = 'org_demo';
       const bucket = mkdtempSync(join(tmpdir(), 'rel-bucket-'));
       process.env.LOCAL_BUCKET_DIR = bucket;
-      const refreshes = await captureQueue('refresh', 'QUEUE_URL_WAREHOUSE_REFRESH');
+      const refreshes = await captureQueue(sqs, 'refresh', 'QUEUE_URL_WAREHOUSE_REFRESH', cleanups);
       // A small upload: the sample's header and first 20 rows.
       const small = `${readFileSync(FOCUS_SAMPLE, 'utf8').split('\n').slice(0, 21).join('\n')}\n`;
       const uploads = Array.from({ length: GOOD }, (_, i) => ({
