@@ -207,6 +207,8 @@ async function main(): Promise<void> {
     APP_BASE_URL: baseUrl,
     DUCKDB_PATH: resolve(args.stateDir, 'warehouse.duckdb'),
     LOCAL_STATE_DIR: args.stateDir,
+    // The emulators share this machine and answer slowly under load (see awsClientLimits).
+    AWS_REQUEST_TIMEOUT_MS: process.env.AWS_REQUEST_TIMEOUT_MS ?? '10000',
   });
   resetConfig();
   resetDb();

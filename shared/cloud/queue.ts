@@ -1,5 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { AWS_CLIENT_LIMITS, config, queueUrl } from '../config';
+import { awsClientLimits, config, queueUrl } from '../config';
 
 /**
  * The work queues (SQS in AWS, fauxqs locally): the one SQS client of the service's code. Queues
@@ -16,7 +16,7 @@ function sqs(): SQSClient {
       ...(c.sqsEndpoint
         ? { endpoint: c.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
         : {}),
-      ...AWS_CLIENT_LIMITS,
+      ...awsClientLimits(),
     });
   }
   return client;

@@ -1,7 +1,7 @@
 import { insertNew, replaceVersioned } from '../../shared/db/writes';
 
 /**
- * The SDK retries a call whose answer did not arrive in time (shared/config.ts AWS_CLIENT_LIMITS)
+ * The SDK retries a call whose answer did not arrive in time (shared/config.ts awsClientLimits)
  * although DynamoDB may have applied it. The retry of a conditional put then meets its own write:
  * that is no conflict (it made `POST /reports` answer 500 under load), while another writer's
  * item still is. Simulated here by sending the same put twice, on DynamoDB Local.
