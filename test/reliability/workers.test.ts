@@ -26,6 +26,7 @@ import {
   firingAlert,
   seedRecentBilling,
   testSqs,
+  until,
 } from '../support/reliability';
 import { s3CreatedBody, sqsEventOf } from '../support/sqs';
 
@@ -271,17 +272,9 @@ const cases: Record<string, WorkerCase> = {
   },
 };
 
-async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not met in time');
-}
-
-it('every worker of shared/queues.ts has a poison and duplicate case', () => {
+it('every worker of shared/queues.ts has a poison and duplicate case, and every queue a worker', () => {
   expect(Object.keys(cases).sort()).toEqual(workers.map((w) => w.name).sort());
+  expect(queues.map((q) => q.name).sort()).toEqual(workers.map((w) => w.queue).sort());
 });
 
 describe.each(workers.map((w) => [w.name, w] as const))('worker %s', (_name, worker: WorkerDef) => {

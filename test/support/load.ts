@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { percentile } from '../../bench/support';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { conditionBody } from '../unit/alerts/fixtures';
 import { costQuery } from './explorer';
@@ -110,12 +111,6 @@ type Autocannon = (
 ) => {
   on(event: 'response', fn: (client: unknown, status: number, bytes: number, ms: number) => void): void;
 };
-
-/** Nearest-rank percentile. */
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
-}
 
 /**
  * Runs autocannon against `baseUrl` with the mix for `seconds` over `connections` connections.

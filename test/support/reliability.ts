@@ -131,3 +131,13 @@ export function emailReport(orgId: string, id: string, address: string, over: Pa
     ...over,
   } as unknown as Report;
 }
+
+/** Resolves once `check` answers true, polling every 100 ms; throws after `timeoutMs`. */
+export async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('condition not met in time');
+}
