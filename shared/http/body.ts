@@ -28,6 +28,33 @@ export function bodyLimits(def: RouteDef): HttpMiddleware {
   };
 }
 
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. The deepest body a schema accepts
+ * (a dashboard widget's `conditions`, 16 levels, inside the widget) needs about 24; past this the
+ * body is refused before it is parsed, so no parser, schema or hash recurses once per level.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * True when `text` opens more than `limit` arrays or objects at once, outside strings. One pass,
+ * no recursion, no allocation; malformed JSON is left to the parser.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** `application/json` and `application/<anything>+json`: the types the JSON body parser accepts. */
 const JSON_MEDIA_TYPE = /^application\/(?:[^;]+\+)?json$/;
 
@@ -39,6 +66,7 @@ function listOf(types: readonly string[]): string {
  * The body middleware of a route: none without a body schema; the JSON parser (415 for any other
  * media type) by default; with `bodyContentTypes`, the JSON parser for a listed JSON type, the
  * body as text for a listed non-JSON type, and 415 naming the listed types for anything else.
+ * A JSON body nested deeper than `MAX_JSON_DEPTH` is the route's 400 before it is parsed.
  * A JSON body must be an object (every body schema is one): an array, a string, a number or null
  * is the route's 400, as malformed JSON is.
  */
@@ -48,6 +76,13 @@ export function bodyParser(def: RouteDef): HttpMiddleware {
   const parser = httpJsonBodyParser({ disableContentTypeError: false });
   const json: NonNullable<HttpMiddleware['before']> = async (request) => {
     normaliseJsonRequest(request.event);
+    const raw = request.event.body;
+    if (typeof raw === 'string') {
+      const text = request.event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+      if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+        throw requestRejection(style, `JSON body is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`);
+      }
+    }
     try {
       await parser.before?.(request);
     } catch (error) {

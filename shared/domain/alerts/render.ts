@@ -1,6 +1,7 @@
 import { ExpressionError } from '../common/expr/errors';
 import { type ExprNode, parseExpression } from '../common/expr/parse';
 import { windowNodes } from '../common/expr/walk';
+import { oneLine } from '../common/text';
 import type { AlertThreshold, CostAlert } from './model';
 import type { RenderedMessage } from './notification';
 
@@ -278,10 +279,6 @@ function escapeSlack(s: string): string {
 }
 
 /** Subjects are one line: control characters (CR, LF, tab) become spaces. */
-function oneLine(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to remove them
-  return s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-}
 
 export function renderAlertMessage(firing: AlertFiring): RenderedMessage {
   const { alert } = firing;
