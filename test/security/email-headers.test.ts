@@ -128,8 +128,11 @@ function headersOf(raw: Buffer): [string, string][] {
   });
 }
 
-/** Every line of the whole message is CRLF-terminated: no bare CR or LF anywhere. */
-const bareBreaks = (raw: Buffer) => /\r(?!\n)|(?<!\r)\n/.test(raw.toString('latin1'));
+/** Every line of the header block is CRLF-terminated: no bare CR or LF to start a header with. */
+const bareBreaks = (raw: Buffer) => {
+  const text = raw.toString('latin1');
+  return /\r(?!\n)|(?<!\r)\n/.test(text.slice(0, text.indexOf('\r\n\r\n')));
+};
 
 interface Stored {
   messageId: string;
@@ -193,22 +196,22 @@ const REPORT_HEADERS = ['from', 'to', 'subject', 'message-id', 'date', 'mime-ver
 describe('an alert name that reaches the subject adds no header and no recipient', () => {
   it.each(NAMES)('%s', async (label, name) => {
     const firing = structuredClone(SAMPLES.median!);
-    firing.alert.name = `${MARKER} ${label} ${name}`;
+    firing.alert.name = `${MARKER} alert ${label} ${name}`;
     const message = renderAlertMessage(firing);
     const n = { id: `ntf_${run}`, emails: [TO], message } as unknown as Notification;
-    await expectOneRecipient(`${MARKER} ${label}`, await buildRawEmail(n, FROM), ALERT_HEADERS);
+    await expectOneRecipient(`${MARKER} alert ${label}`, await buildRawEmail(n, FROM), ALERT_HEADERS);
   });
 });
 
 describe('a report name that reaches the subject adds no header and no recipient', () => {
   it.each(NAMES)('%s', async (label, name) => {
     const rendered = formatReport(
-      { name: `${MARKER} ${label} ${name}`, description: '' },
+      { name: `${MARKER} report ${label} ${name}`, description: '' },
       '2026-11-27T08:00:00Z',
       [],
     );
     await expectOneRecipient(
-      `${MARKER} ${label}`,
+      `${MARKER} report ${label}`,
       await buildReportEmail(TO, rendered, FROM),
       REPORT_HEADERS,
     );

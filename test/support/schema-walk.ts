@@ -52,3 +52,22 @@ export function fieldsIn(schema: SchemaNode): { path: string; key: string; schem
     })),
   );
 }
+
+/**
+ * Where a body holds a free-form map (`record`: scope `filters`, dashboard `conditions`, enrichment
+ * entry values): keys there are the client's by design. Paths as in `objectsIn`.
+ */
+export function recordsIn(schema: SchemaNode, path = '', seen = new Set<SchemaNode>()): string[] {
+  if (seen.has(schema)) return [];
+  seen.add(schema);
+  if (schema.type === 'record') return [path];
+  if (schema.entries)
+    return Object.entries(schema.entries).flatMap(([key, entry]) =>
+      recordsIn(entry, path ? `${path}.${key}` : key, seen),
+    );
+  if (schema.options) return schema.options.flatMap((o) => recordsIn(o, path, seen));
+  if (schema.wrapped) return recordsIn(schema.wrapped, path, seen);
+  if (schema.item) return recordsIn(schema.item, `${path}[]`, seen);
+  if (schema.getter) return recordsIn(schema.getter(undefined), path, seen);
+  return [];
+}
