@@ -26,7 +26,7 @@ import { esbuildOptions } from '../infra/bundling';
 import { loadOrCreateSigningKey, mintToken } from '../infra/local/idp';
 import { resetJwtVerifier } from '../shared/auth/credentials';
 import { resetConfig } from '../shared/config';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/http/body';
+import { jsonShapeProblem, MAX_JSON_DEPTH, MAX_JSON_KEYS } from '../shared/http/body';
 import { authenticate, resetApiKeyCache } from '../shared/http/identity';
 import { median, percentile, ROOT, round, startStack } from './support';
 
@@ -248,14 +248,18 @@ async function limits(baseUrl: string, authorization: string): Promise<Record<st
       maxMs: round(Math.max(...ms)),
     };
   }
-  const deep = `{"x":${'['.repeat(MAX_JSON_DEPTH)}${'0,'.repeat(300_000)}0${']'.repeat(MAX_JSON_DEPTH)}}`;
-  const scan = await timeEach(50, async () => nestsDeeperThan(deep, MAX_JSON_DEPTH));
+  // At the limits, so the pass reads every byte: 63 arrays inside one object, 300,000 numbers and
+  // objects of MAX_JSON_KEYS keys.
+  const wide = `{${Array.from({ length: MAX_JSON_KEYS }, (_, i) => `"k${i}":1`).join(',')}}`;
+  const deep = `{"x":${'['.repeat(MAX_JSON_DEPTH - 1)}${'0,'.repeat(300_000)}${wide}${']'.repeat(MAX_JSON_DEPTH - 1)}}`;
+  if (jsonShapeProblem(deep) !== null) throw new Error('the pre-scan sample must be within the limits');
+  const scan = await timeEach(50, async () => jsonShapeProblem(deep));
   return {
     overHttp: out,
     jsonDepthPreScan: {
       bytes: deep.length,
       ...scan,
-      note: 'in-process, a 600 KB body at the depth limit (a full pass)',
+      note: 'in-process, a body at the depth and key limits (a full pass)',
     },
     before: {
       deepYaml:
