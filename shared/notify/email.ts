@@ -15,7 +15,7 @@ export class HeaderInjectionError extends Error {
 function headerValue(name: string, value: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to refuse them
   if (/[\r\n\u0000\u0085\u2028\u2029]/.test(value))
-    throw new HeaderInjectionError(`${name} must not contain CR, LF or another line break`);
+    throw new HeaderInjectionError(`${name} must not contain CR or LF (nor another line break)`);
   return value;
 }
 

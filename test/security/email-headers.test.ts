@@ -229,6 +229,6 @@ describe('the composer itself refuses a line break in any header value', () => {
   ])('%s', async (_label, over) => {
     await expect(
       composeEmail({ from: FROM, to: [TO], subject: 'ok', text: 't', html: '<p>t</p>', ...over }),
-    ).rejects.toThrow(/must not contain CR, LF/);
+    ).rejects.toThrow(/must not contain CR or LF/);
   });
 });
