@@ -248,10 +248,10 @@ async function limits(baseUrl: string, authorization: string): Promise<Record<st
       maxMs: round(Math.max(...ms)),
     };
   }
-  // At the limits, so the pass reads every byte: 63 arrays inside one object, 300,000 numbers and
+  // At the limits, so the pass reads every byte: 62 arrays inside one object, 300,000 numbers and
   // objects of MAX_JSON_KEYS keys.
   const wide = `{${Array.from({ length: MAX_JSON_KEYS }, (_, i) => `"k${i}":1`).join(',')}}`;
-  const deep = `{"x":${'['.repeat(MAX_JSON_DEPTH - 1)}${'0,'.repeat(300_000)}${wide}${']'.repeat(MAX_JSON_DEPTH - 1)}}`;
+  const deep = `{"x":${'['.repeat(MAX_JSON_DEPTH - 2)}${'0,'.repeat(300_000)}${wide}${']'.repeat(MAX_JSON_DEPTH - 2)}}`;
   if (jsonShapeProblem(deep) !== null) throw new Error('the pre-scan sample must be within the limits');
   const scan = await timeEach(50, async () => jsonShapeProblem(deep));
   return {

@@ -338,3 +338,18 @@ describe('an unknown field inside a nested object of a body is a 400 naming it, 
     }
   });
 });
+
+it('team SYNC: an unknown field in a member is a 400 naming it, and the membership is unchanged', async () => {
+  const id = await create('/iac/teams', { name: unique('Sync') });
+  const members = [{ userId: s().users.admin }];
+  const control = await api('POST', `/iac/teams/${id}/SYNC`, { token: owner(), body: { members } });
+  expect(control.status).toBe(200);
+  const before = await get(`/iac/teams/${id}`);
+  const res = await api('POST', `/iac/teams/${id}/SYNC`, {
+    token: owner(),
+    body: { members: [{ userId: s().users.member, [UNKNOWN]: 'probe' }] },
+  });
+  expect(res.status).toBe(400);
+  expect(JSON.stringify(res.body)).toContain(UNKNOWN);
+  expect(await get(`/iac/teams/${id}`)).toEqual(before);
+});
