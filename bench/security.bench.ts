@@ -217,6 +217,13 @@ async function limits(baseUrl: string, authorization: string): Promise<Record<st
       'application/json',
       enrichment(`input.ProviderName == "${'a'.repeat(500_000)}"`),
     ],
+    [
+      'ECB rate XML of 1 MiB (30,000 Cubes)',
+      'POST',
+      '/admin/fx-rates',
+      'application/xml',
+      `<gesmes:Envelope><Cube><Cube time="2024-01-02">\n${'<Cube currency="USD" rate="1.1"/>\n'.repeat(30_000)}</Cube></Cube></gesmes:Envelope>`,
+    ],
     ['YAML alias bomb (billion laughs)', 'PUT', '/enrichments/bench-limits', 'application/yaml', laughs],
     [
       'YAML 200,000 nested flow sequences',

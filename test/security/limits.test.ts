@@ -241,6 +241,24 @@ describe('a YAML alias bomb (billion laughs) is refused at the first anchor and 
   });
 });
 
+describe('an ECB rate file of 1 MiB is refused quickly (POST /admin/fx-rates)', () => {
+  // 25,000 currency Cubes on one day: the line count per Cube made this quadratic (38 s in-process).
+  const cube = '<Cube currency="USD" rate="1.1"/>\n';
+  const xml = `<gesmes:Envelope><Cube><Cube time="2024-01-02">\n${cube.repeat(25_000)}</Cube></Cube></gesmes:Envelope>`;
+  it.each([
+    ['application/xml', xml],
+    ['application/json', JSON.stringify({ file: xml })],
+  ])('%s', async (contentType, body) => {
+    expect(Buffer.byteLength(body)).toBeLessThan(MIB);
+    const res = await api('POST', '/admin/fx-rates', {
+      token: token(),
+      rawBody: body,
+      headers: { 'content-type': contentType },
+    });
+    expectRefused(contentType, res, 400, /USD is listed twice on 2024-01-02/);
+  });
+});
+
 // --- nothing was written --------------------------------------------------------------------------
 
 it('no list route of the manifest answers anything a refused probe sent', async () => {
