@@ -278,8 +278,6 @@ function escapeSlack(s: string): string {
   return s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
 }
 
-/** Subjects are one line: control characters (CR, LF, tab) become spaces. */
-
 export function renderAlertMessage(firing: AlertFiring): RenderedMessage {
   const { alert } = firing;
   const ex = explain(firing);
