@@ -10,6 +10,7 @@ import {
 import type { DedupRule } from '../domain/alerts/dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from '../domain/alerts/model';
 import { ConflictError } from '../errors';
+import { mapLimit } from '../pool';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { batchGetItems } from './items';
 import { keys, stripKeys } from './keys';
@@ -100,6 +101,16 @@ export async function getThresholds(orgId: string, alertId: string): Promise<Ale
   return (res.Items ?? []).map((item) => stripKeys(item) as unknown as AlertThreshold);
 }
 
+/** Thresholds of several alerts of one organisation (one query each, `concurrency` at once), by alert id. */
+export async function getThresholdsOf(
+  orgId: string,
+  alertIds: readonly string[],
+  concurrency = 16,
+): Promise<Map<string, AlertThreshold[]>> {
+  const lists = await mapLimit(alertIds, concurrency, (id) => getThresholds(orgId, id));
+  return new Map(alertIds.map((id, i) => [id, lists[i]!]));
+}
+
 /**
  * Replaces an alert while its stored version is still `expectedVersion` (409 VERSION_CONFLICT
  * otherwise) and, when `thresholds` is given, its thresholds with that list, in one transaction.
@@ -186,77 +197,82 @@ export async function putEvaluation(orgId: string, evaluation: AlertEvaluation):
   await db().send(new PutCommand({ TableName: tableName(), Item: evaluationItem(orgId, evaluation) }));
 }
 
-/** Records several evaluations (BatchWrite, 25 a call; unprocessed items retried with backoff). */
+/**
+ * Records several evaluations: BatchWrite, 25 a call, 4 calls at once; unprocessed items retried
+ * with backoff. Evaluations must have distinct keys (alert + `evaluatedAt`).
+ */
 export async function putEvaluations(orgId: string, evaluations: readonly AlertEvaluation[]): Promise<void> {
-  for (let i = 0; i < evaluations.length; i += 25) {
-    let pending = evaluations
-      .slice(i, i + 25)
-      .map((e) => ({ PutRequest: { Item: evaluationItem(orgId, e) } }));
+  const chunks: AlertEvaluation[][] = [];
+  for (let i = 0; i < evaluations.length; i += 25) chunks.push(evaluations.slice(i, i + 25));
+  await mapLimit(chunks, 4, async (chunk) => {
+    let pending = chunk.map((e) => ({ PutRequest: { Item: evaluationItem(orgId, e) } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 8) throw new Error('BatchWrite kept returning unprocessed evaluations');
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
       const res = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
       pending = (res.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
     }
-  }
+  });
 }
 
-/** Alerts due at or before `at` in one shard of the due index (archived ones are not in it). */
+/**
+ * One page of the due index: alerts of one shard due at or before `at` (archived ones are not in
+ * it). The index projects every attribute, so the page carries the whole alert records and the
+ * sweep needs no further read; being eventually consistent, a record may be a moment old, which the
+ * sweep's conditional `advanceNextEval` guards against.
+ */
 export async function dueAlerts(
   shard: number,
   at: string,
   limit: number,
   cursor?: Record<string, unknown>,
-): Promise<{
-  items: { orgId: string; alertId: string; nextEvalAt: string }[];
-  next?: Record<string, unknown>;
-}> {
+): Promise<{ items: StoredAlert[]; next?: Record<string, unknown> }> {
   const res = await db().send(
     new QueryCommand({
       TableName: tableName(),
       IndexName: 'gsi2',
       KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :at',
       ExpressionAttributeValues: { ':p': keys.alertDueShard(shard), ':at': at },
-      ProjectionExpression: 'organizationId, id, nextEvalAt',
       Limit: limit,
       ...(cursor ? { ExclusiveStartKey: cursor } : {}),
     }),
   );
   return {
-    items: (res.Items ?? []).map((i) => ({
-      orgId: String(i.organizationId),
-      alertId: String(i.id),
-      nextEvalAt: String(i.nextEvalAt),
-    })),
+    items: (res.Items ?? []).filter((i) => i.entity === 'costAlert').map(fromItem),
     ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}),
   };
 }
 
 /**
- * Moves an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, after
- * enqueueing it. Conditional on `from` and on the alert not being archived, so two sweeps never
- * both move it; answers false when the condition failed.
+ * Moves an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, when it
+ * takes a due alert. Conditional on `from` and on the alert not being archived, so of two sweeps
+ * (EventBridge delivers at least once) exactly one moves it; with `snoozedUntil`, also on the
+ * snooze being still that one (the sweep skips a snoozed alert on what it read from the index).
+ * Answers false when the condition failed.
  */
 export async function advanceNextEval(
   orgId: string,
   alertId: string,
   from: string,
   to: string,
+  opts: { snoozedUntil?: string } = {},
 ): Promise<boolean> {
   const due = keys.alertDue(alertId, to);
+  const snooze = opts.snoozedUntil === undefined ? '' : ' AND snoozedUntil = :snoozed';
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.alert(orgId, alertId),
         UpdateExpression: 'SET nextEvalAt = :to, gsi2pk = :gpk, gsi2sk = :gsk',
-        ConditionExpression: 'attribute_exists(pk) AND nextEvalAt = :from AND archivedAt = :null',
+        ConditionExpression: `attribute_exists(pk) AND nextEvalAt = :from AND archivedAt = :null${snooze}`,
         ExpressionAttributeValues: {
           ':to': to,
           ':from': from,
           ':gpk': due.gsi2pk,
           ':gsk': due.gsi2sk,
           ':null': null,
+          ...(opts.snoozedUntil === undefined ? {} : { ':snoozed': opts.snoozedUntil }),
         },
       }),
     );

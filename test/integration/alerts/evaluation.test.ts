@@ -24,6 +24,14 @@ const principal: Principal = { orgId, principalId: 'user_a', kind: 'user', role:
 const input = (extra: Record<string, unknown> = {}) =>
   parseOrThrow(CreateAlertBody, conditionBody(extra), 'plain', 'body');
 
+/** A queue stand-in that keeps what it is sent and accepts all of it. */
+function collect<T>(into: T[]): (items: readonly T[]) => Promise<null[]> {
+  return async (items) => {
+    into.push(...items);
+    return items.map(() => null);
+  };
+}
+
 function spikeOn(day: string): AlertSeries {
   return {
     dataThrough: day,
@@ -44,9 +52,7 @@ describe('alert sweep and evaluation', () => {
     await archiveAlert(principal, archived.id, undefined, t0);
 
     const sent: EvaluationMessage[] = [];
-    const send = async (m: EvaluationMessage) => {
-      sent.push(m);
-    };
+    const send = collect(sent);
     const now = new Date('2026-11-21T05:30:00Z');
     const first = await sweepDueAlerts(now, send, (o) => o === orgId);
     expect(sent.map((m) => m.alertIds)).toEqual([[due.id]]);
@@ -68,9 +74,7 @@ describe('alert sweep and evaluation', () => {
     const deps = (day: string, now: string) => ({
       source: { read: async () => spikeOn(day) },
       now: () => new Date(now),
-      enqueueNotification: async (n: Notification) => {
-        notes.push(n);
-      },
+      enqueueNotifications: collect(notes),
     });
     const msg = { orgId, alertId: alert.id, scheduledFor: '' };
     const a = await evaluateAlert(msg, deps('2026-11-17', '2026-11-18T06:00:00Z'));
@@ -121,9 +125,7 @@ describe('alert sweep and evaluation', () => {
     const deps = (day: string, now: string) => ({
       source: { read: async () => spikeOn(day) },
       now: () => new Date(now),
-      enqueueNotification: async (n: Notification) => {
-        notes.push(n);
-      },
+      enqueueNotifications: collect(notes),
     });
     const msg = { orgId: zoneOrg, alertId: alert.id, scheduledFor: '' };
     const a = await evaluateAlert(msg, deps('2026-11-20', '2026-11-22T10:30:00Z'));
@@ -139,9 +141,7 @@ describe('alert sweep and evaluation', () => {
     const deps = {
       source: { read: async () => spikeOn('2026-11-20') },
       now: () => new Date('2026-11-21T06:00:00Z'),
-      enqueueNotification: async (n: Notification) => {
-        notes.push(n);
-      },
+      enqueueNotifications: collect(notes),
     };
     expect(await evaluateAlert({ orgId, alertId: floor.id, scheduledFor: '' }, deps)).toMatchObject({
       suppressedBy: 'MIN_COST',
@@ -207,13 +207,7 @@ describe('alerts that ask the same queries', () => {
     const other = await make('total', 'spend > 300', { queries: [costQuery('spend')] });
     const sent: EvaluationMessage[] = [];
     const now = new Date('2026-11-21T06:00:00Z');
-    const swept = await sweepDueAlerts(
-      now,
-      async (m) => {
-        sent.push(m);
-      },
-      (o) => o === groupOrg,
-    );
+    const swept = await sweepDueAlerts(now, collect(sent), (o) => o === groupOrg);
     expect(swept).toEqual({ enqueued: 4, snoozed: 0, messages: 2 });
     const sorted = sent.map((m) => [...(m.alertIds ?? [])].sort()).sort((a, b) => b.length - a.length);
     expect(sorted).toEqual([[fires.id, quiet.id, under.id].sort(), [other.id]]);
@@ -223,9 +217,7 @@ describe('alerts that ask the same queries', () => {
     const deps = {
       source: createEngineSeriesSource(),
       now: () => now,
-      enqueueNotification: async (n: Notification) => {
-        notes.push(n);
-      },
+      enqueueNotifications: collect(notes),
     };
     const big = sent.find((m) => m.alertIds?.length === 3)!;
     const results = await evaluateAlerts(big, deps);
