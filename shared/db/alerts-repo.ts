@@ -5,7 +5,6 @@ import {
   QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { DedupRule } from '../domain/alerts/dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from '../domain/alerts/model';
@@ -25,7 +24,8 @@ import { replaceVersioned } from './writes';
  */
 const SCHEMA_VERSION = 1;
 
-function alertItem(alert: StoredAlert): Record<string, unknown> {
+/** The alert item; with `thresholds` (written in the same transaction), its `evalThresholds` copy of them. */
+function alertItem(alert: StoredAlert, thresholds?: readonly AlertThreshold[]): Record<string, unknown> {
   const due = !alert.archivedAt && alert.nextEvalAt ? keys.alertDue(alert.id, alert.nextEvalAt) : {};
   return {
     ...keys.alert(alert.organizationId, alert.id),
@@ -34,6 +34,7 @@ function alertItem(alert: StoredAlert): Record<string, unknown> {
     entity: 'costAlert',
     schemaVersion: SCHEMA_VERSION,
     ...alert,
+    ...(thresholds ? { evalThresholds: thresholds } : {}),
   };
 }
 
@@ -54,7 +55,7 @@ export async function insertAlert(alert: StoredAlert, thresholds: readonly Alert
     {
       Put: {
         TableName: tableName(),
-        Item: alertItem(alert),
+        Item: alertItem(alert, thresholds),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -128,7 +129,7 @@ export async function replaceAlert(
     {
       Put: {
         TableName: tableName(),
-        Item: alertItem(alert),
+        Item: alertItem(alert, thresholds.add),
         ConditionExpression: 'attribute_exists(pk) AND #v = :expected',
         ExpressionAttributeNames: { '#v': 'version' },
         ExpressionAttributeValues: { ':expected': expectedVersion },
@@ -219,7 +220,7 @@ export async function putEvaluations(orgId: string, evaluations: readonly AlertE
  * One page of the due index: alerts of one shard due at or before `at` (archived ones are not in
  * it). The index projects every attribute, so the page carries the whole alert records and the
  * sweep needs no further read; being eventually consistent, a record may be a moment old, which the
- * sweep's conditional `advanceNextEval` guards against.
+ * sweep's conditional `advanceNextEvals` guards against.
  */
 export async function dueAlerts(
   shard: number,
@@ -244,43 +245,77 @@ export async function dueAlerts(
 }
 
 /**
- * Moves an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, when it
+ * A move of an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, when it
  * takes a due alert. Conditional on `from` and on the alert not being archived, so of two sweeps
  * (EventBridge delivers at least once) exactly one moves it; with `snoozedUntil`, also on the
  * snooze being still that one (the sweep skips a snoozed alert on what it read from the index).
- * Answers false when the condition failed.
  */
-export async function advanceNextEval(
-  orgId: string,
-  alertId: string,
-  from: string,
-  to: string,
-  opts: { snoozedUntil?: string } = {},
-): Promise<boolean> {
-  const due = keys.alertDue(alertId, to);
-  const snooze = opts.snoozedUntil === undefined ? '' : ' AND snoozedUntil = :snoozed';
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.alert(orgId, alertId),
-        UpdateExpression: 'SET nextEvalAt = :to, gsi2pk = :gpk, gsi2sk = :gsk',
-        ConditionExpression: `attribute_exists(pk) AND nextEvalAt = :from AND archivedAt = :null${snooze}`,
-        ExpressionAttributeValues: {
-          ':to': to,
-          ':from': from,
-          ':gpk': due.gsi2pk,
-          ':gsk': due.gsi2sk,
-          ':null': null,
-          ...(opts.snoozedUntil === undefined ? {} : { ':snoozed': opts.snoozedUntil }),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
+export interface NextEvalMove {
+  orgId: string;
+  alertId: string;
+  from: string;
+  to: string;
+  /** Also conditional on the snooze being still this one. */
+  snoozedUntil?: string;
+}
+
+function advanceUpdate(m: NextEvalMove) {
+  const due = keys.alertDue(m.alertId, m.to);
+  const snooze = m.snoozedUntil === undefined ? '' : ' AND snoozedUntil = :snoozed';
+  return {
+    TableName: tableName(),
+    Key: keys.alert(m.orgId, m.alertId),
+    UpdateExpression: 'SET nextEvalAt = :to, gsi2pk = :gpk, gsi2sk = :gsk',
+    ConditionExpression: `attribute_exists(pk) AND nextEvalAt = :from AND archivedAt = :null${snooze}`,
+    ExpressionAttributeValues: {
+      ':to': m.to,
+      ':from': m.from,
+      ':gpk': due.gsi2pk,
+      ':gsk': due.gsi2sk,
+      ':null': null,
+      ...(m.snoozedUntil === undefined ? {} : { ':snoozed': m.snoozedUntil }),
+    },
+  };
+}
+
+/**
+ * Moves up to 100 alerts' `nextEvalAt` in one TransactWriteItems (one request instead of 100):
+ * answers, per move, whether this call moved it. A transaction is all or nothing, so when some
+ * conditions fail (another sweep took those alerts) the cancellation reasons say which, and the
+ * transaction is retried with the others only; a conflict with a concurrent transaction is retried
+ * too. Each alert is still moved by exactly one caller.
+ */
+export async function advanceNextEvals(moves: readonly NextEvalMove[]): Promise<boolean[]> {
+  if (moves.length > 100) throw new Error('advanceNextEvals takes at most 100 moves');
+  const out = moves.map(() => false);
+  let pending = moves.map((_, i) => i);
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 10) throw new Error('advanceNextEvals: transaction kept conflicting');
+    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(500, 10 * 2 ** attempt)));
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: pending.map((i) => ({ Update: advanceUpdate(moves[i]!) })),
+        }),
+      );
+      for (const i of pending) out[i] = true;
+      return out;
+    } catch (error) {
+      if (!isTransactionCanceled(error)) {
+        const name = (error as { name?: string } | null)?.name;
+        if (name === 'TransactionInProgressException' || name === 'ThrottlingException') continue;
+        throw error;
+      }
+      const codes = cancellationCodes(error);
+      const unexpected = codes.find(
+        (c) => c !== 'None' && c !== 'ConditionalCheckFailed' && c !== 'TransactionConflict',
+      );
+      if (unexpected) throw error;
+      // Those whose condition failed are someone else's (or archived): dropped; the rest retried.
+      pending = pending.filter((_, k) => codes[k] !== 'ConditionalCheckFailed');
+    }
   }
+  return out;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { config } from '../../config';
 import {
-  advanceNextEval,
+  advanceNextEvals,
   claimDedup,
   dueAlerts,
   getAlerts,
@@ -244,7 +244,7 @@ interface Work {
 
 /**
  * Evaluates the alerts of several messages (one evaluator invocation) in phases, each batched:
- * 1. BatchGet the alerts (100 a call), query the thresholds of threshold variants;
+ * 1. BatchGet the alerts (100 a call; each carries a copy of its thresholds);
  * 2. announce every alert to the source, which reads each distinct query set ONCE (all reads in
  *    flight together), and decide each alert in memory;
  * 3. for the alerts that fire and clear the noise floor and the snooze: the conditional dedup
@@ -300,7 +300,11 @@ export async function evaluateMessages(
           const alert = found.get(w.alertId);
           if (alert && !alert.archivedAt) w.alert = alert;
         }
-        const legacy = ws.filter((w) => w.alert && w.alert.variant !== 'CONDITION');
+        for (const w of ws) if (w.alert?.evalThresholds) w.thresholds = w.alert.evalThresholds;
+        // Alerts stored before the `evalThresholds` copy existed: their thresholds are queried.
+        const legacy = ws.filter(
+          (w) => w.alert && w.alert.variant !== 'CONDITION' && !w.alert.evalThresholds,
+        );
         const thresholds = await getThresholdsOf(
           orgId,
           legacy.map((w) => w.alertId),
@@ -468,16 +472,15 @@ function logEvaluation(orgId: string, e: AlertEvaluation, now: Date): void {
   });
 }
 
-/** Due-index page size of the sweep, and its conditional writes in flight at once. */
+/** Due-index page size of the sweep: one transaction (at most 100 items) moves a page's alerts. */
 const SWEEP_PAGE = 100;
-const SWEEP_WRITE_CONCURRENCY = 25;
 
 /**
  * The sweep: every shard of the due index up to `now` (shards in parallel), page by page. The
  * index carries the whole alert records, so a page needs no further read. Each due alert's
- * `nextEvalAt` is moved on with a conditional write (the page's writes in parallel), so of two
- * concurrent sweeps exactly one takes an alert for a due slot, and only the one that moved it
- * enqueues it. A snoozed alert is moved on and skipped (conditional on the snooze it was read
+ * `nextEvalAt` is moved on with a conditional write (a page's writes in one transaction,
+ * `advanceNextEvals`), so of two concurrent sweeps exactly one takes an alert for a due slot, and
+ * only the one that moved it enqueues it. A snoozed alert is moved on and skipped (conditional on the snooze it was read
  * with); the others are grouped by what they read (`seriesGroupKey`) into messages of at most
  * `MAX_ALERTS_PER_MESSAGE` alerts, sent with SendMessageBatch, so one evaluator invocation reads
  * each distinct query set once. A message SQS refuses moves its alerts' `nextEvalAt` back for the
@@ -510,9 +513,13 @@ export async function sweepDueAlerts(
         return;
       }
       firstError ??= error;
-      await mapSettled(g.taken, SWEEP_WRITE_CONCURRENCY, (t) =>
-        advanceNextEval(g.orgId, t.alertId, t.next, t.was),
-      );
+      // Back for the next sweep (conditional on still being where this sweep put them).
+      for (let k = 0; k < g.taken.length; k += SWEEP_PAGE)
+        await advanceNextEvals(
+          g.taken
+            .slice(k, k + SWEEP_PAGE)
+            .map((t) => ({ orgId: g.orgId, alertId: t.alertId, from: t.next, to: t.was })),
+        ).catch(() => undefined);
     });
     if (firstError) throw firstError;
   };
@@ -522,23 +529,24 @@ export async function sweepDueAlerts(
       const page = await dueAlerts(shard, at, SWEEP_PAGE, cursor);
       cursor = page.next;
       const due = page.items.filter((a) => only(a.organizationId) && !a.archivedAt && a.nextEvalAt);
-      const moved = await mapSettled(due, SWEEP_WRITE_CONCURRENCY, async (alert) => {
-        const next = nextEvaluationAt(alert.evaluationPeriod, now);
-        const isSnoozed = !!alert.snoozedUntil && Date.parse(alert.snoozedUntil) > now.getTime();
-        const ok = await advanceNextEval(
-          alert.organizationId,
-          alert.id,
-          alert.nextEvalAt!,
-          next,
-          isSnoozed ? { snoozedUntil: alert.snoozedUntil! } : {},
-        );
-        return { ok, next, isSnoozed };
-      });
-      const failed = moved.find((m) => !m.ok);
-      due.forEach((alert, i) => {
-        const m = moved[i]!;
-        if (!m.ok || !m.value.ok) return;
-        if (m.value.isSnoozed) {
+      // One transaction moves the page's alerts (each conditional on what was read).
+      const plans = due.map((alert) => ({
+        alert,
+        next: nextEvaluationAt(alert.evaluationPeriod, now),
+        isSnoozed: !!alert.snoozedUntil && Date.parse(alert.snoozedUntil) > now.getTime(),
+      }));
+      const moved = await advanceNextEvals(
+        plans.map((p) => ({
+          orgId: p.alert.organizationId,
+          alertId: p.alert.id,
+          from: p.alert.nextEvalAt!,
+          to: p.next,
+          ...(p.isSnoozed ? { snoozedUntil: p.alert.snoozedUntil! } : {}),
+        })),
+      );
+      plans.forEach(({ alert, next, isSnoozed }, i) => {
+        if (!moved[i]) return;
+        if (isSnoozed) {
           snoozed++;
           return;
         }
@@ -548,7 +556,7 @@ export async function sweepDueAlerts(
           g = { orgId: alert.organizationId, taken: [] };
           groups.set(key, g);
         }
-        g.taken.push({ alertId: alert.id, was: alert.nextEvalAt!, next: m.value.next });
+        g.taken.push({ alertId: alert.id, was: alert.nextEvalAt!, next });
         if (g.taken.length >= MAX_ALERTS_PER_MESSAGE) {
           groups.delete(key);
           full.push(g);
@@ -556,7 +564,6 @@ export async function sweepDueAlerts(
       });
       // Full messages go out as they fill (10 a call), so a large sweep sends while it reads.
       if (full.length >= 10) await flush(full.splice(0));
-      if (failed && !failed.ok) throw failed.error;
     } while (cursor);
   };
   const shards = await mapSettled(
