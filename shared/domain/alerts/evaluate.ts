@@ -524,10 +524,12 @@ export async function sweepDueAlerts(
     if (firstError) throw firstError;
   };
   const sweepShard = async (shard: number) => {
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await dueAlerts(shard, at, SWEEP_PAGE, cursor);
-      cursor = page.next;
+    // The next page is read while this one's transaction runs (moved alerts leave the range read).
+    let reading: ReturnType<typeof dueAlerts> | undefined = dueAlerts(shard, at, SWEEP_PAGE);
+    while (reading) {
+      const page: Awaited<ReturnType<typeof dueAlerts>> = await reading;
+      reading = page.next ? dueAlerts(shard, at, SWEEP_PAGE, page.next) : undefined;
+      reading?.catch(() => undefined); // awaited on the next turn
       const due = page.items.filter((a) => only(a.organizationId) && !a.archivedAt && a.nextEvalAt);
       // One transaction moves the page's alerts (each conditional on what was read).
       const plans = due.map((alert) => ({
@@ -564,7 +566,7 @@ export async function sweepDueAlerts(
       });
       // Full messages go out as they fill (10 a call), so a large sweep sends while it reads.
       if (full.length >= 10) await flush(full.splice(0));
-    } while (cursor);
+    }
   };
   const shards = await mapSettled(
     Array.from({ length: DUE_SHARDS }, (_, i) => i),
