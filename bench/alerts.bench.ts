@@ -155,6 +155,7 @@ async function work(messages: EvaluationMessage[]) {
     return ns.map(() => null);
   };
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   let invocations = 0;
   for (let i = 0; i < messages.length; i += BATCH) {
     invocations++;
@@ -175,6 +176,7 @@ async function work(messages: EvaluationMessage[]) {
     }
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   const alerts = messages.reduce((n, m) => n + (m.alertIds?.length ?? 1), 0);
   const s = (ms: number) => round(ms / 1000, 2);
   return {
@@ -195,6 +197,10 @@ async function work(messages: EvaluationMessage[]) {
     },
     dynamoDbSeconds: s(timings.load + timings.dedup + timings.record),
     warehouseSeconds: s(timings.read),
+    // CPU of the worker's process (our code, the AWS SDK and DuckDB's threads; DynamoDB Local is
+    // another process): what one worker spends, whatever the machine's load.
+    workerCpuSeconds: s((cpu.user + cpu.system) / 1000),
+    perMinuteOfWorkerCpu: Math.round((alerts / ((cpu.user + cpu.system) / 1e6)) * 60),
   };
 }
 
@@ -257,6 +263,7 @@ async function runOn(storage: 'memory' | 'disk', dir: string, principal: Princip
     process.stdout.write(`  [${storage}] ${ALERTS} alerts created in ${round(createSeconds)} s\n`);
     const loadBefore = load();
     const grouped: EvaluationMessage[] = [];
+    const sweepCpu = process.cpuUsage();
     const sweep = await timed(() =>
       sweepDueAlerts(
         NOW,
@@ -268,6 +275,7 @@ async function runOn(storage: 'memory' | 'disk', dir: string, principal: Princip
       ),
     );
     const sweepSeconds = sweep.ms / 1000;
+    const sweepCpuUsed = process.cpuUsage(sweepCpu);
     process.stdout.write(
       `  [${storage}] swept ${sweep.result.enqueued} alerts into ${sweep.result.messages} messages in ${round(sweepSeconds, 2)} s\n`,
     );
@@ -276,7 +284,11 @@ async function runOn(storage: 'memory' | 'disk', dir: string, principal: Princip
     return {
       loadAverage1m: { before: loadBefore, after: load() },
       createAlertsSeconds: round(createSeconds, 1),
-      sweep: { ...sweep.result, seconds: round(sweepSeconds, 2) },
+      sweep: {
+        ...sweep.result,
+        seconds: round(sweepSeconds, 2),
+        cpuSeconds: round((sweepCpuUsed.user + sweepCpuUsed.system) / 1e6, 2),
+      },
       evaluation,
       // Sweep and evaluation of the same alerts, end to end, per minute.
       sweepAndEvaluatePerMinute: Math.round((ALERTS / (sweepSeconds + evaluation.seconds)) * 60),

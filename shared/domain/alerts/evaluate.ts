@@ -379,20 +379,29 @@ export async function evaluateMessages(
   );
 
   // 4. Notifications of the claimed alerts, batched.
-  const notifying = claims.filter((w) => w.error === undefined && w.notificationId);
   await phase('notify', async () => {
-    const notes: Notification[] = notifying.map((w) => ({
-      id: w.notificationId!,
-      orgId: w.orgId,
-      kind: 'ALERT',
-      alertId: w.alertId,
-      channel: w.alert!.notificationChannel,
-      emails: w.alert!.emails,
-      slackChannelId: w.alert!.slackChannelId,
-      teamsUrl: w.alert!.teamsChannelId,
-      message: renderAlertMessage(w.result!.firing),
-      createdAt: now.toISOString(),
-    }));
+    const notifying: Work[] = [];
+    const notes: Notification[] = [];
+    for (const w of claims) {
+      if (w.error !== undefined || !w.notificationId) continue;
+      try {
+        notes.push({
+          id: w.notificationId,
+          orgId: w.orgId,
+          kind: 'ALERT',
+          alertId: w.alertId,
+          channel: w.alert!.notificationChannel,
+          emails: w.alert!.emails,
+          slackChannelId: w.alert!.slackChannelId,
+          teamsUrl: w.alert!.teamsChannelId,
+          message: renderAlertMessage(w.result!.firing),
+          createdAt: now.toISOString(),
+        });
+        notifying.push(w);
+      } catch (error) {
+        w.error = error;
+      }
+    }
     let sent: (Error | null)[];
     try {
       sent = notes.length
