@@ -285,7 +285,11 @@ export async function evaluateMessages(
           evaluation: null,
         });
   const byOrg = new Map<string, Work[]>();
-  for (const w of work.values()) byOrg.set(w.orgId, [...(byOrg.get(w.orgId) ?? []), w]);
+  for (const w of work.values()) {
+    const list = byOrg.get(w.orgId);
+    if (list) list.push(w);
+    else byOrg.set(w.orgId, [w]);
+  }
   const pending = () => [...work.values()].filter((w) => w.error === undefined);
 
   // 1. Load.

@@ -1,6 +1,9 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as evaluateWorker } from '../../../functions/workers/alert-evaluate';
 import type { Principal } from '../../../shared/auth/principal';
 import { getAlert, listEvaluations } from '../../../shared/db/alerts-repo';
+import { db, tableName } from '../../../shared/db/client';
+import { keys } from '../../../shared/db/keys';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
 import { backtestAlert } from '../../../shared/domain/alerts/backtest';
 import {
@@ -393,6 +396,45 @@ describe('batched sweep and evaluation', () => {
       expect(history.items).toHaveLength(1);
       expect(history.items[0]!.notificationId).toBe(id === fires ? `${fires}:${spikeDay}` : null);
     }
+  });
+
+  test('an alert stored before the thresholds copy existed has its thresholds queried', async () => {
+    const t0 = new Date('2026-11-21T05:00:00Z');
+    const [id] = await createMany(
+      1,
+      () =>
+        thresholdBody({
+          name: 'legacy item',
+          currency: 'USD',
+          queries: conditionBody().queries,
+          queryName: 'ec2',
+          thresholds: [
+            {
+              value: 300,
+              severityLevel: 'INFO',
+              metricMode: 'ABSOLUTE_SPEND',
+              changeBasis: 'ABSOLUTE_DELTA',
+            },
+          ],
+        }),
+      t0,
+    );
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.alert(batchOrg, id!),
+        UpdateExpression: 'REMOVE evalThresholds',
+      }),
+    );
+    expect((await getAlert(batchOrg, id!))?.evalThresholds).toBeUndefined();
+    setWarehouseQueries(fake);
+    const now = new Date('2026-11-21T06:00:00Z');
+    const [evaluation] = await evaluateAlerts(
+      { orgId: batchOrg, alertIds: [id!], scheduledFor: now.toISOString() },
+      { source: createEngineSeriesSource(), now: () => now, enqueueNotifications: collect<Notification>([]) },
+    );
+    // 400 on the spike day is above the queried threshold of 300.
+    expect(evaluation).toMatchObject({ evaluatedDay: spikeDay, triggered: true, values: { ec2: 400 } });
   });
 
   test('the worker fails only the malformed message of its batch', async () => {
