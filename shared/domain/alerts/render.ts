@@ -1,6 +1,7 @@
 import { ExpressionError } from '../common/expr/errors';
 import { type ExprNode, parseExpression } from '../common/expr/parse';
 import { windowNodes } from '../common/expr/walk';
+import { oneLine } from '../common/text';
 import type { AlertThreshold, CostAlert } from './model';
 import type { RenderedMessage } from './notification';
 
@@ -286,12 +287,6 @@ function cardText(text: string, style: Record<string, unknown> = {}): Record<str
     type: 'RichTextBlock',
     inlines: [{ type: 'TextRun', text: text.replaceAll('{{', '{\u2060{'), ...style }],
   };
-}
-
-/** Subjects are one line: control characters (CR, LF, tab) become spaces. */
-function oneLine(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to remove them
-  return s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
 }
 
 export function renderAlertMessage(firing: AlertFiring): RenderedMessage {
