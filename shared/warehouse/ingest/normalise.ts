@@ -21,7 +21,7 @@ import {
   nativeFormatOf,
   TAG_ENTRIES,
 } from './native';
-import { type FileFormat, firstJsonRecord, jsonFieldNames, sniffFormat } from './sniff';
+import { csvHeaderNames, type FileFormat, firstJsonRecord, jsonFieldNames, sniffFormat } from './sniff';
 
 /**
  * Reads one FOCUS export (CSV, gzipped CSV or Parquet) into a temporary DuckDB table in the
@@ -333,7 +333,10 @@ export async function openBillingFile(conn: DuckDBConnection, path: string): Pro
   let mapping = mapHeader(headers);
   const missing = REQUIRED_COLUMNS.filter((c) => !mapping.focus.has(c));
   if (!missing.length) return { path, format, from: raw, built: layered(mapping), mapping };
-  const header = new Header(headers);
+  const header = new Header(
+    headers,
+    format === 'csv' || format === 'csv.gz' ? csvHeaderNames(path, format) : undefined,
+  );
   const native = nativeFormatOf(header);
   if (!native) {
     if (mapping.focus.size >= 3)
