@@ -357,12 +357,16 @@ export function seriesSql(
   const conversion = q.conversion;
   const fine = q.granularity === 'Hour' ? 'hour' : 'day';
   // Parameters are added in the order they appear in the text (Athena binds `?` by position).
+  // One currency for every row of the org (the adapter knows): no currency column to read, and
+  // for day or hour buckets no second level either (each bucket's sum times its day's factor).
+  const one = conversion?.rowCurrency;
+  const twoLevels = conversion !== undefined && !(one && truncUnit === fine);
   const bucket =
     q.granularity === 'Period'
       ? ctx.params.add(start.slice(0, 10))
-      : conversion && truncUnit === fine
+      : twoLevels && truncUnit === fine
         ? 'fine'
-        : `date_trunc('${truncUnit}', ${conversion ? 'fine' : ts})`;
+        : `date_trunc('${truncUnit}', ${twoLevels ? 'fine' : ts})`;
   const period =
     q.granularity === 'Hour'
       ? d.hour('bucket')
@@ -378,18 +382,15 @@ export function seriesSql(
   const groupCols = groupBy.map((_, i) => `g${i}`);
   const valueCols = measures.length === 1 ? ['value'] : measures.map((_, i) => `value${i}`);
   const filter = `WHERE ${d.col('org_id')} = ${org}${d.monthBound ? ` AND ${d.col('billing_month')} BETWEEN ${quoteLiteral(months.from)} AND ${quoteLiteral(months.to)}` : ''} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`;
-  // One currency for every row of the org (the adapter knows): no currency column to read.
-  const one = conversion?.rowCurrency;
   const curKeys = one ? [] : [`${d.col('BillingCurrency')} AS cur`];
-  const inner = conversion
+  const factorOf = (at: string) =>
+    conversion ? conversionFactorSql(conversion, d, one ? currencyLiteral(one) : 'cur', at) : '1';
+  const inner = twoLevels
     ? [
         `SELECT ${[
           `${bucket} AS bucket`,
           ...groupCols,
-          ...valueCols.map(
-            (c, i) =>
-              `coalesce(sum(p${i} * ${conversionFactorSql(conversion, d, one ? currencyLiteral(one) : 'cur', 'fine')}), 0) AS ${c}`,
-          ),
+          ...valueCols.map((c, i) => `coalesce(sum(p${i} * ${factorOf('fine')}), 0) AS ${c}`),
         ].join(', ')}`,
         'FROM (',
         `SELECT ${[`date_trunc('${fine}', ${ts}) AS fine`, ...curKeys, ...groups, ...measures.map((m, i) => `sum(${m}) AS p${i}`)].join(', ')}`,
@@ -400,7 +401,14 @@ export function seriesSql(
         `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2)].join(', ')}`,
       ]
     : [
-        `SELECT ${[`${bucket} AS bucket`, ...groups, ...measures.map((m, i) => `coalesce(sum(${m}), 0) AS ${valueCols[i]}`)].join(', ')}`,
+        `SELECT ${[
+          `${bucket} AS bucket`,
+          ...groups,
+          ...measures.map(
+            (m, i) =>
+              `coalesce(sum(${m})${conversion ? ` * ${factorOf(`date_trunc('${fine}', ${ts})`)}` : ''}, 0) AS ${valueCols[i]}`,
+          ),
+        ].join(', ')}`,
         `FROM ${source}`,
         filter,
         `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2)].join(', ')}`,

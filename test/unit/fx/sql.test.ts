@@ -79,6 +79,17 @@ describe('conversion in series statements', () => {
       { dialect: duckDialect, params: positionalParams() },
     );
     expect(c.sql).not.toContain('"BillingCurrency"');
+    // Day buckets: each bucket's sum times its factor, in one level; longer buckets sum days first.
+    expect(c.sql).toContain(`coalesce(sum("BilledCost") * (CASE WHEN 'CAD' = 'EUR'`);
+    expect(c.sql).not.toContain(') AS f');
+    const monthly = seriesSql(
+      { ...q, granularity: 'Month', conversion: { ...conversion, rowCurrency: 'CAD' } },
+      metricSql('cost', duckDialect),
+      '"billing"',
+      { dialect: duckDialect, params: positionalParams() },
+    );
+    expect(monthly.sql).toContain(') AS f');
+    expect(monthly.sql).toContain('sum(p0 * (CASE');
     expect(c.sql).toContain(`CASE WHEN 'CAD' = 'EUR' THEN 1 ELSE coalesce(CASE WHEN 'CAD' = 'USD'`);
     expect(c.sql).toContain(`error('FX_RATE_MISSING ' || coalesce('CAD', '(none)')`);
     const athena = seriesSql(
