@@ -13,7 +13,7 @@
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
@@ -148,7 +148,11 @@ export default async function fxBench(): Promise<Record<string, unknown>> {
       accountPrefix: '3100',
     });
     await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
-    const out: Record<string, unknown> = { rows, convertedTo: 'EUR (every row, from USD)' };
+    const out: Record<string, unknown> = {
+      rows,
+      convertedTo: 'EUR (every row, from USD)',
+      loadAverage1mAtStart: round(loadavg()[0] ?? 0, 1),
+    };
     await measure(out, usd);
     // An April file billed in CAD (outside the range and the month before it, so the answers are
     // unchanged): the org now has two currencies.
@@ -169,6 +173,7 @@ export default async function fxBench(): Promise<Record<string, unknown>> {
     };
     await measure(mixed, usd);
     out.mixedOrg = mixed;
+    out.loadAverage1mAtEnd = round(loadavg()[0] ?? 0, 1);
     return out;
   } finally {
     resetDuckDb();
