@@ -291,9 +291,15 @@ const AZ = {
   service: ['MeterCategory', 'ConsumedService'],
 };
 
+/**
+ * US-style dates as Azure writes them (`9/2/2023`), and as a spreadsheet saves them again
+ * (`9/2/2023 12:00:00 AM`, `09/02/2023 00:00:00`): DuckDB `strptime` formats, tried in turn.
+ */
+export const US_DATE_FORMATS = `['%m/%d/%Y', '%m/%d/%Y %I:%M:%S %p', '%m/%d/%Y %H:%M:%S', '%m/%d/%Y %H:%M']`;
+
 /** An Azure date (`9/2/2023` or ISO) as a timestamp. */
 const azureDay = (c: string) =>
-  `coalesce(TRY_STRPTIME(${c}, '%m/%d/%Y'), TRY_CAST(${c} AS TIMESTAMPTZ)::TIMESTAMP)`;
+  `coalesce(TRY_STRPTIME(${c}, ${US_DATE_FORMATS}), TRY_CAST(${c} AS TIMESTAMPTZ)::TIMESTAMP)`;
 const nextDay = (c: string) => text(`CAST(${azureDay(c)} AS DATE) + 1`);
 
 function azure(h: Header, from: string): Converted {

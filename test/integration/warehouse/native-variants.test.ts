@@ -427,6 +427,9 @@ describe('Azure variants', () => {
     ['2024-09-02', '9/2/2024'],
     ['2024-09-03', '2024-09-03'],
     ['2024-09-04', '2024-09-04T00:00:00.0000000Z'],
+    // As a spreadsheet saves the file again.
+    ['2024-09-05', '9/5/2024 12:00:00 AM'],
+    ['2024-09-06', '09/06/2024 00:00:00'],
   ];
   const TAGS = [
     '{"env": "prod", "owner": "a, b"}',
@@ -487,7 +490,7 @@ describe('Azure variants', () => {
     );
   }
 
-  it('MCA camelCase export (EUR): ISO, zero-padded and short dates; tags with and without braces, empty', async () => {
+  it('MCA camelCase export (EUR): ISO, zero-padded, short and spreadsheet-saved dates; tags with and without braces, empty', async () => {
     const text = csvText(MCA_HEADER, mcaRows('EUR'), '\r\n', '\r\n\r\n');
     const parsed = parseCsv(text);
     const org = `org_var_mca_${run}`;
