@@ -2,14 +2,18 @@
  * Currency conversion overhead in the query engine over ~1M generated FOCUS rows
  * (`WAREHOUSE_BENCH_ROWS` to change): the same explorer requests through `runExplorer` without a
  * currency (figures in the billing currency, USD) and with `EUR` (every row joined to the per-day
- * factors and converted in the statement), and the ratio (converted / plain; target ≤ 1.2). The
+ * factors and converted in the statement), and the ratio (converted / plain; target ≤ 1.2). Then
+ * once more after a few CAD rows are added two months before the range (`mixedOrg`): the same rows
+ * are read, but the org is no longer one-currency, so the statement sums per currency too. The
  * rates are the demo's synthetic file, loaded into a throwaway DynamoDB Local. Each converted
  * figure is checked against the plain one divided by that day's USD rate (daily case), so the
- * converted side really converts. Figures only: nothing here is asserted by a test.
+ * converted side really converts. Wall and CPU time (this process's, DuckDB's threads included)
+ * are both reported: on a shared machine the CPU ratio is the steadier one. Figures only: nothing
+ * here is asserted by a test.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
@@ -25,7 +29,7 @@ import { runExplorer } from '../shared/domain/queries/engine';
 import type { ExplorerResult } from '../shared/domain/queries/model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
-import { writeFocusCsv } from '../shared/warehouse/generator';
+import { csvLine, FOCUS_HEADER, generateFocusRows, writeFocusCsv } from '../shared/warehouse/generator';
 import { costQuery as cost } from '../test/support/explorer';
 import { median, round, timed } from './support';
 
@@ -61,6 +65,51 @@ function converts(plain: ExplorerResult, converted: ExplorerResult, usd: Map<str
     const expected = (x.value ?? 0) / rateOn(x.date);
     return Math.abs((c[i]?.value ?? 0) - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
   });
+}
+
+/** Each case plain and converted, alternately; medians and ratios into `out`. */
+async function measure(out: Record<string, unknown>, usd: Map<string, number>): Promise<void> {
+  for (const c of CASES) {
+    const request = v.parse(ExplorerRequestSchema, c.request);
+    const plain = () => runExplorer(request, { orgId: ORG, now: NOW });
+    const converted = () => runExplorer(request, { orgId: ORG, now: NOW, currency: 'EUR' });
+    await plain();
+    await converted();
+    const plainMs: number[] = [];
+    const convMs: number[] = [];
+    const plainCpu: number[] = [];
+    const convCpu: number[] = [];
+    let checked: boolean | undefined;
+    for (let i = 0; i < RUNS; i++) {
+      // Alternate the order so a busy moment of the machine lands on both sides alike.
+      const a = i % 2 === 0 ? await timed(plain) : undefined;
+      const b = await timed(converted);
+      const a2 = a ?? (await timed(plain));
+      plainMs.push(a2.ms);
+      convMs.push(b.ms);
+      plainCpu.push(a2.cpuMs);
+      convCpu.push(b.cpuMs);
+      if (i === 0 && c.name === 'dailyCost') checked = converts(a2.result, b.result, usd);
+      if (i === 0 && b.result.conversion?.to !== 'EUR') throw new Error('the converted side did not convert');
+    }
+    const p = median(plainMs);
+    const k = median(convMs);
+    const pc = median(plainCpu);
+    const kc = median(convCpu);
+    out[c.name] = {
+      plainMs: round(p),
+      convertedMs: round(k),
+      ratio: round(k / p, 2),
+      plainCpuMs: round(pc),
+      convertedCpuMs: round(kc),
+      cpuRatio: round(kc / pc, 2),
+      target: 1.2,
+      ...(checked !== undefined ? { figuresChecked: checked } : {}),
+    };
+    process.stdout.write(
+      `  ${c.name}: plain ${round(p)} ms, converted ${round(k)} ms, ratio ${round(k / p, 2)}; CPU ${round(pc)} / ${round(kc)} ms, ratio ${round(kc / pc, 2)}\n`,
+    );
+  }
 }
 
 export default async function fxBench(): Promise<Record<string, unknown>> {
@@ -99,40 +148,32 @@ export default async function fxBench(): Promise<Record<string, unknown>> {
       accountPrefix: '3100',
     });
     await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
-    const out: Record<string, unknown> = { rows, convertedTo: 'EUR (every row, from USD)' };
-    for (const c of CASES) {
-      const request = v.parse(ExplorerRequestSchema, c.request);
-      const plain = () => runExplorer(request, { orgId: ORG, now: NOW });
-      const converted = () => runExplorer(request, { orgId: ORG, now: NOW, currency: 'EUR' });
-      await plain();
-      await converted();
-      const plainMs: number[] = [];
-      const convMs: number[] = [];
-      let checked: boolean | undefined;
-      for (let i = 0; i < RUNS; i++) {
-        // Alternate the order so a busy moment of the machine lands on both sides alike.
-        const a = i % 2 === 0 ? await timed(plain) : undefined;
-        const b = await timed(converted);
-        const a2 = a ?? (await timed(plain));
-        plainMs.push(a2.ms);
-        convMs.push(b.ms);
-        if (i === 0 && c.name === 'dailyCost') checked = converts(a2.result, b.result, usd);
-        if (i === 0 && b.result.conversion?.to !== 'EUR')
-          throw new Error('the converted side did not convert');
-      }
-      const p = median(plainMs);
-      const k = median(convMs);
-      out[c.name] = {
-        plainMs: round(p),
-        convertedMs: round(k),
-        ratio: round(k / p, 2),
-        target: 1.2,
-        ...(checked !== undefined ? { figuresChecked: checked } : {}),
-      };
-      process.stdout.write(
-        `  ${c.name}: plain ${round(p)} ms, converted ${round(k)} ms, ratio ${round(k / p, 2)}\n`,
-      );
-    }
+    const out: Record<string, unknown> = {
+      rows,
+      convertedTo: 'EUR (every row, from USD)',
+      loadAverage1mAtStart: round(loadavg()[0] ?? 0, 1),
+    };
+    await measure(out, usd);
+    // An April file billed in CAD (outside the range and the month before it, so the answers are
+    // unchanged): the org now has two currencies.
+    const cad = join(dir, 'cad.csv');
+    const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(',')];
+    for (const r of generateFocusRows({
+      seed: 2,
+      months: ['2024-04'],
+      resourcesPerProvider: 1,
+      accountPrefix: '3200',
+    }))
+      lines.push(csvLine({ ...r, BillingCurrency: 'CAD' }));
+    writeFileSync(cad, `${lines.join('\n')}\n`);
+    await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: cad, sourceName: 'cad.csv' });
+    process.stdout.write('  mixed-currency organisation (same rows in the range):\n');
+    const mixed: Record<string, unknown> = {
+      note: 'a CAD file for 2024-04 beside the USD rows: per-currency path',
+    };
+    await measure(mixed, usd);
+    out.mixedOrg = mixed;
+    out.loadAverage1mAtEnd = round(loadavg()[0] ?? 0, 1);
     return out;
   } finally {
     resetDuckDb();

@@ -18,7 +18,7 @@ import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { writeFocusCsv } from '../shared/warehouse/generator';
 import { type NativeKind, writeNativeExport } from '../shared/warehouse/native-generator';
-import { round } from './support';
+import { round, timed } from './support';
 
 const MONTHS = ['2024-07', '2024-08'];
 const KINDS: NativeKind[] = ['cur1', 'cur2', 'azure', 'gcp-csv', 'gcp-jsonl', 'oci'];
@@ -30,18 +30,6 @@ const EXT: Record<NativeKind, string> = {
   'gcp-jsonl': 'jsonl',
   oci: 'csv',
 };
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; cpuMs: number; result: T }> {
-  const started = process.hrtime.bigint();
-  const cpu = process.cpuUsage();
-  const result = await fn();
-  const used = process.cpuUsage(cpu);
-  return {
-    ms: Number(process.hrtime.bigint() - started) / 1e6,
-    cpuMs: (used.user + used.system) / 1000,
-    result,
-  };
-}
 
 export default async function ingestBench(): Promise<Record<string, unknown>> {
   const target = Number(process.env.INGEST_BENCH_ROWS ?? 100_000);

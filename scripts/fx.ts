@@ -11,9 +11,9 @@
  * used with TABLE_NAME (a deployed table).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { isConnectionRefused, wantsHelp } from './lib/cli';
-import { pointAtTable } from './lib/stack-table';
+import { noStackMessage, pointAtTable, readStackSession } from './lib/stack-table';
 
 const USAGE = [
   'usage: npm run fx -- load <file> [--state-dir DIR]   load an ECB rate file (CSV or XML)',
@@ -55,14 +55,9 @@ export function parseFxArgs(argv: readonly string[], env: NodeJS.ProcessEnv = pr
 }
 
 function pointAtStack(stateDir: string): void {
-  const file = join(stateDir, 'session.json');
-  const session = existsSync(file)
-    ? (JSON.parse(readFileSync(file, 'utf8')) as { endpoints?: { dynamodb?: string }; tableName?: string })
-    : undefined;
+  const session = readStackSession(stateDir);
   if (!session && !process.env.DYNAMODB_ENDPOINT && !process.env.TABLE_NAME)
-    throw new Error(
-      `no running stack found (${file} is missing): start it with npm start, or set DYNAMODB_ENDPOINT or TABLE_NAME`,
-    );
+    throw new Error(noStackMessage(stateDir));
   pointAtTable(session);
 }
 

@@ -1,6 +1,6 @@
 /**
- * `npm run ingest -- --org <orgId> <file>`: ingests a FOCUS export (CSV, .csv.gz or Parquet)
- * into the running local stack, the way an S3 upload does in AWS: the file is copied into the
+ * `npm run ingest -- --org <orgId> <file>`: ingests a billing export (FOCUS, or a provider-native
+ * CUR / Azure / Google Cloud / OCI export, converted on ingestion) into the running local stack, the way an S3 upload does in AWS: the file is copied into the
  * local billing bucket (`<state>/bucket/uploads/<orgId>/…`) and an S3 `ObjectCreated` event is
  * put on the stack's `billing-ingest` queue. The stack's worker ingests it (the stack process
  * owns the DuckDB file) and enqueues the refresh. The command waits for the outcome and the
@@ -20,9 +20,11 @@ import { wantsHelp } from './lib/cli';
 
 const USAGE = [
   'usage: npm run ingest -- [--org ORG_ID] [--state-dir DIR] [--session FILE] [--no-wait] [--timeout SECONDS] FILE',
-  '  Ingests a FOCUS export (CSV, .csv.gz or Parquet) into the running local stack (npm start), as an',
+  '  Ingests a billing export into the running local stack (npm start), as an',
   '  upload to the billing bucket does in AWS, then waits for the ingestion and the refresh. A rejected',
   '  upload (e.g. an organisation not registered yet: see npm run org) exits 1 with the reason.',
+  '  Accepted: FOCUS 1.0+ (CSV, .csv.gz, Parquet), AWS CUR 1.0 / CUR 2.0, Azure EA/MCA cost exports,',
+  '  the Google Cloud BigQuery billing export (CSV or JSON lines, .gz) and OCI cost reports.',
   '  --org        organisation (default: orgId of the running session, e.g. org_demo)',
   "  --state-dir  the stack's state folder (default: $LOCAL_STATE_DIR or .local)",
   '  --session    its session file (default: <state-dir>/session.json)',

@@ -13,10 +13,9 @@
  * must be a registered user (a key of an unknown user could never authenticate); an `org_`
  * principal must be the org itself and gets an organisation key.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { isConnectionRefused, UsageError, wantsHelp } from './lib/cli';
-import { pointAtTable } from './lib/stack-table';
+import { noStackMessage, pointAtTable, readStackSession, type TableSession } from './lib/stack-table';
 
 export { UsageError } from './lib/cli';
 
@@ -83,20 +82,8 @@ export function parseKeysArgs(argv: string[], env: NodeJS.ProcessEnv = process.e
   return { command, stateDir, ...org, ...(values.principal ? { principal: values.principal } : {}) };
 }
 
-interface LocalSession {
+interface LocalSession extends TableSession {
   orgId?: string;
-  endpoints?: { dynamodb?: string };
-  tableName?: string;
-}
-
-function readSession(stateDir: string): LocalSession | undefined {
-  const file = join(stateDir, 'session.json');
-  if (!existsSync(file)) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as LocalSession;
-  } catch {
-    return undefined;
-  }
 }
 
 async function main(): Promise<void> {
@@ -105,12 +92,9 @@ async function main(): Promise<void> {
     return;
   }
   const args = parseKeysArgs(process.argv.slice(2));
-  const session = readSession(args.stateDir);
+  const session = readStackSession<LocalSession>(args.stateDir);
   if (!session && !process.env.DYNAMODB_ENDPOINT && !process.env.TABLE_NAME) {
-    throw new KeysError(
-      `no running stack found (${join(args.stateDir, 'session.json')} is missing): start it with npm start, ` +
-        'or set DYNAMODB_ENDPOINT or TABLE_NAME to use another table',
-    );
+    throw new KeysError(noStackMessage(args.stateDir));
   }
   // Point the shared DynamoDB client at the stack before anything reads the configuration.
   pointAtTable(session);

@@ -8,15 +8,9 @@
  * (`--state-dir`, $LOCAL_STATE_DIR or .local); without either the AWS default chain is used with
  * TABLE_NAME.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { wantsHelp } from './lib/cli';
-import { pointAtTable } from './lib/stack-table';
-
-interface LocalSession {
-  endpoints?: { dynamodb?: string };
-  tableName?: string;
-}
+import { noStackMessage, pointAtTable, readStackSession } from './lib/stack-table';
 
 /** `--state-dir DIR` or `--state-dir=DIR`; anything else is a usage error (exit 2). */
 function stateDirOf(argv: string[]): string {
@@ -47,13 +41,9 @@ async function main(): Promise<void> {
     return;
   }
   const stateDir = stateDirOf(argv);
-  const file = join(stateDir, 'session.json');
-  const session = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as LocalSession) : undefined;
+  const session = readStackSession(stateDir);
   if (!session && !process.env.DYNAMODB_ENDPOINT && !process.env.TABLE_NAME) {
-    process.stderr.write(
-      `migrate-enrichments: no running stack found (${file} is missing): start it with npm start, ` +
-        'or set DYNAMODB_ENDPOINT or TABLE_NAME to use another table\n',
-    );
+    process.stderr.write(`migrate-enrichments: ${noStackMessage(stateDir)}\n`);
     process.exit(1);
   }
   // Point the shared DynamoDB client at the stack before anything reads the configuration.

@@ -7,10 +7,9 @@
  * The table: DYNAMODB_ENDPOINT, else `endpoints.dynamodb` of `<state-dir>/session.json`
  * (`--state-dir`, $LOCAL_STATE_DIR or .local); without either, TABLE_NAME with the AWS default chain.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { wantsHelp } from './lib/cli';
-import { pointAtTable } from './lib/stack-table';
+import { noStackMessage, pointAtTable, readStackSession } from './lib/stack-table';
 
 const NAME = 'migrate-report-schedules';
 const USAGE = [
@@ -40,15 +39,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const file = join(stateDirOf(argv), 'session.json');
-  const session = existsSync(file)
-    ? (JSON.parse(readFileSync(file, 'utf8')) as { endpoints?: { dynamodb?: string }; tableName?: string })
-    : undefined;
+  const stateDir = stateDirOf(argv);
+  const session = readStackSession(stateDir);
   if (!session && !process.env.DYNAMODB_ENDPOINT && !process.env.TABLE_NAME) {
-    process.stderr.write(
-      `${NAME}: no running stack found (${file} is missing): start it with npm start, ` +
-        'or set DYNAMODB_ENDPOINT or TABLE_NAME to use another table\n',
-    );
+    process.stderr.write(`${NAME}: ${noStackMessage(stateDir)}\n`);
     process.exit(1);
   }
   // The shared DynamoDB client reads the configuration on first use: set it before importing.

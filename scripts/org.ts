@@ -13,10 +13,9 @@
  * (`--state-dir`, $LOCAL_STATE_DIR or .local), else TABLE_NAME with the AWS default chain; with
  * none of these it says in one line that no stack is running (exit 1).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { isConnectionRefused, UsageError, wantsHelp } from './lib/cli';
-import { pointAtTable } from './lib/stack-table';
+import { noStackMessage, pointAtTable, readStackSession } from './lib/stack-table';
 
 export { UsageError } from './lib/cli';
 
@@ -117,21 +116,6 @@ export function parseOrgArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   return { command, org, name: name.trim(), timezone, ...where };
 }
 
-interface LocalSession {
-  endpoints?: { dynamodb?: string };
-  tableName?: string;
-}
-
-function readSession(stateDir: string): LocalSession | undefined {
-  const file = join(stateDir, 'session.json');
-  if (!existsSync(file)) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as LocalSession;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Points the shared DynamoDB client at the chosen table; answers a description of it. */
 export function target(args: Where, env: NodeJS.ProcessEnv = process.env): string {
   if (args.table) {
@@ -141,11 +125,10 @@ export function target(args: Where, env: NodeJS.ProcessEnv = process.env): strin
     delete env.DYNAMODB_ENDPOINT;
     return `table ${args.table} (${env.AWS_REGION ?? 'us-east-1'})`;
   }
-  const session = env.DYNAMODB_ENDPOINT ? undefined : readSession(args.stateDir);
+  const session = env.DYNAMODB_ENDPOINT ? undefined : readStackSession(args.stateDir);
   if (!env.DYNAMODB_ENDPOINT && !session?.endpoints?.dynamodb && !env.TABLE_NAME) {
     throw new OrgError(
-      `no running stack found (${join(args.stateDir, 'session.json')} is missing): start it with npm start, ` +
-        'or give --table NAME (a deployed table, with AWS credentials)',
+      noStackMessage(args.stateDir, 'or give --table NAME (a deployed table, with AWS credentials)'),
     );
   }
   pointAtTable(session, env);

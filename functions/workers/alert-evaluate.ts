@@ -1,5 +1,9 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { type EvaluationMessage, evaluateAlerts, messageAlertIds } from '../../shared/domain/alerts/evaluate';
+import {
+  type EvaluationMessage,
+  evaluateMessages,
+  messageAlertIds,
+} from '../../shared/domain/alerts/evaluate';
 import { createEngineSeriesSource } from '../../shared/domain/alerts/series-source';
 import { withInvocationLogContext } from '../../shared/log';
 import { processPartialResponse } from '../../shared/workers/batch';
@@ -23,14 +27,30 @@ function parse(body: string): EvaluationMessage {
 
 /**
  * Consumer of `alert-evaluation`: each message names due alerts of one organisation that ask the
- * same queries (or one alert); partial batch failures, DLQ after retries.
+ * same queries (or one alert). The whole batch is evaluated together (`evaluateMessages`: one
+ * BatchGet, one read per distinct query set, batched writes); failures stay per message (partial
+ * batch failures; a malformed message fails alone and ends in the DLQ after retries).
  */
 async function run(event: SQSEvent): Promise<SQSBatchResponse> {
-  // One source per invocation: alerts of the batch that ask the same queries share the reads.
-  const source = createEngineSeriesSource();
+  const parsed = event.Records.map((record) => {
+    try {
+      return parse(record.body);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  });
+  const valid = parsed.filter((m): m is EvaluationMessage => !(m instanceof Error));
+  // One source for the invocation: alerts of the batch that ask the same queries share the reads.
+  const outcomes = evaluateMessages(valid, { source: createEngineSeriesSource(), now: () => new Date() });
+  outcomes.catch(() => undefined); // awaited below, once per record
   return processPartialResponse(
     event,
-    (record) => evaluateAlerts(parse(record.body), { source, now: () => new Date() }),
+    async (_record, { index }) => {
+      const msg = parsed[index]!;
+      if (msg instanceof Error) throw msg;
+      const outcome = (await outcomes)[valid.indexOf(msg)]!;
+      if (!outcome.ok) throw outcome.error;
+    },
     { failureMessage: 'alert evaluation failed' },
   );
 }

@@ -57,11 +57,11 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
       const raw = await readRaw(req);
       if (raw === null) return send(413, { message: 'Request Entity Too Large' });
 
-      const local = await control.handle(
-        method,
-        url.pathname,
-        raw.length ? safeJson(raw.toString('utf8')) : undefined,
-      );
+      // Only the `/_local/*` control routes read a body here; a route's body is parsed by its
+      // handler alone, as in AWS (so a costly body costs the local server nothing extra).
+      const controlBody =
+        raw.length && url.pathname.startsWith('/_local/') ? safeJson(raw.toString('utf8')) : undefined;
+      const local = await control.handle(method, url.pathname, controlBody);
       if (local) return send(local.status, local.body, local.headers);
 
       const match = matchRoute(routes, method, url.pathname);

@@ -5,11 +5,11 @@ import {
   QueryCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { DedupRule } from '../domain/alerts/dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from '../domain/alerts/model';
 import { ConflictError } from '../errors';
+import { mapLimit } from '../pool';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { batchGetItems } from './items';
 import { keys, stripKeys } from './keys';
@@ -24,7 +24,8 @@ import { replaceVersioned } from './writes';
  */
 const SCHEMA_VERSION = 1;
 
-function alertItem(alert: StoredAlert): Record<string, unknown> {
+/** The alert item; with `thresholds` (written in the same transaction), its `evalThresholds` copy of them. */
+function alertItem(alert: StoredAlert, thresholds?: readonly AlertThreshold[]): Record<string, unknown> {
   const due = !alert.archivedAt && alert.nextEvalAt ? keys.alertDue(alert.id, alert.nextEvalAt) : {};
   return {
     ...keys.alert(alert.organizationId, alert.id),
@@ -33,6 +34,7 @@ function alertItem(alert: StoredAlert): Record<string, unknown> {
     entity: 'costAlert',
     schemaVersion: SCHEMA_VERSION,
     ...alert,
+    ...(thresholds ? { evalThresholds: thresholds } : {}),
   };
 }
 
@@ -53,7 +55,7 @@ export async function insertAlert(alert: StoredAlert, thresholds: readonly Alert
     {
       Put: {
         TableName: tableName(),
-        Item: alertItem(alert),
+        Item: alertItem(alert, thresholds),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -100,6 +102,16 @@ export async function getThresholds(orgId: string, alertId: string): Promise<Ale
   return (res.Items ?? []).map((item) => stripKeys(item) as unknown as AlertThreshold);
 }
 
+/** Thresholds of several alerts of one organisation (one query each, `concurrency` at once), by alert id. */
+export async function getThresholdsOf(
+  orgId: string,
+  alertIds: readonly string[],
+  concurrency = 16,
+): Promise<Map<string, AlertThreshold[]>> {
+  const lists = await mapLimit(alertIds, concurrency, (id) => getThresholds(orgId, id));
+  return new Map(alertIds.map((id, i) => [id, lists[i]!]));
+}
+
 /**
  * Replaces an alert while its stored version is still `expectedVersion` (409 VERSION_CONFLICT
  * otherwise) and, when `thresholds` is given, its thresholds with that list, in one transaction.
@@ -117,7 +129,7 @@ export async function replaceAlert(
     {
       Put: {
         TableName: tableName(),
-        Item: alertItem(alert),
+        Item: alertItem(alert, thresholds.add),
         ConditionExpression: 'attribute_exists(pk) AND #v = :expected',
         ExpressionAttributeNames: { '#v': 'version' },
         ExpressionAttributeValues: { ':expected': expectedVersion },
@@ -186,85 +198,124 @@ export async function putEvaluation(orgId: string, evaluation: AlertEvaluation):
   await db().send(new PutCommand({ TableName: tableName(), Item: evaluationItem(orgId, evaluation) }));
 }
 
-/** Records several evaluations (BatchWrite, 25 a call; unprocessed items retried with backoff). */
+/**
+ * Records several evaluations: BatchWrite, 25 a call, 4 calls at once; unprocessed items retried
+ * with backoff. Evaluations must have distinct keys (alert + `evaluatedAt`).
+ */
 export async function putEvaluations(orgId: string, evaluations: readonly AlertEvaluation[]): Promise<void> {
-  for (let i = 0; i < evaluations.length; i += 25) {
-    let pending = evaluations
-      .slice(i, i + 25)
-      .map((e) => ({ PutRequest: { Item: evaluationItem(orgId, e) } }));
+  const chunks: AlertEvaluation[][] = [];
+  for (let i = 0; i < evaluations.length; i += 25) chunks.push(evaluations.slice(i, i + 25));
+  await mapLimit(chunks, 4, async (chunk) => {
+    let pending = chunk.map((e) => ({ PutRequest: { Item: evaluationItem(orgId, e) } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 8) throw new Error('BatchWrite kept returning unprocessed evaluations');
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
       const res = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
       pending = (res.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
     }
-  }
+  });
 }
 
-/** Alerts due at or before `at` in one shard of the due index (archived ones are not in it). */
+/**
+ * One page of the due index: alerts of one shard due at or before `at` (archived ones are not in
+ * it). The index projects every attribute, so the page carries the whole alert records and the
+ * sweep needs no further read; being eventually consistent, a record may be a moment old, which the
+ * sweep's conditional `advanceNextEvals` guards against.
+ */
 export async function dueAlerts(
   shard: number,
   at: string,
   limit: number,
   cursor?: Record<string, unknown>,
-): Promise<{
-  items: { orgId: string; alertId: string; nextEvalAt: string }[];
-  next?: Record<string, unknown>;
-}> {
+): Promise<{ items: StoredAlert[]; next?: Record<string, unknown> }> {
   const res = await db().send(
     new QueryCommand({
       TableName: tableName(),
       IndexName: 'gsi2',
       KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :at',
       ExpressionAttributeValues: { ':p': keys.alertDueShard(shard), ':at': at },
-      ProjectionExpression: 'organizationId, id, nextEvalAt',
       Limit: limit,
       ...(cursor ? { ExclusiveStartKey: cursor } : {}),
     }),
   );
   return {
-    items: (res.Items ?? []).map((i) => ({
-      orgId: String(i.organizationId),
-      alertId: String(i.id),
-      nextEvalAt: String(i.nextEvalAt),
-    })),
+    items: (res.Items ?? []).filter((i) => i.entity === 'costAlert').map(fromItem),
     ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}),
   };
 }
 
 /**
- * Moves an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, after
- * enqueueing it. Conditional on `from` and on the alert not being archived, so two sweeps never
- * both move it; answers false when the condition failed.
+ * A move of an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, when it
+ * takes a due alert. Conditional on `from` and on the alert not being archived, so of two sweeps
+ * (EventBridge delivers at least once) exactly one moves it; with `snoozedUntil`, also on the
+ * snooze being still that one (the sweep skips a snoozed alert on what it read from the index).
  */
-export async function advanceNextEval(
-  orgId: string,
-  alertId: string,
-  from: string,
-  to: string,
-): Promise<boolean> {
-  const due = keys.alertDue(alertId, to);
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.alert(orgId, alertId),
-        UpdateExpression: 'SET nextEvalAt = :to, gsi2pk = :gpk, gsi2sk = :gsk',
-        ConditionExpression: 'attribute_exists(pk) AND nextEvalAt = :from AND archivedAt = :null',
-        ExpressionAttributeValues: {
-          ':to': to,
-          ':from': from,
-          ':gpk': due.gsi2pk,
-          ':gsk': due.gsi2sk,
-          ':null': null,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
+export interface NextEvalMove {
+  orgId: string;
+  alertId: string;
+  from: string;
+  to: string;
+  /** Also conditional on the snooze being still this one. */
+  snoozedUntil?: string;
+}
+
+function advanceUpdate(m: NextEvalMove) {
+  const due = keys.alertDue(m.alertId, m.to);
+  const snooze = m.snoozedUntil === undefined ? '' : ' AND snoozedUntil = :snoozed';
+  return {
+    TableName: tableName(),
+    Key: keys.alert(m.orgId, m.alertId),
+    UpdateExpression: 'SET nextEvalAt = :to, gsi2pk = :gpk, gsi2sk = :gsk',
+    ConditionExpression: `attribute_exists(pk) AND nextEvalAt = :from AND archivedAt = :null${snooze}`,
+    ExpressionAttributeValues: {
+      ':to': m.to,
+      ':from': m.from,
+      ':gpk': due.gsi2pk,
+      ':gsk': due.gsi2sk,
+      ':null': null,
+      ...(m.snoozedUntil === undefined ? {} : { ':snoozed': m.snoozedUntil }),
+    },
+  };
+}
+
+/**
+ * Moves up to 100 alerts' `nextEvalAt` in one TransactWriteItems (one request instead of 100):
+ * answers, per move, whether this call moved it. A transaction is all or nothing, so when some
+ * conditions fail (another sweep took those alerts) the cancellation reasons say which, and the
+ * transaction is retried with the others only; a conflict with a concurrent transaction is retried
+ * too. Each alert is still moved by exactly one caller.
+ */
+export async function advanceNextEvals(moves: readonly NextEvalMove[]): Promise<boolean[]> {
+  if (moves.length > 100) throw new Error('advanceNextEvals takes at most 100 moves');
+  const out = moves.map(() => false);
+  let pending = moves.map((_, i) => i);
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 10) throw new Error('advanceNextEvals: transaction kept conflicting');
+    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(500, 10 * 2 ** attempt)));
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: pending.map((i) => ({ Update: advanceUpdate(moves[i]!) })),
+        }),
+      );
+      for (const i of pending) out[i] = true;
+      return out;
+    } catch (error) {
+      if (!isTransactionCanceled(error)) {
+        const name = (error as { name?: string } | null)?.name;
+        if (name === 'TransactionInProgressException' || name === 'ThrottlingException') continue;
+        throw error;
+      }
+      const codes = cancellationCodes(error);
+      const unexpected = codes.find(
+        (c) => c !== 'None' && c !== 'ConditionalCheckFailed' && c !== 'TransactionConflict',
+      );
+      if (unexpected) throw error;
+      // Those whose condition failed are someone else's (or archived): dropped; the rest retried.
+      pending = pending.filter((_, k) => codes[k] !== 'ConditionalCheckFailed');
+    }
   }
+  return out;
 }
 
 /**

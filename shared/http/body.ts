@@ -28,6 +28,53 @@ export function bodyLimits(def: RouteDef): HttpMiddleware {
   };
 }
 
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. The deepest body a schema accepts
+ * (a dashboard widget's `conditions`, 16 levels, inside the widget) needs about 24; past this the
+ * body is refused before it is parsed, so no parser, schema or hash recurses once per level.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Most keys one JSON object of a body may have. The widest object a schema accepts is a free-form
+ * map (scope `filters`, dashboard `conditions`, an enrichment entry's 20 columns); past this the
+ * body is refused before it is parsed: `JSON.parse` of an object with tens of thousands of keys
+ * costs hundreds of milliseconds (V8 dictionary objects), a long array does not.
+ */
+export const MAX_JSON_KEYS = 1000;
+
+/**
+ * Why a JSON text may not be parsed, or null: more than `MAX_JSON_DEPTH` arrays or objects open at
+ * once, or an object with more than `MAX_JSON_KEYS` keys (counted by their `:` outside strings).
+ * One pass, no recursion; malformed JSON is left to the parser.
+ */
+export function jsonShapeProblem(
+  text: string,
+  limits: { depth: number; keys: number } = { depth: MAX_JSON_DEPTH, keys: MAX_JSON_KEYS },
+): string | null {
+  const keys = new Int32Array(limits.depth + 2);
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limits.depth) return `JSON body is nested too deeply (at most ${limits.depth} levels)`;
+      keys[depth] = 0;
+    } else if (c === 0x5d || c === 0x7d) {
+      if (depth > 0) depth--;
+    } else if (c === 0x3a && depth > 0) {
+      const count = (keys[depth] ?? 0) + 1;
+      if (count > limits.keys) return `JSON object has too many keys (at most ${limits.keys})`;
+      keys[depth] = count;
+    }
+  }
+  return null;
+}
+
 /** `application/json` and `application/<anything>+json`: the types the JSON body parser accepts. */
 const JSON_MEDIA_TYPE = /^application\/(?:[^;]+\+)?json$/;
 
@@ -39,6 +86,8 @@ function listOf(types: readonly string[]): string {
  * The body middleware of a route: none without a body schema; the JSON parser (415 for any other
  * media type) by default; with `bodyContentTypes`, the JSON parser for a listed JSON type, the
  * body as text for a listed non-JSON type, and 415 naming the listed types for anything else.
+ * A JSON body nested deeper than `MAX_JSON_DEPTH`, or with an object of more than `MAX_JSON_KEYS`
+ * keys, is the route's 400 before it is parsed (`jsonShapeProblem`).
  * A JSON body must be an object (every body schema is one): an array, a string, a number or null
  * is the route's 400, as malformed JSON is.
  */
@@ -48,6 +97,12 @@ export function bodyParser(def: RouteDef): HttpMiddleware {
   const parser = httpJsonBodyParser({ disableContentTypeError: false });
   const json: NonNullable<HttpMiddleware['before']> = async (request) => {
     normaliseJsonRequest(request.event);
+    const raw = request.event.body;
+    if (typeof raw === 'string') {
+      const text = request.event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+      const problem = jsonShapeProblem(text);
+      if (problem) throw requestRejection(style, problem);
+    }
     try {
       await parser.before?.(request);
     } catch (error) {

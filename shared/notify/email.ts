@@ -7,10 +7,26 @@ export class HeaderInjectionError extends Error {
   override name = 'HeaderInjectionError';
 }
 
-/** Header values come from users (alert name, addresses): CR or LF in any of them is refused outright. */
+/**
+ * Header values come from users (alert name, addresses): CR, LF, NUL, NEL or a Unicode line or
+ * paragraph separator in any of them is refused outright (the renderers already make subjects one
+ * line with `oneLine`, shared/domain/common/text.ts).
+ */
 function headerValue(name: string, value: string): string {
-  if (/[\r\n]/.test(value)) throw new HeaderInjectionError(`${name} must not contain CR or LF`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to refuse them
+  if (/[\r\n\u0000\u0085\u2028\u2029]/.test(value))
+    throw new HeaderInjectionError(`${name} must not contain CR or LF (nor another line break)`);
   return value;
+}
+
+/**
+ * A subject is the user's text (an alert or report name): an RFC 2047 encoded word typed into it
+ * (`=?UTF-8?Q?…=0D=0A…?=`) must stay those characters, not decode to a line break in the reader.
+ * A zero-width space after each `=` of `=?` makes it no encoded word, and makes the composer encode
+ * the whole subject itself (it then holds a non-ASCII character), so it reads as typed.
+ */
+function literalText(value: string): string {
+  return value.replaceAll('=?', '=\u200b?');
 }
 
 /**
@@ -87,7 +103,7 @@ export async function composeEmail(e: EmailParts): Promise<Buffer> {
   const composer = new MailComposer({
     from: headerValue('From', e.from),
     to: e.to.map((to) => headerValue('To', to)),
-    subject: headerValue('Subject', e.subject),
+    subject: literalText(headerValue('Subject', e.subject)),
     text: e.text,
     html: withInlineImages(e.html, attachments),
     headers: Object.fromEntries(

@@ -62,6 +62,12 @@ export interface CurrencyConversion {
   from: string;
   /** One entry per (source currency, calendar day `YYYY-MM-DD`) with a usable rate. */
   factors: readonly { currency: string; day: string; factor: number }[];
+  /**
+   * Set by an adapter that knows (from a read it keeps until the next write) that every row of
+   * the organisation is billed in this one currency: the statement then reads no BillingCurrency.
+   * Never set from a guess: a wrong value would convert rows at another currency's rate.
+   */
+  rowCurrency?: string;
 }
 
 export interface UsageSeriesQuery extends Omit<CostSeriesQuery, 'metricId'> {

@@ -8,6 +8,7 @@ import {
   FOCUS_SAMPLE,
   num,
   readCsv,
+  SAMPLES,
   sumBy,
   tagsOf,
 } from '../integration/warehouse/support';
@@ -248,6 +249,54 @@ describe('onboarding a brand-new organisation (docs/onboarding.md)', () => {
   it("keeps the new organisation's data to itself", async () => {
     const demo = await api<Dimension[]>('GET', '/dimensions', { token: s().apiKeys.admin });
     expect(demo.body.map((d) => d.name)).not.toContain('unit');
+  });
+});
+
+describe('a brand-new organisation whose first exports are provider-native (CUR 1.0 and Azure EA in CAD)', () => {
+  const org = `org_onb_native_${run}`;
+  const cur = readCsv(join(SAMPLES, 'aws_cur_sample-anonymous-aws-export-dataset.csv'));
+  const azure = readCsv(join(SAMPLES, 'azure_ea_sample-anonymous-ea-export-dataset.csv'));
+
+  it('registers on the first admin request, ingests both files, and answers per billing currency equal to the raw cost columns', async () => {
+    const token = tokenCli('user_onb_native', org, 'admin');
+    expect((await api('GET', '/dimensions', { token })).status).toBe(200);
+    for (const [name, rows] of [
+      ['aws_cur_sample-anonymous-aws-export-dataset.csv', cur],
+      ['azure_ea_sample-anonymous-ea-export-dataset.csv', azure],
+    ] as const) {
+      const file = join(s().stateDir, `${run}-${name}`);
+      copyFileSync(join(SAMPLES, name), file);
+      const out = ingestCli(org, file);
+      expect(out.stderr).toBe('');
+      expect(out.status).toBe(0);
+      expect(out.stdout).toContain(`ingested ${rows.length} rows`);
+    }
+    const res = await api<Answer>('POST', '/queries/explorer', {
+      token,
+      body: {
+        request: {
+          period: { startDate: '2023-09-01T00:00:00Z', endDate: '2023-11-30T00:00:00Z', aggBy: 'Period' },
+          queries: [{ type: 'cost', name: 'p', colorIndex: 0, chartType: 'BAR', groupBy: 'provider' }],
+        },
+      },
+    });
+    expect(res.status).toBe(200);
+    // Two billing currencies and none asked: one series per (provider, currency), no grand total.
+    expect(res.body.currency).toBeNull();
+    const [answer] = res.body.queries;
+    expect(answer?.total).toBeNull();
+    const totals = new Map(
+      (answer?.series ?? []).map((x) => [`${x.group.provider}|${x.group.BillingCurrency}`, x.total]),
+    );
+    expect([...totals.keys()].sort()).toEqual(['AWS|USD', 'Microsoft|CAD']);
+    expectClose(
+      totals.get('AWS|USD'),
+      cur.reduce((a, r) => a + num(r['lineItem/UnblendedCost']), 0),
+    );
+    expectClose(
+      totals.get('Microsoft|CAD'),
+      azure.reduce((a, r) => a + num(r.CostInBillingCurrency), 0),
+    );
   });
 });
 

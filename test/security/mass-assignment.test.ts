@@ -1,6 +1,6 @@
-import type * as v from 'valibot';
 import type { RouteDef } from '../../shared/http/route';
 import { routes } from '../../shared/routes';
+import { objectsIn, recordsIn, type SchemaNode } from '../support/schema-walk';
 import { api, session } from '../support/session';
 import { thresholdBody } from '../unit/alerts/fixtures';
 import { sampleDocument } from '../unit/enrichments/fixtures';
@@ -25,15 +25,8 @@ const withBody = (r: RouteDef) => r.body !== undefined;
 
 // --- the schemas -------------------------------------------------------------------------------
 
-// biome-ignore lint/suspicious/noExplicitAny: walking valibot's schema objects
-type Node = v.GenericSchema<any, any> & {
-  entries?: Record<string, unknown>;
-  options?: Node[];
-  wrapped?: Node;
-};
-
-/** The object schemas a body schema may resolve to (through unions, variants and wrappers). */
-function objectsOf(schema: Node): Node[] {
+/** The object schemas a body schema may be at its top (through unions, variants and wrappers). */
+function objectsOf(schema: SchemaNode): SchemaNode[] {
   if (schema.entries) return [schema];
   if (schema.options) return schema.options.flatMap(objectsOf);
   if (schema.wrapped) return objectsOf(schema.wrapped);
@@ -42,7 +35,7 @@ function objectsOf(schema: Node): Node[] {
 
 describe('every body schema of the manifest is closed and declares no server-owned field', () => {
   it.each(routes.filter(withBody).map((r) => [r.id, r] as const))('%s', (_id, def) => {
-    for (const schema of objectsOf(def.body as Node)) {
+    for (const schema of objectsOf(def.body as SchemaNode)) {
       expect({ route: def.id, type: schema.type }).toEqual({ route: def.id, type: 'strict_object' });
       const keys = Object.keys(schema.entries ?? {});
       expect({ route: def.id, owned: keys.filter((k) => (OWNED as readonly string[]).includes(k)) }).toEqual({
@@ -50,6 +43,16 @@ describe('every body schema of the manifest is closed and declares no server-own
         owned: [],
       });
     }
+  });
+
+  // Nested objects too (a widget, a query, a where clause, a threshold, a team member…): an unknown
+  // key anywhere is a 400. Free-form maps (`record`: dashboard `conditions`, enrichment entry
+  // values) are keyed by the client by design and are not objects of the schema.
+  it.each(routes.filter(withBody).map((r) => [r.id, r] as const))('%s (nested objects)', (_id, def) => {
+    const loose = objectsIn(def.body as SchemaNode)
+      .filter((o) => o.schema.type !== 'strict_object')
+      .map((o) => `${o.path || '(body)'}: ${o.schema.type}`);
+    expect({ route: def.id, loose }).toEqual({ route: def.id, loose: [] });
   });
 });
 
@@ -265,7 +268,7 @@ describe('a body carrying a server-owned or unknown field is refused, or the fie
     const c = await STORING[id]!();
     // Where the body schema has `version` (a compare-and-set), only the other fields are probed.
     const def = routes.find((r) => r.id === id) as RouteDef;
-    const versionInBody = objectsOf(def.body as Node).some((o) => 'version' in (o.entries ?? {}));
+    const versionInBody = objectsOf(def.body as SchemaNode).some((o) => 'version' in (o.entries ?? {}));
     // The control: the plain body is accepted.
     const control = await api(c.method, c.path, { token: owner(), body: c.body() });
     expect({ id, status: control.status < 300 }).toEqual({ id, status: true });
@@ -287,4 +290,66 @@ describe('a body carrying a server-owned or unknown field is refused, or the fie
       expect({ id, field, taken: taken(text, stored) }).toEqual({ id, field, taken: false });
     }
   });
+});
+
+/** Each plain object nested in a body (not the body itself), by its path of keys and indexes. */
+function nestedObjects(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => nestedObjects(v, [...path, i]));
+  if (typeof value !== 'object' || value === null) return [];
+  const inner = Object.entries(value).flatMap(([k, v]) => nestedObjects(v, [...path, k]));
+  return path.length ? [path, ...inner] : inner;
+}
+
+/** A copy of `body` with `key: value` added to the object at `path`. */
+function withKeyAt(body: unknown, path: (string | number)[], key: string, value: unknown): unknown {
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let at = copy;
+  for (const step of path) at = at[step] as Record<string | number, unknown>;
+  at[key] = value;
+  return copy;
+}
+
+describe('an unknown field inside a nested object of a body is a 400 naming it, and nothing changes', () => {
+  it.each(Object.keys(STORING))('%s', async (id) => {
+    const c = await STORING[id]!();
+    const body = c.body();
+    // Free-form maps (records) of the schema take any key: they are not probed.
+    const def = routes.find((r) => r.id === id) as RouteDef;
+    const freeForm = new Set(recordsIn(def.body as SchemaNode));
+    const schemaPath = (path: (string | number)[]) =>
+      path
+        .map((p) => (typeof p === 'number' ? '[]' : `.${p}`))
+        .join('')
+        .replace(/^\./, '')
+        .replaceAll('.[]', '[]');
+    const underRecord = (path: (string | number)[]) =>
+      path.some((_, i) => freeForm.has(schemaPath(path.slice(0, i + 1))));
+    const places = nestedObjects(body).filter((p) => !underRecord(p));
+    for (const path of places) {
+      const before = c.read ? await c.read() : undefined;
+      const res = await api(c.method, c.path, {
+        token: owner(),
+        body: withKeyAt(body, path, UNKNOWN, 'probe'),
+      });
+      const where = `${id} ${path.join('.')}`;
+      expect({ where, status: res.status }).toEqual({ where, status: 400 });
+      expect({ where, named: JSON.stringify(res.body).includes(UNKNOWN) }).toEqual({ where, named: true });
+      if (c.read) expect({ where, stored: await c.read() }).toEqual({ where, stored: before });
+    }
+  });
+});
+
+it('team SYNC: an unknown field in a member is a 400 naming it, and the membership is unchanged', async () => {
+  const id = await create('/iac/teams', { name: unique('Sync') });
+  const members = [{ userId: s().users.admin }];
+  const control = await api('POST', `/iac/teams/${id}/SYNC`, { token: owner(), body: { members } });
+  expect(control.status).toBe(200);
+  const before = await get(`/iac/teams/${id}`);
+  const res = await api('POST', `/iac/teams/${id}/SYNC`, {
+    token: owner(),
+    body: { members: [{ userId: s().users.member, [UNKNOWN]: 'probe' }] },
+  });
+  expect(res.status).toBe(400);
+  expect(JSON.stringify(res.body)).toContain(UNKNOWN);
+  expect(await get(`/iac/teams/${id}`)).toEqual(before);
 });

@@ -1,9 +1,10 @@
 /**
  * Renders sample alert notifications as people see them, for looking at (never run by a test):
  * `npx tsx test/support/alerts-preview.ts` writes, per sample, the e-mail HTML as sent and a
- * faithful HTML rendering of the Slack blocks (Block Kit: header, mrkdwn sections, two-column
+ * faithful HTML rendering of the Slack blocks (Block Kit: header, plain_text and mrkdwn sections, two-column
  * fields, context, a button) and of the Teams Adaptive Card (TextBlock sizes, weights, colours,
- * subtle text and wrapping, FactSet, Action.OpenUrl, Teams' markdown subset) into
+ * subtle text and wrapping, FactSet, RichTextBlock/TextRun shown literally, ColumnSet,
+ * Action.OpenUrl, Teams' markdown subset) into
  * test/artifacts/alerts/. Screenshots by hand:
  * `chromium --headless --no-sandbox --window-size=760,900 --screenshot=x.png file.html`.
  */
@@ -68,6 +69,14 @@ export const SAMPLES: Record<string, AlertFiring> = {
       baselines: { 'rollingMedian(dt,14,DAY)': 9120.25, 'rollingStd(dt,14,DAY)': 1210.4 },
     },
   ),
+  markdown: base(
+    {
+      name: '**Prod** _EC2_ [click me](https://evil.example) & <b>team</b> {{DATE(2026-11-20T06:00:00Z)}}',
+      queries: [cost('ec2', 'EC2 *spot* & <on-demand>')],
+      condition: 'ec2 > rollingMedian(ec2, 28, DAY) * 1.5',
+    },
+    { values: { ec2: 1240 }, baselines: { 'rollingMedian(ec2,28,DAY)': 540 } },
+  ),
   under: base(
     {
       name: 'Backups stopped?',
@@ -124,19 +133,24 @@ function mrkdwn(text: string): string {
 // biome-ignore lint/suspicious/noExplicitAny: Block Kit and Adaptive Card JSON, read loosely by a preview script
 type Block = Record<string, any>;
 
+/** A Block Kit text object: plain_text literally (line breaks kept), mrkdwn formatted. */
+function slackText(t: Block): string {
+  return t.type === 'plain_text' ? esc(String(t.text)).replace(/\n/g, '<br>') : mrkdwn(String(t.text));
+}
+
 function slackHtml(blocks: Block[], fallback: string): string {
   const parts = blocks.map((b) => {
     switch (b.type) {
       case 'header':
         return `<div class="header">${esc(b.text.text)}</div>`;
       case 'section':
-        return `<div class="section">${b.text ? `<div>${mrkdwn(b.text.text)}</div>` : ''}${
+        return `<div class="section">${b.text ? `<div>${slackText(b.text)}</div>` : ''}${
           b.fields
-            ? `<div class="fields">${b.fields.map((f: Block) => `<div>${mrkdwn(f.text)}</div>`).join('')}</div>`
+            ? `<div class="fields">${b.fields.map((f: Block) => `<div>${slackText(f)}</div>`).join('')}</div>`
             : ''
         }</div>`;
       case 'context':
-        return `<div class="context">${b.elements.map((e: Block) => mrkdwn(e.text)).join(' ')}</div>`;
+        return `<div class="context">${b.elements.map((e: Block) => slackText(e)).join(' ')}</div>`;
       case 'actions':
         return `<div class="actions">${b.elements
           .map((e: Block) => `<a class="button" href="${esc(e.url)}">${esc(e.text.text)}</a>`)
@@ -188,15 +202,39 @@ function textBlock(b: Block): string {
   return `<div class="tb" style="${style}">${teamsMarkdown(String(b.text))}</div>`;
 }
 
-function teamsHtml(card: Block): string {
-  const body = (card.body as Block[]).map((b) => {
-    if (b.type === 'TextBlock') return textBlock(b);
-    if (b.type === 'FactSet')
-      return `<table class="facts">${(b.facts as Block[])
-        .map((f) => `<tr><td class="t">${teamsMarkdown(f.title)}</td><td>${teamsMarkdown(f.value)}</td></tr>`)
-        .join('')}</table>`;
-    return `<div class="unknown">unsupported element ${esc(String(b.type))}</div>`;
+/** A RichTextBlock: its TextRuns, literally (Teams applies no markdown to a TextRun). */
+function richTextBlock(b: Block): string {
+  const runs = (b.inlines as Block[]).map((r) => {
+    const style = [
+      `font-size:${SIZES[r.size ?? 'Default']}px`,
+      `font-weight:${r.weight === 'Bolder' ? 600 : r.weight === 'Lighter' ? 300 : 400}`,
+      `color:${COLORS[r.color ?? 'Default']}`,
+      r.isSubtle ? 'opacity:.7' : '',
+    ].join(';');
+    return `<span style="${style}">${esc(String(r.text))}</span>`;
   });
+  return `<div class="tb">${runs.join('')}</div>`;
+}
+
+function cardElement(b: Block): string {
+  if (b.type === 'TextBlock') return textBlock(b);
+  if (b.type === 'RichTextBlock') return richTextBlock(b);
+  if (b.type === 'ColumnSet')
+    return `<div class="cols">${(b.columns as Block[])
+      .map(
+        (c) =>
+          `<div style="${c.width === 'stretch' ? 'flex:1' : 'flex:none'}">${(c.items as Block[]).map(cardElement).join('')}</div>`,
+      )
+      .join('')}</div>`;
+  if (b.type === 'FactSet')
+    return `<table class="facts">${(b.facts as Block[])
+      .map((f) => `<tr><td class="t">${teamsMarkdown(f.title)}</td><td>${teamsMarkdown(f.value)}</td></tr>`)
+      .join('')}</table>`;
+  return `<div class="unknown">unsupported element ${esc(String(b.type))}</div>`;
+}
+
+function teamsHtml(card: Block): string {
+  const body = (card.body as Block[]).map(cardElement);
   const actions = ((card.actions ?? []) as Block[]).map((a) =>
     a.type === 'Action.OpenUrl'
       ? `<a class="action" href="${esc(a.url)}">${esc(a.title)}</a>`
@@ -210,6 +248,7 @@ function teamsHtml(card: Block): string {
 .who{font-size:12px;color:#616161;margin-bottom:4px}.time{margin-left:6px}
 .card{background:#fff;border-radius:6px;box-shadow:0 1px 2px rgba(0,0,0,.14);padding:16px;box-sizing:border-box}
 .tb{margin-top:8px;line-height:1.4}.tb:first-child{margin-top:0}
+.cols{display:flex;gap:12px;max-width:460px}.cols .tb{margin-top:4px}
 .facts{margin-top:8px;border-collapse:collapse;font-size:14px;color:#242424}.facts td{padding:2px 12px 2px 0;vertical-align:top}.facts .t{font-weight:600;max-width:300px}
 .actions{margin-top:16px;display:flex;gap:8px}.action{flex:1;text-align:center;border:1px solid #d1d1d1;border-radius:4px;padding:6px 12px;color:#242424;font-weight:600;font-size:14px;text-decoration:none}
 .unknown{color:red}`,

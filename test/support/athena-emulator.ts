@@ -27,7 +27,8 @@ import { applyEdits, assertTrino, type Edit, emulatorNodes, span } from './trino
  * The dialect shim, all of it, applied to the Trino parse tree (never to raw text, so values are
  * never rewritten):
  * - each `?` becomes its ExecutionParameter, in text order (what Athena does);
- * - `element_at(map, k)` → `map_extract_value` (DuckDB's element_at answers a list);
+ * - `element_at(map or array, k)` → `m[k]` (DuckDB's element_at answers a list; `[]` answers the
+ *   value, or NULL when the key is absent or the index past the end, as Trino's element_at does);
  * - `date_format(ts, fmt)` → `strftime` with Trino's `%i`/`%s` spelt `%M`/`%S`;
  * - `json_format(json)` → the JSON text;
  * - `CROSS JOIN UNNEST(map) AS u (k, v)` → a LATERAL unnest of the map's keys and values, and
@@ -43,7 +44,7 @@ export interface Recorded {
 }
 
 const SHIMS = [
-  'CREATE MACRO t_element_at(m, k) AS map_extract_value(m, k)',
+  'CREATE MACRO t_element_at(m, k) AS m[k]',
   `CREATE MACRO t_date_format(ts, fmt) AS strftime(ts, replace(replace(fmt, '%i', '%M'), '%s', '%S'))`,
   'CREATE MACRO t_json_format(j) AS CAST(j AS VARCHAR)',
 ];
@@ -131,7 +132,13 @@ export class AthenaEmulator {
         try {
           this.results.set(id, await this.execute(duck));
         } catch (error) {
-          this.results.set(id, error as Error);
+          // DuckDB's errors come from the addon's realm, not the test's: `instanceof Error` is false there.
+          this.results.set(
+            id,
+            error instanceof Error
+              ? error
+              : new Error(String((error as { message?: unknown }).message ?? error)),
+          );
         }
         return { QueryExecutionId: id };
       });

@@ -5,10 +5,9 @@ import { routes } from '../../shared/routes';
 /**
  * The contract check of every e2e answer: `api()` (./session.ts) hands each response here, and an
  * answer whose status the OpenAPI document does not declare for that operation, or a failure whose
- * body does not match the declared error schema, throws, failing the test that received it. So the
- * e2e suites together prove the document (generated from the route manifest) declares what the API
- * answers. Success bodies are checked only with CONTRACT_SUCCESS_BODIES=1: some response schemas
- * (dashboards' widget sources) do not describe every stored shape yet (docs/security.md).
+ * body (success or failure) does not match the schema declared for that status, throws, failing
+ * the test that received it. So the e2e suites together prove the document (generated from the
+ * route manifest) declares what the API answers (docs/security.md).
  * Paths the document does not know (`/_local/*`, `/openapi.json`, the JWKS) are not checked.
  */
 
@@ -71,7 +70,6 @@ export function checkContract(method: string, path: string, status: number, body
   }
   const schema = response.content?.['application/json']?.schema;
   if (!schema || status === 204 || body === null || body === '') return;
-  if (status < 400 && process.env.CONTRACT_SUCCESS_BODIES !== '1') return;
   const { ajv, validators } = contract();
   const key = `${found.op.operationId} ${status}`;
   let validate = validators.get(key);

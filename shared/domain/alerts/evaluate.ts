@@ -1,18 +1,17 @@
 import { config } from '../../config';
 import {
-  advanceNextEval,
+  advanceNextEvals,
   claimDedup,
   dueAlerts,
-  getAlert,
   getAlerts,
-  getThresholds,
-  putEvaluation,
+  getThresholdsOf,
   putEvaluations,
 } from '../../db/alerts-repo';
 import { DUE_SHARDS } from '../../db/keys';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { log } from '../../log';
-import { enqueue } from '../../notify/queue';
+import { enqueueMany } from '../../notify/queue';
+import { mapSettled, type Settled } from '../../pool';
 import { dedupRule, localDay } from './dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from './model';
 import { alertNotificationId, type Notification } from './notification';
@@ -69,8 +68,6 @@ export interface EvaluationMessage {
 
 /** Alerts per evaluation message: a group larger than this is split over several messages. */
 export const MAX_ALERTS_PER_MESSAGE = 100;
-/** Alerts of one message evaluated at once (their DynamoDB reads and writes overlap). */
-const EVALUATION_CONCURRENCY = 8;
 
 /** The alert ids a message names. */
 export function messageAlertIds(msg: EvaluationMessage): string[] {
@@ -203,76 +200,269 @@ export function replay(
 export interface EvaluateDeps {
   source: AlertSeriesSource;
   now: () => Date;
-  enqueueNotification?: (n: Notification) => Promise<void>;
+  /**
+   * Enqueues rendered notifications (default: SendMessageBatch on `notifications`); answers, per
+   * notification in order, null when it is on the queue or the error.
+   */
+  enqueueNotifications?: (ns: readonly Notification[]) => Promise<(Error | null)[]>;
+  /** Milliseconds spent in each phase, added to (the bench reads them). */
+  timings?: EvaluationTimings;
+}
+
+/** Wall time of each phase of `evaluateMessages`, in ms (the phases run one after the other). */
+export interface EvaluationTimings {
+  /** BatchGet of the alerts, thresholds of threshold variants (DynamoDB). */
+  load: number;
+  /** Series reads through the engine (the warehouse) and the in-memory decisions. */
+  read: number;
+  /** Conditional dedup claims of the alerts that fire (DynamoDB). */
+  dedup: number;
+  /** Rendering and SendMessageBatch of the notifications (SQS). */
+  notify: number;
+  /** BatchWrite of the evaluation history (DynamoDB). */
+  record: number;
+}
+
+export const emptyTimings = (): EvaluationTimings => ({ load: 0, read: 0, dedup: 0, notify: 0, record: 0 });
+
+/** DynamoDB calls of the evaluator in flight at once (threshold queries, dedup claims). */
+const IO_CONCURRENCY = 16;
+
+/** One alert as the evaluator carries it through the phases. */
+interface Work {
+  orgId: string;
+  alertId: string;
+  alert?: StoredAlert;
+  thresholds: AlertThreshold[];
+  result?: EvaluationResult;
+  evaluatedDay?: string;
+  suppressedBy: AlertEvaluation['suppressedBy'];
+  notificationId: string | null;
+  evaluation: AlertEvaluation | null;
+  error?: unknown;
 }
 
 /**
- * Evaluates the alerts of one message (the evaluator worker's body): loads them (one BatchGet),
- * announces them to the source so those asking the same queries share one read, evaluates each
- * and records the evaluations (BatchWrite). Answers the evaluations in the message's order (null
- * for an alert skipped: unknown, archived, no complete day). If any alert fails, the others are
- * still evaluated and recorded and the first error is thrown, so the message is retried (a retry
- * re-evaluates all of them; the dedup claim and the notification id are per alert and day, so
- * nothing is sent twice).
+ * Evaluates the alerts of several messages (one evaluator invocation) in phases, each batched:
+ * 1. BatchGet the alerts (100 a call; each carries a copy of its thresholds);
+ * 2. announce every alert to the source, which reads each distinct query set ONCE (all reads in
+ *    flight together), and decide each alert in memory;
+ * 3. for the alerts that fire and clear the noise floor and the snooze: the conditional dedup
+ *    write (the only per-alert write);
+ * 4. render and enqueue their notifications with SendMessageBatch (id: alert + evaluated day, so a
+ *    redelivery never sends twice);
+ * 5. record every evaluation with BatchWrite (25 a call, in parallel).
+ * An alert named by several messages is evaluated once. Answers, per message, its evaluations in
+ * its order (null for an alert skipped: unknown, archived, no complete day), or the first error of
+ * its alerts: the others are still evaluated and recorded; a failed message is retried whole (the
+ * dedup claim and the notification id are per alert and day, so nothing is sent twice).
  */
+export async function evaluateMessages(
+  msgs: readonly EvaluationMessage[],
+  deps: EvaluateDeps,
+): Promise<Settled<(AlertEvaluation | null)[]>[]> {
+  const now = deps.now();
+  const timings = deps.timings ?? emptyTimings();
+  const phase = async <T>(name: keyof EvaluationTimings, fn: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await fn();
+    } finally {
+      timings[name] += performance.now() - started;
+    }
+  };
+  const work = new Map<string, Work>();
+  const keyOf = (orgId: string, alertId: string) => `${orgId}\u0000${alertId}`;
+  for (const msg of msgs)
+    for (const alertId of messageAlertIds(msg))
+      if (!work.has(keyOf(msg.orgId, alertId)))
+        work.set(keyOf(msg.orgId, alertId), {
+          orgId: msg.orgId,
+          alertId,
+          thresholds: [],
+          suppressedBy: null,
+          notificationId: null,
+          evaluation: null,
+        });
+  const byOrg = new Map<string, Work[]>();
+  for (const w of work.values()) {
+    const list = byOrg.get(w.orgId);
+    if (list) list.push(w);
+    else byOrg.set(w.orgId, [w]);
+  }
+  const pending = () => [...work.values()].filter((w) => w.error === undefined);
+
+  // 1. Load.
+  await phase('load', () =>
+    mapSettled([...byOrg], 4, async ([orgId, ws]) => {
+      try {
+        const found = await getAlerts(
+          orgId,
+          ws.map((w) => w.alertId),
+        );
+        for (const w of ws) {
+          const alert = found.get(w.alertId);
+          if (alert && !alert.archivedAt) w.alert = alert;
+        }
+        for (const w of ws) if (w.alert?.evalThresholds) w.thresholds = w.alert.evalThresholds;
+        // Alerts stored before the `evalThresholds` copy existed: their thresholds are queried.
+        const legacy = ws.filter(
+          (w) => w.alert && w.alert.variant !== 'CONDITION' && !w.alert.evalThresholds,
+        );
+        const thresholds = await getThresholdsOf(
+          orgId,
+          legacy.map((w) => w.alertId),
+          IO_CONCURRENCY,
+        );
+        for (const w of legacy) w.thresholds = thresholds.get(w.alertId) ?? [];
+      } catch (error) {
+        for (const w of ws) w.error = error;
+      }
+    }),
+  );
+
+  // 2. Read (one engine read per distinct query set) and decide.
+  const live = pending().filter((w) => w.alert);
+  await phase('read', async () => {
+    deps.source.prepare?.(
+      live.map((w) => w.alert!),
+      { now },
+    );
+    const appUrl = config().appBaseUrl;
+    await mapSettled(live, live.length, async (w) => {
+      try {
+        const series = await deps.source.read(w.alert!, { now });
+        if (!series) {
+          log.info('alert not evaluated: no complete day of billing data', {
+            orgId: w.orgId,
+            alertId: w.alertId,
+          });
+          return;
+        }
+        w.result = decide(w.alert!, w.thresholds, series, appUrl);
+        w.evaluatedDay = series.dataThrough;
+      } catch (error) {
+        w.error = error;
+      }
+    });
+  });
+
+  // 3. Noise floor, snooze, then the dedup claim of the alerts that would notify.
+  const zones = new Map<string, Promise<string | undefined>>();
+  const zone = (orgId: string) => {
+    let z = zones.get(orgId);
+    if (!z) {
+      z = getOrganizationTimezone(orgId);
+      zones.set(orgId, z);
+    }
+    return z;
+  };
+  const decided = pending().filter((w) => w.result);
+  const claims: Work[] = [];
+  for (const w of decided) {
+    if (!w.result!.triggered) continue;
+    const alert = w.alert!;
+    if (!clearsFloor(alert, w.result!)) w.suppressedBy = 'MIN_COST';
+    else if (alert.snoozedUntil && Date.parse(alert.snoozedUntil) > now.getTime()) w.suppressedBy = 'SNOOZE';
+    else claims.push(w);
+  }
+  await phase('dedup', () =>
+    mapSettled(claims, IO_CONCURRENCY, async (w) => {
+      const alert = w.alert!;
+      const day = w.evaluatedDay!;
+      try {
+        const local = alert.dedupKind === 'CALENDAR' ? localDay(now, await zone(w.orgId)) : day;
+        const id = alertNotificationId(alert.id, day);
+        if (await claimDedup(w.orgId, alert.id, dedupRule(alert, day, local), day, id, now))
+          w.notificationId = id;
+        else w.suppressedBy = 'DEDUP';
+      } catch (error) {
+        w.error = error;
+      }
+    }),
+  );
+
+  // 4. Notifications of the claimed alerts, batched.
+  await phase('notify', async () => {
+    const notifying: Work[] = [];
+    const notes: Notification[] = [];
+    for (const w of claims) {
+      if (w.error !== undefined || !w.notificationId) continue;
+      try {
+        notes.push({
+          id: w.notificationId,
+          orgId: w.orgId,
+          kind: 'ALERT',
+          alertId: w.alertId,
+          channel: w.alert!.notificationChannel,
+          emails: w.alert!.emails,
+          slackChannelId: w.alert!.slackChannelId,
+          teamsUrl: w.alert!.teamsChannelId,
+          message: renderAlertMessage(w.result!.firing),
+          createdAt: now.toISOString(),
+        });
+        notifying.push(w);
+      } catch (error) {
+        w.error = error;
+      }
+    }
+    let sent: (Error | null)[];
+    try {
+      sent = notes.length
+        ? await (deps.enqueueNotifications ?? ((ns) => enqueueMany('notifications', ns)))(notes)
+        : [];
+    } catch (error) {
+      sent = notes.map(() => (error instanceof Error ? error : new Error(String(error))));
+    }
+    notifying.forEach((w, i) => {
+      if (sent[i]) w.error = sent[i];
+    });
+  });
+
+  // 5. Record the evaluations (an alert that failed is not recorded: its message is retried).
+  for (const w of decided)
+    if (w.error === undefined)
+      w.evaluation = {
+        alertId: w.alertId,
+        evaluatedAt: now.toISOString(),
+        evaluatedDay: w.evaluatedDay!,
+        values: w.result!.values,
+        triggered: w.result!.triggered,
+        suppressedBy: w.suppressedBy,
+        notificationId: w.notificationId,
+      };
+  await phase('record', () =>
+    mapSettled([...byOrg], 4, async ([orgId, ws]) => {
+      const evaluations = ws.flatMap((w) => (w.evaluation ? [w.evaluation] : []));
+      try {
+        await putEvaluations(orgId, evaluations);
+        for (const e of evaluations) logEvaluation(orgId, e, now);
+      } catch (error) {
+        for (const w of ws)
+          if (w.evaluation) {
+            w.evaluation = null;
+            w.error = error;
+          }
+      }
+    }),
+  );
+
+  return msgs.map((msg) => {
+    const ws = messageAlertIds(msg).map((id) => work.get(keyOf(msg.orgId, id))!);
+    const failed = ws.find((w) => w.error !== undefined);
+    if (failed) return { ok: false, error: failed.error };
+    return { ok: true, value: ws.map((w) => w.evaluation) };
+  });
+}
+
+/** Evaluates the alerts of one message (`evaluateMessages` of that message); throws its first error. */
 export async function evaluateAlerts(
   msg: EvaluationMessage,
   deps: EvaluateDeps,
 ): Promise<(AlertEvaluation | null)[]> {
-  const ids = messageAlertIds(msg);
-  const now = deps.now();
-  // One BatchGet for the alerts; condition alerts have no thresholds, so only the others query them.
-  const found = await getAlerts(msg.orgId, ids);
-  const live = ids.flatMap((id) => {
-    const alert = found.get(id);
-    return alert && !alert.archivedAt ? [alert] : [];
-  });
-  deps.source.prepare?.(live, { now });
-  const zone = once(() => getOrganizationTimezone(msg.orgId));
-  const results = await pool(live, EVALUATION_CONCURRENCY, async (alert) => {
-    const thresholds = alert.variant === 'CONDITION' ? [] : await getThresholds(msg.orgId, alert.id);
-    return evaluateLoaded(alert, thresholds, { ...deps, now: () => now }, zone);
-  });
-  const evaluations = results.flatMap((r) => (r.ok && r.value ? [r.value] : []));
-  await putEvaluations(msg.orgId, evaluations);
-  for (const e of evaluations) logEvaluation(msg.orgId, e, now);
-  const failed = results.find((r) => !r.ok);
-  if (failed && !failed.ok) throw failed.error;
-  const byId = new Map(evaluations.map((e) => [e.alertId, e]));
-  return ids.map((id) => byId.get(id) ?? null);
-}
-
-/** `fn` called at most once (on first use), its promise shared. */
-function once<T>(fn: () => Promise<T>): () => Promise<T> {
-  let p: Promise<T> | undefined;
-  return () => {
-    p ??= fn();
-    return p;
-  };
-}
-
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-/** Runs `fn` over `items` with at most `limit` at once; every item settles. */
-async function pool<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (x: T) => Promise<R>,
-): Promise<Settled<R>[]> {
-  const out: Settled<R>[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      try {
-        out[i] = { ok: true, value: await fn(items[i]!) };
-      } catch (error) {
-        out[i] = { ok: false, error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
+  const [out] = await evaluateMessages([msg], deps);
+  if (!out!.ok) throw out!.error;
+  return out!.value;
 }
 
 /** Evaluates one alert and records the evaluation. Answers it, or null if skipped. */
@@ -280,15 +470,8 @@ export async function evaluateAlert(
   msg: { orgId: string; alertId: string; scheduledFor: string },
   deps: EvaluateDeps,
 ): Promise<AlertEvaluation | null> {
-  const alert = await getAlert(msg.orgId, msg.alertId);
-  if (!alert || alert.archivedAt) return null;
-  const zone = once(() => getOrganizationTimezone(msg.orgId));
-  const evaluation = await evaluateLoaded(alert, await getThresholds(msg.orgId, msg.alertId), deps, zone);
-  if (evaluation) {
-    await putEvaluation(alert.organizationId, evaluation);
-    logEvaluation(alert.organizationId, evaluation, deps.now());
-  }
-  return evaluation;
+  const [evaluation] = await evaluateAlerts(msg, deps);
+  return evaluation ?? null;
 }
 
 function logEvaluation(orgId: string, e: AlertEvaluation, now: Date): void {
@@ -302,136 +485,109 @@ function logEvaluation(orgId: string, e: AlertEvaluation, now: Date): void {
   });
 }
 
-/** Decides, applies floor, snooze and dedup, enqueues the notification; the caller records the evaluation. */
-async function evaluateLoaded(
-  alert: StoredAlert,
-  thresholds: AlertThreshold[],
-  deps: EvaluateDeps,
-  /** The organisation's timezone (read only when a CALENDAR dedup window needs it). */
-  zone: () => Promise<string | undefined>,
-): Promise<AlertEvaluation | null> {
-  const now = deps.now();
-  // The source reads what the alert needs (the 4-day window or the last two periods) ending on the
-  // last complete day; the engine adds the condition's own lookback.
-  const series = await deps.source.read(alert, { now });
-  if (!series) {
-    log.info('alert not evaluated: no complete day of billing data', {
-      orgId: alert.organizationId,
-      alertId: alert.id,
-    });
-    return null;
-  }
-  const result = decide(alert, thresholds, series, config().appBaseUrl);
-  const evaluatedDay = series.dataThrough;
-  const notificationId = alertNotificationId(alert.id, evaluatedDay);
-  let suppressedBy: AlertEvaluation['suppressedBy'] = null;
-  let notified: string | null = null;
-  if (result.triggered) {
-    if (!clearsFloor(alert, result)) suppressedBy = 'MIN_COST';
-    else if (alert.snoozedUntil && Date.parse(alert.snoozedUntil) > now.getTime()) suppressedBy = 'SNOOZE';
-    else if (
-      !(await claimDedup(
-        alert.organizationId,
-        alert.id,
-        dedupRule(
-          alert,
-          evaluatedDay,
-          alert.dedupKind === 'CALENDAR' ? localDay(now, await zone()) : evaluatedDay,
-        ),
-        evaluatedDay,
-        notificationId,
-        now,
-      ))
-    )
-      suppressedBy = 'DEDUP';
-    else {
-      const n: Notification = {
-        id: notificationId,
-        orgId: alert.organizationId,
-        kind: 'ALERT',
-        alertId: alert.id,
-        channel: alert.notificationChannel,
-        emails: alert.emails,
-        slackChannelId: alert.slackChannelId,
-        teamsUrl: alert.teamsChannelId,
-        message: renderAlertMessage(result.firing),
-        createdAt: now.toISOString(),
-      };
-      await (deps.enqueueNotification ?? ((x: Notification) => enqueue('notifications', x)))(n);
-      notified = notificationId;
-    }
-  }
-  const evaluation: AlertEvaluation = {
-    alertId: alert.id,
-    evaluatedAt: now.toISOString(),
-    evaluatedDay,
-    values: result.values,
-    triggered: result.triggered,
-    suppressedBy,
-    notificationId: notified,
-  };
-  return evaluation;
-}
+/** Due-index page size of the sweep: one transaction (at most 100 items) moves a page's alerts. */
+const SWEEP_PAGE = 100;
 
 /**
- * The sweep: every shard of the due index up to `now`. Each due alert's `nextEvalAt` is moved on
- * first (a conditional write, so concurrent sweeps take each alert once), then a snoozed alert is
- * skipped and the others are grouped by what they read (`seriesGroupKey`: organisation, scope and
- * queries) into messages of at most `MAX_ALERTS_PER_MESSAGE` alerts, so one evaluator invocation
- * reads each distinct query set once. A failed enqueue moves its alerts' `nextEvalAt` back for the
- * next sweep. `enqueued` counts alerts, `messages` the messages sent.
+ * The sweep: every shard of the due index up to `now` (shards in parallel), page by page. The
+ * index carries the whole alert records, so a page needs no further read. Each due alert's
+ * `nextEvalAt` is moved on with a conditional write (a page's writes in one transaction,
+ * `advanceNextEvals`), so of two concurrent sweeps exactly one takes an alert for a due slot, and
+ * only the one that moved it enqueues it. A snoozed alert is moved on and skipped (conditional on the snooze it was read
+ * with); the others are grouped by what they read (`seriesGroupKey`) into messages of at most
+ * `MAX_ALERTS_PER_MESSAGE` alerts, sent with SendMessageBatch, so one evaluator invocation reads
+ * each distinct query set once. A message SQS refuses moves its alerts' `nextEvalAt` back for the
+ * next sweep and fails the sweep. `enqueued` counts alerts, `messages` the messages sent.
  */
 export async function sweepDueAlerts(
   now: Date,
-  send: (m: EvaluationMessage) => Promise<void> = (m) => enqueue('alert-evaluation', m),
+  send: (ms: readonly EvaluationMessage[]) => Promise<(Error | null)[]> = (ms) =>
+    enqueueMany('alert-evaluation', ms),
   only: (orgId: string) => boolean = () => true,
 ): Promise<{ enqueued: number; snoozed: number; messages: number }> {
   let enqueued = 0;
   let snoozed = 0;
   let messages = 0;
   const at = now.toISOString();
-  const groups = new Map<
-    string,
-    { orgId: string; taken: { alertId: string; was: string; next: string }[] }
-  >();
-  const flush = async (key: string) => {
-    const g = groups.get(key);
-    if (!g?.taken.length) return;
-    groups.delete(key);
-    try {
-      await send({ orgId: g.orgId, alertIds: g.taken.map((t) => t.alertId), scheduledFor: at });
-      enqueued += g.taken.length;
-      messages++;
-    } catch (error) {
-      for (const t of g.taken) await advanceNextEval(g.orgId, t.alertId, t.next, t.was).catch(() => false);
-      throw error;
-    }
+  type Taken = { alertId: string; was: string; next: string };
+  const groups = new Map<string, { orgId: string; taken: Taken[] }>();
+  const full: { orgId: string; taken: Taken[] }[] = [];
+  const flush = async (batch: { orgId: string; taken: Taken[] }[]) => {
+    if (!batch.length) return;
+    const results = await send(
+      batch.map((g) => ({ orgId: g.orgId, alertIds: g.taken.map((t) => t.alertId), scheduledFor: at })),
+    );
+    let firstError: Error | null = null;
+    await mapSettled(batch, 1, async (g, i) => {
+      const error = results[i];
+      if (!error) {
+        enqueued += g.taken.length;
+        messages++;
+        return;
+      }
+      firstError ??= error;
+      // Back for the next sweep (conditional on still being where this sweep put them).
+      for (let k = 0; k < g.taken.length; k += SWEEP_PAGE)
+        await advanceNextEvals(
+          g.taken
+            .slice(k, k + SWEEP_PAGE)
+            .map((t) => ({ orgId: g.orgId, alertId: t.alertId, from: t.next, to: t.was })),
+        ).catch(() => undefined);
+    });
+    if (firstError) throw firstError;
   };
-  for (let shard = 0; shard < DUE_SHARDS; shard++) {
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await dueAlerts(shard, at, 100, cursor);
-      cursor = page.next;
-      for (const due of page.items.filter((d) => only(d.orgId))) {
-        const alert = await getAlert(due.orgId, due.alertId);
-        if (!alert || alert.archivedAt || alert.nextEvalAt !== due.nextEvalAt) continue;
-        const next = nextEvaluationAt(alert.evaluationPeriod, now);
-        if (!(await advanceNextEval(due.orgId, due.alertId, due.nextEvalAt, next))) continue;
-        if (alert.snoozedUntil && Date.parse(alert.snoozedUntil) > now.getTime()) {
+  const sweepShard = async (shard: number) => {
+    // The next page is read while this one's transaction runs (moved alerts leave the range read).
+    let reading: ReturnType<typeof dueAlerts> | undefined = dueAlerts(shard, at, SWEEP_PAGE);
+    while (reading) {
+      const page: Awaited<ReturnType<typeof dueAlerts>> = await reading;
+      reading = page.next ? dueAlerts(shard, at, SWEEP_PAGE, page.next) : undefined;
+      reading?.catch(() => undefined); // awaited on the next turn
+      const due = page.items.filter((a) => only(a.organizationId) && !a.archivedAt && a.nextEvalAt);
+      // One transaction moves the page's alerts (each conditional on what was read).
+      const plans = due.map((alert) => ({
+        alert,
+        next: nextEvaluationAt(alert.evaluationPeriod, now),
+        isSnoozed: !!alert.snoozedUntil && Date.parse(alert.snoozedUntil) > now.getTime(),
+      }));
+      const moved = await advanceNextEvals(
+        plans.map((p) => ({
+          orgId: p.alert.organizationId,
+          alertId: p.alert.id,
+          from: p.alert.nextEvalAt!,
+          to: p.next,
+          ...(p.isSnoozed ? { snoozedUntil: p.alert.snoozedUntil! } : {}),
+        })),
+      );
+      plans.forEach(({ alert, next, isSnoozed }, i) => {
+        if (!moved[i]) return;
+        if (isSnoozed) {
           snoozed++;
-          continue;
+          return;
         }
         const key = seriesGroupKey(alert);
         let g = groups.get(key);
         if (!g) {
-          g = { orgId: due.orgId, taken: [] };
+          g = { orgId: alert.organizationId, taken: [] };
           groups.set(key, g);
         }
-        g.taken.push({ alertId: due.alertId, was: due.nextEvalAt, next });
-        if (g.taken.length >= MAX_ALERTS_PER_MESSAGE) await flush(key);
-      }
-    } while (cursor);
-  }
-  for (const key of [...groups.keys()]) await flush(key);
+        g.taken.push({ alertId: alert.id, was: alert.nextEvalAt!, next });
+        if (g.taken.length >= MAX_ALERTS_PER_MESSAGE) {
+          groups.delete(key);
+          full.push(g);
+        }
+      });
+      // Full messages go out as they fill (10 a call), so a large sweep sends while it reads.
+      if (full.length >= 10) await flush(full.splice(0));
+    }
+  };
+  const shards = await mapSettled(
+    Array.from({ length: DUE_SHARDS }, (_, i) => i),
+    DUE_SHARDS,
+    sweepShard,
+  );
+  await flush([...full.splice(0), ...groups.values()]);
+  const failed = shards.find((s) => !s.ok);
+  if (failed && !failed.ok) throw failed.error;
   return { enqueued, snoozed, messages };
 }

@@ -109,6 +109,12 @@ export interface StoredAlert extends CostAlert {
   version: number;
   /** Next time the sweep should enqueue it; null while archived. */
   nextEvalAt: string | null;
+  /**
+   * A copy of its thresholds, written with them in the same transaction, so the evaluator loads an
+   * alert and its thresholds with one BatchGet. Absent on alerts stored before the copy existed
+   * (their thresholds are queried).
+   */
+  evalThresholds?: AlertThreshold[];
 }
 
 export function toRecord(alert: CostAlert): CostAlert {

@@ -1,6 +1,7 @@
 import { ExpressionError } from '../common/expr/errors';
 import { type ExprNode, parseExpression } from '../common/expr/parse';
 import { windowNodes } from '../common/expr/walk';
+import { oneLine } from '../common/text';
 import type { AlertThreshold, CostAlert } from './model';
 import type { RenderedMessage } from './notification';
 
@@ -277,10 +278,15 @@ function escapeSlack(s: string): string {
   return s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
 }
 
-/** Subjects are one line: control characters (CR, LF, tab) become spaces. */
-function oneLine(s: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to remove them
-  return s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+/**
+ * Text for an Adaptive Card, shown literally: a RichTextBlock of one TextRun (no markdown). `{{`
+ * is broken with a word joiner so a DATE()/TIME() template in user text is not expanded.
+ */
+function cardText(text: string, style: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    type: 'RichTextBlock',
+    inlines: [{ type: 'TextRun', text: text.replaceAll('{{', '{\u2060{'), ...style }],
+  };
 }
 
 export function renderAlertMessage(firing: AlertFiring): RenderedMessage {
@@ -334,7 +340,8 @@ ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padd
 </body></html>
 `;
 
-  const slackText = oneLine(`${prefix}Cost alert: ${alert.name} — ${headline}`);
+  // Slack reads the fallback `text` as mrkdwn too (`<!channel>`, `<url|label>`): escaped like the blocks.
+  const slackText = escapeSlack(oneLine(`${prefix}Cost alert: ${alert.name} — ${headline}`));
   const slackBlocks: Record<string, unknown>[] = [
     {
       type: 'header',
@@ -344,15 +351,17 @@ ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padd
         emoji: false,
       },
     },
-    { type: 'section', text: { type: 'mrkdwn', text: `*${escapeSlack(headline)}.*` } },
-    { type: 'section', text: { type: 'mrkdwn', text: `_Why it fired:_ ${escapeSlack(ex.rule)}.` } },
+    // Texts carrying user words (the alert name, query aliases) are plain_text: Slack has no escape
+    // for `*`, `_`, `~` in mrkdwn, so an alias like "EC2 *spot*" would turn bold there.
+    { type: 'section', text: { type: 'plain_text', text: `${headline}.`, emoji: false } },
+    { type: 'section', text: { type: 'plain_text', text: `Why it fired: ${ex.rule}.`, emoji: false } },
     ...(ex.figures.length
       ? [
           {
             type: 'section',
             fields: ex.figures
               .slice(0, 10)
-              .map(([k, val]) => ({ type: 'mrkdwn', text: `*${escapeSlack(k)}*\n${escapeSlack(val)}` })),
+              .map(([k, val]) => ({ type: 'plain_text', text: `${k}\n${val}`, emoji: false })),
           },
         ]
       : []),
@@ -363,25 +372,28 @@ ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padd
     },
   ];
 
+  // Every text of the card is a RichTextBlock of one TextRun: Teams reads markdown in TextBlock and
+  // in FactSet titles and values, and backslash escapes are not honoured alike on every client,
+  // whereas a TextRun is always shown literally (alert names and query aliases are user text).
   const teamsCard: Record<string, unknown> = {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
     type: 'AdaptiveCard',
     version: '1.5',
     msteams: { width: 'Full' },
     body: [
-      {
-        type: 'TextBlock',
-        text: `${prefix}Cost alert: ${alert.name}`,
-        weight: 'Bolder',
-        size: 'Large',
-        color: 'Attention',
-        wrap: true,
-      },
-      ...(firing.test ? [{ type: 'TextBlock', text: testLine, isSubtle: true, wrap: true }] : []),
-      { type: 'TextBlock', text: `${headline}.`, weight: 'Bolder', wrap: true },
-      { type: 'TextBlock', text: `Why it fired: ${ex.rule}.`, wrap: true },
-      { type: 'FactSet', facts: ex.figures.map(([title, value]) => ({ title, value })) },
-      { type: 'TextBlock', text: periodLine, isSubtle: true, size: 'Small', wrap: true },
+      cardText(`${prefix}Cost alert: ${alert.name}`, { weight: 'Bolder', size: 'Large', color: 'Attention' }),
+      ...(firing.test ? [cardText(testLine, { isSubtle: true })] : []),
+      cardText(`${headline}.`, { weight: 'Bolder' }),
+      cardText(`Why it fired: ${ex.rule}.`),
+      ...ex.figures.map(([title, value]) => ({
+        type: 'ColumnSet',
+        spacing: 'Small',
+        columns: [
+          { type: 'Column', width: 'stretch', items: [cardText(title, { weight: 'Bolder' })] },
+          { type: 'Column', width: 'auto', items: [cardText(value)] },
+        ],
+      })),
+      cardText(periodLine, { isSubtle: true, size: 'Small' }),
     ],
     actions: [{ type: 'Action.OpenUrl', title: 'Open in the explorer', url: link }],
   };

@@ -32,7 +32,7 @@ import { addDays, lastCompletePeriod, previousPeriod } from './schedule';
  *
  * One source is made per worker invocation (`createEngineSeriesSource()`). It memoises the
  * organisation's `dataThrough`, and it reads alerts that ask the same queries (same organisation,
- * scope and `queries`, same window) with ONE engine request: their queries once, plus each distinct
+ * scope and `queries`; the window is the union of theirs) with ONE engine request: their queries once, plus each distinct
  * condition and baseline formula of the group as a query of its own, so the warehouse is asked once
  * per distinct query set (`costSeriesMany` batching the metrics) however many alerts share it.
  * `prepare(alerts)` announces the alerts about to be read so they are grouped before any read
@@ -196,8 +196,11 @@ export function createEngineSeriesSource(): AlertSeriesSource {
           continue;
         }
         const start = neededStart(alert, addDays(dataThrough, -(wanted - 1)));
-        const gk = `${seriesGroupKey(alert)}|${start}|${dataThrough}`;
+        // One read per query set: the window is the union of what its alerts need (a condition's
+        // 4 days, a weekly threshold's two weeks), so each decides on the same last complete day.
+        const gk = `${seriesGroupKey(alert)}|${dataThrough}`;
         let g = groups.get(gk);
+        if (g && start < g.start) g.start = start;
         if (!g) {
           const base = alert.conditionAdvancedExplorerQuery;
           g = {

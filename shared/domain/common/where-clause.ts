@@ -52,10 +52,22 @@ export interface WhereClause {
 
 const isGroup = (input: unknown) => typeof input === 'object' && input !== null && 'rules' in input;
 
+/**
+ * A group of rules and groups. Each item is a `lazy` that picks the rule or the group schema by the
+ * item's shape, so an error names the right fields. A parsed JSON body never holds `undefined`:
+ * only the JSON Schema converter (`shared/openapi.ts`) calls the getter with it, and then it gets
+ * both shapes, so the OpenAPI document describes nested groups as the route accepts them.
+ */
 function whereGroup(depthLeft: number): v.GenericSchema<WhereClause> {
   const item =
     depthLeft > 1
-      ? v.lazy((input) => (isGroup(input) ? whereGroup(depthLeft - 1) : WhereRuleSchema))
+      ? v.lazy((input) =>
+          input === undefined
+            ? v.union([WhereRuleSchema, whereGroup(depthLeft - 1)])
+            : isGroup(input)
+              ? whereGroup(depthLeft - 1)
+              : WhereRuleSchema,
+        )
       : v.lazy((input) =>
           isGroup(input)
             ? v.pipe(

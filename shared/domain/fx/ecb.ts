@@ -86,9 +86,13 @@ export function parseEcbXml(text: string): RateFile {
   const sender = /<(?:\w+:)?Sender[^>]*>[\s\S]*?<(?:\w+:)?name[^>]*>([\s\S]*?)<\/(?:\w+:)?name>/.exec(text);
   const days: RateDay[] = [];
   let current: RateDay | undefined;
+  // Line numbers are counted on from the previous Cube: once over the text, not once per Cube
+  // (slicing from the start for each of 30,000 Cubes took 38 s for 1 MiB).
+  let line = 1;
+  let counted = 0;
   for (const m of text.matchAll(/<Cube\b([^>]*?)\/?>/g)) {
     const attrs = attributes(m[1] ?? '');
-    const line = text.slice(0, m.index).split('\n').length;
+    for (; counted < m.index; counted++) if (text.charCodeAt(counted) === 0x0a) line++;
     const where = `line ${line}`;
     if (attrs.time !== undefined) {
       current = { day: dayOf(attrs.time, where), rates: {} };
@@ -96,7 +100,10 @@ export function parseEcbXml(text: string): RateFile {
     } else if (attrs.currency !== undefined) {
       if (!current) throw new BadRequestError(`${where}: a currency Cube outside a dated Cube`);
       const rate = rateOf(attrs.rate ?? '', where);
-      if (rate !== undefined) current.rates[checkCurrency(attrs.currency, where)] = rate;
+      const currency = checkCurrency(attrs.currency, where);
+      if (currency in current.rates)
+        throw new BadRequestError(`${where}: ${currency} is listed twice on ${current.day}`);
+      if (rate !== undefined) current.rates[currency] = rate;
     }
     if (days.length > MAX_RATE_DAYS)
       throw new BadRequestError(`A rate file holds at most ${MAX_RATE_DAYS} days`);

@@ -21,9 +21,10 @@ const Email = v.pipe(v.string(), v.trim(), v.maxLength(254), v.email('must be a 
  * A member of the sync payload. The spec shows `{userId, email}` without saying which is required:
  * each entry needs at least one. `userId` names a known user (an unknown one is an error); an
  * `email` alone is looked up among the org's users and invited when unknown; both must agree.
+ * Any other key is refused (strict), like every object of every body.
  */
 export const SyncMember = v.pipe(
-  v.object({
+  v.strictObject({
     userId: v.nullish(IdSchema),
     email: v.nullish(Email),
   }),

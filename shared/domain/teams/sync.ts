@@ -4,6 +4,7 @@ import * as usersRepo from '../../db/users-repo';
 import { ConflictError, type FieldIssue, NotFoundError, ShapedError } from '../../errors';
 import { newId } from '../../ids';
 import { log } from '../../log';
+import { mapLimit } from '../../pool';
 import {
   httpInvitationSender,
   type InvitationError,
@@ -106,19 +107,6 @@ export function syncError(
 
 function fromTeamRefError(e: TeamRefError): ShapedError {
   return syncError(e.status, e.code, e.reason, e.details);
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 /** Looks up the users the payload names: by id (batch), and by e-mail for entries without an id. */

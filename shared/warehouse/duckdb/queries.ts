@@ -86,6 +86,29 @@ async function readSource(
   return { source: quoteIdent(view), catalog };
 }
 
+/**
+ * `q` with `conversion.rowCurrency` set when every billing row of the org (NULLs counted) has the
+ * same currency: the conversion then needs no per-row currency (see `seriesSql`). The org's
+ * currencies are read once and kept until the next write.
+ */
+async function withRowCurrency<Q extends Pick<CostSeriesQuery, 'orgId' | 'conversion'>>(
+  conn: DuckDBConnection,
+  q: Q,
+): Promise<Q> {
+  if (!q.conversion) return q;
+  const currencies = await memoised(`currencies|${q.orgId}`, async () =>
+    (
+      await query(
+        conn,
+        `SELECT DISTINCT "BillingCurrency" AS c FROM ${quoteIdent(BILLING_TABLE)} WHERE org_id = $1 LIMIT 2`,
+        [q.orgId],
+      )
+    ).map((r) => (r.c === null || r.c === undefined ? null : String(r.c))),
+  );
+  const [only] = currencies;
+  return currencies.length === 1 && only ? { ...q, conversion: { ...q.conversion, rowCurrency: only } } : q;
+}
+
 export class DuckDbQueries implements WarehouseQueries {
   readonly kind = 'duckdb' as const;
 
@@ -138,7 +161,7 @@ export class DuckDbQueries implements WarehouseQueries {
       const { source, catalog } = await sourceFor(conn, q.orgId);
       const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
       const measures = metricIds.map((m) => metricSql(m, duckDialect));
-      const compiled = seriesSql({ ...q, groupBy: null }, measures, source, ctx);
+      const compiled = seriesSql(await withRowCurrency(conn, { ...q, groupBy: null }), measures, source, ctx);
       const rows = await query(conn, compiled.sql, compiled.params).catch((e: unknown) => {
         throw missingRateOf(e);
       });
@@ -152,7 +175,12 @@ export class DuckDbQueries implements WarehouseQueries {
     return withReadConnection(async (conn) => {
       const { source, catalog } = await sourceFor(conn, q.orgId);
       const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
-      const compiled = seriesSql(q, metricSql(q.metricId, duckDialect), source, ctx);
+      const compiled = seriesSql(
+        await withRowCurrency(conn, q),
+        metricSql(q.metricId, duckDialect),
+        source,
+        ctx,
+      );
       const rows = await query(conn, compiled.sql, compiled.params).catch((e: unknown) => {
         throw missingRateOf(e);
       });

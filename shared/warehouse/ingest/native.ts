@@ -10,15 +10,26 @@ import { quoteIdent, quoteLiteral } from '../sql/quote';
  * passed through as written, so totals per day and per service are the provider's.
  */
 
-/** A file's header: columns looked up by name ignoring case, BOM and surrounding spaces. */
+/**
+ * A file's header: columns looked up by name ignoring case, BOM and surrounding spaces. `names`
+ * are the reader's column names; `labels` (same length, when known) the file's own spellings:
+ * DuckDB renames a column whose name differs from an earlier one only in case (`user:Name`,
+ * `user:name` → `user:name_1`), and AWS tag keys are case-sensitive, so tag keys come from labels.
+ */
 export class Header {
   private readonly byKey = new Map<string, string>();
+  private readonly labelOf = new Map<string, string>();
 
-  constructor(readonly names: readonly string[]) {
-    for (const name of names) {
-      const key = Header.key(name);
+  constructor(
+    readonly names: readonly string[],
+    labels?: readonly string[],
+  ) {
+    const usable = labels && labels.length === names.length ? labels : names;
+    names.forEach((name, i) => {
+      this.labelOf.set(name, usable[i]!);
+      const key = Header.key(usable[i]!);
       if (!this.byKey.has(key)) this.byKey.set(key, name);
-    }
+    });
   }
 
   private static key(name: string): string {
@@ -51,10 +62,11 @@ export class Header {
   withPrefix(prefix: string): { name: string; rest: string }[] {
     const p = prefix.toLowerCase();
     return this.names
-      .filter((n) => Header.key(n).startsWith(p) && Header.key(n).length > p.length)
-      .map((n) => ({
-        name: n,
-        rest: n
+      .map((name) => ({ name, label: this.labelOf.get(name) ?? name }))
+      .filter(({ label }) => Header.key(label).startsWith(p) && Header.key(label).length > p.length)
+      .map(({ name, label }) => ({
+        name,
+        rest: label
           .replace(/^\ufeff/, '')
           .trim()
           .slice(prefix.length),
@@ -279,9 +291,15 @@ const AZ = {
   service: ['MeterCategory', 'ConsumedService'],
 };
 
+/**
+ * US-style dates as Azure writes them (`9/2/2023`), and as a spreadsheet saves them again
+ * (`9/2/2023 12:00:00 AM`, `09/02/2023 00:00:00`): DuckDB `strptime` formats, tried in turn.
+ */
+export const US_DATE_FORMATS = `['%m/%d/%Y', '%m/%d/%Y %I:%M:%S %p', '%m/%d/%Y %H:%M:%S', '%m/%d/%Y %H:%M']`;
+
 /** An Azure date (`9/2/2023` or ISO) as a timestamp. */
 const azureDay = (c: string) =>
-  `coalesce(TRY_STRPTIME(${c}, '%m/%d/%Y'), TRY_CAST(${c} AS TIMESTAMPTZ)::TIMESTAMP)`;
+  `coalesce(TRY_STRPTIME(${c}, ${US_DATE_FORMATS}), TRY_CAST(${c} AS TIMESTAMPTZ)::TIMESTAMP)`;
 const nextDay = (c: string) => text(`CAST(${azureDay(c)} AS DATE) + 1`);
 
 function azure(h: Header, from: string): Converted {

@@ -20,8 +20,9 @@ import {
   type NativeFormat,
   nativeFormatOf,
   TAG_ENTRIES,
+  US_DATE_FORMATS,
 } from './native';
-import { type FileFormat, firstJsonRecord, jsonFieldNames, sniffFormat } from './sniff';
+import { csvHeaderNames, type FileFormat, firstJsonRecord, jsonFieldNames, sniffFormat } from './sniff';
 
 /**
  * Reads one FOCUS export (CSV, gzipped CSV or Parquet) into a temporary DuckDB table in the
@@ -72,10 +73,11 @@ function filled(c: string): string {
 
 /**
  * Timestamps: ISO with or without `T`, zone or fractional seconds; minutes-only (`05:00Z`, as OCI
- * writes); `M/D/YYYY` (Azure EA). The session time zone is UTC, so zoneless values mean UTC.
+ * writes); `M/D/YYYY` (Azure EA), also with a time as spreadsheets save it. The session time zone
+ * is UTC, so zoneless values mean UTC.
  */
 function timestamp(c: string): string {
-  return `coalesce(TRY_CAST(${c} AS TIMESTAMPTZ), TRY_CAST(regexp_replace(${c}, ${TIMESTAMP_FIX}, '\\1 \\2:00\\3') AS TIMESTAMPTZ), TRY_CAST(TRY_STRPTIME(${c}, '%m/%d/%Y') AS TIMESTAMPTZ))::TIMESTAMP`;
+  return `coalesce(TRY_CAST(${c} AS TIMESTAMPTZ), TRY_CAST(regexp_replace(${c}, ${TIMESTAMP_FIX}, '\\1 \\2:00\\3') AS TIMESTAMPTZ), TRY_CAST(TRY_STRPTIME(${c}, ${US_DATE_FORMATS}) AS TIMESTAMPTZ))::TIMESTAMP`;
 }
 
 function caseMap(expr: string, pairs: [string, string][]): string {
@@ -333,7 +335,10 @@ export async function openBillingFile(conn: DuckDBConnection, path: string): Pro
   let mapping = mapHeader(headers);
   const missing = REQUIRED_COLUMNS.filter((c) => !mapping.focus.has(c));
   if (!missing.length) return { path, format, from: raw, built: layered(mapping), mapping };
-  const header = new Header(headers);
+  const header = new Header(
+    headers,
+    format === 'csv' || format === 'csv.gz' ? csvHeaderNames(path, format) : undefined,
+  );
   const native = nativeFormatOf(header);
   if (!native) {
     if (mapping.focus.size >= 3)

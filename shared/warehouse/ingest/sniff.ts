@@ -91,3 +91,33 @@ export function jsonFieldNames(record: Record<string, unknown>): string[] {
   }
   return names;
 }
+
+/**
+ * The column names of a CSV file's first line as written (RFC 4180 quoting, BOM dropped), read
+ * from its first bytes; undefined when the line does not end within them.
+ */
+export function csvHeaderNames(path: string, format: 'csv' | 'csv.gz'): string[] | undefined {
+  const bytes = head(path);
+  const text = (format === 'csv.gz' ? gunzipHead(bytes) : bytes).toString('utf8').replace(/^\ufeff/, '');
+  const names: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      names.push(cell);
+      cell = '';
+    } else if (ch === '\n' || ch === '\r') {
+      names.push(cell);
+      return names;
+    } else cell += ch;
+  }
+  return undefined;
+}

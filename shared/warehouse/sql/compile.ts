@@ -349,11 +349,24 @@ export function seriesSql(
   const months = billingMonthRange(start, end);
   const d = ctx.dialect;
   const ts = d.col('ChargePeriodStart');
+  const truncUnit = q.granularity === 'Hour' ? 'hour' : q.granularity.toLowerCase();
+  // With a conversion the rows are first summed per (hour or day, billing currency, groups) and
+  // each partial sum is multiplied by its day's factor before the sums to the requested bucket:
+  // Σ cost·rate(day) = Σ_day rate(day)·Σ cost of that day, so the figures are the same while the
+  // factor is looked up for thousands of partial rows instead of every billing row.
+  const conversion = q.conversion;
+  const fine = q.granularity === 'Hour' ? 'hour' : 'day';
   // Parameters are added in the order they appear in the text (Athena binds `?` by position).
+  // One currency for every row of the org (the adapter knows): no currency column to read, and
+  // for day or hour buckets no second level either (each bucket's sum times its day's factor).
+  const one = conversion?.rowCurrency;
+  const twoLevels = conversion !== undefined && !(one && truncUnit === fine);
   const bucket =
     q.granularity === 'Period'
       ? ctx.params.add(start.slice(0, 10))
-      : `date_trunc('${q.granularity === 'Hour' ? 'hour' : q.granularity.toLowerCase()}', ${ts})`;
+      : twoLevels && truncUnit === fine
+        ? 'fine'
+        : `date_trunc('${truncUnit}', ${twoLevels ? 'fine' : ts})`;
   const period =
     q.granularity === 'Hour'
       ? d.hour('bucket')
@@ -368,16 +381,38 @@ export function seriesSql(
   const extra = extraFilter ? ` AND ${extraFilter(ctx)}` : '';
   const groupCols = groupBy.map((_, i) => `g${i}`);
   const valueCols = measures.length === 1 ? ['value'] : measures.map((_, i) => `value${i}`);
-  const factor = q.conversion ? conversionFactorSql(q.conversion, d) : undefined;
-  const sums = measures.map(
-    (m, i) => `coalesce(sum(${factor ? `(${m}) * ${factor}` : m}), 0) AS ${valueCols[i]}`,
-  );
-  const inner = [
-    `SELECT ${[`${bucket} AS bucket`, ...groups, ...sums].join(', ')}`,
-    `FROM ${source}`,
-    `WHERE ${d.col('org_id')} = ${org}${d.monthBound ? ` AND ${d.col('billing_month')} BETWEEN ${quoteLiteral(months.from)} AND ${quoteLiteral(months.to)}` : ''} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`,
-    `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2)].join(', ')}`,
-  ];
+  const filter = `WHERE ${d.col('org_id')} = ${org}${d.monthBound ? ` AND ${d.col('billing_month')} BETWEEN ${quoteLiteral(months.from)} AND ${quoteLiteral(months.to)}` : ''} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}${extra} AND ${where}`;
+  const curKeys = one ? [] : [`${d.col('BillingCurrency')} AS cur`];
+  const factorOf = (at: string) =>
+    conversion ? conversionFactorSql(conversion, d, one ? currencyLiteral(one) : 'cur', at) : '1';
+  const inner = twoLevels
+    ? [
+        `SELECT ${[
+          `${bucket} AS bucket`,
+          ...groupCols,
+          ...valueCols.map((c, i) => `coalesce(sum(p${i} * ${factorOf('fine')}), 0) AS ${c}`),
+        ].join(', ')}`,
+        'FROM (',
+        `SELECT ${[`date_trunc('${fine}', ${ts}) AS fine`, ...curKeys, ...groups, ...measures.map((m, i) => `sum(${m}) AS p${i}`)].join(', ')}`,
+        `FROM ${source}`,
+        filter,
+        `GROUP BY ${[1, ...curKeys.map(() => 2), ...groupBy.map((_, i) => i + 2 + curKeys.length)].join(', ')}`,
+        ') AS f',
+        `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2)].join(', ')}`,
+      ]
+    : [
+        `SELECT ${[
+          `${bucket} AS bucket`,
+          ...groups,
+          ...measures.map(
+            (m, i) =>
+              `coalesce(sum(${m})${conversion ? ` * ${factorOf(`date_trunc('${fine}', ${ts})`)}` : ''}, 0) AS ${valueCols[i]}`,
+          ),
+        ].join(', ')}`,
+        `FROM ${source}`,
+        filter,
+        `GROUP BY ${[1, ...groupBy.map((_, i) => i + 2)].join(', ')}`,
+      ];
   const aggregate = [
     `SELECT ${[`${period} AS period`, ...groupCols, ...valueCols].join(', ')}`,
     'FROM (',
@@ -420,18 +455,17 @@ export class MissingRateError extends UnprocessableError {
 }
 
 /**
- * The factor a series statement multiplies each amount by: 1 for rows in the target currency;
- * else the element of the row's currency's list of per-day factors at the row's charge day (a
- * list literal indexed by days since `from`: arithmetic per row, no join). A row whose factor is
- * NULL (no rate that day, or a currency without factors) fails the statement, naming the currency
- * and the day: never 1:1. Every value is ours and checked (codes, dates, finite numbers), so the
- * lists are inlined. The statement's range filter keeps every row on or after `from`.
+ * The factor a series statement multiplies each partial sum by: 1 for sums in the target currency;
+ * else the element of the currency's list of per-day factors at the sum's charge day (a list
+ * literal indexed by days since `from`: arithmetic per row, no join). `cur` and `at` are the
+ * expressions of the billing currency and of the (hour- or day-truncated) charge timestamp. A sum
+ * whose factor is NULL (no rate that day, or a currency without factors) fails the statement,
+ * naming the currency and the day: never 1:1. Every value is ours and checked (codes, dates,
+ * finite numbers), so the lists are inlined. The statement's range filter keeps every row on or
+ * after `from`.
  */
-function conversionFactorSql(c: CurrencyConversion, d: Dialect): string {
-  const code = (x: string) => {
-    if (!/^[A-Z]{3}$/.test(x)) throw new Error(`invalid currency code ${JSON.stringify(x)}`);
-    return `'${x}'`;
-  };
+function conversionFactorSql(c: CurrencyConversion, d: Dialect, cur: string, at: string): string {
+  const code = currencyLiteral;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(c.from)) throw new Error(`invalid conversion start ${c.from}`);
   const origin = Date.parse(`${c.from}T00:00:00Z`);
   const lists = new Map<string, (string | null)[]>();
@@ -444,16 +478,20 @@ function conversionFactorSql(c: CurrencyConversion, d: Dialect): string {
     list[at] = f.factor.toExponential();
     lists.set(f.currency, list);
   }
-  const cur = d.col('BillingCurrency');
-  const ts = d.col('ChargePeriodStart');
-  const index = d.dayIndex(c.from, ts);
-  const message = `'${FX_MISSING} ' || coalesce(${cur}, '(none)') || ' ' || ${d.dayText(ts)} || ' ' || ${code(c.target)}`;
+  const index = d.dayIndex(c.from, at);
+  const message = `'${FX_MISSING} ' || coalesce(${cur}, '(none)') || ' ' || ${d.dayText(at)} || ' ' || ${code(c.target)}`;
   const branches = [...lists.entries()].map(
     ([currency, list]) =>
       `WHEN ${cur} = ${code(currency)} THEN ${d.listAt(d.list(list.map((x) => x ?? 'NULL')), index)}`,
   );
   const lookup = branches.length ? `CASE ${branches.join(' ')} END` : 'CAST(NULL AS DOUBLE)';
   return `(CASE WHEN ${cur} = ${code(c.target)} THEN 1 ELSE coalesce(${lookup}, ${d.fail(message)}) END)`;
+}
+
+/** A checked ISO 4217 code as an SQL literal. */
+function currencyLiteral(x: string): string {
+  if (!/^[A-Z]{3}$/.test(x)) throw new Error(`invalid currency code ${JSON.stringify(x)}`);
+  return `'${x}'`;
 }
 
 /** The MissingRateError of a statement that failed for a missing rate, else the error itself. */

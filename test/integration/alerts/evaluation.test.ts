@@ -1,5 +1,9 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as evaluateWorker } from '../../../functions/workers/alert-evaluate';
 import type { Principal } from '../../../shared/auth/principal';
-import { listEvaluations } from '../../../shared/db/alerts-repo';
+import { getAlert, listEvaluations } from '../../../shared/db/alerts-repo';
+import { db, tableName } from '../../../shared/db/client';
+import { keys } from '../../../shared/db/keys';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
 import { backtestAlert } from '../../../shared/domain/alerts/backtest';
 import {
@@ -7,6 +11,7 @@ import {
   type EvaluationMessage,
   evaluateAlert,
   evaluateAlerts,
+  evaluateMessages,
   sweepDueAlerts,
 } from '../../../shared/domain/alerts/evaluate';
 import type { Notification } from '../../../shared/domain/alerts/notification';
@@ -16,13 +21,21 @@ import { archiveAlert, createAlert, snoozeAlert } from '../../../shared/domain/a
 import { parseOrThrow } from '../../../shared/validation';
 import type { WarehouseQueries } from '../../../shared/warehouse/port';
 import { setWarehouseQueries } from '../../../shared/warehouse/queries';
-import { conditionBody, costQuery, periodChangeBody } from '../../unit/alerts/fixtures';
+import { conditionBody, costQuery, periodChangeBody, thresholdBody } from '../../unit/alerts/fixtures';
 
 const run = Math.random().toString(36).slice(2, 8);
 const orgId = `org_eval${run}`;
 const principal: Principal = { orgId, principalId: 'user_a', kind: 'user', role: 'admin', teamIds: [] };
 const input = (extra: Record<string, unknown> = {}) =>
   parseOrThrow(CreateAlertBody, conditionBody(extra), 'plain', 'body');
+
+/** A queue stand-in that keeps what it is sent and accepts all of it. */
+function collect<T>(into: T[]): (items: readonly T[]) => Promise<null[]> {
+  return async (items) => {
+    into.push(...items);
+    return items.map(() => null);
+  };
+}
 
 function spikeOn(day: string): AlertSeries {
   return {
@@ -44,9 +57,7 @@ describe('alert sweep and evaluation', () => {
     await archiveAlert(principal, archived.id, undefined, t0);
 
     const sent: EvaluationMessage[] = [];
-    const send = async (m: EvaluationMessage) => {
-      sent.push(m);
-    };
+    const send = collect(sent);
     const now = new Date('2026-11-21T05:30:00Z');
     const first = await sweepDueAlerts(now, send, (o) => o === orgId);
     expect(sent.map((m) => m.alertIds)).toEqual([[due.id]]);
@@ -68,9 +79,7 @@ describe('alert sweep and evaluation', () => {
     const deps = (day: string, now: string) => ({
       source: { read: async () => spikeOn(day) },
       now: () => new Date(now),
-      enqueueNotification: async (n: Notification) => {
-        notes.push(n);
-      },
+      enqueueNotifications: collect(notes),
     });
     const msg = { orgId, alertId: alert.id, scheduledFor: '' };
     const a = await evaluateAlert(msg, deps('2026-11-17', '2026-11-18T06:00:00Z'));
@@ -121,9 +130,7 @@ describe('alert sweep and evaluation', () => {
     const deps = (day: string, now: string) => ({
       source: { read: async () => spikeOn(day) },
       now: () => new Date(now),
-      enqueueNotification: async (n: Notification) => {
-        notes.push(n);
-      },
+      enqueueNotifications: collect(notes),
     });
     const msg = { orgId: zoneOrg, alertId: alert.id, scheduledFor: '' };
     const a = await evaluateAlert(msg, deps('2026-11-20', '2026-11-22T10:30:00Z'));
@@ -139,9 +146,7 @@ describe('alert sweep and evaluation', () => {
     const deps = {
       source: { read: async () => spikeOn('2026-11-20') },
       now: () => new Date('2026-11-21T06:00:00Z'),
-      enqueueNotification: async (n: Notification) => {
-        notes.push(n);
-      },
+      enqueueNotifications: collect(notes),
     };
     expect(await evaluateAlert({ orgId, alertId: floor.id, scheduledFor: '' }, deps)).toMatchObject({
       suppressedBy: 'MIN_COST',
@@ -207,13 +212,7 @@ describe('alerts that ask the same queries', () => {
     const other = await make('total', 'spend > 300', { queries: [costQuery('spend')] });
     const sent: EvaluationMessage[] = [];
     const now = new Date('2026-11-21T06:00:00Z');
-    const swept = await sweepDueAlerts(
-      now,
-      async (m) => {
-        sent.push(m);
-      },
-      (o) => o === groupOrg,
-    );
+    const swept = await sweepDueAlerts(now, collect(sent), (o) => o === groupOrg);
     expect(swept).toEqual({ enqueued: 4, snoozed: 0, messages: 2 });
     const sorted = sent.map((m) => [...(m.alertIds ?? [])].sort()).sort((a, b) => b.length - a.length);
     expect(sorted).toEqual([[fires.id, quiet.id, under.id].sort(), [other.id]]);
@@ -223,9 +222,7 @@ describe('alerts that ask the same queries', () => {
     const deps = {
       source: createEngineSeriesSource(),
       now: () => now,
-      enqueueNotification: async (n: Notification) => {
-        notes.push(n);
-      },
+      enqueueNotifications: collect(notes),
     };
     const big = sent.find((m) => m.alertIds?.length === 3)!;
     const results = await evaluateAlerts(big, deps);
@@ -242,6 +239,218 @@ describe('alerts that ask the same queries', () => {
     const single = await evaluateAlerts(sent.find((m) => m.alertIds?.length === 1)!, deps);
     expect(calls).toHaveLength(2);
     expect(single[0]).toMatchObject({ alertId: other.id, triggered: true, values: { spend: 400 } });
+  });
+});
+
+describe('batched sweep and evaluation', () => {
+  const batchOrg = `org_batch${run}`;
+  const owner: Principal = { ...principal, orgId: batchOrg };
+  const lastChargeDay = '2026-11-20';
+  const spikeDay = '2026-11-19';
+  const calls: string[] = [];
+  const rows = (q: { start: string; end: string }) => {
+    const out: { period: string; group: Record<string, never>; value: number }[] = [];
+    for (let t = Date.parse(q.start.slice(0, 10)); t < Date.parse(q.end.slice(0, 10)); t += 86_400_000) {
+      const period = new Date(t).toISOString().slice(0, 10);
+      if (period <= lastChargeDay) out.push({ period, group: {}, value: period === spikeDay ? 400 : 100 });
+    }
+    return out;
+  };
+  const fake: WarehouseQueries = {
+    kind: 'duckdb',
+    billingMonths: async () => ['2026-11'],
+    usageMetrics: async () => [],
+    billingInfo: async () => ({ lastChargeDay, currencies: ['USD'] }),
+    costSeries: async (q) => {
+      calls.push(`costSeries ${q.start}..${q.end}`);
+      return rows(q);
+    },
+    costSeriesMany: async (q, ids) => {
+      calls.push(`costSeriesMany ${q.start}..${q.end}`);
+      return ids.map(() => rows(q));
+    },
+    usageSeries: async () => [],
+    catalog: async () => undefined,
+  };
+  afterEach(() => setWarehouseQueries(undefined));
+
+  /** `n` alerts created 8 at a time, each made by `make(i)`. */
+  async function createMany(n: number, make: (i: number) => Record<string, unknown>, at: Date) {
+    const out: string[] = new Array(n);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < n) {
+          const i = next++;
+          out[i] = (await createAlert(owner, parseOrThrow(CreateAlertBody, make(i), 'plain', 'body'), at)).id;
+        }
+      }),
+    );
+    return out;
+  }
+
+  test('two concurrent sweeps over 130 due alerts enqueue each exactly once, at most 100 a message', async () => {
+    const t0 = new Date('2026-11-21T05:00:00Z');
+    const ids = await createMany(130, (i) => conditionBody({ name: `many ${i}` }), t0);
+    const a: EvaluationMessage[] = [];
+    const b: EvaluationMessage[] = [];
+    const now = new Date('2026-11-21T05:30:00Z');
+    const only = (o: string) => o === batchOrg;
+    const [ra, rb] = await Promise.all([
+      sweepDueAlerts(now, collect(a), only),
+      sweepDueAlerts(now, collect(b), only),
+    ]);
+    const sent = [...a, ...b].flatMap((m) => m.alertIds ?? []);
+    expect(sent).toHaveLength(130);
+    expect(new Set(sent)).toEqual(new Set(ids));
+    expect(ra.enqueued + rb.enqueued).toBe(130);
+    for (const m of [...a, ...b]) expect(m.alertIds!.length).toBeLessThanOrEqual(100);
+    // Same queries: the alerts a sweep took fill messages of 100 before a new one starts.
+    for (const ms of [a, b]) expect(ms.filter((m) => m.alertIds!.length < 100).length).toBeLessThanOrEqual(1);
+    // Every alert moved on to the next slot (06:00), and a third sweep finds none due.
+    const stored = await getAlert(batchOrg, ids[129]!);
+    expect(stored?.nextEvalAt).toBe('2026-11-21T06:00:00.000Z');
+    expect((await sweepDueAlerts(now, collect<EvaluationMessage>([]), only)).enqueued).toBe(0);
+  });
+
+  test('a message SQS refuses puts its alerts back for the next sweep', async () => {
+    const refusingOrg = `org_refuse${run}`;
+    const refOwner: Principal = { ...principal, orgId: refusingOrg };
+    const t0 = new Date('2026-11-21T05:00:00Z');
+    const one = await createAlert(refOwner, input({ name: 'one' }), t0);
+    const two = await createAlert(
+      refOwner,
+      input({ name: 'two', queries: [costQuery('spend')], condition: 'spend > 1' }),
+      t0,
+    );
+    const now = new Date('2026-11-21T05:30:00Z');
+    const only = (o: string) => o === refusingOrg;
+    // SQS takes the first message of the batch and refuses the second.
+    let refused: string[] = [];
+    await expect(
+      sweepDueAlerts(
+        now,
+        async (ms) => {
+          refused = ms[1]!.alertIds!;
+          return ms.map((_, i) => (i === 1 ? new Error('refused') : null));
+        },
+        only,
+      ),
+    ).rejects.toThrow('refused');
+    expect(refused).toHaveLength(1);
+    const again: EvaluationMessage[] = [];
+    const retry = await sweepDueAlerts(now, collect(again), only);
+    expect(retry.enqueued).toBe(1);
+    expect(again.flatMap((m) => m.alertIds)).toEqual(refused);
+    expect([one.id, two.id]).toContain(refused[0]);
+  });
+
+  test('a batch where one alert fires and 30 do not: 31 evaluations, one claim, one notification', async () => {
+    const t0 = new Date('2026-11-21T05:00:00Z');
+    // 30 quiet alerts (conditions and thresholds over the same query) and one that fires.
+    const quiet = await createMany(
+      30,
+      (i) =>
+        i % 3 === 2
+          ? thresholdBody({
+              name: `quiet threshold ${i}`,
+              currency: 'USD',
+              queries: conditionBody().queries,
+              queryName: 'ec2',
+              thresholds: [
+                {
+                  value: 5000 + i,
+                  severityLevel: 'INFO',
+                  metricMode: 'ABSOLUTE_SPEND',
+                  changeBasis: 'ABSOLUTE_DELTA',
+                },
+              ],
+            })
+          : conditionBody({ name: `quiet ${i}`, condition: `ec2 > rollingMedian(ec2, 28, DAY) * ${5 + i}` }),
+      t0,
+    );
+    const [fires] = await createMany(1, () => conditionBody({ name: 'fires', condition: 'ec2 > 300' }), t0);
+    setWarehouseQueries(fake);
+    calls.length = 0;
+    const notes: Notification[] = [];
+    const now = new Date('2026-11-21T06:00:00Z');
+    const msg = { orgId: batchOrg, alertIds: [...quiet, fires!], scheduledFor: now.toISOString() };
+    // The same message twice in one invocation (a redelivery beside the original): evaluated once.
+    const [first, second] = await evaluateMessages([msg, msg], {
+      source: createEngineSeriesSource(),
+      now: () => now,
+      enqueueNotifications: collect(notes),
+    });
+    expect(first).toEqual(second);
+    if (!first!.ok) throw first!.error;
+    expect(first!.value).toHaveLength(31);
+    expect(first!.value.every((e) => e !== null && e.evaluatedDay === spikeDay)).toBe(true);
+    expect(first!.value.filter((e) => e!.triggered).map((e) => e!.alertId)).toEqual([fires]);
+    expect(notes.map((n) => n.id)).toEqual([`${fires}:${spikeDay}`]);
+    // One warehouse read for the 31 alerts: the union of their windows, ending on the last complete day.
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatch(new RegExp(`\\.\\.${lastChargeDay}`));
+    // Each alert's history holds exactly one evaluation.
+    for (const id of [...quiet, fires!]) {
+      const history = await listEvaluations(batchOrg, id, 5);
+      expect(history.items).toHaveLength(1);
+      expect(history.items[0]!.notificationId).toBe(id === fires ? `${fires}:${spikeDay}` : null);
+    }
+  });
+
+  test('an alert stored before the thresholds copy existed has its thresholds queried', async () => {
+    const t0 = new Date('2026-11-21T05:00:00Z');
+    const [id] = await createMany(
+      1,
+      () =>
+        thresholdBody({
+          name: 'legacy item',
+          currency: 'USD',
+          queries: conditionBody().queries,
+          queryName: 'ec2',
+          thresholds: [
+            {
+              value: 300,
+              severityLevel: 'INFO',
+              metricMode: 'ABSOLUTE_SPEND',
+              changeBasis: 'ABSOLUTE_DELTA',
+            },
+          ],
+        }),
+      t0,
+    );
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.alert(batchOrg, id!),
+        UpdateExpression: 'REMOVE evalThresholds',
+      }),
+    );
+    expect((await getAlert(batchOrg, id!))?.evalThresholds).toBeUndefined();
+    setWarehouseQueries(fake);
+    const now = new Date('2026-11-21T06:00:00Z');
+    const [evaluation] = await evaluateAlerts(
+      { orgId: batchOrg, alertIds: [id!], scheduledFor: now.toISOString() },
+      { source: createEngineSeriesSource(), now: () => now, enqueueNotifications: collect<Notification>([]) },
+    );
+    // 400 on the spike day is above the queried threshold of 300.
+    expect(evaluation).toMatchObject({ evaluatedDay: spikeDay, triggered: true, values: { ec2: 400 } });
+  });
+
+  test('the worker fails only the malformed message of its batch', async () => {
+    const t0 = new Date('2026-11-21T05:00:00Z');
+    const [id] = await createMany(1, () => conditionBody({ name: 'worker', condition: 'ec2 > 100000' }), t0);
+    setWarehouseQueries(fake);
+    const record = (messageId: string, body: string) =>
+      ({ messageId, body, receiptHandle: messageId, attributes: {}, messageAttributes: {} }) as never;
+    const res = await evaluateWorker({
+      Records: [
+        record('good', JSON.stringify({ orgId: batchOrg, alertIds: [id], scheduledFor: t0.toISOString() })),
+        record('bad', '{"orgId": 1}'),
+      ],
+    });
+    expect(res.batchItemFailures).toEqual([{ itemIdentifier: 'bad' }]);
+    expect((await listEvaluations(batchOrg, id!, 5)).items).toHaveLength(1);
   });
 });
 

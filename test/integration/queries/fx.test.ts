@@ -164,6 +164,121 @@ describe('currency conversion in the query engine', () => {
     expect(res.conversion?.rates).toEqual({ from: '2024-08-30', to: '2024-10-18' });
   });
 
+  it("converts weekly and hourly buckets, and two metrics read together, at each row's day rate", async () => {
+    // Weeks straddle rate changes (and the closure day), so a rate per bucket would differ.
+    const weekly = await ask(
+      mixedOrg,
+      {
+        period: { startDate: '2024-09-02T00:00:00Z', endDate: '2024-09-29T00:00:00Z', aggBy: 'Week' },
+        queries: [q('a'), q('b', { metricId: 'effective_cost' })],
+      },
+      'GBP',
+    );
+    const effective = (r: CsvRow) =>
+      r.BillingCurrency === 'GBP'
+        ? num(r.EffectiveCost)
+        : (num(r.EffectiveCost) * rateOn(day(r), 'GBP')) / rateOn(day(r), String(r.BillingCurrency));
+    const weekOf = (d: string) => {
+      const t = Date.parse(`${d}T00:00:00Z`);
+      return new Date(t - ((new Date(t).getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+    };
+    for (const [name, value] of [
+      ['a', (r: CsvRow) => inTarget(r, 'GBP')],
+      ['b', effective],
+    ] as const) {
+      const points = only(weekly, name).series[0]?.points ?? [];
+      expect(points.map((p) => p.date)).toEqual(['2024-09-02', '2024-09-09', '2024-09-16', '2024-09-23']);
+      for (const p of points)
+        expectClose(
+          p.value,
+          sum((r) => weekOf(day(r)) === p.date && day(r) <= '2024-09-29', value),
+        );
+    }
+    expect(only(weekly, 'b').conversion?.to).toBe('GBP');
+    const hourly = await ask(
+      mixedOrg,
+      {
+        period: { startDate: '2024-09-13T00:00:00Z', endDate: '2024-09-14T23:00:00Z', aggBy: 'Hour' },
+        queries: [q('a', { groupBy: 'service' })],
+        limitOverride: 3,
+      },
+      'USD',
+    );
+    const out = only(hourly, 'a');
+    const byService = new Map<string, number>();
+    for (const r of rows.filter((r) => day(r) === '2024-09-13' || day(r) === '2024-09-14'))
+      byService.set(String(r.ServiceName), (byService.get(String(r.ServiceName)) ?? 0) + inTarget(r, 'USD'));
+    for (const s of out.series.filter((x) => !x.other)) {
+      expectClose(s.total, byService.get(String(s.group.service))!);
+      // Every row starts at midnight: each day's figure sits in its 00:00 hour.
+      const nonZero = s.points.filter((p) => (p.value ?? 0) !== 0).map((p) => p.date);
+      expect(nonZero.length).toBeGreaterThan(0);
+      expect(nonZero.every((d) => d.endsWith('T00:00:00Z'))).toBe(true);
+    }
+    const grand = [...byService.values()].reduce((a, x) => a + x, 0);
+    expectClose(
+      out.series.reduce((a, s) => a + (s.total ?? 0), 0),
+      grand,
+    );
+  });
+
+  it('converts a one-currency organisation by day, and forgets that shortcut when another currency arrives', async () => {
+    const org = `org_fx_one_${run}`;
+    const first = join(dir, 'one-usd.csv');
+    writeMixed(first, ['2024-09'], '2024-09-21', `fxo${run}`, false);
+    await warehouse.ingestFile({ orgId: org, path: first, sourceName: 'one-usd.csv' });
+    const request = {
+      period: { startDate: '2024-09-09T00:00:00Z', endDate: '2024-09-20T00:00:00Z', aggBy: 'Day' },
+      queries: [q('a', { groupBy: 'provider' })],
+    };
+    const check = async (raw: CsvRow[]) => {
+      const res = await ask(org, request, 'EUR');
+      const out = only(res, 'a');
+      expect(out.series.length).toBeGreaterThan(1);
+      for (const s of out.series)
+        for (const p of s.points)
+          expectClose(
+            p.value,
+            raw
+              .filter((r) => day(r) === p.date && r.ProviderName === s.group.provider)
+              .reduce((a, r) => a + inTarget(r, 'EUR'), 0),
+          );
+      return res;
+    };
+    const usdRows = readCsv(first);
+    expect((await check(usdRows)).conversion?.from).toEqual(['USD']);
+    // A new export of the month (it replaces the first) bills its Microsoft rows in CAD: each row
+    // now converts from its own currency.
+    const second = join(dir, 'one-cad.csv');
+    writeMixed(second, ['2024-09'], '2024-09-21', `fxp${run}`, true);
+    await warehouse.ingestFile({ orgId: org, path: second, sourceName: 'one-cad.csv' });
+    expect((await check(readCsv(second))).conversion?.from).toEqual(['CAD', 'USD']);
+  });
+
+  it('answers 422 for rows without a billing currency rather than taking them for the others', async () => {
+    const org = `org_fx_nocur_${run}`;
+    const path = join(dir, 'nocur.csv');
+    writeMixed(path, ['2024-09'], '2024-09-10', `fxn${run}`, false);
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    const at = FOCUS_HEADER.indexOf('BillingCurrency');
+    const cells = lines[1]!.split(',');
+    // The generator's cells hold no commas inside quotes before this column (checked here).
+    expect(cells[at]).toBe('"USD"');
+    cells[at] = '';
+    lines[1] = cells.join(',');
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    await warehouse.ingestFile({ orgId: org, path, sourceName: 'nocur.csv' });
+    const asked = ask(
+      org,
+      {
+        period: { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-09T00:00:00Z', aggBy: 'Day' },
+        queries: [q('a')],
+      },
+      'EUR',
+    );
+    await expect(asked).rejects.toThrow(/^No exchange rate for \(none\) to EUR on 2024-09-0\d /);
+  });
+
   it('answers a mixed-currency organisation per billing currency when no currency is asked', async () => {
     const res = await ask(mixedOrg, {
       period: { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-30T00:00:00Z', aggBy: 'Period' },

@@ -9,6 +9,7 @@ import type {
   UsageSeriesQuery,
   WhereClause,
 } from '../../../shared/warehouse/query-model';
+import { MissingRateError } from '../../../shared/warehouse/sql/compile';
 import { AthenaEmulator } from '../../support/athena-emulator';
 import { assertPartitioned, assertTrino } from '../../support/trino';
 import { FOCUS_SAMPLE, num, readCsv } from './support';
@@ -282,6 +283,66 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expect(info.statements).toHaveLength(1);
     expect(info.result).toEqual(await duck.billingInfo(org, '2024-08'));
     expect(info.result.lastChargeDay).toMatch(/^2024-\d{2}-\d{2}$/);
+  });
+
+  it("converted cost series: each row at its day's factor, as DuckDB converts them, and a missing day is the 422", async () => {
+    // Factors made up here, one per September day (and 1 October); every sample row is in USD.
+    const days = Array.from({ length: 31 }, (_, i) =>
+      new Date(Date.UTC(2024, 8, 1 + i)).toISOString().slice(0, 10),
+    );
+    const factorOf = (day: string) => 0.9 + Number(day.slice(8, 10)) / 1000;
+    const conversion = {
+      target: 'EUR',
+      from: '2024-09-01',
+      factors: days.map((day) => ({ currency: 'USD', day, factor: factorOf(day) })),
+    };
+    const raw = readCsv(FOCUS_SAMPLE).filter((r) => r.ChargePeriodStart?.startsWith('2024-09'));
+    expect(new Set(raw.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
+    for (const granularity of ['Day', 'Week', 'Period'] as const) {
+      const q: CostSeriesQuery = {
+        orgId: org,
+        metricId: 'cost',
+        groupBy: 'provider',
+        granularity,
+        ...SEPTEMBER,
+        conversion,
+      };
+      const { result } = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
+      // DuckDB takes its one-currency path here (no currency column); Athena always groups by it.
+      expectSameSeries(result, await duck.costSeries(q));
+      const expected = new Map<string, number>();
+      for (const r of raw) {
+        const p = r.ProviderName ?? '';
+        expected.set(
+          p,
+          (expected.get(p) ?? 0) + num(r.BilledCost) * factorOf(String(r.ChargePeriodStart).slice(0, 10)),
+        );
+      }
+      const totals = new Map<string, number>();
+      for (const r of result)
+        totals.set(r.group.provider ?? '', (totals.get(r.group.provider ?? '') ?? 0) + r.value);
+      expect(Object.fromEntries(totals)).toEqual(
+        Object.fromEntries([...expected].map(([k, v]) => [k, expect.closeTo(v, 6)])),
+      );
+    }
+    const gap = { ...conversion, factors: conversion.factors.filter((f) => f.day !== '2024-09-14') };
+    const missing = await athena
+      .costSeries({
+        orgId: org,
+        metricId: 'cost',
+        groupBy: null,
+        granularity: 'Month',
+        ...SEPTEMBER,
+        conversion: gap,
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(missing).toBeInstanceOf(MissingRateError);
+    expect((missing as MissingRateError).body().error).toMatch(
+      /^No exchange rate for USD to EUR on 2024-09-14 /,
+    );
   });
 
   it('a full refresh: labels, enrichments with conditions, virtual dimensions; then series over them', async () => {

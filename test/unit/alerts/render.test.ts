@@ -102,6 +102,62 @@ describe('alert message renderer', () => {
     expect(m.subject).not.toMatch(/[\r\n]/);
   });
 
+  test('the Teams card shows user text literally: no markdown element carries it', () => {
+    const name = '**Prod** _EC2_ [click me](https://evil.example) & <b>x</b> {{DATE(2026-11-20T06:00:00Z)}}';
+    const alias = 'EC2 *spot* & <on-demand>';
+    const m = renderAlertMessage(
+      conditionFiring({ name, queries: [costQuery('ec2', { alias })] as AlertFiring['alert']['queries'] }),
+    );
+    const elements: Record<string, unknown>[] = [];
+    const walk = (x: unknown) => {
+      if (Array.isArray(x)) x.forEach(walk);
+      else if (x && typeof x === 'object') {
+        const o = x as Record<string, unknown>;
+        if (typeof o.type === 'string') elements.push(o);
+        Object.values(o).forEach(walk);
+      }
+    };
+    walk(m.teamsCard.body);
+    const types = new Set(elements.map((e) => e.type));
+    // TextBlock and FactSet are where Teams applies markdown; none is left.
+    expect(types.has('TextBlock')).toBe(false);
+    expect(types.has('FactSet')).toBe(false);
+    const runs = elements.filter((e) => e.type === 'TextRun').map((e) => String(e.text));
+    const literal = (t: string) => t.replaceAll('{\u2060{', '{{');
+    // The title is the name verbatim, only the DATE template broken so the client cannot expand it.
+    expect(runs[0]).toBe(`Cost alert: ${name.replace('{{', '{\u2060{')}`);
+    expect(runs.map(literal)).toContain(`Cost alert: ${name}`);
+    expect(runs.some((r) => r.includes('{{'))).toBe(false);
+    // The alias reaches the explanation and a figure's label unaltered.
+    expect(runs.some((r) => r.startsWith(`${alias} on 2026-11-20 was $1,240`))).toBe(true);
+    expect(runs).toContain(alias);
+    // Slack: the fallback text (read as mrkdwn) has &, < and > escaped; user words are only in
+    // plain_text (Slack has no escape for * and _ in mrkdwn), and mrkdwn texts are escaped too.
+    expect(m.slackText).toContain('&amp; &lt;b&gt;x&lt;/b&gt;');
+    expect(m.slackText).not.toMatch(/[<>]/);
+    const texts: { type: string; text: string }[] = [];
+    const collect = (x: unknown) => {
+      if (Array.isArray(x)) x.forEach(collect);
+      else if (x && typeof x === 'object') {
+        const o = x as Record<string, unknown>;
+        if ((o.type === 'mrkdwn' || o.type === 'plain_text') && typeof o.text === 'string')
+          texts.push({ type: o.type, text: o.text });
+        Object.values(o).forEach(collect);
+      }
+    };
+    collect(m.slackBlocks);
+    const mrkdwn = texts.filter((t) => t.type === 'mrkdwn').map((t) => t.text);
+    expect(mrkdwn.length).toBeGreaterThan(0);
+    for (const t of mrkdwn) {
+      expect(t).not.toContain('spot');
+      expect(t).not.toMatch(/[<>]/);
+      expect(t).not.toMatch(/&(?!amp;|lt;|gt;)/);
+    }
+    const plain = texts.filter((t) => t.type === 'plain_text').map((t) => t.text);
+    expect(plain.some((t) => t.startsWith(`${alias} on 2026-11-20 was $1,240`))).toBe(true);
+    expect(plain).toContain(`${alias}\n$1,240`);
+  });
+
   test('a factor is a plain number on either side, and a deviation alert says how many deviations', () => {
     const m = renderAlertMessage({
       ...conditionFiring({

@@ -46,9 +46,65 @@ describe('conversion in series statements', () => {
       dialect: duckDialect,
       params: positionalParams(),
     });
-    expect(c.sql).toContain(`WHEN "BillingCurrency" = 'USD' THEN [9e-1, NULL, 9.1e-1][`);
-    expect(c.sql).toContain(`WHEN "BillingCurrency" = 'CAD' THEN [NULL, 6.7e-1][`);
-    expect(c.sql).toContain(`CASE WHEN "BillingCurrency" = 'EUR' THEN 1 ELSE coalesce(`);
+    expect(c.sql).toContain(`WHEN cur = 'USD' THEN [9e-1, NULL, 9.1e-1][`);
+    expect(c.sql).toContain(`WHEN cur = 'CAD' THEN [NULL, 6.7e-1][`);
+    expect(c.sql).toContain(`CASE WHEN cur = 'EUR' THEN 1 ELSE coalesce(`);
+  });
+
+  it('sums per day and billing currency first, and applies the factors to those partial sums only', () => {
+    for (const granularity of ['Day', 'Month', 'Period', 'Hour'] as const) {
+      const c = seriesSql({ ...q, granularity }, metricSql('cost', duckDialect), '"billing"', {
+        dialect: duckDialect,
+        params: positionalParams(),
+      });
+      const fine = granularity === 'Hour' ? 'hour' : 'day';
+      // The billing table is read once, by the innermost SELECT, grouped by its day and currency.
+      expect(c.sql.match(/FROM "billing"/g)).toHaveLength(1);
+      expect(c.sql).toMatch(
+        new RegExp(
+          `SELECT date_trunc\\('${fine}', "ChargePeriodStart"\\) AS fine, "BillingCurrency" AS cur, .* sum\\("BilledCost"\\) AS p0\\sFROM "billing"`,
+        ),
+      );
+      // The factor multiplies the partial sums (never a column of the billing table).
+      expect(c.sql).toContain('sum(p0 * (CASE WHEN cur = ');
+      expect(c.sql).not.toMatch(/"BilledCost"\) \* /);
+    }
+  });
+
+  it('reads no billing currency when the adapter knows every row has one (and still fails on a missing day)', () => {
+    const c = seriesSql(
+      { ...q, granularity: 'Day', conversion: { ...conversion, rowCurrency: 'CAD' } },
+      metricSql('cost', duckDialect),
+      '"billing"',
+      { dialect: duckDialect, params: positionalParams() },
+    );
+    expect(c.sql).not.toContain('"BillingCurrency"');
+    // Day buckets: each bucket's sum times its factor, in one level; longer buckets sum days first.
+    expect(c.sql).toContain(`coalesce(sum("BilledCost") * (CASE WHEN 'CAD' = 'EUR'`);
+    expect(c.sql).not.toContain(') AS f');
+    const monthly = seriesSql(
+      { ...q, granularity: 'Month', conversion: { ...conversion, rowCurrency: 'CAD' } },
+      metricSql('cost', duckDialect),
+      '"billing"',
+      { dialect: duckDialect, params: positionalParams() },
+    );
+    expect(monthly.sql).toContain(') AS f');
+    expect(monthly.sql).toContain('sum(p0 * (CASE');
+    expect(c.sql).toContain(`CASE WHEN 'CAD' = 'EUR' THEN 1 ELSE coalesce(CASE WHEN 'CAD' = 'USD'`);
+    expect(c.sql).toContain(`error('FX_RATE_MISSING ' || coalesce('CAD', '(none)')`);
+    const athena = seriesSql(
+      { ...q, conversion: { ...conversion, rowCurrency: 'USD' } },
+      metricSql('cost', athenaDialect),
+      '"db"."billing"',
+      { dialect: athenaDialect, params: athenaParams() },
+    );
+    assertTrino(athena.sql);
+    expect(() =>
+      seriesSql({ ...q, conversion: { ...conversion, rowCurrency: "US'" } }, '"BilledCost"', 'b', {
+        dialect: duckDialect,
+        params: positionalParams(),
+      }),
+    ).toThrow('invalid currency');
   });
 
   it('refuses factors that are not ours to inline', () => {

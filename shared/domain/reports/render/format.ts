@@ -1,3 +1,4 @@
+import { oneLine } from '../../common/text';
 import type { Report, ReportAttachment } from '../model';
 import { attachmentName } from './attachments';
 import { escapeHtml, escapeMrkdwn } from './markdown';
@@ -234,7 +235,7 @@ export function formatReport(
   widgets: WidgetData[],
   attachments: ReportAttachment[] = [],
 ): RenderedReport {
-  const subject = `${report.name} (${runAt.slice(0, 10)})`.replace(/[\r\n]+/g, ' ');
+  const subject = oneLine(`${report.name} (${runAt.slice(0, 10)})`);
   const html = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head><body style="font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#222;max-width:760px;margin:0 auto;padding:16px"><h1 style="font-size:22px;margin:0 0 4px">${escapeHtml(
     report.name,
   )}</h1>${report.description ? `<p style="color:#555;margin:0 0 12px">${escapeHtml(report.description)}</p>` : ''}${widgets
