@@ -155,3 +155,23 @@ export function queueUrl(name: string): string {
     );
   return url;
 }
+
+/**
+ * Bounds of every call to DynamoDB, SQS and SES (the SDK clients' defaults wait forever on a
+ * connection or an answer): 1 s to connect, 3 s for the answer (`AWS_REQUEST_TIMEOUT_MS`), 3
+ * attempts. A dependency that is down or hangs fails a request within ≈10 s, an HTTP function's
+ * timeout, and the route answers 503 `{error}` (shared/http/middlewares.ts); a worker reports the
+ * message as failed. The local stack and the tests allow 10 s per answer: the emulators share a
+ * small machine and can be that slow under load, which DynamoDB, SQS and SES are not.
+ */
+export function awsClientLimits() {
+  const requestTimeout = Number(process.env.AWS_REQUEST_TIMEOUT_MS ?? 3000);
+  return {
+    maxAttempts: 3,
+    requestHandler: {
+      connectionTimeout: 1000,
+      requestTimeout: Number.isFinite(requestTimeout) && requestTimeout > 0 ? requestTimeout : 3000,
+      throwOnRequestTimeout: true,
+    },
+  };
+}

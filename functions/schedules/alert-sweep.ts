@@ -1,5 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { sweepDueAlerts } from '../../shared/domain/alerts/evaluate';
+import { orgFilterOf } from '../../shared/domain/common/sweep-filter';
 import { withInvocationLogContext } from '../../shared/log';
 
 /**
@@ -8,15 +9,7 @@ import { withInvocationLogContext } from '../../shared/log';
  */
 async function run(event: ScheduledEvent): Promise<{ enqueued: number; snoozed: number; messages: number }> {
   const now = event.time ? new Date(event.time) : new Date();
-  const orgIds = (event.detail as { orgIds?: unknown } | undefined)?.orgIds;
-  const only = Array.isArray(orgIds)
-    ? new Set(orgIds.filter((o): o is string => typeof o === 'string'))
-    : null;
-  return sweepDueAlerts(
-    Number.isNaN(now.getTime()) ? new Date() : now,
-    undefined,
-    only ? (orgId) => only.has(orgId) : undefined,
-  );
+  return sweepDueAlerts(Number.isNaN(now.getTime()) ? new Date() : now, undefined, orgFilterOf(event.detail));
 }
 
 /** Every line logged during an invocation carries its Lambda request id. */

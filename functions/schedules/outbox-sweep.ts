@@ -1,11 +1,20 @@
 import type { ScheduledEvent } from 'aws-lambda';
+import { orgFilterOf } from '../../shared/domain/common/sweep-filter';
 import { sweepOutbox } from '../../shared/domain/dimensions/outbox';
 import { withInvocationLogContext } from '../../shared/log';
 
-/** Resends outbox entries whose send failed after their transaction committed (see outbox-repo). */
+/**
+ * Resends outbox entries whose send failed after their transaction committed (see outbox-repo). A
+ * `detail.orgIds` list (the local tick only; EventBridge sends `{}`) sweeps just those organisations.
+ */
 async function run(event: ScheduledEvent): Promise<{ sent: number; failed: number }> {
   const now = event.time ? new Date(event.time) : new Date();
-  return sweepOutbox(Number.isNaN(now.getTime()) ? new Date() : now);
+  const only = orgFilterOf(event.detail);
+  return sweepOutbox(
+    Number.isNaN(now.getTime()) ? new Date() : now,
+    undefined,
+    only && ((e) => only(e.orgId)),
+  );
 }
 
 /** Every line logged during an invocation carries its Lambda request id. */

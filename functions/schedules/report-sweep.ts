@@ -1,13 +1,17 @@
 import type { ScheduledEvent } from 'aws-lambda';
+import { orgFilterOf } from '../../shared/domain/common/sweep-filter';
 import { sweepDueReports } from '../../shared/domain/reports/delivery';
 import { withInvocationLogContext } from '../../shared/log';
 import { enqueue } from '../../shared/notify/queue';
 
-/** Every 15 minutes: enqueues the reports whose next run is due at the event's time. */
+/**
+ * Every 15 minutes: enqueues the reports whose next run is due at the event's time. A `detail.orgIds`
+ * list (the local tick only; EventBridge sends `{}`) sweeps just those organisations.
+ */
 async function run(event: ScheduledEvent): Promise<{ due: number; enqueued: number }> {
   const t = event.time ? new Date(event.time) : new Date();
   const now = Number.isNaN(t.getTime()) ? new Date() : t;
-  return sweepDueReports(now, (m) => enqueue('report-delivery', m));
+  return sweepDueReports(now, (m) => enqueue('report-delivery', m), orgFilterOf(event.detail));
 }
 
 /** Every line logged during an invocation carries its Lambda request id. */

@@ -9,8 +9,9 @@ const senders = { email: sendReportEmail, slack: postSlackReport };
 
 /**
  * Renders and delivers report runs. Partial batch failures: a message whose delivery failed (any
- * destination) is retried alone, then reaches the DLQ; a malformed message is dropped with a log
- * line (retrying cannot fix it).
+ * destination) is retried alone, then reaches the DLQ. A malformed message fails the same way and
+ * ends in the DLQ (whose alarm tells an operator), as in every other worker; it used to be dropped
+ * with only a log line.
  */
 async function run(event: SQSEvent): Promise<SQSBatchResponse> {
   return processPartialResponse(
@@ -23,10 +24,7 @@ async function run(event: SQSEvent): Promise<SQSBatchResponse> {
         parsed = undefined;
       }
       const msg = v.safeParse(DeliveryMessage, parsed);
-      if (!msg.success) {
-        log.error('malformed report-delivery message dropped', { messageId: record.messageId });
-        return;
-      }
+      if (!msg.success) throw new Error('malformed report-delivery message');
       const outcome = await deliverRun(msg.output, senders);
       log.info('report run', { reportId: msg.output.reportId, runAt: msg.output.runAt, ...outcome });
     },

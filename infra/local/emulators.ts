@@ -8,6 +8,8 @@ export interface Emulator {
   name: string;
   endpoint: string;
   stop(): Promise<void>;
+  /** Kills the process outright (SIGKILL), as a crash would; only emulators that are child processes. */
+  kill?(): Promise<void>;
 }
 
 function dynamoJarDir(): string {
@@ -54,10 +56,15 @@ export async function startDynamoLocal(opts: { dbPath?: string; port?: number })
     name: 'dynamodb-local',
     endpoint: `http://127.0.0.1:${port}`,
     stop: () => stopChild(child),
+    kill: () => stopChild(child, 0, 'SIGKILL'),
   };
 }
 
-export function stopChild(child: ChildProcess, graceMs = 3000): Promise<void> {
+export function stopChild(
+  child: ChildProcess,
+  graceMs = 3000,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
@@ -65,7 +72,7 @@ export function stopChild(child: ChildProcess, graceMs = 3000): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
 }
 

@@ -26,6 +26,8 @@ export interface StartArgs {
   ticker: boolean;
   exitWithStdin: boolean;
   quiet: boolean;
+  /** `POST /_local/faults` takes SQS or DynamoDB Local down and back (reliability tests). */
+  faults: boolean;
 }
 
 export const START_USAGE = [
@@ -35,6 +37,7 @@ export const START_USAGE = [
   '  --state-dir DIR  state folder (default $LOCAL_STATE_DIR, else .local)',
   '  --no-ticker      do not fire schedules on their own (POST /_local/tick still does)',
   '  --quiet          do not print the banner (session.json is still written)',
+  '  --faults         enable POST /_local/faults {service: sqs|dynamodb, state: down|up} (tests)',
 ].join('\n');
 
 function parsePort(value: string | undefined, from: string): number {
@@ -54,6 +57,7 @@ export function parseStartArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ticker: true,
     exitWithStdin: false,
     quiet: false,
+    faults: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = String(argv[i]);
@@ -71,6 +75,7 @@ export function parseStartArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     else if (flag === '--no-ticker') args.ticker = false;
     else if (flag === '--exit-with-stdin') args.exitWithStdin = true;
     else if (flag === '--quiet') args.quiet = true;
+    else if (flag === '--faults') args.faults = true;
     else if (flag === '--port') args.port = parsePort(value(), '--port');
     else if (flag === '--state-dir') args.stateDir = resolve(value());
     else throw new StartError(`Unknown flag ${a}`, 2);

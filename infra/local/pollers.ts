@@ -53,7 +53,11 @@ export function startPoller(
   sqs: SQSClient,
   worker: WorkerDef,
   queue: { url: string; arn: string },
-  opts: { retryDelaySeconds: number },
+  opts: {
+    retryDelaySeconds: number;
+    /** Called after each invocation with the event and the handler's answer (undefined if it threw). */
+    onBatch?: (event: SQSEvent, result: SQSBatchResponse | undefined) => void;
+  },
 ): Poller {
   let running = true;
   let handlerPromise: Promise<WorkerHandler> | undefined;
@@ -86,16 +90,16 @@ export function startPoller(
         if (!messages.length) continue;
         poller.busy = true;
         const failed = new Set<string>();
+        const event = sqsEvent(queue.arn, messages);
         try {
           const handler = await load();
-          const result = await handler(
-            sqsEvent(queue.arn, messages),
-            lambdaContext(worker.name, worker.timeoutSeconds),
-          );
+          const result = await handler(event, lambdaContext(worker.name, worker.timeoutSeconds));
+          opts.onBatch?.(event, result ?? undefined);
           for (const f of result?.batchItemFailures ?? []) failed.add(f.itemIdentifier);
         } catch (error) {
           // A thrown handler fails the whole batch, as in Lambda.
           log.error('worker failed its batch', { worker: worker.name, error });
+          opts.onBatch?.(event, undefined);
           for (const m of messages) failed.add(m.MessageId ?? '');
         }
         const done = messages.filter((m) => !failed.has(m.MessageId ?? ''));

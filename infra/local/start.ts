@@ -6,7 +6,7 @@
  *
  * Flags: --fresh (wipe state), --port N (default $PORT or 3000), --state-dir DIR (default
  * $LOCAL_STATE_DIR or .local), --no-ticker, --exit-with-stdin (stop when the parent goes away), --quiet,
- * --help. One stack per state folder (`start.lock`). Whatever happens — Ctrl-C, SIGTERM, a failed
+ * --faults (POST /_local/faults, see ./faults.ts), --help. One stack per state folder (`start.lock`). Whatever happens — Ctrl-C, SIGTERM, a failed
  * start, an uncaught error — every child process started so far (DynamoDB Local's java included)
  * is stopped before the process exits.
  */
@@ -22,6 +22,7 @@ import { routes } from '../../shared/routes';
 import { startCaptureServer } from './capture-server';
 import { CONSOLE_PATH } from './console-hook';
 import { type Emulator, startDynamoLocal, startSesEmulator, startSqsEmulator } from './emulators';
+import { type FaultControl, faultControl, startOutageProxy } from './faults';
 import { localHooks } from './hooks';
 import { jwks, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey } from './idp';
 import {
@@ -84,6 +85,18 @@ async function main(): Promise<void> {
     startEmu(startCaptureServer()),
   ]);
 
+  // With --faults, everything reaches fauxqs through a proxy that POST /_local/faults can cut.
+  let sqsEndpoint = sqsEmu.endpoint;
+  let faults: FaultControl | undefined;
+  if (args.faults) {
+    const proxy = await startOutageProxy(sqsEmu.endpoint);
+    stoppers.push(() => proxy.stop());
+    sqsEndpoint = proxy.endpoint;
+    faults = faultControl({ sqs: proxy, dynamo, dynamoDbPath: resolve(args.stateDir, 'dynamodb') });
+    const control = faults;
+    stoppers.push(() => control.stop());
+  }
+
   let ready = false;
   let sqsClient: SQSClient | undefined;
   const localQueues: LocalQueue[] = [];
@@ -120,6 +133,7 @@ async function main(): Promise<void> {
           body: { schedule: b.schedule, now: now.toISOString(), result: result ?? null },
         };
       }
+      if (path === '/_local/faults' && method === 'POST' && faults) return faults.handle(body);
       if (path === '/_local/drain' && method === 'POST') {
         const timeoutMs = (body as { timeoutMs?: unknown } | undefined)?.timeoutMs ?? 30_000;
         if (
@@ -179,7 +193,7 @@ async function main(): Promise<void> {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     TABLE_NAME: 'cost-management',
     DYNAMODB_ENDPOINT: dynamo.endpoint,
-    SQS_ENDPOINT: sqsEmu.endpoint,
+    SQS_ENDPOINT: sqsEndpoint,
     SES_ENDPOINT: ses.endpoint,
     JWT_ISSUER: LOCAL_ISSUER,
     JWT_AUDIENCE: LOCAL_AUDIENCE,
@@ -193,6 +207,8 @@ async function main(): Promise<void> {
     APP_BASE_URL: baseUrl,
     DUCKDB_PATH: resolve(args.stateDir, 'warehouse.duckdb'),
     LOCAL_STATE_DIR: args.stateDir,
+    // The emulators share this machine and answer slowly under load (see awsClientLimits).
+    AWS_REQUEST_TIMEOUT_MS: process.env.AWS_REQUEST_TIMEOUT_MS ?? '10000',
   });
   resetConfig();
   resetDb();
@@ -205,7 +221,7 @@ async function main(): Promise<void> {
   });
   await ensureTable(dynamoClient, 'cost-management');
   sqsClient = new SQSClient({
-    endpoint: sqsEmu.endpoint,
+    endpoint: sqsEndpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
@@ -242,7 +258,7 @@ async function main(): Promise<void> {
     jwksUrl: `${baseUrl}/.well-known/jwks.json`,
     endpoints: {
       dynamodb: dynamo.endpoint,
-      sqs: sqsEmu.endpoint,
+      sqs: sqsEndpoint,
       ses: ses.endpoint,
       capture: capture.endpoint,
     },

@@ -1,5 +1,5 @@
 import { SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
-import { config } from '../config';
+import { awsClientLimits, config } from '../config';
 
 /** SES (the SES emulator locally): the one e-mail client of the service's code, created on first use. */
 
@@ -13,7 +13,7 @@ function ses(): SESClient {
       ...(c.sesEndpoint
         ? { endpoint: c.sesEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
         : {}),
-      maxAttempts: 3,
+      ...awsClientLimits(),
     });
   }
   return client;

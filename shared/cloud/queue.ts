@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { config, queueUrl } from '../config';
+import { awsClientLimits, config, queueUrl } from '../config';
 import { mapLimit } from '../pool';
 
 /**
@@ -17,7 +17,7 @@ function sqs(): SQSClient {
       ...(c.sqsEndpoint
         ? { endpoint: c.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
         : {}),
-      maxAttempts: 3,
+      ...awsClientLimits(),
     });
   }
   return client;

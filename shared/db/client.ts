@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
+import { awsClientLimits, config } from '../config';
 
 let doc: DynamoDBDocumentClient | undefined;
 
@@ -13,7 +13,7 @@ export function db(): DynamoDBDocumentClient {
       ...(c.dynamoEndpoint
         ? { endpoint: c.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
         : {}),
-      maxAttempts: 3,
+      ...awsClientLimits(),
     });
     doc = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from './client';
 import { keys } from './keys';
@@ -22,7 +23,9 @@ const RETENTION_SECONDS = 30 * 86_400;
 /**
  * Claims a notification for sending: a conditional put that succeeds only when no record exists or
  * the last attempt failed (the provider refused it, so nothing was sent). Answers the record that
- * stopped the claim otherwise.
+ * stopped the claim otherwise. Each claim writes its own token: when the SDK retries a claim whose
+ * answer was lost although it landed, the retry fails its condition on this very claim, which the
+ * token recognises as ours (otherwise the notification would wait out the lease and be abandoned).
  */
 export async function claimDelivery(
   orgId: string,
@@ -31,13 +34,14 @@ export async function claimDelivery(
   leaseSeconds: number,
 ): Promise<{ claimed: true } | { claimed: false; existing: DeliveryRecord | undefined }> {
   const at = now.toISOString();
+  const token = randomUUID();
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.notification(orgId, id),
         UpdateExpression:
-          'SET #s = :sending, leaseUntil = :lease, updatedAt = :at, id = :id, entity = :entity, #ttl = :ttl ADD attempts :one',
+          'SET #s = :sending, leaseUntil = :lease, updatedAt = :at, id = :id, entity = :entity, #ttl = :ttl, claimToken = :token ADD attempts :one',
         ConditionExpression: 'attribute_not_exists(pk) OR #s = :failed',
         ExpressionAttributeNames: { '#s': 'status', '#ttl': 'ttl' },
         ExpressionAttributeValues: {
@@ -49,26 +53,42 @@ export async function claimDelivery(
           ':entity': 'notification',
           ':ttl': Math.floor(now.getTime() / 1000) + RETENTION_SECONDS,
           ':one': 1,
+          ':token': token,
         },
       }),
     );
     return { claimed: true };
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
-    return { claimed: false, existing: await getDelivery(orgId, id) };
+    const item = await readItem(orgId, id);
+    if (item?.status === 'sending' && item.claimToken === token) return { claimed: true };
+    return { claimed: false, existing: item && toRecord(id, item) };
   }
 }
 
-export async function getDelivery(orgId: string, id: string): Promise<DeliveryRecord | undefined> {
+type DeliveryItem = DeliveryRecord & { claimToken?: string };
+
+async function readItem(orgId: string, id: string): Promise<DeliveryItem | undefined> {
   const res = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.notification(orgId, id), ConsistentRead: true }),
   );
-  if (!res.Item) return undefined;
-  const { status, attempts, leaseUntil, updatedAt, error } = res.Item as DeliveryRecord;
+  return res.Item as DeliveryItem | undefined;
+}
+
+function toRecord(id: string, item: DeliveryItem): DeliveryRecord {
+  const { status, attempts, leaseUntil, updatedAt, error } = item;
   return { id, status, attempts, leaseUntil, updatedAt, ...(error ? { error } : {}) };
 }
 
-/** Moves a claimed record to its outcome (only from `sending`, so a late writer cannot undo `sent`). */
+export async function getDelivery(orgId: string, id: string): Promise<DeliveryRecord | undefined> {
+  const item = await readItem(orgId, id);
+  return item && toRecord(id, item);
+}
+
+/**
+ * Moves a claimed record to its outcome (only from `sending`, so a late writer cannot undo `sent`);
+ * a record already at that outcome is left as it is.
+ */
 export async function finishDelivery(
   orgId: string,
   id: string,
@@ -76,23 +96,29 @@ export async function finishDelivery(
   now: Date,
   error?: string,
 ): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.notification(orgId, id),
-      UpdateExpression: error
-        ? 'SET #s = :s, updatedAt = :at, #e = :e'
-        : 'SET #s = :s, updatedAt = :at REMOVE #e',
-      ConditionExpression: '#s = :sending',
-      ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
-      ExpressionAttributeValues: {
-        ':s': status,
-        ':at': now.toISOString(),
-        ':sending': 'sending',
-        ...(error ? { ':e': error.slice(0, 500) } : {}),
-      },
-    }),
-  );
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.notification(orgId, id),
+        UpdateExpression: error
+          ? 'SET #s = :s, updatedAt = :at, #e = :e'
+          : 'SET #s = :s, updatedAt = :at REMOVE #e',
+        ConditionExpression: '#s = :sending',
+        ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
+        ExpressionAttributeValues: {
+          ':s': status,
+          ':at': now.toISOString(),
+          ':sending': 'sending',
+          ...(error ? { ':e': error.slice(0, 500) } : {}),
+        },
+      }),
+    )
+    .catch(async (failure: unknown) => {
+      // A retry of this very write (its answer lost) finds the outcome already recorded.
+      if (isConditionalCheckFailed(failure) && (await readItem(orgId, id))?.status === status) return;
+      throw failure;
+    });
 }
 
 /** Test helper and operator tool: writes a record as is. */

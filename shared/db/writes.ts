@@ -1,10 +1,42 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { isDeepStrictEqual } from 'node:util';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../errors';
 import { db, isConditionalCheckFailed, tableName } from './client';
+import { tableDefinition } from './keys';
+
+/** The item as DynamoDB stores it: attributes whose value is undefined are not written. */
+const stored = (item: Record<string, unknown>): unknown => JSON.parse(JSON.stringify(item));
+
+/**
+ * Whether the table now holds exactly `item`. The SDK retries a call whose answer did not arrive
+ * in time (or whose connection was reset) although DynamoDB may already have applied it; the
+ * retry of a conditional put then fails its own condition. Such a put landed: it is no conflict.
+ */
+async function landed(item: Record<string, unknown>): Promise<boolean> {
+  const { partitionKey, sortKey } = tableDefinition;
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: { [partitionKey]: item[partitionKey], [sortKey]: item[sortKey] },
+      ConsistentRead: true,
+    }),
+  );
+  return Item !== undefined && isDeepStrictEqual(stored(Item), stored(item));
+}
+
+/** A conditional put whose failed condition is no failure when the item already holds what it writes. */
+async function putOnce(put: PutCommand): Promise<void> {
+  try {
+    await db().send(put);
+  } catch (error) {
+    if (isConditionalCheckFailed(error) && (await landed(put.input.Item ?? {}))) return;
+    throw error;
+  }
+}
 
 /** Writes a new item; a second write of the same key fails instead of overwriting. */
 export async function insertNew(item: Record<string, unknown>): Promise<void> {
-  await db().send(
+  await putOnce(
     new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
   );
 }
@@ -18,7 +50,7 @@ export async function replaceVersioned(
   expectedVersion: number,
 ): Promise<void> {
   await ifConditionFails(
-    db().send(
+    putOnce(
       new PutCommand({
         TableName: tableName(),
         Item: item,

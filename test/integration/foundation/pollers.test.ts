@@ -3,6 +3,7 @@ import { ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-
 import { type Poller, queueDepth, startPoller } from '../../../infra/local/pollers';
 import { ensureQueue, type LocalQueue } from '../../../infra/local/setup-aws';
 import type { WorkerDef } from '../../../shared/queues';
+import { until } from '../../support/reliability';
 import { seen } from '../../support/workers/flaky';
 
 const sqs = new SQSClient({ endpoint: process.env.SQS_ENDPOINT, region: 'us-east-1' });
@@ -16,15 +17,6 @@ const worker: WorkerDef = {
   timeoutSeconds: 10,
   memoryMb: 128,
 };
-
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition not met in time');
-}
 
 describe('local SQS pollers (fauxqs)', () => {
   let queue: LocalQueue;
