@@ -2,6 +2,8 @@
  * The console's API client: every request goes to the API base URL read from `config.json` (served
  * beside the page), with the signed-in credential as a bearer token. Nothing else is fetched.
  */
+import type { AlertEvaluation, AlertWidgetData, CostAlert } from './alerts-shape';
+import type { Delivery, Report } from './reports-shape';
 import type { Candidate, Dashboard, ExplorerRequest, ExplorerResult, WhereClause } from './shape';
 
 const CREDENTIAL_KEY = 'finops.console.credential';
@@ -154,4 +156,30 @@ export const api = {
   publish: (id: string, body: Record<string, unknown>) =>
     request<Dashboard>('PUT', `/dashboard-v2/${encodeURIComponent(id)}`, body),
   create: (body: Record<string, unknown>) => request<Dashboard>('POST', '/dashboard-v2', body),
+
+  alerts: (includeArchived: boolean) =>
+    request<Page<CostAlert>>('GET', `/alerts-v2/costAlerts?limit=100&includeArchived=${includeArchived}`),
+  alertWidgetData: (id: string) =>
+    request<AlertWidgetData>('GET', `/alerts-v2/costAlerts/${encodeURIComponent(id)}/widgetData`),
+  alertHistory: (id: string) =>
+    request<Page<AlertEvaluation>>('GET', `/alerts-v2/costAlerts/${encodeURIComponent(id)}/history?limit=50`),
+  snoozeAlert: (id: string, until: string) =>
+    request<CostAlert>('POST', `/alerts-v2/costAlerts/${encodeURIComponent(id)}/snooze`, { until }),
+  unsnoozeAlert: (id: string) =>
+    request<CostAlert>('DELETE', `/alerts-v2/costAlerts/${encodeURIComponent(id)}/snooze`),
+  archiveAlert: (id: string) =>
+    request<CostAlert>('DELETE', `/alerts-v2/costAlerts/${encodeURIComponent(id)}`),
+
+  reports: (includeArchived: boolean) =>
+    request<Page<Report>>('GET', `/reports?limit=100&includeArchived=${includeArchived}`),
+  report: (id: string) => request<Report>('GET', `/reports/${encodeURIComponent(id)}`),
+  patchReport: (id: string, version: number, body: Record<string, unknown>) =>
+    request<Report>('PATCH', `/reports/${encodeURIComponent(id)}`, body, { 'if-match': `"${version}"` }),
+  sendReport: (id: string) =>
+    request<{ reportId: string; runAt: string; destinations: number }>(
+      'POST',
+      `/reports/${encodeURIComponent(id)}/send`,
+    ),
+  deliveries: (id: string) =>
+    request<Page<Delivery>>('GET', `/reports/${encodeURIComponent(id)}/deliveries?limit=50`),
 };

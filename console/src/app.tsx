@@ -2,8 +2,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { buildChartSpec, type ChartType } from '../../shared/charts/spec';
 import { COST_METRIC_IDS, DATE_PRESETS } from '../../shared/enums';
+import { AlertList, AlertPage } from './alerts';
 import { ApiError, api, credential, type DimensionEntry, onCredentialRefused } from './api';
 import { Chart } from './chart';
+import { describe, type State, useAsync } from './hooks';
+import { ReportList, ReportPage } from './reports';
 import {
   candidateRows,
   chartInput,
@@ -27,30 +30,6 @@ import {
 } from './shape';
 
 const ROW_PX = 90;
-
-type State<T> = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ok'; value: T };
-
-function describe(e: unknown): string {
-  if (e instanceof ApiError) return `The API answered ${e.status}: ${e.code}`;
-  return `Could not reach the API (${(e as Error)?.message ?? e})`;
-}
-
-/** Runs `load` whenever `deps` change; the latest answer wins. */
-function useAsync<T>(load: () => Promise<T>, deps: unknown[]): State<T> {
-  const [state, setState] = useState<State<T>>({ status: 'loading' });
-  useEffect(() => {
-    let live = true;
-    setState({ status: 'loading' });
-    load().then(
-      (value) => live && setState({ status: 'ok', value }),
-      (e) => live && setState({ status: 'error', message: describe(e) }),
-    );
-    return () => {
-      live = false;
-    };
-  }, deps);
-  return state;
-}
 
 function useHash(): string {
   const [hash, setHash] = useState(location.hash || '#/dashboards');
@@ -85,6 +64,8 @@ export function App() {
       />
     );
   const dash = /^#\/dashboards\/([^/]+)$/.exec(hash);
+  const alert = /^#\/alerts\/([^/]+)$/.exec(hash);
+  const report = /^#\/reports\/([^/]+)$/.exec(hash);
   return (
     <div class="app">
       <header class="top">
@@ -98,6 +79,12 @@ export function App() {
           </a>
           <a href="#/dimensions" aria-current={hash === '#/dimensions' ? 'page' : undefined}>
             Dimensions
+          </a>
+          <a href="#/alerts" aria-current={hash.startsWith('#/alerts') ? 'page' : undefined}>
+            Alerts
+          </a>
+          <a href="#/reports" aria-current={hash.startsWith('#/reports') ? 'page' : undefined}>
+            Reports
           </a>
         </nav>
         <button
@@ -118,6 +105,14 @@ export function App() {
           <Explorer />
         ) : hash === '#/dimensions' ? (
           <Dimensions />
+        ) : alert ? (
+          <AlertPage key={alert[1]} id={decodeURIComponent(alert[1]!)} />
+        ) : hash === '#/alerts' ? (
+          <AlertList />
+        ) : report ? (
+          <ReportPage key={report[1]} id={decodeURIComponent(report[1]!)} />
+        ) : hash === '#/reports' ? (
+          <ReportList />
         ) : (
           <DashboardList />
         )}
