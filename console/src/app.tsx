@@ -1,11 +1,12 @@
 /** The console's pages: sign in, dashboards (list and page), explorer. Hash routes, no server routing. */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { buildChartSpec, type ChartType } from '../../shared/charts/spec';
 import { COST_METRIC_IDS, DATE_PRESETS } from '../../shared/enums';
 import { AlertList, AlertPage } from './alerts';
 import { ApiError, api, credential, type DimensionEntry, onCredentialRefused } from './api';
 import { Chart } from './chart';
 import { describe, type State, useAsync } from './hooks';
+import { RequestQueue, WIDGET_CONCURRENCY } from './queue';
 import { ReportList, ReportPage } from './reports';
 import {
   candidateRows,
@@ -266,8 +267,8 @@ function DashboardPage({ id }: { id: string }) {
       {showVersions && <Versions id={d.id} />}
       {d.widgets.length === 0 && <p class="empty">This dashboard has no widgets.</p>}
       <div class="grid">
-        {readingOrder(d.widgets).map((w) => (
-          <WidgetCard key={w.key} dashboard={d} widget={w} preset={preset} />
+        {readingOrder(d.widgets).map((w, i) => (
+          <WidgetCard key={w.key} dashboard={d} widget={w} preset={preset} rank={i} />
         ))}
       </div>
     </section>
@@ -290,28 +291,64 @@ function Versions({ id }: { id: string }) {
   );
 }
 
-function WidgetCard({ dashboard, widget, preset }: { dashboard: Dashboard; widget: Widget; preset: string }) {
-  const data = useAsync(
-    () =>
+/** Widget-data requests of the dashboard page (see `WIDGET_CONCURRENCY`). */
+const widgetQueue = new RequestQueue(WIDGET_CONCURRENCY);
+
+/** True once the element has come within 200 px of the viewport (and stays true). */
+function useSeen(el: { current: Element | null }): boolean {
+  const [seen, setSeen] = useState(false);
+  useEffect(() => {
+    if (seen || !el.current) return;
+    if (typeof IntersectionObserver === 'undefined') return setSeen(true);
+    const io = new IntersectionObserver((es) => es.some((e) => e.isIntersecting) && setSeen(true), {
+      rootMargin: '200px',
+    });
+    io.observe(el.current);
+    return () => io.disconnect();
+  }, [seen]);
+  return seen;
+}
+
+function WidgetCard(p: { dashboard: Dashboard; widget: Widget; preset: string; rank: number }) {
+  const { dashboard, widget, preset } = p;
+  const el = useRef<HTMLElement>(null);
+  const seen = useSeen(el);
+  const task = `${dashboard.id}/${widget.key}/${preset}`;
+  const data = useAsync(() => {
+    const load = () =>
       preset
         ? api.explore(
             withPreset(widget.source.request, preset),
             dashboardConditions(dashboard.conditions),
             dashboard.currency,
           )
-        : api.widgetData(dashboard.id, widget.key),
-    [dashboard.id, widget.key, preset],
-  );
+        : api.widgetData(dashboard.id, widget.key);
+    return widgetQueue.run(task, p.rank, load, seen);
+  }, [dashboard.id, widget.key, preset]);
+  useEffect(() => {
+    if (seen) widgetQueue.promote(task);
+  }, [seen, task]);
+  useEffect(() => () => widgetQueue.cancel(task), [task]);
   const height = Math.max(2, widget.h) * ROW_PX - 16;
+  const title = widget.title || widget.key;
   return (
-    <article class="widget" style={gridArea(widget)} aria-label={widget.title || widget.key}>
-      {data.status === 'loading' && <p class="loading">Loading {widget.title || widget.key}…</p>}
+    <article
+      ref={el}
+      class="widget"
+      style={gridArea(widget)}
+      aria-label={title}
+      aria-busy={data.status === 'loading' || !seen}
+      data-state={data.status}
+    >
+      {data.status === 'loading' && <p class="loading">Loading {title}…</p>}
       {data.status === 'error' && (
         <p class="error" role="alert">
-          {widget.title || widget.key}: {data.message}
+          {title}: {data.message}
         </p>
       )}
-      {data.status === 'ok' && (
+      {/* Charts are drawn when they come into view (ECharts' work stays off the first paint). */}
+      {data.status === 'ok' && !seen && <p class="loading">{title}</p>}
+      {data.status === 'ok' && seen && (
         <WidgetBody widget={widget} result={data.value} height={height} currency={dashboard.currency} />
       )}
     </article>
