@@ -10,6 +10,19 @@ const CREDENTIAL_KEY = 'finops.console.credential';
 
 export interface ConsoleConfig {
   apiBaseUrl: string;
+  /**
+   * The local identity provider's sign-in (`npm start` only): `GET {localIdp}/users` lists the
+   * demo users, `POST {localIdp}/token {userId}` answers `{token}`. Absent in AWS.
+   */
+  localIdp?: string;
+}
+
+export interface DemoUser {
+  userId: string;
+  name: string;
+  email: string;
+  orgId: string;
+  role: string;
 }
 
 /** An answer that is not 2xx: its status and the API's `error` (or the gateway's `message`). */
@@ -52,7 +65,10 @@ export function loadConfig(): Promise<ConsoleConfig> {
     if (!r.ok) throw new Error(`config.json: ${r.status}`);
     const c = (await r.json()) as Partial<ConsoleConfig>;
     if (typeof c.apiBaseUrl !== 'string' || !c.apiBaseUrl) throw new Error('config.json has no apiBaseUrl');
-    return { apiBaseUrl: c.apiBaseUrl.replace(/\/+$/, '') };
+    return {
+      apiBaseUrl: c.apiBaseUrl.replace(/\/+$/, ''),
+      ...(typeof c.localIdp === 'string' && c.localIdp ? { localIdp: c.localIdp.replace(/\/+$/, '') } : {}),
+    };
   });
   return config;
 }
@@ -110,6 +126,29 @@ export interface DimensionEntry {
   values: { name: string; label: string; proportionCostAllocated: number }[];
   operators: { name: string; value: string; label: string }[];
 }
+
+/** The local identity provider (absent unless `config.json` names one). */
+export const localIdp = {
+  async users(): Promise<DemoUser[] | null> {
+    const { localIdp: base } = await loadConfig();
+    if (!base) return null;
+    const r = await fetch(`${base}/users`, { cache: 'no-store' });
+    if (!r.ok) throw new ApiError(r.status, 'the local identity provider did not answer');
+    return (await r.json()) as DemoUser[];
+  },
+  async token(userId: string): Promise<string> {
+    const { localIdp: base } = await loadConfig();
+    const r = await fetch(`${base}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ userId }),
+      cache: 'no-store',
+    });
+    const b = (await r.json().catch(() => ({}))) as { token?: string; error?: string };
+    if (!r.ok || !b.token) throw new ApiError(r.status, b.error ?? 'no token');
+    return b.token;
+  },
+};
 
 export const api = {
   /** Checks a credential before it is kept (any member may list dashboards). */

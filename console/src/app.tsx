@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { buildChartSpec, type ChartType } from '../../shared/charts/spec';
 import { COST_METRIC_IDS, DATE_PRESETS } from '../../shared/enums';
 import { AlertList, AlertPage } from './alerts';
-import { ApiError, api, credential, type DimensionEntry, onCredentialRefused } from './api';
+import { ApiError, api, credential, type DimensionEntry, localIdp, onCredentialRefused } from './api';
 import { Chart } from './chart';
 import { describe, type State, useAsync } from './hooks';
 import { RequestQueue, WIDGET_CONCURRENCY } from './queue';
@@ -126,13 +126,13 @@ function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: () 
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const token = value.trim().replace(/^Bearer\s+/i, '');
-    if (!token) return setError('Paste an API key or a JWT.');
+  const demo = useAsync(() => localIdp.users(), []);
+  /** Checks a credential with the API, then keeps it in this tab's session storage only. */
+  const keep = async (obtain: () => Promise<string>) => {
     setBusy(true);
     setError(null);
     try {
+      const token = await obtain();
       await api.verify(token);
       credential.set(token);
       onSignedIn();
@@ -146,33 +146,66 @@ function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: () 
       setBusy(false);
     }
   };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const token = value.trim().replace(/^Bearer\s+/i, '');
+    if (!token) return setError('Paste an API key or a JWT.');
+    await keep(async () => token);
+  };
   return (
     <main class="signin">
-      <form onSubmit={submit}>
+      <div class="signin-box">
         <h1>Sign in</h1>
         {notice && <p class="notice">{notice}</p>}
-        <label for="credential">API key or JWT</label>
-        <input
-          id="credential"
-          type="password"
-          autocomplete="off"
-          value={value}
-          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
-          placeholder="ak_… or eyJ…"
-        />
-        <p class="hint">
-          Locally, <code>npm start</code> prints API keys; <code>npm run token -- --user …</code> prints a
-          JWT. The credential stays in this tab's session storage.
-        </p>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
+        {demo.status === 'ok' && demo.value && demo.value.length > 0 && (
+          <section class="sign-in-as" aria-labelledby="sign-in-as">
+            <h2 id="sign-in-as">Sign in as (local identity provider)</h2>
+            <ul>
+              {demo.value.map((u) => (
+                <li key={u.userId}>
+                  <button
+                    type="button"
+                    class="account"
+                    disabled={busy}
+                    data-user={u.userId}
+                    onClick={() => keep(() => localIdp.token(u.userId))}
+                  >
+                    <strong>{u.name}</strong>
+                    <span class="meta">
+                      {u.role} · {u.orgId} · {u.email}
+                    </span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+            <p class="hint">A session JWT for an hour, kept in this tab only.</p>
+          </section>
         )}
-        <button type="submit" disabled={busy}>
-          {busy ? 'Checking…' : 'Sign in'}
-        </button>
-      </form>
+        {demo.status === 'error' && <p class="hint">The local identity provider did not answer.</p>}
+        <form onSubmit={submit}>
+          <label for="credential">API key or JWT</label>
+          <input
+            id="credential"
+            type="password"
+            autocomplete="off"
+            value={value}
+            onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+            placeholder="ak_… or eyJ…"
+          />
+          <p class="hint">
+            Locally, <code>npm start</code> prints API keys; <code>npm run token -- --user …</code> prints a
+            JWT. The credential stays in this tab's session storage.
+          </p>
+          {error && (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" disabled={busy}>
+            {busy ? 'Checking…' : 'Sign in'}
+          </button>
+        </form>
+      </div>
     </main>
   );
 }

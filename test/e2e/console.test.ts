@@ -422,6 +422,38 @@ describe('the web console in a browser', () => {
     await phone.page.close();
   }, 240_000);
 
+  it('signs in as a demo user through the local identity provider, the JWT kept in this tab only', async () => {
+    const { page, hosts, errors } = await newPage();
+    await page.goto(`${s().baseUrl}/console/`);
+    await page.waitForSelector('.sign-in-as button', { timeout: 30_000 });
+    const listed = await page
+      .locator('.sign-in-as button')
+      .evaluateAll((bs) => bs.map((b) => b.getAttribute('data-user')));
+    expect(listed).toEqual([s().users.admin, s().users.member, s().users.outsider]);
+    await page.screenshot({ path: join(ARTIFACTS, 'sign-in.png'), fullPage: true });
+    await page.click(`.sign-in-as button[data-user="${s().users.outsider}"]`);
+    await page.waitForSelector('h1:text("Dashboards")', { timeout: 30_000 });
+    // The credential: a JWT for that user and organisation, in session storage, never in the URL.
+    const jwt = (await page.evaluate(() => sessionStorage.getItem('finops.console.credential')))!;
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as {
+      sub: string;
+      org_id: string;
+    };
+    expect(claims).toMatchObject({ sub: s().users.outsider, org_id: s().otherOrgId });
+    expect(page.url()).not.toContain(jwt.slice(0, 20));
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    // The list is the one the API gives that user (the console test's dashboard of org_acme is there).
+    await page.waitForSelector(`a[href="#/dashboards/${dashboardId}"]`, { timeout: 30_000 });
+    const phone = await newPage(PHONE);
+    await phone.page.goto(`${s().baseUrl}/console/`);
+    await phone.page.waitForSelector('.sign-in-as button', { timeout: 30_000 });
+    await phone.page.screenshot({ path: join(ARTIFACTS, 'sign-in-phone.png'), fullPage: true });
+    await phone.page.close();
+    expect([...hosts]).toEqual([new URL(s().baseUrl).host]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('goes back to sign in when the credential has expired', async () => {
     const stored = JSON.parse(readFileSync(join(s().stateDir, 'idp-key.json'), 'utf8')) as Parameters<
       typeof mintToken
