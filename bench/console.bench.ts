@@ -2,9 +2,10 @@
  * The web console's benchmark (`npm run bench -- console`):
  * - bundle size: each file the console ships (console/bundle.ts), raw and gzip;
  * - time to first chart: on the local stack (warm: the page, bundle and warehouse were loaded once
- *   before), a 20-widget dashboard opened in headless Chromium (/usr/bin/chromium) with the
- *   credential already in session storage; from navigation start to the first widget drawn
- *   (a canvas or a table), and to all 20 drawn. Target: first chart under 1.5 s. Median of 5.
+ *   before), a 20-widget dashboard opened in headless Chromium (/usr/bin/chromium) at 1280×900
+ *   with the credential already in session storage; from navigation start to the first widget
+ *   drawn (a canvas or a table), to all 20 answers in, and (scrolled to the bottom: charts are
+ *   drawn as they come into view) to all 20 drawn. Target: first chart under 1.5 s. Median of 5.
  * Figures only: no test asserts on them.
  */
 import { existsSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { stop as stopEsbuild } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { bundleConsole } from '../console/bundle';
+import { WIDGET_CONCURRENCY } from '../console/src/queue';
 import { startStack } from './support';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -74,6 +76,16 @@ async function timeToFirstChart(): Promise<Record<string, unknown>> {
     await context.addInitScript((key: string) => {
       sessionStorage.setItem('finops.console.credential', key);
     }, apiKeys.admin);
+    // The page notes when its first chart appears (performance.now(), from navigation start).
+    await context.addInitScript(`(() => {
+      const mo = new MutationObserver(() => {
+        if (document.querySelector('.widget canvas, .widget table')) {
+          window.__firstChart = Math.round(performance.now());
+          mo.disconnect();
+        }
+      });
+      document.addEventListener('DOMContentLoaded', () => mo.observe(document.body, { childList: true, subtree: true }));
+    })()`);
     const url = `${baseUrl}/console/#/dashboards/${id}`;
     const measure = async () => {
       const page = await context.newPage();
@@ -81,18 +93,50 @@ async function timeToFirstChart(): Promise<Record<string, unknown>> {
       await page.goto(url);
       await page.waitForSelector('.widget canvas, .widget table', { timeout: 60_000 });
       const first = Date.now() - t0;
+      // Every widget's answer in (charts off screen are drawn when scrolled to).
       await page.waitForFunction(
         () =>
           document.querySelectorAll('.widget').length === 20 &&
+          [...document.querySelectorAll('.widget')].every((w) => w.getAttribute('data-state') !== 'loading'),
+        undefined,
+        { timeout: 60_000, polling: 50 },
+      );
+      const loaded = Date.now() - t0;
+      // Scrolled down the page, a screen at a time: every widget drawn.
+      // (Scripts as text: tsx names functions with a helper the page does not have.)
+      await page.evaluate(`(async () => {
+        for (let y = 0; y <= document.body.scrollHeight; y += 450) {
+          window.scrollTo(0, y);
+          await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        }
+      })()`);
+      await page.waitForFunction(
+        () =>
           [...document.querySelectorAll('.widget')].every((w) =>
             w.querySelector('canvas, table, .empty, .error'),
           ),
         undefined,
-        { timeout: 60_000 },
+        { timeout: 60_000, polling: 50 },
       );
       const all = Date.now() - t0;
+      // Where the first chart's time goes: the page's own files, the dashboard, the first answer.
+      const timing = (await page.evaluate(`(() => {
+        const rs = performance.getEntriesByType('resource');
+        const end = (re) => Math.round(Math.min(...rs.filter((r) => re.test(r.name)).map((r) => r.responseEnd)));
+        return {
+          mainJsMs: end(/main\\.js$/),
+          dashboardMs: end(/\\/dashboard-v2\\/[^/]+$/),
+          firstWidgetDataMs: end(/\\/widgets\\/[^/]+\\/data$/),
+          firstChartInPageMs: window.__firstChart,
+        };
+      })()`)) as {
+        mainJsMs: number;
+        dashboardMs: number;
+        firstWidgetDataMs: number;
+        firstChartInPageMs: number;
+      };
       await page.close();
-      return { first, all };
+      return { first, loaded, all, ...timing };
     };
     await measure(); // warm-up: bundle built, handlers loaded, warehouse read once
     const runs = [];
@@ -101,7 +145,14 @@ async function timeToFirstChart(): Promise<Record<string, unknown>> {
       widgets: 20,
       runs: RUNS,
       firstChartMs: median(runs.map((r) => r.first)),
+      allAnswersMs: median(runs.map((r) => r.loaded)),
       allChartsMs: median(runs.map((r) => r.all)),
+      // Medians of the milestones inside the page (resource timing, from navigation start).
+      mainJsLoadedMs: median(runs.map((r) => r.mainJsMs)),
+      dashboardAnsweredMs: median(runs.map((r) => r.dashboardMs)),
+      firstWidgetAnsweredMs: median(runs.map((r) => r.firstWidgetDataMs)),
+      firstChartInPageMs: median(runs.map((r) => r.firstChartInPageMs)),
+      widgetConcurrency: WIDGET_CONCURRENCY,
       firstChartMsRuns: runs.map((r) => r.first),
       targetFirstChartMs: 1500,
       loadAvg1m: Math.round(loadavg()[0]! * 100) / 100,

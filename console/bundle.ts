@@ -4,9 +4,9 @@
  * console:build` writes it to console/dist for static hosting. `config.json` is never bundled: the
  * server that hosts the files writes it (the API base URL), so one build serves every stage.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { type BuildOptions, build, buildSync } from 'esbuild';
 
 export const CONSOLE_DIR = __dirname;
 
@@ -17,25 +17,54 @@ export const CONTENT_TYPES: Record<string, string> = {
   json: 'application/json; charset=utf-8',
 };
 
+const OPTIONS: BuildOptions = {
+  entryPoints: [join(CONSOLE_DIR, 'src', 'main.tsx')],
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  define: { 'process.env.NODE_ENV': '"production"' },
+  legalComments: 'none',
+  outfile: join(CONSOLE_DIR, 'dist', 'main.js'),
+  write: false,
+  logLevel: 'silent',
+};
+
+/** The files besides the bundle. */
+function staticFiles(): [string, Uint8Array][] {
+  return [
+    ['index.html', readFileSync(join(CONSOLE_DIR, 'index.html'))],
+    ['style.css', readFileSync(join(CONSOLE_DIR, 'src', 'style.css'))],
+  ];
+}
+
 /** File name (`main.js`) → contents. */
 export async function bundleConsole(): Promise<Map<string, Uint8Array>> {
-  const out = await build({
-    entryPoints: [join(CONSOLE_DIR, 'src', 'main.tsx')],
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    target: ['es2020', 'chrome100', 'firefox100', 'safari15'],
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    define: { 'process.env.NODE_ENV': '"production"' },
-    legalComments: 'none',
-    outfile: join(CONSOLE_DIR, 'dist', 'main.js'),
-    write: false,
-    logLevel: 'silent',
-  });
+  const out = await build(OPTIONS);
   const files = new Map<string, Uint8Array>();
-  for (const f of out.outputFiles) files.set(f.path.slice(f.path.lastIndexOf('/') + 1), f.contents);
-  files.set('index.html', readFileSync(join(CONSOLE_DIR, 'index.html')));
-  files.set('style.css', readFileSync(join(CONSOLE_DIR, 'src', 'style.css')));
+  for (const f of out.outputFiles ?? []) files.set(f.path.slice(f.path.lastIndexOf('/') + 1), f.contents);
+  for (const [name, body] of staticFiles()) files.set(name, body);
   return files;
+}
+
+/**
+ * The same files written to `outDir`, synchronously: the CDK asset of the console is bundled this
+ * way at synth (`ConsoleHosting`), where bundling cannot await.
+ */
+export function writeConsoleSync(outDir: string): string[] {
+  const out = buildSync(OPTIONS);
+  mkdirSync(outDir, { recursive: true });
+  const names: string[] = [];
+  for (const f of out.outputFiles ?? []) {
+    const name = f.path.slice(f.path.lastIndexOf('/') + 1);
+    writeFileSync(join(outDir, name), f.contents);
+    names.push(name);
+  }
+  for (const [name, body] of staticFiles()) {
+    writeFileSync(join(outDir, name), body);
+    names.push(name);
+  }
+  return names;
 }

@@ -41,6 +41,7 @@ import {
 } from '../shared/queues';
 import { routes as manifestRoutes } from '../shared/routes';
 import { ServiceAlarms } from './constructs/alarms';
+import { ConsoleHosting } from './constructs/console-hosting';
 import type { DeployConfig } from './constructs/deploy-config';
 import { DEFAULT_TIMEOUT_SECONDS, ServiceFunction, type TableAccess } from './constructs/service-function';
 import { Warehouse } from './constructs/warehouse';
@@ -146,6 +147,8 @@ export class CostManagementStack extends Stack {
   readonly workQueues: WorkQueues;
   readonly warehouse: Warehouse;
   readonly alarms: ServiceAlarms;
+  /** The web console: S3 + CloudFront (docs/console.md). */
+  readonly console: ConsoleHosting;
   readonly routeFunctions = new Map<string, ServiceFunction>();
   readonly workerFunctions = new Map<string, ServiceFunction>();
   readonly scheduleFunctions = new Map<string, ServiceFunction>();
@@ -272,6 +275,17 @@ export class CostManagementStack extends Stack {
     });
 
     this.alarms.api5xxRate(this, 'Alarm-Api5xxRate', this.api);
+
+    // --- Web console ----------------------------------------------------------------------------
+    // In a nested stack of its own: its bucket, distribution and CDK's deployment functions stay
+    // out of the parent's resource budget, and the parent keeps no function.
+    this.console = new ConsoleHosting(new NestedStack(this, 'WebConsole'), 'Console', {
+      api: this.api,
+      apiUrl: this.stage.url,
+      accessLogsBucket: this.warehouse.accessLogsBucket,
+      logRetention: this.logRetention,
+      logRemovalPolicy: this.logRemovalPolicy,
+    });
 
     // --- Routes, one nested stack per area ----------------------------------------------------
     const seenRouteKeys = new Set<string>();
@@ -428,6 +442,10 @@ export class CostManagementStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'ConsoleUrl', {
+      value: `${this.console.origin}/`,
+      description: 'The web console (CloudFront); the API allows this origin only (CORS)',
+    });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'BillingBucketName', {
       value: this.warehouse.billingBucket.bucketName,

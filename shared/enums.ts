@@ -44,3 +44,7 @@ export type CostMetricId = (typeof COST_METRIC_IDS)[number];
 
 export const VISIBILITY_TYPES = ['PRIVATE', 'PUBLIC', 'TEMPLATE'] as const;
 export type VisibilityType = (typeof VISIBILITY_TYPES)[number];
+
+/** A report's delivery schedule (null: on demand) and status (docs/report-delivery.md). */
+export const SCHEDULED_PERIODS = ['DAILY', 'WEEKDAYS', 'WEEKLY', 'MONTHLY'] as const;
+export const REPORT_STATUSES = ['ACTIVE', 'INACTIVE'] as const;

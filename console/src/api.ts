@@ -2,12 +2,27 @@
  * The console's API client: every request goes to the API base URL read from `config.json` (served
  * beside the page), with the signed-in credential as a bearer token. Nothing else is fetched.
  */
+import type { AlertEvaluation, AlertWidgetData, CostAlert } from './alerts-shape';
+import type { Delivery, Report } from './reports-shape';
 import type { Candidate, Dashboard, ExplorerRequest, ExplorerResult, WhereClause } from './shape';
 
 const CREDENTIAL_KEY = 'finops.console.credential';
 
 export interface ConsoleConfig {
   apiBaseUrl: string;
+  /**
+   * The local identity provider's sign-in (`npm start` only): `GET {localIdp}/users` lists the
+   * demo users, `POST {localIdp}/token {userId}` answers `{token}`. Absent in AWS.
+   */
+  localIdp?: string;
+}
+
+export interface DemoUser {
+  userId: string;
+  name: string;
+  email: string;
+  orgId: string;
+  role: string;
 }
 
 /** An answer that is not 2xx: its status and the API's `error` (or the gateway's `message`). */
@@ -50,7 +65,10 @@ export function loadConfig(): Promise<ConsoleConfig> {
     if (!r.ok) throw new Error(`config.json: ${r.status}`);
     const c = (await r.json()) as Partial<ConsoleConfig>;
     if (typeof c.apiBaseUrl !== 'string' || !c.apiBaseUrl) throw new Error('config.json has no apiBaseUrl');
-    return { apiBaseUrl: c.apiBaseUrl.replace(/\/+$/, '') };
+    return {
+      apiBaseUrl: c.apiBaseUrl.replace(/\/+$/, ''),
+      ...(typeof c.localIdp === 'string' && c.localIdp ? { localIdp: c.localIdp.replace(/\/+$/, '') } : {}),
+    };
   });
   return config;
 }
@@ -109,49 +127,185 @@ export interface DimensionEntry {
   operators: { name: string; value: string; label: string }[];
 }
 
+/** The local identity provider (absent unless `config.json` names one). */
+export const localIdp = {
+  async users(): Promise<DemoUser[] | null> {
+    const { localIdp: base } = await loadConfig();
+    if (!base) return null;
+    const r = await fetch(`${base}/users`, { cache: 'no-store' });
+    if (!r.ok) throw new ApiError(r.status, 'the local identity provider did not answer');
+    return (await r.json()) as DemoUser[];
+  },
+  async token(userId: string): Promise<string> {
+    const { localIdp: base } = await loadConfig();
+    const r = await fetch(`${base}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ userId }),
+      cache: 'no-store',
+    });
+    const b = (await r.json().catch(() => ({}))) as { token?: string; error?: string };
+    if (!r.ok || !b.token) throw new ApiError(r.status, b.error ?? 'no token');
+    return b.token;
+  },
+};
+
+/**
+ * Every API operation the console calls: method, OpenAPI path, the success status it expects, the
+ * query parameters it sends and the error statuses it treats specially (besides 401, which every
+ * call handles by going back to sign in: see `isCredentialRefused`; 403 is "not allowed"). `test/unit/console/openapi-client.test.ts` checks
+ * each against the API's OpenAPI document (`GET /openapi.json`), and `call` accepts only these.
+ */
+export const ENDPOINTS = {
+  listDashboards: {
+    method: 'GET',
+    path: '/dashboard-v2',
+    ok: 200,
+    query: ['limit', 'type', 'teamId', 'cursor'],
+  },
+  getDashboard: { method: 'GET', path: '/dashboard-v2/{id}', ok: 200, handles: [404] },
+  listDashboardVersions: { method: 'GET', path: '/dashboard-v2/{id}/versions', ok: 200, query: ['limit'] },
+  widgetData: { method: 'GET', path: '/dashboard-v2/{id}/widgets/{key}/data', ok: 200, handles: [404] },
+  publishDashboard: { method: 'PUT', path: '/dashboard-v2/{id}', ok: 200, handles: [400, 403, 404, 409] },
+  createDashboard: { method: 'POST', path: '/dashboard-v2', ok: 201, handles: [400] },
+  explore: { method: 'POST', path: '/queries/explorer', ok: 200, handles: [400] },
+  listDimensions: { method: 'GET', path: '/dimensions', ok: 200 },
+  candidates: { method: 'GET', path: '/dimensions/candidates', ok: 200 },
+  refreshStatus: { method: 'GET', path: '/dimensions/status', ok: 200 },
+  publishDimensions: { method: 'POST', path: '/dimensions/publish', ok: 200, handles: [400, 403] },
+  listAlerts: { method: 'GET', path: '/alerts-v2/costAlerts', ok: 200, query: ['limit', 'includeArchived'] },
+  alertWidgetData: { method: 'GET', path: '/alerts-v2/costAlerts/{id}/widgetData', ok: 200, handles: [404] },
+  alertHistory: { method: 'GET', path: '/alerts-v2/costAlerts/{id}/history', ok: 200, query: ['limit'] },
+  snoozeAlert: {
+    method: 'POST',
+    path: '/alerts-v2/costAlerts/{id}/snooze',
+    ok: 200,
+    handles: [400, 403, 404],
+  },
+  unsnoozeAlert: {
+    method: 'DELETE',
+    path: '/alerts-v2/costAlerts/{id}/snooze',
+    ok: 200,
+    handles: [403, 404],
+  },
+  archiveAlert: { method: 'DELETE', path: '/alerts-v2/costAlerts/{id}', ok: 200, handles: [403, 404] },
+  listReports: { method: 'GET', path: '/reports', ok: 200, query: ['limit', 'includeArchived'] },
+  getReport: { method: 'GET', path: '/reports/{id}', ok: 200, handles: [404] },
+  patchReport: { method: 'PATCH', path: '/reports/{id}', ok: 200, handles: [400, 403, 404, 409] },
+  sendReport: { method: 'POST', path: '/reports/{id}/send', ok: 202, handles: [400, 403, 404, 409] },
+  listDeliveries: { method: 'GET', path: '/reports/{id}/deliveries', ok: 200, query: ['limit'] },
+} as const satisfies Record<string, Endpoint>;
+
+export interface Endpoint {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  ok: number;
+  query?: readonly string[];
+  handles?: readonly number[];
+}
+
+type Name = keyof typeof ENDPOINTS;
+type QueryOf<N extends Name> = (typeof ENDPOINTS)[N] extends { query: readonly (infer Q extends string)[] }
+  ? Partial<Record<Q, string>>
+  : never;
+
+/** The path of an endpoint with its `{params}` filled in (encoded); a missing one is an error. */
+export function pathOf(name: Name, params: Record<string, string> = {}): string {
+  return ENDPOINTS[name].path.replace(/\{(\w+)\}/g, (_, k: string) => {
+    const v = params[k];
+    if (v === undefined) throw new Error(`${name}: no value for {${k}}`);
+    return encodeURIComponent(v);
+  });
+}
+
+/** Calls one of `ENDPOINTS`. */
+function call<N extends Name>(
+  name: N,
+  opts: {
+    params?: Record<string, string>;
+    query?: QueryOf<N>;
+    body?: unknown;
+    headers?: Record<string, string>;
+    token?: string | null;
+  } = {},
+): Promise<unknown> {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries((opts.query ?? {}) as Record<string, string | undefined>))
+    if (v !== undefined && v !== '') q.set(k, v);
+  const qs = q.toString() ? `?${q}` : '';
+  return request<unknown>(
+    ENDPOINTS[name].method,
+    `${pathOf(name, opts.params)}${qs}`,
+    opts.body,
+    opts.headers,
+    opts.token === undefined ? credential.get() : opts.token,
+  );
+}
+
 export const api = {
   /** Checks a credential before it is kept (any member may list dashboards). */
-  verify: (token: string) => request<Page<Dashboard>>('GET', '/dashboard-v2?limit=1', undefined, {}, token),
-  dashboards: (q: { type?: string; teamId?: string; cursor?: string | null }) => {
-    const p = new URLSearchParams({ limit: '50' });
-    if (q.type) p.set('type', q.type);
-    if (q.teamId) p.set('teamId', q.teamId);
-    if (q.cursor) p.set('cursor', q.cursor);
-    return request<Page<Dashboard>>('GET', `/dashboard-v2?${p}`);
-  },
-  dashboard: (id: string) => request<Dashboard>('GET', `/dashboard-v2/${encodeURIComponent(id)}`),
+  verify: (token: string) =>
+    call('listDashboards', { query: { limit: '1' }, token }) as Promise<Page<Dashboard>>,
+  dashboards: (q: { type?: string; teamId?: string; cursor?: string | null }) =>
+    call('listDashboards', {
+      query: { limit: '50', type: q.type, teamId: q.teamId, cursor: q.cursor ?? undefined },
+    }) as Promise<Page<Dashboard>>,
+  dashboard: (id: string) => call('getDashboard', { params: { id } }) as Promise<Dashboard>,
   versions: (id: string) =>
-    request<
+    call('listDashboardVersions', { params: { id }, query: { limit: '20' } }) as Promise<
       Page<{ version: number; name: string; createdAt: string; createdById: string; widgetCount: number }>
-    >('GET', `/dashboard-v2/${encodeURIComponent(id)}/versions?limit=20`),
+    >,
   widgetData: (id: string, key: string) =>
-    request<ExplorerResult>(
-      'GET',
-      `/dashboard-v2/${encodeURIComponent(id)}/widgets/${encodeURIComponent(key)}/data`,
-    ),
+    call('widgetData', { params: { id, key } }) as Promise<ExplorerResult>,
   explore: (req: ExplorerRequest, conditions: WhereClause | null = null, currency: string | null = null) =>
-    request<ExplorerResult>('POST', '/queries/explorer', {
-      request: req,
-      ...(conditions ? { conditions } : {}),
-      ...(currency ? { currency } : {}),
-    }),
-  dimensions: () => request<DimensionEntry[]>('GET', '/dimensions'),
-  candidates: () => request<Candidate[]>('GET', '/dimensions/candidates'),
+    call('explore', {
+      body: { request: req, ...(conditions ? { conditions } : {}), ...(currency ? { currency } : {}) },
+    }) as Promise<ExplorerResult>,
+  dimensions: () => call('listDimensions') as Promise<DimensionEntry[]>,
+  candidates: () => call('candidates') as Promise<Candidate[]>,
   refreshStatus: () =>
-    request<{
+    call('refreshStatus') as Promise<{
       state: string;
       lastSucceededAt?: string;
       finishedAt?: string;
       lastError?: string;
       warnings?: string[];
-    }>('GET', '/dimensions/status'),
+    }>,
   publishDimensions: (body: Record<string, unknown>) =>
-    request<{
+    call('publishDimensions', { body }) as Promise<{
       ok: boolean;
       publishedLabels: boolean;
       unpublished: { kind: string; name: string; errors: { kind: string; message: string }[] }[];
-    }>('POST', '/dimensions/publish', body),
+    }>,
   publish: (id: string, body: Record<string, unknown>) =>
-    request<Dashboard>('PUT', `/dashboard-v2/${encodeURIComponent(id)}`, body),
-  create: (body: Record<string, unknown>) => request<Dashboard>('POST', '/dashboard-v2', body),
+    call('publishDashboard', { params: { id }, body }) as Promise<Dashboard>,
+  create: (body: Record<string, unknown>) => call('createDashboard', { body }) as Promise<Dashboard>,
+
+  alerts: (includeArchived: boolean) =>
+    call('listAlerts', {
+      query: { limit: '100', includeArchived: String(includeArchived) },
+    }) as Promise<Page<CostAlert>>,
+  alertWidgetData: (id: string) => call('alertWidgetData', { params: { id } }) as Promise<AlertWidgetData>,
+  alertHistory: (id: string) =>
+    call('alertHistory', { params: { id }, query: { limit: '50' } }) as Promise<Page<AlertEvaluation>>,
+  snoozeAlert: (id: string, until: string) =>
+    call('snoozeAlert', { params: { id }, body: { until } }) as Promise<CostAlert>,
+  unsnoozeAlert: (id: string) => call('unsnoozeAlert', { params: { id } }) as Promise<CostAlert>,
+  archiveAlert: (id: string) => call('archiveAlert', { params: { id } }) as Promise<CostAlert>,
+
+  reports: (includeArchived: boolean) =>
+    call('listReports', { query: { limit: '100', includeArchived: String(includeArchived) } }) as Promise<
+      Page<Report>
+    >,
+  report: (id: string) => call('getReport', { params: { id } }) as Promise<Report>,
+  patchReport: (id: string, version: number, body: Record<string, unknown>) =>
+    call('patchReport', { params: { id }, body, headers: { 'if-match': `"${version}"` } }) as Promise<Report>,
+  sendReport: (id: string) =>
+    call('sendReport', { params: { id } }) as Promise<{
+      reportId: string;
+      runAt: string;
+      destinations: number;
+    }>,
+  deliveries: (id: string) =>
+    call('listDeliveries', { params: { id }, query: { limit: '50' } }) as Promise<Page<Delivery>>,
 };

@@ -1,9 +1,13 @@
 /** The console's pages: sign in, dashboards (list and page), explorer. Hash routes, no server routing. */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { buildChartSpec, type ChartType } from '../../shared/charts/spec';
 import { COST_METRIC_IDS, DATE_PRESETS } from '../../shared/enums';
-import { ApiError, api, credential, type DimensionEntry, onCredentialRefused } from './api';
+import { AlertList, AlertPage } from './alerts';
+import { ApiError, api, credential, type DimensionEntry, localIdp, onCredentialRefused } from './api';
 import { Chart } from './chart';
+import { describe, type State, useAsync } from './hooks';
+import { RequestQueue, WIDGET_CONCURRENCY } from './queue';
+import { ReportList, ReportPage } from './reports';
 import {
   candidateRows,
   chartInput,
@@ -27,30 +31,6 @@ import {
 } from './shape';
 
 const ROW_PX = 90;
-
-type State<T> = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ok'; value: T };
-
-function describe(e: unknown): string {
-  if (e instanceof ApiError) return `The API answered ${e.status}: ${e.code}`;
-  return `Could not reach the API (${(e as Error)?.message ?? e})`;
-}
-
-/** Runs `load` whenever `deps` change; the latest answer wins. */
-function useAsync<T>(load: () => Promise<T>, deps: unknown[]): State<T> {
-  const [state, setState] = useState<State<T>>({ status: 'loading' });
-  useEffect(() => {
-    let live = true;
-    setState({ status: 'loading' });
-    load().then(
-      (value) => live && setState({ status: 'ok', value }),
-      (e) => live && setState({ status: 'error', message: describe(e) }),
-    );
-    return () => {
-      live = false;
-    };
-  }, deps);
-  return state;
-}
 
 function useHash(): string {
   const [hash, setHash] = useState(location.hash || '#/dashboards');
@@ -85,6 +65,8 @@ export function App() {
       />
     );
   const dash = /^#\/dashboards\/([^/]+)$/.exec(hash);
+  const alert = /^#\/alerts\/([^/]+)$/.exec(hash);
+  const report = /^#\/reports\/([^/]+)$/.exec(hash);
   return (
     <div class="app">
       <header class="top">
@@ -98,6 +80,12 @@ export function App() {
           </a>
           <a href="#/dimensions" aria-current={hash === '#/dimensions' ? 'page' : undefined}>
             Dimensions
+          </a>
+          <a href="#/alerts" aria-current={hash.startsWith('#/alerts') ? 'page' : undefined}>
+            Alerts
+          </a>
+          <a href="#/reports" aria-current={hash.startsWith('#/reports') ? 'page' : undefined}>
+            Reports
           </a>
         </nav>
         <button
@@ -118,6 +106,14 @@ export function App() {
           <Explorer />
         ) : hash === '#/dimensions' ? (
           <Dimensions />
+        ) : alert ? (
+          <AlertPage key={alert[1]} id={decodeURIComponent(alert[1]!)} />
+        ) : hash === '#/alerts' ? (
+          <AlertList />
+        ) : report ? (
+          <ReportPage key={report[1]} id={decodeURIComponent(report[1]!)} />
+        ) : hash === '#/reports' ? (
+          <ReportList />
         ) : (
           <DashboardList />
         )}
@@ -130,13 +126,13 @@ function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: () 
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const token = value.trim().replace(/^Bearer\s+/i, '');
-    if (!token) return setError('Paste an API key or a JWT.');
+  const demo = useAsync(() => localIdp.users(), []);
+  /** Checks a credential with the API, then keeps it in this tab's session storage only. */
+  const keep = async (obtain: () => Promise<string>) => {
     setBusy(true);
     setError(null);
     try {
+      const token = await obtain();
       await api.verify(token);
       credential.set(token);
       onSignedIn();
@@ -150,33 +146,66 @@ function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: () 
       setBusy(false);
     }
   };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const token = value.trim().replace(/^Bearer\s+/i, '');
+    if (!token) return setError('Paste an API key or a JWT.');
+    await keep(async () => token);
+  };
   return (
     <main class="signin">
-      <form onSubmit={submit}>
+      <div class="signin-box">
         <h1>Sign in</h1>
         {notice && <p class="notice">{notice}</p>}
-        <label for="credential">API key or JWT</label>
-        <input
-          id="credential"
-          type="password"
-          autocomplete="off"
-          value={value}
-          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
-          placeholder="ak_… or eyJ…"
-        />
-        <p class="hint">
-          Locally, <code>npm start</code> prints API keys; <code>npm run token -- --user …</code> prints a
-          JWT. The credential stays in this tab's session storage.
-        </p>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
+        {demo.status === 'ok' && demo.value && demo.value.length > 0 && (
+          <section class="sign-in-as" aria-labelledby="sign-in-as">
+            <h2 id="sign-in-as">Sign in as (local identity provider)</h2>
+            <ul>
+              {demo.value.map((u) => (
+                <li key={u.userId}>
+                  <button
+                    type="button"
+                    class="account"
+                    disabled={busy}
+                    data-user={u.userId}
+                    onClick={() => keep(() => localIdp.token(u.userId))}
+                  >
+                    <strong>{u.name}</strong>
+                    <span class="meta">
+                      {u.role} · {u.orgId} · {u.email}
+                    </span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+            <p class="hint">A session JWT for an hour, kept in this tab only.</p>
+          </section>
         )}
-        <button type="submit" disabled={busy}>
-          {busy ? 'Checking…' : 'Sign in'}
-        </button>
-      </form>
+        {demo.status === 'error' && <p class="hint">The local identity provider did not answer.</p>}
+        <form onSubmit={submit}>
+          <label for="credential">API key or JWT</label>
+          <input
+            id="credential"
+            type="password"
+            autocomplete="off"
+            value={value}
+            onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+            placeholder="ak_… or eyJ…"
+          />
+          <p class="hint">
+            Locally, <code>npm start</code> prints API keys; <code>npm run token -- --user …</code> prints a
+            JWT. The credential stays in this tab's session storage.
+          </p>
+          {error && (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" disabled={busy}>
+            {busy ? 'Checking…' : 'Sign in'}
+          </button>
+        </form>
+      </div>
     </main>
   );
 }
@@ -271,8 +300,8 @@ function DashboardPage({ id }: { id: string }) {
       {showVersions && <Versions id={d.id} />}
       {d.widgets.length === 0 && <p class="empty">This dashboard has no widgets.</p>}
       <div class="grid">
-        {readingOrder(d.widgets).map((w) => (
-          <WidgetCard key={w.key} dashboard={d} widget={w} preset={preset} />
+        {readingOrder(d.widgets).map((w, i) => (
+          <WidgetCard key={w.key} dashboard={d} widget={w} preset={preset} rank={i} />
         ))}
       </div>
     </section>
@@ -295,28 +324,64 @@ function Versions({ id }: { id: string }) {
   );
 }
 
-function WidgetCard({ dashboard, widget, preset }: { dashboard: Dashboard; widget: Widget; preset: string }) {
-  const data = useAsync(
-    () =>
+/** Widget-data requests of the dashboard page (see `WIDGET_CONCURRENCY`). */
+const widgetQueue = new RequestQueue(WIDGET_CONCURRENCY);
+
+/** True once the element has come within 200 px of the viewport (and stays true). */
+function useSeen(el: { current: Element | null }): boolean {
+  const [seen, setSeen] = useState(false);
+  useEffect(() => {
+    if (seen || !el.current) return;
+    if (typeof IntersectionObserver === 'undefined') return setSeen(true);
+    const io = new IntersectionObserver((es) => es.some((e) => e.isIntersecting) && setSeen(true), {
+      rootMargin: '200px',
+    });
+    io.observe(el.current);
+    return () => io.disconnect();
+  }, [seen]);
+  return seen;
+}
+
+function WidgetCard(p: { dashboard: Dashboard; widget: Widget; preset: string; rank: number }) {
+  const { dashboard, widget, preset } = p;
+  const el = useRef<HTMLElement>(null);
+  const seen = useSeen(el);
+  const task = `${dashboard.id}/${widget.key}/${preset}`;
+  const data = useAsync(() => {
+    const load = () =>
       preset
         ? api.explore(
             withPreset(widget.source.request, preset),
             dashboardConditions(dashboard.conditions),
             dashboard.currency,
           )
-        : api.widgetData(dashboard.id, widget.key),
-    [dashboard.id, widget.key, preset],
-  );
+        : api.widgetData(dashboard.id, widget.key);
+    return widgetQueue.run(task, p.rank, load, seen);
+  }, [dashboard.id, widget.key, preset]);
+  useEffect(() => {
+    if (seen) widgetQueue.promote(task);
+  }, [seen, task]);
+  useEffect(() => () => widgetQueue.cancel(task), [task]);
   const height = Math.max(2, widget.h) * ROW_PX - 16;
+  const title = widget.title || widget.key;
   return (
-    <article class="widget" style={gridArea(widget)} aria-label={widget.title || widget.key}>
-      {data.status === 'loading' && <p class="loading">Loading {widget.title || widget.key}…</p>}
+    <article
+      ref={el}
+      class="widget"
+      style={gridArea(widget)}
+      aria-label={title}
+      aria-busy={data.status === 'loading' || !seen}
+      data-state={data.status}
+    >
+      {data.status === 'loading' && <p class="loading">Loading {title}…</p>}
       {data.status === 'error' && (
         <p class="error" role="alert">
-          {widget.title || widget.key}: {data.message}
+          {title}: {data.message}
         </p>
       )}
-      {data.status === 'ok' && (
+      {/* Charts are drawn when they come into view (ECharts' work stays off the first paint). */}
+      {data.status === 'ok' && !seen && <p class="loading">{title}</p>}
+      {data.status === 'ok' && seen && (
         <WidgetBody widget={widget} result={data.value} height={height} currency={dashboard.currency} />
       )}
     </article>

@@ -1,6 +1,12 @@
 /** Draws one chart spec: an ECharts canvas (BAR, LINE, AREA, WATERFALL) or an HTML table (TABLE). */
 import { BarChart, LineChart } from 'echarts/charts';
-import { GridComponent, LegendComponent, TitleComponent, TooltipComponent } from 'echarts/components';
+import {
+  GridComponent,
+  LegendComponent,
+  MarkLineComponent,
+  TitleComponent,
+  TooltipComponent,
+} from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'preact/hooks';
@@ -11,6 +17,7 @@ echarts.use([
   LineChart,
   GridComponent,
   LegendComponent,
+  MarkLineComponent,
   TitleComponent,
   TooltipComponent,
   CanvasRenderer,
@@ -22,7 +29,9 @@ export function Chart({ spec, height }: { spec: ChartSpec; height: number }) {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: an ECharts option is open-ended JSON
-function Canvas({ option, height, label }: { option: Record<string, any>; height: number; label: string }) {
+export type EChartsOption = Record<string, any>;
+
+export function Canvas({ option, height, label }: { option: EChartsOption; height: number; label: string }) {
   const el = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!el.current) return;

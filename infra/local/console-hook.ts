@@ -1,5 +1,6 @@
 import { bundleConsole, CONTENT_TYPES } from '../../console/bundle';
 import type { LocalHook } from './hooks';
+import { IDP_PATH } from './idp-hook';
 
 /** Where the local server serves the web console: the API's own origin, so no CORS is needed. */
 export const CONSOLE_PATH = '/console/';
@@ -23,7 +24,11 @@ export const consoleHook: LocalHook = {
     if (name === 'config.json')
       return {
         status: 200,
-        body: { apiBaseUrl: process.env.APP_BASE_URL ?? '' },
+        // The local identity provider's sign-in (a "sign in as" list of the demo users).
+        body: {
+          apiBaseUrl: process.env.APP_BASE_URL ?? '',
+          localIdp: `${process.env.APP_BASE_URL ?? ''}${IDP_PATH}`,
+        },
         headers: { 'cache-control': 'no-store', ...SECURITY_HEADERS },
       };
     bundle ??= bundleConsole();

@@ -1,4 +1,5 @@
 import { consoleHook } from './console-hook';
+import { idpHook } from './idp-hook';
 import { openApiHook } from './openapi-hook';
 import type { DemoSeed } from './seed';
 import { warehouseHook } from './warehouse-hook';
@@ -18,4 +19,4 @@ export interface LocalHook {
   ): Promise<{ status: number; body: unknown; headers?: Record<string, string> } | undefined>;
 }
 
-export const localHooks: LocalHook[] = [openApiHook, warehouseHook, consoleHook];
+export const localHooks: LocalHook[] = [openApiHook, warehouseHook, consoleHook, idpHook];

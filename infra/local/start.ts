@@ -277,7 +277,7 @@ async function main(): Promise<void> {
       [
         '',
         `Cost management service is running at ${baseUrl}`,
-        `  web console    ${session.consoleUrl} (sign in with a key below)`,
+        `  web console    ${session.consoleUrl} (sign in as a demo user, or with a key below)`,
         `  organisation   ${seed.orgId} (second organisation: ${seed.otherOrgId})`,
         `  admin key      ${seed.apiKeys.admin}`,
         `  member key     ${seed.apiKeys.member}`,

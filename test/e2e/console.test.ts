@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { mintToken } from '../../infra/local/idp';
 import { api, session } from '../support/session';
+import { thresholdBody } from '../unit/alerts/fixtures';
 
 /**
  * The web console in a real headless browser (Debian's `chromium`, driven by playwright-core) on the
@@ -79,8 +81,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function newPage(): Promise<{ page: Page; hosts: Set<string>; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+const PHONE = { width: 390, height: 844 };
+
+async function newPage(
+  viewport = { width: 1280, height: 900 },
+): Promise<{ page: Page; hosts: Set<string>; errors: string[] }> {
+  const page = await browser.newPage({ viewport });
   const hosts = new Set<string>();
   const errors: string[] = [];
   page.on('request', (r) => {
@@ -89,6 +95,14 @@ async function newPage(): Promise<{ page: Page; hosts: Set<string>; errors: stri
   page.on('pageerror', (e) => errors.push(e.message));
   return { page, hosts, errors };
 }
+
+const usd = (x: number) =>
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  }).format(x);
 
 async function signIn(page: Page, credential: string): Promise<void> {
   await page.goto(`${s().baseUrl}/console/`);
@@ -188,6 +202,254 @@ describe('the web console in a browser', () => {
       expect(await first.locator('td').nth(1).textContent()).toContain(`${share.toFixed(1)}%`);
     }
     await page.screenshot({ path: join(ARTIFACTS, 'dimensions.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows an alert: its series and threshold with the API figures, its history; snooze changes the record', async () => {
+    const run = Math.random().toString(36).slice(2, 8);
+    const token = key();
+    const made = await api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
+      token,
+      body: thresholdBody({
+        name: `Console alert ${run}`,
+        currency: 'USD',
+        notificationChannel: 'EMAIL',
+        slackChannelId: null,
+        emails: [`console-alert-${run}@example.com`],
+      }),
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.id;
+    type Data = {
+      snoozedUntil: string | null;
+      series: {
+        dataThrough: string;
+        dates: string[];
+        queries: { name: string; values: (number | null)[] }[];
+      } | null;
+    };
+    const first = await api<Data>('GET', `/alerts-v2/costAlerts/${id}/widgetData`, { token });
+    expect(first.status).toBe(200);
+    expect(first.body.series).not.toBeNull();
+    // A threshold just under the last complete day's spend: the line is on the chart and the
+    // evaluation of that day fires and notifies.
+    const lastSpend = first.body.series!.queries[0]!.values.at(-1) ?? 0;
+    expect(lastSpend).toBeGreaterThan(0);
+    const threshold = Math.round(lastSpend * 0.9 * 100) / 100;
+    const updated = await api('PUT', `/alerts-v2/costAlerts/${id}`, {
+      token,
+      body: thresholdBody({
+        name: `Console alert ${run}`,
+        currency: 'USD',
+        notificationChannel: 'EMAIL',
+        slackChannelId: null,
+        emails: [`console-alert-${run}@example.com`],
+        thresholds: [
+          {
+            value: threshold,
+            severityLevel: 'WARNING',
+            metricMode: 'ABSOLUTE_SPEND',
+            changeBasis: 'ABSOLUTE_DELTA',
+          },
+        ],
+      }),
+    });
+    expect(updated.status).toBe(200);
+    // One evaluation of this alert only (a sweep would evaluate the other suites' alerts of the org).
+    const sqs = new SQSClient({
+      endpoint: s().endpoints.sqs,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: s().queues['alert-evaluation']!.url,
+        MessageBody: JSON.stringify({
+          orgId: s().otherOrgId,
+          alertId: id,
+          scheduledFor: new Date().toISOString(),
+        }),
+      }),
+    );
+    sqs.destroy();
+    const drained = await api<{ drained: boolean }>('POST', '/_local/drain', {
+      body: { timeoutMs: 120_000 },
+    });
+    expect(drained.body.drained).toBe(true);
+    const history = await api<{
+      items: { evaluatedDay: string; values: Record<string, number | null>; notificationId: string | null }[];
+    }>('GET', `/alerts-v2/costAlerts/${id}/history`, { token });
+    expect(history.body.items).toHaveLength(1);
+    const data = await api<Data>('GET', `/alerts-v2/costAlerts/${id}/widgetData`, { token });
+    const series = data.body.series!;
+
+    const { page, hosts, errors } = await newPage();
+    await signIn(page, token);
+    await page.click('a[href="#/alerts"]');
+    await page.click(`a[href="#/alerts/${id}"]`);
+    await page.waitForSelector('.card canvas', { timeout: 60_000 });
+    await page.waitForSelector('table.history tbody tr', { timeout: 30_000 });
+    // The newest day of the series, in the alert's currency, as the page's table of days shows it.
+    const last = series.dates.length - 1;
+    const dayRow = page.locator('table.alert-days tbody tr').first();
+    expect(await dayRow.locator('td').first().textContent()).toBe(series.dataThrough);
+    expect(await dayRow.locator('td').nth(1).textContent()).toBe(usd(series.queries[0]!.values[last] ?? 0));
+    // The rule states the threshold in the alert's currency.
+    expect(await page.locator('.summary').textContent()).toContain(`Daily spend above ${usd(threshold)}`);
+    // The history row: billing day, the evaluation's figure, the outcome.
+    const h = history.body.items[0]!;
+    const hRow = page.locator('table.history tbody tr').first();
+    expect(await hRow.locator('td').first().textContent()).toBe(h.evaluatedDay);
+    expect(await hRow.locator('td').nth(2).textContent()).toBe(`spend ${usd(h.values.spend!)}`);
+    expect(h.notificationId).toBe(`${id}:${h.evaluatedDay}`);
+    expect(await hRow.locator('td').nth(3).textContent()).toBe('Notified');
+    expect(await hRow.locator('td').nth(4).textContent()).toBe(h.notificationId);
+    await page.screenshot({ path: join(ARTIFACTS, 'alert.png'), fullPage: true });
+
+    // Snooze for 7 days: the record's snoozedUntil is set about a week ahead; unsnooze clears it.
+    const before = Date.now();
+    await page.selectOption('.actions select', '7');
+    await page.click('.actions button:text("Snooze")');
+    await page.waitForSelector('.alert-status:text-matches("Snoozed until")', { timeout: 30_000 });
+    const snoozed = await api<Data>('GET', `/alerts-v2/costAlerts/${id}/widgetData`, { token });
+    const until = Date.parse(snoozed.body.snoozedUntil!);
+    expect(until - before).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(until - Date.now()).toBeLessThanOrEqual(7 * 86_400_000);
+    await page.click('.actions button:text("Unsnooze")');
+    await page.waitForSelector('.alert-status:text("Active")', { timeout: 30_000 });
+    const cleared = await api<Data>('GET', `/alerts-v2/costAlerts/${id}/widgetData`, { token });
+    expect(cleared.body.snoozedUntil).toBeNull();
+    expect([...hosts]).toEqual([new URL(s().baseUrl).host]);
+    expect(errors).toEqual([]);
+    await page.close();
+
+    const phone = await newPage(PHONE);
+    await signIn(phone.page, token);
+    await phone.page.goto(`${s().baseUrl}/console/#/alerts/${id}`);
+    await phone.page.waitForSelector('table.history tbody tr', { timeout: 60_000 });
+    await phone.page.waitForSelector('.card canvas', { timeout: 60_000 });
+    await phone.page.screenshot({ path: join(ARTIFACTS, 'alert-phone.png'), fullPage: true });
+    await phone.page.goto(`${s().baseUrl}/console/#/alerts`);
+    await phone.page.waitForSelector('.alert-list li', { timeout: 30_000 });
+    await phone.page.screenshot({ path: join(ARTIFACTS, 'alerts-phone.png'), fullPage: true });
+    await phone.page.setViewportSize({ width: 1280, height: 900 });
+    await phone.page.screenshot({ path: join(ARTIFACTS, 'alerts.png'), fullPage: true });
+    expect(phone.errors).toEqual([]);
+    await phone.page.close();
+  }, 240_000);
+
+  it('shows a report: changes its schedule, sends it now and lists the delivery as the API records it', async () => {
+    const run = Math.random().toString(36).slice(2, 8);
+    const token = key();
+    const to = `console-report-${run}@example.com`;
+    const made = await api<{ id: string; version: number }>('POST', '/reports', {
+      token,
+      body: {
+        name: `Console report ${run}`,
+        type: 'PRIVATE',
+        scheduledPeriod: 'WEEKLY',
+        scheduledWeekday: 1,
+        widgets: [{ type: 'TEXT', contentMarkdown: 'Weekly **spend** note' }],
+        destinations: [{ destinationType: 'EMAIL', destinationValues: [to] }],
+      },
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.id;
+    const { page, hosts, errors } = await newPage();
+    await signIn(page, token);
+    await page.click('a[href="#/reports"]');
+    await page.click(`a[href="#/reports/${id}"]`);
+    await page.waitForSelector('.report-schedule', { timeout: 30_000 });
+    expect(await page.locator('.report-schedule').textContent()).toMatch(/^Every Monday at 08:00/);
+    await page.waitForSelector('table.deliveries, .card p.empty', { timeout: 30_000 });
+
+    // Schedule: daily. The record changes (one version more) and the page shows the API's next run.
+    await page.selectOption('form.schedule select', 'DAILY');
+    await page.click('form.schedule button[type=submit]');
+    await page.waitForSelector('form.schedule .ok', { timeout: 30_000 });
+    const after = await api<{ scheduledPeriod: string; version: number; nextRunAt: string }>(
+      'GET',
+      `/reports/${id}`,
+      { token },
+    );
+    expect(after.body.scheduledPeriod).toBe('DAILY');
+    expect(after.body.version).toBe(made.body.version + 1);
+    await page.waitForSelector('.report-schedule:text-matches("^Every day")', { timeout: 30_000 });
+    expect(await page.locator('.report-next').textContent()).toBe(
+      `${after.body.nextRunAt.slice(0, 16).replace('T', ' ')} UTC`,
+    );
+
+    // Send now: queued, delivered by the worker, and the log (polled by the page) shows it SENT.
+    await page.click('button:text("Send now")');
+    await page.waitForSelector('.log-head ~ .ok', { timeout: 30_000 });
+    const drained = await api<{ drained: boolean }>('POST', '/_local/drain', {
+      body: { timeoutMs: 120_000 },
+    });
+    expect(drained.body.drained).toBe(true);
+    await page.waitForSelector('table.deliveries .badge:text("SENT")', { timeout: 60_000 });
+    const log = await api<{
+      items: { destination: string; status: string; trigger: string; attempts: number }[];
+    }>('GET', `/reports/${id}/deliveries`, { token });
+    expect(log.body.items).toHaveLength(1);
+    expect(log.body.items[0]).toMatchObject({ destination: to, status: 'SENT', trigger: 'MANUAL' });
+    const cells = await page.locator('table.deliveries tbody tr').first().locator('td').allTextContents();
+    expect(cells.slice(1, 5)).toEqual([
+      'Send now',
+      `E-mail ${to}`,
+      'SENT',
+      String(log.body.items[0]!.attempts),
+    ]);
+    // The e-mail really went out (the SES emulator's store).
+    const { emails } = (await (await fetch(s().mailUrl)).json()) as {
+      emails: { destination: { to: string[] } }[];
+    };
+    expect(emails.filter((e) => e.destination.to.some((t) => t.includes(to)))).toHaveLength(1);
+    await page.screenshot({ path: join(ARTIFACTS, 'report.png'), fullPage: true });
+    expect([...hosts]).toEqual([new URL(s().baseUrl).host]);
+    expect(errors).toEqual([]);
+    await page.click('a[href="#/reports"]');
+    await page.waitForSelector('.report-list li', { timeout: 30_000 });
+    await page.screenshot({ path: join(ARTIFACTS, 'reports.png'), fullPage: true });
+    await page.close();
+
+    const phone = await newPage(PHONE);
+    await signIn(phone.page, token);
+    await phone.page.goto(`${s().baseUrl}/console/#/reports/${id}`);
+    await phone.page.waitForSelector('table.deliveries', { timeout: 60_000 });
+    await phone.page.screenshot({ path: join(ARTIFACTS, 'report-phone.png'), fullPage: true });
+    expect(phone.errors).toEqual([]);
+    await phone.page.close();
+  }, 240_000);
+
+  it('signs in as a demo user through the local identity provider, the JWT kept in this tab only', async () => {
+    const { page, hosts, errors } = await newPage();
+    await page.goto(`${s().baseUrl}/console/`);
+    await page.waitForSelector('.sign-in-as button', { timeout: 30_000 });
+    const listed = await page
+      .locator('.sign-in-as button')
+      .evaluateAll((bs) => bs.map((b) => b.getAttribute('data-user')));
+    expect(listed).toEqual([s().users.admin, s().users.member, s().users.outsider]);
+    await page.screenshot({ path: join(ARTIFACTS, 'sign-in.png'), fullPage: true });
+    await page.click(`.sign-in-as button[data-user="${s().users.outsider}"]`);
+    await page.waitForSelector('h1:text("Dashboards")', { timeout: 30_000 });
+    // The credential: a JWT for that user and organisation, in session storage, never in the URL.
+    const jwt = (await page.evaluate(() => sessionStorage.getItem('finops.console.credential')))!;
+    const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as {
+      sub: string;
+      org_id: string;
+    };
+    expect(claims).toMatchObject({ sub: s().users.outsider, org_id: s().otherOrgId });
+    expect(page.url()).not.toContain(jwt.slice(0, 20));
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    // The list is the one the API gives that user (the console test's dashboard of org_acme is there).
+    await page.waitForSelector(`a[href="#/dashboards/${dashboardId}"]`, { timeout: 30_000 });
+    const phone = await newPage(PHONE);
+    await phone.page.goto(`${s().baseUrl}/console/`);
+    await phone.page.waitForSelector('.sign-in-as button', { timeout: 30_000 });
+    await phone.page.screenshot({ path: join(ARTIFACTS, 'sign-in-phone.png'), fullPage: true });
+    await phone.page.close();
+    expect([...hosts]).toEqual([new URL(s().baseUrl).host]);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

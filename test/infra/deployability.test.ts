@@ -1,7 +1,15 @@
 import { CLOUDFORMATION_RESOURCE_LIMIT, INTEGRATION_TIMEOUT, routeArea } from '../../infra/stack';
 import type { RouteDef } from '../../shared/http/route';
 import { routes } from '../../shared/routes';
-import { type BuiltStack, buildStack, type CfnTemplate, refOf, refsIn, resourcesOf } from './support';
+import {
+  type BuiltStack,
+  buildStack,
+  type CfnTemplate,
+  refOf,
+  refsIn,
+  resourcesOf,
+  serviceFunctions,
+} from './support';
 
 // What lets the stack be deployed, grown and deployed again: every template well under
 // CloudFormation's resource limit (with room for twice today's routes), no route function that
@@ -69,7 +77,7 @@ describe('resource budget per template', () => {
 describe('integration timeout', () => {
   test('every route function times out no later than the HTTP API stops waiting for it', () => {
     const integrations = resourcesOf(prod.template, 'AWS::ApiGatewayV2::Integration');
-    const functions = resourcesOf(prod.template, 'AWS::Lambda::Function');
+    const functions = serviceFunctions(prod.template);
     const apiRoutes = Object.values(resourcesOf(prod.template, 'AWS::ApiGatewayV2::Route'));
     expect(apiRoutes).toHaveLength(routes.length);
     for (const route of apiRoutes) {
@@ -187,7 +195,7 @@ describe('names that survive delete and re-create', () => {
   test('the functions read the same names the resources have', () => {
     const parent = prod.templates[0]!.json;
     const expected = names(parent, instanceA);
-    const fn = Object.values(resourcesOf(prod.template, 'AWS::Lambda::Function')).find(
+    const fn = Object.values(serviceFunctions(prod.template)).find(
       (f) => (f.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.ATHENA_WORKGROUP,
     )!;
     const env = (fn.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;

@@ -16,7 +16,7 @@ import {
 } from '../../shared/queues';
 import { routes } from '../../shared/routes';
 import { glueColumns } from '../../shared/warehouse/focus-columns';
-import { type BuiltStack, buildStack, refOf, refsIn, resourcesOf } from './support';
+import { type BuiltStack, buildStack, refOf, refsIn, resourcesOf, serviceFunctions } from './support';
 
 // Two stacks, built once: prod from the real manifests, dev from samples that exercise workers,
 // schedules and warehouse grants (the real worker and schedule manifests may still be empty).
@@ -100,7 +100,7 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown 
 
 /** Logical id of the function with this description (route key, `Worker …`, `Schedule …`). */
 function functionId(template: Template, description: string): string {
-  const found = Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).filter(
+  const found = Object.entries(serviceFunctions(template)).filter(
     ([, r]) => r.Properties?.Description === description,
   );
   if (found.length !== 1) throw new Error(`expected one function "${description}", found ${found.length}`);
@@ -108,7 +108,7 @@ function functionId(template: Template, description: string): string {
 }
 
 function functionProps(template: Template, id: string): Record<string, unknown> {
-  return resourcesOf(template, 'AWS::Lambda::Function')[id]!.Properties!;
+  return serviceFunctions(template)[id]!.Properties!;
 }
 
 function envOf(template: Template, id: string): Record<string, unknown> {
@@ -140,13 +140,13 @@ function queueIds(template: Template) {
 
 describe('functions', () => {
   test('one Lambda per manifest route (and one per worker and schedule), nothing else', () => {
-    const fns = resourcesOf(prod.template, 'AWS::Lambda::Function');
+    const fns = serviceFunctions(prod.template);
     expect(Object.keys(fns)).toHaveLength(routes.length + workers.length + schedules.length);
     for (const def of routes) functionId(prod.template, `${def.method} ${def.path}`);
   });
 
   test('the sample stack adds one function per sample route, worker and schedule', () => {
-    const fns = resourcesOf(dev.template, 'AWS::Lambda::Function');
+    const fns = serviceFunctions(dev.template);
     expect(Object.keys(fns)).toHaveLength(routes.length + 1 + sampleWorkers.length + sampleSchedules.length);
   });
 
@@ -161,7 +161,7 @@ describe('functions', () => {
       const duckDbIds = [...stack.workerFunctions]
         .filter(([name]) => workers.find((w) => w.name === name)?.needsDuckDb)
         .map(([, fn]) => idOf(fn.fn.node.defaultChild as CfnFunction));
-      for (const [id, fn] of Object.entries(resourcesOf(template, 'AWS::Lambda::Function'))) {
+      for (const [id, fn] of Object.entries(serviceFunctions(template))) {
         const p = fn.Properties!;
         expect({ id, runtime: p.Runtime, arch: p.Architectures }).toEqual({
           id,
@@ -186,7 +186,7 @@ describe('functions', () => {
       ...prod.stack.workerFunctions.values(),
       ...prod.stack.scheduleFunctions.values(),
     ];
-    expect(all).toHaveLength(Object.keys(resourcesOf(prod.template, 'AWS::Lambda::Function')).length);
+    expect(all).toHaveLength(Object.keys(serviceFunctions(prod.template)).length);
     const ingest = prod.stack.workerFunctions.get('billing-ingest')!;
     expect(ingest.nodeModules).toEqual(DUCKDB_NODE_MODULES);
     expect(ingest.nodeModules).toEqual(['@duckdb/node-api']);
@@ -223,7 +223,7 @@ describe('functions', () => {
         expect.stringContaining(':secret:finops/prod/idp-token-??????'),
       ]);
     }
-    for (const id of Object.keys(resourcesOf(idp.template, 'AWS::Lambda::Function'))) {
+    for (const id of Object.keys(serviceFunctions(idp.template))) {
       if (id === syncId || id === workerId) continue;
       const vars = envOf(idp.template, id);
       expect({ id, url: vars.IDP_API_BASE_URL, arn: vars.IDP_API_TOKEN_SECRET_ARN }).toEqual({
@@ -270,7 +270,7 @@ describe('functions', () => {
   });
 
   test('every function gets the configuration variables of shared/config.ts', () => {
-    for (const id of Object.keys(resourcesOf(prod.template, 'AWS::Lambda::Function'))) {
+    for (const id of Object.keys(serviceFunctions(prod.template))) {
       const env = envOf(prod.template, id);
       expect(env).toMatchObject({
         STAGE: 'prod',

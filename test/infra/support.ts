@@ -165,3 +165,18 @@ export function refsIn(value: unknown, out = new Set<string>()): Set<string> {
   else if (value && typeof value === 'object') for (const v of Object.values(value)) refsIn(v, out);
   return out;
 }
+
+/** The web console's nested stack: its functions are CDK's (BucketDeployment, AwsCustomResource). */
+export const WEB_CONSOLE_PREFIX = 'WebConsole';
+
+/**
+ * The service's own functions (routes, workers, schedules): every Lambda function but CDK's
+ * deployment helpers in the web console's nested stack (test/infra/console-hosting.test.ts).
+ */
+export function serviceFunctions(template: Template): Record<string, CfnResource> {
+  return Object.fromEntries(
+    Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).filter(
+      ([id]) => !id.startsWith(WEB_CONSOLE_PREFIX),
+    ),
+  );
+}

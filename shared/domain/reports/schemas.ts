@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { REPORT_STATUSES, SCHEDULED_PERIODS } from '../../enums';
 import {
   COST_METRIC_IDS,
   DASHBOARD_CURRENCIES,
@@ -14,8 +15,7 @@ import { DisplayOptionsSchema, QueryChartTypeSchema } from '../common/query-mode
  * Report schemas. The spec shows the report fields as sent on update and only the TEXT widget;
  * the other widget shapes are ours (documented in docs/reports.md).
  */
-export const SCHEDULED_PERIODS = ['DAILY', 'WEEKDAYS', 'WEEKLY', 'MONTHLY'] as const;
-export const REPORT_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
+export { REPORT_STATUSES, SCHEDULED_PERIODS } from '../../enums';
 
 const Title = v.optional(v.pipe(v.string(), v.maxLength(200)));
 const Dimension = v.pipe(v.string(), v.minLength(1), v.maxLength(200));

@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { stop } from 'esbuild';
+import { bundleConsole, writeConsoleSync } from '../../../console/bundle';
 import { CONSOLE_PATH, consoleHook } from '../../../infra/local/console-hook';
 
 /** The local runtime serves the console from the API's origin, with its config and security headers. */
@@ -42,4 +46,17 @@ describe('the console on the local server', () => {
     expect(await get('/dashboard-v2')).toBeUndefined();
     expect(await consoleHook.handle!('POST', `${CONSOLE_PATH}config.json`, {})).toBeUndefined();
   });
+
+  it('writes the same files for the CDK asset, synchronously (the stack bundles it at synth)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'console-asset-'));
+    try {
+      const names = writeConsoleSync(dir);
+      const files = await bundleConsole();
+      expect([...names].sort()).toEqual([...files.keys()].sort());
+      for (const [name, body] of files)
+        expect(Buffer.compare(readFileSync(join(dir, name)), Buffer.from(body))).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,0 +1,295 @@
+/** The alerts pages: the list (`#/alerts`) and one alert (`#/alerts/{id}`): chart, days, history, actions. */
+import { useMemo, useState } from 'preact/hooks';
+import {
+  type AlertWidgetData,
+  alertChartOption,
+  alertDayRows,
+  alertKind,
+  type CostAlert,
+  channelText,
+  dedupText,
+  evaluationOutcome,
+  evaluationValues,
+  isSnoozed,
+  ruleLines,
+  snoozeUntil,
+  thresholdsOnChart,
+} from './alerts-shape';
+import { api } from './api';
+import { Canvas } from './chart';
+import { describe, useAsync } from './hooks';
+import { utc } from './reports-shape';
+
+function status(a: CostAlert, now: Date): string {
+  if (a.archivedAt) return `Archived ${utc(a.archivedAt)}`;
+  if (isSnoozed(a, now)) return `Snoozed until ${utc(a.snoozedUntil)}`;
+  return 'Active';
+}
+
+export function AlertList() {
+  const [archived, setArchived] = useState(false);
+  const list = useAsync(() => api.alerts(archived), [archived]);
+  const now = new Date();
+  return (
+    <section>
+      <h1>Alerts</h1>
+      <div class="filters">
+        <label>
+          <input
+            type="checkbox"
+            checked={archived}
+            onChange={(e) => setArchived((e.target as HTMLInputElement).checked)}
+          />{' '}
+          Show archived alerts
+        </label>
+      </div>
+      {list.status === 'loading' && <p class="loading">Loading alerts…</p>}
+      {list.status === 'error' && (
+        <p class="error" role="alert">
+          {list.message}
+        </p>
+      )}
+      {list.status === 'ok' && list.value.items.length === 0 && (
+        <p class="empty">
+          No cost alerts yet. Create one with <code>POST /alerts-v2/costAlerts</code> (docs/alerts.md).
+        </p>
+      )}
+      {list.status === 'ok' && list.value.items.length > 0 && (
+        <ul class="dash-list alert-list">
+          {list.value.items.map((a) => (
+            <li key={a.id}>
+              <a href={`#/alerts/${encodeURIComponent(a.id)}`}>{a.name}</a>
+              <span class="meta">
+                {alertKind(a)} · {a.evaluationPeriod.toLowerCase()} · {a.currency} · {a.notificationChannel}
+              </span>
+              <span class={`badge ${a.archivedAt ? 'off' : isSnoozed(a, now) ? 'warn' : 'on'}`}>
+                {status(a, now)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+export function AlertPage({ id }: { id: string }) {
+  const [reload, setReload] = useState(0);
+  const data = useAsync(() => api.alertWidgetData(id), [id, reload], true);
+  const history = useAsync(() => api.alertHistory(id), [id, reload], true);
+  if (data.status === 'loading') return <p class="loading">Loading the alert…</p>;
+  if (data.status === 'error')
+    return (
+      <section>
+        <p>
+          <a href="#/alerts">← Alerts</a>
+        </p>
+        <p class="error" role="alert">
+          {data.message}
+        </p>
+      </section>
+    );
+  const d = data.value;
+  return (
+    <section>
+      <p>
+        <a href="#/alerts">← Alerts</a>
+      </p>
+      <h1>{d.name}</h1>
+      {d.description && <p>{d.description}</p>}
+      <AlertSummary alert={d} onChanged={() => setReload(reload + 1)} />
+      <AlertSeries data={d} />
+      <h2>History</h2>
+      {history.status === 'loading' && <p class="loading">Loading the history…</p>}
+      {history.status === 'error' && (
+        <p class="error" role="alert">
+          {history.message}
+        </p>
+      )}
+      {history.status === 'ok' && history.value.items.length === 0 && (
+        <p class="empty">Not evaluated yet (a new alert is evaluated at the next sweep).</p>
+      )}
+      {history.status === 'ok' && history.value.items.length > 0 && (
+        <div class="table-wrap card">
+          <table class="history stack">
+            <thead>
+              <tr>
+                <th scope="col">Billing day</th>
+                <th scope="col">Evaluated</th>
+                <th scope="col">Figures</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Notification</th>
+              </tr>
+            </thead>
+            <tbody>
+              {history.value.items.map((e) => (
+                <tr key={e.evaluatedAt} class={e.notificationId ? 'fired' : ''}>
+                  <td data-label="Billing day">{e.evaluatedDay}</td>
+                  <td data-label="Evaluated">{utc(e.evaluatedAt)}</td>
+                  <td data-label="Figures">{evaluationValues(e, d.currency)}</td>
+                  <td data-label="Outcome">{evaluationOutcome(e)}</td>
+                  <td data-label="Notification">{e.notificationId ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function AlertSummary({ alert, onChanged }: { alert: AlertWidgetData; onChanged: () => void }) {
+  const [days, setDays] = useState('1');
+  const [busy, setBusy] = useState(false);
+  const [confirmArchive, setConfirmArchive] = useState(false);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const now = new Date();
+  const act = async (what: string, run: () => Promise<unknown>) => {
+    setBusy(true);
+    setMessage(null);
+    try {
+      await run();
+      setMessage({ ok: true, text: what });
+      onChanged();
+    } catch (err) {
+      setMessage({ ok: false, text: describe(err) });
+    } finally {
+      setBusy(false);
+      setConfirmArchive(false);
+    }
+  };
+  const snoozed = isSnoozed(alert, now);
+  return (
+    <div class="card summary">
+      <dl>
+        <dt>Status</dt>
+        <dd class="alert-status">{status(alert, now)}</dd>
+        <dt>Rule</dt>
+        <dd>
+          {ruleLines(alert, alert.thresholds).map((l) => (
+            <div key={l}>{l}</div>
+          ))}
+        </dd>
+        <dt>Notifies</dt>
+        <dd>
+          {channelText(alert)}. {dedupText(alert)}.
+        </dd>
+        <dt>Figures</dt>
+        <dd>
+          {alert.currency}, query “{alert.queryName}”, evaluated {alert.evaluationPeriod.toLowerCase()}
+        </dd>
+      </dl>
+      {!alert.archivedAt && (
+        <div class="actions">
+          {snoozed ? (
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => act('Snooze ended.', () => api.unsnoozeAlert(alert.id))}
+            >
+              Unsnooze
+            </button>
+          ) : (
+            <>
+              <label>
+                Snooze for{' '}
+                <select value={days} onChange={(e) => setDays((e.target as HTMLSelectElement).value)}>
+                  <option value="1">1 day</option>
+                  <option value="7">7 days</option>
+                  <option value="30">30 days</option>
+                </select>
+              </label>
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() =>
+                  act(`Snoozed for ${days} day${days === '1' ? '' : 's'}.`, () =>
+                    api.snoozeAlert(alert.id, snoozeUntil(new Date(), Number(days))),
+                  )
+                }
+              >
+                Snooze
+              </button>
+            </>
+          )}
+          {confirmArchive ? (
+            <>
+              <button
+                type="button"
+                class="danger"
+                disabled={busy}
+                onClick={() => act('Archived: it is no longer evaluated.', () => api.archiveAlert(alert.id))}
+              >
+                Archive it
+              </button>
+              <button type="button" class="link" onClick={() => setConfirmArchive(false)}>
+                Keep it
+              </button>
+            </>
+          ) : (
+            <button type="button" class="link" disabled={busy} onClick={() => setConfirmArchive(true)}>
+              Archive…
+            </button>
+          )}
+        </div>
+      )}
+      {message && (
+        <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+          {message.text}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function AlertSeries({ data }: { data: AlertWidgetData }) {
+  const option = useMemo(() => alertChartOption(data), [data]);
+  const table = useMemo(() => alertDayRows(data), [data]);
+  if (!data.series || !option)
+    return <p class="empty">No billing data in the last three months: nothing to draw yet.</p>;
+  const drawn = thresholdsOnChart(data).length > 0;
+  return (
+    <div class="card">
+      <h2>Last 30 complete days (through {data.series.dataThrough})</h2>
+      {!drawn && !data.condition && (
+        <p class="stamp">
+          The thresholds apply to the {data.evaluationPeriod.toLowerCase()} figure, so they are not drawn on
+          the daily line.
+        </p>
+      )}
+      <Canvas option={option} height={320} label={`${data.name}: daily ${data.queryName}`} />
+      <details>
+        <summary>Figures by day</summary>
+        <div class="table-wrap">
+          <table class="alert-days">
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                {table.columns.map((c) => (
+                  <th key={c} scope="col" class="num">
+                    {c}
+                  </th>
+                ))}
+                <th scope="col">Rule</th>
+              </tr>
+            </thead>
+            <tbody>
+              {table.rows.map((r) => (
+                <tr key={r.date} class={r.fired ? 'fired' : ''}>
+                  <td>{r.date}</td>
+                  {r.cells.map((c, i) => (
+                    <td key={i} class="num">
+                      {c}
+                    </td>
+                  ))}
+                  <td>{r.fired ? 'fired' : r.triggered ? 'held (below minimum cost)' : ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </div>
+  );
+}

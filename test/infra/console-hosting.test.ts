@@ -1,0 +1,187 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { CONSOLE_CORS_HEADERS } from '../../infra/constructs/console-hosting';
+import { type BuiltStack, buildStack, resourcesOf, WEB_CONSOLE_PREFIX } from './support';
+
+type CfnResource = ReturnType<typeof resourcesOf>[string];
+// biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are open-ended JSON
+type Json = any;
+
+/**
+ * The web console's hosting in the synthesized template: a private bucket, CloudFront with Origin
+ * Access Control and security headers, config.json naming the API, and CORS on the HTTP API for
+ * the console's origin only.
+ */
+let built: BuiltStack;
+beforeAll(() => {
+  built = buildStack('prod');
+}, 120_000);
+
+const one = (type: string): [string, CfnResource] => {
+  const all = Object.entries(resourcesOf(built.template, type));
+  expect(all).toHaveLength(1);
+  return all[0]!;
+};
+
+describe('web console hosting', () => {
+  it('keeps the files in a private, TLS-only bucket', () => {
+    const bucketId = built.idOf(built.stack.console.bucket.node.defaultChild as never);
+    const bucket = built.template.toJSON().Resources[bucketId] as CfnResource;
+    expect(bucket.Properties!.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.Properties!.OwnershipControls).toEqual({
+      Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }],
+    });
+    // Only CloudFront (this distribution, through OAC) may read it; anything without TLS is denied.
+    const policies = Object.values(resourcesOf(built.template, 'AWS::S3::BucketPolicy')).filter(
+      (p) => JSON.stringify(p.Properties!.Bucket) === JSON.stringify({ Ref: bucketId }),
+    );
+    expect(policies).toHaveLength(1);
+    const statements = (policies[0]!.Properties!.PolicyDocument as { Statement: Record<string, unknown>[] })
+      .Statement;
+    const allows = statements.filter((s) => s.Effect === 'Allow');
+    expect(allows).toHaveLength(1);
+    expect(allows[0]!.Principal).toEqual({ Service: 'cloudfront.amazonaws.com' });
+    expect(allows[0]!.Action).toBe('s3:GetObject');
+    const [distId] = one('AWS::CloudFront::Distribution');
+    expect(JSON.stringify(allows[0]!.Condition)).toContain(distId);
+    expect(
+      statements.some(
+        (s) => s.Effect === 'Deny' && JSON.stringify(s.Condition).includes('aws:SecureTransport'),
+      ),
+    ).toBe(true);
+  });
+
+  it('serves it through CloudFront with Origin Access Control, HTTPS only', () => {
+    const [, oac] = one('AWS::CloudFront::OriginAccessControl');
+    expect(oac.Properties!.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
+    const [, dist] = one('AWS::CloudFront::Distribution');
+    const cfg = dist.Properties!.DistributionConfig as Json;
+    expect(cfg.DefaultRootObject).toBe('index.html');
+    expect(cfg.Origins).toHaveLength(1);
+    expect(cfg.Origins[0].OriginAccessControlId).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Id'] });
+    expect(cfg.Origins[0].S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    expect(cfg.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
+    expect(cfg.DefaultCacheBehavior.AllowedMethods).toEqual(['GET', 'HEAD']);
+    expect(cfg.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({ Ref: expect.any(String) });
+  });
+
+  it('sends the security headers: CSP connecting to the API origin only, HSTS, no framing, nosniff', () => {
+    const [rhpId, rhp] = one('AWS::CloudFront::ResponseHeadersPolicy');
+    const [, dist] = one('AWS::CloudFront::Distribution');
+    expect(
+      (dist.Properties!.DistributionConfig as Json).DefaultCacheBehavior.ResponseHeadersPolicyId,
+    ).toEqual({ Ref: rhpId });
+    const sec = (rhp.Properties!.ResponseHeadersPolicyConfig as Json).SecurityHeadersConfig;
+    const csp = JSON.stringify(sec.ContentSecurityPolicy.ContentSecurityPolicy);
+    const [apiId] = one('AWS::ApiGatewayV2::Api');
+    // connect-src: the page's own origin (config.json) and the API's execute-api origin, nothing else.
+    expect(csp).toMatch(/connect-src 'self' https:\/\/"/);
+    expect(csp).toContain(JSON.stringify({ Ref: apiId }));
+    expect(csp).toContain('.execute-api.');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toContain('*');
+    expect(sec.ContentSecurityPolicy.Override).toBe(true);
+    expect(sec.StrictTransportSecurity).toMatchObject({
+      AccessControlMaxAgeSec: 31_536_000,
+      IncludeSubdomains: true,
+      Override: true,
+    });
+    expect(sec.ContentTypeOptions).toEqual({ Override: true });
+    expect(sec.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
+    expect(sec.ReferrerPolicy).toEqual({ ReferrerPolicy: 'no-referrer', Override: true });
+  });
+
+  it('writes config.json naming the API URL, with the console files, no-cache, and invalidates', () => {
+    const [, dep] = one('Custom::CDKBucketDeployment');
+    const p = dep.Properties!;
+    expect(p.SourceObjectKeys).toHaveLength(2);
+    // Source.jsonData: the API URL is a deploy-time value substituted into config.json.
+    const [apiId] = one('AWS::ApiGatewayV2::Api');
+    const markers = JSON.stringify(p.SourceMarkers);
+    expect(markers).toContain(`{"Ref":"${apiId}"}`);
+    expect(markers).toContain('AWS::URLSuffix');
+    expect(p.SystemMetadata).toEqual({ 'cache-control': 'no-cache' });
+    expect(p.DistributionPaths).toEqual(['/*']);
+    expect(p.Prune).toBe(true);
+  });
+
+  it("opens the API's CORS to the console's origin only", () => {
+    const [apiId, api] = one('AWS::ApiGatewayV2::Api');
+    // Not in the API's template (the distribution's CSP names the API: a cycle), but set once both exist.
+    expect(api.Properties!.CorsConfiguration).toBeUndefined();
+    const updates = Object.values(resourcesOf(built.template, 'Custom::AWS'));
+    expect(updates).toHaveLength(1);
+    const [distId] = one('AWS::CloudFront::Distribution');
+    // The call as the custom resource receives it, with references written <<Ref:id>> / <<id.attr>>.
+    const call = (v: unknown) => {
+      const parts = (v as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+      const text = parts
+        .map((x) =>
+          typeof x === 'string'
+            ? x
+            : 'Ref' in (x as object)
+              ? `<<Ref:${(x as { Ref: string }).Ref}>>`
+              : `<<${(x as { 'Fn::GetAtt': string[] })['Fn::GetAtt'].join('.')}>>`,
+        )
+        .join('');
+      return JSON.parse(text) as { action: string; parameters: Json };
+    };
+    for (const phase of ['Create', 'Update']) {
+      const c = call(updates[0]!.Properties![phase]);
+      expect(c.action).toBe('UpdateApi');
+      expect(c.parameters.ApiId).toBe(`<<Ref:${apiId}>>`);
+      expect(c.parameters.CorsConfiguration.AllowOrigins).toEqual([`https://<<${distId}.DomainName>>`]);
+      expect(c.parameters.CorsConfiguration.AllowHeaders).toEqual(CONSOLE_CORS_HEADERS);
+      expect(c.parameters.CorsConfiguration.AllowOrigins.join()).not.toContain('*');
+    }
+    expect(call(updates[0]!.Properties!.Delete).action).toBe('DeleteCorsConfiguration');
+    // It may change this API's CORS and nothing else.
+    const policies = Object.values(resourcesOf(built.template, 'AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties!.PolicyDocument).includes('apigateway:'),
+    );
+    expect(policies).toHaveLength(1);
+    const statements = (
+      policies[0]!.Properties!.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
+    ).Statement;
+    expect(statements.map((st) => st.Action).sort()).toEqual(['apigateway:DELETE', 'apigateway:PATCH']);
+    for (const st of statements) expect(JSON.stringify(st.Resource)).toContain(`{"Ref":"${apiId}"}`);
+  });
+
+  it("lives in its own nested stack, whose only functions are CDK's deployment helpers", () => {
+    const nested = built.templates.filter((t) => t.path.endsWith('/WebConsole'));
+    expect(nested).toHaveLength(1);
+    const fns = Object.values(nested[0]!.json.Resources ?? {}).filter(
+      (r) => r.Type === 'AWS::Lambda::Function',
+    );
+    // BucketDeployment's (Python, CDK's) and AwsCustomResource's (Node, CDK's).
+    expect(fns).toHaveLength(2);
+    const all = Object.keys(resourcesOf(built.template, 'AWS::Lambda::Function'));
+    expect(all.filter((id) => id.startsWith(WEB_CONSOLE_PREFIX))).toHaveLength(2);
+  });
+
+  it('prints the console URL beside the API URL', () => {
+    const outputs = built.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(JSON.stringify(outputs.ConsoleUrl!.Value)).toContain('DomainName');
+    built.template.hasOutput('ApiUrl', Match.anyValue());
+  });
+
+  it('adds no unacknowledged cdk-nag finding', () => {
+    const findings = [new AwsSolutionsChecks(), new ServerlessChecks()].flatMap((pack) =>
+      pack.validateScope(built.stack).violations.map((v) => ({
+        rule: v.ruleName,
+        resources: v.violatingResources.map((r) => r.constructPath),
+      })),
+    );
+    expect(findings).toEqual([]);
+  });
+});
