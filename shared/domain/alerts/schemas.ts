@@ -187,11 +187,37 @@ export const SendTestBody = v.strictObject({
 export type SendTestInput = v.InferOutput<typeof SendTestBody>;
 
 // Response schemas (OpenAPI only).
-const RecordSchema = v.looseObject({ id: v.string(), name: v.string() });
+/** The spec's "Cost alert" record, field for field (`COST_ALERT_FIELDS`): no other field is answered. */
+const RecordSchema = v.strictObject({
+  id: v.string(),
+  organizationId: v.string(),
+  createdById: v.string(),
+  scopeId: v.nullable(v.string()),
+  createdAt: v.string(),
+  archivedAt: v.nullable(v.string()),
+  snoozedUntil: v.nullable(v.string()),
+  urlState: v.string(),
+  name: v.string(),
+  description: v.string(),
+  queryName: v.string(),
+  currency: v.picklist(ALERT_CURRENCIES),
+  queries: QueriesSchema,
+  evaluationPeriod: v.picklist(EVALUATION_PERIODS),
+  thresholdType: v.picklist(THRESHOLD_TYPES),
+  condition: v.nullable(v.string()),
+  conditionAdvancedExplorerQuery: v.looseObject({}),
+  dedupKind: v.nullable(v.picklist(DEDUP_KINDS)),
+  dedupCalendarUnit: v.nullable(v.picklist(CALENDAR_UNITS)),
+  dedupWindowDays: v.nullable(v.number()),
+  notificationChannel: v.picklist(ALERT_CHANNELS),
+  emails: v.array(v.string()),
+  slackChannelId: v.nullable(v.string()),
+  teamsChannelId: v.nullable(v.string()),
+});
 export const AlertRecordSchema = RecordSchema;
 export const AlertPageSchema = v.object({ items: v.array(RecordSchema), nextCursor: v.nullable(v.string()) });
-export const WidgetDataSchema = v.looseObject({
-  id: v.string(),
+export const WidgetDataSchema = v.strictObject({
+  ...RecordSchema.entries,
   thresholds: v.array(
     v.object({
       id: v.string(),
