@@ -157,20 +157,22 @@ export function queueUrl(name: string): string {
 }
 
 /**
- * Bounds of every call to DynamoDB, SQS and SES (the SDK clients' defaults wait forever on a
+ * Bounds of every call to DynamoDB, SQS, SES, Secrets Manager and Athena's API, and (with a longer
+ * wait for an answer, `minRequestTimeoutMs`) S3 (the SDK clients' defaults wait forever on a
  * connection or an answer): 1 s to connect, 3 s for the answer (`AWS_REQUEST_TIMEOUT_MS`), 3
  * attempts. A dependency that is down or hangs fails a request within ≈10 s, an HTTP function's
  * timeout, and the route answers 503 `{error}` (shared/http/middlewares.ts); a worker reports the
  * message as failed. The local stack and the tests allow 10 s per answer: the emulators share a
  * small machine and can be that slow under load, which DynamoDB, SQS and SES are not.
  */
-export function awsClientLimits() {
-  const requestTimeout = Number(process.env.AWS_REQUEST_TIMEOUT_MS ?? 3000);
+export function awsClientLimits(opts: { minRequestTimeoutMs?: number } = {}) {
+  const asked = Number(process.env.AWS_REQUEST_TIMEOUT_MS ?? 3000);
+  const requestTimeout = Number.isFinite(asked) && asked > 0 ? asked : 3000;
   return {
     maxAttempts: 3,
     requestHandler: {
       connectionTimeout: 1000,
-      requestTimeout: Number.isFinite(requestTimeout) && requestTimeout > 0 ? requestTimeout : 3000,
+      requestTimeout: Math.max(requestTimeout, opts.minRequestTimeoutMs ?? 0),
       throwOnRequestTimeout: true,
     },
   };

@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { config } from '../config';
+import { awsClientLimits, config } from '../config';
 
 /** Secrets Manager: the one client of the service's code, created on first use. */
 
@@ -7,7 +7,7 @@ let client: SecretsManagerClient | undefined;
 
 /** The string value of secret `arn`, trimmed; throws when it cannot be read or is empty. */
 export async function readSecretString(arn: string): Promise<string> {
-  client ??= new SecretsManagerClient({ region: config().region, maxAttempts: 3 });
+  client ??= new SecretsManagerClient({ region: config().region, ...awsClientLimits() });
   const res = await client.send(new GetSecretValueCommand({ SecretId: arn }));
   const value = res.SecretString?.trim();
   if (!value) throw new Error(`secret ${arn} is empty (SecretString)`);

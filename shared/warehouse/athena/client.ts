@@ -4,7 +4,7 @@ import {
   GetQueryResultsCommand,
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import { config } from '../../config';
+import { awsClientLimits, config } from '../../config';
 
 /**
  * Runs one Athena query in the configured workgroup and database and returns its rows, typed
@@ -44,7 +44,8 @@ let sharedClient: AthenaClient | undefined;
 
 export function athenaRunner(opts: AthenaOptions = {}): AthenaRunner {
   const c = config();
-  if (!opts.client && !sharedClient) sharedClient = new AthenaClient({ region: c.region });
+  if (!opts.client && !sharedClient)
+    sharedClient = new AthenaClient({ region: c.region, ...awsClientLimits() });
   const client = opts.client ?? (sharedClient as AthenaClient);
   const workgroup = opts.workgroup ?? c.athenaWorkgroup;
   const database = opts.database ?? c.glueDatabase;
