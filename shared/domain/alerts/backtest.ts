@@ -1,10 +1,11 @@
 import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { dedupAllows, dedupRule, localDay } from './dedup';
-import { type AlertSeriesSource, replay } from './evaluate';
+import { replay } from './evaluate';
 import { alertFields } from './rules';
 import { daysBetween, lastCompletePeriod } from './schedule';
 import type { CreateAlertInput } from './schemas';
+import type { AlertSeriesSource } from './series';
 import { createEngineSeriesSource } from './series-source';
 import { newAlert, webhookPolicy } from './service';
 

@@ -8,11 +8,11 @@ import type { ExplorerRequest, Query } from '../common/query-model';
 import { dataThroughOf, runExplorer } from '../queries/engine';
 import type { ExplorerResult, QueryOut } from '../queries/model';
 import { addMonths, dayMs, ymd } from '../queries/period';
-import type { AlertSeries, AlertSeriesSource } from './evaluate';
 import type { StoredAlert } from './model';
 import { baselineKey } from './render';
 import { CONDITION_QUERY_NAME } from './rules';
 import { addDays, lastCompletePeriod, previousPeriod } from './schedule';
+import type { AlertSeries, AlertSeriesSource } from './series';
 
 /**
  * The evaluator's series source, through the query engine (`runExplorer`; no SQL of its own).

@@ -1,6 +1,6 @@
-import type { AlertSeriesSource } from './evaluate';
 import { replay } from './evaluate';
 import type { AlertThreshold, StoredAlert } from './model';
+import type { AlertSeriesSource } from './series';
 
 /** Days of series the widget data answers, ending on the last complete day. */
 export const WIDGET_SERIES_DAYS = 30;

@@ -7,7 +7,6 @@ import { keys } from '../../../shared/db/keys';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
 import { backtestAlert } from '../../../shared/domain/alerts/backtest';
 import {
-  type AlertSeries,
   type EvaluationMessage,
   evaluateAlert,
   evaluateAlerts,
@@ -16,6 +15,7 @@ import {
 } from '../../../shared/domain/alerts/evaluate';
 import type { Notification } from '../../../shared/domain/alerts/notification';
 import { CreateAlertBody } from '../../../shared/domain/alerts/schemas';
+import type { AlertSeries } from '../../../shared/domain/alerts/series';
 import { createEngineSeriesSource } from '../../../shared/domain/alerts/series-source';
 import { archiveAlert, createAlert, snoozeAlert } from '../../../shared/domain/alerts/service';
 import { parseOrThrow } from '../../../shared/validation';
