@@ -210,6 +210,19 @@ export class AthenaEmulator {
     });
   }
 
+  /** Puts or (body undefined) removes an object directly, as another writer of the bucket would. */
+  setObject(key: string, body: Uint8Array | undefined): void {
+    const file = join(this.dir, key);
+    if (body) {
+      this.objects.set(key, body);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, body);
+    } else {
+      this.objects.delete(key);
+      rmSync(file, { force: true });
+    }
+  }
+
   /** Statements recorded since `mark` (a previous `statements.length`). */
   since(mark: number): Recorded[] {
     return this.statements.slice(mark);

@@ -2,7 +2,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import { AZURE_SAMPLE, azureDaily, CUR_SAMPLE, close, curDaily, sampleEdits, sampleVariant } from './support';
+import {
+  AZURE_SAMPLE,
+  azureDaily,
+  CUR_SAMPLE,
+  curDaily,
+  expectSums,
+  prefixed,
+  sampleEdits,
+  sampleVariant,
+} from './support';
 
 /**
  * An upload replaces, for each billing month it holds, only the rows of its billing sources
@@ -41,19 +50,6 @@ async function daily(orgId: string, byAccount = false): Promise<Map<string, numb
     out.set(key, (out.get(key) ?? 0) + r.value);
   }
   return out;
-}
-
-function prefixed(prefix: string, sums: Map<string, number>): [string, number][] {
-  return [...sums].map(([day, v]) => [`${prefix}|${day}`, v]);
-}
-
-function expectSums(actual: Map<string, number>, expected: [string, number][]) {
-  const want = new Map<string, number>();
-  for (const [k, v] of expected) want.set(k, (want.get(k) ?? 0) + v);
-  // Every series the warehouse answers is expected, and every expected sum is answered.
-  expect([...actual.keys()].filter((k) => !want.has(k))).toEqual([]);
-  for (const [k, v] of want)
-    if (!close(actual.get(k) ?? 0, v, 1e-9)) throw new Error(`${k}: got ${actual.get(k)}, expected ${v}`);
 }
 
 describe('billing sources: an upload replaces only its own (provider, billing account) of each month', () => {

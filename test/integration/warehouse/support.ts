@@ -156,3 +156,18 @@ export function azureDaily(rows: CsvRow[]): Map<string, number> {
     (r) => num(r.CostInBillingCurrency),
   );
 }
+
+/** `sums` with keys `prefix|key`. */
+export function prefixed(prefix: string, sums: Map<string, number>): [string, number][] {
+  return [...sums].map(([day, v]) => [`${prefix}|${day}`, v]);
+}
+
+/** `actual` holds exactly the keys of `expected` (summed per key), each close to its sum. */
+export function expectSums(actual: Map<string, number>, expected: [string, number][]) {
+  const want = new Map<string, number>();
+  for (const [k, v] of expected) want.set(k, (want.get(k) ?? 0) + v);
+  // Every series the warehouse answers is expected, and every expected sum is answered.
+  expect([...actual.keys()].filter((k) => !want.has(k))).toEqual([]);
+  for (const [k, v] of want)
+    if (!close(actual.get(k) ?? 0, v, 1e-9)) throw new Error(`${k}: got ${actual.get(k)}, expected ${v}`);
+}
