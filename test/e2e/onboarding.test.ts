@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import {
   AZURE_SAMPLE,
@@ -12,6 +13,7 @@ import {
   expectSums,
   FOCUS_SAMPLE,
   num,
+  parseCsv,
   prefixed,
   readCsv,
   SAMPLES,
@@ -365,6 +367,47 @@ describe('a brand-new organisation with a CUR and an Azure export of the same mo
       ...prefixed('AWS', curDaily(corrected.rows)),
       ...prefixed('Microsoft', azureDaily(azure.rows)),
     ]);
+  });
+
+  it('ingests the parts of one CUR given together as one upload (parts uploaded alone would replace each other)', async () => {
+    const token = tokenCli('user_onb_sources', org, 'admin');
+    const lines = readFileSync(CUR_SAMPLE, 'utf8').trimEnd().split('\n');
+    const [header, ...data] = lines as [string, ...string[]];
+    const part1 = join(s().stateDir, `${run}-cur-part1.csv`);
+    const part2 = join(s().stateDir, `${run}-cur-part2.csv.gz`);
+    writeFileSync(part1, `${[header, ...data.slice(0, 700)].join('\n')}\n`);
+    writeFileSync(part2, gzipSync(`${[header, ...data.slice(700)].join('\n')}\n`));
+    const out = script('ingest.ts', [
+      '--session',
+      process.env.TEST_SESSION_FILE ?? '',
+      '--org',
+      org,
+      '--timeout',
+      '90',
+      part1,
+      part2,
+    ]);
+    expect(out.stderr).toBe('');
+    expect(out.stdout).toContain(`ingested ${data.length} rows (billing months 2023-11)`);
+    const cur = readCsv(CUR_SAMPLE);
+    const azure = parseCsv(sampleEdits.azureInNovember(readFileSync(AZURE_SAMPLE, 'utf8')));
+    expectSums(await novemberDaily(token), [
+      ...prefixed('AWS', curDaily(cur)),
+      ...prefixed('Microsoft', azureDaily(azure)),
+    ]);
+    // Parts with different header lines are refused before anything is uploaded.
+    const other = join(s().stateDir, `${run}-azure-part.csv`);
+    copyFileSync(AZURE_SAMPLE, other);
+    const refused = script('ingest.ts', [
+      '--session',
+      process.env.TEST_SESSION_FILE ?? '',
+      '--org',
+      org,
+      part1,
+      other,
+    ]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('has another header line than the first part; nothing was uploaded');
   });
 });
 
