@@ -8,6 +8,10 @@
  * is not an accepted export) exits 1 with the reason the worker recorded. The stack is checked
  * (`GET /_local/health`) before anything is copied, so a stopped stack leaves no file behind.
  *
+ * Several files are the parts of one export (a CUR delivered in several files): they are joined
+ * into one upload (scripts/lib/parts.ts), since uploads replace by billing source and parts
+ * uploaded one by one would replace each other.
+ *
  * Flags: --org ID (default: the running session's organisation, `orgId` of session.json),
  * --state-dir DIR (default $LOCAL_STATE_DIR or .local),
  * --session FILE (default <state-dir>/session.json), --no-wait, --timeout SECONDS (default 300).
@@ -17,9 +21,10 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } f
 import { basename, dirname, join, resolve } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { wantsHelp } from './lib/cli';
+import { joinParts } from './lib/parts';
 
 const USAGE = [
-  'usage: npm run ingest -- [--org ORG_ID] [--state-dir DIR] [--session FILE] [--no-wait] [--timeout SECONDS] FILE',
+  'usage: npm run ingest -- [--org ORG_ID] [--state-dir DIR] [--session FILE] [--no-wait] [--timeout SECONDS] FILE [PART…]',
   '  Ingests a billing export into the running local stack (npm start), as an',
   '  upload to the billing bucket does in AWS, then waits for the ingestion and the refresh. A rejected',
   '  upload (e.g. an organisation not registered yet: see npm run org) exits 1 with the reason.',
@@ -30,12 +35,14 @@ const USAGE = [
   '  --session    its session file (default: <state-dir>/session.json)',
   '  --no-wait    return once the file is queued',
   '  --timeout    seconds to wait for the outcome (default: 300)',
+  '  Several files are the parts of one export (a CUR in several files): joined into one upload',
+  '  (CSV parts with the same header line, or JSON lines; gzipped or not).',
   '  e.g. npm run ingest -- test/fixtures/billing/focus_sample.csv',
 ].join('\n');
 
 interface Args {
   org?: string;
-  file?: string;
+  files: string[];
   stateDir: string;
   session?: string;
   wait: boolean;
@@ -47,6 +54,7 @@ function parseArgs(argv: string[]): Args {
     stateDir: resolve(process.env.LOCAL_STATE_DIR ?? '.local'),
     wait: true,
     timeoutSeconds: 300,
+    files: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
@@ -56,7 +64,7 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--no-wait') args.wait = false;
     else if (a === '--timeout') args.timeoutSeconds = Number(argv[++i]);
     else if (a.startsWith('--')) fail(`unknown flag ${a}\n${USAGE}`, 2);
-    else args.file = a;
+    else args.files.push(a);
   }
   return args;
 }
@@ -109,9 +117,10 @@ async function main(): Promise<void> {
     return;
   }
   const args = parseArgs(argv);
-  if (!args.file) fail(`give the file to ingest\n${USAGE}`, 2);
-  const file = resolve(args.file);
-  if (!existsSync(file) || !statSync(file).isFile()) fail(`no such file: ${file}`);
+  if (!args.files.length) fail(`give the file to ingest\n${USAGE}`, 2);
+  const files = args.files.map((f) => resolve(f));
+  for (const file of files) if (!existsSync(file) || !statSync(file).isFile()) fail(`no such file: ${file}`);
+  const file = files[0] as string;
   const sessionFile = args.session ?? join(args.stateDir, 'session.json');
   if (!existsSync(sessionFile))
     fail(`no running stack found (${sessionFile} is missing): start it with npm start`);
@@ -123,12 +132,22 @@ async function main(): Promise<void> {
   if (!queue) fail('the running stack has no billing-ingest queue');
   await assertReachable(session.baseUrl, sessionFile);
 
-  const name = basename(file).replace(/[^A-Za-z0-9_.-]+/g, '_');
+  const name = `${basename(file)}${files.length > 1 ? `-joined-${files.length}-parts` : ''}`.replace(
+    /[^A-Za-z0-9_.-]+/g,
+    '_',
+  );
   const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
   const key = `uploads/${org}/${stamp}-${name}`;
   const dest = join(session.stateDir, 'bucket', key);
   mkdirSync(dirname(dest), { recursive: true });
-  copyFileSync(file, dest);
+  if (files.length > 1) {
+    try {
+      joinParts(files, dest);
+    } catch (error) {
+      rmSync(dest, { force: true });
+      fail(`${(error as Error).message}; nothing was uploaded`);
+    }
+  } else copyFileSync(file, dest);
   const version = randomUUID();
   const event = {
     Records: [
@@ -143,7 +162,7 @@ async function main(): Promise<void> {
           bucket: { name: 'local-billing', arn: 'arn:aws:s3:::local-billing' },
           object: {
             key: encodeURIComponent(key).replaceAll('%2F', '/'),
-            size: statSync(file).size,
+            size: statSync(dest).size,
             eTag: version,
           },
         },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -62,15 +63,81 @@ export async function downloadObject(bucket: string, key: string, dest: string):
   await pipeline(res.Body as Readable, createWriteStream(dest));
 }
 
-/** Writes a local file to `key`. One PutObject replaces the object atomically for every reader. */
-export async function uploadObject(bucket: string, key: string, source: string): Promise<void> {
+/**
+ * Copies an object to a local file when it exists, answering its ETag (for a conditional
+ * replacement with `uploadObject(…, { ifMatch })`), or undefined when there is no such object.
+ */
+export async function downloadObjectIfExists(
+  bucket: string,
+  key: string,
+  dest: string,
+): Promise<{ etag: string } | undefined> {
+  if (usesLocalBucket(bucket)) {
+    const body = await readFile(localPath(key)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (!body) return undefined;
+    await copyFile(localPath(key), dest);
+    return { etag: localEtag(body) };
+  }
+  try {
+    const res = await s3().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    if (!res.Body) throw new Error(`Object s3://${bucket}/${key} has no body`);
+    await pipeline(res.Body as Readable, createWriteStream(dest));
+    return { etag: res.ETag ?? '' };
+  } catch (error) {
+    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+    if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return undefined;
+    throw error;
+  }
+}
+
+function localEtag(body: Uint8Array): string {
+  return `"${createHash('md5').update(body).digest('hex')}"`;
+}
+
+/** A conditional write found the object changed since it was read (S3's 412). Transient: retry. */
+export class ObjectChangedError extends Error {
+  override name = 'ObjectChangedError';
+}
+
+/**
+ * Writes a local file to `key`. One PutObject replaces the object atomically for every reader.
+ * With `ifMatch`, only if the object still has that ETag (else ObjectChangedError).
+ */
+export async function uploadObject(
+  bucket: string,
+  key: string,
+  source: string,
+  options: { ifMatch?: string } = {},
+): Promise<void> {
   if (usesLocalBucket(bucket)) {
     const path = localPath(key);
+    if (options.ifMatch !== undefined) {
+      const current = await readFile(path).catch(() => undefined);
+      if (!current || localEtag(current) !== options.ifMatch)
+        throw new ObjectChangedError(`${key} changed while it was being replaced`);
+    }
     await mkdir(dirname(path), { recursive: true });
     await copyFile(source, path);
     return;
   }
-  await s3().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: await readFile(source) }));
+  try {
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: await readFile(source),
+        ...(options.ifMatch !== undefined ? { IfMatch: options.ifMatch } : {}),
+      }),
+    );
+  } catch (error) {
+    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+    if (e.name === 'PreconditionFailed' || e.$metadata?.httpStatusCode === 412)
+      throw new ObjectChangedError(`${key} changed while it was being replaced`);
+    throw error;
+  }
 }
 
 /** For tests that mock S3 or change the endpoint. */

@@ -1,14 +1,24 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import {
+  AZURE_SAMPLE,
+  azureDaily,
   type CsvRow,
+  CUR_SAMPLE,
   close,
+  curDaily,
+  expectSums,
   FOCUS_SAMPLE,
   num,
+  parseCsv,
+  prefixed,
   readCsv,
   SAMPLES,
+  sampleEdits,
+  sampleVariant,
   sumBy,
   tagsOf,
 } from '../integration/warehouse/support';
@@ -36,9 +46,14 @@ interface Dimension {
   name: string;
   values: { name: string; proportionCostAllocated: number }[];
 }
+interface Point {
+  date: string;
+  value: number | null;
+}
 interface Series {
   group: Record<string, string | null>;
   total: number | null;
+  points: Point[];
   other?: true;
 }
 interface Answer {
@@ -297,6 +312,102 @@ describe('a brand-new organisation whose first exports are provider-native (CUR 
       totals.get('Microsoft|CAD'),
       azure.reduce((a, r) => a + num(r.CostInBillingCurrency), 0),
     );
+  });
+});
+
+describe('a brand-new organisation with a CUR and an Azure export of the same month (billing sources)', () => {
+  const org = `org_onb_sources_${run}`;
+
+  /** The explorer's November cost per `provider|day`, from `npm run ingest`ed files. */
+  async function novemberDaily(token: string): Promise<Map<string, number>> {
+    const res = await api<Answer>('POST', '/queries/explorer', {
+      token,
+      body: {
+        request: {
+          period: { startDate: '2023-11-01T00:00:00Z', endDate: '2023-11-30T00:00:00Z', aggBy: 'Day' },
+          queries: [{ type: 'cost', name: 'p', colorIndex: 0, chartType: 'BAR', groupBy: 'provider' }],
+        },
+      },
+    });
+    expect(res.status).toBe(200);
+    const out = new Map<string, number>();
+    for (const x of res.body.queries[0]?.series ?? [])
+      for (const p of x.points) if (p.value) out.set(`${x.group.provider}|${p.date}`, p.value);
+    return out;
+  }
+
+  it('keeps both, each equal per day to its raw file; a corrected CUR then replaces the AWS rows only', async () => {
+    const token = tokenCli('user_onb_sources', org, 'admin');
+    expect((await api('GET', '/dimensions', { token })).status).toBe(200);
+    const cur = sampleVariant(s().stateDir, `${run}-cur.csv`, CUR_SAMPLE);
+    const azure = sampleVariant(
+      s().stateDir,
+      `${run}-azure-nov.csv`,
+      AZURE_SAMPLE,
+      sampleEdits.azureInNovember,
+    );
+    const corrected = sampleVariant(
+      s().stateDir,
+      `${run}-cur-fix.csv`,
+      CUR_SAMPLE,
+      sampleEdits.curFirstRows(400),
+    );
+    for (const file of [cur, azure]) {
+      const out = ingestCli(org, file.path);
+      expect(out.stderr).toBe('');
+      expect(out.stdout).toContain(`ingested ${file.rows.length} rows (billing months 2023-11)`);
+    }
+    expectSums(await novemberDaily(token), [
+      ...prefixed('AWS', curDaily(cur.rows)),
+      ...prefixed('Microsoft', azureDaily(azure.rows)),
+    ]);
+    const out = ingestCli(org, corrected.path);
+    expect(out.status).toBe(0);
+    expectSums(await novemberDaily(token), [
+      ...prefixed('AWS', curDaily(corrected.rows)),
+      ...prefixed('Microsoft', azureDaily(azure.rows)),
+    ]);
+  });
+
+  it('ingests the parts of one CUR given together as one upload (parts uploaded alone would replace each other)', async () => {
+    const token = tokenCli('user_onb_sources', org, 'admin');
+    const lines = readFileSync(CUR_SAMPLE, 'utf8').trimEnd().split('\n');
+    const [header, ...data] = lines as [string, ...string[]];
+    const part1 = join(s().stateDir, `${run}-cur-part1.csv`);
+    const part2 = join(s().stateDir, `${run}-cur-part2.csv.gz`);
+    writeFileSync(part1, `${[header, ...data.slice(0, 700)].join('\n')}\n`);
+    writeFileSync(part2, gzipSync(`${[header, ...data.slice(700)].join('\n')}\n`));
+    const out = script('ingest.ts', [
+      '--session',
+      process.env.TEST_SESSION_FILE ?? '',
+      '--org',
+      org,
+      '--timeout',
+      '90',
+      part1,
+      part2,
+    ]);
+    expect(out.stderr).toBe('');
+    expect(out.stdout).toContain(`ingested ${data.length} rows (billing months 2023-11)`);
+    const cur = readCsv(CUR_SAMPLE);
+    const azure = parseCsv(sampleEdits.azureInNovember(readFileSync(AZURE_SAMPLE, 'utf8')));
+    expectSums(await novemberDaily(token), [
+      ...prefixed('AWS', curDaily(cur)),
+      ...prefixed('Microsoft', azureDaily(azure)),
+    ]);
+    // Parts with different header lines are refused before anything is uploaded.
+    const other = join(s().stateDir, `${run}-azure-part.csv`);
+    copyFileSync(AZURE_SAMPLE, other);
+    const refused = script('ingest.ts', [
+      '--session',
+      process.env.TEST_SESSION_FILE ?? '',
+      '--org',
+      org,
+      part1,
+      other,
+    ]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('has another header line than the first part; nothing was uploaded');
   });
 });
 

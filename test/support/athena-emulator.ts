@@ -1,13 +1,15 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import {
   AthenaClient,
   GetQueryExecutionCommand,
   GetQueryResultsCommand,
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { ParserRuleContext } from 'antlr4ng';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -22,7 +24,9 @@ import { applyEdits, assertTrino, type Edit, emulatorNodes, span } from './trino
  * (aws-sdk-client-mock), so the adapter runs unchanged down to its client. Every statement it
  * starts is recorded, must pass `assertTrino`, and is then executed on an in-memory DuckDB whose
  * `"<database>"."<table>"` is a view over the Parquet objects the adapter's own ingestion PUT
- * (hive partitions `org_id=…/billing_month=…`, as the Glue table reads them).
+ * (hive partitions `org_id=…/billing_month=…`, as the Glue table reads them). S3 keeps the
+ * objects in memory: PutObject (with IfMatch, S3's conditional write: 412 on a changed ETag) and
+ * GetObject (NoSuchKey when absent).
  *
  * The dialect shim, all of it, applied to the Trino parse tree (never to raw text, so values are
  * never rewritten):
@@ -93,6 +97,11 @@ export function toDuckDb(sql: string, params: string[]): string {
   return applyEdits(sql, edits);
 }
 
+/** S3's ETag of a single-part object: the quoted MD5 of its body. */
+function etag(body: Uint8Array): string {
+  return `"${createHash('md5').update(body).digest('hex')}"`;
+}
+
 function athenaType(duck: string): string {
   if (/^(DOUBLE|FLOAT)$/.test(duck)) return 'double';
   if (/^(U?BIGINT|U?INTEGER|U?SMALLINT|U?TINYINT|U?HUGEINT)$/.test(duck)) return 'bigint';
@@ -114,12 +123,28 @@ export class AthenaEmulator {
     private readonly conn: DuckDBConnection,
   ) {
     resetObjectStore();
-    this.s3.on(PutObjectCommand).callsFake((input: { Key: string; Body: Uint8Array }) => {
+    this.s3.on(PutObjectCommand).callsFake((input: { Key: string; Body: Uint8Array; IfMatch?: string }) => {
+      const current = this.objects.get(input.Key);
+      // S3's conditional write: IfMatch must name the object's current ETag, else 412.
+      if (input.IfMatch !== undefined && (!current || etag(current) !== input.IfMatch))
+        throw Object.assign(new Error('At least one of the pre-conditions you specified did not hold'), {
+          name: 'PreconditionFailed',
+          $metadata: { httpStatusCode: 412 },
+        });
       this.objects.set(input.Key, input.Body);
       const file = join(this.dir, input.Key);
       mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, input.Body);
-      return {};
+      return { ETag: etag(input.Body) };
+    });
+    this.s3.on(GetObjectCommand).callsFake((input: { Key: string }) => {
+      const body = this.objects.get(input.Key);
+      if (!body)
+        throw Object.assign(new Error('The specified key does not exist.'), {
+          name: 'NoSuchKey',
+          $metadata: { httpStatusCode: 404 },
+        });
+      return { Body: Readable.from([Buffer.from(body)]), ETag: etag(body) };
     });
     this.athena
       .on(StartQueryExecutionCommand)
@@ -183,6 +208,19 @@ export class AthenaEmulator {
       database: this.table.database,
       pollMs: 1,
     });
+  }
+
+  /** Puts or (body undefined) removes an object directly, as another writer of the bucket would. */
+  setObject(key: string, body: Uint8Array | undefined): void {
+    const file = join(this.dir, key);
+    if (body) {
+      this.objects.set(key, body);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, body);
+    } else {
+      this.objects.delete(key);
+      rmSync(file, { force: true });
+    }
   }
 
   /** Statements recorded since `mark` (a previous `statements.length`). */

@@ -8,7 +8,8 @@ import { query, withConnection } from '../duckdb/database';
 import type { FeatureModel, RefreshMode } from '../features';
 import { BILLING_COLUMNS } from '../focus-columns';
 import { stageBillingFile } from '../ingest/normalise';
-import { uploadObject } from '../object-store';
+import { type BillingSource, inSourcesSql, sourceKeySql, sourceObjectName } from '../ingest/sources';
+import { downloadObjectIfExists, uploadObject } from '../object-store';
 import type { DimensionValues, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog } from '../query-model';
 import { athenaDialect, inlineParams } from '../sql/compile';
@@ -24,6 +25,7 @@ import {
   dimensionValuesSql,
   type EnrichmentBinding,
   featureSource,
+  LEGACY_CURATED_OBJECT,
   MAX_ATHENA_CONDITION_TUPLES,
   MAX_SOURCE_CHARS,
 } from './sql';
@@ -35,36 +37,77 @@ export { AthenaQueries, type AthenaWarehouseOptions } from './queries';
  * described by the Glue table (partition projection), queried in the configured workgroup.
  *
  * - Ingestion parses and checks the file with the same DuckDB code as the embedded adapter (in
- *   memory, in the worker), then writes one Parquet object per billing month. A PutObject
- *   replaces the object whole, so a re-ingested month is replaced atomically for every reader.
+ *   memory, in the worker), then writes one Parquet object per billing month and source
+ *   (provider, billing account). A PutObject replaces the object whole, so a re-ingested source
+ *   of a month is replaced atomically for every reader, and other sources of the month stay.
  * - A refresh stores the organisation's features (see ./sql.ts) in the DynamoDB catalog cache;
  *   queries compute them from the base table. Conditions of enrichments are evaluated at
  *   refresh time over the distinct inputs (one Athena query each) and kept as passing inputs.
  * The queries themselves are `AthenaQueries` (./queries.ts), which request-time code loads alone.
  */
 export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
+  /**
+   * One Parquet object per billing month and source (provider, billing account):
+   * `billing_month=<m>/source-<hash>.parquet`, replaced whole by one PutObject, so a re-ingested
+   * source is replaced atomically and other sources of the month stay. A month written before
+   * objects were per source keeps its `data.parquet`: the sources it holds are replaced inside
+   * it, by one PutObject conditional on the ETag read (a concurrent change fails the ingestion,
+   * which is retried); sources it does not hold get their own objects.
+   */
   async ingestFile(input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult> {
     const bucket = this.bucket();
     return withConnection(async (conn) => {
       const staged = await stageBillingFile(conn, input.path, input.orgId, input.sourceName);
+      const temp: string[] = [];
+      const tempFile = () => {
+        const file = join(tmpdir(), `curated-${randomUUID()}.parquet`);
+        temp.push(file);
+        return file;
+      };
       try {
         const columns = BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month')
           .map((c) => `${quoteIdent(c.name)} AS ${quoteIdent(c.name.toLowerCase())}`)
           .join(', ');
+        const copy = (select: string, file: string) =>
+          query(conn, `COPY (${select}) TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION zstd)`);
+        const rows = await query(
+          conn,
+          `SELECT DISTINCT s.billing_month AS month, ${sourceKeySql('s', true)} FROM ${staged.table} AS s ORDER BY 1, 2, 3`,
+        );
         for (const month of staged.months) {
-          const file = join(tmpdir(), `curated-${randomUUID()}.parquet`);
-          try {
-            await query(
+          const inMonth = `SELECT ${columns} FROM ${staged.table} AS s WHERE s.billing_month = ${quoteLiteral(month)}`;
+          const sources: BillingSource[] = rows
+            .filter((r) => String(r.month) === month)
+            .map((r) => ({ provider: String(r.provider), account: String(r.account) }));
+          const legacyFile = tempFile();
+          const legacyKey = curatedKey(input.orgId, month, LEGACY_CURATED_OBJECT);
+          const legacy = await downloadObjectIfExists(bucket, legacyKey, legacyFile);
+          const housed = new Set<string>();
+          if (legacy)
+            for (const r of await query(
               conn,
-              `COPY (SELECT ${columns} FROM ${staged.table} WHERE billing_month = ${quoteLiteral(month)}) TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION zstd)`,
+              `SELECT DISTINCT ${sourceKeySql('l', true)} FROM read_parquet(${quoteLiteral(legacyFile)}) AS l`,
+            ))
+              housed.add(`${r.provider}\u0000${r.account}`);
+          const inLegacy = sources.filter((x) => housed.has(`${x.provider}\u0000${x.account}`));
+          if (legacy && inLegacy.length) {
+            const file = tempFile();
+            await copy(
+              `SELECT * FROM read_parquet(${quoteLiteral(legacyFile)}) AS l WHERE NOT ${inSourcesSql('l', inLegacy)}
+               UNION ALL BY NAME ${inMonth} AND ${inSourcesSql('s', inLegacy)}`,
+              file,
             );
-            await uploadObject(bucket, curatedKey(input.orgId, month), file);
-          } finally {
-            await rm(file, { force: true });
+            await uploadObject(bucket, legacyKey, file, { ifMatch: legacy.etag });
+          }
+          for (const source of sources.filter((x) => !inLegacy.includes(x))) {
+            const file = tempFile();
+            await copy(`${inMonth} AND ${inSourcesSql('s', [source])}`, file);
+            await uploadObject(bucket, curatedKey(input.orgId, month, sourceObjectName(source)), file);
           }
         }
       } finally {
         await conn.run(`DROP TABLE IF EXISTS ${staged.table}`);
+        await Promise.all(temp.map((file) => rm(file, { force: true })));
       }
       return { rows: staged.rows, months: staged.months };
     });

@@ -267,9 +267,19 @@ export function dimensionValuesSql(
   };
 }
 
-/** A Parquet file of one billing month, in the Glue table's column order and lower-case names. */
-export function curatedKey(orgId: string, month: string): string {
-  if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(orgId) || !/^\d{4}-\d{2}$/.test(month))
+/**
+ * A Parquet object of one billing month (`name`: a source's, see ../ingest/sources.ts, or the
+ * legacy `data.parquet`), in the Glue table's column order and lower-case names.
+ */
+export function curatedKey(orgId: string, month: string, name: string): string {
+  if (
+    !/^[A-Za-z0-9_.:-]{1,128}$/.test(orgId) ||
+    !/^\d{4}-\d{2}$/.test(month) ||
+    !/^[a-z0-9-]{1,80}\.parquet$/.test(name)
+  )
     throw new Error('invalid partition');
-  return `curated/org_id=${orgId}/billing_month=${month}/data.parquet`;
+  return `curated/org_id=${orgId}/billing_month=${month}/${name}`;
 }
+
+/** The one object per month that ingestion wrote before objects were per billing source. */
+export const LEGACY_CURATED_OBJECT = 'data.parquet';

@@ -7,6 +7,7 @@ import {
   MalformedFileError,
   openBillingFile,
 } from '../ingest/normalise';
+import { sourceKeySql } from '../ingest/sources';
 import type { DimensionValues, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog, ComputedDimension } from '../query-model';
 import { duckDialect, inlineParams, positionalParams } from '../sql/compile';
@@ -52,8 +53,9 @@ async function objectExists(conn: DuckDBConnection, kind: 'table' | 'view', name
 export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
   /**
    * One transaction: insert the file's rows (a malformed row aborts the statement), then delete
-   * the organisation's older rows of the months the file holds. Readers see the old months or the
-   * new ones, never both; a malformed file leaves nothing behind.
+   * the organisation's older rows of the billing sources (provider, billing account) the file
+   * holds for each of its months; other sources of those months stay. Readers see a source's old
+   * month or its new one, never both; a malformed file leaves nothing behind.
    */
   ingestFile(input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult> {
     return withWriteLock(() =>
@@ -74,10 +76,14 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
               [input.orgId, marker],
             )
           ).map((r) => String(r.m));
+          // Only the billing sources the file holds for each month: (provider, billing account).
           await query(
             conn,
-            `DELETE FROM ${BILLING_TABLE} WHERE org_id = $1 AND billing_month IN (${monthList(months)})
-               AND ingested_at IS DISTINCT FROM CAST($2 AS TIMESTAMP)`,
+            `DELETE FROM ${BILLING_TABLE} AS b WHERE b.org_id = $1 AND b.billing_month IN (${monthList(months)})
+               AND b.ingested_at IS DISTINCT FROM CAST($2 AS TIMESTAMP)
+               AND (b.billing_month, ${sourceKeySql('b')}) IN (
+                 SELECT DISTINCT n.billing_month, ${sourceKeySql('n')} FROM ${BILLING_TABLE} AS n
+                 WHERE n.org_id = $1 AND n.ingested_at = CAST($2 AS TIMESTAMP))`,
             [input.orgId, marker],
           );
           await conn.run('COMMIT');

@@ -247,10 +247,10 @@ describe('currency conversion in the query engine', () => {
     };
     const usdRows = readCsv(first);
     expect((await check(usdRows)).conversion?.from).toEqual(['USD']);
-    // A new export of the month (it replaces the first) bills its Microsoft rows in CAD: each row
-    // now converts from its own currency.
+    // A new export of the month, for the same accounts (so it replaces the first), bills its
+    // Microsoft rows in CAD: each row now converts from its own currency.
     const second = join(dir, 'one-cad.csv');
-    writeMixed(second, ['2024-09'], '2024-09-21', `fxp${run}`, true);
+    writeMixed(second, ['2024-09'], '2024-09-21', `fxo${run}`, true);
     await warehouse.ingestFile({ orgId: org, path: second, sourceName: 'one-cad.csv' });
     expect((await check(readCsv(second))).conversion?.from).toEqual(['CAD', 'USD']);
   });

@@ -7,13 +7,14 @@ import {
   GetQueryResultsCommand,
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler as usageMetricsHandler } from '../../../functions/http/queries/usage-metrics';
 import { AthenaWarehouse } from '../../../shared/warehouse/athena/adapter';
 import { athenaRunner } from '../../../shared/warehouse/athena/client';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import type { EnrichmentFeature } from '../../../shared/warehouse/features';
+import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
 import { resetObjectStore } from '../../../shared/warehouse/object-store';
 import { computedColumn } from '../../../shared/warehouse/sql/compile';
 import { setWarehouse } from '../../../shared/warehouse/warehouse';
@@ -367,7 +368,7 @@ describe('Athena warehouse adapter', () => {
     });
   });
 
-  it('ingests a file as one Parquet object per billing month (a PutObject replaces a month whole)', async () => {
+  it('ingests a file as one Parquet object per billing month and source (a PutObject replaces one whole)', async () => {
     s3.reset();
     resetObjectStore();
     const bodies = new Map<string, Uint8Array>();
@@ -375,29 +376,51 @@ describe('Athena warehouse adapter', () => {
       bodies.set(input.Key, input.Body);
       return {};
     });
+    // No month was written before (no legacy data.parquet).
+    s3.on(GetObjectCommand).rejects(Object.assign(new Error('no such key'), { name: 'NoSuchKey' }));
     const result = await adapter().ingestFile({
       orgId: 'org_pq',
       path: FOCUS_SAMPLE,
       sourceName: 'focus_sample.csv',
     });
     expect(result).toEqual({ rows: 1000, months: ['2024-09', '2024-10'] });
+    const raw = readCsv(FOCUS_SAMPLE);
+    const sources = [
+      ...new Set(
+        raw.map((r) => `${r.BillingPeriodStart?.slice(0, 7)}|${r.ProviderName}|${r.BillingAccountId ?? ''}`),
+      ),
+    ];
+    const keyOf = (source: string) => {
+      const [month, provider, account] = source.split('|') as [string, string, string];
+      return `curated/org_id=org_pq/billing_month=${month}/${sourceObjectName({ provider, account })}`;
+    };
     expect(
-      s3.commandCalls(PutObjectCommand).map((c) => [c.args[0].input.Bucket, c.args[0].input.Key]),
-    ).toEqual([
-      ['billing-bucket', 'curated/org_id=org_pq/billing_month=2024-09/data.parquet'],
-      ['billing-bucket', 'curated/org_id=org_pq/billing_month=2024-10/data.parquet'],
+      s3
+        .commandCalls(PutObjectCommand)
+        .map((c) => [c.args[0].input.Bucket, c.args[0].input.Key])
+        .sort(),
+    ).toEqual(sources.map((x) => ['billing-bucket', keyOf(x)]).sort());
+    expect(s3.commandCalls(GetObjectCommand).map((c) => c.args[0].input.Key)).toEqual([
+      'curated/org_id=org_pq/billing_month=2024-09/data.parquet',
+      'curated/org_id=org_pq/billing_month=2024-10/data.parquet',
     ]);
+    const awsSeptember = sources.find((x) => x.startsWith('2024-09|AWS|')) as string;
     const file = join(tmpdir(), `athena-test-${run}.parquet`);
-    writeFileSync(
-      file,
-      bodies.get('curated/org_id=org_pq/billing_month=2024-09/data.parquet') ?? new Uint8Array(),
-    );
+    writeFileSync(file, bodies.get(keyOf(awsSeptember)) ?? new Uint8Array());
     expect(readFileSync(file).subarray(0, 4).toString()).toBe('PAR1');
     const [stats] = await withConnection((c) =>
       query(c, `SELECT count(*)::INT AS n, sum(billedcost) AS cost FROM read_parquet('${file}')`),
     );
-    const september = readCsv(FOCUS_SAMPLE).filter((r) => r.BillingPeriodStart?.startsWith('2024-09'));
-    expect(stats?.n).toBe(september.length);
+    const rows = raw.filter(
+      (r) =>
+        `${r.BillingPeriodStart?.slice(0, 7)}|${r.ProviderName}|${r.BillingAccountId ?? ''}` === awsSeptember,
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(stats?.n).toBe(rows.length);
+    expect(stats?.cost).toBeCloseTo(
+      rows.reduce((acc, r) => acc + Number(r.BilledCost ?? 0), 0),
+      9,
+    );
     const names = await withConnection((c) =>
       query(c, `SELECT name FROM parquet_schema('${file}') WHERE name <> 'duckdb_schema'`),
     );

@@ -1,7 +1,13 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AthenaQueries, AthenaWarehouse } from '../../../shared/warehouse/athena/adapter';
 import { rangeMonths } from '../../../shared/warehouse/athena/sql';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import type { FeatureModel } from '../../../shared/warehouse/features';
+import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
+import { ObjectChangedError, uploadObject } from '../../../shared/warehouse/object-store';
 import type { WarehousePort } from '../../../shared/warehouse/port';
 import type {
   CostSeriesQuery,
@@ -12,7 +18,21 @@ import type {
 import { MissingRateError } from '../../../shared/warehouse/sql/compile';
 import { AthenaEmulator } from '../../support/athena-emulator';
 import { assertPartitioned, assertTrino } from '../../support/trino';
-import { FOCUS_SAMPLE, num, readCsv } from './support';
+import {
+  AZURE_SAMPLE,
+  azureDaily,
+  type CsvRow,
+  CUR_PAYER,
+  CUR_SAMPLE,
+  curDaily,
+  expectSums,
+  FOCUS_SAMPLE,
+  num,
+  prefixed,
+  readCsv,
+  sampleEdits,
+  sampleVariant,
+} from './support';
 
 /**
  * Every statement of the Athena adapter meets a Trino grammar, and its answers are compared with
@@ -216,15 +236,26 @@ beforeAll(async () => {
 afterAll(() => emulator?.restore());
 
 describe('Athena statements meet Trino and agree with DuckDB', () => {
-  it('ingestion starts no Athena statement and writes one object per org and month', () => {
+  it('ingestion starts no Athena statement and writes one object per org, month and billing source', () => {
     expect(emulator.statements).toEqual([]);
+    // The sources of the raw rows: (provider, billing account) per billing month.
+    const sources = new Set(
+      readCsv(FOCUS_SAMPLE).map(
+        (r) => `${r.BillingPeriodStart?.slice(0, 7)}|${r.ProviderName ?? ''}|${r.BillingAccountId ?? ''}`,
+      ),
+    );
+    expect(sources.size).toBeGreaterThan(2);
     expect([...emulator.objects.keys()].sort()).toEqual(
       [org, other]
         .flatMap((o) =>
-          ['2024-09', '2024-10'].map((m) => `curated/org_id=${o}/billing_month=${m}/data.parquet`),
+          [...sources].map((key) => {
+            const [month, provider, account] = key.split('|') as [string, string, string];
+            return `curated/org_id=${o}/billing_month=${month}/${sourceObjectName({ provider, account })}`;
+          }),
         )
         .sort(),
     );
+    for (const key of emulator.objects.keys()) expect(key).toMatch(/\/source-[0-9a-f]{32}\.parquet$/);
   });
 
   it('billing months and usage metrics', async () => {
@@ -451,5 +482,107 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expect(AthenaQueries.prototype).toBeInstanceOf(Object);
     const untested = [...methods].filter((m) => !internal.has(m) && !called.has(m));
     expect(untested).toEqual([]);
+  });
+});
+
+describe('Athena ingestion: one object per billing month and source (provider, billing account)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'athena-sources-'));
+  const cur = sampleVariant(dir, 'cur.csv', CUR_SAMPLE);
+  const azure = sampleVariant(dir, 'azure-nov.csv', AZURE_SAMPLE, sampleEdits.azureInNovember);
+  const corrected = sampleVariant(dir, 'cur-corrected.csv', CUR_SAMPLE, sampleEdits.curFirstRows(500));
+  const secondPayer = sampleVariant(
+    dir,
+    'cur-payer-2.csv',
+    CUR_SAMPLE,
+    sampleEdits.curOfPayer('999988887777'),
+    sampleEdits.curFirstRows(300),
+  );
+  const ingest = (orgId: string, file: { path: string }) =>
+    athena.ingestFile({ orgId, path: file.path, sourceName: 'upload.csv' });
+  const folder = (orgId: string) => `curated/org_id=${orgId}/billing_month=2023-11/`;
+  const objectsOf = (orgId: string) =>
+    [...emulator.objects.keys()]
+      .filter((k) => k.startsWith(folder(orgId)))
+      .map((k) => k.slice(folder(orgId).length));
+
+  /** November cost per `provider|account|day`, from the Athena adapter. */
+  async function daily(orgId: string): Promise<Map<string, number>> {
+    const rows = await athena.costSeries({
+      orgId,
+      metricId: 'cost',
+      groupBy: ['provider', 'billing_account'],
+      granularity: 'Day',
+      start: '2023-11-01',
+      end: '2023-12-01',
+    });
+    const out = new Map<string, number>();
+    for (const r of rows) out.set([...Object.values(r.group), r.period].join('|'), r.value);
+    return out;
+  }
+  const expected = (curRows: CsvRow[], withSecondPayer: boolean) => [
+    ...prefixed(`AWS|${CUR_PAYER}`, curDaily(curRows)),
+    ...(withSecondPayer ? prefixed('AWS|999988887777', curDaily(secondPayer.rows)) : []),
+    ...prefixed('Microsoft|12345678', azureDaily(azure.rows)),
+  ];
+
+  it('keeps a CUR and an Azure export of one month; a corrected CUR or another payer account touches only its own', async () => {
+    const orgId = `org_trino_src_${run}`;
+    await ingest(orgId, cur);
+    await ingest(orgId, azure);
+    expect(objectsOf(orgId)).toHaveLength(2);
+    expectSums(await daily(orgId), expected(cur.rows, false));
+    await ingest(orgId, corrected);
+    expect(objectsOf(orgId)).toHaveLength(2);
+    expectSums(await daily(orgId), expected(corrected.rows, false));
+    await ingest(orgId, secondPayer);
+    expect(objectsOf(orgId)).toHaveLength(3);
+    expectSums(await daily(orgId), expected(corrected.rows, true));
+  });
+
+  it('a month written as one data.parquet keeps it: its sources are replaced inside it, new sources get objects', async () => {
+    const orgId = `org_trino_legacy_${run}`;
+    // The layout before objects were per source: both uploads' rows in one data.parquet.
+    await ingest(orgId, cur);
+    await ingest(orgId, azure);
+    const parts = objectsOf(orgId).map((name, i) => {
+      const path = join(dir, `part-${i}.parquet`);
+      writeFileSync(path, emulator.objects.get(folder(orgId) + name) ?? new Uint8Array());
+      emulator.setObject(folder(orgId) + name, undefined);
+      return path;
+    });
+    const legacy = join(dir, 'legacy.parquet');
+    await withConnection((c) =>
+      query(
+        c,
+        `COPY (SELECT * FROM read_parquet(${JSON.stringify(parts).replaceAll('"', "'")})) TO '${legacy}' (FORMAT parquet)`,
+      ),
+    );
+    emulator.setObject(`${folder(orgId)}data.parquet`, readFileSync(legacy));
+    expect(objectsOf(orgId)).toEqual(['data.parquet']);
+    expectSums(await daily(orgId), expected(cur.rows, false));
+
+    // A corrected CUR replaces the AWS rows inside data.parquet (one conditional PutObject).
+    const before = emulator.objects.get(`${folder(orgId)}data.parquet`);
+    await ingest(orgId, corrected);
+    expect(objectsOf(orgId)).toEqual(['data.parquet']);
+    expect(emulator.objects.get(`${folder(orgId)}data.parquet`)).not.toBe(before);
+    expectSums(await daily(orgId), expected(corrected.rows, false));
+    // Another payer account was not in data.parquet: it gets its own object.
+    await ingest(orgId, secondPayer);
+    expect(objectsOf(orgId)).toHaveLength(2);
+    expectSums(await daily(orgId), expected(corrected.rows, true));
+    // And a re-ingestion of the Azure file replaces it inside data.parquet, nothing doubles.
+    await ingest(orgId, azure);
+    expect(objectsOf(orgId)).toHaveLength(2);
+    expectSums(await daily(orgId), expected(corrected.rows, true));
+  });
+
+  it('a data.parquet changed between read and write is not overwritten (412), so the ingestion is retried', async () => {
+    const key = `${folder(`org_trino_legacy_${run}`)}data.parquet`;
+    const file = join(dir, 'stale.parquet');
+    writeFileSync(file, emulator.objects.get(key) ?? new Uint8Array());
+    await expect(uploadObject('billing-bucket', key, file, { ifMatch: '"stale"' })).rejects.toBeInstanceOf(
+      ObjectChangedError,
+    );
   });
 });

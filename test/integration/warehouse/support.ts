@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -95,4 +95,79 @@ export function tagsOf(r: CsvRow): Record<string, string> {
 
 export function close(a: number, b: number, tolerance = 1e-6): boolean {
   return Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+export const CUR_SAMPLE = join(SAMPLES, 'aws_cur_sample-anonymous-aws-export-dataset.csv');
+export const AZURE_SAMPLE = join(SAMPLES, 'azure_ea_sample-anonymous-ea-export-dataset.csv');
+/** The one payer account of the CUR sample. */
+export const CUR_PAYER = '123412340534';
+
+/**
+ * Text edits of the real provider samples, for uploads of several billing sources in one month.
+ * The Azure EA sample is September 2023 and the CUR sample November 2023.
+ */
+export const sampleEdits = {
+  /** The Azure sample moved to November 2023 (its only dates are 9/1, 9/2 and 9/30). */
+  azureInNovember: (text: string) =>
+    text
+      .replaceAll('9/1/2023', '11/1/2023')
+      .replaceAll('9/2/2023', '11/2/2023')
+      .replaceAll('9/30/2023', '11/30/2023'),
+  /** The CUR of another payer account (the sample's account id replaced everywhere). */
+  curOfPayer: (payer: string) => (text: string) => text.replaceAll(CUR_PAYER, payer),
+  /** A corrected CUR: its header and first `n` data lines (the sample has no multi-line cells). */
+  curFirstRows: (n: number) => (text: string) =>
+    `${text
+      .split('\n')
+      .slice(0, n + 1)
+      .join('\n')}\n`,
+};
+
+/** Writes `edit(sample text)` to `dir/name` and answers its path and parsed rows. */
+export function sampleVariant(
+  dir: string,
+  name: string,
+  sample: string,
+  ...edits: ((text: string) => string)[]
+): { path: string; rows: CsvRow[] } {
+  const text = edits.reduce((t, edit) => edit(t), readFileSync(sample, 'utf8'));
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return { path, rows: parseCsv(text) };
+}
+
+/** Raw sums of the CUR's `lineItem/UnblendedCost` (its BilledCost) per usage day. */
+export function curDaily(rows: CsvRow[]): Map<string, number> {
+  return sumBy(
+    rows,
+    (r) => r['lineItem/UsageStartDate']?.slice(0, 10),
+    (r) => num(r['lineItem/UnblendedCost']),
+  );
+}
+
+/** Raw sums of the Azure EA's `CostInBillingCurrency` (its BilledCost) per `Date` (M/D/YYYY). */
+export function azureDaily(rows: CsvRow[]): Map<string, number> {
+  return sumBy(
+    rows,
+    (r) => {
+      const [m, d, y] = (r.Date ?? '').split('/');
+      return `${y}-${m?.padStart(2, '0')}-${d?.padStart(2, '0')}`;
+    },
+    (r) => num(r.CostInBillingCurrency),
+  );
+}
+
+/** `sums` with keys `prefix|key`. */
+export function prefixed(prefix: string, sums: Map<string, number>): [string, number][] {
+  return [...sums].map(([day, v]) => [`${prefix}|${day}`, v]);
+}
+
+/** `actual` holds exactly the keys of `expected` (summed per key), each close to its sum. */
+export function expectSums(actual: Map<string, number>, expected: [string, number][]) {
+  const want = new Map<string, number>();
+  for (const [k, v] of expected) want.set(k, (want.get(k) ?? 0) + v);
+  // Every series the warehouse answers is expected, and every expected sum is answered.
+  expect([...actual.keys()].filter((k) => !want.has(k))).toEqual([]);
+  for (const [k, v] of want)
+    if (!close(actual.get(k) ?? 0, v, 1e-9)) throw new Error(`${k}: got ${actual.get(k)}, expected ${v}`);
 }

@@ -31,7 +31,10 @@ describe('Athena SQL', () => {
     expect(usageMetricsSql(t, 'org_1')).toContain(`WHERE "org_id" = 'org_1' AND "consumedunit" IS NOT NULL`);
     expect(() => orgLiteral("org_1' OR '1'='1")).toThrow('Invalid organisation id');
     expect(() => candidateSql(t, 'org_1', ["2024-09' OR 1=1"], 10)).toThrow('Invalid billing month');
-    expect(curatedKey('org_1', '2024-09')).toBe('curated/org_id=org_1/billing_month=2024-09/data.parquet');
+    expect(curatedKey('org_1', '2024-09', 'source-ab12.parquet')).toBe(
+      'curated/org_id=org_1/billing_month=2024-09/source-ab12.parquet',
+    );
+    expect(() => curatedKey('org_1', '2024-09', '../x.parquet')).toThrow('invalid partition');
   });
 
   it('computes labels, enrichments (with passing condition inputs) and virtual dimensions in a derived table', () => {
