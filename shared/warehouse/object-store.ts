@@ -5,7 +5,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { config } from '../config';
+import { awsClientLimits, config } from '../config';
 
 /**
  * The billing bucket: S3 in AWS; locally a folder (`LOCAL_BUCKET_DIR`, set by `npm start` to
@@ -42,6 +42,8 @@ function s3(): S3Client {
     const c = config();
     s3Client = new S3Client({
       region: c.region,
+      // An answer may be a large object: 30 s without a byte is the bound, not the whole transfer.
+      ...awsClientLimits({ minRequestTimeoutMs: 30_000 }),
       ...(c.s3Endpoint ? { endpoint: c.s3Endpoint, forcePathStyle: true } : {}),
     });
   }
