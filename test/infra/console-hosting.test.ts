@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { CONSOLE_CORS_HEADERS, oidcConnectOrigins } from '../../infra/constructs/console-hosting';
@@ -216,10 +218,18 @@ describe('web console sign-in with an identity provider', () => {
     // Both endpoints given: no discovery, so the issuer's host is not reachable.
     expect(connect).not.toContain('cognito-idp');
     expect(connect).not.toContain('/oauth2');
-    // config.json: the deployment's data source carries the IdP (issuer, client, endpoints).
-    const deployment = Object.values(resourcesOf(b.template, 'Custom::CDKBucketDeployment'))[0]!;
-    expect(deployment.Properties!.SourceObjectKeys).toHaveLength(2);
-    expect(b.stack.node.tryGetContext('consoleOidcClientId')).toBe('finops-console');
+    // config.json (a staged asset of the deployment) carries the IdP: issuer, client, endpoints.
+    const configs = readdirSync(b.app.outdir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('config.json'))
+      .map((f) => JSON.parse(readFileSync(join(b.app.outdir, f), 'utf8')) as Json);
+    expect(configs.map((c) => c.oidc)).toEqual([
+      {
+        issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Abc',
+        clientId: 'finops-console',
+        authorizationEndpoint: 'https://acme.auth.eu-west-1.amazoncognito.com/oauth2/authorize',
+        tokenEndpoint: 'https://acme.auth.eu-west-1.amazoncognito.com/oauth2/token',
+      },
+    ]);
   }, 120_000);
 
   it('reaches the issuer for discovery when an endpoint is not given', () => {
