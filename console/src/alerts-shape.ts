@@ -214,6 +214,7 @@ export function alertChartOption(d: AlertWidgetData): Record<string, any> | null
                     position: 'end',
                     color: SEVERITY_COLOURS[t.severityLevel] ?? '#c0392b',
                     fontWeight: 'bold',
+                    lineHeight: 15,
                   },
                 })),
               },
