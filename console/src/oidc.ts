@@ -35,7 +35,7 @@ export const DEFAULT_SCOPE = 'openid email';
 
 export type Callback =
   | { kind: 'none' }
-  | { kind: 'code'; code: string; state: string | null }
+  | { kind: 'code'; code: string; state: string | null; iss?: string }
   | { kind: 'error'; error: string; description: string | null; state: string | null };
 
 /** Base64url without padding (RFC 7636 §3). */
@@ -86,7 +86,7 @@ export function readCallback(href: string): { callback: Callback; clean: string 
   const state = p.get('state');
   const callback: Callback = p.has('error')
     ? { kind: 'error', error: p.get('error') ?? '', description: p.get('error_description'), state }
-    : { kind: 'code', code: p.get('code') ?? '', state };
+    : { kind: 'code', code: p.get('code') ?? '', state, ...(p.has('iss') ? { iss: p.get('iss')! } : {}) };
   for (const k of CALLBACK_PARAMS) p.delete(k);
   return { callback, clean: url.toString() };
 }
@@ -109,13 +109,20 @@ export function newPending(href: string, hash: string): PendingSignIn {
 }
 
 /** Why a callback cannot be completed, or null when its state is the pending sign-in's. */
-export function callbackProblem(callback: Callback, pending: PendingSignIn | null): string | null {
+export function callbackProblem(
+  callback: Callback,
+  pending: PendingSignIn | null,
+  issuer?: string,
+): string | null {
   if (callback.kind === 'none') return 'no answer from the identity provider';
   if (!pending) return 'this sign-in was not started in this tab: start again';
   if (callback.state !== pending.state) return 'the answer does not match this sign-in (state): start again';
   if (callback.kind === 'error')
     return `the identity provider refused: ${callback.description ?? callback.error}`;
   if (!callback.code) return 'the identity provider sent no code';
+  // RFC 9207: an IdP that names itself in the answer must be the one configured (mix-up defence).
+  if (callback.iss !== undefined && issuer !== undefined && callback.iss !== issuer)
+    return 'the answer comes from another identity provider (iss): start again';
   return null;
 }
 
@@ -222,7 +229,7 @@ export function takeCallback(): Callback {
 /** Completes a sign-in from the IdP's answer: the ID token, or an error saying why not. */
 export async function complete(cfg: OidcConfig, callback: Callback): Promise<string> {
   const pending = pendingStore.take();
-  const problem = callbackProblem(callback, pending);
+  const problem = callbackProblem(callback, pending, cfg.issuer);
   if (problem || callback.kind !== 'code' || !pending) throw new Error(problem ?? 'no code');
   const { token } = await endpoints(cfg);
   const r = await fetch(token, {

@@ -66,7 +66,7 @@ describe('the way back', () => {
     const { callback, clean } = readCallback(
       'https://d1.cloudfront.net/?code=abc&state=s1&iss=https%3A%2F%2Flogin&session_state=z&keep=1',
     );
-    expect(callback).toEqual({ kind: 'code', code: 'abc', state: 's1' });
+    expect(callback).toEqual({ kind: 'code', code: 'abc', state: 's1', iss: 'https://login' });
     expect(clean).toBe('https://d1.cloudfront.net/?keep=1');
     const err = readCallback('https://d1.cloudfront.net/?error=access_denied&error_description=no&state=s1');
     expect(err.callback).toEqual({ kind: 'error', error: 'access_denied', description: 'no', state: 's1' });
@@ -90,6 +90,12 @@ describe('the way back', () => {
       ),
     ).toMatch(/refused: access_denied/);
     expect(callbackProblem({ kind: 'code', code: '', state: pending.state }, pending)).toMatch(/no code/);
+    // RFC 9207: an answer naming another issuer is refused; the configured one (or none) passes.
+    const from = (iss: string): Callback => ({ kind: 'code', code: 'abc', state: pending.state, iss });
+    expect(callbackProblem(from('https://evil.test/'), pending, cfg.issuer)).toMatch(
+      /another identity provider/,
+    );
+    expect(callbackProblem(from(cfg.issuer), pending, cfg.issuer)).toBeNull();
   });
 
   it('exchanges the code as a public client: form fields, the verifier, no secret', () => {
