@@ -285,6 +285,18 @@ export class CostManagementStack extends Stack {
       accessLogsBucket: this.warehouse.accessLogsBucket,
       logRetention: this.logRetention,
       logRemovalPolicy: this.logRemovalPolicy,
+      ...(config.consoleOidcIssuer && config.consoleOidcClientId
+        ? {
+            oidc: {
+              issuer: config.consoleOidcIssuer,
+              clientId: config.consoleOidcClientId,
+              ...(config.consoleOidcAuthorizationEndpoint
+                ? { authorizationEndpoint: config.consoleOidcAuthorizationEndpoint }
+                : {}),
+              ...(config.consoleOidcTokenEndpoint ? { tokenEndpoint: config.consoleOidcTokenEndpoint } : {}),
+            },
+          }
+        : {}),
     });
 
     // --- Routes, one nested stack per area ----------------------------------------------------

@@ -135,6 +135,27 @@ export function thresholdsOnChart(d: AlertWidgetData): AlertThreshold[] {
 
 const SEVERITY_COLOURS: Record<string, string> = { INFO: '#2f7ed8', WARNING: '#e69500', CRITICAL: '#c0392b' };
 
+/** A threshold line's label: severity over amount, drawn right of the plot. */
+export function thresholdLabel(t: AlertThreshold, currency: string): string {
+  return `${t.severityLevel}\n${money(t.value, currency)}`;
+}
+
+/**
+ * The grid's right margin in px: room for the threshold labels beside the plot (ECharts'
+ * `containLabel` counts axis labels only), about 7 px a character at 12 px, or 24 without lines.
+ */
+export function thresholdLabelRoom(lines: readonly AlertThreshold[], currency: string): number {
+  const chars = Math.max(
+    0,
+    ...lines.flatMap((t) =>
+      thresholdLabel(t, currency)
+        .split('\n')
+        .map((l) => l.length),
+    ),
+  );
+  return chars ? 16 + chars * 7 : 24;
+}
+
 /**
  * The ECharts option: each query's daily line, the condition's baselines dashed, DAILY thresholds
  * as horizontal lines, and a marker on the main line where the rule held (hollow) and where it
@@ -165,7 +186,7 @@ export function alertChartOption(d: AlertWidgetData): Record<string, any> | null
     animation: false,
     color: ['#5470c6', '#91cc75', '#fac858', '#73c0de', '#3ba272'],
     legend: { top: 0, type: 'scroll' },
-    grid: { left: 12, right: 24, top: 40, bottom: 24, containLabel: true },
+    grid: { left: 12, right: thresholdLabelRoom(lines, d.currency), top: 40, bottom: 24, containLabel: true },
     xAxis: { type: 'category', data: s.dates, axisLabel: { formatter: (x: string) => x.slice(5) } },
     yAxis: {
       type: 'value',
@@ -186,9 +207,14 @@ export function alertChartOption(d: AlertWidgetData): Record<string, any> | null
                 data: lines.map((t) => ({
                   yAxis: t.value,
                   lineStyle: { color: SEVERITY_COLOURS[t.severityLevel] ?? '#c0392b', type: 'solid' },
+                  // Beside the plot, right of the line's end, on two lines: inside the plot
+                  // the label sat on the series' last days (docs/console.md).
                   label: {
-                    formatter: `${t.severityLevel} ${money(t.value, d.currency)}`,
-                    position: 'insideEndTop',
+                    formatter: thresholdLabel(t, d.currency),
+                    position: 'end',
+                    color: SEVERITY_COLOURS[t.severityLevel] ?? '#c0392b',
+                    fontWeight: 'bold',
+                    lineHeight: 15,
                   },
                 })),
               },

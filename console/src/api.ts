@@ -3,6 +3,7 @@
  * beside the page), with the signed-in credential as a bearer token. Nothing else is fetched.
  */
 import type { AlertEvaluation, AlertWidgetData, CostAlert } from './alerts-shape';
+import type { OidcConfig } from './oidc';
 import type { Delivery, Report } from './reports-shape';
 import type { Candidate, Dashboard, ExplorerRequest, ExplorerResult, WhereClause } from './shape';
 
@@ -11,18 +12,11 @@ const CREDENTIAL_KEY = 'finops.console.credential';
 export interface ConsoleConfig {
   apiBaseUrl: string;
   /**
-   * The local identity provider's sign-in (`npm start` only): `GET {localIdp}/users` lists the
-   * demo users, `POST {localIdp}/token {userId}` answers `{token}`. Absent in AWS.
+   * The identity provider to sign in with (OpenID Connect, code flow with PKCE): set by the CDK
+   * stack when `consoleOidcIssuer`/`consoleOidcClientId` are given, and by `npm start` (the local
+   * identity provider). Absent: API keys and pasted JWTs only.
    */
-  localIdp?: string;
-}
-
-export interface DemoUser {
-  userId: string;
-  name: string;
-  email: string;
-  orgId: string;
-  role: string;
+  oidc?: OidcConfig;
 }
 
 /** An answer that is not 2xx: its status and the API's `error` (or the gateway's `message`). */
@@ -36,15 +30,12 @@ export class ApiError extends Error {
 }
 
 /**
- * True when the credential itself was refused: the gateway answers 401 without one and
- * `403 {message: "Forbidden"}` when the authorizer denies it (expired, revoked, malformed), while a
- * handler's refusal is `403 {error: "FORBIDDEN"}` (signed in, not allowed).
+ * True when the credential itself was refused: every bad credential (none, unknown, revoked,
+ * expired, malformed) is `401` from the route (docs/auth.md; there is no gateway authorizer). A
+ * `403 {error: "FORBIDDEN"}` is a role refusal (signed in, not allowed), so it keeps the session.
  */
-export function isCredentialRefused(status: number, body: unknown): boolean {
-  if (status === 401) return true;
-  if (status !== 403 || !body || typeof body !== 'object') return false;
-  const b = body as { message?: unknown; error?: unknown };
-  return b.error === undefined && b.message === 'Forbidden';
+export function isCredentialRefused(status: number): boolean {
+  return status === 401;
 }
 
 export const credential = {
@@ -65,12 +56,23 @@ export function loadConfig(): Promise<ConsoleConfig> {
     if (!r.ok) throw new Error(`config.json: ${r.status}`);
     const c = (await r.json()) as Partial<ConsoleConfig>;
     if (typeof c.apiBaseUrl !== 'string' || !c.apiBaseUrl) throw new Error('config.json has no apiBaseUrl');
-    return {
-      apiBaseUrl: c.apiBaseUrl.replace(/\/+$/, ''),
-      ...(typeof c.localIdp === 'string' && c.localIdp ? { localIdp: c.localIdp.replace(/\/+$/, '') } : {}),
-    };
+    return { apiBaseUrl: c.apiBaseUrl.replace(/\/+$/, ''), ...(oidcOf(c.oidc) ? { oidc: c.oidc! } : {}) };
   });
   return config;
+}
+
+/** True when `config.json`'s `oidc` names an issuer and a client (anything else is ignored). */
+export function oidcOf(v: unknown): v is OidcConfig {
+  if (!v || typeof v !== 'object') return false;
+  const o = v as Record<string, unknown>;
+  const optional = ['scope', 'name', 'authorizationEndpoint', 'tokenEndpoint'];
+  return (
+    typeof o.issuer === 'string' &&
+    o.issuer !== '' &&
+    typeof o.clientId === 'string' &&
+    o.clientId !== '' &&
+    optional.every((k) => o[k] === undefined || typeof o[k] === 'string')
+  );
 }
 
 /** Called when the credential is refused: the app goes back to sign in. */
@@ -104,7 +106,7 @@ export async function request<T>(
     parsed = undefined;
   }
   if (!r.ok) {
-    if (isCredentialRefused(r.status, parsed)) {
+    if (isCredentialRefused(r.status)) {
       credential.clear();
       onSignedOut();
     }
@@ -126,29 +128,6 @@ export interface DimensionEntry {
   values: { name: string; label: string; proportionCostAllocated: number }[];
   operators: { name: string; value: string; label: string }[];
 }
-
-/** The local identity provider (absent unless `config.json` names one). */
-export const localIdp = {
-  async users(): Promise<DemoUser[] | null> {
-    const { localIdp: base } = await loadConfig();
-    if (!base) return null;
-    const r = await fetch(`${base}/users`, { cache: 'no-store' });
-    if (!r.ok) throw new ApiError(r.status, 'the local identity provider did not answer');
-    return (await r.json()) as DemoUser[];
-  },
-  async token(userId: string): Promise<string> {
-    const { localIdp: base } = await loadConfig();
-    const r = await fetch(`${base}/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ userId }),
-      cache: 'no-store',
-    });
-    const b = (await r.json().catch(() => ({}))) as { token?: string; error?: string };
-    if (!r.ok || !b.token) throw new ApiError(r.status, b.error ?? 'no token');
-    return b.token;
-  },
-};
 
 /**
  * Every API operation the console calls: method, OpenAPI path, the success status it expects, the

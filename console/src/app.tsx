@@ -3,9 +3,10 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { buildChartSpec, type ChartType } from '../../shared/charts/spec';
 import { COST_METRIC_IDS, DATE_PRESETS } from '../../shared/enums';
 import { AlertList, AlertPage } from './alerts';
-import { ApiError, api, credential, type DimensionEntry, localIdp, onCredentialRefused } from './api';
+import { ApiError, api, credential, type DimensionEntry, loadConfig, onCredentialRefused } from './api';
 import { Chart } from './chart';
 import { describe, type State, useAsync } from './hooks';
+import { begin, type Callback, complete, providerName } from './oidc';
 import { RequestQueue, WIDGET_CONCURRENCY } from './queue';
 import { ReportList, ReportPage } from './reports';
 import {
@@ -42,7 +43,8 @@ function useHash(): string {
   return hash;
 }
 
-export function App() {
+/** `callback`: the identity provider's answer, already taken out of the address bar (main.tsx). */
+export function App({ callback = { kind: 'none' } }: { callback?: Callback }) {
   const [signedIn, setSignedIn] = useState(() => credential.get() !== null);
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(
@@ -58,6 +60,7 @@ export function App() {
     return (
       <SignIn
         notice={notice}
+        callback={callback}
         onSignedIn={() => {
           setNotice(null);
           setSignedIn(true);
@@ -122,11 +125,20 @@ export function App() {
   );
 }
 
-function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: () => void }) {
+function SignIn({
+  notice,
+  callback,
+  onSignedIn,
+}: {
+  notice: string | null;
+  callback: Callback;
+  onSignedIn: () => void;
+}) {
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const demo = useAsync(() => localIdp.users(), []);
+  const config = useAsync(() => loadConfig(), []);
+  const oidc = config.status === 'ok' ? config.value.oidc : undefined;
   /** Checks a credential with the API, then keeps it in this tab's session storage only. */
   const keep = async (obtain: () => Promise<string>) => {
     setBusy(true);
@@ -138,12 +150,33 @@ function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: () 
       onSignedIn();
     } catch (err) {
       setError(
-        err instanceof ApiError && (err.status === 401 || err.status === 403)
+        err instanceof ApiError && err.status === 401
           ? 'This credential was refused.'
-          : describe(err),
+          : err instanceof ApiError
+            ? describe(err)
+            : `Sign-in failed: ${(err as Error)?.message ?? err}`,
       );
     } finally {
       setBusy(false);
+    }
+  };
+  // Back from the identity provider: the code is exchanged once (it is good once).
+  const completing = useRef(false);
+  useEffect(() => {
+    if (callback.kind === 'none' || completing.current || config.status === 'loading') return;
+    completing.current = true;
+    if (!oidc) return setError('An identity provider answered, but none is configured.');
+    void keep(() => complete(oidc, callback));
+  }, [config.status]);
+  const leave = async () => {
+    if (!oidc) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await begin(oidc);
+    } catch (err) {
+      setBusy(false);
+      setError(`Could not reach the identity provider: ${(err as Error)?.message ?? err}`);
     }
   };
   const submit = async (e: Event) => {
@@ -157,31 +190,15 @@ function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: () 
       <div class="signin-box">
         <h1>Sign in</h1>
         {notice && <p class="notice">{notice}</p>}
-        {demo.status === 'ok' && demo.value && demo.value.length > 0 && (
-          <section class="sign-in-as" aria-labelledby="sign-in-as">
-            <h2 id="sign-in-as">Sign in as (local identity provider)</h2>
-            <ul>
-              {demo.value.map((u) => (
-                <li key={u.userId}>
-                  <button
-                    type="button"
-                    class="account"
-                    disabled={busy}
-                    data-user={u.userId}
-                    onClick={() => keep(() => localIdp.token(u.userId))}
-                  >
-                    <strong>{u.name}</strong>
-                    <span class="meta">
-                      {u.role} · {u.orgId} · {u.email}
-                    </span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-            <p class="hint">A session JWT for an hour, kept in this tab only.</p>
+        {oidc && (
+          <section class="sign-in-idp" aria-label="Identity provider">
+            <button type="button" class="idp" disabled={busy} onClick={leave}>
+              Sign in with {providerName(oidc)}
+            </button>
+            <p class="hint">Your organisation's sign-in page; the session stays in this tab only.</p>
           </section>
         )}
-        {demo.status === 'error' && <p class="hint">The local identity provider did not answer.</p>}
+        {config.status === 'error' && <p class="error">{config.message}</p>}
         <form onSubmit={submit}>
           <label for="credential">API key or JWT</label>
           <input

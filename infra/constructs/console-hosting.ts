@@ -36,6 +36,29 @@ export interface ConsoleHostingProps {
   /** Retention and removal of the log group of CDK's deployment functions (the stage's). */
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
+  /** The OpenID Connect sign-in, written to `config.json` (`oidc`); absent: keys and pasted JWTs. */
+  oidc?: ConsoleOidc;
+}
+
+/** The console's IdP (a public client with PKCE): `config.json`'s `oidc`. */
+export interface ConsoleOidc {
+  issuer: string;
+  clientId: string;
+  authorizationEndpoint?: string;
+  tokenEndpoint?: string;
+}
+
+/**
+ * The origins the page must reach for sign-in: the token endpoint's (given, or on the issuer's
+ * host when discovered) and the issuer's when the discovery document is read (an endpoint not
+ * given). The authorization endpoint is a navigation, not a connection: CSP does not govern it.
+ */
+export function oidcConnectOrigins(oidc: ConsoleOidc | undefined): string[] {
+  if (!oidc) return [];
+  const origins = new Set<string>();
+  if (!oidc.authorizationEndpoint || !oidc.tokenEndpoint) origins.add(new URL(oidc.issuer).origin);
+  if (oidc.tokenEndpoint) origins.add(new URL(oidc.tokenEndpoint).origin);
+  return [...origins];
 }
 
 /** Request headers the console sends cross-origin (the bearer credential, JSON bodies, conditional writes). */
@@ -88,7 +111,7 @@ export class ConsoleHosting extends Construct {
             "script-src 'self'",
             "style-src 'self' 'unsafe-inline'",
             "img-src 'self' data:",
-            `connect-src 'self' ${this.apiOrigin}`,
+            ["connect-src 'self'", this.apiOrigin, ...oidcConnectOrigins(props.oidc)].join(' '),
             "object-src 'none'",
             "frame-ancestors 'none'",
             "base-uri 'self'",
@@ -168,7 +191,10 @@ export class ConsoleHosting extends Construct {
             },
           },
         }),
-        Source.jsonData('config.json', { apiBaseUrl: props.apiUrl }),
+        Source.jsonData('config.json', {
+          apiBaseUrl: props.apiUrl,
+          ...(props.oidc ? { oidc: props.oidc } : {}),
+        }),
       ],
       cacheControl: [CacheControl.noCache()],
       distribution: this.distribution,

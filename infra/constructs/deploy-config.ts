@@ -32,6 +32,11 @@ export interface DeployConfig {
   idpTokenSecretName?: string;
   /** An e-mail address subscribed to the alarm topic; unset: the topic has no subscription. */
   alarmEmail?: string;
+  /** The web console's OpenID Connect sign-in (docs/console.md); unset: keys and pasted JWTs only. */
+  consoleOidcIssuer?: string;
+  consoleOidcClientId?: string;
+  consoleOidcAuthorizationEndpoint?: string;
+  consoleOidcTokenEndpoint?: string;
   /** Where the daily `fx-fetch` schedule reads the euro reference rates (https). */
   fxRatesUrl: string;
   /** Organisations whose admins may load rates through `POST /admin/fx-rates` (comma-separated). */
@@ -40,7 +45,14 @@ export interface DeployConfig {
 
 /** Settings that may be left out in every stage: without them the feature they enable is off. */
 const OPTIONAL_SETTINGS: readonly {
-  key: 'idpApiBaseUrl' | 'idpTokenSecretName' | 'alarmEmail';
+  key:
+    | 'idpApiBaseUrl'
+    | 'idpTokenSecretName'
+    | 'alarmEmail'
+    | 'consoleOidcIssuer'
+    | 'consoleOidcClientId'
+    | 'consoleOidcAuthorizationEndpoint'
+    | 'consoleOidcTokenEndpoint';
   help: string;
 }[] = [
   {
@@ -54,6 +66,22 @@ const OPTIONAL_SETTINGS: readonly {
   {
     key: 'alarmEmail',
     help: 'e-mail address subscribed to the CloudWatch alarm topic (it must confirm the subscription once)',
+  },
+  {
+    key: 'consoleOidcIssuer',
+    help: "the web console's OpenID Connect IdP (https issuer URL; its discovery document gives the endpoints); with consoleOidcClientId",
+  },
+  {
+    key: 'consoleOidcClientId',
+    help: "the console's public client id at that IdP (PKCE, no secret); the API's jwtAudience must accept its ID tokens",
+  },
+  {
+    key: 'consoleOidcAuthorizationEndpoint',
+    help: "the IdP's authorization endpoint, when not to be discovered (with consoleOidcTokenEndpoint)",
+  },
+  {
+    key: 'consoleOidcTokenEndpoint',
+    help: "the IdP's token endpoint, when not to be discovered; its origin is added to the console's CSP connect-src",
   },
 ];
 
@@ -242,6 +270,20 @@ export function readDeployConfig(node: Node, stage: DeployStage = readStage(node
       `Context "alarmEmail" must be an e-mail address, got "${optional.alarmEmail}".`,
     );
   }
+  for (const key of [
+    'consoleOidcIssuer',
+    'consoleOidcAuthorizationEndpoint',
+    'consoleOidcTokenEndpoint',
+  ] as const) {
+    if (optional[key] !== undefined && !/^https:\/\/[^/?#]+/.test(optional[key]))
+      throw new DeployConfigError(`Context "${key}" must be an https URL, got "${optional[key]}".`);
+  }
+  const oidcKeys = Object.keys(optional).filter((k) => k.startsWith('consoleOidc'));
+  if (oidcKeys.length > 0 && (!optional.consoleOidcIssuer || !optional.consoleOidcClientId))
+    throw new DeployConfigError(
+      `Context ${oidcKeys.join(', ')} set without both consoleOidcIssuer and consoleOidcClientId: ` +
+        "the console's sign-in needs the IdP's issuer and the console's client id.",
+    );
   const rate = Number(values.throttleRateLimit);
   const burst = Number(values.throttleBurstLimit);
   if (!Number.isFinite(rate) || rate <= 0 || !Number.isInteger(burst) || burst <= 0) {

@@ -1,6 +1,6 @@
 import { bundleConsole, CONTENT_TYPES } from '../../console/bundle';
 import type { LocalHook } from './hooks';
-import { IDP_PATH } from './idp-hook';
+import { localOidcConfig } from './idp-hook';
 
 /** Where the local server serves the web console: the API's own origin, so no CORS is needed. */
 export const CONSOLE_PATH = '/console/';
@@ -24,11 +24,8 @@ export const consoleHook: LocalHook = {
     if (name === 'config.json')
       return {
         status: 200,
-        // The local identity provider's sign-in (a "sign in as" list of the demo users).
-        body: {
-          apiBaseUrl: process.env.APP_BASE_URL ?? '',
-          localIdp: `${process.env.APP_BASE_URL ?? ''}${IDP_PATH}`,
-        },
+        // The local identity provider, signed in with through OpenID Connect like an IdP in AWS.
+        body: { apiBaseUrl: process.env.APP_BASE_URL ?? '', oidc: localOidcConfig() },
         headers: { 'cache-control': 'no-store', ...SECURITY_HEADERS },
       };
     bundle ??= bundleConsole();

@@ -16,6 +16,7 @@ export interface LocalHook {
     method: string,
     path: string,
     body: unknown,
+    query?: URLSearchParams,
   ): Promise<{ status: number; body: unknown; headers?: Record<string, string> } | undefined>;
 }
 

@@ -1,17 +1,28 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { LocalHook } from './hooks';
-import { loadOrCreateSigningKey, mintToken } from './idp';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, mintToken } from './idp';
 import type { DemoSeed } from './seed';
 
 /**
- * The local identity provider's sign-in, for the web console's "sign in as" list (local only,
- * never deployed; in AWS the organisation's IdP signs people in):
- * - `GET /_local/idp/users`: the demo users (id, name, e-mail, organisation, role);
- * - `POST /_local/idp/token {userId}`: a session JWT for one of them, signed with the key whose
- *   JWKS the server publishes (`npm run token` mints the same), valid for an hour.
- * Other user ids are refused: this is the demo's login page, not a token service.
+ * The local identity provider as a minimal OpenID Connect provider (authorization code flow with
+ * PKCE S256, one public client: the web console), local only, never deployed; in AWS the
+ * organisation's IdP signs people in through the same flow:
+ * - `GET /_local/idp/.well-known/openid-configuration`: the discovery document;
+ * - `GET /_local/idp/authorize?response_type=code&client_id&redirect_uri&state&nonce&code_challenge
+ *   &code_challenge_method=S256`: a "sign in as" page listing the demo users; choosing one
+ *   (`POST /_local/idp/authorize`, a form) redirects to `redirect_uri?code&state`;
+ * - `POST /_local/idp/token` (form: grant_type=authorization_code, code, redirect_uri, client_id,
+ *   code_verifier): checks the verifier against the challenge, the redirect URI and the client, and
+ *   that the code is unused (a code is good once, for a minute), then answers `id_token` and
+ *   `access_token`: session JWTs for an hour signed with the key whose JWKS the server publishes
+ *   (`npm run token` mints the same claims).
+ * The one client is `cost-management-local` (the local API's JWT audience), and its one redirect
+ * URI is the console's address on this server.
  */
 export const IDP_PATH = '/_local/idp';
 export const IDP_TOKEN_TTL_SECONDS = 3600;
+export const LOCAL_CLIENT_ID = LOCAL_AUDIENCE;
+const CODE_TTL_MS = 60_000;
 
 export interface DemoUser {
   userId: string;
@@ -21,8 +32,18 @@ export interface DemoUser {
   role: 'admin' | 'member';
 }
 
+interface Grant {
+  userId: string;
+  clientId: string;
+  redirectUri: string;
+  challenge: string;
+  nonce?: string;
+  expiresAt: number;
+}
+
 let users: DemoUser[] = [];
 let stateDir = '';
+const codes = new Map<string, Grant>();
 
 export function demoUsers(seed: DemoSeed): DemoUser[] {
   return [
@@ -50,30 +71,178 @@ export function demoUsers(seed: DemoSeed): DemoUser[] {
   ];
 }
 
+/** The server's own base URL (set by the local runtime once it listens). */
+const base = () => process.env.APP_BASE_URL ?? '';
+/** The console's address on this server: the local client's one redirect URI. */
+export const localRedirectUri = () => `${base()}/console/`;
+
+/** What `config.json` says about this provider on the local server. */
+export function localOidcConfig() {
+  return {
+    issuer: LOCAL_ISSUER,
+    clientId: LOCAL_CLIENT_ID,
+    name: 'the local identity provider',
+    // The issuer is a URN (the local JWTs' `iss`), so the endpoints are given rather than discovered.
+    authorizationEndpoint: `${base()}${IDP_PATH}/authorize`,
+    tokenEndpoint: `${base()}${IDP_PATH}/token`,
+  };
+}
+
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
+const NO_STORE = { 'cache-control': 'no-store' };
+const oauthError = (error: string, description: string): Answer => ({
+  status: 400,
+  body: { error, error_description: description },
+  headers: NO_STORE,
+});
+
+/** The authorization request's parameters, checked; a string is why it is refused. */
+function authorizationRequest(q: Record<string, string | undefined>) {
+  if (q.client_id !== LOCAL_CLIENT_ID) return { fatal: 'client_id: not a client of this provider' };
+  if (q.redirect_uri !== localRedirectUri()) return { fatal: 'redirect_uri: not registered for this client' };
+  const redirect = (error: string): Answer => {
+    const to = new URL(q.redirect_uri!);
+    to.searchParams.set('error', error);
+    if (q.state) to.searchParams.set('state', q.state);
+    return { status: 302, body: '', headers: { location: to.toString(), ...NO_STORE } };
+  };
+  if (q.response_type !== 'code') return { refused: redirect('unsupported_response_type') };
+  if (q.code_challenge_method !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge ?? ''))
+    return { refused: redirect('invalid_request') };
+  return {
+    ok: {
+      clientId: q.client_id,
+      redirectUri: q.redirect_uri,
+      challenge: q.code_challenge!,
+      state: q.state ?? '',
+      nonce: q.nonce,
+    },
+  };
+}
+
+const html = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function signInPage(params: Record<string, string>): string {
+  const hidden = Object.entries(params)
+    .map(([k, v]) => `<input type="hidden" name="${html(k)}" value="${html(v)}">`)
+    .join('');
+  const buttons = users
+    .map(
+      (u) =>
+        `<li><button name="user" value="${html(u.userId)}" data-user="${html(u.userId)}"><strong>${html(u.name)}</strong> <span>${html(u.role)} · ${html(u.orgId)} · ${html(u.email)}</span></button></li>`,
+    )
+    .join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in as — local identity provider</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}ul{list-style:none;padding:0}button{display:block;width:100%;text-align:left;padding:.75rem;margin:.5rem 0;font:inherit;cursor:pointer}span{color:#555;font-size:.9em}</style></head><body><h1>Sign in as</h1><p>The local identity provider (<code>npm start</code> only): pick a demo user.</p><form method="post" action="${IDP_PATH}/authorize">${hidden}<ul>${buttons}</ul></form></body></html>`;
+}
+
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
 export const idpHook: LocalHook = {
   name: 'idp',
   async start(ctx) {
     users = demoUsers(ctx.seed);
     stateDir = ctx.stateDir;
   },
-  async handle(method, path, body) {
-    if (path === `${IDP_PATH}/users` && method === 'GET')
-      return { status: 200, body: users, headers: { 'cache-control': 'no-store' } };
-    if (path !== `${IDP_PATH}/token` || method !== 'POST') return undefined;
-    const userId = (body as { userId?: unknown } | null)?.userId;
-    const user = users.find((u) => u.userId === userId);
-    if (!user) return { status: 400, body: { error: 'userId: not one of the demo users' } };
-    const token = await mintToken(await loadOrCreateSigningKey(stateDir), {
-      userId: user.userId,
-      orgId: user.orgId,
-      role: user.role,
-      email: user.email,
-      expiresInSeconds: IDP_TOKEN_TTL_SECONDS,
-    });
-    return {
-      status: 200,
-      body: { token, expiresIn: IDP_TOKEN_TTL_SECONDS },
-      headers: { 'cache-control': 'no-store' },
-    };
+  async handle(method, path, body, query) {
+    if (!path.startsWith(`${IDP_PATH}/`)) return undefined;
+    if (path === `${IDP_PATH}/.well-known/openid-configuration` && method === 'GET')
+      return {
+        status: 200,
+        body: {
+          issuer: LOCAL_ISSUER,
+          authorization_endpoint: `${base()}${IDP_PATH}/authorize`,
+          token_endpoint: `${base()}${IDP_PATH}/token`,
+          jwks_uri: `${base()}/.well-known/jwks.json`,
+          response_types_supported: ['code'],
+          grant_types_supported: ['authorization_code'],
+          code_challenge_methods_supported: ['S256'],
+          token_endpoint_auth_methods_supported: ['none'],
+          subject_types_supported: ['public'],
+          id_token_signing_alg_values_supported: ['RS256'],
+          scopes_supported: ['openid', 'email'],
+        },
+      };
+    if (path === `${IDP_PATH}/authorize` && (method === 'GET' || method === 'POST')) {
+      const q =
+        method === 'GET'
+          ? Object.fromEntries(query ?? [])
+          : ((body && typeof body === 'object' ? body : {}) as Record<string, string | undefined>);
+      const checked = authorizationRequest(q);
+      if (checked.fatal) return oauthError('invalid_request', checked.fatal);
+      if (checked.refused) return checked.refused;
+      const req = checked.ok!;
+      if (method === 'GET') {
+        const { user: _user, ...params } = q as Record<string, string>;
+        return {
+          status: 200,
+          body: signInPage(params),
+          headers: {
+            'content-type': 'text/html; charset=utf-8',
+            'content-security-policy':
+              "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+            ...NO_STORE,
+          },
+        };
+      }
+      const user = users.find((u) => u.userId === q.user);
+      if (!user) return oauthError('invalid_request', 'user: not one of the demo users');
+      const code = randomBytes(32).toString('base64url');
+      codes.set(code, {
+        userId: user.userId,
+        clientId: req.clientId,
+        redirectUri: req.redirectUri,
+        challenge: req.challenge,
+        ...(req.nonce ? { nonce: req.nonce } : {}),
+        expiresAt: Date.now() + CODE_TTL_MS,
+      });
+      const to = new URL(req.redirectUri);
+      to.searchParams.set('code', code);
+      if (req.state) to.searchParams.set('state', req.state);
+      return { status: 302, body: '', headers: { location: to.toString(), ...NO_STORE } };
+    }
+    if (path === `${IDP_PATH}/token` && method === 'POST') {
+      const f = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+      if (f.grant_type !== 'authorization_code')
+        return oauthError('unsupported_grant_type', 'grant_type: authorization_code only');
+      const code = typeof f.code === 'string' ? f.code : '';
+      const grant = codes.get(code);
+      // A code is presented once: whatever the outcome, it is spent.
+      codes.delete(code);
+      if (!grant || grant.expiresAt < Date.now())
+        return oauthError('invalid_grant', 'code: unknown, expired or already used');
+      if (f.client_id !== grant.clientId)
+        return oauthError('invalid_grant', 'client_id: not the code’s client');
+      if (f.redirect_uri !== grant.redirectUri)
+        return oauthError('invalid_grant', 'redirect_uri: not the one the code was issued for');
+      if (typeof f.code_verifier !== 'string' || !/^[A-Za-z0-9._~-]{43,128}$/.test(f.code_verifier))
+        return oauthError('invalid_grant', 'code_verifier: 43 to 128 unreserved characters');
+      if (s256(f.code_verifier) !== grant.challenge)
+        return oauthError('invalid_grant', 'code_verifier: does not match the code_challenge');
+      const user = users.find((u) => u.userId === grant.userId)!;
+      const key = await loadOrCreateSigningKey(stateDir);
+      const claims = {
+        userId: user.userId,
+        orgId: user.orgId,
+        role: user.role,
+        email: user.email,
+        expiresInSeconds: IDP_TOKEN_TTL_SECONDS,
+      };
+      return {
+        status: 200,
+        body: {
+          token_type: 'Bearer',
+          expires_in: IDP_TOKEN_TTL_SECONDS,
+          id_token: await mintToken(key, {
+            ...claims,
+            audience: grant.clientId,
+            ...(grant.nonce ? { nonce: grant.nonce } : {}),
+          }),
+          access_token: await mintToken(key, claims),
+          scope: 'openid email',
+        },
+        headers: NO_STORE,
+      };
+    }
+    return undefined;
   },
 };

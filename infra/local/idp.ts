@@ -38,6 +38,10 @@ export interface MintOptions {
   role?: string;
   expiresInSeconds?: number;
   email?: string;
+  /** The audience (default: the local API's); an ID token's is the client's id. */
+  audience?: string;
+  /** An ID token's `nonce`, echoed from the authorization request. */
+  nonce?: string;
 }
 
 export async function mintToken(key: StoredKey, opts: MintOptions): Promise<string> {
@@ -46,11 +50,12 @@ export async function mintToken(key: StoredKey, opts: MintOptions): Promise<stri
     org_id: opts.orgId,
     ...(opts.role ? { org_role: opts.role } : {}),
     ...(opts.email ? { email: opts.email } : {}),
+    ...(opts.nonce ? { nonce: opts.nonce } : {}),
   })
     .setProtectedHeader({ alg: 'RS256', kid: KID, typ: 'JWT' })
     .setSubject(opts.userId)
     .setIssuer(LOCAL_ISSUER)
-    .setAudience(LOCAL_AUDIENCE)
+    .setAudience(opts.audience ?? LOCAL_AUDIENCE)
     .setIssuedAt()
     .setExpirationTime(`${opts.expiresInSeconds ?? 3600}s`);
   return jwt.sign(privateKey);

@@ -15,6 +15,7 @@ export interface LocalControl {
     method: string,
     path: string,
     body: unknown,
+    query: URLSearchParams,
   ): Promise<{ status: number; body: unknown; headers?: Record<string, string> } | undefined>;
 }
 
@@ -59,9 +60,14 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
 
       // Only the `/_local/*` control routes read a body here; a route's body is parsed by its
       // handler alone, as in AWS (so a costly body costs the local server nothing extra).
+      // A form (the local identity provider's OAuth endpoints) is read as an object of its fields.
       const controlBody =
-        raw.length && url.pathname.startsWith('/_local/') ? safeJson(raw.toString('utf8')) : undefined;
-      const local = await control.handle(method, url.pathname, controlBody);
+        raw.length && url.pathname.startsWith('/_local/')
+          ? /x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')
+            ? Object.fromEntries(new URLSearchParams(raw.toString('utf8')))
+            : safeJson(raw.toString('utf8'))
+          : undefined;
+      const local = await control.handle(method, url.pathname, controlBody, url.searchParams);
       if (local) return send(local.status, local.body, local.headers);
 
       const match = matchRoute(routes, method, url.pathname);

@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   const signingKey = await loadOrCreateSigningKey(args.stateDir);
 
   const server = createLocalServer(routes, {
-    async handle(method, path, body) {
+    async handle(method, path, body, query) {
       if (path === '/.well-known/jwks.json' && method === 'GET')
         return { status: 200, body: jwks(signingKey) };
       if (path === '/_local/health' && method === 'GET')
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
         return { status: drained ? 200 : 504, body: { drained } };
       }
       for (const hook of localHooks) {
-        const answer = await hook.handle?.(method, path, body);
+        const answer = await hook.handle?.(method, path, body, query);
         if (answer) return answer;
       }
       return undefined;

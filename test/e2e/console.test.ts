@@ -422,34 +422,75 @@ describe('the web console in a browser', () => {
     await phone.page.close();
   }, 240_000);
 
-  it('signs in as a demo user through the local identity provider, the JWT kept in this tab only', async () => {
+  it('signs in with the identity provider (OIDC code flow, PKCE) as a demo user, the JWT kept in this tab only', async () => {
     const { page, hosts, errors } = await newPage();
-    await page.goto(`${s().baseUrl}/console/`);
-    await page.waitForSelector('.sign-in-as button', { timeout: 30_000 });
+    const visited: string[] = [];
+    page.on('framenavigated', (f) => {
+      if (f === page.mainFrame()) visited.push(f.url());
+    });
+    await page.goto(`${s().baseUrl}/console/#/alerts`);
+    await page.waitForSelector('button.idp', { timeout: 30_000 });
+    expect(await page.locator('button.idp').textContent()).toBe('Sign in with the local identity provider');
+    await page.screenshot({ path: join(ARTIFACTS, 'sign-in.png'), fullPage: true });
+    await page.click('button.idp');
+    // The identity provider's "sign in as" page, reached with state, nonce and an S256 challenge.
+    await page.waitForSelector('button[data-user]', { timeout: 30_000 });
+    const authorize = new URL(page.url());
+    expect(authorize.pathname).toBe('/_local/idp/authorize');
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(authorize.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(authorize.searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const listed = await page
-      .locator('.sign-in-as button')
+      .locator('button[data-user]')
       .evaluateAll((bs) => bs.map((b) => b.getAttribute('data-user')));
     expect(listed).toEqual([s().users.admin, s().users.member, s().users.outsider]);
-    await page.screenshot({ path: join(ARTIFACTS, 'sign-in.png'), fullPage: true });
-    await page.click(`.sign-in-as button[data-user="${s().users.outsider}"]`);
-    await page.waitForSelector('h1:text("Dashboards")', { timeout: 30_000 });
-    // The credential: a JWT for that user and organisation, in session storage, never in the URL.
+    await page.screenshot({ path: join(ARTIFACTS, 'idp-sign-in-as.png'), fullPage: true });
+    await page.click(`button[data-user="${s().users.outsider}"]`);
+    // Back on the page where sign-in began, signed in.
+    await page.waitForSelector('h1:text("Alerts")', { timeout: 30_000 });
+    expect(visited.some((u) => u.includes('code='))).toBe(true);
+    expect(page.url()).toBe(`${s().baseUrl}/console/#/alerts`);
+    expect(page.url()).not.toContain('code=');
+    // The credential: the ID token for that user and organisation, in session storage only.
     const jwt = (await page.evaluate(() => sessionStorage.getItem('finops.console.credential')))!;
     const claims = JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as {
       sub: string;
       org_id: string;
+      nonce: string;
     };
     expect(claims).toMatchObject({ sub: s().users.outsider, org_id: s().otherOrgId });
-    expect(page.url()).not.toContain(jwt.slice(0, 20));
+    expect(claims.nonce).toBe(authorize.searchParams.get('nonce'));
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    // The pending sign-in (state, nonce, verifier) is gone once used.
+    expect(await page.evaluate(() => sessionStorage.getItem('finops.console.oidc'))).toBeNull();
+    // The history holds no code either: the callback's entry was replaced, so back is the IdP's
+    // page and forward the console's clean address (still signed in: this tab's session).
+    await page.goBack();
+    expect(page.url()).toContain('/_local/idp/authorize?');
+    await page.goForward();
+    expect(page.url()).toBe(`${s().baseUrl}/console/#/alerts`);
+    await page.waitForSelector('h1:text("Alerts")', { timeout: 30_000 });
     // The list is the one the API gives that user (the console test's dashboard of org_acme is there).
+    await page.click('a[href="#/dashboards"]');
     await page.waitForSelector(`a[href="#/dashboards/${dashboardId}"]`, { timeout: 30_000 });
     const phone = await newPage(PHONE);
     await phone.page.goto(`${s().baseUrl}/console/`);
-    await phone.page.waitForSelector('.sign-in-as button', { timeout: 30_000 });
+    await phone.page.waitForSelector('button.idp', { timeout: 30_000 });
     await phone.page.screenshot({ path: join(ARTIFACTS, 'sign-in-phone.png'), fullPage: true });
     await phone.page.close();
     expect([...hosts]).toEqual([new URL(s().baseUrl).host]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('refuses a forged return from the identity provider (state) and leaves no code in the URL', async () => {
+    const { page, errors } = await newPage();
+    await page.goto(`${s().baseUrl}/console/?code=forged&state=forged#/dashboards`);
+    await page.waitForSelector('.signin .error', { timeout: 30_000 });
+    expect(await page.locator('.signin .error').textContent()).toContain('not started in this tab');
+    expect(page.url()).toBe(`${s().baseUrl}/console/#/dashboards`);
+    expect(await page.evaluate(() => sessionStorage.getItem('finops.console.credential'))).toBeNull();
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

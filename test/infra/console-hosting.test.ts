@@ -1,6 +1,9 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { CONSOLE_CORS_HEADERS } from '../../infra/constructs/console-hosting';
+import { CONSOLE_CORS_HEADERS, oidcConnectOrigins } from '../../infra/constructs/console-hosting';
+import { DeployConfigError } from '../../infra/constructs/deploy-config';
 import { type BuiltStack, buildStack, resourcesOf, WEB_CONSOLE_PREFIX } from './support';
 
 type CfnResource = ReturnType<typeof resourcesOf>[string];
@@ -85,6 +88,10 @@ describe('web console hosting', () => {
     const [apiId] = one('AWS::ApiGatewayV2::Api');
     // connect-src: the page's own origin (config.json) and the API's execute-api origin, nothing else.
     expect(csp).toMatch(/connect-src 'self' https:\/\/"/);
+    // Without an identity provider configured, no other host: the directive ends after the API.
+    expect(csp).toMatch(
+      /connect-src 'self' https:\/\/",\{"Ref":"[^"]+"\},"\.execute-api\.",\{"Ref":"AWS::Region"\},"\.",\{"Ref":"AWS::URLSuffix"\},"; object-src/,
+    );
     expect(csp).toContain(JSON.stringify({ Ref: apiId }));
     expect(csp).toContain('.execute-api.');
     expect(csp).toContain("frame-ancestors 'none'");
@@ -183,5 +190,70 @@ describe('web console hosting', () => {
       })),
     );
     expect(findings).toEqual([]);
+  });
+});
+
+/** The console's OpenID Connect sign-in: config.json's `oidc` and the token endpoint in the CSP. */
+describe('web console sign-in with an identity provider', () => {
+  const cspOf = (b: BuiltStack): string => {
+    const [, rhp] = Object.entries(resourcesOf(b.template, 'AWS::CloudFront::ResponseHeadersPolicy'))[0]!;
+    return JSON.stringify(
+      (rhp.Properties!.ResponseHeadersPolicyConfig as Json).SecurityHeadersConfig.ContentSecurityPolicy
+        .ContentSecurityPolicy,
+    );
+  };
+
+  it("adds the token endpoint's origin to connect-src, and passes the IdP to config.json", () => {
+    const b = buildStack('prod', {
+      context: {
+        consoleOidcIssuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Abc',
+        consoleOidcClientId: 'finops-console',
+        consoleOidcAuthorizationEndpoint: 'https://acme.auth.eu-west-1.amazoncognito.com/oauth2/authorize',
+        consoleOidcTokenEndpoint: 'https://acme.auth.eu-west-1.amazoncognito.com/oauth2/token',
+      },
+    });
+    const csp = cspOf(b);
+    const connect = /connect-src ([^;]*);/.exec(csp)![1]!;
+    expect(connect).toContain(' https://acme.auth.eu-west-1.amazoncognito.com');
+    // Both endpoints given: no discovery, so the issuer's host is not reachable.
+    expect(connect).not.toContain('cognito-idp');
+    expect(connect).not.toContain('/oauth2');
+    // config.json (a staged asset of the deployment) carries the IdP: issuer, client, endpoints.
+    const configs = readdirSync(b.app.outdir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('config.json'))
+      .map((f) => JSON.parse(readFileSync(join(b.app.outdir, f), 'utf8')) as Json);
+    expect(configs.map((c) => c.oidc)).toEqual([
+      {
+        issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Abc',
+        clientId: 'finops-console',
+        authorizationEndpoint: 'https://acme.auth.eu-west-1.amazoncognito.com/oauth2/authorize',
+        tokenEndpoint: 'https://acme.auth.eu-west-1.amazoncognito.com/oauth2/token',
+      },
+    ]);
+  }, 120_000);
+
+  it('reaches the issuer for discovery when an endpoint is not given', () => {
+    expect(oidcConnectOrigins(undefined)).toEqual([]);
+    expect(oidcConnectOrigins({ issuer: 'https://login.acme.test/realms/finops', clientId: 'c' })).toEqual([
+      'https://login.acme.test',
+    ]);
+    expect(
+      oidcConnectOrigins({
+        issuer: 'https://login.acme.test/',
+        clientId: 'c',
+        tokenEndpoint: 'https://sso.acme.test/token',
+      }),
+    ).toEqual(['https://login.acme.test', 'https://sso.acme.test']);
+  });
+
+  it('refuses half a configuration or a non-https IdP at synth', () => {
+    expect(() => buildStack('prod', { context: { consoleOidcIssuer: 'https://login.acme.test/' } })).toThrow(
+      DeployConfigError,
+    );
+    expect(() =>
+      buildStack('prod', {
+        context: { consoleOidcIssuer: 'http://login.acme.test/', consoleOidcClientId: 'c' },
+      }),
+    ).toThrow(/must be an https URL/);
   });
 });

@@ -93,6 +93,14 @@ describe('alert page shaping', () => {
     expect(series[1]!.data).toEqual(DAILY);
     expect(series[1]!.markLine!.data.map((d) => d.yAxis)).toEqual([500]);
     expect(series[0]!.markLine).toBeUndefined();
+    // The threshold's label sits right of the plot (not over the last days), with room kept for it.
+    const label = (
+      series[1]!.markLine!.data[0] as unknown as { label: { position: string; formatter: string } }
+    ).label;
+    expect(label.position).toBe('end');
+    const widest = Math.max(...label.formatter.split('\n').map((l) => l.length));
+    expect(o.grid.right).toBeGreaterThanOrEqual(widest * 7);
+    expect(alertChartOption(alert({ evaluationPeriod: 'MONTHLY' }))!.grid.right).toBe(24);
     // The marker sits on the main query's value on the days over 500, nowhere else.
     expect(series[2]!.data).toEqual(DAILY.map((x) => ((x ?? 0) > 500 ? x : null)));
     expect(o.xAxis.data).toEqual(DATES);

@@ -285,12 +285,11 @@ describe('explorer form → request the API accepts', () => {
 });
 
 describe('credential refusal', () => {
-  it('signs out on the gateway refusing the credential, not on a handler refusing the action', () => {
-    expect(isCredentialRefused(401, { message: 'Unauthorized' })).toBe(true);
-    expect(isCredentialRefused(403, { message: 'Forbidden' })).toBe(true);
-    expect(isCredentialRefused(403, { error: 'FORBIDDEN' })).toBe(false);
-    expect(isCredentialRefused(404, { error: 'NOT_FOUND' })).toBe(false);
-    expect(isCredentialRefused(403, undefined)).toBe(false);
+  it('signs out on a refused credential (401), not on a role refusal (403)', () => {
+    // Every bad credential is 401 from the route; a 403 is a role refusal and keeps the session.
+    expect(isCredentialRefused(401)).toBe(true);
+    expect(isCredentialRefused(403)).toBe(false);
+    expect(isCredentialRefused(404)).toBe(false);
   });
 });
 
