@@ -1,6 +1,6 @@
 import { bundleConsole, CONTENT_TYPES } from '../../console/bundle';
-import type { LocalHook } from './hooks';
 import { localOidcConfig } from './idp-hook';
+import type { LocalHook } from './local-hook';
 
 /** Where the local server serves the web console: the API's own origin, so no CORS is needed. */
 export const CONSOLE_PATH = '/console/';

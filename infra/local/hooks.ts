@@ -1,23 +1,8 @@
 import { consoleHook } from './console-hook';
 import { idpHook } from './idp-hook';
+import type { LocalHook } from './local-hook';
 import { openApiHook } from './openapi-hook';
-import type { DemoSeed } from './seed';
 import { warehouseHook } from './warehouse-hook';
 
-/**
- * Extension points of the local runtime for areas that need more than tables and queues (for
- * example the warehouse seeding its DuckDB file, or an ingestion folder watcher). Each hook
- * may start things after the demo seed and may answer extra `/_local/*` routes.
- */
-export interface LocalHook {
-  name: string;
-  start?(ctx: { stateDir: string; seed: DemoSeed; stoppers: (() => Promise<void> | void)[] }): Promise<void>;
-  handle?(
-    method: string,
-    path: string,
-    body: unknown,
-    query?: URLSearchParams,
-  ): Promise<{ status: number; body: unknown; headers?: Record<string, string> } | undefined>;
-}
-
+/** The hooks the local runtime runs, in this order (their interface: ./local-hook.ts). */
 export const localHooks: LocalHook[] = [openApiHook, warehouseHook, consoleHook, idpHook];

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { LocalHook } from './hooks';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, mintToken } from './idp';
+import type { LocalHook } from './local-hook';
 import type { DemoSeed } from './seed';
 
 /**

@@ -1,6 +1,6 @@
 import { buildOpenApi, type OpenApiDocument } from '../../shared/openapi';
 import { routes } from '../../shared/routes';
-import type { LocalHook } from './hooks';
+import type { LocalHook } from './local-hook';
 
 let doc: OpenApiDocument | undefined;
 

@@ -13,7 +13,7 @@ import { log } from '../../shared/log';
 import { type GeneratorOptions, recentMonths, writeFocusCsv } from '../../shared/warehouse/generator';
 import { LOCAL_BUCKET_NAME } from '../../shared/warehouse/object-store';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
-import type { LocalHook } from './hooks';
+import type { LocalHook } from './local-hook';
 
 /**
  * The warehouse's part of `npm start`:
