@@ -391,20 +391,29 @@ describe('the web console in a browser', () => {
     const log = await api<{
       items: { destination: string; status: string; trigger: string; attempts: number }[];
     }>('GET', `/reports/${id}/deliveries`, { token });
-    expect(log.body.items).toHaveLength(1);
-    expect(log.body.items[0]).toMatchObject({ destination: to, status: 'SENT', trigger: 'MANUAL' });
-    const cells = await page.locator('table.deliveries tbody tr').first().locator('td').allTextContents();
-    expect(cells.slice(1, 5)).toEqual([
+    // Other suites tick the report sweep with clocks days ahead over the same organisation, so a
+    // scheduled run of this report may be in the log too: the "Send now" one is checked.
+    const manual = log.body.items.filter((d) => d.trigger === 'MANUAL');
+    expect(manual).toHaveLength(1);
+    expect(manual[0]).toMatchObject({ destination: to, status: 'SENT' });
+    const rows = await page
+      .locator('table.deliveries tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+      );
+    expect(rows.map((cells) => cells.slice(1, 5))).toContainEqual([
       'Send now',
       `E-mail ${to}`,
       'SENT',
-      String(log.body.items[0]!.attempts),
+      String(manual[0]!.attempts),
     ]);
-    // The e-mail really went out (the SES emulator's store).
+    // The e-mail really went out (the SES emulator's store): one per delivery the log says was sent.
     const { emails } = (await (await fetch(s().mailUrl)).json()) as {
       emails: { destination: { to: string[] } }[];
     };
-    expect(emails.filter((e) => e.destination.to.some((t) => t.includes(to)))).toHaveLength(1);
+    expect(emails.filter((e) => e.destination.to.some((t) => t.includes(to)))).toHaveLength(
+      log.body.items.filter((d) => d.status === 'SENT').length,
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'report.png'), fullPage: true });
     expect([...hosts]).toEqual([new URL(s().baseUrl).host]);
     expect(errors).toEqual([]);
