@@ -1,5 +1,5 @@
 /** The alerts pages: the list (`#/alerts`) and one alert (`#/alerts/{id}`): chart, days, history, actions. */
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import {
   type AlertWidgetData,
   alertChartOption,
@@ -144,6 +144,12 @@ function AlertSummary({ alert, onChanged }: { alert: AlertWidgetData; onChanged:
       setConfirmArchive(false);
     }
   };
+  // The button pressed is disabled, then replaced (Snooze ↔ Unsnooze): focus goes to the outcome so a
+  // keyboard user is not dropped at the top of the document.
+  const said = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (message) said.current?.focus();
+  }, [message]);
   const snoozed = isSnoozed(alert, now);
   return (
     <div class="card summary">
@@ -220,7 +226,12 @@ function AlertSummary({ alert, onChanged }: { alert: AlertWidgetData; onChanged:
         </div>
       )}
       {message && (
-        <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+        <p
+          ref={said}
+          tabIndex={-1}
+          class={message.ok ? 'ok' : 'error'}
+          role={message.ok ? 'status' : 'alert'}
+        >
           {message.text}
         </p>
       )}
