@@ -19,7 +19,7 @@ import { api } from './api';
 import { Canvas } from './chart';
 import { describe, useAsync } from './hooks';
 import { utc } from './reports-shape';
-import { BackLink, ErrorPage, Loaded } from './ui';
+import { ArchivableList, BackLink, ErrorPage, Loaded } from './ui';
 
 function status(a: CostAlert, now: Date): string {
   if (a.archivedAt) return `Archived ${utc(a.archivedAt)}`;
@@ -28,48 +28,30 @@ function status(a: CostAlert, now: Date): string {
 }
 
 export function AlertList() {
-  const [archived, setArchived] = useState(false);
-  const list = useAsync(() => api.alerts(archived), [archived]);
   const now = new Date();
   return (
-    <section>
-      <h1>Alerts</h1>
-      <div class="filters">
-        <label>
-          <input
-            type="checkbox"
-            checked={archived}
-            onChange={(e) => setArchived((e.target as HTMLInputElement).checked)}
-          />{' '}
-          Show archived alerts
-        </label>
-      </div>
-      <Loaded
-        state={list}
-        loading="Loading alerts…"
-        empty={
-          <>
-            No cost alerts yet. Create one with <code>POST /alerts-v2/costAlerts</code> (docs/alerts.md).
-          </>
-        }
-      >
-        {(items) => (
-          <ul class="dash-list alert-list">
-            {items.map((a) => (
-              <li key={a.id}>
-                <a href={`#/alerts/${encodeURIComponent(a.id)}`}>{a.name}</a>
-                <span class="meta">
-                  {alertKind(a)} · {a.evaluationPeriod.toLowerCase()} · {a.currency} · {a.notificationChannel}
-                </span>
-                <span class={`badge ${a.archivedAt ? 'off' : isSnoozed(a, now) ? 'warn' : 'on'}`}>
-                  {status(a, now)}
-                </span>
-              </li>
-            ))}
-          </ul>
-        )}
-      </Loaded>
-    </section>
+    <ArchivableList
+      title="Alerts"
+      noun="alerts"
+      load={(archived) => api.alerts(archived)}
+      listClass="alert-list"
+      empty={
+        <>
+          No cost alerts yet. Create one with <code>POST /alerts-v2/costAlerts</code> (docs/alerts.md).
+        </>
+      }
+      item={(a) => (
+        <>
+          <a href={`#/alerts/${encodeURIComponent(a.id)}`}>{a.name}</a>
+          <span class="meta">
+            {alertKind(a)} · {a.evaluationPeriod.toLowerCase()} · {a.currency} · {a.notificationChannel}
+          </span>
+          <span class={`badge ${a.archivedAt ? 'off' : isSnoozed(a, now) ? 'warn' : 'on'}`}>
+            {status(a, now)}
+          </span>
+        </>
+      )}
+    />
   );
 }
 

@@ -15,50 +15,32 @@ import {
   WEEKDAYS,
   widgetsText,
 } from './reports-shape';
-import { BackLink, ErrorPage, Loaded } from './ui';
+import { ArchivableList, BackLink, ErrorPage, Loaded } from './ui';
 
 export function ReportList() {
-  const [archived, setArchived] = useState(false);
-  const list = useAsync(() => api.reports(archived), [archived]);
   return (
-    <section>
-      <h1>Reports</h1>
-      <div class="filters">
-        <label>
-          <input
-            type="checkbox"
-            checked={archived}
-            onChange={(e) => setArchived((e.target as HTMLInputElement).checked)}
-          />{' '}
-          Show archived reports
-        </label>
-      </div>
-      <Loaded
-        state={list}
-        loading="Loading reports…"
-        empty={
-          <>
-            No reports yet. Create one with <code>POST /reports</code> (docs/reports.md).
-          </>
-        }
-      >
-        {(items) => (
-          <ul class="dash-list report-list">
-            {items.map((r) => (
-              <li key={r.id}>
-                <a href={`#/reports/${encodeURIComponent(r.id)}`}>{r.name}</a>
-                <span class="meta">
-                  {scheduleText(r)} · {r.type} · {r.destinations.length} destination
-                  {r.destinations.length === 1 ? '' : 's'}
-                  {r.nextRunAt ? ` · next ${utc(r.nextRunAt)}` : ''}
-                </span>
-                {r.archivedAt && <span class="badge off">Archived</span>}
-              </li>
-            ))}
-          </ul>
-        )}
-      </Loaded>
-    </section>
+    <ArchivableList
+      title="Reports"
+      noun="reports"
+      load={(archived) => api.reports(archived)}
+      listClass="report-list"
+      empty={
+        <>
+          No reports yet. Create one with <code>POST /reports</code> (docs/reports.md).
+        </>
+      }
+      item={(r) => (
+        <>
+          <a href={`#/reports/${encodeURIComponent(r.id)}`}>{r.name}</a>
+          <span class="meta">
+            {scheduleText(r)} · {r.type} · {r.destinations.length} destination
+            {r.destinations.length === 1 ? '' : 's'}
+            {r.nextRunAt ? ` · next ${utc(r.nextRunAt)}` : ''}
+          </span>
+          {r.archivedAt && <span class="badge off">Archived</span>}
+        </>
+      )}
+    />
   );
 }
 

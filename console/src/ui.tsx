@@ -1,6 +1,7 @@
-/** Blocks every page shares: a loaded list (loading / error / empty / items) and the "← back" link. */
+/** Blocks the pages share: a loaded list (loading / error / empty / items), a list with archived ones, the "← back" link. */
 import type { ComponentChildren } from 'preact';
-import type { State } from './hooks';
+import { useState } from 'preact/hooks';
+import { type State, useAsync } from './hooks';
 
 /**
  * The loading text while `state` loads, its error (announced), `empty` when the list is empty,
@@ -42,6 +43,47 @@ export function ErrorPage(p: { href: string; back: string; message: string }) {
     <section>
       <BackLink href={p.href}>{p.back}</BackLink>
       <ErrorText message={p.message} />
+    </section>
+  );
+}
+
+/**
+ * A list page whose items can be archived (alerts, reports): the heading, a "Show archived …"
+ * checkbox that reloads the list, and one `<li>` per item drawn by `item`.
+ */
+export function ArchivableList<T extends { id: string }>(p: {
+  title: string;
+  /** Plural, lower case: "alerts". */
+  noun: string;
+  load: (archived: boolean) => Promise<{ items: T[] }>;
+  empty: ComponentChildren;
+  listClass: string;
+  item: (x: T) => ComponentChildren;
+}) {
+  const [archived, setArchived] = useState(false);
+  const list = useAsync(() => p.load(archived), [archived]);
+  return (
+    <section>
+      <h1>{p.title}</h1>
+      <div class="filters">
+        <label>
+          <input
+            type="checkbox"
+            checked={archived}
+            onChange={(e) => setArchived((e.target as HTMLInputElement).checked)}
+          />{' '}
+          Show archived {p.noun}
+        </label>
+      </div>
+      <Loaded state={list} loading={`Loading ${p.noun}…`} empty={p.empty}>
+        {(items) => (
+          <ul class={`dash-list ${p.listClass}`}>
+            {items.map((x) => (
+              <li key={x.id}>{p.item(x)}</li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
     </section>
   );
 }

@@ -84,6 +84,17 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** A DAILY threshold alert in USD that e-mails one made-up address. */
+const alertBody = (name: string, extra: Parameters<typeof thresholdBody>[0] = {}) =>
+  thresholdBody({
+    name,
+    currency: 'USD',
+    notificationChannel: 'EMAIL',
+    slackChannelId: null,
+    emails: [`${name.replace(/\W+/g, '-').toLowerCase()}@example.com`],
+    ...extra,
+  });
+
 const PHONE = { width: 390, height: 844 };
 
 async function newPage(
@@ -296,13 +307,7 @@ describe('the web console in a browser', () => {
     const token = key();
     const made = await api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
       token,
-      body: thresholdBody({
-        name: `Console alert ${run}`,
-        currency: 'USD',
-        notificationChannel: 'EMAIL',
-        slackChannelId: null,
-        emails: [`console-alert-${run}@example.com`],
-      }),
+      body: alertBody(`Console alert ${run}`),
     });
     expect(made.status).toBe(201);
     const id = made.body.id;
@@ -324,12 +329,7 @@ describe('the web console in a browser', () => {
     const threshold = Math.round(lastSpend * 0.9 * 100) / 100;
     const updated = await api('PUT', `/alerts-v2/costAlerts/${id}`, {
       token,
-      body: thresholdBody({
-        name: `Console alert ${run}`,
-        currency: 'USD',
-        notificationChannel: 'EMAIL',
-        slackChannelId: null,
-        emails: [`console-alert-${run}@example.com`],
+      body: alertBody(`Console alert ${run}`, {
         thresholds: [
           {
             value: threshold,
@@ -586,13 +586,7 @@ describe('the web console in a browser', () => {
     const name = `Keyboard alert ${run}`;
     const made = await api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
       token,
-      body: thresholdBody({
-        name,
-        currency: 'USD',
-        notificationChannel: 'EMAIL',
-        slackChannelId: null,
-        emails: [`console-kbd-${run}@example.com`],
-      }),
+      body: alertBody(name),
     });
     expect(made.status).toBe(201);
     const id = made.body.id;
