@@ -32,7 +32,6 @@ export function AlertList() {
   return (
     <ArchivableList
       title="Alerts"
-      noun="alerts"
       load={(archived) => api.alerts(archived)}
       listClass="alert-list"
       empty={

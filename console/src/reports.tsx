@@ -21,7 +21,6 @@ export function ReportList() {
   return (
     <ArchivableList
       title="Reports"
-      noun="reports"
       load={(archived) => api.reports(archived)}
       listClass="report-list"
       empty={

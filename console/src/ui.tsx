@@ -52,9 +52,8 @@ export function ErrorPage(p: { href: string; back: string; message: string }) {
  * checkbox that reloads the list, and one `<li>` per item drawn by `item`.
  */
 export function ArchivableList<T extends { id: string }>(p: {
+  /** Plural: "Alerts" (also "Show archived alerts", "Loading alerts…"). */
   title: string;
-  /** Plural, lower case: "alerts". */
-  noun: string;
   load: (archived: boolean) => Promise<{ items: T[] }>;
   empty: ComponentChildren;
   listClass: string;
@@ -62,6 +61,7 @@ export function ArchivableList<T extends { id: string }>(p: {
 }) {
   const [archived, setArchived] = useState(false);
   const list = useAsync(() => p.load(archived), [archived]);
+  const noun = p.title.toLowerCase();
   return (
     <section>
       <h1>{p.title}</h1>
@@ -72,10 +72,10 @@ export function ArchivableList<T extends { id: string }>(p: {
             checked={archived}
             onChange={(e) => setArchived((e.target as HTMLInputElement).checked)}
           />{' '}
-          Show archived {p.noun}
+          Show archived {noun}
         </label>
       </div>
-      <Loaded state={list} loading={`Loading ${p.noun}…`} empty={p.empty}>
+      <Loaded state={list} loading={`Loading ${noun}…`} empty={p.empty}>
         {(items) => (
           <ul class={`dash-list ${p.listClass}`}>
             {items.map((x) => (
