@@ -1,5 +1,5 @@
 /** The alerts pages: the list (`#/alerts`) and one alert (`#/alerts/{id}`): chart, days, history, actions. */
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import {
   type AlertWidgetData,
   alertChartOption,
@@ -19,6 +19,7 @@ import { api } from './api';
 import { Canvas } from './chart';
 import { describe, useAsync } from './hooks';
 import { utc } from './reports-shape';
+import { ArchivableList, BackLink, ErrorPage, Loaded } from './ui';
 
 function status(a: CostAlert, now: Date): string {
   if (a.archivedAt) return `Archived ${utc(a.archivedAt)}`;
@@ -27,49 +28,29 @@ function status(a: CostAlert, now: Date): string {
 }
 
 export function AlertList() {
-  const [archived, setArchived] = useState(false);
-  const list = useAsync(() => api.alerts(archived), [archived]);
   const now = new Date();
   return (
-    <section>
-      <h1>Alerts</h1>
-      <div class="filters">
-        <label>
-          <input
-            type="checkbox"
-            checked={archived}
-            onChange={(e) => setArchived((e.target as HTMLInputElement).checked)}
-          />{' '}
-          Show archived alerts
-        </label>
-      </div>
-      {list.status === 'loading' && <p class="loading">Loading alerts…</p>}
-      {list.status === 'error' && (
-        <p class="error" role="alert">
-          {list.message}
-        </p>
-      )}
-      {list.status === 'ok' && list.value.items.length === 0 && (
-        <p class="empty">
+    <ArchivableList
+      title="Alerts"
+      load={(archived) => api.alerts(archived)}
+      listClass="alert-list"
+      empty={
+        <>
           No cost alerts yet. Create one with <code>POST /alerts-v2/costAlerts</code> (docs/alerts.md).
-        </p>
+        </>
+      }
+      item={(a) => (
+        <>
+          <a href={`#/alerts/${encodeURIComponent(a.id)}`}>{a.name}</a>
+          <span class="meta">
+            {alertKind(a)} · {a.evaluationPeriod.toLowerCase()} · {a.currency} · {a.notificationChannel}
+          </span>
+          <span class={`badge ${a.archivedAt ? 'off' : isSnoozed(a, now) ? 'warn' : 'on'}`}>
+            {status(a, now)}
+          </span>
+        </>
       )}
-      {list.status === 'ok' && list.value.items.length > 0 && (
-        <ul class="dash-list alert-list">
-          {list.value.items.map((a) => (
-            <li key={a.id}>
-              <a href={`#/alerts/${encodeURIComponent(a.id)}`}>{a.name}</a>
-              <span class="meta">
-                {alertKind(a)} · {a.evaluationPeriod.toLowerCase()} · {a.currency} · {a.notificationChannel}
-              </span>
-              <span class={`badge ${a.archivedAt ? 'off' : isSnoozed(a, now) ? 'warn' : 'on'}`}>
-                {status(a, now)}
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
+    />
   );
 }
 
@@ -78,63 +59,48 @@ export function AlertPage({ id }: { id: string }) {
   const data = useAsync(() => api.alertWidgetData(id), [id, reload], true);
   const history = useAsync(() => api.alertHistory(id), [id, reload], true);
   if (data.status === 'loading') return <p class="loading">Loading the alert…</p>;
-  if (data.status === 'error')
-    return (
-      <section>
-        <p>
-          <a href="#/alerts">← Alerts</a>
-        </p>
-        <p class="error" role="alert">
-          {data.message}
-        </p>
-      </section>
-    );
+  if (data.status === 'error') return <ErrorPage href="#/alerts" back="Alerts" message={data.message} />;
   const d = data.value;
   return (
     <section>
-      <p>
-        <a href="#/alerts">← Alerts</a>
-      </p>
+      <BackLink href="#/alerts">Alerts</BackLink>
       <h1>{d.name}</h1>
       {d.description && <p>{d.description}</p>}
       <AlertSummary alert={d} onChanged={() => setReload(reload + 1)} />
       <AlertSeries data={d} />
       <h2>History</h2>
-      {history.status === 'loading' && <p class="loading">Loading the history…</p>}
-      {history.status === 'error' && (
-        <p class="error" role="alert">
-          {history.message}
-        </p>
-      )}
-      {history.status === 'ok' && history.value.items.length === 0 && (
-        <p class="empty">Not evaluated yet (a new alert is evaluated at the next sweep).</p>
-      )}
-      {history.status === 'ok' && history.value.items.length > 0 && (
-        <div class="table-wrap card">
-          <table class="history stack">
-            <thead>
-              <tr>
-                <th scope="col">Billing day</th>
-                <th scope="col">Evaluated</th>
-                <th scope="col">Figures</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Notification</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.value.items.map((e) => (
-                <tr key={e.evaluatedAt} class={e.notificationId ? 'fired' : ''}>
-                  <td data-label="Billing day">{e.evaluatedDay}</td>
-                  <td data-label="Evaluated">{utc(e.evaluatedAt)}</td>
-                  <td data-label="Figures">{evaluationValues(e, d.currency)}</td>
-                  <td data-label="Outcome">{evaluationOutcome(e)}</td>
-                  <td data-label="Notification">{e.notificationId ?? '—'}</td>
+      <Loaded
+        state={history}
+        loading="Loading the history…"
+        empty="Not evaluated yet (a new alert is evaluated at the next sweep)."
+      >
+        {(items) => (
+          <div class="table-wrap card">
+            <table class="history stack">
+              <thead>
+                <tr>
+                  <th scope="col">Billing day</th>
+                  <th scope="col">Evaluated</th>
+                  <th scope="col">Figures</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Notification</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((e) => (
+                  <tr key={e.evaluatedAt} class={e.notificationId ? 'fired' : ''}>
+                    <td data-label="Billing day">{e.evaluatedDay}</td>
+                    <td data-label="Evaluated">{utc(e.evaluatedAt)}</td>
+                    <td data-label="Figures">{evaluationValues(e, d.currency)}</td>
+                    <td data-label="Outcome">{evaluationOutcome(e)}</td>
+                    <td data-label="Notification">{e.notificationId ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
     </section>
   );
 }
@@ -159,6 +125,12 @@ function AlertSummary({ alert, onChanged }: { alert: AlertWidgetData; onChanged:
       setConfirmArchive(false);
     }
   };
+  // The button pressed is disabled, then replaced (Snooze ↔ Unsnooze): focus goes to the outcome so a
+  // keyboard user is not dropped at the top of the document.
+  const said = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (message) said.current?.focus();
+  }, [message]);
   const snoozed = isSnoozed(alert, now);
   return (
     <div class="card summary">
@@ -235,7 +207,12 @@ function AlertSummary({ alert, onChanged }: { alert: AlertWidgetData; onChanged:
         </div>
       )}
       {message && (
-        <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+        <p
+          ref={said}
+          tabIndex={-1}
+          class={message.ok ? 'ok' : 'error'}
+          role={message.ok ? 'status' : 'alert'}
+        >
           {message.text}
         </p>
       )}

@@ -30,6 +30,7 @@ import {
   widgetSpec,
   withPreset,
 } from './shape';
+import { ErrorText, Loaded } from './ui';
 
 const ROW_PX = 90;
 
@@ -41,6 +42,39 @@ function useHash(): string {
     return () => removeEventListener('hashchange', f);
   }, []);
   return hash;
+}
+
+/**
+ * After a route change (not the first page), focus moves to the new page's heading once it is drawn
+ * (pages load first), so a keyboard or screen-reader user starts at the page, not the old link.
+ */
+function useFocusOnRouteChange(hash: string, signedIn: boolean): void {
+  const first = useRef(true);
+  useEffect(() => {
+    if (!signedIn) return;
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const main = document.getElementById('main');
+    if (!main) return;
+    const focusHeading = () => {
+      const h1 = main.querySelector('h1');
+      if (!h1) return false;
+      h1.tabIndex = -1;
+      h1.focus();
+      return true;
+    };
+    if (focusHeading()) return;
+    const mo = new MutationObserver(() => focusHeading() && stop());
+    const t = setTimeout(() => stop(), 15_000);
+    const stop = () => {
+      mo.disconnect();
+      clearTimeout(t);
+    };
+    mo.observe(main, { childList: true, subtree: true });
+    return stop;
+  }, [hash, signedIn]);
 }
 
 /** `callback`: the identity provider's answer, already taken out of the address bar (main.tsx). */
@@ -56,6 +90,7 @@ export function App({ callback = { kind: 'none' } }: { callback?: Callback }) {
     [],
   );
   const hash = useHash();
+  useFocusOnRouteChange(hash, signedIn);
   if (!signedIn)
     return (
       <SignIn
@@ -72,6 +107,10 @@ export function App({ callback = { kind: 'none' } }: { callback?: Callback }) {
   const report = /^#\/reports\/([^/]+)$/.exec(hash);
   return (
     <div class="app">
+      {/* A button, not `href="#main"`: the hash is the route. */}
+      <button type="button" class="skip" onClick={() => document.getElementById('main')?.focus()}>
+        Skip to content
+      </button>
       <header class="top">
         <strong class="brand">FinOps console</strong>
         <nav aria-label="Main">
@@ -102,7 +141,7 @@ export function App({ callback = { kind: 'none' } }: { callback?: Callback }) {
           Sign out
         </button>
       </header>
-      <main>
+      <main id="main" tabIndex={-1}>
         {dash ? (
           <DashboardPage id={decodeURIComponent(dash[1]!)} />
         ) : hash === '#/explorer' ? (
@@ -253,31 +292,30 @@ function DashboardList() {
           />
         </label>
       </div>
-      {list.status === 'loading' && <p class="loading">Loading dashboards…</p>}
-      {list.status === 'error' && (
-        <p class="error" role="alert">
-          {list.message}
-        </p>
-      )}
-      {list.status === 'ok' && list.value.items.length === 0 && (
-        <p class="empty">
-          No dashboards yet. Build a query in the <a href="#/explorer">explorer</a> and save it to a new
-          dashboard.
-        </p>
-      )}
-      {list.status === 'ok' && list.value.items.length > 0 && (
-        <ul class="dash-list">
-          {list.value.items.map((d) => (
-            <li key={d.id}>
-              <a href={`#/dashboards/${encodeURIComponent(d.id)}`}>{d.name}</a>
-              <span class="meta">
-                {d.type} · {d.widgetCount ?? 0} widgets{d.teamId ? ` · ${d.teamId}` : ''} · updated{' '}
-                {d.updatedAt?.slice(0, 10)}
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
+      <Loaded
+        state={list}
+        loading="Loading dashboards…"
+        empty={
+          <>
+            No dashboards yet. Build a query in the <a href="#/explorer">explorer</a> and save it to a new
+            dashboard.
+          </>
+        }
+      >
+        {(items) => (
+          <ul class="dash-list">
+            {items.map((d) => (
+              <li key={d.id}>
+                <a href={`#/dashboards/${encodeURIComponent(d.id)}`}>{d.name}</a>
+                <span class="meta">
+                  {d.type} · {d.widgetCount ?? 0} widgets{d.teamId ? ` · ${d.teamId}` : ''} · updated{' '}
+                  {d.updatedAt?.slice(0, 10)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
     </section>
   );
 }
@@ -287,12 +325,7 @@ function DashboardPage({ id }: { id: string }) {
   const [preset, setPreset] = useState('');
   const [showVersions, setShowVersions] = useState(false);
   if (dash.status === 'loading') return <p class="loading">Loading dashboard…</p>;
-  if (dash.status === 'error')
-    return (
-      <p class="error" role="alert">
-        {dash.message}
-      </p>
-    );
+  if (dash.status === 'error') return <ErrorText message={dash.message} />;
   const d = dash.value;
   return (
     <section>

@@ -15,50 +15,31 @@ import {
   WEEKDAYS,
   widgetsText,
 } from './reports-shape';
+import { ArchivableList, BackLink, ErrorPage, Loaded } from './ui';
 
 export function ReportList() {
-  const [archived, setArchived] = useState(false);
-  const list = useAsync(() => api.reports(archived), [archived]);
   return (
-    <section>
-      <h1>Reports</h1>
-      <div class="filters">
-        <label>
-          <input
-            type="checkbox"
-            checked={archived}
-            onChange={(e) => setArchived((e.target as HTMLInputElement).checked)}
-          />{' '}
-          Show archived reports
-        </label>
-      </div>
-      {list.status === 'loading' && <p class="loading">Loading reports…</p>}
-      {list.status === 'error' && (
-        <p class="error" role="alert">
-          {list.message}
-        </p>
-      )}
-      {list.status === 'ok' && list.value.items.length === 0 && (
-        <p class="empty">
+    <ArchivableList
+      title="Reports"
+      load={(archived) => api.reports(archived)}
+      listClass="report-list"
+      empty={
+        <>
           No reports yet. Create one with <code>POST /reports</code> (docs/reports.md).
-        </p>
+        </>
+      }
+      item={(r) => (
+        <>
+          <a href={`#/reports/${encodeURIComponent(r.id)}`}>{r.name}</a>
+          <span class="meta">
+            {scheduleText(r)} · {r.type} · {r.destinations.length} destination
+            {r.destinations.length === 1 ? '' : 's'}
+            {r.nextRunAt ? ` · next ${utc(r.nextRunAt)}` : ''}
+          </span>
+          {r.archivedAt && <span class="badge off">Archived</span>}
+        </>
       )}
-      {list.status === 'ok' && list.value.items.length > 0 && (
-        <ul class="dash-list report-list">
-          {list.value.items.map((r) => (
-            <li key={r.id}>
-              <a href={`#/reports/${encodeURIComponent(r.id)}`}>{r.name}</a>
-              <span class="meta">
-                {scheduleText(r)} · {r.type} · {r.destinations.length} destination
-                {r.destinations.length === 1 ? '' : 's'}
-                {r.nextRunAt ? ` · next ${utc(r.nextRunAt)}` : ''}
-              </span>
-              {r.archivedAt && <span class="badge off">Archived</span>}
-            </li>
-          ))}
-        </ul>
-      )}
-    </section>
+    />
   );
 }
 
@@ -67,22 +48,11 @@ export function ReportPage({ id }: { id: string }) {
   const report = useAsync(() => api.report(id), [id, reload], true);
   if (report.status === 'loading') return <p class="loading">Loading the report…</p>;
   if (report.status === 'error')
-    return (
-      <section>
-        <p>
-          <a href="#/reports">← Reports</a>
-        </p>
-        <p class="error" role="alert">
-          {report.message}
-        </p>
-      </section>
-    );
+    return <ErrorPage href="#/reports" back="Reports" message={report.message} />;
   const r = report.value;
   return (
     <section>
-      <p>
-        <a href="#/reports">← Reports</a>
-      </p>
+      <BackLink href="#/reports">Reports</BackLink>
       <h1>{r.name}</h1>
       {r.description && <p>{r.description}</p>}
       <div class="card summary">
@@ -246,55 +216,50 @@ function DeliveryLog({ report }: { report: Report }) {
           {sendState.text}
         </p>
       )}
-      {log.status === 'loading' && <p class="loading">Loading the delivery log…</p>}
-      {log.status === 'error' && (
-        <p class="error" role="alert">
-          {log.message}
-        </p>
-      )}
-      {log.status === 'ok' && log.value.items.length === 0 && <p class="empty">Not delivered yet.</p>}
-      {log.status === 'ok' && log.value.items.length > 0 && (
-        <div class="table-wrap">
-          <table class="deliveries stack">
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">Destination</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">
-                  Attempts
-                </th>
-                <th scope="col">Sent</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {log.value.items.map((d) => (
-                <tr key={`${d.runAt}|${d.destinationType}|${d.destination}`}>
-                  <td data-label="Run">{utc(d.runAt)}</td>
-                  <td data-label="Trigger">{d.trigger === 'MANUAL' ? 'Send now' : 'Schedule'}</td>
-                  <td data-label="Destination">
-                    {d.destinationType === 'EMAIL' ? 'E-mail' : 'Slack'} {d.destination}
-                  </td>
-                  <td data-label="Status">
-                    <span
-                      class={`badge ${d.status === 'SENT' ? 'on' : d.status === 'FAILED' ? 'bad' : 'warn'}`}
-                    >
-                      {d.status}
-                    </span>
-                  </td>
-                  <td data-label="Attempts" class="num">
-                    {d.attempts}
-                  </td>
-                  <td data-label="Sent">{utc(d.sentAt)}</td>
-                  <td data-label="Error">{d.error ?? ''}</td>
+      <Loaded state={log} loading="Loading the delivery log…" empty="Not delivered yet.">
+        {(items) => (
+          <div class="table-wrap">
+            <table class="deliveries stack">
+              <thead>
+                <tr>
+                  <th scope="col">Run</th>
+                  <th scope="col">Trigger</th>
+                  <th scope="col">Destination</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" class="num">
+                    Attempts
+                  </th>
+                  <th scope="col">Sent</th>
+                  <th scope="col">Error</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((d) => (
+                  <tr key={`${d.runAt}|${d.destinationType}|${d.destination}`}>
+                    <td data-label="Run">{utc(d.runAt)}</td>
+                    <td data-label="Trigger">{d.trigger === 'MANUAL' ? 'Send now' : 'Schedule'}</td>
+                    <td data-label="Destination">
+                      {d.destinationType === 'EMAIL' ? 'E-mail' : 'Slack'} {d.destination}
+                    </td>
+                    <td data-label="Status">
+                      <span
+                        class={`badge ${d.status === 'SENT' ? 'on' : d.status === 'FAILED' ? 'bad' : 'warn'}`}
+                      >
+                        {d.status}
+                      </span>
+                    </td>
+                    <td data-label="Attempts" class="num">
+                      {d.attempts}
+                    </td>
+                    <td data-label="Sent">{utc(d.sentAt)}</td>
+                    <td data-label="Error">{d.error ?? ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { mintToken } from '../../infra/local/idp';
+import { DATE_PRESETS } from '../../shared/enums';
 import { api, session } from '../support/session';
 import { thresholdBody } from '../unit/alerts/fixtures';
 
@@ -27,16 +28,18 @@ interface Answer {
 
 let browser: Browser;
 let dashboardId = '';
+let dashboardName = '';
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))
     throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   mkdirSync(ARTIFACTS, { recursive: true });
+  dashboardName = `Console e2e ${Date.now()}`;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   const created = await api<{ id: string }>('POST', '/dashboard-v2', {
     token: key(),
     body: {
-      name: `Console e2e ${Date.now()}`,
+      name: dashboardName,
       type: 'PUBLIC',
       widgets: [
         {
@@ -81,6 +84,17 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** A DAILY threshold alert in USD that e-mails one made-up address. */
+const alertBody = (name: string, extra: Parameters<typeof thresholdBody>[0] = {}) =>
+  thresholdBody({
+    name,
+    currency: 'USD',
+    notificationChannel: 'EMAIL',
+    slackChannelId: null,
+    emails: [`${name.replace(/\W+/g, '-').toLowerCase()}@example.com`],
+    ...extra,
+  });
+
 const PHONE = { width: 390, height: 844 };
 
 async function newPage(
@@ -109,6 +123,88 @@ async function signIn(page: Page, credential: string): Promise<void> {
   await page.fill('#credential', credential);
   await page.click('button[type=submit]');
   await page.waitForSelector('h1:text("Dashboards")', { timeout: 30_000 });
+}
+
+/** The focused element as a keyboard user meets it, or null when focus is on the document itself. */
+interface Focused {
+  tag: string;
+  id: string;
+  name: string;
+  href: string | null;
+  /** Native control, or a role and a tab stop of its own. */
+  control: boolean;
+  /** `:focus-visible` matches and draws an outline or a box shadow, on screen. */
+  ringed: boolean;
+}
+
+async function focused(page: Page): Promise<Focused | null> {
+  return page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el || el === document.body || el === document.documentElement) return null;
+    const cs = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    const drawn =
+      (cs.outlineStyle !== 'none' && Number.parseFloat(cs.outlineWidth) > 0) || cs.boxShadow !== 'none';
+    const native = ['a', 'button', 'input', 'select', 'textarea', 'summary'].includes(
+      el.tagName.toLowerCase(),
+    );
+    return {
+      tag: el.tagName.toLowerCase(),
+      id: el.id,
+      name: (el.getAttribute('aria-label') ?? el.textContent ?? '').trim(),
+      href: el.getAttribute('href'),
+      control: native || (el.hasAttribute('role') && el.tabIndex >= 0),
+      ringed: el.matches(':focus-visible') && drawn && r.width > 0 && r.height > 0 && r.bottom > 0,
+    };
+  });
+}
+
+/**
+ * Presses `key` until `want` holds for the focused element (at most `max` presses: focus is never
+ * trapped short of it). Every element reached on the way is a real control with a visible ring.
+ */
+async function tabTo(
+  page: Page,
+  want: (f: Focused) => boolean,
+  { key = 'Tab', max = 150 }: { key?: string; max?: number } = {},
+): Promise<Focused[]> {
+  const seen: Focused[] = [];
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press(key);
+    const f = await focused(page);
+    if (!f) continue; // focus left the document at its end; the next press comes back at the start
+    seen.push(f);
+    expect({ ...f, ringed: f.ringed, control: f.control }).toEqual({ ...f, ringed: true, control: true });
+    if (want(f)) return seen;
+  }
+  throw new Error(`${key} × ${max} never reached it; met ${seen.map((f) => f.name).join(' | ')}`);
+}
+
+/** No clickable look-alikes: whatever shows a pointer is a real control; every button and link is named. */
+async function fakeControls(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const bad: string[] = [];
+    const real = 'a[href], button, input, select, textarea, summary, label, [role][tabindex]';
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('body *'))) {
+      if (el.matches('canvas') || el.closest(real)) continue;
+      if (getComputedStyle(el).cursor === 'pointer') bad.push(`${el.tagName}.${el.className}`);
+    }
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('a, button'))) {
+      if (el.tagName === 'A' && !el.hasAttribute('href')) bad.push(`a without href: ${el.textContent}`);
+      if (!(el.getAttribute('aria-label') ?? el.textContent ?? '').trim())
+        bad.push(`unnamed ${el.outerHTML}`);
+    }
+    return bad;
+  });
+}
+
+/** Waits for the page heading to hold focus (a route change moves it there). */
+async function headingFocused(page: Page, text: string): Promise<void> {
+  await page.waitForFunction(
+    (t) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === t,
+    text,
+    { timeout: 60_000 },
+  );
 }
 
 describe('the web console in a browser', () => {
@@ -211,13 +307,7 @@ describe('the web console in a browser', () => {
     const token = key();
     const made = await api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
       token,
-      body: thresholdBody({
-        name: `Console alert ${run}`,
-        currency: 'USD',
-        notificationChannel: 'EMAIL',
-        slackChannelId: null,
-        emails: [`console-alert-${run}@example.com`],
-      }),
+      body: alertBody(`Console alert ${run}`),
     });
     expect(made.status).toBe(201);
     const id = made.body.id;
@@ -239,12 +329,7 @@ describe('the web console in a browser', () => {
     const threshold = Math.round(lastSpend * 0.9 * 100) / 100;
     const updated = await api('PUT', `/alerts-v2/costAlerts/${id}`, {
       token,
-      body: thresholdBody({
-        name: `Console alert ${run}`,
-        currency: 'USD',
-        notificationChannel: 'EMAIL',
-        slackChannelId: null,
-        emails: [`console-alert-${run}@example.com`],
+      body: alertBody(`Console alert ${run}`, {
         thresholds: [
           {
             value: threshold,
@@ -503,6 +588,106 @@ describe('the web console in a browser', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('is keyboard reachable: sign in, nav, a dashboard and its period, an alert snoozed, focus always visible', async () => {
+    const run = Math.random().toString(36).slice(2, 8);
+    const token = key();
+    const name = `Keyboard alert ${run}`;
+    const made = await api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
+      token,
+      body: alertBody(name),
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.id;
+    const { page, errors } = await newPage();
+    const press = (k: string) => page.keyboard.press(k);
+
+    // Sign in without the mouse: Tab to the credential field, type, Enter.
+    await page.goto(`${s().baseUrl}/console/`);
+    await page.waitForSelector('#credential');
+    await tabTo(page, (f) => f.id === 'credential');
+    await page.keyboard.type(token);
+    await press('Enter');
+    await page.waitForSelector('.dash-list li', { timeout: 30_000 });
+    expect(await fakeControls(page)).toEqual([]);
+
+    // The first stop is "Skip to content", shown on focus; it lands in <main>.
+    const skip = await tabTo(page, () => true, { max: 1 });
+    expect(skip[0]!.name).toBe('Skip to content');
+    await press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    // The next stop is in the page (the Type filter), not the header.
+    expect((await tabTo(page, () => true, { max: 1 }))[0]!.tag).toBe('select');
+
+    // Backwards to the header: every nav link, then forwards to this dashboard's link.
+    const back = await tabTo(page, (f) => f.name === 'Skip to content', { key: 'Shift+Tab', max: 20 });
+    expect(back.map((f) => f.name)).toEqual([
+      'Sign out',
+      'Reports',
+      'Alerts',
+      'Dimensions',
+      'Explorer',
+      'Dashboards',
+      'Skip to content',
+    ]);
+    await tabTo(page, (f) => f.href === `#/dashboards/${dashboardId}`);
+    await page.screenshot({ path: join(ARTIFACTS, 'keyboard-focus.png') });
+    await press('Enter');
+    await headingFocused(page, dashboardName);
+    await page.waitForSelector('.widget table', { timeout: 60_000 });
+    expect(await fakeControls(page)).toEqual([]);
+
+    // The period: Tab to it, the arrow key picks the next preset, the widgets load it.
+    await tabTo(page, (f) => f.tag === 'select', { max: 3 });
+    const explored = page.waitForResponse(
+      (r) => r.url().endsWith('/queries/explorer') && r.request().method() === 'POST',
+      { timeout: 60_000 },
+    );
+    await press('ArrowDown');
+    expect(await page.locator('.filters select').inputValue()).toBe(DATE_PRESETS[0]);
+    expect((await explored).status()).toBe(200);
+    // Every widget (two, or three once the explorer test has added one) drawn from the new period.
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('.widget')].every((w) => w.getAttribute('data-state') === 'ok'),
+      undefined,
+      { timeout: 60_000 },
+    );
+    expect(await page.locator('.widget[data-state="ok"]').count()).toBeGreaterThanOrEqual(2);
+    // "Versions" opens with Enter.
+    await tabTo(page, (f) => f.name.startsWith('Versions'), { max: 2 });
+    await press('Enter');
+    await page.waitForSelector('ol.versions li', { timeout: 30_000 });
+
+    // Back up to the nav's Alerts link, open the list and then the alert.
+    await tabTo(page, (f) => f.name === 'Alerts', { key: 'Shift+Tab', max: 10 });
+    await press('Enter');
+    await headingFocused(page, 'Alerts');
+    await page.waitForSelector('.alert-list li', { timeout: 30_000 });
+    expect(await fakeControls(page)).toEqual([]);
+    await tabTo(page, (f) => f.href === `#/alerts/${id}`, { max: 400 });
+    await press('Enter');
+    await headingFocused(page, name);
+    expect(await fakeControls(page)).toEqual([]);
+
+    // Snooze with the keyboard (Space on the button): the record changes; focus stays on the page.
+    await tabTo(page, (f) => f.name === 'Snooze', { max: 6 });
+    await press('Space');
+    await page.waitForSelector('.alert-status:text-matches("Snoozed until")', { timeout: 30_000 });
+    const snoozed = await api<{ snoozedUntil: string | null }>(
+      'GET',
+      `/alerts-v2/costAlerts/${id}/widgetData`,
+      { token },
+    );
+    expect(Date.parse(snoozed.body.snoozedUntil!)).toBeGreaterThan(Date.now());
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Snoozed for 1 day.');
+    await tabTo(page, (f) => f.name === 'Unsnooze', { key: 'Shift+Tab', max: 3 });
+    await page.screenshot({ path: join(ARTIFACTS, 'keyboard-snooze.png') });
+
+    // Never trapped: onwards from here, Tab runs off the end of the page and comes back to the top.
+    await tabTo(page, (f) => f.name === 'Skip to content', { max: 60 });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 240_000);
 
   it('goes back to sign in when the credential has expired', async () => {
     const stored = JSON.parse(readFileSync(join(s().stateDir, 'idp-key.json'), 'utf8')) as Parameters<

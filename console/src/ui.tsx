@@ -1,0 +1,89 @@
+/** Blocks the pages share: a loaded list (loading / error / empty / items), a list with archived ones, the "← back" link. */
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { type State, useAsync } from './hooks';
+
+/**
+ * The loading text while `state` loads, its error (announced), `empty` when the list is empty,
+ * otherwise `children(items)`.
+ */
+export function Loaded<T>(p: {
+  state: State<{ items: T[] }>;
+  loading: string;
+  empty: ComponentChildren;
+  children: (items: T[]) => ComponentChildren;
+}) {
+  const { state } = p;
+  if (state.status === 'loading') return <p class="loading">{p.loading}</p>;
+  if (state.status === 'error') return <ErrorText message={state.message} />;
+  if (state.value.items.length === 0) return <p class="empty">{p.empty}</p>;
+  return <>{p.children(state.value.items)}</>;
+}
+
+export function ErrorText({ message }: { message: string }) {
+  return (
+    <p class="error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+/** The link back to a list (`#/alerts`, …), above a page's heading. */
+export function BackLink({ href, children }: { href: string; children: ComponentChildren }) {
+  return (
+    <p>
+      <a href={href}>← {children}</a>
+    </p>
+  );
+}
+
+/** A page that could not load: the way back and the error. */
+export function ErrorPage(p: { href: string; back: string; message: string }) {
+  return (
+    <section>
+      <BackLink href={p.href}>{p.back}</BackLink>
+      <ErrorText message={p.message} />
+    </section>
+  );
+}
+
+/**
+ * A list page whose items can be archived (alerts, reports): the heading, a "Show archived …"
+ * checkbox that reloads the list, and one `<li>` per item drawn by `item`.
+ */
+export function ArchivableList<T extends { id: string }>(p: {
+  /** Plural: "Alerts" (also "Show archived alerts", "Loading alerts…"). */
+  title: string;
+  load: (archived: boolean) => Promise<{ items: T[] }>;
+  empty: ComponentChildren;
+  listClass: string;
+  item: (x: T) => ComponentChildren;
+}) {
+  const [archived, setArchived] = useState(false);
+  const list = useAsync(() => p.load(archived), [archived]);
+  const noun = p.title.toLowerCase();
+  return (
+    <section>
+      <h1>{p.title}</h1>
+      <div class="filters">
+        <label>
+          <input
+            type="checkbox"
+            checked={archived}
+            onChange={(e) => setArchived((e.target as HTMLInputElement).checked)}
+          />{' '}
+          Show archived {noun}
+        </label>
+      </div>
+      <Loaded state={list} loading={`Loading ${noun}…`} empty={p.empty}>
+        {(items) => (
+          <ul class={`dash-list ${p.listClass}`}>
+            {items.map((x) => (
+              <li key={x.id}>{p.item(x)}</li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
+    </section>
+  );
+}
