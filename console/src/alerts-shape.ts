@@ -4,6 +4,10 @@
  * and its history rows. Figures in the alert's currency (docs/alerts.md: widget data, history).
  */
 import { formatAxis, formatFigure } from '../../shared/charts/spec';
+import type { AlertEvaluation } from '../../shared/domain/alerts/model';
+
+/** One evaluation of `GET …/history` (the service's own type: the console only reads it). */
+export type { AlertEvaluation };
 
 export interface AlertThreshold {
   value: number;
@@ -50,17 +54,6 @@ export interface AlertWidgetData extends CostAlert {
     triggered: boolean[];
     fired: boolean[];
   } | null;
-}
-
-/** One evaluation of `GET …/history`. */
-export interface AlertEvaluation {
-  alertId: string;
-  evaluatedAt: string;
-  evaluatedDay: string;
-  values: Record<string, number | null>;
-  triggered: boolean;
-  suppressedBy: 'DEDUP' | 'SNOOZE' | 'MIN_COST' | null;
-  notificationId: string | null;
 }
 
 const money = (x: number | null | undefined, currency: string) =>
