@@ -7,9 +7,7 @@
  * The table: DYNAMODB_ENDPOINT, else `endpoints.dynamodb` of `<state-dir>/session.json`
  * (`--state-dir`, $LOCAL_STATE_DIR or .local); without either, TABLE_NAME with the AWS default chain.
  */
-import { resolve } from 'node:path';
-import { wantsHelp } from './lib/cli';
-import { noStackMessage, pointAtTable, readStackSession } from './lib/stack-table';
+import { runMigration } from './lib/migration';
 
 const NAME = 'migrate-report-schedules';
 const USAGE = [
@@ -19,40 +17,6 @@ const USAGE = [
   '  else TABLE_NAME with the AWS default credentials. Prints {found, scheduled, raced}.',
 ].join('\n');
 
-function stateDirOf(argv: string[]): string {
-  let dir: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = String(argv[i]);
-    if (a.startsWith('--state-dir=')) dir = a.slice('--state-dir='.length);
-    else if (a === '--state-dir' && argv[i + 1]) dir = argv[++i];
-    else {
-      process.stderr.write(`${NAME}: unknown argument ${a}\n${USAGE}\n`);
-      process.exit(2);
-    }
-  }
-  return resolve(dir || process.env.LOCAL_STATE_DIR || '.local');
-}
-
-async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (wantsHelp(argv)) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  const stateDir = stateDirOf(argv);
-  const session = readStackSession(stateDir);
-  if (!session && !process.env.DYNAMODB_ENDPOINT && !process.env.TABLE_NAME) {
-    process.stderr.write(`${NAME}: ${noStackMessage(stateDir)}\n`);
-    process.exit(1);
-  }
-  // The shared DynamoDB client reads the configuration on first use: set it before importing.
-  pointAtTable(session);
-
-  const { backfillNextRuns } = await import('../shared/domain/reports/delivery');
-  process.stdout.write(`${JSON.stringify(await backfillNextRuns(new Date()))}\n`);
-}
-
-main().catch((error) => {
-  process.stderr.write(`${NAME}: ${String(error?.stack ?? error)}\n`);
-  process.exit(1);
-});
+runMigration(NAME, USAGE, async () =>
+  (await import('../shared/domain/reports/delivery')).backfillNextRuns(new Date()),
+);
