@@ -18,8 +18,8 @@ import {
   emailCount,
   emailReport,
   firingAlert,
+  reliabilitySuite,
   seedRecentBilling,
-  testSqs,
 } from '../support/reliability';
 import { sqsEventOf } from '../support/sqs';
 
@@ -30,13 +30,7 @@ import { sqsEventOf } from '../support/sqs';
  * sweep enqueues goes to queues of this test, and is then run through the real workers.
  */
 
-const sqs = testSqs();
-const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-const cleanups: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups) await c().catch(() => undefined);
-  sqs.destroy();
-});
+const { sqs, run, cleanups } = reliabilitySuite();
 
 type Handler = (event: unknown, context?: unknown) => Promise<unknown>;
 async function handlerOf(entry: string): Promise<Handler> {

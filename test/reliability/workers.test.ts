@@ -24,8 +24,8 @@ import {
   emailCount,
   emailReport,
   firingAlert,
+  reliabilitySuite,
   seedRecentBilling,
-  testSqs,
   until,
 } from '../support/reliability';
 import { s3CreatedBody, sqsEventOf } from '../support/sqs';
@@ -43,17 +43,10 @@ import { s3CreatedBody, sqsEventOf } from '../support/sqs';
  * The effects land in this test process's DynamoDB Local tables, SES emulator and DuckDB.
  */
 
-const sqs = testSqs();
-const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+const { sqs, run, cleanups } = reliabilitySuite();
 const GOOD = 9;
 const POISON_AT = 4;
 const NOT_JSON = '{"poison": ';
-
-const cleanups: (() => Promise<unknown>)[] = [];
-afterAll(async () => {
-  for (const c of cleanups) await c().catch(() => undefined);
-  sqs.destroy();
-});
 
 interface WorkerCase {
   /** Creates what the messages need; answers the 9 good bodies, the poison and the effect check. */

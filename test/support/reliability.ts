@@ -33,6 +33,20 @@ export const testSqs = (): SQSClient =>
   });
 
 /**
+ * What a reliability suite opens once: its own SQS client, a tag that makes its ids unique, and
+ * cleanups that run (then the client is closed) after its tests.
+ */
+export function reliabilitySuite(): { sqs: SQSClient; run: string; cleanups: (() => Promise<unknown>)[] } {
+  const sqs = testSqs();
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups) await c().catch(() => undefined);
+    sqs.destroy();
+  });
+  return { sqs, run: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`, cleanups };
+}
+
+/**
  * Points this process's `envVar` (e.g. `QUEUE_URL_NOTIFICATIONS`) at a new queue and answers a
  * reader of everything sent to it so far (received messages stay hidden, so each is read once and
  * kept). `cleanups` gets the queue's deletion.
