@@ -1,64 +1,15 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import {
-  CreateQueueCommand,
-  DeleteQueueCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import type { SQSEvent } from 'aws-lambda';
+import { readFileSync } from 'node:fs';
 import { handler } from '../../../functions/workers/billing-ingest';
-import { resetQueueClient } from '../../../shared/cloud/queue';
 import { resetConfig } from '../../../shared/config';
 import { getIngestion } from '../../../shared/db/dimensions-repo';
 import { dueOutboxEntries } from '../../../shared/db/outbox-repo';
 import { sweepOutbox } from '../../../shared/domain/dimensions/outbox';
 import { parseRefreshRequest } from '../../../shared/domain/dimensions/refresh-request';
 import { getWarehouse } from '../../../shared/warehouse/warehouse';
-import { s3CreatedBody, sqsEventOf } from '../../support/sqs';
+import { ingestWorkerHarness } from '../../support/ingest-worker';
 import { FOCUS_SAMPLE } from './support';
 
-const bucket = mkdtempSync(join(tmpdir(), 'wh-bucket-'));
-const sqs = new SQSClient({
-  endpoint: process.env.SQS_ENDPOINT,
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-});
-const run = `${Date.now()}`;
-let queueUrl = '';
-
-function upload(key: string, source: string | Buffer): void {
-  const path = join(bucket, key);
-  mkdirSync(dirname(path), { recursive: true });
-  if (typeof source === 'string') copyFileSync(source, path);
-  else writeFileSync(path, source);
-}
-
-function s3Event(key: string, eTag: string, messageId = `m-${eTag}`): SQSEvent {
-  return sqsEventOf([{ messageId, body: s3CreatedBody('local-billing', key, eTag) }], 'billing-ingest');
-}
-
-async function receiveAll(): Promise<string[]> {
-  const res = await sqs.send(
-    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
-  );
-  return (res.Messages ?? []).map((m) => m.Body ?? '');
-}
-
-beforeAll(async () => {
-  // Refresh requests go to a queue of this test, not to the running stack's worker.
-  const q = await sqs.send(new CreateQueueCommand({ QueueName: `wh-test-refresh-${run}` }));
-  queueUrl = q.QueueUrl ?? '';
-  process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl;
-  process.env.LOCAL_BUCKET_DIR = bucket;
-  resetConfig();
-  resetQueueClient();
-});
-
-afterAll(async () => {
-  await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl })).catch(() => undefined);
-});
+const { run, queueUrl, upload, s3Event, receiveAll } = ingestWorkerHarness('wh-test-refresh');
 
 describe('billing-ingest worker (S3 events, local bucket, DynamoDB records, outbox)', () => {
   const org = 'org_demo';
@@ -108,7 +59,7 @@ describe('billing-ingest worker (S3 events, local bucket, DynamoDB records, outb
   it('keeps the refresh in the outbox when SQS fails, and the sweep sends it later', async () => {
     const key = `uploads/${org}/${run}-outbox.csv`;
     upload(key, FOCUS_SAMPLE);
-    process.env.QUEUE_URL_WAREHOUSE_REFRESH = `${queueUrl}-does-not-exist`;
+    process.env.QUEUE_URL_WAREHOUSE_REFRESH = `${queueUrl()}-does-not-exist`;
     resetConfig();
     expect((await handler(s3Event(key, 'etag-ob'))).batchItemFailures).toEqual([]);
     expect(await getIngestion(org, key, 'etag-ob')).toMatchObject({ status: 'succeeded' });
@@ -118,7 +69,7 @@ describe('billing-ingest worker (S3 events, local bucket, DynamoDB records, outb
     expect(pending.length).toBeGreaterThanOrEqual(1);
     expect(await receiveAll()).toEqual([]);
 
-    process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl;
+    process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl();
     resetConfig();
     const swept = await sweepOutbox(new Date(Date.now() + 60_000), 30, (e) => e.orgId === org);
     expect(swept.sent).toBeGreaterThanOrEqual(1);

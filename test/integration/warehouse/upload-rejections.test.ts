@@ -1,16 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import {
-  CreateQueueCommand,
-  DeleteQueueCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import type { SQSEvent } from 'aws-lambda';
 import { handler } from '../../../functions/workers/billing-ingest';
-import { resetQueueClient } from '../../../shared/cloud/queue';
-import { resetConfig } from '../../../shared/config';
 import { getIngestion } from '../../../shared/db/dimensions-repo';
 import {
   getOrganization,
@@ -20,7 +8,7 @@ import {
 import { recordIngestRejection } from '../../../shared/domain/dimensions/ingestion';
 import { IngestRejected } from '../../../shared/warehouse/ingest/errors';
 import { getWarehouse } from '../../../shared/warehouse/warehouse';
-import { s3CreatedBody, sqsEventOf } from '../../support/sqs';
+import { ingestWorkerHarness } from '../../support/ingest-worker';
 import { FOCUS_SAMPLE, readCsv } from './support';
 
 /**
@@ -28,44 +16,12 @@ import { FOCUS_SAMPLE, readCsv } from './support';
  * rejected (and ingested once the organisation exists), an `IngestRejected` from anywhere in the
  * ingestion is recorded with its message, anything else is retried.
  */
-const bucket = mkdtempSync(join(tmpdir(), 'wh-rejections-'));
-const sqs = new SQSClient({
-  endpoint: process.env.SQS_ENDPOINT,
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-});
-const run = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
-let queueUrl = '';
+const harness = ingestWorkerHarness('wh-rejections');
+const { run, s3Event, receiveAll } = harness;
+const upload = (key: string) => harness.upload(key, FOCUS_SAMPLE);
 
-function upload(key: string): void {
-  const path = join(bucket, key);
-  mkdirSync(dirname(path), { recursive: true });
-  copyFileSync(FOCUS_SAMPLE, path);
-}
-
-function s3Event(key: string, eTag: string, messageId = `m-${eTag}`): SQSEvent {
-  return sqsEventOf([{ messageId, body: s3CreatedBody('local-billing', key, eTag) }], 'billing-ingest');
-}
-
-async function receiveAll(): Promise<string[]> {
-  const res = await sqs.send(
-    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
-  );
-  return (res.Messages ?? []).map((m) => m.Body ?? '');
-}
-
-beforeAll(async () => {
-  const q = await sqs.send(new CreateQueueCommand({ QueueName: `wh-rejections-${run}` }));
-  queueUrl = q.QueueUrl ?? '';
-  process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl;
-  process.env.LOCAL_BUCKET_DIR = bucket;
-  resetConfig();
-  resetQueueClient();
-});
-
-afterAll(async () => {
+afterAll(() => {
   jest.restoreAllMocks();
-  await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl })).catch(() => undefined);
 });
 
 describe('registerOrganization', () => {
