@@ -252,11 +252,7 @@ function SignIn({
             Locally, <code>npm start</code> prints API keys; <code>npm run token -- --user …</code> prints a
             JWT. The credential stays in this tab's session storage.
           </p>
-          {error && (
-            <p class="error" role="alert">
-              {error}
-            </p>
-          )}
+          {error && <ErrorText message={error} />}
           <button type="submit" disabled={busy}>
             {busy ? 'Checking…' : 'Sign in'}
           </button>
@@ -424,11 +420,7 @@ function WidgetCard(p: { dashboard: Dashboard; widget: Widget; preset: string; r
       data-state={data.status}
     >
       {data.status === 'loading' && <p class="loading">Loading {title}…</p>}
-      {data.status === 'error' && (
-        <p class="error" role="alert">
-          {title}: {data.message}
-        </p>
-      )}
+      {data.status === 'error' && <ErrorText message={`${title}: ${data.message}`} />}
       {/* Charts are drawn when they come into view (ECharts' work stays off the first paint). */}
       {data.status === 'ok' && !seen && <p class="loading">{title}</p>}
       {data.status === 'ok' && seen && (
@@ -563,11 +555,7 @@ function Explorer() {
         <button type="submit">Run</button>
       </form>
       {result?.status === 'loading' && <p class="loading">Running…</p>}
-      {result?.status === 'error' && (
-        <p class="error" role="alert">
-          {result.message}
-        </p>
-      )}
+      {result?.status === 'error' && <ErrorText message={result.message} />}
       {result?.status === 'ok' && <ExplorerResultView form={form} result={result.value} />}
     </section>
   );
@@ -750,11 +738,7 @@ function SaveWidget({ form }: { form: ExplorerForm }) {
           {state.text} <a href={`#/dashboards/${encodeURIComponent(state.id ?? '')}`}>Open it</a>
         </p>
       )}
-      {state.kind === 'error' && (
-        <p class="error" role="alert">
-          {state.text}
-        </p>
-      )}
+      {state.kind === 'error' && <ErrorText message={state.text} />}
     </form>
   );
 }

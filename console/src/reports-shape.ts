@@ -2,10 +2,12 @@
  * The reports page's data shaping (pure, no DOM): the schedule in words, the schedule form → PATCH
  * body, destinations and widgets in words (docs/reports.md, docs/report-delivery.md).
  */
+import type { ReportDelivery as Delivery } from '../../shared/domain/reports/model';
 import { REPORT_STATUSES, SCHEDULED_PERIODS } from '../../shared/enums';
 
 export type ScheduledPeriod = (typeof SCHEDULED_PERIODS)[number];
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
+export type { Delivery };
 export { REPORT_STATUSES, SCHEDULED_PERIODS };
 
 export interface Report {
@@ -25,19 +27,6 @@ export interface Report {
   archivedAt: string | null;
   version: number;
   nextRunAt: string | null;
-}
-
-export interface Delivery {
-  reportId: string;
-  runAt: string;
-  trigger: 'SCHEDULE' | 'MANUAL';
-  destinationType: 'EMAIL' | 'SLACK';
-  destination: string;
-  status: 'PENDING' | 'SENT' | 'FAILED';
-  attempts: number;
-  error: string | null;
-  sentAt: string | null;
-  updatedAt: string;
 }
 
 export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];

@@ -15,7 +15,7 @@ import {
   WEEKDAYS,
   widgetsText,
 } from './reports-shape';
-import { ArchivableList, BackLink, ErrorPage, Loaded } from './ui';
+import { ArchivableList, BackLink, ErrorPage, ErrorText, Loaded } from './ui';
 
 export function ReportList() {
   return (
@@ -151,11 +151,7 @@ function ScheduleEditor({ report, onSaved }: { report: Report; onSaved: () => vo
           {state.text}
         </p>
       )}
-      {state.kind === 'error' && (
-        <p class="error" role="alert">
-          {state.text}
-        </p>
-      )}
+      {state.kind === 'error' && <ErrorText message={state.text} />}
     </form>
   );
 }
@@ -211,11 +207,7 @@ function DeliveryLog({ report }: { report: Report }) {
           {sendState.text}
         </p>
       )}
-      {sendState.kind === 'error' && (
-        <p class="error" role="alert">
-          {sendState.text}
-        </p>
-      )}
+      {sendState.kind === 'error' && <ErrorText message={sendState.text} />}
       <Loaded state={log} loading="Loading the delivery log…" empty="Not delivered yet.">
         {(items) => (
           <div class="table-wrap">

@@ -20,7 +20,7 @@ export function Loaded<T>(p: {
   return <>{p.children(state.value.items)}</>;
 }
 
-export function ErrorText({ message }: { message: string }) {
+export function ErrorText({ message }: { message: ComponentChildren }) {
   return (
     <p class="error" role="alert">
       {message}

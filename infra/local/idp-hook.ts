@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, mintToken } from './idp';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, mintToken, type StoredKey } from './idp';
 import type { LocalHook } from './local-hook';
 import type { DemoSeed } from './seed';
 
@@ -42,7 +42,8 @@ interface Grant {
 }
 
 let users: DemoUser[] = [];
-let stateDir = '';
+/** The signing key, read once when the hook starts (the server publishes its JWKS). */
+let key: StoredKey | undefined;
 const codes = new Map<string, Grant>();
 
 export function demoUsers(seed: DemoSeed): DemoUser[] {
@@ -76,6 +77,9 @@ const base = () => process.env.APP_BASE_URL ?? '';
 /** The console's address on this server: the local client's one redirect URI. */
 export const localRedirectUri = () => `${base()}/console/`;
 
+const authorizationEndpoint = () => `${base()}${IDP_PATH}/authorize`;
+const tokenEndpoint = () => `${base()}${IDP_PATH}/token`;
+
 /** What `config.json` says about this provider on the local server. */
 export function localOidcConfig() {
   return {
@@ -83,8 +87,8 @@ export function localOidcConfig() {
     clientId: LOCAL_CLIENT_ID,
     name: 'the local identity provider',
     // The issuer is a URN (the local JWTs' `iss`), so the endpoints are given rather than discovered.
-    authorizationEndpoint: `${base()}${IDP_PATH}/authorize`,
-    tokenEndpoint: `${base()}${IDP_PATH}/token`,
+    authorizationEndpoint: authorizationEndpoint(),
+    tokenEndpoint: tokenEndpoint(),
   };
 }
 
@@ -141,7 +145,7 @@ export const idpHook: LocalHook = {
   name: 'idp',
   async start(ctx) {
     users = demoUsers(ctx.seed);
-    stateDir = ctx.stateDir;
+    key = await loadOrCreateSigningKey(ctx.stateDir);
   },
   async handle(method, path, body, query) {
     if (!path.startsWith(`${IDP_PATH}/`)) return undefined;
@@ -150,8 +154,8 @@ export const idpHook: LocalHook = {
         status: 200,
         body: {
           issuer: LOCAL_ISSUER,
-          authorization_endpoint: `${base()}${IDP_PATH}/authorize`,
-          token_endpoint: `${base()}${IDP_PATH}/token`,
+          authorization_endpoint: authorizationEndpoint(),
+          token_endpoint: tokenEndpoint(),
           jwks_uri: `${base()}/.well-known/jwks.json`,
           response_types_supported: ['code'],
           grant_types_supported: ['authorization_code'],
@@ -219,7 +223,6 @@ export const idpHook: LocalHook = {
       if (s256(f.code_verifier) !== grant.challenge)
         return oauthError('invalid_grant', 'code_verifier: does not match the code_challenge');
       const user = users.find((u) => u.userId === grant.userId)!;
-      const key = await loadOrCreateSigningKey(stateDir);
       const claims = {
         userId: user.userId,
         orgId: user.orgId,
@@ -232,12 +235,12 @@ export const idpHook: LocalHook = {
         body: {
           token_type: 'Bearer',
           expires_in: IDP_TOKEN_TTL_SECONDS,
-          id_token: await mintToken(key, {
+          id_token: await mintToken(key!, {
             ...claims,
             audience: grant.clientId,
             ...(grant.nonce ? { nonce: grant.nonce } : {}),
           }),
-          access_token: await mintToken(key, claims),
+          access_token: await mintToken(key!, claims),
           scope: 'openid email',
         },
         headers: NO_STORE,

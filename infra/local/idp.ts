@@ -11,7 +11,7 @@ export const LOCAL_ISSUER = 'urn:cost-management:local-idp';
 export const LOCAL_AUDIENCE = 'cost-management-local';
 const KID = 'local-1';
 
-interface StoredKey {
+export interface StoredKey {
   privateJwk: JWK;
   publicJwk: JWK;
 }
