@@ -10,6 +10,7 @@ import {
 import type { Principal } from '../../shared/auth/principal';
 import { resetQueueClient } from '../../shared/cloud/queue';
 import { resetConfig } from '../../shared/config';
+import type { Notification } from '../../shared/domain/alerts/notification';
 import { CreateAlertBody } from '../../shared/domain/alerts/schemas';
 import { createAlert } from '../../shared/domain/alerts/service';
 import type { Report } from '../../shared/domain/reports/model';
@@ -77,6 +78,25 @@ export async function captureQueue(
     }
   };
 }
+
+/** A TEST notification (a `notifications` message) e-mailing `address` one line of text. */
+export const testEmailNotification = (
+  id: string,
+  orgId: string,
+  address: string,
+  subject: string,
+): Notification => ({
+  id,
+  orgId,
+  kind: 'TEST',
+  alertId: null,
+  channel: 'EMAIL',
+  emails: [address],
+  slackChannelId: null,
+  teamsUrl: null,
+  message: { subject, html: '<p>x</p>', text: 'x', slackBlocks: [], slackText: 'x', teamsCard: {} },
+  createdAt: new Date().toISOString(),
+});
 
 /** E-mails the SES emulator holds for `address`. */
 export async function emailCount(address: string): Promise<number> {
