@@ -15,7 +15,6 @@ import { insertReport } from '../../shared/db/reports-repo';
 import { getTeamOperation } from '../../shared/db/team-operations-repo';
 import { ensureTeam, getTeamConsistent } from '../../shared/db/teams-repo';
 import type { Notification } from '../../shared/domain/alerts/notification';
-import { queueTeamOperation } from '../../shared/domain/teams/operations';
 import { queues, type WorkerDef, workers } from '../../shared/queues';
 import { LOCAL_BUCKET_NAME } from '../../shared/warehouse/object-store';
 import { FOCUS_SAMPLE } from '../integration/warehouse/support';
@@ -24,6 +23,7 @@ import {
   emailCount,
   emailReport,
   firingAlert,
+  queueTeamDelete,
   reliabilitySuite,
   seedRecentBilling,
   testEmailNotification,
@@ -156,17 +156,7 @@ const cases: Record<string, WorkerCase> = {
           createdAt: at,
           deletingAt: at,
         });
-        await queueTeamOperation({
-          operationId,
-          orgId,
-          teamId,
-          kind: 'delete',
-          status: 'PENDING',
-          actorId: 'user_rel',
-          actorKind: 'user',
-          createdAt: at,
-          updatedAt: at,
-        });
+        await queueTeamDelete(orgId, teamId, operationId, at);
         ops.push({ teamId, operationId });
       }
       expect(await handedOff()).toHaveLength(GOOD);

@@ -14,6 +14,7 @@ import type { Notification } from '../../shared/domain/alerts/notification';
 import { CreateAlertBody } from '../../shared/domain/alerts/schemas';
 import { createAlert } from '../../shared/domain/alerts/service';
 import type { Report } from '../../shared/domain/reports/model';
+import { queueTeamOperation } from '../../shared/domain/teams/operations';
 import { parseOrThrow } from '../../shared/validation';
 import { recentMonths, writeFocusCsv } from '../../shared/warehouse/generator';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
@@ -97,6 +98,21 @@ export const testEmailNotification = (
   message: { subject, html: '<p>x</p>', text: 'x', slackBlocks: [], slackText: 'x', teamsCard: {} },
   createdAt: new Date().toISOString(),
 });
+
+/** Queues a pending delete of `teamId` (outbox, then its hand-off to `team-operations`), by `user_rel`. */
+export async function queueTeamDelete(orgId: string, teamId: string, operationId: string, at: string) {
+  await queueTeamOperation({
+    operationId,
+    orgId,
+    teamId,
+    kind: 'delete',
+    status: 'PENDING',
+    actorId: 'user_rel',
+    actorKind: 'user',
+    createdAt: at,
+    updatedAt: at,
+  });
+}
 
 /** E-mails the SES emulator holds for `address`. */
 export async function emailCount(address: string): Promise<number> {
