@@ -3,6 +3,7 @@ import { DEFAULT_TIMEOUT_SECONDS } from '../../infra/constructs/service-function
 import { type SpawnedStack, spawnLocalStack } from '../../infra/local/spawn-stack';
 import type { Notification } from '../../shared/domain/alerts/notification';
 import { prepareLoadMix, runLoad } from '../support/load';
+import { testEmailNotification } from '../support/reliability';
 import type { Session } from '../support/session';
 
 /**
@@ -71,25 +72,8 @@ describe('SQS and DynamoDB Local going down mid-batch (issue 18, item 12)', () =
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
     const queue = s().queues.notifications as { url: string; dlqUrl: string };
-    const notification = (i: number): Notification => ({
-      id: `outage-${run}-${i}`,
-      orgId: s().orgId,
-      kind: 'TEST',
-      alertId: null,
-      channel: 'EMAIL',
-      emails: [address(i)],
-      slackChannelId: null,
-      teamsUrl: null,
-      message: {
-        subject: `outage ${i}`,
-        html: '<p>x</p>',
-        text: 'x',
-        slackBlocks: [],
-        slackText: 'x',
-        teamsCard: {},
-      },
-      createdAt: new Date().toISOString(),
-    });
+    const notification = (i: number): Notification =>
+      testEmailNotification(`outage-${run}-${i}`, s().orgId, address(i), `outage ${i}`);
     const COUNT = 60;
     for (let i = 0; i < COUNT; i += 10) {
       await sqs.send(

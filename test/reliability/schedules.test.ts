@@ -11,13 +11,13 @@ import { ensureTeam, getTeamConsistent } from '../../shared/db/teams-repo';
 import type { EvaluationMessage } from '../../shared/domain/alerts/evaluate';
 import { loadRates } from '../../shared/domain/fx/service';
 import type { DeliveryMessage } from '../../shared/domain/reports/delivery';
-import { queueTeamOperation } from '../../shared/domain/teams/operations';
 import { type ScheduleDef, schedules } from '../../shared/queues';
 import {
   captureQueue,
   emailCount,
   emailReport,
   firingAlert,
+  queueTeamDelete,
   reliabilitySuite,
   seedRecentBilling,
 } from '../support/reliability';
@@ -97,17 +97,7 @@ const cases: Record<string, (def: ScheduleDef) => Promise<void>> = {
     process.env.QUEUE_URL_TEAM_OPERATIONS = `${process.env.SQS_ENDPOINT}/000000000000/missing-${run}`;
     resetConfig();
     resetQueueClient();
-    await queueTeamOperation({
-      operationId,
-      orgId,
-      teamId,
-      kind: 'delete',
-      status: 'PENDING',
-      actorId: 'user_rel',
-      actorKind: 'user',
-      createdAt: at,
-      updatedAt: at,
-    });
+    await queueTeamDelete(orgId, teamId, operationId, at);
     const swept = await captureQueue(sqs, 'swept', 'QUEUE_URL_TEAM_OPERATIONS', cleanups);
     await fireTwiceThenAgain(def, new Date(Date.now() + 60_000), orgId);
     const messages = await swept();

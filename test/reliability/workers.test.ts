@@ -15,7 +15,6 @@ import { insertReport } from '../../shared/db/reports-repo';
 import { getTeamOperation } from '../../shared/db/team-operations-repo';
 import { ensureTeam, getTeamConsistent } from '../../shared/db/teams-repo';
 import type { Notification } from '../../shared/domain/alerts/notification';
-import { queueTeamOperation } from '../../shared/domain/teams/operations';
 import { queues, type WorkerDef, workers } from '../../shared/queues';
 import { LOCAL_BUCKET_NAME } from '../../shared/warehouse/object-store';
 import { FOCUS_SAMPLE } from '../integration/warehouse/support';
@@ -24,8 +23,10 @@ import {
   emailCount,
   emailReport,
   firingAlert,
+  queueTeamDelete,
   reliabilitySuite,
   seedRecentBilling,
+  testEmailNotification,
   until,
 } from '../support/reliability';
 import { s3CreatedBody, sqsEventOf } from '../support/sqs';
@@ -53,37 +54,23 @@ interface WorkerCase {
   prepare(): Promise<{ good: string[]; poison: string; expectEffects(): Promise<void> }>;
 }
 
+/** Exactly one e-mail reached each of the `GOOD` addresses. */
+async function expectOneEmailEach(address: (i: number) => string): Promise<void> {
+  for (let i = 0; i < GOOD; i++) expect([address(i), await emailCount(address(i))]).toEqual([address(i), 1]);
+}
+
 const cases: Record<string, WorkerCase> = {
   notify: {
     async prepare() {
       const address = (i: number) => `rel-notify-${run}-${i}@example.com`;
       const good = Array.from({ length: GOOD }, (_, i) =>
-        JSON.stringify({
-          id: `rel-${run}-${i}`,
-          orgId: `org_relnt${run}`,
-          kind: 'TEST',
-          alertId: null,
-          channel: 'EMAIL',
-          emails: [address(i)],
-          slackChannelId: null,
-          teamsUrl: null,
-          message: {
-            subject: `rel ${i}`,
-            html: '<p>x</p>',
-            text: 'x',
-            slackBlocks: [],
-            slackText: 'x',
-            teamsCard: {},
-          },
-          createdAt: new Date().toISOString(),
-        } satisfies Notification),
+        JSON.stringify(testEmailNotification(`rel-${run}-${i}`, `org_relnt${run}`, address(i), `rel ${i}`)),
       );
       return {
         good,
         poison: NOT_JSON,
         async expectEffects() {
-          for (let i = 0; i < GOOD; i++)
-            expect([address(i), await emailCount(address(i))]).toEqual([address(i), 1]);
+          await expectOneEmailEach(address);
         },
       };
     },
@@ -118,8 +105,7 @@ const cases: Record<string, WorkerCase> = {
           const fresh = bodies.slice(delivered);
           delivered = bodies.length;
           expect((await notify(sqsEventOf(fresh, 'notifications'))).batchItemFailures).toEqual([]);
-          for (let i = 0; i < GOOD; i++)
-            expect([address(i), await emailCount(address(i))]).toEqual([address(i), 1]);
+          await expectOneEmailEach(address);
         },
       };
     },
@@ -147,8 +133,7 @@ const cases: Record<string, WorkerCase> = {
         good,
         poison: NOT_JSON,
         async expectEffects() {
-          for (let i = 0; i < GOOD; i++)
-            expect([address(i), await emailCount(address(i))]).toEqual([address(i), 1]);
+          await expectOneEmailEach(address);
         },
       };
     },
@@ -171,17 +156,7 @@ const cases: Record<string, WorkerCase> = {
           createdAt: at,
           deletingAt: at,
         });
-        await queueTeamOperation({
-          operationId,
-          orgId,
-          teamId,
-          kind: 'delete',
-          status: 'PENDING',
-          actorId: 'user_rel',
-          actorKind: 'user',
-          createdAt: at,
-          updatedAt: at,
-        });
+        await queueTeamDelete(orgId, teamId, operationId, at);
         ops.push({ teamId, operationId });
       }
       expect(await handedOff()).toHaveLength(GOOD);

@@ -10,9 +10,11 @@ import {
 import type { Principal } from '../../shared/auth/principal';
 import { resetQueueClient } from '../../shared/cloud/queue';
 import { resetConfig } from '../../shared/config';
+import type { Notification } from '../../shared/domain/alerts/notification';
 import { CreateAlertBody } from '../../shared/domain/alerts/schemas';
 import { createAlert } from '../../shared/domain/alerts/service';
 import type { Report } from '../../shared/domain/reports/model';
+import { queueTeamOperation } from '../../shared/domain/teams/operations';
 import { parseOrThrow } from '../../shared/validation';
 import { recentMonths, writeFocusCsv } from '../../shared/warehouse/generator';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
@@ -76,6 +78,40 @@ export async function captureQueue(
       seen.push(...res.Messages.map((m) => m.Body ?? ''));
     }
   };
+}
+
+/** A TEST notification (a `notifications` message) e-mailing `address` one line of text. */
+export const testEmailNotification = (
+  id: string,
+  orgId: string,
+  address: string,
+  subject: string,
+): Notification => ({
+  id,
+  orgId,
+  kind: 'TEST',
+  alertId: null,
+  channel: 'EMAIL',
+  emails: [address],
+  slackChannelId: null,
+  teamsUrl: null,
+  message: { subject, html: '<p>x</p>', text: 'x', slackBlocks: [], slackText: 'x', teamsCard: {} },
+  createdAt: new Date().toISOString(),
+});
+
+/** Queues a pending delete of `teamId` (outbox, then its hand-off to `team-operations`), by `user_rel`. */
+export async function queueTeamDelete(orgId: string, teamId: string, operationId: string, at: string) {
+  await queueTeamOperation({
+    operationId,
+    orgId,
+    teamId,
+    kind: 'delete',
+    status: 'PENDING',
+    actorId: 'user_rel',
+    actorKind: 'user',
+    createdAt: at,
+    updatedAt: at,
+  });
 }
 
 /** E-mails the SES emulator holds for `address`. */

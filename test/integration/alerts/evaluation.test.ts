@@ -18,6 +18,7 @@ import { CreateAlertBody } from '../../../shared/domain/alerts/schemas';
 import type { AlertSeries } from '../../../shared/domain/alerts/series';
 import { createEngineSeriesSource } from '../../../shared/domain/alerts/series-source';
 import { archiveAlert, createAlert, snoozeAlert } from '../../../shared/domain/alerts/service';
+import { mapLimit } from '../../../shared/pool';
 import { parseOrThrow } from '../../../shared/validation';
 import type { WarehouseQueries } from '../../../shared/warehouse/port';
 import { setWarehouseQueries } from '../../../shared/warehouse/queries';
@@ -166,24 +167,23 @@ describe('alert sweep and evaluation', () => {
   });
 });
 
-describe('alerts that ask the same queries', () => {
-  const groupOrg = `org_group${run}`;
-  const owner: Principal = { ...principal, orgId: groupOrg };
-  // Daily cost: 100 a day, 400 on the last complete day (2026-11-19: the last charge day is the 20th).
-  const lastChargeDay = '2026-11-20';
-  const spikeDay = '2026-11-19';
-  const dayCost = (day: string) => (day === spikeDay ? 400 : day <= lastChargeDay ? 100 : 0);
+/**
+ * A warehouse whose daily cost is 100, and 400 on `spikeDay`, through `lastChargeDay`; `calls`
+ * records each series read.
+ */
+function spikeWarehouse(
+  lastChargeDay: string,
+  spikeDay: string,
+): { fake: WarehouseQueries; calls: string[] } {
   const calls: string[] = [];
-  const daysOf = (start: string, end: string) => {
-    const out: string[] = [];
-    for (let t = Date.parse(start.slice(0, 10)); t < Date.parse(end.slice(0, 10)); t += 86_400_000)
-      out.push(new Date(t).toISOString().slice(0, 10));
+  const rows = (q: { start: string; end: string }) => {
+    const out: { period: string; group: Record<string, never>; value: number }[] = [];
+    for (let t = Date.parse(q.start.slice(0, 10)); t < Date.parse(q.end.slice(0, 10)); t += 86_400_000) {
+      const period = new Date(t).toISOString().slice(0, 10);
+      if (period <= lastChargeDay) out.push({ period, group: {}, value: period === spikeDay ? 400 : 100 });
+    }
     return out;
   };
-  const rowsOf = (q: { start: string; end: string }) =>
-    daysOf(q.start, q.end)
-      .filter((d) => d <= lastChargeDay)
-      .map((period) => ({ period, group: {}, value: dayCost(period) }));
   const fake: WarehouseQueries = {
     kind: 'duckdb',
     billingMonths: async () => ['2026-11'],
@@ -191,15 +191,25 @@ describe('alerts that ask the same queries', () => {
     billingInfo: async () => ({ lastChargeDay, currencies: ['USD'] }),
     costSeries: async (q) => {
       calls.push(`costSeries ${q.start}..${q.end}`);
-      return rowsOf(q);
+      return rows(q);
     },
     costSeriesMany: async (q, ids) => {
       calls.push(`costSeriesMany ${q.start}..${q.end}`);
-      return ids.map(() => rowsOf(q));
+      return ids.map(() => rows(q));
     },
     usageSeries: async () => [],
     catalog: async () => undefined,
   };
+  return { fake, calls };
+}
+
+describe('alerts that ask the same queries', () => {
+  const groupOrg = `org_group${run}`;
+  const owner: Principal = { ...principal, orgId: groupOrg };
+  // Daily cost: 100 a day, 400 on the last complete day (2026-11-19: the last charge day is the 20th).
+  const lastChargeDay = '2026-11-20';
+  const spikeDay = '2026-11-19';
+  const { fake, calls } = spikeWarehouse(lastChargeDay, spikeDay);
   afterEach(() => setWarehouseQueries(undefined));
 
   test('are swept into one message and read from the warehouse once', async () => {
@@ -247,46 +257,16 @@ describe('batched sweep and evaluation', () => {
   const owner: Principal = { ...principal, orgId: batchOrg };
   const lastChargeDay = '2026-11-20';
   const spikeDay = '2026-11-19';
-  const calls: string[] = [];
-  const rows = (q: { start: string; end: string }) => {
-    const out: { period: string; group: Record<string, never>; value: number }[] = [];
-    for (let t = Date.parse(q.start.slice(0, 10)); t < Date.parse(q.end.slice(0, 10)); t += 86_400_000) {
-      const period = new Date(t).toISOString().slice(0, 10);
-      if (period <= lastChargeDay) out.push({ period, group: {}, value: period === spikeDay ? 400 : 100 });
-    }
-    return out;
-  };
-  const fake: WarehouseQueries = {
-    kind: 'duckdb',
-    billingMonths: async () => ['2026-11'],
-    usageMetrics: async () => [],
-    billingInfo: async () => ({ lastChargeDay, currencies: ['USD'] }),
-    costSeries: async (q) => {
-      calls.push(`costSeries ${q.start}..${q.end}`);
-      return rows(q);
-    },
-    costSeriesMany: async (q, ids) => {
-      calls.push(`costSeriesMany ${q.start}..${q.end}`);
-      return ids.map(() => rows(q));
-    },
-    usageSeries: async () => [],
-    catalog: async () => undefined,
-  };
+  const { fake, calls } = spikeWarehouse(lastChargeDay, spikeDay);
   afterEach(() => setWarehouseQueries(undefined));
 
   /** `n` alerts created 8 at a time, each made by `make(i)`. */
   async function createMany(n: number, make: (i: number) => Record<string, unknown>, at: Date) {
-    const out: string[] = new Array(n);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (next < n) {
-          const i = next++;
-          out[i] = (await createAlert(owner, parseOrThrow(CreateAlertBody, make(i), 'plain', 'body'), at)).id;
-        }
-      }),
+    return mapLimit(
+      Array.from({ length: n }, (_, i) => i),
+      8,
+      async (i) => (await createAlert(owner, parseOrThrow(CreateAlertBody, make(i), 'plain', 'body'), at)).id,
     );
-    return out;
   }
 
   test('two concurrent sweeps over 130 due alerts enqueue each exactly once, at most 100 a message', async () => {
