@@ -1,6 +1,7 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Datasource, MetricPoint } from '../domain/datasources/model';
 import { ConflictError, NotFoundError } from '../errors';
+import { mapLimit } from '../pool';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { getItem } from './items';
 import { keys, stripKeys } from './keys';
@@ -178,14 +179,7 @@ export async function putPoints(
       }
     }
   };
-  let next = 0;
-  const worker = async () => {
-    while (next < chunks.length) {
-      const chunk = chunks[next++];
-      if (chunk) await writeChunk(chunk);
-    }
-  };
-  await Promise.all([worker(), worker(), worker(), worker()]);
+  await mapLimit(chunks, 4, writeChunk);
 }
 
 /**
