@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { WarehouseQueries } from '../../../shared/warehouse/port';
 
 /**
  * Test helpers that compute expected figures independently of the code under test: a plain
@@ -170,4 +171,34 @@ export function expectSums(actual: Map<string, number>, expected: [string, numbe
   expect([...actual.keys()].filter((k) => !want.has(k))).toEqual([]);
   for (const [k, v] of want)
     if (!close(actual.get(k) ?? 0, v, 1e-9)) throw new Error(`${k}: got ${actual.get(k)}, expected ${v}`);
+}
+
+/** The `cost` (or `effective_cost`) per `day|service` through the warehouse port, as a user's query sees it. */
+export async function dailyByService(
+  warehouse: Pick<WarehouseQueries, 'costSeries'>,
+  orgId: string,
+  metricId: 'cost' | 'effective_cost' = 'cost',
+): Promise<Map<string, number>> {
+  const rows = await warehouse.costSeries({
+    orgId,
+    metricId,
+    groupBy: 'service',
+    granularity: 'Day',
+    start: '2000-01-01',
+    end: '2100-01-01',
+  });
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    const key = `${r.period.slice(0, 10)}|${r.group.service}`;
+    out.set(key, (out.get(key) ?? 0) + r.value);
+  }
+  return out;
+}
+
+/** `actual` holds exactly the keys of `expected`, each within 1e-9 of its value. */
+export function expectSameSums(actual: Map<string, number>, expected: Map<string, number>) {
+  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
+  for (const [k, v] of expected)
+    if (!close(actual.get(k) ?? Number.NaN, v, 1e-9))
+      throw new Error(`${k}: got ${actual.get(k)}, expected ${v}`);
 }
