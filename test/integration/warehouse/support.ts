@@ -137,6 +137,26 @@ export function sampleVariant(
   return { path, rows: parseCsv(text) };
 }
 
+/**
+ * The exports of the billing-source suites, written to `dir`: the CUR sample (November 2023), the
+ * Azure sample moved to November, a corrected CUR (its first 500 lines) and the first 300 lines
+ * of the CUR of a second payer account.
+ */
+export function billingSourceSamples(dir: string) {
+  return {
+    cur: sampleVariant(dir, 'cur.csv', CUR_SAMPLE),
+    azure: sampleVariant(dir, 'azure-nov.csv', AZURE_SAMPLE, sampleEdits.azureInNovember),
+    corrected: sampleVariant(dir, 'cur-corrected.csv', CUR_SAMPLE, sampleEdits.curFirstRows(500)),
+    secondPayer: sampleVariant(
+      dir,
+      'cur-payer-2.csv',
+      CUR_SAMPLE,
+      sampleEdits.curOfPayer('999988887777'),
+      sampleEdits.curFirstRows(300),
+    ),
+  };
+}
+
 /** Raw sums of the CUR's `lineItem/UnblendedCost` (its BilledCost) per usage day. */
 export function curDaily(rows: CsvRow[]): Map<string, number> {
   return sumBy(
