@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -80,7 +80,7 @@ export async function downloadObjectIfExists(
       throw error;
     });
     if (!body) return undefined;
-    await copyFile(localPath(key), dest);
+    await writeFile(dest, body);
     return { etag: localEtag(body) };
   }
   try {

@@ -106,6 +106,31 @@ function expectClose(actual: number | null | undefined, expected: number) {
   if (!close(actual ?? Number.NaN, expected, 1e-9)) throw new Error(`got ${actual}, expected ${expected}`);
 }
 
+/** An explorer cost query named `name`, grouped by `groupBy`. */
+const costQuery = (name: string, groupBy: string) => ({
+  type: 'cost',
+  name,
+  colorIndex: 0,
+  chartType: 'BAR',
+  groupBy,
+});
+
+/** `POST /queries/explorer` of `queries` for the days `start` to `end` (UTC), in `aggBy` buckets. */
+function explorer(
+  token: string,
+  start: string,
+  end: string,
+  aggBy: string,
+  queries: ReturnType<typeof costQuery>[],
+) {
+  return api<Answer>('POST', '/queries/explorer', {
+    token,
+    body: {
+      request: { period: { startDate: `${start}T00:00:00Z`, endDate: `${end}T00:00:00Z`, aggBy }, queries },
+    },
+  });
+}
+
 describe('onboarding a brand-new organisation (docs/onboarding.md)', () => {
   const org = `org_onb_${run}`;
   const admin = 'user_onb_admin';
@@ -219,26 +244,10 @@ describe('onboarding a brand-new organisation (docs/onboarding.md)', () => {
     expect(chargeMonths).toHaveLength(1);
     const [y, m] = (chargeMonths[0] as string).split('-').map(Number) as [number, number];
     const last = new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
-    const cost = (name: string, groupBy: string) => ({
-      type: 'cost',
-      name,
-      colorIndex: 0,
-      chartType: 'BAR',
-      groupBy,
-    });
-    const res = await api<Answer>('POST', '/queries/explorer', {
-      token,
-      body: {
-        request: {
-          period: {
-            startDate: `${chargeMonths[0]}-01T00:00:00Z`,
-            endDate: `${last}T00:00:00Z`,
-            aggBy: 'Period',
-          },
-          queries: [cost('byProvider', 'provider'), cost('byUnit', 'unit')],
-        },
-      },
-    });
+    const res = await explorer(token, `${chargeMonths[0]}-01`, last, 'Period', [
+      costQuery('byProvider', 'provider'),
+      costQuery('byUnit', 'unit'),
+    ]);
     expect(res.status).toBe(200);
     const [byProvider, byUnitAnswer] = res.body.queries;
     expectClose(byProvider?.total, sum(rows));
@@ -286,15 +295,7 @@ describe('a brand-new organisation whose first exports are provider-native (CUR 
       expect(out.status).toBe(0);
       expect(out.stdout).toContain(`ingested ${rows.length} rows`);
     }
-    const res = await api<Answer>('POST', '/queries/explorer', {
-      token,
-      body: {
-        request: {
-          period: { startDate: '2023-09-01T00:00:00Z', endDate: '2023-11-30T00:00:00Z', aggBy: 'Period' },
-          queries: [{ type: 'cost', name: 'p', colorIndex: 0, chartType: 'BAR', groupBy: 'provider' }],
-        },
-      },
-    });
+    const res = await explorer(token, '2023-09-01', '2023-11-30', 'Period', [costQuery('p', 'provider')]);
     expect(res.status).toBe(200);
     // Two billing currencies and none asked: one series per (provider, currency), no grand total.
     expect(res.body.currency).toBeNull();
@@ -320,15 +321,7 @@ describe('a brand-new organisation with a CUR and an Azure export of the same mo
 
   /** The explorer's November cost per `provider|day`, from `npm run ingest`ed files. */
   async function novemberDaily(token: string): Promise<Map<string, number>> {
-    const res = await api<Answer>('POST', '/queries/explorer', {
-      token,
-      body: {
-        request: {
-          period: { startDate: '2023-11-01T00:00:00Z', endDate: '2023-11-30T00:00:00Z', aggBy: 'Day' },
-          queries: [{ type: 'cost', name: 'p', colorIndex: 0, chartType: 'BAR', groupBy: 'provider' }],
-        },
-      },
-    });
+    const res = await explorer(token, '2023-11-01', '2023-11-30', 'Day', [costQuery('p', 'provider')]);
     expect(res.status).toBe(200);
     const out = new Map<string, number>();
     for (const x of res.body.queries[0]?.series ?? [])

@@ -131,10 +131,7 @@ export class AthenaEmulator {
           name: 'PreconditionFailed',
           $metadata: { httpStatusCode: 412 },
         });
-      this.objects.set(input.Key, input.Body);
-      const file = join(this.dir, input.Key);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, input.Body);
+      this.setObject(input.Key, input.Body);
       return { ETag: etag(input.Body) };
     });
     this.s3.on(GetObjectCommand).callsFake((input: { Key: string }) => {

@@ -13,24 +13,25 @@ export interface BillingSource {
   account: string;
 }
 
+/** The provider and account expressions of the rows of table alias `alias` (NULL as ''). */
+function sourceColumns(alias: string): [provider: string, account: string] {
+  return [`coalesce(${alias}."ProviderName", '')`, `coalesce(${alias}."BillingAccountId", '')`];
+}
+
 /**
  * The source of the rows of table alias `alias`, as two SQL expressions: provider, account
  * (named `provider` and `account` with `named`). Column names match any case (DuckDB).
  */
 export function sourceKeySql(alias: string, named = false): string {
-  const [p, a] = named ? [' AS provider', ' AS account'] : ['', ''];
-  return `coalesce(${alias}."ProviderName", '')${p}, coalesce(${alias}."BillingAccountId", '')${a}`;
+  const [p, a] = sourceColumns(alias);
+  return named ? `${p} AS provider, ${a} AS account` : `${p}, ${a}`;
 }
 
 /** A SQL predicate: the row of alias `alias` belongs to one of `sources` (FALSE when none). */
 export function inSourcesSql(alias: string, sources: BillingSource[]): string {
   if (!sources.length) return 'FALSE';
-  return `(${sources
-    .map(
-      (s) =>
-        `(coalesce(${alias}."ProviderName", '') = ${quoteLiteral(s.provider)} AND coalesce(${alias}."BillingAccountId", '') = ${quoteLiteral(s.account)})`,
-    )
-    .join(' OR ')})`;
+  const [p, a] = sourceColumns(alias);
+  return `(${sources.map((s) => `(${p} = ${quoteLiteral(s.provider)} AND ${a} = ${quoteLiteral(s.account)})`).join(' OR ')})`;
 }
 
 /**

@@ -19,19 +19,16 @@ import { MissingRateError } from '../../../shared/warehouse/sql/compile';
 import { AthenaEmulator } from '../../support/athena-emulator';
 import { assertPartitioned, assertTrino } from '../../support/trino';
 import {
-  AZURE_SAMPLE,
   azureDaily,
+  billingSourceSamples,
   type CsvRow,
   CUR_PAYER,
-  CUR_SAMPLE,
   curDaily,
   expectSums,
   FOCUS_SAMPLE,
   num,
   prefixed,
   readCsv,
-  sampleEdits,
-  sampleVariant,
 } from './support';
 
 /**
@@ -487,16 +484,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
 
 describe('Athena ingestion: one object per billing month and source (provider, billing account)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'athena-sources-'));
-  const cur = sampleVariant(dir, 'cur.csv', CUR_SAMPLE);
-  const azure = sampleVariant(dir, 'azure-nov.csv', AZURE_SAMPLE, sampleEdits.azureInNovember);
-  const corrected = sampleVariant(dir, 'cur-corrected.csv', CUR_SAMPLE, sampleEdits.curFirstRows(500));
-  const secondPayer = sampleVariant(
-    dir,
-    'cur-payer-2.csv',
-    CUR_SAMPLE,
-    sampleEdits.curOfPayer('999988887777'),
-    sampleEdits.curFirstRows(300),
-  );
+  const { cur, azure, corrected, secondPayer } = billingSourceSamples(dir);
   const ingest = (orgId: string, file: { path: string }) =>
     athena.ingestFile({ orgId, path: file.path, sourceName: 'upload.csv' });
   const folder = (orgId: string) => `curated/org_id=${orgId}/billing_month=2023-11/`;

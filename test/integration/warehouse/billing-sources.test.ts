@@ -2,16 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import {
-  AZURE_SAMPLE,
-  azureDaily,
-  CUR_SAMPLE,
-  curDaily,
-  expectSums,
-  prefixed,
-  sampleEdits,
-  sampleVariant,
-} from './support';
+import { azureDaily, billingSourceSamples, curDaily, expectSums, prefixed } from './support';
 
 /**
  * An upload replaces, for each billing month it holds, only the rows of its billing sources
@@ -24,16 +15,7 @@ const warehouse = new DuckDbWarehouse();
 const run = Date.now().toString(36);
 const NOVEMBER = { start: '2023-11-01', end: '2023-12-01' };
 
-const cur = sampleVariant(dir, 'cur.csv', CUR_SAMPLE);
-const azure = sampleVariant(dir, 'azure-nov.csv', AZURE_SAMPLE, sampleEdits.azureInNovember);
-const corrected = sampleVariant(dir, 'cur-corrected.csv', CUR_SAMPLE, sampleEdits.curFirstRows(500));
-const secondPayer = sampleVariant(
-  dir,
-  'cur-payer-2.csv',
-  CUR_SAMPLE,
-  sampleEdits.curOfPayer('999988887777'),
-  sampleEdits.curFirstRows(300),
-);
+const { cur, azure, corrected, secondPayer } = billingSourceSamples(dir);
 
 /** The warehouse's November cost per `provider|day` (or `provider|account|day`). */
 async function daily(orgId: string, byAccount = false): Promise<Map<string, number>> {

@@ -8,7 +8,16 @@ import { query, withConnection } from '../../../shared/warehouse/duckdb/database
 import { IngestRejected } from '../../../shared/warehouse/ingest/errors';
 import { MalformedFileError } from '../../../shared/warehouse/ingest/normalise';
 import { type NativeKind, writeNativeExport } from '../../../shared/warehouse/native-generator';
-import { type CsvRow, close, num, parseCsv, readCsv, SAMPLES } from './support';
+import {
+  type CsvRow,
+  close,
+  dailyByService,
+  expectSameSums,
+  num,
+  parseCsv,
+  readCsv,
+  SAMPLES,
+} from './support';
 
 /**
  * Provider-native exports converted to FOCUS on ingestion. Every expected figure is computed here
@@ -134,31 +143,6 @@ function gcpCharges(rows: GcpRaw[]): RawCharge[] {
   ]);
 }
 
-async function dailyByService(orgId: string, metricId: 'cost' | 'effective_cost' = 'cost') {
-  const rows = await warehouse.costSeries({
-    orgId,
-    metricId,
-    groupBy: 'service',
-    granularity: 'Day',
-    start: '2000-01-01',
-    end: '2100-01-01',
-  });
-  const out = new Map<string, number>();
-  for (const r of rows) {
-    const key = `${r.period.slice(0, 10)}|${r.group.service}`;
-    out.set(key, (out.get(key) ?? 0) + r.value);
-  }
-  return out;
-}
-
-function expectSameSums(actual: Map<string, number>, expected: Map<string, number>) {
-  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
-  for (const [k, v] of expected) {
-    if (!close(actual.get(k) ?? Number.NaN, v, 1e-9))
-      throw new Error(`${k}: got ${actual.get(k)}, expected ${v}`);
-  }
-}
-
 /** `where` may end in `GROUP BY …`. */
 async function billingRows(orgId: string, select: string, where = 'TRUE') {
   const [cond, group] = where.split(' GROUP BY ');
@@ -213,7 +197,7 @@ describe('the real provider samples (test/fixtures/billing)', () => {
       const charges = c.charges();
       const result = await ingest(c.org, join(SAMPLES, c.file));
       expect(result.rows).toBe(charges.length);
-      expectSameSums(await dailyByService(c.org), sums(charges));
+      expectSameSums(await dailyByService(warehouse, c.org), sums(charges));
       const currencies = await billingRows(c.org, 'DISTINCT "BillingCurrency" AS c');
       expect(currencies.map((r) => r.c)).toEqual([...new Set(charges.map((r) => r.currency))]);
     },
@@ -281,7 +265,7 @@ describe('generated exports (formats without a real sample)', () => {
     const path = await generated('cur2', 'cur2.csv');
     const raw = readCsv(path);
     await ingest('org_nat_cur2', path);
-    expectSameSums(await dailyByService('org_nat_cur2'), sums(curCharges(raw)));
+    expectSameSums(await dailyByService(warehouse, 'org_nat_cur2'), sums(curCharges(raw)));
     // EffectiveCost: the Savings Plan effective cost on covered usage, the net cost elsewhere.
     const effective = raw.map((r) => ({
       day: isoDay(r.line_item_usage_start_date),
@@ -293,7 +277,7 @@ describe('generated exports (formats without a real sample)', () => {
       currency: 'USD',
     }));
     expect(raw.some((r) => r.line_item_line_item_type === 'SavingsPlanCoveredUsage')).toBe(true);
-    expectSameSums(await dailyByService('org_nat_cur2', 'effective_cost'), sums(effective));
+    expectSameSums(await dailyByService(warehouse, 'org_nat_cur2', 'effective_cost'), sums(effective));
     const team = new Map<string, number>();
     for (const r of raw) {
       const t = r.resource_tags
@@ -321,14 +305,14 @@ describe('generated exports (formats without a real sample)', () => {
       );
     });
     await ingest('org_nat_cur2_pq', parquet);
-    expectSameSums(await dailyByService('org_nat_cur2_pq'), sums(curCharges(readCsv(csv))));
+    expectSameSums(await dailyByService(warehouse, 'org_nat_cur2_pq'), sums(curCharges(readCsv(csv))));
   });
 
   it('CUR 1.0 generated: resourceTags/user:… columns into Tags, covered usage billed at on-demand cost', async () => {
     const path = await generated('cur1', 'cur1.csv');
     const raw = readCsv(path);
     await ingest('org_nat_cur1_gen', path);
-    expectSameSums(await dailyByService('org_nat_cur1_gen'), sums(curCharges(raw)));
+    expectSameSums(await dailyByService(warehouse, 'org_nat_cur1_gen'), sums(curCharges(raw)));
     const env = new Map<string, number>();
     for (const r of raw) {
       const v = r['resourceTags/user:environment'];
@@ -356,7 +340,7 @@ describe('generated exports (formats without a real sample)', () => {
       const credits = raw.flatMap((r) => r.credits);
       expect(credits.length).toBeGreaterThan(0);
       expect(result.rows).toBe(raw.length + credits.length);
-      expectSameSums(await dailyByService(org), sums(gcpCharges(raw)));
+      expectSameSums(await dailyByService(warehouse, org), sums(gcpCharges(raw)));
       const [split] = await billingRows(
         org,
         `sum("BilledCost") FILTER (WHERE "ChargeCategory" = 'Credit') AS credit,
@@ -396,7 +380,7 @@ describe('generated exports (formats without a real sample)', () => {
     writeFileSync(gz, gzipSync(readFileSync(plain)));
     await ingest('org_nat_gcp_gz', gz);
     expectSameSums(
-      await dailyByService('org_nat_gcp_gz'),
+      await dailyByService(warehouse, 'org_nat_gcp_gz'),
       sums(gcpCharges(gcpFromJsonLines(readFileSync(plain, 'utf8')))),
     );
     const bad = join(dir, 'gcp-bad.jsonl');
@@ -419,7 +403,7 @@ describe('generated exports (formats without a real sample)', () => {
     expect(readFileSync(path).subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     const raw = readCsv(path);
     await ingest('org_nat_azure_gen', path);
-    expectSameSums(await dailyByService('org_nat_azure_gen'), sums(azureCharges(raw)));
+    expectSameSums(await dailyByService(warehouse, 'org_nat_azure_gen'), sums(azureCharges(raw)));
     const currencies = await billingRows('org_nat_azure_gen', 'DISTINCT "BillingCurrency" AS c');
     expect(currencies).toEqual([{ c: 'EUR' }]);
   });

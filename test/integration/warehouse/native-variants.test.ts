@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
-import { type CsvRow, close, num, parseCsv, SAMPLES } from './support';
+import { type CsvRow, close, dailyByService, expectSameSums, num, parseCsv, SAMPLES } from './support';
 
 /**
  * Variants of the provider-native exports that real users upload and the other native tests do
@@ -44,24 +44,6 @@ async function ingest(org: string, path: string) {
   return warehouse.ingestFile({ orgId: org, path, sourceName: path.split('/').at(-1) ?? path });
 }
 
-/** BilledCost per `day|service` through the warehouse port, as a user's query sees it. */
-async function billedByDayAndService(orgId: string): Promise<Map<string, number>> {
-  const rows = await warehouse.costSeries({
-    orgId,
-    metricId: 'cost',
-    groupBy: 'service',
-    granularity: 'Day',
-    start: '2000-01-01',
-    end: '2100-01-01',
-  });
-  const out = new Map<string, number>();
-  for (const r of rows) {
-    const key = `${r.period.slice(0, 10)}|${r.group.service}`;
-    out.set(key, (out.get(key) ?? 0) + r.value);
-  }
-  return out;
-}
-
 function sumsOf(items: { day: string; service: string; cost: number }[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const c of items) {
@@ -69,13 +51,6 @@ function sumsOf(items: { day: string; service: string; cost: number }[]): Map<st
     out.set(key, (out.get(key) ?? 0) + c.cost);
   }
   return out;
-}
-
-function expectSameSums(actual: Map<string, number>, expected: Map<string, number>) {
-  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
-  for (const [k, v] of expected)
-    if (!close(actual.get(k) ?? Number.NaN, v, 1e-9))
-      throw new Error(`${k}: got ${actual.get(k)}, expected ${v}`);
 }
 
 async function tagTotals(orgId: string, key: string): Promise<Map<string, number>> {
@@ -125,7 +100,7 @@ describe('AWS CUR variants', () => {
     const org = `org_var_cur1_${run}`;
     expect((await ingest(org, path)).rows).toBe(raw.length);
     expectSameSums(
-      await billedByDayAndService(org),
+      await dailyByService(warehouse, org),
       sumsOf(
         parsed.map((r) => ({
           day: day(r['lineItem/UsageStartDate']),
@@ -280,7 +255,7 @@ describe('AWS CUR variants', () => {
         ? num(r['lineItem/NetUnblendedCost'])
         : num(r['lineItem/UnblendedCost']);
     expectSameSums(
-      await billedByDayAndService(org),
+      await dailyByService(warehouse, org),
       sumsOf(
         parsed.map((r) => ({
           day: day(r['lineItem/UsageStartDate']),
@@ -366,7 +341,7 @@ describe('AWS CUR variants', () => {
         ? num(r.line_item_net_unblended_cost)
         : num(r.line_item_unblended_cost);
     expectSameSums(
-      await billedByDayAndService(org),
+      await dailyByService(warehouse, org),
       sumsOf(
         parsed.map((r) => ({
           day: day(r.line_item_usage_start_date),
@@ -496,7 +471,7 @@ describe('Azure variants', () => {
     const org = `org_var_mca_${run}`;
     expect((await ingest(org, write('mca.csv', text))).rows).toBe(parsed.length);
     expectSameSums(
-      await billedByDayAndService(org),
+      await dailyByService(warehouse, org),
       azureExpect(parsed, 'costInBillingCurrency', 'date', 'meterCategory'),
     );
     const env = new Map<string, number>();
@@ -533,7 +508,7 @@ describe('Azure variants', () => {
     const org = `org_var_ea_${run}`;
     expect((await ingest(org, write('ea.csv', text))).rows).toBe(parsed.length);
     expectSameSums(
-      await billedByDayAndService(org),
+      await dailyByService(warehouse, org),
       azureExpect(parsed, 'CostInBillingCurrency', 'Date', 'MeterCategory'),
     );
   });
@@ -609,7 +584,7 @@ describe('Google Cloud variants', () => {
     const org = `org_var_gcp_csv_${run}`;
     const result = await ingest(org, write('gcp-flat.csv', text));
     expect(result.rows).toBe(lines.length + lines.reduce((a, l) => a + l.credits.length, 0));
-    expectSameSums(await billedByDayAndService(org), expected());
+    expectSameSums(await dailyByService(warehouse, org), expected());
   });
 
   it('JSON lines, gzipped: numbers as numbers, credits missing or empty, extra nested fields, blank lines', async () => {
@@ -645,7 +620,7 @@ describe('Google Cloud variants', () => {
       .join('\n');
     const org = `org_var_gcp_jsonl_${run}`;
     await ingest(org, write('gcp-variant.jsonl.gz', gzipSync(Buffer.from(`${text}\n\n\n`))));
-    expectSameSums(await billedByDayAndService(org), expected());
+    expectSameSums(await dailyByService(warehouse, org), expected());
     const team = new Map<string, number>();
     for (const l of lines) {
       const t = l.labels.find((x) => x.key === 'team')?.value;
@@ -695,7 +670,7 @@ describe('OCI variants', () => {
     const org = `org_var_oci_${run}`;
     expect((await ingest(org, write('oci-variant.csv', text))).rows).toBe(raw.length);
     expectSameSums(
-      await billedByDayAndService(org),
+      await dailyByService(warehouse, org),
       sumsOf(
         parsed.map((r) => ({
           day: day(r['lineItem/intervalUsageStart']),

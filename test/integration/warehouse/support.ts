@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { WarehouseQueries } from '../../../shared/warehouse/port';
 
 /**
  * Test helpers that compute expected figures independently of the code under test: a plain
@@ -136,6 +137,26 @@ export function sampleVariant(
   return { path, rows: parseCsv(text) };
 }
 
+/**
+ * The exports of the billing-source suites, written to `dir`: the CUR sample (November 2023), the
+ * Azure sample moved to November, a corrected CUR (its first 500 lines) and the first 300 lines
+ * of the CUR of a second payer account.
+ */
+export function billingSourceSamples(dir: string) {
+  return {
+    cur: sampleVariant(dir, 'cur.csv', CUR_SAMPLE),
+    azure: sampleVariant(dir, 'azure-nov.csv', AZURE_SAMPLE, sampleEdits.azureInNovember),
+    corrected: sampleVariant(dir, 'cur-corrected.csv', CUR_SAMPLE, sampleEdits.curFirstRows(500)),
+    secondPayer: sampleVariant(
+      dir,
+      'cur-payer-2.csv',
+      CUR_SAMPLE,
+      sampleEdits.curOfPayer('999988887777'),
+      sampleEdits.curFirstRows(300),
+    ),
+  };
+}
+
 /** Raw sums of the CUR's `lineItem/UnblendedCost` (its BilledCost) per usage day. */
 export function curDaily(rows: CsvRow[]): Map<string, number> {
   return sumBy(
@@ -170,4 +191,34 @@ export function expectSums(actual: Map<string, number>, expected: [string, numbe
   expect([...actual.keys()].filter((k) => !want.has(k))).toEqual([]);
   for (const [k, v] of want)
     if (!close(actual.get(k) ?? 0, v, 1e-9)) throw new Error(`${k}: got ${actual.get(k)}, expected ${v}`);
+}
+
+/** The `cost` (or `effective_cost`) per `day|service` through the warehouse port, as a user's query sees it. */
+export async function dailyByService(
+  warehouse: Pick<WarehouseQueries, 'costSeries'>,
+  orgId: string,
+  metricId: 'cost' | 'effective_cost' = 'cost',
+): Promise<Map<string, number>> {
+  const rows = await warehouse.costSeries({
+    orgId,
+    metricId,
+    groupBy: 'service',
+    granularity: 'Day',
+    start: '2000-01-01',
+    end: '2100-01-01',
+  });
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    const key = `${r.period.slice(0, 10)}|${r.group.service}`;
+    out.set(key, (out.get(key) ?? 0) + r.value);
+  }
+  return out;
+}
+
+/** `actual` holds exactly the keys of `expected`, each within 1e-9 of its value. */
+export function expectSameSums(actual: Map<string, number>, expected: Map<string, number>) {
+  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
+  for (const [k, v] of expected)
+    if (!close(actual.get(k) ?? Number.NaN, v, 1e-9))
+      throw new Error(`${k}: got ${actual.get(k)}, expected ${v}`);
 }
