@@ -17,7 +17,15 @@ export interface Organization {
   registeredVia?: OrganizationSource;
   /** The admin (`user_…`) whose first sign-in registered it, or the operator's note. */
   registeredBy?: string;
+  /**
+   * The currency of figures that have no requested currency (dimension candidates and values,
+   * digests without one): one of the dashboard currencies. Absent means `DEFAULT_REPORTING_CURRENCY`.
+   */
+  reportingCurrency?: string;
 }
+
+/** The reporting currency of an organisation that has not chosen one. */
+export const DEFAULT_REPORTING_CURRENCY = 'USD';
 
 export type OrganizationSource = 'jwt' | 'cli' | 'seed';
 
@@ -89,6 +97,7 @@ function organizationOf(item: Record<string, unknown>): Organization {
     createdAt: str(item.createdAt) ?? '',
     ...(via === 'jwt' || via === 'cli' || via === 'seed' ? { registeredVia: via } : {}),
     ...(by ? { registeredBy: by } : {}),
+    ...(str(item.reportingCurrency) ? { reportingCurrency: str(item.reportingCurrency) } : {}),
   };
 }
 
@@ -132,4 +141,21 @@ export async function getOrganizationTimezone(orgId: string): Promise<string | u
   );
   const tz = res.Item?.timezone;
   return typeof tz === 'string' && tz ? tz : undefined;
+}
+
+/**
+ * The organisation's reporting currency (the currency of figures that have no requested currency),
+ * `DEFAULT_REPORTING_CURRENCY` when it has not chosen one or is not registered.
+ */
+export async function getOrganizationReportingCurrency(orgId: string): Promise<string> {
+  const res = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.organization(orgId),
+      ProjectionExpression: '#c',
+      ExpressionAttributeNames: { '#c': 'reportingCurrency' },
+    }),
+  );
+  const c = res.Item?.reportingCurrency;
+  return typeof c === 'string' && c ? c : DEFAULT_REPORTING_CURRENCY;
 }
