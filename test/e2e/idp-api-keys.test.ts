@@ -110,6 +110,15 @@ describe('API keys made in the identity provider', () => {
     );
   });
 
+  it('a user the service has no profile of yet gets the role the provider claims', async () => {
+    const run = Date.now().toString(36);
+    const newcomer = await issue({ subject: `user_idp_new_${run}`, orgId: s().orgId, role: 'member' });
+    expect((await listAlerts(newcomer.key)).status).toBe(200);
+    expect((await api('GET', '/iac/users', { token: newcomer.key })).status).toBe(403);
+    const newAdmin = await issue({ subject: `user_idp_boss_${run}`, orgId: s().orgId, role: 'org:admin' });
+    expect((await api('GET', '/iac/users', { token: newAdmin.key })).status).toBe(200);
+  });
+
   it('revoked, expired, unknown and malformed keys are the same 401', async () => {
     const revoked = await issue({ subject: s().users.member, orgId: s().orgId });
     await revoke(revoked.id);
