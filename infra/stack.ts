@@ -163,6 +163,7 @@ export class CostManagementStack extends Stack {
   private readonly logRemovalPolicy: RemovalPolicy;
   private readonly slackToken: ISecret;
   private readonly idpToken: ISecret | undefined;
+  private readonly introspectionSecret: ISecret | undefined;
 
   constructor(scope: Construct, id: string, props: CostManagementStackProps) {
     super(scope, id, props);
@@ -213,6 +214,9 @@ export class CostManagementStack extends Stack {
     this.slackToken = Secret.fromSecretNameV2(this, 'SlackBotToken', config.slackTokenSecretName);
     this.idpToken = config.idpTokenSecretName
       ? Secret.fromSecretNameV2(this, 'IdpApiToken', config.idpTokenSecretName)
+      : undefined;
+    this.introspectionSecret = config.apiKeyIntrospectionSecretName
+      ? Secret.fromSecretNameV2(this, 'ApiKeyIntrospectionSecret', config.apiKeyIntrospectionSecretName)
       : undefined;
 
     this.baseEnvironment = {
@@ -336,6 +340,7 @@ export class CostManagementStack extends Stack {
           },
         });
         Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: SYNC_INVOCATION_DLQ_REASON });
+        this.acceptIdpApiKeys(fn);
         if (def.method === 'GET') {
           // A read-only route still records when an API key was last used, and writes nothing else.
           fn.grantAttributeUpdate(
@@ -464,6 +469,25 @@ export class CostManagementStack extends Stack {
       description: `Upload FOCUS exports under s3://<bucket>/uploads/`,
     });
     new CfnOutput(this, 'AthenaWorkgroup', { value: this.warehouse.workgroupName });
+  }
+
+  /**
+   * Every route verifies its credential, so every route function may ask the identity provider
+   * about an `ak_` key that is not ours (docs/auth.md#api-keys-from-the-identity-provider): the
+   * introspection endpoint, client id and cache time, and read access to the client secret.
+   */
+  private acceptIdpApiKeys(fn: ServiceFunction): void {
+    const c = this.config;
+    if (!c.apiKeyIntrospectionUrl) return;
+    fn.addEnvironment('API_KEY_INTROSPECTION_URL', c.apiKeyIntrospectionUrl);
+    if (c.apiKeyIntrospectionClientId)
+      fn.addEnvironment('API_KEY_INTROSPECTION_CLIENT_ID', c.apiKeyIntrospectionClientId);
+    if (c.apiKeyIntrospectionCacheSeconds !== undefined)
+      fn.addEnvironment('API_KEY_INTROSPECTION_CACHE_SECONDS', c.apiKeyIntrospectionCacheSeconds);
+    if (this.introspectionSecret) {
+      this.introspectionSecret.grantRead(fn.role);
+      fn.addEnvironment('API_KEY_INTROSPECTION_SECRET_ARN', this.introspectionSecret.secretArn);
+    }
   }
 
   private serviceFunction(

@@ -31,6 +31,12 @@ export interface Config {
   idpApiToken?: string;
   /** In AWS: the Secrets Manager secret holding that token (read once per container). */
   idpApiTokenSecretArn?: string;
+  /**
+   * API keys the organisation's identity provider issued (docs/auth.md#api-keys-from-the-identity-provider):
+   * an `ak_` key that is not one of ours is checked with the provider's OAuth 2.0 token introspection
+   * endpoint (RFC 7662). Unset (`API_KEY_INTROSPECTION_URL` empty): only our own keys are accepted.
+   */
+  apiKeyIntrospection?: ApiKeyIntrospectionConfig;
   /** Warehouse (Athena adapter): the billing bucket, Glue database/table and Athena workgroup. */
   billingBucket?: string;
   glueDatabase?: string;
@@ -45,6 +51,21 @@ export interface Config {
   platformOrgIds: string[];
   /** Where the daily `fx-fetch` schedule reads the rates (`FX_RATES_URL`; https only). */
   fxRatesUrl: string;
+}
+
+export interface ApiKeyIntrospectionConfig {
+  /** `API_KEY_INTROSPECTION_URL`: https (in AWS always); locally also http on a loopback address. */
+  url: string;
+  /** `API_KEY_INTROSPECTION_CLIENT_ID`: with it the call authenticates with HTTP Basic (id, secret); without, `Bearer <secret>`. */
+  clientId?: string;
+  /** `API_KEY_INTROSPECTION_SECRET`: the secret itself (local and dev). */
+  secret?: string;
+  /** `API_KEY_INTROSPECTION_SECRET_ARN`: in AWS, the Secrets Manager secret holding it (read once per container). */
+  secretArn?: string;
+  /** `API_KEY_INTROSPECTION_CACHE_SECONDS` (default 60, 0 to 300): how long an answer is kept per container. */
+  cacheSeconds: number;
+  /** The URL is plain http on a loopback address (the local stand-in provider; refused in AWS). */
+  loopback: boolean;
 }
 
 let cached: Config | undefined;
@@ -82,6 +103,53 @@ function readQueueUrls(): Record<string, string> {
     }
   }
   return urls;
+}
+
+/** Whether `url` is plain http on a loopback address (the local stack's stand-in providers). */
+export function isLoopbackHttpUrl(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function readApiKeyIntrospection(isAws: boolean): ApiKeyIntrospectionConfig | undefined {
+  const url = optional('API_KEY_INTROSPECTION_URL');
+  if (url === undefined) return undefined;
+  const loopback = isLoopbackHttpUrl(url);
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    !parsed ||
+    (parsed.protocol !== 'https:' && !(loopback && !isAws)) ||
+    parsed.username ||
+    parsed.password
+  )
+    throw new ConfigError(
+      `API_KEY_INTROSPECTION_URL must be an https URL without credentials${isAws ? '' : ' (or http on a loopback address, locally)'}, got ${url}`,
+    );
+  const cacheSeconds = Number(env('API_KEY_INTROSPECTION_CACHE_SECONDS', '60'));
+  if (!Number.isInteger(cacheSeconds) || cacheSeconds < 0 || cacheSeconds > 300)
+    throw new ConfigError(
+      'API_KEY_INTROSPECTION_CACHE_SECONDS must be a whole number of seconds from 0 to 300',
+    );
+  const clientId = optional('API_KEY_INTROSPECTION_CLIENT_ID');
+  const secret = optional('API_KEY_INTROSPECTION_SECRET');
+  const secretArn = optional('API_KEY_INTROSPECTION_SECRET_ARN');
+  return {
+    url,
+    cacheSeconds,
+    loopback,
+    ...(clientId ? { clientId } : {}),
+    ...(secret ? { secret } : {}),
+    ...(secretArn ? { secretArn } : {}),
+  };
 }
 
 export function loadConfig(): Config {
@@ -123,6 +191,7 @@ export function loadConfig(): Config {
     idpApiBaseUrl: optional('IDP_API_BASE_URL'),
     idpApiToken: optional('IDP_API_TOKEN'),
     idpApiTokenSecretArn: optional('IDP_API_TOKEN_SECRET_ARN'),
+    apiKeyIntrospection: readApiKeyIntrospection(isAws),
     billingBucket: optional('BILLING_BUCKET'),
     glueDatabase: optional('GLUE_DATABASE'),
     glueTable: optional('GLUE_TABLE'),

@@ -30,6 +30,17 @@ export interface DeployConfig {
   idpApiBaseUrl?: string;
   /** Name of the Secrets Manager secret holding that API's bearer token; unset: no token is sent. */
   idpTokenSecretName?: string;
+  /**
+   * API keys made in the identity provider (docs/auth.md#api-keys-from-the-identity-provider): its
+   * OAuth 2.0 token introspection endpoint (https); unset: only the service's own keys are accepted.
+   */
+  apiKeyIntrospectionUrl?: string;
+  /** The service's client id at that endpoint (HTTP Basic); unset: `Bearer <secret>`. */
+  apiKeyIntrospectionClientId?: string;
+  /** Name of the Secrets Manager secret holding the client secret (read by the route functions). */
+  apiKeyIntrospectionSecretName?: string;
+  /** Seconds an introspection answer is kept per container (0 to 300; default 60). */
+  apiKeyIntrospectionCacheSeconds?: string;
   /** An e-mail address subscribed to the alarm topic; unset: the topic has no subscription. */
   alarmEmail?: string;
   /** The web console's OpenID Connect sign-in (docs/console.md); unset: keys and pasted JWTs only. */
@@ -48,6 +59,10 @@ const OPTIONAL_SETTINGS: readonly {
   key:
     | 'idpApiBaseUrl'
     | 'idpTokenSecretName'
+    | 'apiKeyIntrospectionUrl'
+    | 'apiKeyIntrospectionClientId'
+    | 'apiKeyIntrospectionSecretName'
+    | 'apiKeyIntrospectionCacheSeconds'
     | 'alarmEmail'
     | 'consoleOidcIssuer'
     | 'consoleOidcClientId'
@@ -62,6 +77,22 @@ const OPTIONAL_SETTINGS: readonly {
   {
     key: 'idpTokenSecretName',
     help: 'Secrets Manager secret name holding the IdP API bearer token (read by the team sync function only)',
+  },
+  {
+    key: 'apiKeyIntrospectionUrl',
+    help: "the IdP's OAuth 2.0 token introspection endpoint (RFC 7662, https): ak_ keys made in the IdP's dashboard are accepted; without it only the service's own keys",
+  },
+  {
+    key: 'apiKeyIntrospectionClientId',
+    help: "the service's client id at the introspection endpoint (HTTP Basic with the secret); without it the secret is sent as a Bearer token",
+  },
+  {
+    key: 'apiKeyIntrospectionSecretName',
+    help: 'Secrets Manager secret name holding the introspection client secret (read by the route functions)',
+  },
+  {
+    key: 'apiKeyIntrospectionCacheSeconds',
+    help: 'seconds an introspection answer is kept per container, 0 to 300 (default 60): how late a key revoked in the IdP stops working',
   },
   {
     key: 'alarmEmail',
@@ -195,6 +226,15 @@ export class DeployConfigError extends Error {
   override name = 'DeployConfigError';
 }
 
+function isHttpsUrlWithoutCredentials(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+
 /** Reads `env` (dev|prod) from context; anything else is a synth error. */
 export function readStage(node: Node): DeployStage {
   const raw = node.tryGetContext('env') ?? 'dev';
@@ -265,6 +305,30 @@ export function readDeployConfig(node: Node, stage: DeployStage = readStage(node
         'IdP invitation API at that URL (-c idpApiBaseUrl=https://…).',
     );
   }
+  if (
+    optional.apiKeyIntrospectionUrl !== undefined &&
+    !isHttpsUrlWithoutCredentials(optional.apiKeyIntrospectionUrl)
+  )
+    throw new DeployConfigError(
+      `Context "apiKeyIntrospectionUrl" must be an https URL without credentials, got "${optional.apiKeyIntrospectionUrl}".`,
+    );
+  const introspectionKeys = (
+    [
+      'apiKeyIntrospectionClientId',
+      'apiKeyIntrospectionSecretName',
+      'apiKeyIntrospectionCacheSeconds',
+    ] as const
+  ).filter((k) => optional[k] !== undefined);
+  if (introspectionKeys.length > 0 && optional.apiKeyIntrospectionUrl === undefined)
+    throw new DeployConfigError(
+      `Context ${introspectionKeys.join(', ')} set without apiKeyIntrospectionUrl: they configure the call to ` +
+        "the IdP's token introspection endpoint (-c apiKeyIntrospectionUrl=https://…).",
+    );
+  const cacheSeconds = optional.apiKeyIntrospectionCacheSeconds;
+  if (cacheSeconds !== undefined && !(/^\d+$/.test(cacheSeconds) && Number(cacheSeconds) <= 300))
+    throw new DeployConfigError(
+      `Context "apiKeyIntrospectionCacheSeconds" must be a whole number from 0 to 300, got "${cacheSeconds}".`,
+    );
   if (optional.alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(optional.alarmEmail)) {
     throw new DeployConfigError(
       `Context "alarmEmail" must be an e-mail address, got "${optional.alarmEmail}".`,

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, mintToken, type StoredKey } from './idp';
+import { handleIdpApiKeys, startIdpApiKeys } from './idp-api-keys';
 import type { LocalHook } from './local-hook';
 import type { DemoSeed } from './seed';
 
@@ -16,6 +17,8 @@ import type { DemoSeed } from './seed';
  *   that the code is unused (a code is good once, for a minute), then answers `id_token` and
  *   `access_token`: session JWTs for an hour signed with the key whose JWKS the server publishes
  *   (`npm run token` mints the same claims).
+ * Its API keys and their introspection endpoint (`/_local/idp/api-keys`, `/_local/idp/introspect`)
+ * are in ./idp-api-keys.ts.
  * The one client is `cost-management-local` (the local API's JWT audience), and its one redirect
  * URI is the console's address on this server.
  */
@@ -146,9 +149,12 @@ export const idpHook: LocalHook = {
   async start(ctx) {
     users = demoUsers(ctx.seed);
     key = await loadOrCreateSigningKey(ctx.stateDir);
+    startIdpApiKeys(ctx.stateDir);
   },
-  async handle(method, path, body, query) {
+  async handle(method, path, body, query, headers) {
     if (!path.startsWith(`${IDP_PATH}/`)) return undefined;
+    const keysAnswer = handleIdpApiKeys(method, path, body, headers);
+    if (keysAnswer) return keysAnswer;
     if (path === `${IDP_PATH}/.well-known/openid-configuration` && method === 'GET')
       return {
         status: 200,

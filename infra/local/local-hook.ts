@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { DemoSeed } from './seed';
 
 /**
@@ -13,5 +14,6 @@ export interface LocalHook {
     path: string,
     body: unknown,
     query?: URLSearchParams,
+    headers?: IncomingHttpHeaders,
   ): Promise<{ status: number; body: unknown; headers?: Record<string, string> } | undefined>;
 }

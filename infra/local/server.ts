@@ -16,6 +16,8 @@ export interface LocalControl {
     path: string,
     body: unknown,
     query: URLSearchParams,
+    /** The request's headers (the stand-in identity provider checks its client's credentials). */
+    headers?: IncomingMessage['headers'],
   ): Promise<{ status: number; body: unknown; headers?: Record<string, string> } | undefined>;
 }
 
@@ -67,7 +69,7 @@ export function createLocalServer(routeDefs: readonly RouteDef[], control: Local
             ? Object.fromEntries(new URLSearchParams(raw.toString('utf8')))
             : safeJson(raw.toString('utf8'))
           : undefined;
-      const local = await control.handle(method, url.pathname, controlBody, url.searchParams);
+      const local = await control.handle(method, url.pathname, controlBody, url.searchParams, req.headers);
       if (local) return send(local.status, local.body, local.headers);
 
       const match = matchRoute(routes, method, url.pathname);

@@ -25,6 +25,7 @@ import { type Emulator, startDynamoLocal, startSesEmulator, startSqsEmulator } f
 import { type FaultControl, faultControl, startOutageProxy } from './faults';
 import { localHooks } from './hooks';
 import { jwks, LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey } from './idp';
+import { INTROSPECT_PATH, LOCAL_INTROSPECTION_SECRET } from './idp-api-keys';
 import {
   acquireStateLock,
   assertPortFree,
@@ -104,7 +105,7 @@ async function main(): Promise<void> {
   const signingKey = await loadOrCreateSigningKey(args.stateDir);
 
   const server = createLocalServer(routes, {
-    async handle(method, path, body, query) {
+    async handle(method, path, body, query, headers) {
       if (path === '/.well-known/jwks.json' && method === 'GET')
         return { status: 200, body: jwks(signingKey) };
       if (path === '/_local/health' && method === 'GET')
@@ -150,7 +151,7 @@ async function main(): Promise<void> {
         return { status: drained ? 200 : 504, body: { drained } };
       }
       for (const hook of localHooks) {
-        const answer = await hook.handle?.(method, path, body, query);
+        const answer = await hook.handle?.(method, path, body, query, headers);
         if (answer) return answer;
       }
       return undefined;
@@ -203,6 +204,10 @@ async function main(): Promise<void> {
     // local exception (see docs/alerts.md). The CDK stack never sets this variable.
     TEAMS_LOCAL_CAPTURE_ORIGIN: capture.endpoint,
     IDP_API_BASE_URL: `${capture.endpoint}/idp`,
+    // API keys made in the identity provider: the local stand-in's introspection endpoint
+    // (infra/local/idp-api-keys.ts; docs/auth.md#api-keys-from-the-identity-provider).
+    API_KEY_INTROSPECTION_URL: `${baseUrl}${INTROSPECT_PATH}`,
+    API_KEY_INTROSPECTION_SECRET: LOCAL_INTROSPECTION_SECRET,
     MAIL_FROM: 'FinOps Local <finops@local.test>',
     APP_BASE_URL: baseUrl,
     DUCKDB_PATH: resolve(args.stateDir, 'warehouse.duckdb'),

@@ -1,9 +1,10 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
-import { config } from '../config';
+import { config, isLoopbackHttpUrl } from '../config';
 import { UnauthorizedError } from '../errors';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format';
-import type { AuthContext } from './principal';
+import type { IdpKeyVerifier } from './idp-api-keys';
+import { type AuthContext, ORG_ID_PATTERN, USER_ID_PATTERN } from './principal';
 
 /** The global lookup item of an API key, found by the key's hash. */
 export interface ApiKeyLookup {
@@ -33,15 +34,6 @@ let verifier: Verifier | undefined;
  * the loopback interface, so that one case gets a fetch-based fetcher; any other http:// URL is
  * left to the default fetcher, which refuses it.
  */
-function isLoopbackHttp(uri: string): boolean {
-  try {
-    const url = new URL(uri);
-    return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  } catch {
-    return false;
-  }
-}
-
 const loopbackFetcher = {
   fetch: async (uri: string): Promise<ArrayBuffer> => {
     const res = await fetch(uri, { signal: AbortSignal.timeout(3000) });
@@ -53,7 +45,9 @@ const loopbackFetcher = {
 function jwtVerifier(): Verifier {
   if (!verifier) {
     const { issuer, audience, jwksUri } = config().jwt;
-    const jwksCache = isLoopbackHttp(jwksUri) ? new SimpleJwksCache({ fetcher: loopbackFetcher }) : undefined;
+    const jwksCache = isLoopbackHttpUrl(jwksUri)
+      ? new SimpleJwksCache({ fetcher: loopbackFetcher })
+      : undefined;
     verifier = JwtVerifier.create(
       { issuer, audience, jwksUri },
       jwksCache ? { jwksCache } : undefined,
@@ -67,16 +61,16 @@ export function resetJwtVerifier(): void {
   verifier = undefined;
 }
 
-const ORG_ID = /^org_[A-Za-z0-9_-]{1,64}$/;
-const USER_ID = /^user_[A-Za-z0-9_-]{1,64}$/;
-
 /**
  * Verifies `Authorization: Bearer <credential>` and says whose it is. Every failure, whatever its
  * cause, is the same UnauthorizedError, so responses never tell a revoked key from a made-up one.
+ * An `ak_` key that is not in our table goes to the identity provider (`idpKeys`) when one is
+ * configured.
  */
 export async function verifyCredential(
   authorization: string | undefined,
   apiKeys: ApiKeyStore,
+  idpKeys?: IdpKeyVerifier,
 ): Promise<AuthContext> {
   // The scheme is case-insensitive (RFC 9110 §11.1); the credential itself is not.
   const match = /^Bearer +([^\s]+)$/i.exec(authorization?.trim() ?? '');
@@ -84,18 +78,29 @@ export async function verifyCredential(
   if (!credential) throw new UnauthorizedError();
   try {
     return credential.startsWith('ak_')
-      ? await verifyApiKey(credential, apiKeys)
+      ? await verifyApiKey(credential, apiKeys, idpKeys)
       : await verifyJwt(credential);
   } catch {
     throw new UnauthorizedError();
   }
 }
 
-async function verifyApiKey(key: string, apiKeys: ApiKeyStore): Promise<AuthContext> {
-  if (!isWellFormedApiKey(key)) throw new UnauthorizedError();
-  const hash = hashApiKey(key);
-  const found = await apiKeys.findByHash(hash);
-  if (!found || found.revokedAt) throw new UnauthorizedError();
+/**
+ * One of our keys (well-formed, found by its hash; revoked: 401, never asked elsewhere), else the
+ * identity provider's when one is configured (./idp-api-keys.ts), else 401.
+ */
+async function verifyApiKey(
+  key: string,
+  apiKeys: ApiKeyStore,
+  idpKeys: IdpKeyVerifier | undefined,
+): Promise<AuthContext> {
+  const hash = isWellFormedApiKey(key) ? hashApiKey(key) : undefined;
+  const found = hash ? await apiKeys.findByHash(hash) : undefined;
+  if (!hash || !found) {
+    if (!idpKeys) throw new UnauthorizedError();
+    return idpKeys.verify(key);
+  }
+  if (found.revokedAt) throw new UnauthorizedError();
   // At most one write per key and hour; never fails the request.
   await apiKeys.recordUse(hash, found, new Date());
   return {
@@ -113,8 +118,8 @@ async function verifyJwt(token: string): Promise<AuthContext> {
   const orgId = payload[orgClaim];
   const sub = payload.sub;
   if (typeof payload.exp !== 'number') throw new UnauthorizedError();
-  if (typeof orgId !== 'string' || !ORG_ID.test(orgId)) throw new UnauthorizedError();
-  if (typeof sub !== 'string' || !USER_ID.test(sub)) throw new UnauthorizedError();
+  if (typeof orgId !== 'string' || !ORG_ID_PATTERN.test(orgId)) throw new UnauthorizedError();
+  if (typeof sub !== 'string' || !USER_ID_PATTERN.test(sub)) throw new UnauthorizedError();
   const role = payload[roleClaim];
   return {
     orgId,

@@ -19,12 +19,17 @@ export interface AuthContext {
   orgId: string;
   principalId: string;
   kind: 'user' | 'org';
-  credential: 'jwt' | 'apikey';
-  /** The API key's id, for the per-request revocation check. */
+  /** `apikey`: one of our `ak_` keys; `idpkey`: an `ak_` key the identity provider issued. */
+  credential: 'jwt' | 'apikey' | 'idpkey';
+  /** The API key's id (our keys), for the per-request revocation check. */
   keyId?: string;
-  /** The role claimed by the IdP token, used when the user has no stored profile yet. */
+  /** The role claimed by the IdP token (or key), used when the user has no stored profile yet. */
   claimRole?: string;
 }
+
+/** The principal ids a credential may name. */
+export const ORG_ID_PATTERN = /^org_[A-Za-z0-9_-]{1,64}$/;
+export const USER_ID_PATTERN = /^user_[A-Za-z0-9_-]{1,64}$/;
 
 export function isAdmin(principal: Principal): boolean {
   return principal.kind === 'org' || principal.role === 'admin';
@@ -47,15 +52,16 @@ export interface PrincipalRecords {
 
 /**
  * The caller of one request, from what the authorizer proved and what the table holds now. A
- * revoked or unknown key, a disabled profile, or a user key without a profile is a 401. The role:
- * `admin` for the organisation principal; else the stored profile's role; a JWT user without a
- * stored profile (a first-time user of the IdP's organisation) gets the role its token claims.
+ * revoked or unknown key, a disabled profile, or a user key of ours without a profile is a 401. The
+ * role: `admin` for the organisation principal; else the stored profile's role; a user of a JWT or
+ * of an identity provider's key without a stored profile (a first-time user of the IdP's
+ * organisation) gets the role its token or the provider's answer claims.
  */
 export function principalOf(auth: AuthContext, records: PrincipalRecords): Principal {
   const { profile, teamIds, apiKey } = records;
   if (auth.credential === 'apikey' && (!apiKey || apiKey.revokedAt)) throw new UnauthorizedError();
   if (profile?.disabledAt) throw new UnauthorizedError();
-  // An API key always belongs to a stored principal.
+  // One of our API keys always belongs to a stored principal.
   if (auth.credential === 'apikey' && auth.kind === 'user' && !profile) throw new UnauthorizedError();
   const role: Principal['role'] =
     auth.kind === 'org'

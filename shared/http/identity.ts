@@ -1,6 +1,9 @@
 import { type ApiKeyLookup, type ApiKeyStore, verifyCredential } from '../auth/credentials';
+import { createIntrospectionVerifier, type IdpKeyVerifier } from '../auth/idp-api-keys';
 import { type AuthContext, type Principal, principalOf } from '../auth/principal';
 import { type OrganizationRegistry, registerOnFirstAdmin } from '../auth/registration';
+import { readSecretString } from '../cloud/secrets';
+import { config } from '../config';
 import { recordApiKeyUse } from '../db/api-keys-repo';
 import { registerOrganization } from '../db/organizations-repo';
 import { findApiKeyByHash, readPrincipalRecords } from '../db/principals-repo';
@@ -11,7 +14,7 @@ import type { HttpEvent } from './event';
  * Who is calling: auth's rules (../auth, which touch no storage) fed with the table's reads
  * (../db). Each route proves the request's credential itself, first thing (`authenticate`: a JWT
  * against the identity provider's JWKS, cached per container by aws-jwt-verify, or an `ak_` key by
- * its hash), then loads what may have changed since the credential was issued (`loadPrincipal`).
+ * its hash, or, not being ours, by the identity provider's introspection), then loads what may have changed since the credential was issued (`loadPrincipal`).
  * There is no gateway authorizer: every failure, a missing header included, is the route's own
  * `401 {error: "Unauthorized"}` (docs/security.md).
  */
@@ -51,9 +54,45 @@ const apiKeys: ApiKeyStore = {
   },
 };
 
-/** For tests: forget what this process has cached about API keys. */
+/**
+ * The identity provider's API keys (../auth/idp-api-keys.ts), when `API_KEY_INTROSPECTION_URL` is
+ * set: one verifier (and answer cache) per container, made on first use. Its client secret is the
+ * configured value, or in AWS the Secrets Manager secret, read once per container (again after a
+ * failed read).
+ */
+let idpKeys: { verifier: IdpKeyVerifier | undefined } | undefined;
+
+function idpKeyVerifier(): IdpKeyVerifier | undefined {
+  if (idpKeys) return idpKeys.verifier;
+  const { apiKeyIntrospection, jwt } = config();
+  if (!apiKeyIntrospection) {
+    idpKeys = { verifier: undefined };
+    return undefined;
+  }
+  let secret: Promise<string | undefined> | undefined;
+  const readSecret = () => {
+    const { secretArn, secret: value } = apiKeyIntrospection;
+    if (!secretArn) return Promise.resolve(value);
+    secret ??= readSecretString(secretArn).catch((error) => {
+      secret = undefined;
+      throw error;
+    });
+    return secret;
+  };
+  idpKeys = {
+    verifier: createIntrospectionVerifier({
+      config: apiKeyIntrospection,
+      claims: { orgClaim: jwt.orgClaim, roleClaim: jwt.roleClaim },
+      secret: readSecret,
+    }),
+  };
+  return idpKeys.verifier;
+}
+
+/** For tests: forget what this process has cached about API keys (ours and the identity provider's). */
 export function resetApiKeyCache(): void {
   apiKeyCache.clear();
+  idpKeys = undefined;
 }
 
 /** The `Authorization` header of a request (payload v2 lower-cases header names). */
@@ -80,7 +119,7 @@ const organizations: OrganizationRegistry = {
  * that write never fails the sign-in: on an error it is logged and tried again on the next one.
  */
 export async function authenticate(authorization: string | undefined): Promise<AuthContext> {
-  const auth = await verifyCredential(authorization, apiKeys);
+  const auth = await verifyCredential(authorization, apiKeys, idpKeyVerifier());
   try {
     if (await registerOnFirstAdmin(auth, organizations)) {
       log.info('organisation registered by its first admin sign-in', {

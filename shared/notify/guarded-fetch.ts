@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import { isLoopbackHttpUrl } from '../config';
 import { isBlockedAddress, type WebhookPolicy, webhookUrlProblem } from './address-policy';
 
 /**
@@ -61,6 +62,8 @@ function send(
     accept?: string;
     guarded: boolean;
     maxBytes?: number;
+    headers?: Record<string, string>;
+    timeoutMs?: number;
   },
 ): Promise<WebhookResponse & { truncated: boolean }> {
   const raw = opts.payload?.body;
@@ -71,7 +74,8 @@ function send(
         ? Buffer.from(raw, 'utf8')
         : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   const maxBytes = opts.maxBytes ?? MAX_RESPONSE_BYTES;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...opts.headers };
+  const timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
   if (opts.payload && body) {
     headers['content-type'] = opts.payload.contentType;
     headers['content-length'] = String(body.length);
@@ -85,8 +89,8 @@ function send(
         method,
         headers,
         agent: false,
-        timeout: REQUEST_TIMEOUT_MS,
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        timeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
         ...(opts.guarded ? { lookup: guardedLookup as never } : {}),
       },
       (res) => {
@@ -133,6 +137,44 @@ export async function guardedGet(
     guarded: true,
     maxBytes: opts.maxBytes,
     ...(opts.accept ? { accept: opts.accept } : {}),
+  });
+  if (res.status >= 300 && res.status < 400)
+    throw new WebhookRefusedError(
+      `${parsed.host} answered a redirect (${res.status}); redirects are not followed`,
+    );
+  if (res.truncated)
+    throw new WebhookRefusedError(`the answer of ${parsed.host} is over ${opts.maxBytes} bytes`);
+  return { status: res.status, text: res.text };
+}
+
+/**
+ * POSTs a form to an endpoint an operator configured (the identity provider's token introspection,
+ * shared/auth/idp-api-keys.ts), with the headers given (its client authentication): https only,
+ * public addresses only (checked at connect time, as for webhooks), no redirects followed, an answer
+ * over `maxBytes` refused, and `timeoutMs` for the whole call. `loopback` (the local stand-in
+ * provider; the configuration refuses it in AWS) lets an http URL on a loopback address through
+ * without the address filter, as the local capture origin is for webhooks.
+ */
+export async function guardedPostForm(
+  url: string,
+  form: Record<string, string>,
+  opts: { headers?: Record<string, string>; timeoutMs: number; maxBytes: number; loopback?: boolean },
+): Promise<WebhookResponse> {
+  const parsed = new URL(url);
+  const local = opts.loopback === true && isLoopbackHttpUrl(url);
+  if (!local && parsed.protocol !== 'https:') throw new WebhookRefusedError('only https URLs are called');
+  if (parsed.username || parsed.password)
+    throw new WebhookRefusedError('a URL with credentials is not called');
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (!local && isIP(host) !== 0 && isBlockedAddress(host))
+    throw new WebhookRefusedError(`refused address ${host}`);
+  const res = await send('POST', parsed, {
+    payload: { contentType: 'application/x-www-form-urlencoded', body: new URLSearchParams(form).toString() },
+    accept: 'application/json',
+    guarded: !local,
+    maxBytes: opts.maxBytes,
+    timeoutMs: opts.timeoutMs,
+    ...(opts.headers ? { headers: opts.headers } : {}),
   });
   if (res.status >= 300 && res.status < 400)
     throw new WebhookRefusedError(

@@ -27,6 +27,8 @@ export const createCostAlert = route({
   summary: 'Create a cost alert: condition-based, threshold-based or period-change (see docs/alerts.md)',
   body: CreateAlertBody,
   successStatus: 201,
+  // Reads the warehouse's usage metrics when a metric query names no datasource (save-time check).
+  usesWarehouse: true,
   response: AlertRecordSchema,
 });
 
@@ -69,6 +71,8 @@ export const updateCostAlert = route({
     'Replace a cost alert’s definition (If-Match: "<version>" makes it conditional; not shown in the spec)',
   params: AlertIdParams,
   body: UpdateAlertBody,
+  // Reads the warehouse's usage metrics when a metric query names no datasource (save-time check).
+  usesWarehouse: true,
   response: AlertRecordSchema,
 });
 

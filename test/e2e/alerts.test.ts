@@ -1,6 +1,6 @@
 import { COST_ALERT_FIELDS } from '../../shared/domain/alerts/model';
 import { api, session } from '../support/session';
-import { conditionBody, periodChangeBody, thresholdBody } from '../unit/alerts/fixtures';
+import { conditionBody, costQuery, periodChangeBody, thresholdBody } from '../unit/alerts/fixtures';
 
 const s = () => session();
 const admin = () => s().apiKeys.admin;
@@ -210,5 +210,177 @@ describe('cost alerts over HTTP', () => {
     expect(history).toMatchObject({ status: 200, body: { items: [], nextCursor: null } });
     const foreign = await api('GET', `/alerts-v2/costAlerts/${a.id}/history`, { token: outsider() });
     expect(foreign.status).toBe(404);
+  });
+});
+
+/**
+ * Save-time checks of what an alert refers to (issue 25 §6), as dashboards make them: `scopeId`
+ * against the caller's membership, formulas against the alert's query names, and metric queries
+ * against the organisation's metrics datasources and usage metrics. Create, update and backtest
+ * alike; a refused body stores nothing.
+ */
+describe('cost alerts over HTTP: scope, formulas and metrics are checked when saved', () => {
+  const tag = `refs${Date.now().toString(36)}`;
+  const named = (what: string) => `${tag} ${what} ${Math.random().toString(36).slice(2, 7)}`;
+  const metricQuery = (name: string, metricId: string) => ({
+    type: 'metric',
+    name,
+    colorIndex: 1,
+    chartType: 'LINE',
+    metricId,
+    aggregator: 'SUM',
+  });
+  const formulaQuery = (name: string, formula: string) => ({
+    type: 'formula',
+    name,
+    colorIndex: 2,
+    chartType: 'LINE',
+    formula,
+  });
+  const stored = async (token: string, name: string) => {
+    const res = await api<{ items: Alert[] }>('GET', '/alerts-v2/costAlerts?limit=100', { token });
+    return res.body.items.some((a) => a.name === name);
+  };
+  const backtest = (token: string, body: Record<string, unknown>) =>
+    api<{ error?: string }>('POST', '/alerts-v2/costAlerts/backtest', { token, body });
+
+  let teamScope: string;
+  let openScope: string;
+  let datasource: string;
+  let archived: string;
+  let otherOrgDatasource: string;
+  let usageUnit: string;
+
+  beforeAll(async () => {
+    const scope = async (teamIds: string[]) => {
+      const res = await api<{ id: string }>('POST', '/iac/scopes', {
+        token: admin(),
+        body: { name: named('scope'), teamIds, filters: { provider: ['AWS'] } },
+      });
+      expect(res.status).toBe(201);
+      return res.body.id;
+    };
+    // The demo member is in no team; the admin is in team_platform.
+    teamScope = await scope([s().teams[0]!.id]);
+    openScope = await scope([]);
+    const made = async (token: string) => {
+      const res = await api<{ id: string }>('POST', '/iac/metricsDatasources', {
+        token,
+        body: { name: named('ds') },
+      });
+      expect(res.status).toBe(201);
+      return res.body.id;
+    };
+    datasource = await made(admin());
+    archived = await made(admin());
+    otherOrgDatasource = await made(outsider());
+    expect((await api('DELETE', `/iac/metricsDatasources/${archived}`, { token: admin() })).status).toBe(200);
+    const units = await api<{ consumed_unit: string }[]>('GET', '/queries/usage-metrics', {
+      token: member(),
+    });
+    expect(units.status).toBe(200);
+    usageUnit = (units.body[0] as { consumed_unit: string }).consumed_unit;
+  });
+
+  test('a member cannot put a scope of a team they are not in, or an unknown one, on an alert: 403 SCOPE_ACCESS_REQUIRED', async () => {
+    for (const scopeId of [teamScope, 'scope_nope']) {
+      const name = named('member scope');
+      const res = await create(member(), thresholdBody({ name, scopeId }));
+      expect({ scopeId, status: res.status, body: res.body }).toEqual({
+        scopeId,
+        status: 403,
+        body: { error: 'SCOPE_ACCESS_REQUIRED' },
+      });
+      expect(await stored(member(), name)).toBe(false);
+      const bt = await backtest(member(), thresholdBody({ name, scopeId }));
+      expect({ scopeId, status: bt.status, body: bt.body }).toEqual({
+        scopeId,
+        status: 403,
+        body: { error: 'SCOPE_ACCESS_REQUIRED' },
+      });
+    }
+    // On update too: the member's own alert keeps its scope.
+    const { body: mine } = await create(member(), thresholdBody({ name: named('mine') }));
+    const put = await api('PUT', `/alerts-v2/costAlerts/${mine.id}`, {
+      token: member(),
+      body: thresholdBody({ name: mine.name, scopeId: teamScope }),
+    });
+    expect(put).toMatchObject({ status: 403, body: { error: 'SCOPE_ACCESS_REQUIRED' } });
+    const after = await api<Alert>('GET', `/alerts-v2/costAlerts/${mine.id}/widgetData`, { token: member() });
+    expect(after.body.scopeId).toBeNull();
+  });
+
+  test('a member may use a scope tied to no team; an admin any scope, and an unknown one is 400 naming scopeId', async () => {
+    const open = await create(member(), thresholdBody({ name: named('open'), scopeId: openScope }));
+    expect(open.status).toBe(201);
+    expect(open.body.scopeId).toBe(openScope);
+    const asAdmin = await create(admin(), thresholdBody({ name: named('admin'), scopeId: teamScope }));
+    expect(asAdmin.status).toBe(201);
+    const unknown = await create(admin(), thresholdBody({ name: named('unknown'), scopeId: 'scope_nope' }));
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ error: 'Invalid body: scopeId: unknown scope scope_nope' });
+  });
+
+  test('a metric query must name a metrics datasource or a usage metric of the organisation', async () => {
+    for (const metricId of ['datadog.requests.count', archived, otherOrgDatasource, `${usageUnit}_x`]) {
+      const name = named('bad metric');
+      const body = thresholdBody({
+        name,
+        thresholdType: 'UNDER',
+        queries: [metricQuery('req', metricId)],
+        queryName: 'req',
+      });
+      const res = await create(member(), body);
+      expect({ metricId, status: res.status }).toEqual({ metricId, status: 400 });
+      expect(res.body.error).toContain(
+        `Invalid body: queries.0.metricId: query "req": unknown metric "${metricId}"`,
+      );
+      expect(await stored(member(), name)).toBe(false);
+      expect((await backtest(member(), body)).status).toBe(400);
+    }
+    for (const metricId of [datasource, `${datasource}/requests`, usageUnit]) {
+      const res = await create(
+        member(),
+        thresholdBody({
+          name: named('good metric'),
+          queries: [costQuery('spend'), metricQuery('req', metricId), formulaQuery('unit', 'spend / req')],
+          queryName: 'unit',
+        }),
+      );
+      expect({ metricId, status: res.status }).toEqual({ metricId, status: 201 });
+    }
+    // The same on update: the stored queries are kept.
+    const { body: a } = await create(member(), thresholdBody({ name: named('to update') }));
+    const put = await api<{ error: string }>('PUT', `/alerts-v2/costAlerts/${a.id}`, {
+      token: member(),
+      body: thresholdBody({ name: a.name, queries: [costQuery('spend'), metricQuery('m', 'nope.metric')] }),
+    });
+    expect(put.status).toBe(400);
+    expect(put.body.error).toContain('queries.1.metricId');
+    const after = await api<Alert>('GET', `/alerts-v2/costAlerts/${a.id}/widgetData`, { token: member() });
+    expect(after.body.queries).toEqual(a.queries);
+  });
+
+  test('a formula must parse against the alert’s query names, without cycles', async () => {
+    const cases: [unknown[], string][] = [
+      [
+        [costQuery('spend'), formulaQuery('f', 'spend * 2 + foo')],
+        `Invalid body: queries.1.formula: query "f": unknown query 'foo' at 12`,
+      ],
+      [[costQuery('spend'), formulaQuery('f', 'spend >> 2')], 'Invalid body: queries.1.formula: query "f": '],
+      [
+        [costQuery('spend'), formulaQuery('c', 'spend + d'), formulaQuery('d', 'c * 2')],
+        'Invalid body: queries.1.formula: query "c": formulas and conditions refer to each other in a cycle: c → d → c',
+      ],
+    ];
+    for (const [queries, error] of cases) {
+      const name = named('formula');
+      const res = await create(member(), thresholdBody({ name, queries, queryName: 'spend' }));
+      expect({ error: res.body.error, status: res.status }).toEqual({
+        error: expect.stringContaining(error),
+        status: 400,
+      });
+      expect(await stored(member(), name)).toBe(false);
+    }
   });
 });

@@ -83,4 +83,35 @@ describe('deploy configuration from CDK context', () => {
       /idpTokenSecretName is set but idpApiBaseUrl is not/,
     );
   });
+  test('the IdP API key introspection settings are optional, validated when given', () => {
+    const none = readDeployConfig(node({ env: 'prod', ...PROD_CONTEXT }));
+    expect(none.apiKeyIntrospectionUrl).toBeUndefined();
+    const all = {
+      apiKeyIntrospectionUrl: 'https://login.acme.test/oauth2/introspect',
+      apiKeyIntrospectionClientId: 'finops-api',
+      apiKeyIntrospectionSecretName: 'finops/prod/introspection-secret',
+      apiKeyIntrospectionCacheSeconds: '0',
+    };
+    expect(readDeployConfig(node({ env: 'prod', ...PROD_CONTEXT, ...all }))).toMatchObject(all);
+    for (const url of [
+      'http://login.acme.test/introspect',
+      'login.acme.test',
+      'https://u:p@login.acme.test/i',
+    ])
+      expect(() => readDeployConfig(node({ apiKeyIntrospectionUrl: url }))).toThrow(
+        /apiKeyIntrospectionUrl.*https URL/,
+      );
+    expect(() => readDeployConfig(node({ apiKeyIntrospectionSecretName: 'x' }))).toThrow(
+      /apiKeyIntrospectionSecretName set without apiKeyIntrospectionUrl/,
+    );
+    for (const cache of ['301', '-1', '1.5', 'soon'])
+      expect(() =>
+        readDeployConfig(
+          node({
+            apiKeyIntrospectionUrl: all.apiKeyIntrospectionUrl,
+            apiKeyIntrospectionCacheSeconds: cache,
+          }),
+        ),
+      ).toThrow(/apiKeyIntrospectionCacheSeconds/);
+  });
 });

@@ -249,6 +249,51 @@ describe('functions', () => {
     expect(envOf(urlOnly.template, urlOnlyId)).not.toHaveProperty('IDP_API_TOKEN_SECRET_ARN');
   });
 
+  test('IdP API keys: every route function gets the introspection endpoint and reads its client secret; workers do not', () => {
+    const built = buildStack('prod', {
+      context: {
+        apiKeyIntrospectionUrl: 'https://login.acme.test/oauth2/introspect',
+        apiKeyIntrospectionClientId: 'finops-api',
+        apiKeyIntrospectionSecretName: 'finops/prod/introspection-secret',
+        apiKeyIntrospectionCacheSeconds: '30',
+      },
+    });
+    const routeIds = routes.map((r) => functionId(built.template, `${r.method} ${r.path}`));
+    expect(routeIds).toHaveLength(routes.length);
+    for (const id of routeIds) {
+      const env = envOf(built.template, id);
+      expect({
+        id,
+        url: env.API_KEY_INTROSPECTION_URL,
+        client: env.API_KEY_INTROSPECTION_CLIENT_ID,
+        cache: env.API_KEY_INTROSPECTION_CACHE_SECONDS,
+        secret: env.API_KEY_INTROSPECTION_SECRET,
+      }).toEqual({
+        id,
+        url: 'https://login.acme.test/oauth2/introspect',
+        client: 'finops-api',
+        cache: '30',
+        secret: undefined,
+      });
+      expect(JSON.stringify(env.API_KEY_INTROSPECTION_SECRET_ARN)).toContain(
+        ':secret:finops/prod/introspection-secret',
+      );
+      const reads = statementsOf(built.template, id)
+        .filter((st) => actionsOf([st]).has('secretsmanager:GetSecretValue'))
+        .map((st) => JSON.stringify(st.Resource));
+      expect(reads.filter((r) => r.includes('introspection-secret'))).toHaveLength(1);
+    }
+    for (const id of Object.keys(serviceFunctions(built.template))) {
+      if (routeIds.includes(id)) continue;
+      expect(envOf(built.template, id)).not.toHaveProperty('API_KEY_INTROSPECTION_URL');
+    }
+    // Without the context no function gets any of it.
+    for (const id of Object.keys(serviceFunctions(prod.template)))
+      expect(
+        Object.keys(envOf(prod.template, id)).filter((k) => k.startsWith('API_KEY_INTROSPECTION')),
+      ).toEqual([]);
+  });
+
   test('memory and timeout come from the manifest, with 256 MB / 10 s defaults', () => {
     for (const def of routes) {
       const p = functionProps(prod.template, functionId(prod.template, `${def.method} ${def.path}`));

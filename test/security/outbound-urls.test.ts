@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../shared/config';
 import type { Notification } from '../../shared/domain/alerts/notification';
-import { guardedGet, guardedPost } from '../../shared/notify/guarded-fetch';
+import { guardedGet, guardedPost, guardedPostForm } from '../../shared/notify/guarded-fetch';
 import { postSlackMessage, uploadSlackFiles } from '../../shared/notify/slack';
 import { sendTeams } from '../../shared/notify/teams';
 import { routes } from '../../shared/routes';
@@ -18,7 +18,7 @@ import { periodChangeBody, thresholdBody } from '../unit/alerts/fixtures';
  * a Slack target is a channel id, never a URL. When it is called, every address its name resolves
  * to is checked at connect time (the DNS answer is the one thing replaced here: no public DNS
  * offline), and a redirect is never followed, on every outbound path (Teams, the Slack Web API,
- * Slack's upload URLs, the FX fetch).
+ * Slack's upload URLs, the FX fetch, the identity provider's API key introspection).
  */
 
 const s = () => session();
@@ -332,21 +332,29 @@ describe('at connect time, a name that resolves to an internal address is refuse
       (cb as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
     }) as unknown as typeof dns.lookup);
 
-  it.each(answers)('%s: Teams webhook, Slack upload URL and FX fetch', async (_label, addresses) => {
-    resolveTo(addresses);
-    const refused = { code: 'EWEBHOOKREFUSED' };
-    await expect(
-      guardedPost(`https://${HOST}/hook`, { contentType: 'application/json', body: '{}' }, policy),
-    ).rejects.toMatchObject(refused);
-    await expect(sendTeams(notification(`https://${HOST}/hook`), policy)).rejects.toMatchObject(refused);
-    uploadUrl = 'https://files.slack.com/upload/v1/abc';
-    await expect(
-      uploadSlackFiles('C0123', [{ filename: 'a.png', content: new Uint8Array([1, 2, 3]) }]),
-    ).rejects.toMatchObject(refused);
-    await expect(guardedGet(`https://${HOST}/rates.xml`, { maxBytes: 1024 })).rejects.toMatchObject(refused);
-    // Each call asked for the name: the check is the connection's own lookup, not a stale answer.
-    expect(resolved).toEqual([HOST, HOST, 'files.slack.com', HOST]);
-  });
+  it.each(answers)(
+    '%s: Teams webhook, Slack upload URL, FX fetch and API key introspection',
+    async (_label, addresses) => {
+      resolveTo(addresses);
+      const refused = { code: 'EWEBHOOKREFUSED' };
+      await expect(
+        guardedPost(`https://${HOST}/hook`, { contentType: 'application/json', body: '{}' }, policy),
+      ).rejects.toMatchObject(refused);
+      await expect(sendTeams(notification(`https://${HOST}/hook`), policy)).rejects.toMatchObject(refused);
+      uploadUrl = 'https://files.slack.com/upload/v1/abc';
+      await expect(
+        uploadSlackFiles('C0123', [{ filename: 'a.png', content: new Uint8Array([1, 2, 3]) }]),
+      ).rejects.toMatchObject(refused);
+      await expect(guardedGet(`https://${HOST}/rates.xml`, { maxBytes: 1024 })).rejects.toMatchObject(
+        refused,
+      );
+      await expect(
+        guardedPostForm(`https://${HOST}/introspect`, { token: 'ak_x' }, { timeoutMs: 3000, maxBytes: 1024 }),
+      ).rejects.toMatchObject(refused);
+      // Each call asked for the name: the check is the connection's own lookup, not a stale answer.
+      expect(resolved).toEqual([HOST, HOST, 'files.slack.com', HOST, HOST]);
+    },
+  );
 });
 
 describe('a redirect is never followed', () => {
@@ -357,6 +365,27 @@ describe('a redirect is never followed', () => {
       guardedPost(`${redirector.origin}/hook`, { contentType: 'application/json', body: '{}' }, policy),
     ).rejects.toThrow(/redirects are not followed/);
     expect(redirector.hits).toEqual(['/hook', '/hook']);
+  });
+
+  it('API key introspection: a 302 fails the call; http, credentials and internal literals are never called', async () => {
+    const opts = { timeoutMs: 3000, maxBytes: 1024 };
+    // The local stand-in's exemption (loopback http, refused by the configuration in AWS) lets
+    // the call reach the redirector, whose 302 is not followed.
+    await expect(
+      guardedPostForm(`${redirector.origin}/introspect`, { token: 'ak_x' }, { ...opts, loopback: true }),
+    ).rejects.toThrow(/redirects are not followed/);
+    expect(redirector.hits.at(-1)).toBe('/introspect');
+    for (const url of [
+      `${target.origin}/introspect`,
+      'http://login.example.test/introspect',
+      'https://user:pw@login.example.test/introspect',
+      'https://169.254.169.254/latest/',
+      'https://10.0.0.1/introspect',
+      'https://[::1]/introspect',
+    ])
+      await expect(guardedPostForm(url, { token: 'ak_x' }, opts)).rejects.toThrow(
+        /https|credentials|refused/,
+      );
   });
 
   it('Slack Web API: a 302 fails the call', async () => {

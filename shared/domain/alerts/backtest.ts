@@ -7,7 +7,7 @@ import { daysBetween, lastCompletePeriod } from './schedule';
 import type { CreateAlertInput } from './schemas';
 import type { AlertSeriesSource } from './series';
 import { createEngineSeriesSource } from './series-source';
-import { newAlert, webhookPolicy } from './service';
+import { assertAlertReferences, newAlert, webhookPolicy } from './service';
 
 /** Days a backtest replays, ending on the last complete day. */
 export const BACKTEST_DAYS = 90;
@@ -37,6 +37,7 @@ export async function backtestAlert(
   source: AlertSeriesSource = createEngineSeriesSource(),
 ): Promise<BacktestResult> {
   const fields = alertFields(input, webhookPolicy());
+  await assertAlertReferences(principal, fields);
   // Built as a create would build it, but never stored and never due.
   const { alert, thresholds } = newAlert(principal, fields, now.toISOString(), null);
   const series = await source.read(alert, { now, days: BACKTEST_DAYS });

@@ -9,11 +9,13 @@ import {
   replaceAlert,
 } from '../../db/alerts-repo';
 import type { Page } from '../../db/page';
-import { getScope } from '../../db/scopes-repo';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
 import type { WebhookPolicy } from '../../notify/address-policy';
+import { validationFailure } from '../../validation';
 import { retryLostRace } from '../common/lost-race';
+import { assertMetricReferences, assertScopesAssignable } from '../dashboards/service';
+import { queryListExpressionIssue, queryListMetricReferences } from '../dashboards/validation';
 import {
   type AlertEvaluation,
   type AlertThreshold,
@@ -34,9 +36,33 @@ export function webhookPolicy(): WebhookPolicy {
   return { allowedHosts: c.teamsAllowedHosts, localCaptureOrigin: c.teamsLocalCaptureOrigin };
 }
 
-async function assertScope(orgId: string, scopeId: string | null): Promise<void> {
-  if (scopeId && !(await getScope(orgId, scopeId)))
-    throw new BadRequestError(`scopeId: unknown scope ${scopeId}`);
+const queryPath = (queryIndex: number, field: string) => `queries.${queryIndex}.${field}`;
+const queryLabel = (query: { name: string }) => `query "${query.name}"`;
+
+/**
+ * The save-time checks of an alert body that read the organisation's data, as dashboards make them
+ * (create, update and backtest alike):
+ * - `scopeId` against the caller's membership (spec "Authentication" 6, `assertScopesAssignable`):
+ *   an admin may use any scope of the organisation (unknown: 400 naming `scopeId`); a member one tied
+ *   to no team or to a team they are in, anything else (unknown included) is 403
+ *   SCOPE_ACCESS_REQUIRED;
+ * - formulas (and condition queries) parse against the alert's query names, without cycles: 400
+ *   naming `queries.<i>.formula`;
+ * - every metric query's `metricId` names a metrics datasource (id or id/metric, not archived) or a
+ *   usage metric of the organisation: 400 naming `queries.<i>.metricId`.
+ * Nothing is stored when one fails.
+ */
+export async function assertAlertReferences(principal: Principal, fields: AlertFields): Promise<void> {
+  const issue = queryListExpressionIssue(fields.queries, queryPath, queryLabel);
+  if (issue) throw validationFailure('plain', 'body', [issue]);
+  await assertScopesAssignable(
+    principal,
+    fields.scopeId ? [{ scopeId: fields.scopeId, path: 'scopeId' }] : [],
+  );
+  await assertMetricReferences(
+    principal.orgId,
+    queryListMetricReferences(fields.queries, queryPath, queryLabel),
+  );
 }
 
 function thresholdsOf(alertId: string, fields: AlertFields): AlertThreshold[] {
@@ -85,7 +111,7 @@ export async function createAlert(
   now = new Date(),
 ): Promise<CostAlert> {
   const fields = alertFields(input, webhookPolicy());
-  await assertScope(principal.orgId, fields.scopeId);
+  await assertAlertReferences(principal, fields);
   const at = now.toISOString();
   // Due at once: the next sweep evaluates it on the last complete day.
   const { alert, thresholds } = newAlert(principal, fields, at, at);
@@ -207,7 +233,7 @@ export async function updateAlert(
   now = new Date(),
 ) {
   const fields = alertFields(input, webhookPolicy());
-  await assertScope(principal.orgId, fields.scopeId);
+  await assertAlertReferences(principal, fields);
   return changeAlert(principal, alertId, ifMatch, async (current) => {
     if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
     const next: StoredAlert = { ...current, ...stored(fields), updatedAt: now.toISOString() };

@@ -60,7 +60,13 @@ import {
   PublishDashboardBody,
   type Widget,
 } from './schemas';
-import { expressionIssue, type MetricCatalog, metricIssue, metricReferences } from './validation';
+import {
+  expressionIssue,
+  type MetricCatalog,
+  type MetricReference,
+  metricIssue,
+  metricReferences,
+} from './validation';
 
 const now = () => new Date().toISOString();
 
@@ -119,10 +125,17 @@ function metricCatalog(orgId: string): MetricCatalog {
   };
 }
 
-/** 400 when a metric query names neither a datasource nor a usage metric of the organisation. */
-async function assertMetricsExist(orgId: string, widgets: readonly Widget[]): Promise<void> {
-  const issue = await metricIssue(metricReferences(widgets), metricCatalog(orgId));
+/**
+ * 400 when a metric query names neither a datasource nor a usage metric of the organisation. Also
+ * the save-time check of cost alerts' metric queries (shared/domain/alerts/service.ts).
+ */
+export async function assertMetricReferences(orgId: string, refs: readonly MetricReference[]): Promise<void> {
+  const issue = await metricIssue(refs, metricCatalog(orgId));
   if (issue) throw invalid(issue.path, issue.message);
+}
+
+async function assertMetricsExist(orgId: string, widgets: readonly Widget[]): Promise<void> {
+  await assertMetricReferences(orgId, metricReferences(widgets));
 }
 
 /**
@@ -146,6 +159,18 @@ async function assertAssignable(
       throw new ForbiddenError('TEAM_MEMBER_REQUIRED');
     }
   }
+  await assertScopesAssignable(principal, scopes);
+}
+
+/**
+ * The scope half of `assertAssignable` (see `scopeDecision`): an unknown scope is 400 naming its
+ * path for an admin, 403 SCOPE_ACCESS_REQUIRED for a member, as is a scope tied to teams the member
+ * is not in. Also the check of a cost alert's `scopeId` (shared/domain/alerts/service.ts).
+ */
+export async function assertScopesAssignable(
+  principal: Principal,
+  scopes: readonly { scopeId: string; path: string }[],
+): Promise<void> {
   if (!scopes.length) return;
   const found = await getScopes(
     principal.orgId,

@@ -32,30 +32,44 @@ const fieldOf = (q: ExpressionQuery) => (q.type === 'formula' ? 'formula' : 'exp
  */
 export function expressionIssue(widgets: readonly Widget[]): QueryIssue | undefined {
   for (const [wi, widget] of widgets.entries()) {
-    const queries = widget.source.request.queries;
-    const names = queries.map((q) => q.name);
-    const refs = new Map<string, string[]>();
-    for (const [qi, query] of queries.entries()) {
-      if (query.type !== 'formula' && query.type !== 'condition') continue;
-      try {
-        refs.set(query.name, parseExpression(expressionOf(query), { names }).refs);
-      } catch (error) {
-        if (!(error instanceof ExpressionError)) throw error;
-        return {
-          path: queryPath(wi, qi, fieldOf(query)),
-          message: `${label(widget, query)}: ${error.message}`,
-        };
-      }
+    const issue = queryListExpressionIssue(
+      widget.source.request.queries,
+      (qi, field) => queryPath(wi, qi, field),
+      (query) => label(widget, query),
+    );
+    if (issue) return issue;
+  }
+  return undefined;
+}
+
+/**
+ * The same check for one list of queries (a widget's request, a cost alert's `queries`): `at` says
+ * where a query's field sits in the body, `labelOf` how a message names the query.
+ */
+export function queryListExpressionIssue(
+  queries: readonly Query[],
+  at: (queryIndex: number, field: string) => string,
+  labelOf: (query: { name: string }) => string,
+): QueryIssue | undefined {
+  const names = queries.map((q) => q.name);
+  const refs = new Map<string, string[]>();
+  for (const [qi, query] of queries.entries()) {
+    if (query.type !== 'formula' && query.type !== 'condition') continue;
+    try {
+      refs.set(query.name, parseExpression(expressionOf(query), { names }).refs);
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      return { path: at(qi, fieldOf(query)), message: `${labelOf(query)}: ${error.message}` };
     }
-    const cycle = findCycle(refs);
-    if (cycle) {
-      const qi = names.indexOf(cycle[0] as string);
-      const query = queries[qi] as ExpressionQuery;
-      return {
-        path: queryPath(wi, qi, fieldOf(query)),
-        message: `${label(widget, query)}: formulas and conditions refer to each other in a cycle: ${cycle.join(' → ')}`,
-      };
-    }
+  }
+  const cycle = findCycle(refs);
+  if (cycle) {
+    const qi = names.indexOf(cycle[0] as string);
+    const query = queries[qi] as ExpressionQuery;
+    return {
+      path: at(qi, fieldOf(query)),
+      message: `${labelOf(query)}: formulas and conditions refer to each other in a cycle: ${cycle.join(' → ')}`,
+    };
   }
   return undefined;
 }
@@ -91,26 +105,34 @@ export function findCycle(refs: ReadonlyMap<string, readonly string[]>): string[
   return undefined;
 }
 
-/** A `metric` query's reference, with where it sits in the body. */
+/** A `metric` query's reference, with where it sits in the body and how a message names it. */
 export interface MetricReference {
   metricId: string;
   path: string;
-  widgetKey: string;
-  queryName: string;
+  /** `widget "k1", query "m"` on a dashboard; `query "m"` on a cost alert. */
+  label: string;
 }
 
 export function metricReferences(widgets: readonly Widget[]): MetricReference[] {
+  return widgets.flatMap((widget, wi) =>
+    queryListMetricReferences(
+      widget.source.request.queries,
+      (qi, field) => queryPath(wi, qi, field),
+      (query) => label(widget, query),
+    ),
+  );
+}
+
+/** The metric queries of one list of queries (see `queryListExpressionIssue` for `at` and `labelOf`). */
+export function queryListMetricReferences(
+  queries: readonly Query[],
+  at: (queryIndex: number, field: string) => string,
+  labelOf: (query: { name: string }) => string,
+): MetricReference[] {
   const out: MetricReference[] = [];
-  for (const [wi, widget] of widgets.entries()) {
-    for (const [qi, query] of widget.source.request.queries.entries()) {
-      if (query.type !== 'metric') continue;
-      out.push({
-        metricId: query.metricId,
-        path: queryPath(wi, qi, 'metricId'),
-        widgetKey: widget.key,
-        queryName: query.name,
-      });
-    }
+  for (const [qi, query] of queries.entries()) {
+    if (query.type !== 'metric') continue;
+    out.push({ metricId: query.metricId, path: at(qi, 'metricId'), label: labelOf(query) });
   }
   return out;
 }
@@ -143,7 +165,7 @@ export async function metricIssue(
   return {
     path: bad.path,
     message:
-      `widget "${bad.widgetKey}", query "${bad.queryName}": unknown metric "${bad.metricId}": ` +
+      `${bad.label}: unknown metric "${bad.metricId}": ` +
       'not a metrics datasource of the organisation (an id, or id/metric) nor a usage metric (a consumed unit listed by GET /queries/usage-metrics)',
   };
 }

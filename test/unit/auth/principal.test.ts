@@ -42,7 +42,28 @@ describe('principalOf: the per-request principal rule', () => {
     ['a key whose mirror is gone', keyUser, { profile: {}, teamIds: [] }],
     ['a user key without a stored profile', keyUser, { apiKey: {}, teamIds: [] }],
     ['a disabled user', jwtUser, { profile: { disabledAt: '2026-01-01T00:00:00Z' }, teamIds: [] }],
+    [
+      "a disabled user's identity provider key",
+      { ...jwtUser, credential: 'idpkey' },
+      { profile: { disabledAt: '2026-01-01T00:00:00Z' }, teamIds: [] },
+    ],
   ] as [string, AuthContext, PrincipalRecords][])('refuses %s with a 401', (_name, auth, records) => {
     expect(() => principalOf(auth, records)).toThrow(UnauthorizedError);
+  });
+
+  it("takes an identity provider key's user as a JWT's: no key mirror, the claimed role without a profile", () => {
+    const idpUser: AuthContext = { ...jwtUser, credential: 'idpkey' };
+    expect(principalOf({ ...idpUser, claimRole: 'org:admin' }, { teamIds: ['t1'] })).toEqual({
+      orgId: 'org_a',
+      principalId: 'user_a',
+      kind: 'user',
+      role: 'admin',
+      teamIds: ['t1'],
+    });
+    expect(
+      principalOf({ ...idpUser, claimRole: 'org:admin' }, { profile: { role: 'member' }, teamIds: [] }).role,
+    ).toBe('member');
+    const idpOrg: AuthContext = { orgId: 'org_a', principalId: 'org_a', kind: 'org', credential: 'idpkey' };
+    expect(principalOf(idpOrg, { teamIds: [] }).role).toBe('admin');
   });
 });
