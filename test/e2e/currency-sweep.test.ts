@@ -3,6 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
+import {
+  buildChartSpec,
+  chartInputOf,
+  type EChartsSpec,
+  type EngineAnswer,
+  type TableSpec,
+} from '../../shared/charts/spec';
 import { type CsvRow, close, FOCUS_SAMPLE, num, parseCsv, tagsOf } from '../integration/warehouse/support';
 import { api, session } from '../support/session';
 
@@ -12,6 +19,8 @@ import { api, session } from '../support/session';
  * rows × the day's rate (the seed's synthetic euro reference rates, read from the rate file). A
  * figure that adds the currencies 1:1 fails its case; each case also checks that the 1:1 sum
  * differs from the converted one, so it could fail.
+ *
+ * Console charts are built here from the explorer's answer with the console's own builder.
  *
  * The rows: the real FOCUS sample (1,000 rows, one month of charges) moved to last month, every
  * second row re-labelled EUR. Add a case to CASES to cover a new route.
@@ -392,6 +401,54 @@ const CASES: Case[] = [
           oneToOne: naive(list),
         };
       });
+    },
+  },
+  {
+    name: 'console chart of an answer without a currency (subtitle and table totals, top N)',
+    figures: async () => {
+      // What the console draws from the explorer's split answer (console/src/shape.ts: chartInputOf).
+      const a = await explorer({
+        period: { ...lastMonthPeriod, aggBy: 'Period' },
+        queries: [cost('a', { groupBy: 'provider' })],
+      });
+      const displayOptions = { precision: 6, topN: 2 };
+      const draw = (chartType: 'BAR' | 'TABLE') =>
+        buildChartSpec(
+          chartInputOf(a as unknown as EngineAnswer, { title: 'cost', chartType, displayOptions }),
+        );
+      const bar = draw('BAR') as EChartsSpec;
+      const table = draw('TABLE') as TableSpec;
+      const amounts = (text: string) => {
+        const m = /€([\d,.]+) · \$([\d,.]+)/.exec(text);
+        if (!m) throw new Error(`no total per currency in ${JSON.stringify(text)}`);
+        return { EUR: Number(m[1]!.replaceAll(',', '')), USD: Number(m[2]!.replaceAll(',', '')) };
+      };
+      const subtitle = amounts(String(bar.option.title[0].subtext).split('\n')[0]!);
+      const row = amounts(table.totalRow?.at(-1) ?? '');
+      const rowTotal = (name: string) => table.rows.find((r) => r[0] === name)?.at(-1) ?? '';
+      const others = table.rows.filter((r) => r[0]!.startsWith('Other'));
+      return [
+        ...(['EUR', 'USD'] as const).flatMap((c) => [
+          {
+            what: `subtitle ${c}`,
+            actual: subtitle[c],
+            expected: sumNative(inLast(), c),
+            oneToOne: naive(inLast()),
+          },
+          {
+            what: `table total ${c}`,
+            actual: row[c],
+            expected: sumNative(inLast(), c),
+            oneToOne: naive(inLast()),
+          },
+        ]),
+        { what: 'one Other per currency', actual: others.length, expected: 2 },
+        ...others.map((r) => ({
+          what: `${r[0]} is in its own currency`,
+          actual: rowTotal(r[0]!).startsWith(r[0]!.includes('EUR') ? '€' : '$') ? 1 : 0,
+          expected: 1,
+        })),
+      ];
     },
   },
   // GRAPH_SNAPSHOT (POST /reports/preview-widget, the PNG's "Total" line and its currency stamp) is
