@@ -339,6 +339,86 @@ const CASES: Case[] = [
     },
   },
   {
+    name: 'GET /alerts-v2/costAlerts/{id}/widgetData (alert currency EUR): the daily series',
+    figures: async () => {
+      const alert = await ok(
+        api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
+          token,
+          body: {
+            name: 'daily spend',
+            currency: 'EUR',
+            queries: [cost('spend', { metricId: 'cost', chartType: 'LINE' })],
+            thresholds: [
+              {
+                value: 1000,
+                severityLevel: 'INFO',
+                metricMode: 'ABSOLUTE_SPEND',
+                changeBasis: 'ABSOLUTE_DELTA',
+              },
+            ],
+            thresholdType: 'ABOVE',
+            evaluationPeriod: 'DAILY',
+            notificationChannel: 'EMAIL',
+            emails: ['finops@example.com'],
+          },
+        }),
+      );
+      const w = await ok(
+        api<{ series: { dates: string[]; queries: { name: string; values: (number | null)[] }[] } | null }>(
+          'GET',
+          `/alerts-v2/costAlerts/${alert.id}/widgetData`,
+          { token },
+        ),
+      );
+      if (!w.series) throw new Error('no widget series');
+      const values = w.series.queries.find((q) => q.name === 'spend')!.values;
+      return w.series.dates
+        .map((d, i) => ({ d, v: values[i] }))
+        .filter(({ d }) => d.startsWith(LAST))
+        .slice(-5)
+        .map(({ d, v }) => {
+          const list = rows.filter((r) => day(r) === d);
+          return { what: `day ${d}`, actual: v, expected: sumIn(list, 'EUR'), oneToOne: naive(list) };
+        });
+    },
+  },
+  {
+    name: 'POST /queries/explorer forecast in USD (same-weekday mean of converted days)',
+    figures: async () => {
+      const a = (await explorer(
+        {
+          period: {
+            startDate: `${LAST}-01T00:00:00Z`,
+            endDate: `${CURRENT}-07T00:00:00Z`,
+            aggBy: 'Day',
+            forecastDays: 3,
+          },
+          queries: [cost('a')],
+        },
+        { currency: 'USD' },
+      )) as Answer & { dataThrough: string | null };
+      const series = a.queries[0]!.series[0] as Series & { forecast?: { date: string; value: number }[] };
+      const through = Date.parse(`${a.dataThrough}T00:00:00Z`);
+      const dayOf = (t: number) => new Date(t).toISOString().slice(0, 10);
+      const daily = (d: string, f: (list: CsvRow[]) => number) => f(rows.filter((r) => day(r) === d));
+      // docs/queries.md: each future day is the mean of the same weekday over the four weeks ending at dataThrough.
+      const mean = (k: number, f: (list: CsvRow[]) => number) => {
+        const back = [1, 2, 3, 4].map((w) => dayOf(through + k * 86_400_000 - 7 * w * 86_400_000));
+        return back.reduce((acc, d) => acc + daily(d, f), 0) / 4;
+      };
+      if (!series.forecast?.length) throw new Error('no forecast');
+      return series.forecast.map((p) => {
+        const k = Math.round((Date.parse(`${p.date}T00:00:00Z`) - through) / 86_400_000);
+        return {
+          what: `forecast ${p.date}`,
+          actual: p.value,
+          expected: mean(k, (l) => sumIn(l, 'USD')),
+          oneToOne: mean(k, naive),
+        };
+      });
+    },
+  },
+  {
     name: 'POST /reports/preview-widget DIGEST (report currency USD)',
     figures: async () => {
       const p = await ok(
