@@ -1,8 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
-import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import {
   buildChartSpec,
   chartInputOf,
@@ -12,6 +10,7 @@ import {
 } from '../../shared/charts/spec';
 import { type CsvRow, close, FOCUS_SAMPLE, num, parseCsv, tagsOf } from '../integration/warehouse/support';
 import { api, session } from '../support/session';
+import { ingestFor, rateOn, seedUsdPerEur } from '../support/stack-cli';
 
 /**
  * The two-currency sweep (issue 25 §1): an organisation whose billing rows are in USD and EUR, and
@@ -25,7 +24,6 @@ import { api, session } from '../support/session';
  * The rows: the real FOCUS sample (1,000 rows, one month of charges) moved to last month, every
  * second row re-labelled EUR. Add a case to CASES to cover a new route.
  */
-const ROOT = resolve(__dirname, '..', '..');
 const s = () => session();
 const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 const ORG = `org_fxsweep_${run}`;
@@ -54,22 +52,15 @@ function twoCurrencyText(): string {
 let rows: CsvRow[] = [];
 let token = '';
 /** USD per EUR by publication day, from the seed's rate file. */
-const usdPerEur = new Map<string, number>();
+let usdPerEur = new Map<string, number>();
 
 const day = (r: CsvRow) => String(r.ChargePeriodStart).slice(0, 10);
 const billingMonth = (r: CsvRow) => String(r.BillingPeriodStart).slice(0, 7);
-/** The rate a charge day uses: the last one published on or before it. */
-function rateOn(d: string): number {
-  const published = [...usdPerEur.keys()].filter((p) => p <= d).sort();
-  const rate = usdPerEur.get(published.at(-1) ?? '');
-  if (rate === undefined) throw new Error(`no rate on or before ${d}`);
-  return rate;
-}
 /** A row's BilledCost in `target` (USD or EUR) at its charge day's rate. */
 function inCurrency(r: CsvRow, target: 'USD' | 'EUR'): number {
   const cost = num(r.BilledCost);
   if (r.BillingCurrency === target) return cost;
-  return target === 'USD' ? cost * rateOn(day(r)) : cost / rateOn(day(r));
+  return target === 'USD' ? cost * rateOn(usdPerEur, day(r)) : cost / rateOn(usdPerEur, day(r));
 }
 const sumIn = (list: CsvRow[], target: 'USD' | 'EUR') => list.reduce((a, r) => a + inCurrency(r, target), 0);
 const naive = (list: CsvRow[]) => list.reduce((a, r) => a + num(r.BilledCost), 0);
@@ -540,9 +531,7 @@ beforeAll(async () => {
   rows = parseCsv(text);
   const file = join(s().stateDir, `currency-sweep-${run}.csv`);
   writeFileSync(file, text);
-  const xml = readFileSync(join(s().stateDir, SEED_RATES_FILE), 'utf8');
-  for (const m of xml.matchAll(/<Cube time='([\d-]+)'>([\s\S]*?)<\/Cube>/g))
-    usdPerEur.set(m[1]!, Number(/currency='USD' rate='([\d.]+)'/.exec(m[2]!)![1]));
+  usdPerEur = seedUsdPerEur();
   token = await mintToken(await loadOrCreateSigningKey(s().stateDir), {
     userId: 'user_fxsweep_admin',
     orgId: ORG,
@@ -550,22 +539,7 @@ beforeAll(async () => {
   });
   // The admin's first request registers the organisation; then the upload and its refresh.
   expect((await api('GET', '/organization', { token })).status).toBe(200);
-  const out = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(ROOT, 'scripts/ingest.ts'),
-      '--session',
-      process.env.TEST_SESSION_FILE ?? '',
-      '--org',
-      ORG,
-      '--timeout',
-      '90',
-      file,
-    ],
-    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' }, timeout: 120_000 },
-  );
+  const out = ingestFor(ORG, file);
   if (out.status !== 0) throw new Error(`ingest failed: ${out.stdout} ${out.stderr}`);
 }, 180_000);
 

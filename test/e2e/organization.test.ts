@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
-import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { type CsvRow, close, FOCUS_SAMPLE, num, parseCsv, tagsOf } from '../integration/warehouse/support';
 import { api, session } from '../support/session';
+import { ingestFor, rateOn, runScript, seedUsdPerEur } from '../support/stack-cli';
 
 /**
  * The organisation's settings (issue 25 §4: name and time zone of an organisation that registered
@@ -12,7 +11,6 @@ import { api, session } from '../support/session';
  * `npm run org -- update`, the dimension figures recomputed in a new reporting currency, and the
  * 422 of the candidates when a rate is missing.
  */
-const ROOT = resolve(__dirname, '..', '..');
 const s = () => session();
 const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
@@ -26,25 +24,8 @@ interface OrgView {
   registeredVia: string | null;
 }
 
-function script(name: string, args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', name), ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, LOG_LEVEL: 'silent' },
-    timeout: 120_000,
-  });
-}
-const orgCli = (...args: string[]) => script('org.ts', [...args, '--state-dir', s().stateDir]);
-const ingest = (org: string, file: string) =>
-  script('ingest.ts', [
-    '--session',
-    process.env.TEST_SESSION_FILE ?? '',
-    '--org',
-    org,
-    '--timeout',
-    '90',
-    file,
-  ]);
+const orgCli = (...args: string[]) => runScript('org.ts', [...args, '--state-dir', s().stateDir]);
+const ingest = ingestFor;
 
 async function tokenOf(org: string, role: 'admin' | 'member', user = `user_${role}_${run}`) {
   return mintToken(await loadOrCreateSigningKey(s().stateDir), { userId: user, orgId: org, role });
@@ -182,12 +163,8 @@ describe('the reporting currency of the dimension figures', () => {
     writeFileSync(file, text);
     expect(ingest(org, file).status).toBe(0);
     const rows: CsvRow[] = parseCsv(text);
-    const usdPerEur = new Map<string, number>();
-    const xml = readFileSync(join(s().stateDir, SEED_RATES_FILE), 'utf8');
-    for (const m of xml.matchAll(/<Cube time='([\d-]+)'>([\s\S]*?)<\/Cube>/g))
-      usdPerEur.set(m[1]!, Number(/currency='USD' rate='([\d.]+)'/.exec(m[2]!)![1]));
-    const published = [...usdPerEur.keys()].sort();
-    const rate = (d: string) => usdPerEur.get(published.filter((p) => p <= d).at(-1)!)!;
+    const usdPerEur = seedUsdPerEur();
+    const rate = (d: string) => rateOn(usdPerEur, d);
     const inEur = (r: CsvRow) =>
       r.BillingCurrency === 'EUR'
         ? num(r.BilledCost)
