@@ -35,7 +35,7 @@ const USAGE = [
   '       npm run org -- list [WHERE]',
   '       npm run org -- show org_… [WHERE]',
   '       npm run org -- update org_… [--name NAME] [--timezone AREA/CITY] [--reporting-currency CUR] [WHERE]',
-  '  Registers, lists and shows organisations. An organisation is also registered by the first',
+  '  Registers, lists, shows and updates organisations. An organisation is also registered by the first',
   '  request with a session JWT of one of its admins (role claim admin); uploads and API keys need one.',
   '  create      idempotent: an organisation that exists is shown and left unchanged (exit 0)',
   '  --name      display name (default: the id)        --timezone  IANA zone for reports (default: UTC)',
