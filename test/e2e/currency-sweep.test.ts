@@ -374,6 +374,48 @@ const CASES: Case[] = [
     },
   },
   {
+    name: 'alert evaluation by the alert sweep (alert currency USD): the values in its history',
+    figures: async () => {
+      const alert = await ok(
+        api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
+          token,
+          body: {
+            name: 'any spend',
+            currency: 'USD',
+            queries: [cost('spend', { metricId: 'cost', chartType: 'LINE' })],
+            condition: 'spend > 0',
+            dedup: { kind: 'CALENDAR', calendarUnit: 'WEEK' },
+            thresholds: [],
+            notificationChannel: 'EMAIL',
+            emails: [`sweep-${run}@example.com`],
+          },
+        }),
+      );
+      const tick = await api('POST', '/_local/tick', {
+        body: { schedule: 'alert-sweep', now: new Date().toISOString(), detail: { orgIds: [ORG] } },
+      });
+      if (tick.status !== 200) throw new Error(`tick: HTTP ${tick.status}`);
+      await api('POST', '/_local/drain', { body: { timeoutMs: 120_000 } });
+      const history = await ok(
+        api<{ items: { evaluatedDay: string; values: Record<string, number> }[] }>(
+          'GET',
+          `/alerts-v2/costAlerts/${alert.id}/history`,
+          { token },
+        ),
+      );
+      if (!history.items.length) throw new Error('the sweep evaluated nothing');
+      return history.items.map((h) => {
+        const list = rows.filter((r) => day(r) === h.evaluatedDay);
+        return {
+          what: `day ${h.evaluatedDay}`,
+          actual: h.values.spend,
+          expected: sumIn(list, 'USD'),
+          oneToOne: naive(list),
+        };
+      });
+    },
+  },
+  {
     name: 'POST /queries/explorer forecast in USD (same-weekday mean of converted days)',
     figures: async () => {
       const a = (await explorer(
