@@ -6,6 +6,7 @@
  *   create org_… [--name NAME] [--timezone AREA/CITY]   registers it; an existing one is left as it is
  *   list                                                  every organisation, as JSON lines
  *   show org_…                                            one organisation as JSON (exit 1 if unknown)
+ *   update org_… [--name] [--timezone] [--reporting-currency]   changes its settings (PATCH /organization)
  *
  * Where: `--table NAME` (with `--region`, else $AWS_REGION / $AWS_DEFAULT_REGION) is a deployed
  * table, reached with the AWS default credential chain (AWS_PROFILE, …): the stack's `TableName`
@@ -14,22 +15,33 @@
  * none of these it says in one line that no stack is running (exit 1).
  */
 import { resolve } from 'node:path';
+import * as v from 'valibot';
+import {
+  ORGANIZATION_NAME_MAX as MAX_NAME,
+  PatchOrganizationBody,
+  type PatchOrganizationInput,
+} from '../shared/domain/admin/schemas';
+import { DASHBOARD_CURRENCIES } from '../shared/enums';
+import { isTimeZone } from '../shared/validation';
 import { isConnectionRefused, UsageError, wantsHelp } from './lib/cli';
-import { noStackMessage, pointAtTable, readStackSession } from './lib/stack-table';
+import { noStackMessage, pointAtTable, readStackSession, type TableSession } from './lib/stack-table';
 
 export { UsageError } from './lib/cli';
 
 const ORG_ID = /^org_[A-Za-z0-9_-]{1,64}$/;
-const MAX_NAME = 100;
 
 const USAGE = [
   'usage: npm run org -- create org_… [--name NAME] [--timezone AREA/CITY] [WHERE]',
   '       npm run org -- list [WHERE]',
   '       npm run org -- show org_… [WHERE]',
-  '  Registers, lists and shows organisations. An organisation is also registered by the first',
+  '       npm run org -- update org_… [--name NAME] [--timezone AREA/CITY] [--reporting-currency CUR] [WHERE]',
+  '  Registers, lists, shows and updates organisations. An organisation is also registered by the first',
   '  request with a session JWT of one of its admins (role claim admin); uploads and API keys need one.',
   '  create      idempotent: an organisation that exists is shown and left unchanged (exit 0)',
   '  --name      display name (default: the id)        --timezone  IANA zone for reports (default: UTC)',
+  '  update      changes the settings given (at least one), keeps the others; exit 1 if it does not exist',
+  `  --reporting-currency  the currency of figures asked without one: ${DASHBOARD_CURRENCIES.join(', ')} (default USD);`,
+  '              a change queues a refresh that recomputes the dimension candidates and values in it',
   '  WHERE: the local stack by default (--state-dir DIR, default $LOCAL_STATE_DIR or .local), or a',
   '  deployed table: --table NAME [--region REGION] with AWS credentials (AWS_PROFILE, …); the table',
   "  name is the stack's TableName output.",
@@ -50,28 +62,20 @@ interface Where {
 export type OrgCommand =
   | ({ command: 'create'; org: string; name: string; timezone: string } & Where)
   | ({ command: 'list' } & Where)
-  | ({ command: 'show'; org: string } & Where);
+  | ({ command: 'show'; org: string } & Where)
+  | ({ command: 'update'; org: string; settings: PatchOrganizationInput } & Where);
 
 const WHERE_FLAGS = ['--state-dir', '--table', '--region'];
 const FLAGS: Record<OrgCommand['command'], string[]> = {
   create: ['--name', '--timezone', ...WHERE_FLAGS],
   list: WHERE_FLAGS,
   show: WHERE_FLAGS,
+  update: ['--name', '--timezone', '--reporting-currency', ...WHERE_FLAGS],
 };
-
-/** Whether `zone` is an IANA time zone this runtime knows. */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export function parseOrgArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): OrgCommand {
   const [command, ...rest] = argv;
-  if (command !== 'create' && command !== 'list' && command !== 'show') {
+  if (command !== 'create' && command !== 'list' && command !== 'show' && command !== 'update') {
     throw new UsageError(command ? `Unknown command ${command}` : 'A command is required');
   }
   const values: Record<string, string> = {};
@@ -107,6 +111,24 @@ export function parseOrgArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     throw new UsageError(`the organisation id must look like org_… (letters, digits, _ and -), got ${org}`);
   }
   if (command === 'show') return { command, org, ...where };
+  if (command === 'update') {
+    const body = {
+      ...(values.name !== undefined ? { name: values.name } : {}),
+      ...(values.timezone !== undefined ? { timezone: values.timezone } : {}),
+      ...(values['reporting-currency'] !== undefined
+        ? { reportingCurrency: values['reporting-currency'].toUpperCase() }
+        : {}),
+    };
+    // The route's own validation, so the command and PATCH /organization accept the same values.
+    const parsed = v.safeParse(PatchOrganizationBody, body);
+    if (!parsed.success) {
+      const issue = parsed.issues[0];
+      const key = v.getDotPath(issue);
+      const flag = key === 'reportingCurrency' ? '--reporting-currency' : key ? `--${key}` : 'update';
+      throw new UsageError(`${flag}: ${issue.message}`);
+    }
+    return { command, org, settings: parsed.output, ...where };
+  }
   const name = values.name ?? org;
   if (name.trim() === '' || name.length > MAX_NAME) {
     throw new UsageError(`--name must be 1 to ${MAX_NAME} characters`);
@@ -125,13 +147,26 @@ export function target(args: Where, env: NodeJS.ProcessEnv = process.env): strin
     delete env.DYNAMODB_ENDPOINT;
     return `table ${args.table} (${env.AWS_REGION ?? 'us-east-1'})`;
   }
-  const session = env.DYNAMODB_ENDPOINT ? undefined : readStackSession(args.stateDir);
+  const session = env.DYNAMODB_ENDPOINT
+    ? undefined
+    : readStackSession<
+        TableSession & {
+          endpoints?: { sqs?: string };
+          queues?: Record<string, { url?: string }>;
+        }
+      >(args.stateDir);
   if (!env.DYNAMODB_ENDPOINT && !session?.endpoints?.dynamodb && !env.TABLE_NAME) {
     throw new OrgError(
       noStackMessage(args.stateDir, 'or give --table NAME (a deployed table, with AWS credentials)'),
     );
   }
   pointAtTable(session, env);
+  // The refresh a new reporting currency queues goes to the local stack's queue (in AWS, or
+  // without a session, it stays in the outbox for the outbox sweep).
+  if (session?.endpoints?.sqs && session.queues?.['warehouse-refresh']?.url) {
+    env.SQS_ENDPOINT ??= session.endpoints.sqs;
+    env.QUEUE_URL_WAREHOUSE_REFRESH ??= session.queues['warehouse-refresh'].url;
+  }
   if (env.DYNAMODB_ENDPOINT) {
     return `the local stack (${env.DYNAMODB_ENDPOINT}, table ${env.TABLE_NAME ?? 'cost-management'})`;
   }
@@ -163,6 +198,22 @@ async function main(): Promise<void> {
       created
         ? `registered ${args.org} in ${where}\n`
         : `${args.org} already exists in ${where} (registered ${org?.createdAt ?? '?'}); nothing changed\n`,
+    );
+    return;
+  }
+  if (args.command === 'update') {
+    const { changeOrganizationSettings } = await import('../shared/domain/admin/organization');
+    const changed = await changeOrganizationSettings(args.org, args.settings);
+    if (!changed) throw new OrgError(`no organisation ${args.org} in ${where}`);
+    process.stdout.write(`${JSON.stringify(changed.organization)}\n`);
+    process.stderr.write(
+      `updated ${args.org} in ${where}${
+        changed.refresh === 'sent'
+          ? '; a refresh recomputes the dimension figures in the new reporting currency'
+          : changed.refresh === 'queued'
+            ? '; the refresh for the new reporting currency is in the outbox (the outbox sweep sends it)'
+            : ''
+      }\n`,
     );
     return;
   }

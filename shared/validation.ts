@@ -91,3 +91,13 @@ export function parseOrThrow<S extends AnySchema>(
   if (result.success) return result.output;
   throw validationFailure(style, where, toFieldIssues(result.issues));
 }
+
+/** Whether `zone` is an IANA time zone this runtime knows (`Europe/Paris`, `UTC`). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -26,6 +26,11 @@ export interface ChartSeries {
   total: number | null;
   /** The engine's sum of the groups past its top N. */
   other?: true;
+  /**
+   * The series' own currency when the answer is split by billing currency (no currency asked of a
+   * mixed organisation): series of different currencies are never summed into one figure.
+   */
+  currency?: string;
 }
 
 export interface ChartDisplayOptions {
@@ -145,7 +150,10 @@ const sumOf = (xs: (number | null)[]) => xs.reduce<number>((a, x) => a + (x ?? 0
 /** Sums without binary-float noise at cent level (figures are rounded where they are printed). */
 const tidy = (x: number) => Math.round(x * 1e9) / 1e9;
 
-/** Applies `hideEmptyRows` and `topN` (the rest summed into `Other`, in the engine's bucket order). */
+/**
+ * Applies `hideEmptyRows` and `topN` (the rest summed into `Other`, in the engine's bucket order;
+ * one `Other` per currency when the series are split by billing currency).
+ */
 export function shapeSeries(series: ChartSeries[], opts: ChartDisplayOptions = {}): ChartSeries[] {
   let out = series;
   if (opts.hideEmptyRows)
@@ -155,21 +163,57 @@ export function shapeSeries(series: ChartSeries[], opts: ChartDisplayOptions = {
   if (n && n > 0 && regular.length > n) {
     const ranked = [...regular].sort((a, b) => Math.abs(b.total ?? 0) - Math.abs(a.total ?? 0));
     const kept = new Set(ranked.slice(0, n));
-    // The rest, with any `Other` the engine already summed, becomes one `Other`.
+    // The rest, with any `Other` the engine already summed, becomes one `Other` (per currency).
     const rest = out.filter((x) => !kept.has(x));
     const dates = out[0]?.points.map((p) => p.date) ?? [];
-    const other: ChartSeries = {
-      name: OTHER,
-      points: dates.map((date, i) => ({
-        date,
-        value: tidy(sumOf(rest.map((x) => x.points[i]?.value ?? 0))),
-      })),
-      total: tidy(sumOf(rest.map((x) => x.total))),
-      other: true,
-    };
-    out = [...regular.filter((x) => kept.has(x)), other];
+    const mixed = currenciesOf(out).length > 1;
+    const others = (mixed ? currenciesOf(rest) : [undefined]).map((currency): ChartSeries => {
+      const part = mixed ? rest.filter((x) => x.currency === currency) : rest;
+      return {
+        name: currency ? `${OTHER} (${currency})` : OTHER,
+        points: dates.map((date, i) => ({
+          date,
+          value: tidy(sumOf(part.map((x) => x.points[i]?.value ?? 0))),
+        })),
+        total: tidy(sumOf(part.map((x) => x.total))),
+        other: true,
+        ...(currency ? { currency } : {}),
+      };
+    });
+    out = [...regular.filter((x) => kept.has(x)), ...others];
   }
   return out;
+}
+
+/** The distinct currencies the series carry (split by billing currency), sorted. */
+function currenciesOf(series: readonly ChartSeries[]): string[] {
+  return [...new Set(series.map((s) => s.currency).filter((c): c is string => !!c))].sort();
+}
+
+/**
+ * The totals of series split by billing currency, one per currency (sorted by code), or null when
+ * the series are in one currency (or none): what `showTotal` prints instead of a 1:1 sum.
+ */
+export function currencyTotals(
+  series: readonly ChartSeries[],
+  bucket?: number,
+): { currency: string; total: number }[] | null {
+  const currencies = currenciesOf(series);
+  if (currencies.length < 2) return null;
+  return currencies.map((currency) => {
+    const part = series.filter((s) => s.currency === currency);
+    const values =
+      bucket === undefined ? part.map((s) => s.total) : part.map((s) => s.points[bucket]?.value ?? 0);
+    return { currency, total: tidy(sumOf(values)) };
+  });
+}
+
+/** Totals per currency as one text (`$12.30 · €4.10`). */
+function currencyTotalsText(
+  totals: readonly { currency: string; total: number }[],
+  precision: number,
+): string {
+  return totals.map((t) => formatFigure(t.total, t.currency, precision)).join(' · ');
 }
 
 /** The sum of the series' totals: the figure `showTotal` prints. */
@@ -212,8 +256,9 @@ function tableSpec(
 ): TableSpec {
   const dates = series[0]?.points.map((p) => p.date) ?? [];
   const withBuckets = dates.length > 1 && dates.length <= TABLE_MAX_BUCKET_COLUMNS;
-  const fmt = (x: number | null) =>
-    x === null ? '–' : formatFigure(x, input.currency, precision, input.unit);
+  const fmt = (x: number | null, currency = input.currency) =>
+    x === null ? '–' : formatFigure(x, currency, precision, input.unit);
+  const mixed = currencyTotals(series) !== null;
   const columns = ['Series', ...(withBuckets ? dates.map(bucketLabel) : []), 'Total'];
   const ordered = [
     ...series.filter((s) => !s.other).sort((a, b) => Math.abs(b.total ?? 0) - Math.abs(a.total ?? 0)),
@@ -221,17 +266,21 @@ function tableSpec(
   ];
   const rows = ordered.map((s) => [
     s.name,
-    ...(withBuckets ? s.points.map((p) => fmt(p.value)) : []),
-    fmt(s.total),
+    ...(withBuckets ? s.points.map((p) => fmt(p.value, s.currency ?? input.currency)) : []),
+    fmt(s.total, s.currency ?? input.currency),
   ]);
+  // Series split by billing currency: a total per currency in each cell, never their 1:1 sum.
+  const totalCell = (bucket?: number) => {
+    const split = mixed ? currencyTotals(series, bucket) : null;
+    if (split) return currencyTotalsText(split, precision);
+    return fmt(
+      bucket === undefined
+        ? grandTotal(series)
+        : tidy(sumOf(series.map((s) => s.points[bucket]?.value ?? 0))),
+    );
+  };
   const totalRow = showTotal
-    ? [
-        'Total',
-        ...(withBuckets
-          ? dates.map((_, i) => fmt(tidy(sumOf(series.map((s) => s.points[i]?.value ?? 0)))))
-          : []),
-        fmt(grandTotal(series)),
-      ]
+    ? ['Total', ...(withBuckets ? dates.map((_, i) => totalCell(i)) : []), totalCell()]
     : null;
   return {
     kind: 'table',
@@ -279,10 +328,11 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
   if (input.chartType === 'TABLE') return tableSpec(input, series, precision, showTotal);
 
   const total = grandTotal(series);
-  const subtext = [
-    ...(showTotal ? [`Total ${formatFigure(total, input.currency, precision, input.unit)}`] : []),
-    ...input.stamp,
-  ].join('\n');
+  const split = currencyTotals(series);
+  const totalLine = split
+    ? `Totals ${currencyTotalsText(split, precision)}`
+    : `Total ${formatFigure(total, input.currency, precision, input.unit)}`;
+  const subtext = [...(showTotal ? [totalLine] : []), ...input.stamp].join('\n');
   const valueFmt = (x: number) => formatFigure(x, input.currency, precision, input.unit);
   const base = {
     animation: false,
@@ -339,10 +389,13 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
       offsets.push(tidy(Math.min(running, running + v)));
       ups.push(v >= 0 ? tidy(v) : '-');
       downs.push(v < 0 ? tidy(-v) : '-');
-      running = tidy(running + v);
+      // Steps of different currencies do not stack: each starts from zero, and there is no total bar.
+      running = split ? 0 : tidy(running + v);
     }
-    names.push('Total');
-    offsets.push(Math.min(0, running));
+    if (!split) {
+      names.push('Total');
+      offsets.push(Math.min(0, running));
+    }
     return {
       kind: 'echarts',
       title: input.title,
@@ -378,7 +431,7 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
               position: 'top',
               formatter: (p: { value: number }) => valueFmt(p.value),
             },
-            data: [...ups, '-'],
+            data: split ? ups : [...ups, '-'],
           },
           {
             type: 'bar',
@@ -390,16 +443,24 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
               position: 'bottom',
               formatter: (p: { value: number }) => valueFmt(-p.value),
             },
-            data: [...downs, '-'],
+            data: split ? downs : [...downs, '-'],
           },
-          {
-            type: 'bar',
-            stack: 'w',
-            name: 'Total',
-            itemStyle: { color: '#555' },
-            label: { show: true, position: 'top', formatter: (p: { value: number }) => valueFmt(p.value) },
-            data: [...names.slice(0, -1).map(() => '-'), Math.abs(running)],
-          },
+          ...(split
+            ? []
+            : [
+                {
+                  type: 'bar',
+                  stack: 'w',
+                  name: 'Total',
+                  itemStyle: { color: '#555' },
+                  label: {
+                    show: true,
+                    position: 'top',
+                    formatter: (p: { value: number }) => valueFmt(p.value),
+                  },
+                  data: [...names.slice(0, -1).map(() => '-'), Math.abs(running)],
+                },
+              ]),
         ],
       },
     };
@@ -484,11 +545,13 @@ export function seriesFromQueries(queries: readonly EngineQuery[]): ChartSeries[
       const groups = Object.values(s.group);
       const group = s.other ? OTHER : groups.map((g) => g ?? '(none)').join(' / ');
       const name = !groups.length && !s.other ? label : several ? `${label}: ${group}` : group;
+      const currency = q.currency === null ? s.group.BillingCurrency : undefined;
       return {
         name,
         points: s.points.map((p) => ({ date: p.date, value: p.value })),
         total: s.total,
         ...(s.other ? { other: true as const } : {}),
+        ...(currency ? { currency } : {}),
       };
     }),
   );

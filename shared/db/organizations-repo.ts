@@ -1,6 +1,15 @@
-import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, decodeCursor, encodeCursor, isConditionalCheckFailed, tableName } from './client';
+import { GetCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  cancellationCodes,
+  db,
+  decodeCursor,
+  encodeCursor,
+  isConditionalCheckFailed,
+  isTransactionCanceled,
+  tableName,
+} from './client';
 import { keys } from './keys';
+import { type OutboxEntry, outboxPut } from './outbox-repo';
 import { insertIfAbsent } from './writes';
 
 /**
@@ -22,6 +31,8 @@ export interface Organization {
    * digests without one): one of the dashboard currencies. Absent means `DEFAULT_REPORTING_CURRENCY`.
    */
   reportingCurrency?: string;
+  /** When its settings were last changed (`PATCH /organization`, `npm run org -- update`). */
+  updatedAt?: string;
 }
 
 /** The reporting currency of an organisation that has not chosen one. */
@@ -98,6 +109,7 @@ function organizationOf(item: Record<string, unknown>): Organization {
     ...(via === 'jwt' || via === 'cli' || via === 'seed' ? { registeredVia: via } : {}),
     ...(by ? { registeredBy: by } : {}),
     ...(str(item.reportingCurrency) ? { reportingCurrency: str(item.reportingCurrency) } : {}),
+    ...(str(item.updatedAt) ? { updatedAt: str(item.updatedAt) } : {}),
   };
 }
 
@@ -158,4 +170,41 @@ export async function getOrganizationReportingCurrency(orgId: string): Promise<s
   );
   const c = res.Item?.reportingCurrency;
   return typeof c === 'string' && c ? c : DEFAULT_REPORTING_CURRENCY;
+}
+
+/** The settings an admin may change on a registered organisation. */
+export type OrganizationSettings = Partial<Pick<Organization, 'name' | 'timezone' | 'reportingCurrency'>>;
+
+/**
+ * Changes the given settings of a registered organisation (the others are kept), with the outbox
+ * entry `also` (a warehouse refresh) in the same transaction when given. Conditional on the
+ * record's existence: answers the organisation as stored after the write, or undefined when it is
+ * not registered (nothing written).
+ */
+export async function updateOrganization(
+  orgId: string,
+  settings: OrganizationSettings,
+  updatedAt: string,
+  also?: OutboxEntry,
+): Promise<Organization | undefined> {
+  const fields = Object.entries({ ...settings, updatedAt }).filter(([, v]) => v !== undefined);
+  const update = {
+    TableName: tableName(),
+    Key: keys.organization(orgId),
+    ConditionExpression: 'attribute_exists(pk)',
+    UpdateExpression: `SET ${fields.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(fields.map(([n], i) => [`#a${i}`, n])),
+    ExpressionAttributeValues: Object.fromEntries(fields.map(([, v], i) => [`:v${i}`, v])),
+  };
+  try {
+    if (also)
+      await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, outboxPut(also)] }));
+    else await db().send(new UpdateCommand(update));
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return undefined;
+    if (isTransactionCanceled(error) && cancellationCodes(error)[0] === 'ConditionalCheckFailed')
+      return undefined;
+    throw error;
+  }
+  return getOrganization(orgId);
 }

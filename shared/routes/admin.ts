@@ -1,4 +1,10 @@
-import { ListUsersQuery, PutUserBody, UserIdParams } from '../domain/admin/schemas';
+import {
+  ListUsersQuery,
+  OrganizationResponse,
+  PatchOrganizationBody,
+  PutUserBody,
+  UserIdParams,
+} from '../domain/admin/schemas';
 import { ApiKeyIdParams, CreateApiKeyBody, ListApiKeysQuery } from '../domain/apikeys/schemas';
 import {
   CreateDatasourceBody,
@@ -315,6 +321,37 @@ export const revokeApiKey = route({
   params: ApiKeyIdParams,
 });
 
+// The organisation ----------------------------------------------------------------------------
+
+export const getOrganizationSettings = route({
+  id: 'getOrganization',
+  method: 'GET',
+  path: '/organization',
+  entry: 'admin/get-organization',
+  auth: 'member',
+  tag,
+  summary:
+    "The caller's organisation: name, time zone, reporting currency (default USD); 409 ORGANIZATION_NOT_REGISTERED before it is registered",
+  response: OrganizationResponse,
+  statuses: [409],
+});
+
+export const patchOrganizationSettings = route({
+  id: 'patchOrganization',
+  method: 'PATCH',
+  path: '/organization',
+  entry: 'admin/patch-organization',
+  auth: 'admin',
+  tag,
+  summary:
+    "Change the organisation's name, IANA time zone or reporting currency (one of the dashboard currencies); " +
+    'a new reporting currency queues a refresh that recomputes the dimension figures in it',
+  body: PatchOrganizationBody,
+  response: OrganizationResponse,
+  sendsTo: ['warehouse-refresh'],
+  statuses: [409],
+});
+
 export const adminRoutes = [
   syncTeam,
   getTeamOperation,
@@ -339,4 +376,6 @@ export const adminRoutes = [
   createApiKey,
   listApiKeys,
   revokeApiKey,
+  getOrganizationSettings,
+  patchOrganizationSettings,
 ];

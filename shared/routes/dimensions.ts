@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { ListVdimsQuery, PublishBody, VdimBody, VdimIdParams } from '../domain/dimensions/schemas';
+import { ConversionOut } from '../domain/queries/schemas';
 import { route } from '../http/route';
 
 const tag = 'Dimensions';
@@ -60,6 +61,9 @@ const RefreshStatusSchema = schema(() =>
     lastError: v.optional(v.string()),
     warnings: v.optional(v.array(v.string())),
     months: v.optional(v.array(v.string())),
+    currency: v.optional(v.string()),
+    conversion: v.optional(ConversionOut),
+    currencyError: v.optional(v.string()),
   }),
 );
 
@@ -71,7 +75,7 @@ export const listDimensions = /* @__PURE__ */ route({
   auth: 'member',
   tag,
   summary:
-    'Dimensions to filter and group by, from the cache the refresh writes (headers x-dimensions-refreshed-at, x-dimensions-refresh-status)',
+    'Dimensions to filter and group by, from the cache the refresh writes (headers x-dimensions-refreshed-at, x-dimensions-refresh-status, x-dimensions-currency)',
   response: schema(() => v.array(DimensionSchema)),
 });
 
@@ -82,7 +86,9 @@ export const listCandidates = /* @__PURE__ */ route({
   entry: 'dimensions/list-candidates',
   auth: 'member',
   tag,
-  summary: 'Tag keys of the billing data that could become labels (snake_case), from the refresh cache',
+  statuses: [422],
+  summary:
+    "Tag keys of the billing data that could become labels (snake_case), from the refresh cache; costs in the organisation's reporting currency (header x-dimensions-currency)",
   response: schema(() => v.array(CandidateSchema)),
 });
 

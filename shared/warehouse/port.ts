@@ -1,6 +1,13 @@
 import type { FeatureModel, RefreshMode } from './features';
 import type { MetricId } from './focus-columns';
-import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from './query-model';
+import type {
+  BillingInfo,
+  Catalog,
+  CostSeriesQuery,
+  CurrencyConversion,
+  SeriesRow,
+  UsageSeriesQuery,
+} from './query-model';
 
 /**
  * The warehouse port. Two adapters implement it from the same query model: DuckDB (embedded, the
@@ -18,7 +25,11 @@ export interface UsageMetric {
   service_names: string[];
 }
 
-/** Tag-key figures over a window of billing months (cost is BilledCost), for the candidates. */
+/**
+ * Tag-key figures over a window of billing months (cost is BilledCost), for the candidates. With a
+ * conversion every cost is in its target currency (each row at its charge day's factor; a missing
+ * rate fails with `MissingRateError`), never billing currencies added 1:1.
+ */
 export interface WindowAggregates {
   /** Window months, oldest first, with their total cost. */
   months: { month: string; cost: number }[];
@@ -88,13 +99,22 @@ export interface WarehousePort extends WarehouseQueries {
    * is nothing to build on). Atomic: readers see the previous view or the new one.
    */
   refreshFeatures(orgId: string, model: FeatureModel, mode: RefreshMode): Promise<Catalog>;
-  /** Tag-key figures over the given billing months. */
-  candidateAggregates(orgId: string, months: string[], topValues: number): Promise<WindowAggregates>;
-  /** Values of the given dimensions over the given billing months, from the enriched view. */
+  /** Tag-key figures over the given billing months, converted by `conversion` when given. */
+  candidateAggregates(
+    orgId: string,
+    months: string[],
+    topValues: number,
+    conversion?: CurrencyConversion,
+  ): Promise<WindowAggregates>;
+  /**
+   * Values of the given dimensions over the given billing months, from the enriched view; costs
+   * converted by `conversion` when given.
+   */
   dimensionValues(
     orgId: string,
     months: string[],
     dimensions: string[],
     topValues: number,
+    conversion?: CurrencyConversion,
   ): Promise<DimensionValues>;
 }

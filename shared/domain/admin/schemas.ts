@@ -1,5 +1,9 @@
 import * as v from 'valibot';
-import { PageQuerySchema } from '../common/enums';
+import { isTimeZone } from '../../validation';
+import { DASHBOARD_CURRENCIES, PageQuerySchema } from '../common/enums';
+
+/** The longest organisation name (the same bound as `npm run org`). */
+export const ORGANIZATION_NAME_MAX = 100;
 
 /** User ids follow the identity provider's subject format, as the authorizer accepts them. */
 export const UserIdParams = v.object({
@@ -18,3 +22,40 @@ export const PutUserBody = v.strictObject({
 export type PutUserInput = v.InferOutput<typeof PutUserBody>;
 
 export const ListUsersQuery = PageQuerySchema;
+
+/**
+ * `PATCH /organization`: the organisation's display name, IANA time zone (reports and presets) and
+ * reporting currency (figures that have no requested currency); at least one of them.
+ */
+export const PatchOrganizationBody = v.pipe(
+  v.strictObject({
+    name: v.optional(
+      v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(ORGANIZATION_NAME_MAX)),
+    ),
+    timezone: v.optional(
+      v.pipe(
+        v.string(),
+        v.check(isTimeZone, (issue) => `${String(issue.input)} is not an IANA time zone`),
+      ),
+    ),
+    reportingCurrency: v.optional(
+      v.picklist(DASHBOARD_CURRENCIES, `must be one of ${DASHBOARD_CURRENCIES.join(', ')}`),
+    ),
+  }),
+  v.check(
+    (b) => b.name !== undefined || b.timezone !== undefined || b.reportingCurrency !== undefined,
+    'give at least one of name, timezone, reportingCurrency',
+  ),
+);
+export type PatchOrganizationInput = v.InferOutput<typeof PatchOrganizationBody>;
+
+/** The organisation as `GET /organization` and `PATCH /organization` answer it. */
+export const OrganizationResponse = v.object({
+  id: v.string(),
+  name: v.string(),
+  timezone: v.string(),
+  reportingCurrency: v.string(),
+  createdAt: v.string(),
+  updatedAt: v.nullable(v.string()),
+  registeredVia: v.nullable(v.string()),
+});

@@ -1,4 +1,5 @@
 import type { LabelFeature, VdimFeature } from '../../warehouse/features';
+import type { ConversionOut } from '../queries/model';
 
 /**
  * Records of the dimensions area. Labels are published inline by POST /dimensions/publish;
@@ -81,6 +82,18 @@ export interface RefreshStatus {
   warnings?: string[];
   /** Billing months the caches cover (the candidate window). */
   months?: string[];
+  /**
+   * The currency of the caches' money figures (candidate costs and proportions, dimension values'
+   * proportions): the organisation's reporting currency when the last successful refresh ran.
+   */
+  currency?: string;
+  /** The billing currencies that refresh converted to `currency`, with the rates' source and days. */
+  conversion?: ConversionOut;
+  /**
+   * Set while the latest refresh failed for a missing exchange rate (the 422 text naming it): the
+   * candidates answer it as a 422 until a refresh succeeds.
+   */
+  currencyError?: string;
 }
 
 export const CACHE_KINDS = ['dimensions', 'candidates', 'catalog'] as const;

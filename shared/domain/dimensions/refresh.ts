@@ -7,9 +7,14 @@ import {
   updateRefreshStatus,
   writeCache,
 } from '../../db/dimensions-repo';
+import { getOrganizationReportingCurrency } from '../../db/organizations-repo';
 import { log } from '../../log';
 import type { EnrichmentFeature, VdimFeature } from '../../warehouse/features';
 import type { WarehousePort } from '../../warehouse/port';
+import type { CurrencyConversion } from '../../warehouse/query-model';
+import { MissingRateError } from '../../warehouse/sql/compile';
+import { planConversion } from '../queries/conversion';
+import type { ConversionOut } from '../queries/model';
 import { buildCandidates, CANDIDATE_TOP_VALUES, WINDOW_MONTHS } from './candidates';
 import { buildDimensionList, DIMENSION_TOP_VALUES, dimensionNames } from './dimension-list';
 import type { VirtualDimension } from './model';
@@ -46,6 +51,40 @@ export function liveVdims(vdims: readonly VirtualDimension[]): VdimFeature[] {
     }));
 }
 
+/**
+ * The currency of the window's money figures and how to get there: the organisation's reporting
+ * currency; billing currencies of the window's rows other than it are converted at each charge
+ * day's rate (the engine's factors). A charge can lie a month either side of its billing month, so
+ * the factors cover the window widened by a month each way.
+ */
+async function windowCurrency(
+  warehouse: WarehousePort,
+  orgId: string,
+  months: readonly string[],
+): Promise<{ currency: string; conversion?: CurrencyConversion; out?: ConversionOut }> {
+  const currency = await getOrganizationReportingCurrency(orgId);
+  const first = months[0];
+  const last = months.at(-1);
+  if (!first || !last) return { currency };
+  const info = await warehouse.billingInfo(orgId, first);
+  const sources = info.currencies.filter((c) => c !== currency);
+  if (!sources.length) return { currency };
+  const { conversion, out } = await planConversion(
+    sources,
+    currency,
+    monthStart(first, -1),
+    monthStart(last, 2),
+    info.lastChargeDay,
+  );
+  return { currency, conversion, out };
+}
+
+/** The first day (`YYYY-MM-DD`) of the month `shift` months after `month` (`YYYY-MM`). */
+function monthStart(month: string, shift: number): string {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(y, m - 1 + shift, 1)).toISOString().slice(0, 10);
+}
+
 export async function runRefresh(req: RefreshRequest, deps: RefreshDeps): Promise<RefreshOutcome> {
   const { orgId } = req;
   if (await isRefreshDone(orgId, req.requestId)) return 'duplicate';
@@ -77,12 +116,19 @@ export async function runRefresh(req: RefreshRequest, deps: RefreshDeps): Promis
     const vdims = liveVdims(vdimRecords);
     const catalog = await deps.warehouse.refreshFeatures(orgId, { labels, vdims, enrichments }, req.mode);
     const months = (await deps.warehouse.billingMonths(orgId)).slice(0, WINDOW_MONTHS).reverse();
-    const aggregates = await deps.warehouse.candidateAggregates(orgId, months, CANDIDATE_TOP_VALUES);
+    const money = await windowCurrency(deps.warehouse, orgId, months);
+    const aggregates = await deps.warehouse.candidateAggregates(
+      orgId,
+      months,
+      CANDIDATE_TOP_VALUES,
+      money.conversion,
+    );
     const values = await deps.warehouse.dimensionValues(
       orgId,
       months,
       dimensionNames(catalog),
       DIMENSION_TOP_VALUES,
+      money.conversion,
     );
     const dimensions = buildDimensionList({
       catalog,
@@ -105,6 +151,9 @@ export async function runRefresh(req: RefreshRequest, deps: RefreshDeps): Promis
       lastError: undefined,
       warnings: [...catalog.warnings, ...values.skipped.map((d) => `dimension ${d} has no values: unknown`)],
       months,
+      currency: money.currency,
+      conversion: money.out,
+      currencyError: undefined,
     });
     await markRefreshDone(orgId, req.requestId, 'refreshed', deps.now());
     return 'refreshed';
@@ -114,6 +163,7 @@ export async function runRefresh(req: RefreshRequest, deps: RefreshDeps): Promis
       state: 'failed',
       finishedAt: deps.now().toISOString(),
       lastError: (error as Error)?.message?.slice(0, 500) ?? 'refresh failed',
+      ...(error instanceof MissingRateError ? { currencyError: error.message } : {}),
     }).catch(() => undefined);
     throw error;
   }

@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal';
 import { getRefreshStatus, listPublishedLabels, readCache } from '../../db/dimensions-repo';
+import { UnprocessableError } from '../../errors';
 import { withIngested } from './candidates';
 import type { Candidate, DimensionEntry, PublishedLabel, RefreshStatus } from './model';
 
@@ -11,11 +12,15 @@ export async function refreshStatusOf(orgId: string): Promise<RefreshStatus> {
   return (await getRefreshStatus(orgId)) ?? { orgId, state: 'never' };
 }
 
-/** Response headers that tell a client how fresh the cached lists are. */
+/**
+ * Response headers that tell a client how fresh the cached lists are, and the currency of their
+ * money figures (the reporting currency of the refresh that wrote them).
+ */
 export function freshnessHeaders(status: RefreshStatus): Record<string, string> {
   return {
     'x-dimensions-refresh-status': status.state,
     ...(status.lastSucceededAt ? { 'x-dimensions-refreshed-at': status.lastSucceededAt } : {}),
+    ...(status.currency ? { 'x-dimensions-currency': status.currency } : {}),
   };
 }
 
@@ -37,6 +42,9 @@ export async function listCandidates(
     listPublishedLabels(principal.orgId),
     refreshStatusOf(principal.orgId),
   ]);
+  // The latest refresh could not convert the window (a missing rate): the cached figures no longer
+  // describe the data, and adding the currencies 1:1 instead is never an answer.
+  if (status.state === 'failed' && status.currencyError) throw new UnprocessableError(status.currencyError);
   return { candidates: withIngested(cache?.payload ?? [], labels), status };
 }
 

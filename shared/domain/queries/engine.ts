@@ -17,7 +17,7 @@ import { type Expression, parseExpression } from '../common/expr/parse';
 import type { ExplorerRequest, Query } from '../common/query-model';
 import { DEFAULT_METRIC } from '../datasources/model';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
-import { conversionFactors } from '../fx/service';
+import { planConversion } from './conversion';
 import {
   type ConversionOut,
   DEFAULT_TOP_N,
@@ -343,28 +343,9 @@ class Run {
     if (!sources.length) return { mode: 'convert', currency: target };
     const from = ymd(start);
     const to = ymd(Math.ceil(end / DAY_MS) * DAY_MS);
-    const factors = await conversionFactors(sources, target, from, to);
-    // What the answer states: the rates that apply to days holding data.
-    const last = range.lastChargeDay ?? from;
-    const used = factors.filter((f) => f.day <= last);
-    const rateDays = used.map((f) => f.rateDay).sort();
-    const out: ConversionOut = {
-      from: sources,
-      to: target,
-      source: [...new Set(used.map((f) => f.source))].sort().join(', ') || null,
-      rates: rateDays.length ? { from: rateDays[0]!, to: rateDays[rateDays.length - 1]! } : null,
-    };
+    const { conversion, out } = await planConversion(sources, target, from, to, range.lastChargeDay);
     this.conversions.push(out);
-    return {
-      mode: 'convert',
-      currency: target,
-      conversion: {
-        target,
-        from,
-        factors: factors.map(({ currency, day, factor }) => ({ currency, day, factor })),
-      },
-      out,
-    };
+    return { mode: 'convert', currency: target, conversion, out };
   }
 
   /** The data range and buckets of a series query for the window, after its shift and rolling window. */

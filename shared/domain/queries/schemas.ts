@@ -32,7 +32,8 @@ const SeriesOut = v.object({
   other: v.optional(v.literal(true)),
   forecast: v.optional(v.array(v.object({ date: v.string(), value: v.number() }))),
 });
-const ConversionOut = v.object({
+/** What a converted answer states (docs/currency.md). */
+export const ConversionOut = v.object({
   from: v.array(v.string()),
   to: v.string(),
   source: v.nullable(v.string()),

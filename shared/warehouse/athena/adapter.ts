@@ -11,8 +11,8 @@ import { stageBillingFile } from '../ingest/normalise';
 import { type BillingSource, inSourcesSql, sourceKeySql, sourceObjectName } from '../ingest/sources';
 import { downloadObjectIfExists, uploadObject } from '../object-store';
 import type { DimensionValues, IngestResult, WarehousePort, WindowAggregates } from '../port';
-import type { Catalog } from '../query-model';
-import { athenaDialect, inlineParams } from '../sql/compile';
+import type { Catalog, CurrencyConversion } from '../query-model';
+import { athenaDialect, inlineParams, missingRateOf } from '../sql/compile';
 import { dimensionFields, dimensionValueRows } from '../sql/features';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 import { AthenaQueries } from './queries';
@@ -169,15 +169,22 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
     return { doc, passing: { fields: condition.fields, tuples } };
   }
 
-  async candidateAggregates(orgId: string, months: string[], topValues: number): Promise<WindowAggregates> {
-    const sql = candidateSql(this.table(), orgId, months, topValues);
+  async candidateAggregates(
+    orgId: string,
+    months: string[],
+    topValues: number,
+    conversion?: CurrencyConversion,
+  ): Promise<WindowAggregates> {
+    const sql = candidateSql(this.table(), orgId, months, topValues, conversion);
     const [totals, keys, keyMonths, keyProviders, keyValues] = await Promise.all([
       this.runner.run(sql.months),
       this.runner.run(sql.keys),
       this.runner.run(sql.keyMonths),
       this.runner.run(sql.keyProviders),
       this.runner.run(sql.keyValues),
-    ]);
+    ]).catch((e: unknown) => {
+      throw missingRateOf(e);
+    });
     const providers = new Map<string, string[]>();
     for (const r of keyProviders)
       providers.set(String(r.key), [...(providers.get(String(r.key)) ?? []), String(r.provider)]);
@@ -199,6 +206,7 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
     months: string[],
     dimensions: string[],
     topValues: number,
+    conversion?: CurrencyConversion,
   ): Promise<DimensionValues> {
     const stored = await this.stored(orgId);
     const source = featureSource(this.table(), orgId, stored?.features, months);
@@ -208,9 +216,13 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
       catalog: { dimensions: source.dimensions },
     };
     const { fields, skipped } = dimensionFields(dimensions, ctx);
-    const sql = dimensionValuesSql(`${source.sql} AS src`, months, fields, topValues);
-    const [total] = await this.runner.run(sql.total);
-    const values = fields.length ? await this.runner.run(sql.values) : [];
+    const sql = dimensionValuesSql(`${source.sql} AS src`, months, fields, topValues, conversion);
+    const [[total], values] = await Promise.all([
+      this.runner.run(sql.total),
+      fields.length ? this.runner.run(sql.values) : Promise.resolve([]),
+    ]).catch((e: unknown) => {
+      throw missingRateOf(e);
+    });
     return {
       total: Number(total?.total ?? 0),
       values: dimensionValueRows(values, fields),

@@ -1,8 +1,8 @@
 import { BadRequestError } from '../../errors';
 import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../features';
 import { FOCUS_COLUMN_TYPES, type FocusColumn, focusColumnOf } from '../focus-columns';
-import type { Catalog, ComputedDimension } from '../query-model';
-import { athenaDialect, inlineParams, utcTimestamp } from '../sql/compile';
+import type { Catalog, ComputedDimension, CurrencyConversion } from '../query-model';
+import { athenaDialect, convertedAmountSql, inlineParams, utcTimestamp } from '../sql/compile';
 import { computedOutputs, enrichmentChains, labelMapSql, labelMergedSql, vdimColumns } from '../sql/features';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 
@@ -228,12 +228,19 @@ export function usageMetricsSql(t: AthenaTable, orgId: string): string {
 }
 
 /** The statements behind the candidates: month totals, per key, per key and month, per key and provider, top values. */
-export function candidateSql(t: AthenaTable, orgId: string, months: string[], topValues: number) {
+export function candidateSql(
+  t: AthenaTable,
+  orgId: string,
+  months: string[],
+  topValues: number,
+  conversion?: CurrencyConversion,
+) {
   const where = `"org_id" = ${orgLiteral(orgId)} AND "billing_month" IN (${monthsLiteral(months)})`;
-  const kv = `(SELECT "billing_month" AS month, "providername" AS provider, "billedcost" AS cost, u.k, u.v FROM ${tableRef(t)} CROSS JOIN UNNEST("tags") AS u (k, v) WHERE ${where})`;
+  const cost = convertedAmountSql('"billedcost"', conversion, athenaDialect);
+  const kv = `(SELECT "billing_month" AS month, "providername" AS provider, ${cost} AS cost, u.k, u.v FROM ${tableRef(t)} CROSS JOIN UNNEST("tags") AS u (k, v) WHERE ${where})`;
   const top = Math.max(1, Math.floor(topValues));
   return {
-    months: `SELECT "billing_month" AS month, coalesce(sum("billedcost"), 0) AS cost FROM ${tableRef(t)} WHERE ${where} GROUP BY 1 ORDER BY 1`,
+    months: `SELECT "billing_month" AS month, coalesce(sum(${cost}), 0) AS cost FROM ${tableRef(t)} WHERE ${where} GROUP BY 1 ORDER BY 1`,
     keys: `SELECT k AS key, coalesce(sum(cost), 0) AS cost, count(DISTINCT v) AS n FROM ${kv} GROUP BY 1 ORDER BY 1`,
     keyMonths: `SELECT k AS key, month, coalesce(sum(cost), 0) AS cost FROM ${kv} GROUP BY 1, 2 ORDER BY 1, 2`,
     keyProviders: `SELECT DISTINCT k AS key, provider FROM ${kv} WHERE provider IS NOT NULL ORDER BY 1, 2`,
@@ -247,18 +254,20 @@ export function dimensionValuesSql(
   months: string[],
   fields: { name: string; expr: string }[],
   topValues: number,
+  conversion?: CurrencyConversion,
 ): { total: string; values: string } {
+  const cost = convertedAmountSql('"billedcost"', conversion, athenaDialect);
   const inMonths = `"billing_month" IN (${monthsLiteral(months)})`;
   const top = Math.max(1, Math.floor(topValues));
   const names = fields.map((_, i) => quoteLiteral(`f${i}`)).join(', ');
   const exprs = fields.map((f) => `CAST(${f.expr} AS VARCHAR)`).join(', ');
   return {
-    total: `SELECT coalesce(sum("billedcost"), 0) AS total FROM ${source} WHERE ${inMonths}`,
+    total: `SELECT coalesce(sum(${cost}), 0) AS total FROM ${source} WHERE ${inMonths}`,
     values: [
       'SELECT field, value, cost FROM (',
       '  SELECT field, value, coalesce(sum(cost), 0) AS cost,',
       '         row_number() OVER (PARTITION BY field ORDER BY coalesce(sum(cost), 0) DESC, value) AS rn',
-      `  FROM (SELECT "billedcost" AS cost, ARRAY[${names}] AS fs, ARRAY[${exprs}] AS vs FROM ${source} WHERE ${inMonths})`,
+      `  FROM (SELECT ${cost} AS cost, ARRAY[${names}] AS fs, ARRAY[${exprs}] AS vs FROM ${source} WHERE ${inMonths})`,
       '  CROSS JOIN UNNEST(fs, vs) AS u (field, value)',
       '  WHERE value IS NOT NULL',
       '  GROUP BY 1, 2',

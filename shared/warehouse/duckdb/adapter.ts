@@ -9,8 +9,14 @@ import {
 } from '../ingest/normalise';
 import { sourceKeySql } from '../ingest/sources';
 import type { DimensionValues, IngestResult, WarehousePort, WindowAggregates } from '../port';
-import type { Catalog, ComputedDimension } from '../query-model';
-import { duckDialect, inlineParams, positionalParams } from '../sql/compile';
+import type { Catalog, ComputedDimension, CurrencyConversion } from '../query-model';
+import {
+  convertedAmountSql,
+  duckDialect,
+  inlineParams,
+  missingRateOf,
+  positionalParams,
+} from '../sql/compile';
 import {
   computedOutputs,
   dimensionFields,
@@ -176,19 +182,25 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
     );
   }
 
-  candidateAggregates(orgId: string, months: string[], topValues: number): Promise<WindowAggregates> {
+  candidateAggregates(
+    orgId: string,
+    months: string[],
+    topValues: number,
+    conversion?: CurrencyConversion,
+  ): Promise<WindowAggregates> {
     return withConnection(async (conn) => {
       const inMonths = monthList(months);
+      const cost = convertedAmountSql('"BilledCost"', conversion, duckDialect);
       const totals = await query(
         conn,
-        `SELECT billing_month AS month, coalesce(sum("BilledCost"), 0) AS cost FROM ${BILLING_TABLE}
+        `SELECT billing_month AS month, coalesce(sum(${cost}), 0) AS cost FROM ${BILLING_TABLE}
           WHERE org_id = $1 AND billing_month IN (${inMonths}) GROUP BY 1 ORDER BY 1`,
         [orgId],
       );
       const kv = `kv_${Math.random().toString(36).slice(2, 10)}`;
       await query(
         conn,
-        `CREATE TEMP TABLE ${kv} AS SELECT billing_month, "ProviderName" AS provider, "BilledCost" AS cost,
+        `CREATE TEMP TABLE ${kv} AS SELECT billing_month, "ProviderName" AS provider, ${cost} AS cost,
                 unnest(map_keys("Tags")) AS k, unnest(map_values("Tags")) AS v
            FROM ${BILLING_TABLE} WHERE org_id = $1 AND billing_month IN (${inMonths}) AND cardinality("Tags") > 0`,
         [orgId],
@@ -232,6 +244,8 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
       } finally {
         await conn.run(`DROP TABLE IF EXISTS ${kv}`);
       }
+    }).catch((e: unknown) => {
+      throw missingRateOf(e);
     });
   }
 
@@ -240,8 +254,10 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
     months: string[],
     dimensions: string[],
     topValues: number,
+    conversion?: CurrencyConversion,
   ): Promise<DimensionValues> {
     return withConnection(async (conn) => {
+      const cost = convertedAmountSql('"BilledCost"', conversion, duckDialect);
       const { source, catalog } = await sourceFor(conn, orgId);
       const inMonths = monthList(months);
       const params = positionalParams([orgId, String(topValues)]);
@@ -249,13 +265,13 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
       const { fields, skipped } = dimensionFields(dimensions, ctx);
       const [total] = await query(
         conn,
-        `SELECT coalesce(sum("BilledCost"), 0) AS total FROM ${source} WHERE org_id = $1 AND billing_month IN (${inMonths})`,
+        `SELECT coalesce(sum(${cost}), 0) AS total FROM ${source} WHERE org_id = $1 AND billing_month IN (${inMonths})`,
         [orgId],
       );
       if (!fields.length) return { total: Number(total?.total ?? 0), values: [], skipped };
       const rows = await query(
         conn,
-        `WITH base AS (SELECT "BilledCost" AS cost, ${fields.map((f, i) => `${f.expr} AS f${i}`).join(', ')}
+        `WITH base AS (SELECT ${cost} AS cost, ${fields.map((f, i) => `${f.expr} AS f${i}`).join(', ')}
                          FROM ${source} WHERE org_id = $1 AND billing_month IN (${inMonths}))
          SELECT field, value, coalesce(sum(cost), 0) AS cost
            FROM (UNPIVOT base ON ${fields.map((_, i) => `f${i}`).join(', ')} INTO NAME field VALUE value)
@@ -269,6 +285,8 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
         values: dimensionValueRows(rows, fields),
         skipped,
       };
+    }).catch((e: unknown) => {
+      throw missingRateOf(e);
     });
   }
 }

@@ -488,6 +488,30 @@ function conversionFactorSql(c: CurrencyConversion, d: Dialect, cur: string, at:
   return `(CASE WHEN ${cur} = ${code(c.target)} THEN 1 ELSE coalesce(${lookup}, ${d.fail(message)}) END)`;
 }
 
+/**
+ * An amount converted row by row at its charge day's factor, for the statements that are not cost
+ * series (the refresh's candidate and dimension-value figures): `amount` times the same factor
+ * lookup as the series statements (`conversionFactorSql`), so a row without a rate fails the
+ * statement naming its currency and day. A row charged before the factors' first day fails too
+ * (a list index below 1 would read from the list's end on DuckDB). Without a conversion the amount
+ * is returned as it is.
+ */
+export function convertedAmountSql(
+  amount: string,
+  c: CurrencyConversion | undefined,
+  d: Dialect,
+  cols: { currency: string; chargeStart: string } = {
+    currency: d.col('BillingCurrency'),
+    chargeStart: d.col('ChargePeriodStart'),
+  },
+): string {
+  if (!c) return amount;
+  const day = `date_trunc('day', ${cols.chargeStart})`;
+  const early = `'${FX_MISSING} ' || coalesce(${cols.currency}, '(none)') || ' ' || ${d.dayText(day)} || ' ' || ${currencyLiteral(c.target)}`;
+  const factor = conversionFactorSql(c, d, cols.currency, day);
+  return `(${amount} * (CASE WHEN ${cols.currency} = ${currencyLiteral(c.target)} THEN 1 WHEN ${d.dayIndex(c.from, day)} < 1 THEN ${d.fail(early)} ELSE ${factor} END))`;
+}
+
 /** A checked ISO 4217 code as an SQL literal. */
 function currencyLiteral(x: string): string {
   if (!/^[A-Z]{3}$/.test(x)) throw new Error(`invalid currency code ${JSON.stringify(x)}`);

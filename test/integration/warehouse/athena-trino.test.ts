@@ -470,6 +470,56 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expect(v.result.values).toEqual(dv.values.map((x) => ({ ...x, cost: expect.closeTo(x.cost, 6) })));
   });
 
+  it("converted candidate aggregates and dimension values: each row at its charge day's factor, as DuckDB, and a missing day fails", async () => {
+    // Factors made up here for August to October 2024 (the window widened a month each way).
+    const days = Array.from({ length: 92 }, (_, i) =>
+      new Date(Date.UTC(2024, 7, 1 + i)).toISOString().slice(0, 10),
+    );
+    const factorOf = (day: string) => 0.8 + Number(day.slice(5, 7)) / 100 + Number(day.slice(8, 10)) / 1000;
+    const conversion = {
+      target: 'EUR',
+      from: '2024-08-01',
+      factors: days.map((day) => ({ currency: 'USD', day, factor: factorOf(day) })),
+    };
+    const months = ['2024-09', '2024-10'];
+    const c = await checked((w) => w.candidateAggregates(org, months, 3, conversion), {
+      months,
+      within: months,
+    });
+    const dc = await duck.candidateAggregates(org, months, 3, conversion);
+    expect(c.result.months).toEqual(dc.months.map((m) => ({ ...m, cost: expect.closeTo(m.cost, 6) })));
+    expect(c.result.keys).toEqual(dc.keys.map((k) => ({ ...k, cost: expect.closeTo(k.cost, 6) })));
+    expect(c.result.keyValues).toEqual(dc.keyValues.map((k) => ({ ...k, cost: expect.closeTo(k.cost, 6) })));
+    const raw = readCsv(FOCUS_SAMPLE);
+    const converted = (list: typeof raw) =>
+      list.reduce((a, r) => a + num(r.BilledCost) * factorOf(String(r.ChargePeriodStart).slice(0, 10)), 0);
+    const total = c.result.months.reduce((a, m) => a + m.cost, 0);
+    expect(total).toBeCloseTo(
+      converted(raw.filter((r) => months.includes(String(r.BillingPeriodStart).slice(0, 7)))),
+      6,
+    );
+
+    const v = await checked((w) => w.dimensionValues(org, ['2024-09'], ['provider'], 4, conversion), {
+      months: ['2024-09'],
+      within: ['2024-09'],
+    });
+    const dv = await duck.dimensionValues(org, ['2024-09'], ['provider'], 4, conversion);
+    expect(v.result.total).toBeCloseTo(dv.total, 6);
+    expect(v.result.values).toEqual(dv.values.map((x) => ({ ...x, cost: expect.closeTo(x.cost, 6) })));
+
+    const gap = { ...conversion, factors: conversion.factors.filter((f) => f.day !== '2024-09-14') };
+    for (const w of [athena, duck] as WarehousePort[]) {
+      const missing = await w.candidateAggregates(org, months, 3, gap).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(missing).toBeInstanceOf(MissingRateError);
+      expect((missing as MissingRateError).body().error).toMatch(
+        /^No exchange rate for USD to EUR on 2024-09-14 /,
+      );
+    }
+  });
+
   it('drives every public method of the adapter (a new method fails here until a test drives it)', () => {
     const methods = new Set<string>();
     for (let p = AthenaWarehouse.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p))

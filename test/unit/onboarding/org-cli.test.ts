@@ -30,8 +30,29 @@ describe('npm run org argument parsing', () => {
     [['show', 'org_a', '--name', 'x']],
     [['list', 'org_a']],
     [['list', '--region', 'eu-west-1']],
+    [['update', 'org_a']],
+    [['update', 'org_a', '--reporting-currency', 'CHF']],
+    [['update', 'org_a', '--timezone', 'Mars/Olympus']],
+    [['update', 'org_a', '--name', '   ']],
   ])('refuses %j', (argv) => {
     expect(() => parseOrgArgs(argv, {})).toThrow(UsageError);
+  });
+});
+
+describe('npm run org -- update', () => {
+  it('takes the settings given, validated as PATCH /organization validates them', () => {
+    expect(
+      parseOrgArgs(['update', 'org_acme', '--reporting-currency', 'eur', '--timezone=Asia/Tokyo'], {}),
+    ).toEqual(
+      expect.objectContaining({
+        command: 'update',
+        org: 'org_acme',
+        settings: { reportingCurrency: 'EUR', timezone: 'Asia/Tokyo' },
+      }),
+    );
+    expect(parseOrgArgs(['update', 'org_acme', '--name', ' Acme '], {})).toMatchObject({
+      settings: { name: 'Acme' },
+    });
   });
 });
 
