@@ -154,9 +154,13 @@ function widgetText(w: WidgetData, index: number): string {
         w.title ?? `Top movers by ${w.groupBy}`,
         periodLine(w),
         'Largest increases:',
-        ...w.increases.map((n) => `- ${lineText(n, w.currency, label(n.value))}`),
+        ...(w.increases.length
+          ? w.increases.map((n) => `- ${lineText(n, w.currency, label(n.value))}`)
+          : ['None.']),
         'Largest decreases:',
-        ...w.decreases.map((n) => `- ${lineText(n, w.currency, label(n.value))}`),
+        ...(w.decreases.length
+          ? w.decreases.map((n) => `- ${lineText(n, w.currency, label(n.value))}`)
+          : ['None.']),
       ].join('\n');
     case 'GRAPH_SNAPSHOT':
       if (!w.rendered) return `${w.title ?? 'Chart'}: ${w.reason}`;
