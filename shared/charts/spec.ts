@@ -249,6 +249,23 @@ export const LEGEND_MAX_CHARS = 32;
 /** The width the legend wraps in (the 800 px chart less its margins). */
 const CHART_PLOT_WIDTH = 740;
 
+/** Characters of 11 px DejaVu Sans (0.62 em each) that fit across the 800 px chart's title. */
+const SUBTEXT_MAX_CHARS = 108;
+
+/** A line broken at spaces into lines of at most `max` characters (a longer word keeps its line). */
+export function wrapWords(line: string, max: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const word of line.split(' ')) {
+    if (current && current.length + 1 + word.length > max) {
+      out.push(current);
+      current = word;
+    } else current = current ? `${current} ${word}` : word;
+  }
+  out.push(current);
+  return out;
+}
+
 const PALETTE = [
   '#5470c6',
   '#91cc75',
@@ -281,7 +298,7 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
   const total = grandTotal(series);
   const subtext = [
     ...(showTotal ? [`Total ${formatFigure(total, input.currency, precision, input.unit)}`] : []),
-    ...input.stamp,
+    ...input.stamp.flatMap((line) => wrapWords(line, SUBTEXT_MAX_CHARS)),
   ].join('\n');
   const valueFmt = (x: number) => formatFigure(x, input.currency, precision, input.unit);
   const base = {

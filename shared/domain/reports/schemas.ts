@@ -55,10 +55,7 @@ export type ReportCostQueryValue = v.InferOutput<typeof ReportCostQuery>;
 /** Exactly one cost query (a DIGEST's tree and a TOP_FLOP's ranking are of one series). */
 const OneQuery = (widget: string) =>
   v.optional(
-    v.pipe(
-      v.array(ReportCostQuery),
-      v.length(1, `a ${widget} widget takes exactly one cost query`),
-    ),
+    v.pipe(v.array(ReportCostQuery), v.length(1, `a ${widget} widget takes exactly one cost query`)),
   );
 
 /** A GRAPH_SNAPSHOT draws 1 to 10 cost queries, their names unique. */
@@ -67,10 +64,7 @@ const ChartQueries = v.optional(
     v.array(ReportCostQuery),
     v.minLength(1, 'give at least one cost query, or leave queries out'),
     v.maxLength(10, 'a GRAPH_SNAPSHOT draws at most 10 queries'),
-    v.check(
-      (qs) => duplicateQueryNames(qs).length === 0,
-      'query names must be unique within a widget',
-    ),
+    v.check((qs) => duplicateQueryNames(qs).length === 0, 'query names must be unique within a widget'),
   ),
 );
 

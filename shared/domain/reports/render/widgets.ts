@@ -473,13 +473,20 @@ async function dashboardWidgetChart(
   d: Dashboard,
   w: DashboardWidget,
 ): Promise<ChartData> {
-  const r = await runDashboardWidget(d, w, { orgId: ctx.orgId, now: ctx.now, timeZone: ctx.timeZone });
+  // A dashboard without a currency is drawn in the organisation's reporting currency: a report's
+  // files never add two billing currencies up.
+  const currency = d.currency ?? ((await reportingCurrencyOf(ctx)) as NonNullable<Dashboard['currency']>);
+  const r = await runDashboardWidget({ ...d, currency }, w, {
+    orgId: ctx.orgId,
+    now: ctx.now,
+    timeZone: ctx.timeZone,
+  });
   return chartOf(
     r,
     w.title || w.key,
     widgetChartType(w.source.request.queries),
     w.key,
-    d.currency ?? null,
+    currency,
     w.source.request.displayOptions,
   );
 }
