@@ -1,15 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
-import { createApiKey } from '../../shared/db/api-keys-repo';
-import { ensureOrganization } from '../../shared/db/organizations-repo';
-import { ensureUser } from '../../shared/db/users-repo';
 import { money } from '../../shared/domain/reports/render/widgets';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../shared/warehouse/generator';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
+import { freshOrg, ingestCli } from '../support/fresh-org';
 import { isPdf, isValidPng } from '../support/report-delivery-files';
 import { api, session } from '../support/session';
 
@@ -165,16 +162,7 @@ beforeAll(async () => {
   const now = new Date();
   const months = [3, 2, 1, 0].map((o) => monthStart(now, o).slice(0, 7));
   expect(published[0]! <= `${months[1]}-01`).toBe(true);
-  await ensureOrganization({ id: orgId, name: `rcur ${run}`, timezone: 'UTC', createdAt: now.toISOString() });
-  await ensureUser({
-    id: userId,
-    organizationId: orgId,
-    email: `${userId}@example.com`,
-    name: 'rcur',
-    role: 'admin',
-    createdAt: now.toISOString(),
-  });
-  token = (await createApiKey(orgId, userId, 'user', 'report currency e2e', userId)).key;
+  token = await freshOrg(orgId, userId, `report currency ${run}`);
   const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(',')];
   const generated = [
     ...generateFocusRows({
@@ -211,24 +199,7 @@ beforeAll(async () => {
   writeFileSync(file, `${lines.join('\n')}\n`);
   rows = readCsv(file);
   expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD', 'EUR']));
-  const out = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(ROOT, 'scripts/ingest.ts'),
-      '--session',
-      process.env.TEST_SESSION_FILE ?? '',
-      '--org',
-      orgId,
-      '--timeout',
-      '240',
-      file,
-    ],
-    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' }, timeout: 270_000 },
-  );
-  if (out.status !== 0)
-    throw new Error(`ingest failed (${out.status ?? out.signal}): ${out.stderr}${out.stdout}`);
+  ingestCli(orgId, file);
 }, 600_000);
 
 jest.setTimeout(300_000);
