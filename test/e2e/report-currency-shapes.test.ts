@@ -386,7 +386,7 @@ describe('a report built only from the reference product’s widget shapes', () 
     name: `Reference shapes ${run}`,
     context: { metricId: 'cost', currency: 'USD', groupBy: 'provider', datePreset: 'LAST_MONTH', conditions },
     widgets: [
-      { type: 'TEXT', contentMarkdown: '## Weekly pulse\n\nMovers below.' },
+      { type: 'TEXT', title: 'How to read this report', contentMarkdown: '## Weekly pulse\n\nMovers below.' },
       {
         type: 'DIGEST',
         queries: [{ type: 'cost', name: 'a', alias: 'Cost by provider' }],
@@ -524,6 +524,7 @@ describe('a report built only from the reference product’s widget shapes', () 
     const text = mail!.body.text ?? '';
     const total = money(sum(between(cur.from, cur.to)), 'USD');
     expect(text).toContain(`to ${total} for ${cur.from} to ${cur.to}`);
+    expect(text).toMatch(/How to read this report\nWeekly pulse/);
     const isCur = (r: CsvRow) => microsoft(r) && between(cur.from, cur.to)(r);
     const now = sumBy(isCur, (r) => String(r.ServiceName), 'EUR');
     const before = sumBy(

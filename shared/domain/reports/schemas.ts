@@ -27,8 +27,11 @@ export { REPORT_STATUSES, SCHEDULED_PERIODS } from '../../enums';
 const Title = v.optional(v.pipe(v.string(), v.maxLength(200)));
 const Dimension = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
+/** TEXT: Markdown; the reference product's optional `title` (a heading above it) and `description` (kept, not shown). */
 export const TextWidget = v.strictObject({
   type: v.literal('TEXT'),
+  title: Title,
+  description: v.optional(v.pipe(v.string(), v.maxLength(2000))),
   contentMarkdown: v.pipe(v.string(), v.minLength(1), v.maxLength(10_000)),
 });
 

@@ -85,7 +85,7 @@ export interface Totals {
 }
 
 export type WidgetData =
-  | { type: 'TEXT'; markdown: string; html: string; mrkdwn: string; text: string }
+  | { type: 'TEXT'; title: string | null; markdown: string; html: string; mrkdwn: string; text: string }
   | (PeriodInfo & {
       type: 'DIGEST';
       title: string | null;
@@ -361,6 +361,7 @@ export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue
     case 'TEXT':
       return {
         type: 'TEXT',
+        title: widget.title ?? null,
         markdown: widget.contentMarkdown,
         html: markdownToHtml(widget.contentMarkdown),
         mrkdwn: markdownToMrkdwn(widget.contentMarkdown),
