@@ -114,12 +114,13 @@ interface Preview {
     chartType: string;
     currency: string | null;
     stamp: string[];
+    displayOptions?: { showTotal?: boolean };
     series: { name: string; total: number | null; points: { date: string; value: number | null }[] }[];
   };
 }
 
 function preview(context: Record<string, unknown>, widget: Record<string, unknown>) {
-  return api<Preview & { error?: string; details?: { path: string; message: string }[] }>(
+  return api<Preview & { error?: string; reason?: string; details?: { path: string; message: string }[] }>(
     'POST',
     '/reports/preview-widget',
     { token, body: { context, widget } },
@@ -500,6 +501,30 @@ describe('a report built only from the reference product’s widget shapes', () 
     for (const x of series) expectClose(x.total, byProvider.get(x.name)!);
   });
 
+  it('draws queries in two currencies side by side, each converted, with no total across them', async () => {
+    const { from, to } = lastMonth();
+    const res = await preview(
+      { currency: 'USD', datePreset: 'LAST_MONTH' },
+      {
+        type: 'GRAPH_SNAPSHOT',
+        queries: [
+          { type: 'cost', name: 'a', alias: 'In USD' },
+          { type: 'cost', name: 'b', alias: 'In EUR', currency: 'EUR' },
+        ],
+      },
+    );
+    expect(res.status).toBe(200);
+    const byName = new Map(res.body.chart!.series.map((x) => [x.name, x.total]));
+    expectClose(byName.get('In USD'), sum(between(from, to), 'USD'));
+    expectClose(byName.get('In EUR'), sum(between(from, to), 'EUR'));
+    expect(res.body.chart!.displayOptions).toMatchObject({ showTotal: false });
+    expect(res.body.chart!.currency).toBeNull();
+    expect(res.body.currency).toBeNull();
+    expect(res.body.chart!.stamp[1]).toBe(
+      "Figures per query: In USD in USD, converted from EUR; In EUR in EUR, converted from USD (at each charge day's rate)",
+    );
+  });
+
   it('the report-wide filter is ANDed with each query’s', async () => {
     const { context, widgets } = reference();
     const onlyAws = { combinator: 'and', rules: [{ field: 'provider', operator: 'in', value: ['AWS'] }] };
@@ -563,6 +588,16 @@ describe('a report built only from the reference product’s widget shapes', () 
     const week = await preview({}, { type: 'TOP_FLOP', aggBy: 'Week' });
     expect(week.status).toBe(400);
     expect(week.body.details?.[0]?.path).toBe('widget.aggBy');
+    const deep = await preview(
+      {},
+      {
+        type: 'DIGEST',
+        queries: [{ type: 'cost', name: 'a', groupBy: ['provider', 'service', 'region'] }],
+        additionalGroupBy: ['region_name', 'account'],
+      },
+    );
+    expect(deep.status).toBe(400);
+    expect(deep.body.reason).toMatch(/at most 4 group-by dimensions/);
     const two = await preview(
       {},
       {

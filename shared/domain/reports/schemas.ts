@@ -71,6 +71,12 @@ const ChartQueries = v.optional(
   ),
 );
 
+/** The root levels of a DIGEST tree: its query's `groupBy` dimensions when it names several, else one. */
+function rootLevels(w: { queries?: ReportCostQueryValue[] | undefined }): number {
+  const g = w.queries?.[0]?.groupBy;
+  return Array.isArray(g) ? Math.max(1, g.length) : 1;
+}
+
 /** Defaults of a DIGEST's thresholds (docs/report-delivery.md). */
 export const DIGEST_DEFAULTS = {
   minAbsoluteDiff: 100,
@@ -106,8 +112,12 @@ export const DigestWidget = v.pipe(
     display: v.optional(v.picklist(DIGEST_DISPLAYS), DIGEST_DEFAULTS.display),
   }),
   v.check(
-    (w) => w.display !== 'table' || 1 + w.additionalGroupBy.length <= 2,
+    (w) => w.display !== 'table' || rootLevels(w) + w.additionalGroupBy.length <= 2,
     'A table DIGEST widget allows at most 2 group-by dimensions',
+  ),
+  v.check(
+    (w) => rootLevels(w) + w.additionalGroupBy.length <= 4,
+    'A DIGEST widget allows at most 4 group-by dimensions',
   ),
 );
 

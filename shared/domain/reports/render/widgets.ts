@@ -552,8 +552,30 @@ async function graphSnapshot(
     widget.title ??
     (queries.length === 1 ? queries[0]?.alias : undefined) ??
     (firstDims.length ? `Cost by ${firstDims.join(' › ')}` : 'Cost');
-  const data = chartOf(r, title, chartType, null, requested, widget.displayOptions);
-  return { type: 'GRAPH_SNAPSHOT', title: widget.title ?? null, rendered: true, ...data };
+  if (requested !== null) {
+    const data = chartOf(r, title, chartType, null, requested, widget.displayOptions);
+    return { type: 'GRAPH_SNAPSHOT', title: widget.title ?? null, rendered: true, ...data };
+  }
+  // Queries asked in different currencies share a chart but never a total nor a currency sign:
+  // the stamp says which query is in which currency, and what was converted.
+  const data = chartOf(r, title, chartType, null, null, { ...widget.displayOptions, showTotal: false });
+  const perQuery = r.queries.map((q) => {
+    const conv = q.conversion?.rates ? `, converted from ${q.conversion.from.join(', ')}` : '';
+    return `${q.alias ?? q.name} in ${q.currency ?? 'its billing currency'}${conv}`;
+  });
+  data.chart.currency = null;
+  data.chart.stamp = [
+    ...data.chart.stamp.slice(0, 1),
+    `Figures per query: ${perQuery.join('; ')} (at each charge day's rate)`,
+  ];
+  return {
+    type: 'GRAPH_SNAPSHOT',
+    title: widget.title ?? null,
+    rendered: true,
+    ...data,
+    currency: null,
+    conversion: null,
+  };
 }
 
 /** Reading order of a dashboard's grid: top to bottom, then left to right. */
