@@ -565,7 +565,10 @@ describe('a report built only from the reference product’s widget shapes', () 
     // flopN 0: the plain text says so, as the HTML does.
     expect(text).toMatch(/Largest decreases:\nNone\./);
     expect(text).toContain('Cost by provider — trailing weeks');
-    expect(mail!.attachments.filter((a) => a.contentType === 'image/png')).toHaveLength(1);
+    const pngs = mail!.attachments.filter((a) => a.contentType === 'image/png');
+    expect(pngs).toHaveLength(1);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, 'reference-shapes-graph.png'), Buffer.from(pngs[0]!.content, 'base64'));
     const posts = await slackPostsTo(`CRREF${run.toUpperCase()}`);
     expect(posts).toHaveLength(1);
     const slack = JSON.stringify(posts[0]!.body);
