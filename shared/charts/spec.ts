@@ -221,6 +221,22 @@ export function grandTotal(series: ChartSeries[]): number {
   return tidy(sumOf(series.map((s) => s.total)));
 }
 
+/**
+ * The line `showTotal` prints: `Total $12.30` for series in one currency, `Totals $12.30 · €4.10`
+ * for series split by billing currency (never their 1:1 sum).
+ */
+export function totalLine(
+  series: ChartSeries[],
+  currency: string | null,
+  precision: number,
+  unit?: string | null,
+): string {
+  const split = currencyTotals(series);
+  return split
+    ? `Totals ${currencyTotalsText(split, precision)}`
+    : `Total ${formatFigure(grandTotal(series), currency, precision, unit)}`;
+}
+
 export interface TableSpec {
   kind: 'table';
   title: string;
@@ -298,6 +314,23 @@ export const LEGEND_MAX_CHARS = 32;
 /** The width the legend wraps in (the 800 px chart less its margins). */
 const CHART_PLOT_WIDTH = 740;
 
+/** Characters of 11 px DejaVu Sans (0.62 em each) that fit across the 800 px chart's title. */
+const SUBTEXT_MAX_CHARS = 108;
+
+/** A line broken at spaces into lines of at most `max` characters (a longer word keeps its line). */
+export function wrapWords(line: string, max: number): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const word of line.split(' ')) {
+    if (current && current.length + 1 + word.length > max) {
+      out.push(current);
+      current = word;
+    } else current = current ? `${current} ${word}` : word;
+  }
+  out.push(current);
+  return out;
+}
+
 const PALETTE = [
   '#5470c6',
   '#91cc75',
@@ -327,12 +360,11 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
   const series = shapeSeries(input.series, opts);
   if (input.chartType === 'TABLE') return tableSpec(input, series, precision, showTotal);
 
-  const total = grandTotal(series);
   const split = currencyTotals(series);
-  const totalLine = split
-    ? `Totals ${currencyTotalsText(split, precision)}`
-    : `Total ${formatFigure(total, input.currency, precision, input.unit)}`;
-  const subtext = [...(showTotal ? [totalLine] : []), ...input.stamp].join('\n');
+  const subtext = [
+    ...(showTotal ? [totalLine(series, input.currency, precision, input.unit)] : []),
+    ...input.stamp.flatMap((line) => wrapWords(line, SUBTEXT_MAX_CHARS)),
+  ].join('\n');
   const valueFmt = (x: number) => formatFigure(x, input.currency, precision, input.unit);
   const base = {
     animation: false,

@@ -9,7 +9,14 @@ import {
   PageQuerySchema,
   VisibilitySchema,
 } from '../common/enums';
-import { DisplayOptionsSchema, QueryChartTypeSchema } from '../common/query-model';
+import {
+  AliasSchema,
+  DisplayOptionsSchema,
+  duplicateQueryNames,
+  QueryChartTypeSchema,
+  QueryNameSchema,
+  WhereClauseSchema,
+} from '../common/query-model';
 
 /**
  * Report schemas. The spec shows the report fields as sent on update and only the TEXT widget;
@@ -20,10 +27,55 @@ export { REPORT_STATUSES, SCHEDULED_PERIODS } from '../../enums';
 const Title = v.optional(v.pipe(v.string(), v.maxLength(200)));
 const Dimension = v.pipe(v.string(), v.minLength(1), v.maxLength(200));
 
+/** TEXT: Markdown; the reference product's optional `title` (a heading above it) and `description` (kept, not shown). */
 export const TextWidget = v.strictObject({
   type: v.literal('TEXT'),
+  title: Title,
+  description: v.optional(v.pipe(v.string(), v.maxLength(2000))),
   contentMarkdown: v.pipe(v.string(), v.minLength(1), v.maxLength(10_000)),
 });
+
+/**
+ * A cost query inside a DIGEST, TOP_FLOP or GRAPH_SNAPSHOT widget, as the reference product's report
+ * model sends it: `{type: 'cost', name}` plus only the fields that override the report `context`
+ * and the widget: `groupBy`, `metricId`, `currency`, a filter (`whereClause`, ANDed with the
+ * context's `conditions`), and the chart's `alias` (its label) and `chartType`. Inheritance runs
+ * context → widget → query (docs/reports.md, "Reference shapes").
+ */
+export const ReportCostQuery = v.strictObject({
+  type: v.literal('cost', 'type must be cost: report widgets take cost queries'),
+  name: QueryNameSchema,
+  alias: v.optional(AliasSchema),
+  chartType: v.optional(QueryChartTypeSchema),
+  colorIndex: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100))),
+  groupBy: v.optional(GroupBySchema),
+  metricId: v.optional(v.picklist(COST_METRIC_IDS)),
+  currency: v.optional(v.picklist(DASHBOARD_CURRENCIES)),
+  whereClause: v.optional(WhereClauseSchema),
+});
+export type ReportCostQueryValue = v.InferOutput<typeof ReportCostQuery>;
+
+/** Exactly one cost query (a DIGEST's tree and a TOP_FLOP's ranking are of one series). */
+const OneQuery = (widget: string) =>
+  v.optional(
+    v.pipe(v.array(ReportCostQuery), v.length(1, `a ${widget} widget takes exactly one cost query`)),
+  );
+
+/** A GRAPH_SNAPSHOT draws 1 to 10 cost queries, their names unique. */
+const ChartQueries = v.optional(
+  v.pipe(
+    v.array(ReportCostQuery),
+    v.minLength(1, 'give at least one cost query, or leave queries out'),
+    v.maxLength(10, 'a GRAPH_SNAPSHOT draws at most 10 queries'),
+    v.check((qs) => duplicateQueryNames(qs).length === 0, 'query names must be unique within a widget'),
+  ),
+);
+
+/** The root levels of a DIGEST tree: its query's `groupBy` dimensions when it names several, else one. */
+function rootLevels(w: { queries?: ReportCostQueryValue[] | undefined }): number {
+  const g = w.queries?.[0]?.groupBy;
+  return Array.isArray(g) ? Math.max(1, g.length) : 1;
+}
 
 /** Defaults of a DIGEST's thresholds (docs/report-delivery.md). */
 export const DIGEST_DEFAULTS = {
@@ -46,6 +98,10 @@ export const DigestWidget = v.pipe(
     type: v.literal('DIGEST'),
     title: Title,
     groupBy: v.optional(v.nullable(Dimension)),
+    queries: OneQuery('DIGEST'),
+    datePreset: v.optional(v.nullable(DatePresetSchema)),
+    /** Accepted as the reference sends it; a DIGEST always compares whole periods. */
+    aggBy: v.optional(v.picklist(['Day', 'Week', 'Month', 'Period'])),
     additionalGroupBy: v.optional(v.pipe(v.array(Dimension), v.maxLength(3)), []),
     minAbsoluteDiff: v.optional(v.pipe(v.number(), v.minValue(0)), DIGEST_DEFAULTS.minAbsoluteDiff),
     minRelativeDiff: v.optional(v.pipe(v.number(), v.minValue(0)), DIGEST_DEFAULTS.minRelativeDiff),
@@ -56,8 +112,12 @@ export const DigestWidget = v.pipe(
     display: v.optional(v.picklist(DIGEST_DISPLAYS), DIGEST_DEFAULTS.display),
   }),
   v.check(
-    (w) => w.display !== 'table' || 1 + w.additionalGroupBy.length <= 2,
+    (w) => w.display !== 'table' || rootLevels(w) + w.additionalGroupBy.length <= 2,
     'A table DIGEST widget allows at most 2 group-by dimensions',
+  ),
+  v.check(
+    (w) => rootLevels(w) + w.additionalGroupBy.length <= 4,
+    'A DIGEST widget allows at most 4 group-by dimensions',
   ),
 );
 
@@ -66,6 +126,9 @@ export const TopFlopWidget = v.strictObject({
   type: v.literal('TOP_FLOP'),
   title: Title,
   groupBy: v.optional(v.nullable(Dimension)),
+  queries: OneQuery('TOP_FLOP'),
+  datePreset: v.optional(v.nullable(DatePresetSchema)),
+  aggBy: v.optional(v.picklist(['Period'], 'a TOP_FLOP ranks whole periods: aggBy must be Period')),
   topN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(20)), 5),
   flopN: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(20)), 5),
 });
@@ -82,6 +145,7 @@ export const GraphSnapshotWidget = v.pipe(
     dashboardId: v.optional(IdSchema),
     widgetKey: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
     groupBy: v.optional(Dimension),
+    queries: ChartQueries,
     datePreset: v.optional(v.nullable(DatePresetSchema)),
     aggBy: v.optional(v.picklist(['Day', 'Week', 'Month'])),
     chartType: v.optional(QueryChartTypeSchema, 'BAR'),
@@ -90,6 +154,10 @@ export const GraphSnapshotWidget = v.pipe(
   v.check(
     (w) => (w.dashboardId === undefined) === (w.widgetKey === undefined),
     'dashboardId and widgetKey go together: give both to snapshot a dashboard widget, or neither',
+  ),
+  v.check(
+    (w) => w.dashboardId === undefined || w.queries === undefined,
+    'a GRAPH_SNAPSHOT draws either a dashboard widget (dashboardId + widgetKey) or its own queries, not both',
   ),
 );
 
@@ -113,6 +181,8 @@ export const ReportContext = v.strictObject({
   groupBy: v.optional(GroupBySchema, null),
   datePreset: v.optional(v.nullable(DatePresetSchema), 'LAST_MONTH'),
   currency: v.optional(v.nullable(v.picklist(DASHBOARD_CURRENCIES)), 'USD'),
+  /** The report-wide filter: ANDed with each cost query's own `whereClause`. */
+  conditions: v.optional(v.nullable(WhereClauseSchema)),
 });
 
 /**
@@ -124,6 +194,7 @@ export const PatchReportContext = v.strictObject({
   groupBy: v.optional(GroupBySchema),
   datePreset: v.optional(v.nullable(DatePresetSchema)),
   currency: v.optional(v.nullable(v.picklist(DASHBOARD_CURRENCIES))),
+  conditions: v.optional(v.nullable(WhereClauseSchema)),
 });
 
 const SlackChannelId = v.pipe(

@@ -64,6 +64,30 @@ describe('buildChartSpec', () => {
     expect(line.option.title[0].subtext).toBe('Period x');
   });
 
+  it('wraps a long stamp line (the conversion) at spaces, so it stays inside the 800 px image, and makes room for it', () => {
+    const rates = stampLines({
+      period: { startDate: '2026-10-01', endDate: '2026-10-31' },
+      comparisonPeriod: null,
+      dataThrough: '2026-11-25',
+      currency: 'USD',
+      requestedCurrency: 'USD',
+      conversion: {
+        from: ['EUR'],
+        to: 'USD',
+        source: 'Synthetic demo rates (generated, not ECB figures)',
+        rates: { from: '2026-10-01', to: '2026-10-30' },
+      },
+    });
+    expect(rates[1]!.length).toBeGreaterThan(108);
+    const spec = buildChartSpec({ ...base, stamp: rates, chartType: 'BAR', series }) as EChartsSpec;
+    const lines = String(spec.option.title[0].subtext).split('\n');
+    expect(lines.every((l) => l.length <= 108)).toBe(true);
+    // Nothing lost: the wrapped lines read back as the stamp.
+    expect(lines.slice(1).join(' ')).toBe(rates.join(' '));
+    expect(spec.option.grid.top).toBe(56 + 15 * lines.length);
+    expect(lines.length).toBe(1 + rates.length + 1);
+  });
+
   it('says "No data for this period" in the plot only when no series has a value', () => {
     const empty = buildChartSpec({ ...base, chartType: 'BAR', series: [] }) as EChartsSpec;
     expect(empty.option.title.map((t: { text: string }) => t.text)).toEqual(['T', 'No data for this period']);

@@ -87,7 +87,7 @@ function widgetHtml(w: WidgetData, index: number): string {
   const sub = (s: string) => `<p style="color:#666;font-size:12px;margin:0 0 8px">${escapeHtml(s)}</p>`;
   switch (w.type) {
     case 'TEXT':
-      return `<div>${w.html}</div>`;
+      return `${w.title ? h(w.title, '') : ''}<div>${w.html}</div>`;
     case 'DIGEST': {
       const head = `${h(w.title, `Cost changes by ${w.groupBy.join(' › ')}`)}${sub(periodLine(w))}<p><strong>${escapeHtml(
         money(w.totals.current, w.currency),
@@ -141,7 +141,7 @@ function lineText(n: Node, currency: string | null, name: string): string {
 function widgetText(w: WidgetData, index: number): string {
   switch (w.type) {
     case 'TEXT':
-      return w.text;
+      return w.title ? `${w.title}\n${w.text}` : w.text;
     case 'DIGEST':
       return [
         w.title ?? `Cost changes by ${w.groupBy.join(' > ')}`,
@@ -154,9 +154,13 @@ function widgetText(w: WidgetData, index: number): string {
         w.title ?? `Top movers by ${w.groupBy}`,
         periodLine(w),
         'Largest increases:',
-        ...w.increases.map((n) => `- ${lineText(n, w.currency, label(n.value))}`),
+        ...(w.increases.length
+          ? w.increases.map((n) => `- ${lineText(n, w.currency, label(n.value))}`)
+          : ['None.']),
         'Largest decreases:',
-        ...w.decreases.map((n) => `- ${lineText(n, w.currency, label(n.value))}`),
+        ...(w.decreases.length
+          ? w.decreases.map((n) => `- ${lineText(n, w.currency, label(n.value))}`)
+          : ['None.']),
       ].join('\n');
     case 'GRAPH_SNAPSHOT':
       if (!w.rendered) return `${w.title ?? 'Chart'}: ${w.reason}`;
@@ -179,8 +183,10 @@ function widgetBlocks(w: WidgetData, index: number): unknown[] {
   const line = (n: Node, name: string, currency: string | null) =>
     `• ${escapeMrkdwn(name)}: ${escapeMrkdwn(money(n.current, currency))} (${n.diff > 0 ? '+' : ''}${escapeMrkdwn(money(n.diff, currency))}, ${pct(n.relativeDiff)})`;
   switch (w.type) {
-    case 'TEXT':
-      return w.mrkdwn ? [section(w.mrkdwn)] : [];
+    case 'TEXT': {
+      const body = [...(w.title ? [`*${escapeMrkdwn(w.title)}*`] : []), ...(w.mrkdwn ? [w.mrkdwn] : [])];
+      return body.length ? [section(body.join('\n'))] : [];
+    }
     case 'DIGEST':
       return [
         section(

@@ -1,5 +1,5 @@
 import PDFDocument from 'pdfkit';
-import { buildChartSpec, formatFigure, grandTotal, shapeSeries, type TableSpec } from '../../../charts/spec';
+import { buildChartSpec, shapeSeries, type TableSpec, totalLine } from '../../../charts/spec';
 import { fontPath } from './assets';
 import { chartPng } from './png';
 import type { ChartData } from './widgets';
@@ -81,7 +81,12 @@ export async function dashboardPdf(input: DashboardPdfInput): Promise<Uint8Array
     doc.font(regular).fontSize(9).fillColor('#555');
     if (spec.kind === 'echarts' && c.chart.displayOptions?.showTotal !== false)
       doc.text(
-        `Total ${formatFigure(grandTotal(shapeSeries(c.chart.series, c.chart.displayOptions)), c.chart.currency, c.chart.displayOptions?.precision ?? 2, c.chart.unit)}`,
+        totalLine(
+          shapeSeries(c.chart.series, c.chart.displayOptions),
+          c.chart.currency,
+          c.chart.displayOptions?.precision ?? 2,
+          c.chart.unit,
+        ),
       );
     for (const line of c.chart.stamp) doc.text(line);
     doc.fillColor('#000').moveDown(0.4);

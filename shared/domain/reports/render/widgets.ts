@@ -7,6 +7,7 @@ import {
   stampLines,
   widgetChartType,
 } from '../../../charts/spec';
+import { getOrganizationReportingCurrency } from '../../../db/organizations-repo';
 import { NotFoundError } from '../../../errors';
 import { ExplorerRequestSchema } from '../../common/query-model';
 import type { Dashboard } from '../../dashboards/model';
@@ -14,7 +15,7 @@ import { readDashboard } from '../../dashboards/service';
 import { runExplorer } from '../../queries/engine';
 import type { ExplorerResult, PeriodOut } from '../../queries/model';
 import { runDashboardWidget } from '../../queries/service';
-import type { ReportContextValue, ReportWidgetValue } from '../schemas';
+import type { ReportContextValue, ReportCostQueryValue, ReportWidgetValue } from '../schemas';
 import { markdownToHtml, markdownToMrkdwn, markdownToText } from './markdown';
 
 /**
@@ -36,6 +37,11 @@ export interface RenderContext {
   viewer?: Principal;
   /** Reads a dashboard with its widgets, null when it does not exist or is not visible. */
   dashboards?: (dashboardId: string) => Promise<Dashboard | null>;
+  /**
+   * The organisation's reporting currency: the currency of the figures when neither the context
+   * nor a query asks one. Read from the organisation when not given.
+   */
+  reportingCurrency?: string;
 }
 
 /** One chart of a report: what it draws (`chart`) and the period and cut-off it states. */
@@ -79,7 +85,7 @@ export interface Totals {
 }
 
 export type WidgetData =
-  | { type: 'TEXT'; markdown: string; html: string; mrkdwn: string; text: string }
+  | { type: 'TEXT'; title: string | null; markdown: string; html: string; mrkdwn: string; text: string }
   | (PeriodInfo & {
       type: 'DIGEST';
       title: string | null;
@@ -118,11 +124,62 @@ export type WidgetData =
       reason: string;
     };
 
-/** Grouped cost for the context's period and the period before it, with every group (≤ 1,000). */
-async function compare(ctx: RenderContext, groupBy: string[]): Promise<ExplorerResult> {
+/**
+ * What one DIGEST or TOP_FLOP widget asks, resolved context → widget → query as the reference
+ * product does: the query's fields win over the widget's, the widget's over the context's; the
+ * query's filter is ANDed with the context's `conditions` (by the engine).
+ */
+interface Resolved {
+  dims: string[];
+  metricId: ReportContextValue['metricId'];
+  datePreset: NonNullable<ReportContextValue['datePreset']>;
+  /** The currency asked: the query's, else the context's, else the organisation's reporting currency. */
+  currency: string;
+  query: ReportCostQueryValue | undefined;
+}
+
+const asDims = (g: string | readonly string[] | null | undefined): string[] =>
+  g === null || g === undefined ? [] : typeof g === 'string' ? (g ? [g] : []) : [...g];
+
+/** The currency figures are asked in when neither a query nor the context names one. */
+async function reportingCurrencyOf(ctx: RenderContext): Promise<string> {
+  ctx.reportingCurrency ??= await getOrganizationReportingCurrency(ctx.orgId);
+  return ctx.reportingCurrency;
+}
+
+/** The currency of the context: its own, else the organisation's reporting currency. */
+async function contextCurrency(ctx: RenderContext): Promise<string> {
+  return ctx.context.currency ?? (await reportingCurrencyOf(ctx));
+}
+
+async function resolve(
+  ctx: RenderContext,
+  widget: { groupBy?: string | null | undefined; datePreset?: ReportContextValue['datePreset'] | undefined },
+  queries: readonly ReportCostQueryValue[] | undefined,
+  rootOnly: boolean,
+): Promise<Resolved> {
+  const query = queries?.[0];
+  const contextDims = rootOnly ? asDims(ctx.context.groupBy).slice(0, 1) : asDims(ctx.context.groupBy);
+  const dims =
+    query?.groupBy !== undefined
+      ? asDims(query.groupBy)
+      : widget.groupBy !== undefined
+        ? asDims(widget.groupBy)
+        : contextDims;
+  return {
+    dims,
+    metricId: query?.metricId ?? ctx.context.metricId,
+    datePreset: widget.datePreset ?? ctx.context.datePreset ?? 'LAST_MONTH',
+    currency: query?.currency ?? (await contextCurrency(ctx)),
+    query,
+  };
+}
+
+/** Grouped cost for the resolved period and the period before it, with every group (≤ 1,000). */
+async function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Promise<ExplorerResult> {
   const request = v.parse(ExplorerRequestSchema, {
     period: {
-      datePreset: ctx.context.datePreset ?? 'LAST_MONTH',
+      datePreset: r.datePreset,
       aggBy: 'Period',
       comparisonPeriod: { enabled: true, startDate: null, endDate: null, chartType: 'TABLE' },
     },
@@ -132,8 +189,9 @@ async function compare(ctx: RenderContext, groupBy: string[]): Promise<ExplorerR
         name: 'cost',
         colorIndex: 0,
         chartType: 'TABLE',
-        metricId: ctx.context.metricId,
+        metricId: r.metricId,
         ...(groupBy.length ? { groupBy } : {}),
+        ...(r.query?.whereClause ? { whereClause: r.query.whereClause } : {}),
       },
     ],
     limitOverride: 1000,
@@ -142,17 +200,18 @@ async function compare(ctx: RenderContext, groupBy: string[]): Promise<ExplorerR
     orgId: ctx.orgId,
     now: ctx.now,
     timeZone: ctx.timeZone,
-    currency: ctx.context.currency ?? null,
+    currency: r.currency,
+    conditions: ctx.context.conditions ?? null,
   });
 }
 
-function periodInfo(ctx: RenderContext, r: ExplorerResult): PeriodInfo {
+function periodInfo(requestedCurrency: string | null, r: ExplorerResult): PeriodInfo {
   return {
     period: r.period,
     comparisonPeriod: r.comparison?.period ?? null,
     dataThrough: r.dataThrough,
     currency: r.currency,
-    requestedCurrency: ctx.context.currency ?? null,
+    requestedCurrency,
     conversion: r.conversion,
   };
 }
@@ -297,33 +356,23 @@ export function summarise(
   return lines.join(' ');
 }
 
-function contextGroupBy(context: ReportContextValue): string[] {
-  const g = context.groupBy;
-  if (g === null || g === undefined) return [];
-  return Array.isArray(g) ? [...g] : [g as string];
-}
-
 export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue): Promise<WidgetData> {
   switch (widget.type) {
     case 'TEXT':
       return {
         type: 'TEXT',
+        title: widget.title ?? null,
         markdown: widget.contentMarkdown,
         html: markdownToHtml(widget.contentMarkdown),
         mrkdwn: markdownToMrkdwn(widget.contentMarkdown),
         text: markdownToText(widget.contentMarkdown),
       };
     case 'DIGEST': {
-      const root =
-        widget.groupBy !== undefined
-          ? widget.groupBy === null
-            ? []
-            : [widget.groupBy]
-          : contextGroupBy(ctx.context).slice(0, 1);
-      const dims = [...(root.length ? root : ['service']), ...widget.additionalGroupBy];
-      const r = await compare(ctx, dims);
-      const totals = totalsOf(r);
-      const tree = buildTree(leaves(r, dims), dims, widget.minAbsoluteDiff, widget.minRelativeDiff);
+      const r = await resolve(ctx, widget, widget.queries, true);
+      const dims = [...(r.dims.length ? r.dims : ['service']), ...widget.additionalGroupBy];
+      const res = await compare(ctx, r, dims);
+      const totals = totalsOf(res);
+      const tree = buildTree(leaves(res, dims), dims, widget.minAbsoluteDiff, widget.minRelativeDiff);
       const movers = flatten(tree)
         .filter((n) => n.highlighted)
         .sort((a, b) => Math.abs(b.diff) - Math.abs(a.diff))
@@ -331,7 +380,7 @@ export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue
         .map(strip);
       return {
         type: 'DIGEST',
-        title: widget.title ?? null,
+        title: widget.title ?? r.query?.alias ?? null,
         display: widget.display,
         groupBy: dims,
         thresholds: {
@@ -339,23 +388,24 @@ export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue
           minRelativeDiff: widget.minRelativeDiff,
           topLargestAbsoluteChange: widget.topLargestAbsoluteChange,
         },
-        ...periodInfo(ctx, r),
+        ...periodInfo(r.currency, res),
         totals,
         tree,
         movers,
-        summary: summarise(totals, tree, r.currency, r.period),
+        summary: summarise(totals, tree, res.currency, res.period),
       };
     }
     case 'TOP_FLOP': {
-      const dim = widget.groupBy ?? contextGroupBy(ctx.context)[0] ?? 'service';
-      const r = await compare(ctx, [dim]);
-      const nodes = buildTree(leaves(r, [dim]), [dim], 0, 0).map(strip);
+      const r = await resolve(ctx, widget, widget.queries, true);
+      const dim = r.dims[0] ?? 'service';
+      const res = await compare(ctx, r, [dim]);
+      const nodes = buildTree(leaves(res, [dim]), [dim], 0, 0).map(strip);
       return {
         type: 'TOP_FLOP',
-        title: widget.title ?? null,
+        title: widget.title ?? r.query?.alias ?? null,
         groupBy: dim,
-        ...periodInfo(ctx, r),
-        totals: totalsOf(r),
+        ...periodInfo(r.currency, res),
+        totals: totalsOf(res),
         increases: nodes.filter((n) => n.diff > 0).slice(0, widget.topN),
         decreases: nodes
           .filter((n) => n.diff < 0)
@@ -424,13 +474,20 @@ async function dashboardWidgetChart(
   d: Dashboard,
   w: DashboardWidget,
 ): Promise<ChartData> {
-  const r = await runDashboardWidget(d, w, { orgId: ctx.orgId, now: ctx.now, timeZone: ctx.timeZone });
+  // A dashboard without a currency is drawn in the organisation's reporting currency: a report's
+  // files never add two billing currencies up.
+  const currency = d.currency ?? ((await reportingCurrencyOf(ctx)) as NonNullable<Dashboard['currency']>);
+  const r = await runDashboardWidget({ ...d, currency }, w, {
+    orgId: ctx.orgId,
+    now: ctx.now,
+    timeZone: ctx.timeZone,
+  });
   return chartOf(
     r,
     w.title || w.key,
     widgetChartType(w.source.request.queries),
     w.key,
-    d.currency ?? null,
+    currency,
     w.source.request.displayOptions,
   );
 }
@@ -453,28 +510,72 @@ async function graphSnapshot(
     if (widget.title) data.chart.title = widget.title;
     return { type: 'GRAPH_SNAPSHOT', title: widget.title ?? null, rendered: true, ...data };
   }
-  const groupBy = widget.groupBy ? [widget.groupBy] : contextGroupBy(ctx.context);
+  // Context → widget → query: the widget's groupBy and period override the context's; each query's
+  // groupBy, metricId, currency, filter, alias and chartType override those again.
+  const widgetDims = widget.groupBy ? [widget.groupBy] : asDims(ctx.context.groupBy);
+  const currency = await contextCurrency(ctx);
+  const queries: ReportCostQueryValue[] = widget.queries ?? [{ type: 'cost', name: 'cost' }];
+  const chartType = queries[0]?.chartType ?? widget.chartType;
   const request = v.parse(ExplorerRequestSchema, {
     period: {
       datePreset: widget.datePreset ?? ctx.context.datePreset ?? 'LAST_MONTH',
       aggBy: widget.aggBy ?? 'Day',
     },
-    queries: [
-      {
+    queries: queries.map((q, i) => {
+      const dims = q.groupBy !== undefined ? asDims(q.groupBy) : widgetDims;
+      return {
         type: 'cost',
-        name: 'cost',
-        colorIndex: 0,
-        chartType: widget.chartType,
-        metricId: ctx.context.metricId,
-        ...(groupBy.length ? { groupBy } : {}),
-      },
-    ],
+        name: q.name,
+        colorIndex: q.colorIndex ?? i,
+        chartType: q.chartType ?? widget.chartType,
+        metricId: q.metricId ?? ctx.context.metricId,
+        ...(q.alias ? { alias: q.alias } : {}),
+        ...(dims.length ? { groupBy: dims } : {}),
+        ...(q.currency ? { currency: q.currency } : {}),
+        ...(q.whereClause ? { whereClause: q.whereClause } : {}),
+      };
+    }),
     ...(widget.displayOptions ? { displayOptions: widget.displayOptions } : {}),
   });
-  const r = await runExplorer(request, { orgId: ctx.orgId, now: ctx.now, timeZone: ctx.timeZone });
-  const title = widget.title ?? (groupBy.length ? `Cost by ${groupBy.join(' › ')}` : 'Cost');
-  const data = chartOf(r, title, widget.chartType, null, ctx.context.currency ?? null, widget.displayOptions);
-  return { type: 'GRAPH_SNAPSHOT', title: widget.title ?? null, rendered: true, ...data };
+  const r = await runExplorer(request, {
+    orgId: ctx.orgId,
+    now: ctx.now,
+    timeZone: ctx.timeZone,
+    currency,
+    conditions: ctx.context.conditions ?? null,
+  });
+  // One currency asked by every query (a query's own, else the context's): the chart states it.
+  const asked = [...new Set(queries.map((q) => q.currency ?? currency))];
+  const requested = asked.length === 1 ? asked[0]! : null;
+  const firstDims = queries[0]?.groupBy !== undefined ? asDims(queries[0].groupBy) : widgetDims;
+  const title =
+    widget.title ??
+    (queries.length === 1 ? queries[0]?.alias : undefined) ??
+    (firstDims.length ? `Cost by ${firstDims.join(' › ')}` : 'Cost');
+  if (requested !== null) {
+    const data = chartOf(r, title, chartType, null, requested, widget.displayOptions);
+    return { type: 'GRAPH_SNAPSHOT', title: widget.title ?? null, rendered: true, ...data };
+  }
+  // Queries asked in different currencies share a chart but never a total nor a currency sign:
+  // the stamp says which query is in which currency, and what was converted.
+  const data = chartOf(r, title, chartType, null, null, { ...widget.displayOptions, showTotal: false });
+  const perQuery = r.queries.map((q) => {
+    const conv = q.conversion?.rates ? `, converted from ${q.conversion.from.join(', ')}` : '';
+    return `${q.alias ?? q.name} in ${q.currency ?? 'its billing currency'}${conv}`;
+  });
+  data.chart.currency = null;
+  data.chart.stamp = [
+    ...data.chart.stamp.slice(0, 1),
+    `Figures per query: ${perQuery.join('; ')} (at each charge day's rate)`,
+  ];
+  return {
+    type: 'GRAPH_SNAPSHOT',
+    title: widget.title ?? null,
+    rendered: true,
+    ...data,
+    currency: null,
+    conversion: null,
+  };
 }
 
 /** Reading order of a dashboard's grid: top to bottom, then left to right. */
