@@ -751,18 +751,19 @@ function Dimensions() {
   const candidates = useAsync(() => api.candidates(), [reload]);
   const dims = useAsync(() => api.dimensions(), [reload]);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const publish = async (key: string) => {
+  const publish = async (name: string, keys: readonly string[]) => {
     setMessage(null);
     try {
-      const r = await api.publishDimensions(labelPublishBody(key, key));
+      const r = await api.publishDimensions(labelPublishBody(name, keys));
       const errors = r.unpublished.flatMap((u) => u.errors.map((e) => `${u.name}: ${e.message}`));
+      const from = keys.length > 1 ? ` from the keys ${keys.map((k) => JSON.stringify(k)).join(', ')}` : '';
       setMessage(
         r.ok
           ? {
               ok: true,
-              text: `Published the label ${key}; the refresh it started adds it to the dimensions.`,
+              text: `Published the label ${name}${from}; the refresh it started adds it to the dimensions.`,
             }
-          : { ok: false, text: errors.join('; ') || `Label ${key} was not published.` },
+          : { ok: false, text: errors.join('; ') || `Label ${name} was not published.` },
       );
       setReload(reload + 1);
     } catch (err) {
@@ -813,7 +814,11 @@ function Dimensions() {
             <tbody>
               {candidateRows(candidates.value).map((c) => (
                 <tr key={c.key}>
-                  <td>{c.key}</td>
+                  <td>
+                    <code class="tagkey" title={JSON.stringify(c.key)}>
+                      {c.key}
+                    </code>
+                  </td>
                   <td>
                     <div
                       class="share"
@@ -827,11 +832,30 @@ function Dimensions() {
                   <td class="num">{c.values}</td>
                   <td>{c.topValues.join(', ')}</td>
                   <td>{c.providers.join(', ')}</td>
-                  <td>
+                  <td class="publish">
                     {c.ingested ? (
                       'published'
+                    ) : c.similar.length ? (
+                      <div class="merge">
+                        <span class="meta">
+                          Also written{' '}
+                          {c.similar.map((k) => (
+                            <code class="tagkey" key={k} title={JSON.stringify(k)}>
+                              {k}
+                            </code>
+                          ))}
+                        </span>
+                        <button
+                          type="button"
+                          class="merge"
+                          aria-label={`Merge ${c.label.keys.map((k) => JSON.stringify(k)).join(', ')} as the label ${c.label.name}`}
+                          onClick={() => publish(c.label.name, c.label.keys)}
+                        >
+                          Merge {c.label.keys.length} spellings as label {c.label.name}
+                        </button>
+                      </div>
                     ) : (
-                      <button type="button" onClick={() => publish(c.key)}>
+                      <button type="button" onClick={() => publish(c.label.name, c.label.keys)}>
                         Publish as label
                       </button>
                     )}
