@@ -796,7 +796,7 @@ function Dimensions() {
       )}
       {candidates.status === 'ok' && candidates.value.length > 0 && (
         <div class="table-wrap">
-          <table class="candidates">
+          <table class="candidates stack">
             <thead>
               <tr>
                 <th scope="col">Key</th>
@@ -814,12 +814,12 @@ function Dimensions() {
             <tbody>
               {candidateRows(candidates.value).map((c) => (
                 <tr key={c.key}>
-                  <td>
+                  <td data-label="Key">
                     <code class="tagkey" title={JSON.stringify(c.key)}>
                       {c.key}
                     </code>
                   </td>
-                  <td>
+                  <td data-label="With / without">
                     <div
                       class="share"
                       role="img"
@@ -829,14 +829,16 @@ function Dimensions() {
                     </div>
                     {pct(c.presentPct)} / {pct(c.absentPct)}
                   </td>
-                  <td class="num">{c.values}</td>
-                  <td>{c.topValues.join(', ')}</td>
-                  <td>{c.providers.join(', ')}</td>
-                  <td class="publish">
+                  <td class="num" data-label="Values">
+                    {c.values}
+                  </td>
+                  <td data-label="Largest">{c.topValues.join(', ')}</td>
+                  <td data-label="Providers">{c.providers.join(', ')}</td>
+                  <td class="publish" data-label="Publish">
                     {c.ingested ? (
                       'published'
                     ) : c.similar.length ? (
-                      <div class="merge">
+                      <div class="merge-offer">
                         <span class="meta">
                           Also written{' '}
                           {c.similar.map((k) => (
@@ -848,7 +850,6 @@ function Dimensions() {
                         <button
                           type="button"
                           class="merge"
-                          aria-label={`Merge ${c.label.keys.map((k) => JSON.stringify(k)).join(', ')} as the label ${c.label.name}`}
                           onClick={() => publish(c.label.name, c.label.keys)}
                         >
                           Merge {c.label.keys.length} spellings as label {c.label.name}
