@@ -338,16 +338,7 @@ describe('a brand-new organisation with a CUR and an Azure export of the same mo
     const part2 = join(s().stateDir, `${run}-cur-part2.csv.gz`);
     writeFileSync(part1, `${[header, ...data.slice(0, 700)].join('\n')}\n`);
     writeFileSync(part2, gzipSync(`${[header, ...data.slice(700)].join('\n')}\n`));
-    const out = script('ingest.ts', [
-      '--session',
-      process.env.TEST_SESSION_FILE ?? '',
-      '--org',
-      org,
-      '--timeout',
-      '90',
-      part1,
-      part2,
-    ]);
+    const out = ingestCli(org, part1, part2);
     expect(out.stderr).toBe('');
     expect(out.stdout).toContain(`ingested ${data.length} rows (billing months 2023-11)`);
     const cur = readCsv(CUR_SAMPLE);
@@ -359,14 +350,7 @@ describe('a brand-new organisation with a CUR and an Azure export of the same mo
     // Parts with different header lines are refused before anything is uploaded.
     const other = join(s().stateDir, `${run}-azure-part.csv`);
     copyFileSync(AZURE_SAMPLE, other);
-    const refused = script('ingest.ts', [
-      '--session',
-      process.env.TEST_SESSION_FILE ?? '',
-      '--org',
-      org,
-      part1,
-      other,
-    ]);
+    const refused = ingestCli(org, part1, other);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('has another header line than the first part; nothing was uploaded');
   });

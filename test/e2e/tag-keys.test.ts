@@ -1,3 +1,4 @@
+import type { Candidate } from '../../shared/domain/dimensions/model';
 import {
   type CsvRow,
   close,
@@ -21,15 +22,6 @@ import { api, session } from '../support/session';
 const s = () => session();
 const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
-interface Candidate {
-  key: string;
-  number_values: number;
-  total_cost_key_present: number;
-  total_cost_key_absent: number;
-  values: { value: string; cost_allocated: number }[];
-  similar_keys: string[];
-  ingested: boolean;
-}
 interface Dimension {
   name: string;
   values: { name: string; proportionCostAllocated: number }[];

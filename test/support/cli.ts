@@ -17,8 +17,8 @@ export function script(name: string, args: string[], timeout = 120_000) {
 /** `npm run org -- …` against the test's stack. */
 export const orgCli = (...args: string[]) => script('org.ts', [...args, '--state-dir', session().stateDir]);
 
-/** `npm run ingest -- --org ORG FILE` against the test's stack. */
-export const ingestCli = (org: string, file: string) =>
+/** `npm run ingest -- --org ORG FILE…` against the test's stack (several files: parts of one export). */
+export const ingestCli = (org: string, ...files: string[]) =>
   script('ingest.ts', [
     '--session',
     process.env.TEST_SESSION_FILE ?? '',
@@ -26,7 +26,7 @@ export const ingestCli = (org: string, file: string) =>
     org,
     '--timeout',
     '90',
-    file,
+    ...files,
   ]);
 
 /** `npm run token -- --user … --org … --role …`: the token alone on stdout. */
