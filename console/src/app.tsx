@@ -751,18 +751,19 @@ function Dimensions() {
   const candidates = useAsync(() => api.candidates(), [reload]);
   const dims = useAsync(() => api.dimensions(), [reload]);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  const publish = async (key: string) => {
+  const publish = async (name: string, keys: readonly string[]) => {
     setMessage(null);
     try {
-      const r = await api.publishDimensions(labelPublishBody(key, key));
+      const r = await api.publishDimensions(labelPublishBody(name, keys));
       const errors = r.unpublished.flatMap((u) => u.errors.map((e) => `${u.name}: ${e.message}`));
+      const from = keys.length > 1 ? ` from the keys ${keys.map((k) => JSON.stringify(k)).join(', ')}` : '';
       setMessage(
         r.ok
           ? {
               ok: true,
-              text: `Published the label ${key}; the refresh it started adds it to the dimensions.`,
+              text: `Published the label ${name}${from}; the refresh it started adds it to the dimensions.`,
             }
-          : { ok: false, text: errors.join('; ') || `Label ${key} was not published.` },
+          : { ok: false, text: errors.join('; ') || `Label ${name} was not published.` },
       );
       setReload(reload + 1);
     } catch (err) {
@@ -795,7 +796,7 @@ function Dimensions() {
       )}
       {candidates.status === 'ok' && candidates.value.length > 0 && (
         <div class="table-wrap">
-          <table class="candidates">
+          <table class="candidates stack">
             <thead>
               <tr>
                 <th scope="col">Key</th>
@@ -813,8 +814,12 @@ function Dimensions() {
             <tbody>
               {candidateRows(candidates.value).map((c) => (
                 <tr key={c.key}>
-                  <td>{c.key}</td>
-                  <td>
+                  <td data-label="Key">
+                    <code class="tagkey" title={JSON.stringify(c.key)}>
+                      {c.key}
+                    </code>
+                  </td>
+                  <td data-label="With / without">
                     <div
                       class="share"
                       role="img"
@@ -824,14 +829,34 @@ function Dimensions() {
                     </div>
                     {pct(c.presentPct)} / {pct(c.absentPct)}
                   </td>
-                  <td class="num">{c.values}</td>
-                  <td>{c.topValues.join(', ')}</td>
-                  <td>{c.providers.join(', ')}</td>
-                  <td>
+                  <td class="num" data-label="Values">
+                    {c.values}
+                  </td>
+                  <td data-label="Largest">{c.topValues.join(', ')}</td>
+                  <td data-label="Providers">{c.providers.join(', ')}</td>
+                  <td class="publish" data-label="Publish">
                     {c.ingested ? (
                       'published'
+                    ) : c.similar.length ? (
+                      <div class="merge-offer">
+                        <span class="meta">
+                          Also written{' '}
+                          {c.similar.map((k) => (
+                            <code class="tagkey" key={k} title={JSON.stringify(k)}>
+                              {k}
+                            </code>
+                          ))}
+                        </span>
+                        <button
+                          type="button"
+                          class="merge"
+                          onClick={() => publish(c.label.name, c.label.keys)}
+                        >
+                          Merge {c.label.keys.length} spellings as label {c.label.name}
+                        </button>
+                      </div>
                     ) : (
-                      <button type="button" onClick={() => publish(c.key)}>
+                      <button type="button" onClick={() => publish(c.label.name, c.label.keys)}>
                         Publish as label
                       </button>
                     )}

@@ -243,6 +243,8 @@ export interface Candidate {
   values: { value: string; cost_allocated: number; proportion_cost_allocated: number }[];
   providers: string[];
   ingested?: boolean;
+  /** The other keys that differ from `key` only by case or whitespace (the API's `similar_keys`). */
+  similar_keys?: string[];
 }
 
 export interface CandidateRow {
@@ -256,13 +258,26 @@ export interface CandidateRow {
   topValues: string[];
   providers: string[];
   ingested: boolean;
+  /** The other spellings of the key (case or whitespace only), as the API lists them. */
+  similar: string[];
+  /**
+   * The label the page offers: named after the costliest spelling without its outer spaces (a
+   * label name cannot have them), with every spelling as a source, costliest first (on a row that
+   * has two spellings, the first source present gives the value). Just this key when it has no
+   * other spelling.
+   */
+  label: { name: string; keys: string[] };
 }
 
 /** Candidates for the page: largest cost carrying the key first, shares in percent of the total. */
 export function candidateRows(cs: readonly Candidate[]): CandidateRow[] {
+  const cost = new Map(cs.map((c) => [c.key, c.total_cost_key_present]));
+  const byCost = (a: string, b: string) => (cost.get(b) ?? 0) - (cost.get(a) ?? 0) || a.localeCompare(b);
   return [...cs]
     .sort((a, b) => b.total_cost_key_present - a.total_cost_key_present || a.key.localeCompare(b.key))
     .map((c) => {
+      const similar = c.similar_keys ?? [];
+      const keys = [c.key, ...similar].sort(byCost);
       const total = c.total_cost_key_present + c.total_cost_key_absent;
       const presentPct = total > 0 ? (c.total_cost_key_present / total) * 100 : 0;
       return {
@@ -278,11 +293,16 @@ export function candidateRows(cs: readonly Candidate[]): CandidateRow[] {
           .map((v) => v.value),
         providers: c.providers,
         ingested: c.ingested === true,
+        similar,
+        label: { name: (keys[0] ?? c.key).trim(), keys },
       };
     });
 }
 
-/** `POST /dimensions/publish` body publishing one label made of one candidate key. */
-export function labelPublishBody(name: string, key: string): Record<string, unknown> {
-  return { scope: 'labels', labels: [{ name, columnsMerged: [{ name: key, type: 'label' }], maps: [] }] };
+/** `POST /dimensions/publish` body publishing one label made of candidate keys, exactly as spelt. */
+export function labelPublishBody(name: string, keys: readonly string[]): Record<string, unknown> {
+  return {
+    scope: 'labels',
+    labels: [{ name, columnsMerged: keys.map((key) => ({ name: key, type: 'label' })), maps: [] }],
+  };
 }

@@ -42,6 +42,12 @@ const CandidateSchema = schema(() =>
     providers: v.array(v.string()),
     months: v.array(v.object({ month: v.string(), cost: v.number() })),
     cost_percentage_change: v.number(),
+    similar_keys: v.pipe(
+      v.array(v.string()),
+      v.description(
+        'The other candidate keys that differ from `key` only by case or whitespace (" team", "Team" beside "team"), sorted. Keys are kept exactly as exported, each with its own figures; to combine them, publish one label with all of them in columnsMerged.',
+      ),
+    ),
     ingested: v.boolean(),
   }),
 );

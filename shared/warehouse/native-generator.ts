@@ -39,17 +39,12 @@ const str = (v: string | number | null | undefined): string | null =>
 const num = (v: string | number | null | undefined): number =>
   v === null || v === undefined || v === '' ? 0 : Number(v);
 
-/** Tags of a generated row with trimmed keys, keeping the first spelling of a key that differs only in case. */
+/** Tags of a generated row, keys exactly as the FOCUS row writes them (`" org"` stays `" org"`). */
 function tagsOf(row: FocusRow): Record<string, string> {
   if (!row.Tags) return {};
   const out: Record<string, string> = {};
-  const seen = new Set<string>();
-  for (const [k, v] of Object.entries(JSON.parse(String(row.Tags)) as Record<string, string>)) {
-    const key = k.trim();
-    if (!key || seen.has(key.toLowerCase())) continue;
-    seen.add(key.toLowerCase());
-    out[key] = v;
-  }
+  for (const [k, v] of Object.entries(JSON.parse(String(row.Tags)) as Record<string, string>))
+    if (k) out[k] = v;
   return out;
 }
 

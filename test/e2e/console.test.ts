@@ -4,6 +4,8 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { mintToken } from '../../infra/local/idp';
 import { DATE_PRESETS } from '../../shared/enums';
+import { FOCUS_SAMPLE, num, sampleVariant, sumBy, tagsOf } from '../integration/warehouse/support';
+import { ingestCli, tokenCli } from '../support/cli';
 import { api, session } from '../support/session';
 import { thresholdBody } from '../unit/alerts/fixtures';
 
@@ -301,6 +303,104 @@ describe('the web console in a browser', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('offers the merge of the spellings of a tag key and publishes one label with every spelling (1280 and 390 px)', async () => {
+    // An organisation of its own whose export writes one key two ways, " team" and "Team".
+    const org = `org_console_keys_${Date.now().toString(36)}`;
+    const token = tokenCli('user_console_keys', org, 'admin');
+    expect((await api('GET', '/dimensions', { token })).status).toBe(200);
+    let i = 0;
+    const file = sampleVariant(s().stateDir, `${org}.csv`, FOCUS_SAMPLE, (text) =>
+      text.replaceAll('"{""application""', () =>
+        i++ % 3 ? '"{"" team"": ""ops"", ""application""' : '"{""Team"": ""Ops"", ""application""',
+      ),
+    );
+    const ingested = ingestCli(org, file.path);
+    expect(ingested.stderr).toBe('');
+    expect(ingested.status).toBe(0);
+    const cost = (key: string) =>
+      file.rows.filter((r) => tagsOf(r)[key] !== undefined).reduce((a, r) => a + num(r.BilledCost), 0);
+    // The costliest spelling first, without its outer spaces, names the label.
+    const keys = [' team', 'Team'].sort((a, b) => cost(b) - cost(a));
+    const name = (keys[0] as string).trim();
+
+    const shots: [string, { width: number; height: number }][] = [
+      ['dimensions-merge-1280.png', { width: 1280, height: 900 }],
+      ['dimensions-merge-390.png', PHONE],
+    ];
+    for (const [shot, viewport] of shots) {
+      const { page, errors } = await newPage(viewport);
+      await signIn(page, token);
+      await page.click('a[href="#/dimensions"]');
+      await page.waitForSelector('table.candidates', { timeout: 30_000 });
+      const cells = await page.locator('table.candidates tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => ({
+          key: tr.querySelector('td:first-child')?.textContent ?? '',
+          button: tr.querySelector('button.merge')?.textContent ?? null,
+          also: [...tr.querySelectorAll('td.publish code.tagkey')].map((c) => c.textContent),
+        })),
+      );
+      // Each spelling is a row of its own, and offers the merge with the other one.
+      for (const key of keys) {
+        const row = cells.find((c) => c.key === key);
+        expect(row?.also).toEqual(keys.filter((k) => k !== key));
+        expect(row?.button).toBe(`Merge 2 spellings as label ${name}`);
+      }
+      await page.screenshot({ path: join(ARTIFACTS, shot), fullPage: true });
+      // The page does not scroll sideways; at 1280 px the table fits, merge buttons in view.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        viewport.width,
+      );
+      if (viewport !== PHONE) {
+        const fits = await page.evaluate(() => {
+          const wrap = document.querySelector('.table-wrap')?.getBoundingClientRect();
+          const table = document.querySelector('table.candidates')?.getBoundingClientRect();
+          return wrap && table ? table.right <= wrap.right + 1 : false;
+        });
+        expect(fits).toBe(true);
+      }
+      if (viewport === PHONE) {
+        const row = page.locator('table.candidates tbody tr', {
+          has: page.locator('td:first-child code', { hasText: /^Team$/ }),
+        });
+        // The phone's view of the offer itself (the full page is long).
+        await row.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: join(ARTIFACTS, 'dimensions-merge-390-row.png') });
+        await row.locator('button.merge').click();
+        await page.waitForSelector('p.ok[role=status]', { timeout: 30_000 });
+        expect(await page.locator('p.ok[role=status]').textContent()).toContain(
+          `Published the label ${name} from the keys ${keys.map((k) => JSON.stringify(k)).join(', ')}`,
+        );
+      }
+      expect(errors).toEqual([]);
+      await page.close();
+    }
+
+    // The API holds one label with both spellings as sources; its values are the rows' sums.
+    expect((await api('POST', '/_local/drain', { body: { timeoutMs: 60_000 } })).status).toBe(200);
+    const dims = await api<{ name: string; values: { name: string; proportionCostAllocated: number }[] }[]>(
+      'GET',
+      '/dimensions',
+      { token },
+    );
+    const label = dims.body.find((d) => d.name === name);
+    const total = file.rows.reduce((a, r) => a + num(r.BilledCost), 0);
+    const byValue = sumBy(
+      file.rows,
+      (r) => keys.map((k) => tagsOf(r)[k]).find((v) => v !== undefined),
+      (r) => num(r.BilledCost),
+    );
+    expect(label?.values.map((v) => v.name).sort()).toEqual([...byValue.keys()].sort());
+    for (const v of label?.values ?? [])
+      expect(v.proportionCostAllocated).toBeCloseTo((byValue.get(v.name) ?? Number.NaN) / total, 9);
+    const cands = await api<{ key: string; ingested: boolean }[]>('GET', '/dimensions/candidates', { token });
+    expect(
+      cands.body
+        .filter((c) => c.ingested)
+        .map((c) => c.key)
+        .sort(),
+    ).toEqual([...keys].sort());
+  }, 240_000);
 
   it('shows an alert: its series and threshold with the API figures, its history; snooze changes the record', async () => {
     const run = Math.random().toString(36).slice(2, 8);

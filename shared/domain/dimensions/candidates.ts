@@ -1,5 +1,5 @@
 import type { WindowAggregates } from '../../warehouse/port';
-import type { Candidate, PublishedLabel } from './model';
+import type { CachedCandidate, Candidate, PublishedLabel } from './model';
 
 /**
  * Label candidates from the window aggregates (pure). Figures are BilledCost (the `cost` metric)
@@ -10,7 +10,8 @@ import type { Candidate, PublishedLabel } from './model';
  * - `cost_percentage_change`: the key's cost in the last window month against the month before,
  *   in percent (12.5 means +12.5 %); 0 when there is no earlier month or it cost nothing;
  * - `usage_start_day`: the first day of the window;
- * - `ingested` is filled in at read time from the published labels.
+ * - `ingested` and `similar_keys` are filled in at read time (`withIngested`), so caches written
+ *   before `similar_keys` existed answer it too.
  */
 export const CANDIDATE_TOP_VALUES = 50;
 export const WINDOW_MONTHS = 3;
@@ -19,7 +20,7 @@ function ratio(part: number, whole: number): number {
   return whole > 0 ? part / whole : 0;
 }
 
-export function buildCandidates(agg: WindowAggregates): Omit<Candidate, 'ingested'>[] {
+export function buildCandidates(agg: WindowAggregates): CachedCandidate[] {
   const months = agg.months.map((m) => m.month);
   const total = agg.months.reduce((s, m) => s + m.cost, 0);
   const start = months[0] ? `${months[0]}-01T00:00:00.000Z` : new Date(0).toISOString();
@@ -71,10 +72,27 @@ export function ingestedKeys(labels: readonly PublishedLabel[]): Set<string> {
   return out;
 }
 
-export function withIngested(
-  candidates: Omit<Candidate, 'ingested'>[],
-  labels: readonly PublishedLabel[],
-): Candidate[] {
+/** A key with case and whitespace set aside: keys that share it differ only by case or whitespace. */
+export function keySpelling(key: string): string {
+  return key.replace(/\s+/gu, '').toLowerCase();
+}
+
+/**
+ * The read-time fields of the candidates: `ingested` (the key is a published label's name or one
+ * of its sources) and `similar_keys`, the other candidate keys that differ from the key only by
+ * case or whitespace (`" team"`, `Team` beside `team`), sorted. Keys are never combined here;
+ * each keeps its own figures, and one label published with these keys as sources combines them.
+ */
+export function withIngested(candidates: CachedCandidate[], labels: readonly PublishedLabel[]): Candidate[] {
   const promoted = ingestedKeys(labels);
-  return candidates.map((c) => ({ ...c, ingested: promoted.has(c.key) }));
+  const bySpelling = new Map<string, string[]>();
+  for (const c of candidates) {
+    const spelling = keySpelling(c.key);
+    bySpelling.set(spelling, [...(bySpelling.get(spelling) ?? []), c.key]);
+  }
+  return candidates.map((c) => ({
+    ...c,
+    similar_keys: (bySpelling.get(keySpelling(c.key)) ?? []).filter((k) => k !== c.key).sort(),
+    ingested: promoted.has(c.key),
+  }));
 }

@@ -59,8 +59,13 @@ export interface Candidate {
   providers: string[];
   months: { month: string; cost: number }[];
   cost_percentage_change: number;
+  /** Other candidate keys that differ from `key` only by case or whitespace (see candidates.ts). */
+  similar_keys: string[];
   ingested: boolean;
 }
+
+/** A candidate as the refresh caches it: without the fields `withIngested` fills in at read time. */
+export type CachedCandidate = Omit<Candidate, 'ingested' | 'similar_keys'>;
 
 export type RefreshState = 'never' | 'running' | 'succeeded' | 'failed';
 

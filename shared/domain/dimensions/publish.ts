@@ -8,7 +8,7 @@ import {
 import { ConflictError } from '../../errors';
 import { requestRejection } from '../../validation';
 import type { EnrichmentTargets } from './enrichment-source';
-import type { Candidate, PublishedLabel, VirtualDimension } from './model';
+import type { CachedCandidate, PublishedLabel, VirtualDimension } from './model';
 import { deliver } from './outbox';
 import { type DraftError, labelErrors, type RulesContext, vdimErrors } from './publish-rules';
 import { refreshOutboxEntry } from './refresh-request';
@@ -71,7 +71,7 @@ async function attemptPublish(
   const withLabels = input.scope !== 'vdims';
   const withVdims = input.scope !== 'labels';
   const [candidates, published, vdims, enrichments] = await Promise.all([
-    readCache<Omit<Candidate, 'ingested'>[]>(orgId, 'candidates'),
+    readCache<CachedCandidate[]>(orgId, 'candidates'),
     listPublishedLabels(orgId),
     listVirtualDimensions(orgId),
     deps.loadEnrichments(orgId),

@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/principal';
 import { getRefreshStatus, listPublishedLabels, readCache } from '../../db/dimensions-repo';
 import { UnprocessableError } from '../../errors';
 import { withIngested } from './candidates';
-import type { Candidate, DimensionEntry, PublishedLabel, RefreshStatus } from './model';
+import type { CachedCandidate, Candidate, DimensionEntry, PublishedLabel, RefreshStatus } from './model';
 
 /**
  * Reads of the dimensions area. Both lists come from the caches the refresh writes; nothing is
@@ -38,7 +38,7 @@ export async function listCandidates(
   principal: Principal,
 ): Promise<{ candidates: Candidate[]; status: RefreshStatus }> {
   const [cache, labels, status] = await Promise.all([
-    readCache<Omit<Candidate, 'ingested'>[]>(principal.orgId, 'candidates'),
+    readCache<CachedCandidate[]>(principal.orgId, 'candidates'),
     listPublishedLabels(principal.orgId),
     refreshStatusOf(principal.orgId),
   ]);

@@ -58,7 +58,10 @@ export class Header {
     return found === undefined ? 'NULL::VARCHAR' : quoteIdent(found);
   }
 
-  /** Columns whose name starts with `prefix` (ignoring case), with the rest of the name. */
+  /**
+   * Columns whose name starts with `prefix` (ignoring case), with the rest of the name exactly as
+   * the file spells it (a tag key keeps its spaces and case: `tags/ns. team` → `ns. team`).
+   */
   withPrefix(prefix: string): { name: string; rest: string }[] {
     const p = prefix.toLowerCase();
     return this.names
@@ -68,7 +71,7 @@ export class Header {
         name,
         rest: label
           .replace(/^\ufeff/, '')
-          .trim()
+          .trimStart()
           .slice(prefix.length),
       }));
   }

@@ -60,7 +60,8 @@ const TIMESTAMP_FIX = String.raw`'^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(Z|[+-]\d
 /**
  * Text of a raw cell, with `NULL`/`null` and empty strings read as NULL. Values are not trimmed
  * (exports do not pad them, and trimming every cell of every row costs a quarter of the
- * ingestion time); numbers and timestamps tolerate surrounding spaces, and tag keys are trimmed.
+ * ingestion time); numbers and timestamps tolerate surrounding spaces. Tag keys are kept exactly as
+ * exported (no trimming, no case folding): `" team"` and `team` are two keys.
  */
 function text(col: string): string {
   return `CASE WHEN ${col} IN ('', 'NULL', 'null') THEN NULL ELSE ${col} END`;
@@ -127,7 +128,7 @@ function mapHeader(headers: string[]): Mapping {
   return { focus, providerCosts, extras, ...(tagEntries ? { tagEntries } : {}) };
 }
 
-/** Tags from `__te` (entries with trimmed keys): empty keys and values dropped, the first of a repeated key kept. */
+/** Tags from `__te` (keys as exported): empty keys and values dropped, the first of an exactly repeated key kept. */
 const TAGS_FROM_ENTRIES = `coalesce(map_from_entries(list_filter(__te, (e, i) -> e.key <> '' AND e.value IS NOT NULL AND e.value <> '' AND list_position(list_transform(__te, k -> k.key), e.key) = i)), MAP {}::MAP(VARCHAR, VARCHAR))`;
 
 interface Layered {
@@ -224,7 +225,7 @@ function layered(m: Mapping, converted = false): Layered {
   }
   if (!typed.some((t) => t.endsWith(' AS t_bps'))) typed.push('NULL::TIMESTAMP AS t_bps');
   if (!typed.some((t) => t.endsWith(' AS t_cps'))) typed.push('NULL::TIMESTAMP AS t_cps');
-  // Tags: braces added when the export left them out; parsed once; entries with trimmed keys.
+  // Tags: braces added when the export left them out; parsed once; keys exactly as exported.
   const tj = tagsClean
     ? `CASE WHEN ${tagsClean} IS NULL THEN NULL WHEN starts_with(${tagsClean}, '{') THEN ${tagsClean} ELSE '{' || ${tagsClean} || '}' END`
     : 'NULL::VARCHAR';
@@ -234,9 +235,7 @@ function layered(m: Mapping, converted = false): Layered {
   const entries = m.tagEntries && !tagsClean ? `, ${m.tagEntries} AS __tagent` : '';
   const layer1 = (from: string, keep: string) =>
     `SELECT ${keep}${raws.length ? raws.map((r, i) => `${converted ? r : text(r)} AS c${i}`).join(', ') : '1 AS c_none'}${entries} FROM ${from}`;
-  const te = entries
-    ? `list_transform(__tagent, e -> {'key': trim(e.key), 'value': e.value})`
-    : `list_transform(map_entries(TRY_CAST(__tjson AS MAP(VARCHAR, VARCHAR))), e -> {'key': trim(e.key), 'value': e.value})`;
+  const te = entries ? '__tagent' : 'map_entries(TRY_CAST(__tjson AS MAP(VARCHAR, VARCHAR)))';
   const layer2 = (from: string, keep: string) =>
     `SELECT *, ${typed.length ? `${typed.join(', ')}, ` : ''}TRY_CAST(__tj AS JSON) AS __tjson FROM (SELECT *, ${tj} AS __tj FROM (${layer1(from, keep)}))`;
   const layer3 = (from: string, keep = '') => `SELECT *, ${te} AS __te FROM (${layer2(from, keep)})`;

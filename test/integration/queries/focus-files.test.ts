@@ -198,7 +198,7 @@ describe.each([0, 1])('the engine over FOCUS file #%i', (index) => {
     expectGroups(only(res, 'a'), 'tag:environment', expected, 'tag:environment');
   });
 
-  it('filters on a tag key some rows write with a leading space, on an upper-case Oracle service and on a text prefix', async () => {
+  it('filters on a tag key some rows also write with a leading space, on an upper-case Oracle service and on a text prefix', async () => {
     const { rows } = file();
     const res = await ask(file(), {
       period: { ...september, aggBy: 'Period' },
@@ -223,7 +223,7 @@ describe.each([0, 1])('the engine over FOCUS file #%i', (index) => {
     const total = (f: (r: CsvRow) => boolean) => rows.filter(f).reduce((a, r) => a + billed(r), 0);
     expectClose(
       only(res, 'a').total,
-      // `" org"` and `"org"` are one key once trimmed (23 rows write it with the space).
+      // `"org"` only: `" org"` (23 rows, 21 of them beside `"org"`) is a key of its own.
       total((r) => tagsOf(r).org !== undefined),
       'tag org',
     );

@@ -29,6 +29,7 @@ import {
   num,
   prefixed,
   readCsv,
+  tagsOf,
 } from './support';
 
 /**
@@ -518,6 +519,101 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
         /^No exchange rate for USD to EUR on 2024-09-14 /,
       );
     }
+  });
+
+  it('tag keys as exported: " org" and "org" apart, odd keys bound safely, a label merging both; Athena = DuckDB = raw rows', async () => {
+    const september = readCsv(FOCUS_SAMPLE).filter((r) => r.ChargePeriodStart?.startsWith('2024-09'));
+    const rawBy = (value: (r: CsvRow) => string | undefined) => {
+      const out = new Map<string, number>();
+      for (const r of september) {
+        const v = value(r);
+        if (v !== undefined) out.set(v, (out.get(v) ?? 0) + num(r.BilledCost));
+      }
+      return out;
+    };
+    const byGroup = (rows: SeriesRow[], field: string) => {
+      const out = new Map<string, number>();
+      for (const r of rows) {
+        const v = r.group[field];
+        // Rows without the key form the group '' (no value).
+        if (v !== null && v !== undefined && v !== '') out.set(v, (out.get(v) ?? 0) + r.value);
+      }
+      return out;
+    };
+    const expectRaw = (actual: Map<string, number>, expected: Map<string, number>) => {
+      expect(Object.fromEntries(actual)).toEqual(
+        Object.fromEntries([...expected].map(([k, v]) => [k, expect.closeTo(v, 6)])),
+      );
+    };
+    for (const key of ['org', ' org']) {
+      const q: CostSeriesQuery = {
+        orgId: org,
+        metricId: 'cost',
+        groupBy: `tag:${key}`,
+        granularity: 'Month',
+        ...SEPTEMBER,
+      };
+      const a = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
+      expectSameSeries(a.result, await duck.costSeries(q));
+      expectRaw(
+        byGroup(a.result, `tag:${key}`),
+        rawBy((r) => tagsOf(r)[key]),
+      );
+    }
+    // Keys with a quote, a double quote, a dot, spaces and non-ASCII letters travel as parameters.
+    const odd: CostSeriesQuery = {
+      orgId: org,
+      metricId: 'cost',
+      groupBy: ["tag:it's", 'tag:say "hi"', 'tag:a.b', 'tag: équipe ', 'tag:コスト'],
+      granularity: 'Month',
+      ...SEPTEMBER,
+      whereClause: {
+        combinator: 'or',
+        rules: [
+          { field: "tag:it's", operator: 'null', value: [] },
+          { field: 'tag:say "hi"', operator: 'notIn', value: ["x'y"] },
+        ],
+      },
+    };
+    const o = await checked((w) => w.costSeries(odd), { months: ['2024-09'] });
+    expectSameSeries(o.result, await duck.costSeries(odd));
+    expect(o.result.reduce((acc, r) => acc + r.value, 0)).toBeCloseTo(
+      september.reduce((acc, r) => acc + num(r.BilledCost), 0),
+      6,
+    );
+
+    const merged: FeatureModel = {
+      labels: [
+        {
+          name: 'org_merged',
+          columnsMerged: [
+            { name: 'org', type: 'label' },
+            { name: ' org', type: 'label' },
+          ],
+          maps: [],
+        },
+      ],
+      vdims: [],
+      enrichments: [],
+    };
+    const refreshed = await checked((w) => w.refreshFeatures(org, merged, 'full'));
+    expect(refreshed.result.dimensions).toEqual((await duck.refreshFeatures(org, merged, 'full')).dimensions);
+    const q: CostSeriesQuery = {
+      orgId: org,
+      metricId: 'cost',
+      groupBy: 'org_merged',
+      granularity: 'Month',
+      ...SEPTEMBER,
+    };
+    const l = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
+    expectSameSeries(l.result, await duck.costSeries(q));
+    // The first source wins on a row that has both spellings.
+    expectRaw(
+      byGroup(l.result, 'org_merged'),
+      rawBy((r) => tagsOf(r).org ?? tagsOf(r)[' org']),
+    );
+    await checked((w) => w.refreshFeatures(org, model, 'full'));
+    await duck.refreshFeatures(org, model, 'full');
   });
 
   it('drives every public method of the adapter (a new method fails here until a test drives it)', () => {

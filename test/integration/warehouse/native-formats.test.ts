@@ -144,11 +144,11 @@ function gcpCharges(rows: GcpRaw[]): RawCharge[] {
 }
 
 /** `where` may end in `GROUP BY …`. */
-async function billingRows(orgId: string, select: string, where = 'TRUE') {
+async function billingRows(orgId: string, select: string, where = 'TRUE', params: string[] = []) {
   const [cond, group] = where.split(' GROUP BY ');
   const tail = group ? ` GROUP BY ${group}` : '';
   return withConnection((c) =>
-    query(c, `SELECT ${select} FROM billing WHERE org_id = $1 AND (${cond})${tail}`, [orgId]),
+    query(c, `SELECT ${select} FROM billing WHERE org_id = $1 AND (${cond})${tail}`, [orgId, ...params]),
   );
 }
 
@@ -257,6 +257,41 @@ describe('the real provider samples (test/fixtures/billing)', () => {
     expect(new Map(actual.map((r) => [String(r.v), Number(r.c)])).size).toBe(expected.size);
     for (const r of actual)
       expect(close(Number(r.c), expected.get(String(r.v)) ?? Number.NaN, 1e-9)).toBe(true);
+  });
+
+  it('OCI: tag columns keep their keys as the header writes them (trailing space, case), each with its own figures', async () => {
+    const lines = readFileSync(join(SAMPLES, 'oci_cost_report_sample.csv'), 'utf8')
+      .replace(/\r?\n$/, '')
+      .split(/\r?\n/);
+    const extra = ['tags/ns.team', 'tags/ns.team ', 'tags/ns.Team'];
+    const cells = (i: number) => [i % 2 ? 'a' : '', i % 3 ? '' : 'b', i % 5 ? '' : 'c'];
+    const text = `${[
+      `${lines[0]},${extra.map((h) => `"${h}"`).join(',')}`,
+      ...lines.slice(1).map((l, i) => `${l},${cells(i).join(',')}`),
+    ].join('\n')}\n`;
+    const dir = await mkdtemp(join(tmpdir(), 'oci-keys-'));
+    const path = join(dir, 'oci-keys.csv');
+    writeFileSync(path, text);
+    const rows = readCsv(path);
+    await ingest('org_nat_oci_keys', path);
+    for (const header of extra) {
+      const key = header.slice('tags/'.length);
+      const expected = new Map<string, number>();
+      for (const r of rows) {
+        const v = r[header];
+        if (v) expected.set(v, (expected.get(v) ?? 0) + num(r['cost/myCost']));
+      }
+      expect(expected.size).toBe(1);
+      const actual = await billingRows(
+        'org_nat_oci_keys',
+        `"Tags"[$2] AS v, sum("BilledCost") AS c`,
+        `"Tags"[$2] IS NOT NULL GROUP BY 1`,
+        [key],
+      );
+      expect(actual.map((r) => String(r.v))).toEqual([...expected.keys()]);
+      for (const r of actual)
+        expect(close(Number(r.c), expected.get(String(r.v)) ?? Number.NaN, 1e-9)).toBe(true);
+    }
   });
 });
 

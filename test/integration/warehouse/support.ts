@@ -81,14 +81,13 @@ export function sumBy(
   return out;
 }
 
-/** Tags of a row as parsed JSON with trimmed keys (the documented ingestion rule). */
+/** Tags of a row as parsed JSON, keys exactly as exported (the documented ingestion rule). */
 export function tagsOf(r: CsvRow): Record<string, string> {
   if (!r.Tags) return {};
   const parsed = JSON.parse(r.Tags) as Record<string, unknown>;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(parsed)) {
-    const key = k.trim();
-    if (!key || v === null || v === '' || key in out) continue;
+  for (const [key, v] of Object.entries(parsed)) {
+    if (!key || v === null || v === '') continue;
     out[key] = typeof v === 'string' ? v : JSON.stringify(v);
   }
   return out;

@@ -339,12 +339,54 @@ describe('dimension candidates', () => {
   });
 
   it('publishes one label from a candidate key, in a body the API accepts', () => {
-    const body = labelPublishBody('team', 'team');
+    const body = labelPublishBody('team', ['team']);
     const parsed = v.safeParse(PublishBody, body);
     expect(parsed.issues?.map((i) => i.message)).toBeUndefined();
     expect(body).toEqual({
       scope: 'labels',
       labels: [{ name: 'team', columnsMerged: [{ name: 'team', type: 'label' }], maps: [] }],
+    });
+  });
+
+  it('offers the merge of the spellings of a key: one label, named without outer spaces, every spelling a source', () => {
+    const cand = (key: string, present: number, similar: string[]) => ({
+      key,
+      number_values: 1,
+      total_cost_key_present: present,
+      total_cost_key_absent: 100 - present,
+      values: [],
+      providers: ['AWS'],
+      similar_keys: similar,
+    });
+    const rows = candidateRows([
+      cand('team', 10, [' team', 'Team']),
+      cand(' team', 40, ['Team', 'team']),
+      cand('Team', 5, [' team', 'team']),
+      cand(' org', 3, []),
+      { ...cand('env', 1, []), similar_keys: undefined },
+    ]);
+    const byKey = Object.fromEntries(rows.map((r) => [r.key, r]));
+    for (const key of ['team', ' team', 'Team']) {
+      expect(byKey[key]?.label).toEqual({ name: 'team', keys: [' team', 'team', 'Team'] });
+      expect(byKey[key]?.similar).toHaveLength(2);
+    }
+    expect(byKey[' org']?.label).toEqual({ name: 'org', keys: [' org'] });
+    expect(byKey.env).toMatchObject({ similar: [], label: { name: 'env', keys: ['env'] } });
+    const body = labelPublishBody(byKey.Team!.label.name, byKey.Team!.label.keys);
+    expect(v.safeParse(PublishBody, body).issues).toBeUndefined();
+    expect(body).toEqual({
+      scope: 'labels',
+      labels: [
+        {
+          name: 'team',
+          columnsMerged: [
+            { name: ' team', type: 'label' },
+            { name: 'team', type: 'label' },
+            { name: 'Team', type: 'label' },
+          ],
+          maps: [],
+        },
+      ],
     });
   });
 });

@@ -89,6 +89,32 @@ describe('candidates (pure)', () => {
       ['team', false],
     ]);
   });
+
+  it('keeps keys differing only by case or whitespace apart and names them on each other as similar_keys', () => {
+    const keys = ['team', ' team', 'Team', 'team ', 'te am', 'teams', 'env', 'Environment'];
+    const odd = buildCandidates({
+      months: [{ month: '2024-09', cost: 100 }],
+      keys: keys.map((key, i) => ({ key, cost: i + 1, values: 1, providers: ['AWS'] })),
+      keyMonths: [],
+      keyValues: [],
+    });
+    const listed = withIngested(odd, []);
+    expect(listed.map((c) => c.key).sort()).toEqual([...keys].sort());
+    const similar = Object.fromEntries(listed.map((c) => [c.key, c.similar_keys]));
+    expect(similar).toEqual({
+      team: [' team', 'Team', 'te am', 'team '],
+      ' team': ['Team', 'te am', 'team', 'team '],
+      Team: [' team', 'te am', 'team', 'team '],
+      'team ': [' team', 'Team', 'te am', 'team'],
+      'te am': [' team', 'Team', 'team', 'team '],
+      teams: [],
+      env: [],
+      Environment: [],
+    });
+    // Each key keeps its own figure.
+    expect(listed.find((c) => c.key === ' team')?.total_cost_key_present).toBe(2);
+    expect(listed.find((c) => c.key === 'team')?.total_cost_key_present).toBe(1);
+  });
 });
 
 describe('dimension list (pure)', () => {
