@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import { db, tableName } from '../../shared/db/client';
+import { getUser } from '../../shared/db/users-repo';
 import { api, session } from '../support/session';
 
 const s = () => session();
@@ -461,6 +463,45 @@ describe('API keys over HTTP', () => {
     expect(await api('DELETE', `/api-keys/${mine.body.id}`, { token: admin() })).toMatchObject({
       status: 200,
     });
+  });
+
+  it("an admin's own session JWT (no stored profile yet) mints a user key that acts as that admin", async () => {
+    const signing = await loadOrCreateSigningKey(s().stateDir);
+    const userId = `user_jwtkey_admin_${run}`;
+    const jwt = await mintToken(signing, { userId, orgId: s().orgId, role: 'admin' });
+    expect(await getUser(s().orgId, userId)).toBeUndefined();
+    // Concurrent first keys: both succeed, one profile.
+    const [first, second] = await Promise.all(
+      ['laptop', 'ci'].map((name) =>
+        api<{ kind: string; principalId: string; key: string }>('POST', '/api-keys', {
+          token: jwt,
+          body: { name },
+        }),
+      ),
+    );
+    expect(first).toMatchObject({ status: 201, body: { kind: 'user', principalId: userId } });
+    expect(second).toMatchObject({ status: 201, body: { kind: 'user', principalId: userId } });
+    expect(await getUser(s().orgId, userId)).toMatchObject({ id: userId, role: 'admin', email: '' });
+    // The key acts as the admin the session was: an admin-only route answers.
+    expect(await api('GET', '/iac/users', { token: first?.body.key ?? '' })).toMatchObject({ status: 200 });
+  });
+
+  it("a member's first session JWT gets a member key; an unregistered organisation gets none", async () => {
+    const signing = await loadOrCreateSigningKey(s().stateDir);
+    const memberId = `user_jwtkey_member_${run}`;
+    const jwt = await mintToken(signing, { userId: memberId, orgId: s().orgId, role: 'member' });
+    const created = await api<{ key: string }>('POST', '/api-keys', { token: jwt, body: { name: 'm' } });
+    expect(created.status).toBe(201);
+    expect(await getUser(s().orgId, memberId)).toMatchObject({ role: 'member' });
+    expect(await api('GET', '/iac/users', { token: created.body.key })).toMatchObject({ status: 403 });
+    expect(await api('GET', '/api-keys', { token: created.body.key })).toMatchObject({ status: 200 });
+
+    const nowhere = `org_jwtkey_unregistered_${run}`;
+    const stranger = await mintToken(signing, { userId: memberId, orgId: nowhere, role: 'member' });
+    expect(await api('POST', '/api-keys', { token: stranger, body: { name: 'x' } })).toEqual(
+      expect.objectContaining({ status: 409, body: { error: 'ORGANIZATION_NOT_REGISTERED' } }),
+    );
+    expect(await getUser(nowhere, memberId)).toBeUndefined();
   });
 
   it('no raw API key is stored anywhere in the table', async () => {
