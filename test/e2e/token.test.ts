@@ -132,7 +132,9 @@ describe('npm run token', () => {
   it('describes an unseeded user by the role it was minted with, not "unless --role admin"', async () => {
     const user = `user_tokencli_${Date.now()}`;
     const asAdmin = await npmRunToken(['--user', user, '--role', 'admin', '--state-dir', session().stateDir]);
-    expect(asAdmin.stderr).toContain(`${user} is not a seeded user; it acts as a first-time admin of ${session().orgId}`);
+    expect(asAdmin.stderr).toContain(
+      `${user} is not a seeded user; it acts as a first-time admin of ${session().orgId}`,
+    );
     expect(asAdmin.stderr).not.toMatch(/member|unless/);
     // The note tells the truth: the token acts as an admin (an admin-only route answers 200).
     const adminList = await api('GET', '/iac/users', { token: asAdmin.stdout.trim() });

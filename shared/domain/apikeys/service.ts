@@ -30,7 +30,11 @@ export async function createKey(
   const ownerId = kind === 'org' ? principal.orgId : principal.principalId;
   if (kind === 'user' && !(await getUser(principal.orgId, ownerId))) {
     if (!(await organizationExists(principal.orgId))) throw new ConflictError('ORGANIZATION_NOT_REGISTERED');
-    await registerSignedInUser(principal.orgId, { id: ownerId, role: principal.role }, new Date().toISOString());
+    await registerSignedInUser(
+      principal.orgId,
+      { id: ownerId, role: principal.role },
+      new Date().toISOString(),
+    );
   }
   const active = (await keysRepo.listPrincipalKeys(principal.orgId, ownerId)).filter((k) => !k.revokedAt);
   if (active.length >= MAX_ACTIVE_KEYS_PER_PRINCIPAL) throw new ConflictError('TOO_MANY_API_KEYS');

@@ -9,8 +9,8 @@ import {
 } from '../../../shared/db/api-keys-repo';
 import { db, tableName } from '../../../shared/db/client';
 import { keys } from '../../../shared/db/keys';
-import { findApiKeyByHash } from '../../../shared/db/principals-repo';
 import { registerOrganization } from '../../../shared/db/organizations-repo';
+import { findApiKeyByHash } from '../../../shared/db/principals-repo';
 import { ensureUser, getUser } from '../../../shared/db/users-repo';
 import { createKey, listKeys, revokeKey } from '../../../shared/domain/apikeys/service';
 import { UnauthorizedError } from '../../../shared/errors';
