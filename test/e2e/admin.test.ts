@@ -4,7 +4,10 @@ import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import { db, tableName } from '../../shared/db/client';
-import { getUser } from '../../shared/db/users-repo';
+import { ensureUser, getUser } from '../../shared/db/users-repo';
+import { MAX_SYNC_MEMBERS } from '../../shared/domain/teams/schemas';
+import { SYNC_INLINE_LIMITS } from '../../shared/domain/teams/sync';
+import { mapLimit } from '../../shared/pool';
 import { api, session } from '../support/session';
 
 const s = () => session();
@@ -646,4 +649,77 @@ describe('queued team SYNC and DELETE over HTTP', () => {
     );
     expect(leftovers.Items ?? []).toEqual([]);
   }, 90_000);
+});
+
+describe('large team SYNC in the request over HTTP', () => {
+  /** `n` users of the organisation, written straight to the table (16 at a time). */
+  async function seedUsers(prefix: string, n: number): Promise<string[]> {
+    const ids = Array.from({ length: n }, (_, i) => `user_${prefix}_${i}`);
+    const createdAt = new Date().toISOString();
+    await mapLimit(ids, 16, (id) =>
+      ensureUser({
+        id,
+        organizationId: s().orgId,
+        email: `${id}@big.example.org`,
+        name: id,
+        role: 'member',
+        createdAt,
+      }),
+    );
+    return ids;
+  }
+
+  const timed = async (ref: string, members: unknown[]) => {
+    const started = performance.now();
+    const res = await sync(admin(), ref, members);
+    return { ...res, ms: Math.round(performance.now() - started) };
+  };
+
+  it('replaces 2,000 members in the request with the spec body, up to the documented 6,000 items; past that, the worker', async () => {
+    expect(SYNC_INLINE_LIMITS.items).toBe(6000);
+    const ids = await seedUsers(`big${run}`, 3000);
+    const team = await newTeam();
+    const first = ids.slice(0, MAX_SYNC_MEMBERS);
+    expect(first).toHaveLength(2000);
+    const twoThousand = await timed(
+      team.id,
+      first.map((userId) => ({ userId })),
+    );
+    expect({ status: twoThousand.status, body: twoThousand.body }).toEqual({
+      status: 200,
+      body: { success: true },
+    });
+    const afterFirst = await readTeam(team.id);
+    expect(afterFirst.members.map((m) => m.userId).sort()).toEqual([...first].sort());
+    expect(afterFirst.lastSyncAt).toEqual(expect.any(String));
+
+    // From those 2,000 to the other 1,000 and an invitation: 2,000 + 1,000 + 1 items, one past the
+    // limit, so the worker applies it.
+    const rest = ids.slice(2000);
+    const invitee = `big-${run}@example.org`;
+    const queued = await timed(team.id, [...rest.map((userId) => ({ userId })), { email: invitee }]);
+    expect(queued.status).toBe(202);
+    expect(queued.body).toEqual({ success: true, status: 'PENDING', syncId: expect.any(String) });
+
+    // Exactly the limit: a team of those 1,000 becomes the first 2,000 (1,000 removed, 2,000 added).
+    const other = await newTeam();
+    expect(
+      (
+        await sync(
+          admin(),
+          other.id,
+          rest.map((userId) => ({ userId })),
+        )
+      ).status,
+    ).toBe(200);
+    const swap = await timed(
+      other.id,
+      first.map((userId) => ({ userId })),
+    );
+    expect({ status: swap.status, body: swap.body }).toEqual({ status: 200, body: { success: true } });
+    expect((await readTeam(other.id)).members.map((m) => m.userId).sort()).toEqual([...first].sort());
+    process.stdout.write(
+      `team SYNC timings: 2,000 members into an empty team ${twoThousand.ms} ms; 1,000 replaced by 2,000 ${swap.ms} ms\n`,
+    );
+  }, 300_000);
 });
