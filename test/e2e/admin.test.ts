@@ -593,7 +593,7 @@ describe('queued team SYNC and DELETE over HTTP', () => {
     throw new Error(`operation ${operationId} did not finish`);
   }
 
-  it('a sync past one transaction answers 202 with a syncId; polling shows it applied by the worker', async () => {
+  it('a sync past the route limits (101 new invitations) answers 202 with a syncId; polling shows it applied by the worker', async () => {
     const team = await newTeam();
     const invitees = Array.from({ length: 101 }, (_, i) => `bulk-${run}-${i}@example.org`);
     const res = await sync(admin(), team.name, [
