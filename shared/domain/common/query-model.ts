@@ -171,30 +171,26 @@ const shiftEntries = {
   shiftUnit: v.optional(ShiftUnitSchema),
 };
 
+/** A condition's `expression` or a formula's `formula` (docs/expressions.md). */
+const ExpressionText = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(
+    QUERY_LIMITS.expressionMaxLength,
+    `must be at most ${QUERY_LIMITS.expressionMaxLength} characters`,
+  ),
+);
+
 export const ConditionQuerySchema = v.strictObject({
   type: v.literal('condition'),
   ...commonEntries,
-  expression: v.pipe(
-    v.string(),
-    v.minLength(1, 'must not be empty'),
-    v.maxLength(
-      QUERY_LIMITS.expressionMaxLength,
-      `must be at most ${QUERY_LIMITS.expressionMaxLength} characters`,
-    ),
-  ),
+  expression: ExpressionText,
 });
 
 const FormulaQueryObject = v.strictObject({
   type: v.literal('formula'),
   ...commonEntries,
-  formula: v.pipe(
-    v.string(),
-    v.minLength(1, 'must not be empty'),
-    v.maxLength(
-      QUERY_LIMITS.expressionMaxLength,
-      `must be at most ${QUERY_LIMITS.expressionMaxLength} characters`,
-    ),
-  ),
+  formula: ExpressionText,
   rollingAggregation: v.optional(RollingAggregationSchema),
   ...shiftEntries,
 });
