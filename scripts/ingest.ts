@@ -184,6 +184,7 @@ async function main(): Promise<void> {
   if (!args.wait) return;
 
   const deadline = Date.now() + args.timeoutSeconds * 1000;
+  let ingestedMonths: string[] = [];
   for (;;) {
     if (Date.now() > deadline) fail(`no outcome within ${args.timeoutSeconds} s`);
     const res = await post(session.baseUrl, '/_local/warehouse/ingestion', { orgId: org, key, version });
@@ -191,6 +192,7 @@ async function main(): Promise<void> {
     if (res.status === 200 && record?.status === 'rejected') fail(`rejected: ${record.error}`);
     if (res.status === 200 && record?.status === 'succeeded') {
       process.stdout.write(`ingested ${record.rows} rows (billing months ${record.months?.join(', ')})\n`);
+      ingestedMonths = record.months ?? [];
       break;
     }
     await new Promise((r) => setTimeout(r, 250));
@@ -199,6 +201,30 @@ async function main(): Promise<void> {
     timeoutMs: Math.max(1000, deadline - Date.now()),
   });
   process.stdout.write(drained.status === 200 ? 'refresh done\n' : 'refresh still running\n');
+  if (ingestedMonths.length) process.stdout.write(seeItLines(org, ingestedMonths).join('\n') + '\n');
+}
+
+/**
+ * What to paste to see the rows just ingested: an explorer request over the file's billing months
+ * (rows count on the day of their charge, which lies in its billing month), by provider. A sample
+ * from another time than the demo's last three months (e.g. the bundled September 2024 one) would
+ * otherwise stay out of every default view.
+ */
+function seeItLines(org: string, months: readonly string[]): string[] {
+  const sorted = [...months].sort();
+  const first = `${sorted[0]}-01`;
+  const [y, m] = String(sorted.at(-1)).split('-').map(Number) as [number, number];
+  const last = new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+  const body = JSON.stringify({
+    request: {
+      period: { startDate: first, endDate: last, aggBy: 'Month' },
+      queries: [{ type: 'cost', name: 'cost', groupBy: 'provider' }],
+    },
+  });
+  return [
+    `see them (cost by provider, ${first} to ${last}; $K a key of ${org}):`,
+    `  curl -s -H "Authorization: Bearer $K" -H 'content-type: application/json' -d '${body}' $BASE/queries/explorer`,
+  ];
 }
 
 main().catch((error) => fail((error as Error).message));

@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../infra/local/idp';
+import { roleFromClaim } from '../shared/auth/principal';
 import { UsageError, wantsHelp } from './lib/cli';
 
 const USER_ID = /^user_[A-Za-z0-9_-]{1,64}$/;
@@ -85,6 +86,16 @@ function defaultOrg(user: string, session: SessionUsers | undefined): string {
   return session?.orgId ?? 'org_demo';
 }
 
+/**
+ * What a user the seed does not know acts as: its stored profile is absent, so the stack takes the
+ * role from the token's claim (`roleFromClaim`): an admin with `--role admin`, else a member.
+ */
+export function unseededUserNote(user: string, org: string, role: string | undefined): string {
+  return roleFromClaim(role) === 'admin'
+    ? `note: ${user} is not a seeded user; it acts as a first-time admin of ${org} (role claim ${role})\n`
+    : `note: ${user} is not a seeded user; it acts as a first-time member of ${org} (pass --role admin for an admin)\n`;
+}
+
 async function main(): Promise<void> {
   if (wantsHelp(process.argv.slice(2))) {
     process.stdout.write(`${USAGE}\n`);
@@ -112,9 +123,7 @@ async function main(): Promise<void> {
       `note: no session.json in ${args.stateDir}; the token is valid for a stack started with that state folder\n`,
     );
   } else if (!Object.values(session.users ?? {}).includes(args.user)) {
-    process.stderr.write(
-      `note: ${args.user} is not a seeded user; it acts as a first-time member of ${org} unless --role admin\n`,
-    );
+    process.stderr.write(unseededUserNote(args.user, org, args.role));
   }
 }
 

@@ -312,6 +312,7 @@ function tryItCommands(o: { baseUrl: string; adminKey: string; admin: string; st
     '  curl -s -H "Authorization: Bearer $K" $BASE/dimensions',
     `  TOKEN=$(npm run -s token -- --user ${o.admin}); curl -s -H "Authorization: Bearer $TOKEN" $BASE/dashboard-v2`,
     '  npm run ingest -- test/fixtures/billing/focus_sample.csv',
+    "  # that sample is from September 2024, before the demo's last three months: paste the query it prints",
   ];
 }
 

@@ -40,6 +40,32 @@ export async function ensureUser(user: UserProfile): Promise<boolean> {
   });
 }
 
+/**
+ * Registers the profile of a signed-in user who has none yet (`POST /api-keys`), unless one exists
+ * (conditional, so concurrent first keys write once); answers whether it wrote. The identity
+ * provider's token carries no e-mail we rely on, so the profile has none (`""`, not indexed for
+ * e-mail look-ups) until `PUT /iac/users/{id}` sets it.
+ */
+export async function registerSignedInUser(
+  orgId: string,
+  user: { id: string; role: 'admin' | 'member' },
+  at: string,
+): Promise<boolean> {
+  return insertIfAbsent({
+    ...keys.principalProfile(orgId, user.id),
+    ...keys.usersIndex(orgId),
+    gsi2sk: user.id,
+    entity: 'user',
+    schemaVersion: 1,
+    id: user.id,
+    organizationId: orgId,
+    email: '',
+    name: '',
+    role: user.role,
+    createdAt: at,
+  });
+}
+
 /** Many users by id (BatchGet, 100 per call, unprocessed keys retried). Unknown ids are absent from the map. */
 export async function getUsers(orgId: string, userIds: readonly string[]): Promise<Map<string, User>> {
   const items = await batchGetItems(userIds.map((id) => keys.principalProfile(orgId, id)));

@@ -21,11 +21,16 @@ export function bodyLimits(def: RouteDef): HttpMiddleware {
           : Buffer.byteLength(raw);
         if (size > config().maxBodyBytes) throw new PayloadTooLargeError();
       }
-      if (def.body && (raw === undefined || raw === null || raw === '')) {
-        throw requestRejection(def.validation ?? 'plain', 'Request body is required');
-      }
+      if (def.body && !def.deferBodyParsing) requireBody(def, raw);
     },
   };
+}
+
+/** The route's 400 when its declared body is missing. */
+function requireBody(def: RouteDef, raw: string | undefined | null): void {
+  if (raw === undefined || raw === null || raw === '') {
+    throw requestRejection(def.validation ?? 'plain', 'Request body is required');
+  }
 }
 
 /**
@@ -92,7 +97,7 @@ function listOf(types: readonly string[]): string {
  * is the route's 400, as malformed JSON is.
  */
 export function bodyParser(def: RouteDef): HttpMiddleware {
-  if (!def.body) return { before: async () => {} };
+  if (!def.body || def.deferBodyParsing) return { before: async () => {} };
   const style = def.validation ?? 'plain';
   const parser = httpJsonBodyParser({ disableContentTypeError: false });
   const json: NonNullable<HttpMiddleware['before']> = async (request) => {
@@ -137,6 +142,25 @@ export function bodyParser(def: RouteDef): HttpMiddleware {
         error: `Unsupported Media Type: send ${listOf(def.bodyContentTypes ?? [])}`,
       });
     },
+  };
+}
+
+/**
+ * The JSON body of a `deferBodyParsing` route, checked as `bodyLimits` and `bodyParser` check
+ * every other route's (the route's 400 when missing, malformed or not an object; 415 for another
+ * media type), when the function asks for it. Reads the event once; later calls answer the same.
+ */
+export function readDeferredBody(def: RouteDef, event: HttpEvent): () => Promise<unknown> {
+  let read: Promise<unknown> | undefined;
+  const parse = async (): Promise<unknown> => {
+    requireBody(def, event.body);
+    const request = { event: { ...event } } as Parameters<NonNullable<HttpMiddleware['before']>>[0];
+    await bodyParser({ ...def, deferBodyParsing: false }).before?.(request);
+    return request.event.body;
+  };
+  return () => {
+    read ??= parse();
+    return read;
   };
 }
 

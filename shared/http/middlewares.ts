@@ -136,7 +136,9 @@ export function validation(def: RouteDef): HttpMiddleware {
       const { event } = request;
       const state = routeState(event);
       state.body =
-        def.body && !def.deferBodyValidation ? parseOrThrow(def.body, event.body, style, 'body') : event.body;
+        def.body && !def.deferBodyValidation && !def.deferBodyParsing
+          ? parseOrThrow(def.body, event.body, style, 'body')
+          : event.body;
       state.query = def.query
         ? parseOrThrow(def.query, event.queryStringParameters ?? {}, 'plain', 'query')
         : undefined;

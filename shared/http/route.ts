@@ -41,6 +41,13 @@ export interface RouteDef<
    */
   deferBodyValidation?: boolean;
   /**
+   * With `deferBodyValidation`: the body's presence, media type and JSON are checked by the
+   * function too (`readDeferredBody`, which answers them as the route's 400/415 would), so checks
+   * the spec orders before any look at the body answer even for a missing or malformed one (a
+   * PATCH of an archived report is a 409 whatever the body). The size limit (413) still comes first.
+   */
+  deferBodyParsing?: boolean;
+  /**
    * The media types the body may be sent as, when not only JSON (default: `application/json`,
    * which also admits `application/*+json`). Each is documented in OpenAPI with the `body` schema.
    * A listed JSON type is parsed as usual; a listed non-JSON type (e.g. `application/yaml`)

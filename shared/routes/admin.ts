@@ -40,8 +40,8 @@ export const syncTeam = route({
   auth: 'admin',
   tag,
   summary:
-    'Replace the full member list of a team (id, or name matched case-insensitively). A change past one ' +
-    'transaction (more than 49 memberships) is applied by a worker: 202 {success, status: PENDING, syncId}',
+    'Replace the full member list of a team (id, or name matched case-insensitively). A change past ' +
+    '6,000 items (3,000 membership changes) or 40 new invitations is applied by a worker: 202 {success, status: PENDING, syncId}',
   params: TeamRefParams,
   body: SyncTeamBody,
   validation: 'sync',

@@ -67,7 +67,10 @@ export const patchReport = route({
   params: ReportIdParams,
   body: PatchReportBody,
   validation: 'detailed',
+  // A PATCH of an archived report is a 409 whatever the body, even a missing or malformed one:
+  // the function reads the body after the report's state (docs/reports.md).
   deferBodyValidation: true,
+  deferBodyParsing: true,
   response: ReportRecord,
 });
 

@@ -2,7 +2,12 @@ import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import { db, tableName } from '../../shared/db/client';
+import { ensureUser, getUser } from '../../shared/db/users-repo';
+import { MAX_SYNC_MEMBERS } from '../../shared/domain/teams/schemas';
+import { SYNC_INLINE_LIMITS } from '../../shared/domain/teams/sync';
+import { mapLimit } from '../../shared/pool';
 import { api, session } from '../support/session';
 
 const s = () => session();
@@ -463,6 +468,45 @@ describe('API keys over HTTP', () => {
     });
   });
 
+  it("an admin's own session JWT (no stored profile yet) mints a user key that acts as that admin", async () => {
+    const signing = await loadOrCreateSigningKey(s().stateDir);
+    const userId = `user_jwtkey_admin_${run}`;
+    const jwt = await mintToken(signing, { userId, orgId: s().orgId, role: 'admin' });
+    expect(await getUser(s().orgId, userId)).toBeUndefined();
+    // Concurrent first keys: both succeed, one profile.
+    const [first, second] = await Promise.all(
+      ['laptop', 'ci'].map((name) =>
+        api<{ kind: string; principalId: string; key: string }>('POST', '/api-keys', {
+          token: jwt,
+          body: { name },
+        }),
+      ),
+    );
+    expect(first).toMatchObject({ status: 201, body: { kind: 'user', principalId: userId } });
+    expect(second).toMatchObject({ status: 201, body: { kind: 'user', principalId: userId } });
+    expect(await getUser(s().orgId, userId)).toMatchObject({ id: userId, role: 'admin', email: '' });
+    // The key acts as the admin the session was: an admin-only route answers.
+    expect(await api('GET', '/iac/users', { token: first?.body.key ?? '' })).toMatchObject({ status: 200 });
+  });
+
+  it("a member's first session JWT gets a member key; an unregistered organisation gets none", async () => {
+    const signing = await loadOrCreateSigningKey(s().stateDir);
+    const memberId = `user_jwtkey_member_${run}`;
+    const jwt = await mintToken(signing, { userId: memberId, orgId: s().orgId, role: 'member' });
+    const created = await api<{ key: string }>('POST', '/api-keys', { token: jwt, body: { name: 'm' } });
+    expect(created.status).toBe(201);
+    expect(await getUser(s().orgId, memberId)).toMatchObject({ role: 'member' });
+    expect(await api('GET', '/iac/users', { token: created.body.key })).toMatchObject({ status: 403 });
+    expect(await api('GET', '/api-keys', { token: created.body.key })).toMatchObject({ status: 200 });
+
+    const nowhere = `org_jwtkey_unregistered_${run}`;
+    const stranger = await mintToken(signing, { userId: memberId, orgId: nowhere, role: 'member' });
+    expect(await api('POST', '/api-keys', { token: stranger, body: { name: 'x' } })).toEqual(
+      expect.objectContaining({ status: 409, body: { error: 'ORGANIZATION_NOT_REGISTERED' } }),
+    );
+    expect(await getUser(nowhere, memberId)).toBeUndefined();
+  });
+
   it('no raw API key is stored anywhere in the table', async () => {
     const created = await api<{ key: string }>('POST', '/api-keys', {
       token: admin(),
@@ -549,7 +593,7 @@ describe('queued team SYNC and DELETE over HTTP', () => {
     throw new Error(`operation ${operationId} did not finish`);
   }
 
-  it('a sync past one transaction answers 202 with a syncId; polling shows it applied by the worker', async () => {
+  it('a sync past the route limits (101 new invitations) answers 202 with a syncId; polling shows it applied by the worker', async () => {
     const team = await newTeam();
     const invitees = Array.from({ length: 101 }, (_, i) => `bulk-${run}-${i}@example.org`);
     const res = await sync(admin(), team.name, [
@@ -605,4 +649,77 @@ describe('queued team SYNC and DELETE over HTTP', () => {
     );
     expect(leftovers.Items ?? []).toEqual([]);
   }, 90_000);
+});
+
+describe('large team SYNC in the request over HTTP', () => {
+  /** `n` users of the organisation, written straight to the table (16 at a time). */
+  async function seedUsers(prefix: string, n: number): Promise<string[]> {
+    const ids = Array.from({ length: n }, (_, i) => `user_${prefix}_${i}`);
+    const createdAt = new Date().toISOString();
+    await mapLimit(ids, 16, (id) =>
+      ensureUser({
+        id,
+        organizationId: s().orgId,
+        email: `${id}@big.example.org`,
+        name: id,
+        role: 'member',
+        createdAt,
+      }),
+    );
+    return ids;
+  }
+
+  const timed = async (ref: string, members: unknown[]) => {
+    const started = performance.now();
+    const res = await sync(admin(), ref, members);
+    return { ...res, ms: Math.round(performance.now() - started) };
+  };
+
+  it('replaces 2,000 members in the request with the spec body, up to the documented 6,000 items; past that, the worker', async () => {
+    expect(SYNC_INLINE_LIMITS.items).toBe(6000);
+    const ids = await seedUsers(`big${run}`, 3000);
+    const team = await newTeam();
+    const first = ids.slice(0, MAX_SYNC_MEMBERS);
+    expect(first).toHaveLength(2000);
+    const twoThousand = await timed(
+      team.id,
+      first.map((userId) => ({ userId })),
+    );
+    expect({ status: twoThousand.status, body: twoThousand.body }).toEqual({
+      status: 200,
+      body: { success: true },
+    });
+    const afterFirst = await readTeam(team.id);
+    expect(afterFirst.members.map((m) => m.userId).sort()).toEqual([...first].sort());
+    expect(afterFirst.lastSyncAt).toEqual(expect.any(String));
+
+    // From those 2,000 to the other 1,000 and an invitation: 2,000 + 1,000 + 1 items, one past the
+    // limit, so the worker applies it.
+    const rest = ids.slice(2000);
+    const invitee = `big-${run}@example.org`;
+    const queued = await timed(team.id, [...rest.map((userId) => ({ userId })), { email: invitee }]);
+    expect(queued.status).toBe(202);
+    expect(queued.body).toEqual({ success: true, status: 'PENDING', syncId: expect.any(String) });
+
+    // Exactly the limit: a team of those 1,000 becomes the first 2,000 (1,000 removed, 2,000 added).
+    const other = await newTeam();
+    expect(
+      (
+        await sync(
+          admin(),
+          other.id,
+          rest.map((userId) => ({ userId })),
+        )
+      ).status,
+    ).toBe(200);
+    const swap = await timed(
+      other.id,
+      first.map((userId) => ({ userId })),
+    );
+    expect({ status: swap.status, body: swap.body }).toEqual({ status: 200, body: { success: true } });
+    expect((await readTeam(other.id)).members.map((m) => m.userId).sort()).toEqual([...first].sort());
+    process.stdout.write(
+      `team SYNC timings: 2,000 members into an empty team ${twoThousand.ms} ms; 1,000 replaced by 2,000 ${swap.ms} ms\n`,
+    );
+  }, 300_000);
 });

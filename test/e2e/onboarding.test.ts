@@ -148,6 +148,7 @@ describe('onboarding a brand-new organisation (docs/onboarding.md)', () => {
     ).toEqual(expect.arrayContaining([org, s().orgId, s().otherOrgId]));
   });
 
+  let ingestOut = '';
   it('ingests the first export', () => {
     const out = ingestCli(org, file());
     expect(out.stderr).toBe('');
@@ -155,6 +156,34 @@ describe('onboarding a brand-new organisation (docs/onboarding.md)', () => {
     const months = [...new Set(rows.map(month))].sort();
     expect(out.stdout).toContain(`ingested ${rows.length} rows (billing months ${months.join(', ')})`);
     expect(out.stdout).toContain('refresh done');
+    ingestOut = out.stdout;
+  });
+
+  it('prints the query that shows what it loaded (the sample is from 2024), answering the sums of its rows', async () => {
+    expect(ingestOut).toContain(`see them (cost by provider, 2024-09-01 to 2024-10-31; $K a key of ${org}):`);
+    const curl = ingestOut.split('\n').find((l) => l.includes('/queries/explorer')) ?? '';
+    expect(curl).toMatch(/^ {2}curl -s -H "Authorization: Bearer \$K" .* \$BASE\/queries\/explorer$/);
+    const body = JSON.parse(/-d '([^']+)'/.exec(curl)?.[1] ?? 'null') as Record<string, unknown>;
+    const res = await api<Answer>('POST', '/queries/explorer', { token, body });
+    expect(res.status).toBe(200);
+    const series = res.body.queries[0]?.series ?? [];
+    const providers = [...new Set(rows.map((r) => String(r.ProviderName)))].sort();
+    expect(series.map((x) => x.group.provider).sort()).toEqual(providers);
+    for (const x of series)
+      expectClose(x.total, sum(rows.filter((r) => r.ProviderName === x.group.provider)));
+    expectClose(res.body.queries[0]?.total, sum(rows));
+    // The demo's default view (the last 30 days) does not show them: hence the printed query.
+    const recent = await api<Answer>('POST', '/queries/explorer', {
+      token,
+      body: {
+        request: {
+          period: { datePreset: 'TRAILING_30_DAYS', aggBy: 'Period' },
+          queries: [{ type: 'cost', name: 'cost' }],
+        },
+      },
+    });
+    expect(recent.status).toBe(200);
+    expect(recent.body.queries[0]?.total ?? 0).toBe(0);
   });
 
   it('shows the candidates of the file (last three billing months)', async () => {

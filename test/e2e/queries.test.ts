@@ -153,6 +153,65 @@ describe('POST /queries/explorer', () => {
     expect(res.body).toEqual({ error: message });
   });
 
+  it('takes plain dates and defaults colorIndex and chartType: per day equal to the seeded rows', async () => {
+    const first = `${month}-01`;
+    const last = lastDay(month);
+    const plain = await explore(s().apiKeys.outsider, {
+      period: { startDate: first, endDate: last, aggBy: 'Day' },
+      queries: [
+        { type: 'cost', name: 'a' },
+        { type: 'formula', name: 'b', formula: 'a * 2' },
+      ],
+    });
+    expect(plain.status).toBe(200);
+    expect(plain.body.period).toEqual({ startDate: first, endDate: last, aggBy: 'Day' });
+    const rows = acme.filter(inMonth);
+    const [a, b] = plain.body.queries;
+    expectClose(a?.total, sum(rows));
+    expectClose(b?.total, 2 * sum(rows));
+    const points = a?.series.flatMap((x) => x.points) ?? [];
+    expect(points.length).toBeGreaterThan(27);
+    for (const p of points) expectClose(p.value ?? 0, sum(rows.filter((r) => day(r) === p.date)));
+    // The same request with date-times answers the same.
+    const dated = await explore(s().apiKeys.outsider, {
+      period: { startDate: `${first}T00:00:00Z`, endDate: `${last}T00:00:00Z`, aggBy: 'Day' },
+      queries: [
+        cost('a', { colorIndex: 3 }),
+        { type: 'formula', name: 'b', colorIndex: 1, chartType: 'LINE', formula: 'a * 2' },
+      ],
+    });
+    expect(dated.status).toBe(200);
+    expect(dated.body.queries.map((q) => q.total)).toEqual(plain.body.queries.map((q) => q.total));
+    // A comparison period in plain dates too.
+    const compared = await explore(s().apiKeys.outsider, {
+      period: {
+        startDate: first,
+        endDate: last,
+        aggBy: 'Period',
+        comparisonPeriod: { startDate: first, endDate: last, enabled: true, chartType: 'TABLE' },
+      },
+      queries: [{ type: 'cost', name: 'a' }],
+    });
+    expect(compared.status).toBe(200);
+  });
+
+  it('still refuses what is not a date, and a display field of the wrong kind', async () => {
+    for (const startDate of ['2026-02-30', '08/01/2026', '2026-8-1']) {
+      const res = await explore(s().apiKeys.member, {
+        period: { startDate, endDate: '2026-03-10', aggBy: 'Day' },
+        queries: [{ type: 'cost', name: 'a' }],
+      });
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body)).toContain('startDate');
+    }
+    const chart = await explore(s().apiKeys.member, {
+      period: { datePreset: 'LAST_MONTH', aggBy: 'Day' },
+      queries: [{ type: 'cost', name: 'a', chartType: 'PIE' }],
+    });
+    expect(chart.status).toBe(400);
+    expect(JSON.stringify(chart.body)).toContain('chartType');
+  });
+
   it('answers 400 for an unknown dimension, endDate before startDate and too many buckets', async () => {
     const unknown = await explore(s().apiKeys.member, {
       period: { datePreset: 'LAST_MONTH', aggBy: 'Day' },

@@ -139,6 +139,63 @@ describe('reports over HTTP', () => {
     }
   });
 
+  it('archived reports answer 409 REPORT_ARCHIVED to a missing, malformed or non-JSON body too; unknown ids stay 404', async () => {
+    const { body: r } = await create(admin(), { name: 'archived, any body' });
+    expect((await api('DELETE', `/reports/${r.id}`, { token: admin() })).status).toBe(200);
+    const json = { 'content-type': 'application/json' };
+    const sends = [
+      {},
+      { rawBody: '', headers: json },
+      { rawBody: '{"name": ', headers: json },
+      { rawBody: '[1, 2]', headers: json },
+      { rawBody: 'null', headers: json },
+      { rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+    ];
+    for (const send of sends) {
+      const res = await api('PATCH', `/reports/${r.id}`, { token: admin(), ...send });
+      expect({ send, status: res.status, body: res.body }).toEqual({
+        send,
+        status: 409,
+        body: { error: 'REPORT_ARCHIVED' },
+      });
+    }
+    // The credential still comes first, and the archived state is no one else's to learn.
+    expect((await api('PATCH', `/reports/${r.id}`, { rawBody: '{', headers: json })).status).toBe(401);
+    const foreign = await api('PATCH', `/reports/${r.id}`, {
+      token: s().apiKeys.outsider,
+      rawBody: '{',
+      headers: json,
+    });
+    expect({ status: foreign.status, body: foreign.body }).toEqual({
+      status: 404,
+      body: { error: 'NOT_FOUND' },
+    });
+    const unknown = await api('PATCH', '/reports/rep_does_not_exist', { token: admin(), ...sends[2] });
+    expect(unknown.status).toBe(404);
+    // A report that is not archived still answers the body's own 400s and 415.
+    const { body: live } = await create(admin(), { name: 'live, bad body' });
+    const patchLive = async (send: (typeof sends)[number]) => {
+      const res = await api('PATCH', `/reports/${live.id}`, { token: admin(), ...send });
+      return { status: res.status, body: res.body };
+    };
+    expect(await patchLive({})).toEqual({ status: 400, body: { error: 'Request body is required' } });
+    expect(await patchLive(sends[2]!)).toEqual({ status: 400, body: { error: 'Malformed JSON body' } });
+    expect(await patchLive(sends[3]!)).toEqual({
+      status: 400,
+      body: {
+        error: 'VALIDATION_ERROR',
+        reason: '(body): must be a JSON object',
+        details: [{ path: '(body)', message: 'must be a JSON object' }],
+      },
+    });
+    expect((await patchLive(sends[5]!)).status).toBe(415);
+    const renamed = await api<{ name: string }>('PATCH', `/reports/${live.id}`, {
+      token: admin(),
+      body: { name: 'live, renamed' },
+    });
+    expect(renamed).toMatchObject({ status: 200, body: { name: 'live, renamed' } });
+  });
+
   it('team reports: FORBIDDEN to update and TEAM_MEMBER_REQUIRED to duplicate for non-members', async () => {
     const team = s().teams[0]!.id;
     const { body: r } = await create(admin(), { name: 'team', type: 'PUBLIC', teamId: team });

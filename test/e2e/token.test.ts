@@ -129,6 +129,24 @@ describe('npm run token', () => {
     expect(res.status).toBe(200);
   });
 
+  it('describes an unseeded user by the role it was minted with, not "unless --role admin"', async () => {
+    const user = `user_tokencli_${Date.now()}`;
+    const asAdmin = await npmRunToken(['--user', user, '--role', 'admin', '--state-dir', session().stateDir]);
+    expect(asAdmin.stderr).toContain(
+      `${user} is not a seeded user; it acts as a first-time admin of ${session().orgId}`,
+    );
+    expect(asAdmin.stderr).not.toMatch(/member|unless/);
+    // The note tells the truth: the token acts as an admin (an admin-only route answers 200).
+    const adminList = await api('GET', '/iac/users', { token: asAdmin.stdout.trim() });
+    expect(adminList.status).toBe(200);
+
+    const asMember = await npmRunToken(['--user', user, '--state-dir', session().stateDir]);
+    expect(asMember.stderr).toContain(`it acts as a first-time member of ${session().orgId}`);
+    expect(asMember.stderr).not.toContain('first-time admin');
+    const memberList = await api('GET', '/iac/users', { token: asMember.stdout.trim() });
+    expect(memberList.status).toBe(403);
+  });
+
   it('--help prints the usage on stdout and exits 0', async () => {
     for (const flag of ['--help', '-h']) {
       const { stdout } = await npmRunToken([flag]);

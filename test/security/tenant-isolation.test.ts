@@ -238,7 +238,7 @@ beforeAll(async () => {
   const team = await created<{ id: string }>('POST', '/iac/teams', { name: RECORD_NAME });
   const sync = await api<{ syncId: string }>('POST', `/iac/teams/${team.id}/SYNC`, {
     token: owner(),
-    // Past one transaction (100 members) a sync is queued and gets an operation id.
+    // Past 40 new invitations (SYNC_INLINE_LIMITS) a sync is queued and gets an operation id.
     body: {
       members: [
         { userId: s().users.member },

@@ -1,7 +1,8 @@
 import { isAdmin, type Principal } from '../../auth/principal';
 import * as keysRepo from '../../db/api-keys-repo';
 import { createApiKey as mintApiKey } from '../../db/api-keys-repo';
-import { getUser } from '../../db/users-repo';
+import { organizationExists } from '../../db/organizations-repo';
+import { getUser, registerSignedInUser } from '../../db/users-repo';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors';
 import type { CreateApiKeyInput } from './schemas';
 
@@ -13,8 +14,10 @@ export type ApiKeyView = keysRepo.ApiKeyRecord;
 /**
  * `POST /api-keys`: a key for the caller, or for admins with `kind: 'org'` a key of the
  * organisation principal (`principalId` = the org id). The raw key is in this answer only; the
- * table keeps its SHA-256 hash. A user key needs a stored user profile: keys authenticate without
- * the identity provider, so the role must come from the profile.
+ * table keeps its SHA-256 hash. A user key needs a stored user profile (keys authenticate without
+ * the identity provider, so the role must come from the profile): a signed-in user of a registered
+ * organisation who has none yet gets one here, with the role the session has now (its token's
+ * claim). An organisation nobody registered yet gets no keys (409 ORGANIZATION_NOT_REGISTERED).
  */
 export async function createKey(
   principal: Principal,
@@ -25,8 +28,14 @@ export async function createKey(
   if (kind === 'user' && principal.kind === 'org')
     throw new BadRequestError('An organisation principal has no user keys: use kind org');
   const ownerId = kind === 'org' ? principal.orgId : principal.principalId;
-  if (kind === 'user' && !(await getUser(principal.orgId, ownerId)))
-    throw new ConflictError('USER_NOT_REGISTERED');
+  if (kind === 'user' && !(await getUser(principal.orgId, ownerId))) {
+    if (!(await organizationExists(principal.orgId))) throw new ConflictError('ORGANIZATION_NOT_REGISTERED');
+    await registerSignedInUser(
+      principal.orgId,
+      { id: ownerId, role: principal.role },
+      new Date().toISOString(),
+    );
+  }
   const active = (await keysRepo.listPrincipalKeys(principal.orgId, ownerId)).filter((k) => !k.revokedAt);
   if (active.length >= MAX_ACTIVE_KEYS_PER_PRINCIPAL) throw new ConflictError('TOO_MANY_API_KEYS');
   const created = await mintApiKey(principal.orgId, ownerId, kind, input.name, principal.principalId);

@@ -49,6 +49,26 @@ export const DateTimeOrNull = v.nullable(
   v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 date-time such as 2024-05-01T00:00:00Z')),
 );
 
+/**
+ * What `POST /queries/explorer` takes for a period's dates: a date-time as above, or a plain
+ * calendar date (`2026-08-01`), read as that day's UTC midnight (`2026-08-01T00:00:00Z`). The engine
+ * takes both by their calendar date (docs/queries.md), so the answer is the same either way.
+ */
+export const DateOrDateTimeOrNull = v.nullable(
+  v.union(
+    [
+      v.pipe(v.string(), v.isoTimestamp()),
+      v.pipe(
+        v.string(),
+        v.isoDate(),
+        v.check((day) => new Date(`${day}T00:00:00Z`).toISOString().startsWith(day)),
+        v.transform((day) => `${day}T00:00:00Z`),
+      ),
+    ],
+    'must be a date such as 2024-05-01 or an ISO 8601 date-time such as 2024-05-01T00:00:00Z',
+  ),
+);
+
 export const AggregatorSchema = v.picklist(AGGREGATORS);
 export const QueryChartTypeSchema = v.picklist(QUERY_CHART_TYPES);
 export const ColorPaletteSchema = v.picklist(COLOR_PALETTES);
@@ -151,75 +171,65 @@ const shiftEntries = {
   shiftUnit: v.optional(ShiftUnitSchema),
 };
 
+/** A condition's `expression` or a formula's `formula` (docs/expressions.md). */
+const ExpressionText = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(
+    QUERY_LIMITS.expressionMaxLength,
+    `must be at most ${QUERY_LIMITS.expressionMaxLength} characters`,
+  ),
+);
+
 export const ConditionQuerySchema = v.strictObject({
   type: v.literal('condition'),
   ...commonEntries,
-  expression: v.pipe(
-    v.string(),
-    v.minLength(1, 'must not be empty'),
-    v.maxLength(
-      QUERY_LIMITS.expressionMaxLength,
-      `must be at most ${QUERY_LIMITS.expressionMaxLength} characters`,
-    ),
-  ),
+  expression: ExpressionText,
 });
 
-export const FormulaQuerySchema = v.pipe(
-  v.strictObject({
-    type: v.literal('formula'),
-    ...commonEntries,
-    formula: v.pipe(
-      v.string(),
-      v.minLength(1, 'must not be empty'),
-      v.maxLength(
-        QUERY_LIMITS.expressionMaxLength,
-        `must be at most ${QUERY_LIMITS.expressionMaxLength} characters`,
-      ),
-    ),
-    rollingAggregation: v.optional(RollingAggregationSchema),
-    ...shiftEntries,
-  }),
-  shiftTogether(),
-);
+const FormulaQueryObject = v.strictObject({
+  type: v.literal('formula'),
+  ...commonEntries,
+  formula: ExpressionText,
+  rollingAggregation: v.optional(RollingAggregationSchema),
+  ...shiftEntries,
+});
+export const FormulaQuerySchema = v.pipe(FormulaQueryObject, shiftTogether());
 
-export const MetricQuerySchema = v.pipe(
-  v.strictObject({
-    type: v.literal('metric'),
-    ...commonEntries,
-    metricId: NonEmptyText(200),
-    aggregator: AggregatorSchema,
-    rawMetric: v.optional(Text(200)),
-    groupBy: v.optional(GroupBySchema),
-    unitOverride: v.optional(Text(50)),
-    reducer: v.optional(AggregatorSchema),
-    colorPalette: v.optional(ColorPaletteSchema, 'DEFAULT'),
-    rollingAggregation: v.optional(RollingAggregationSchema),
-    ...shiftEntries,
-  }),
-  shiftTogether(),
-);
+const MetricQueryObject = v.strictObject({
+  type: v.literal('metric'),
+  ...commonEntries,
+  metricId: NonEmptyText(200),
+  aggregator: AggregatorSchema,
+  rawMetric: v.optional(Text(200)),
+  groupBy: v.optional(GroupBySchema),
+  unitOverride: v.optional(Text(50)),
+  reducer: v.optional(AggregatorSchema),
+  colorPalette: v.optional(ColorPaletteSchema, 'DEFAULT'),
+  rollingAggregation: v.optional(RollingAggregationSchema),
+  ...shiftEntries,
+});
+export const MetricQuerySchema = v.pipe(MetricQueryObject, shiftTogether());
 
 /**
  * The spec lists cost fields up to `rollingAggregation` and says the rest are not shown; we add
  * `shiftAmount`/`shiftUnit`, which every other series kind carries in the same order.
  */
-export const CostQuerySchema = v.pipe(
-  v.strictObject({
-    type: v.literal('cost'),
-    ...commonEntries,
-    groupBy: v.optional(GroupBySchema),
-    aggregator: v.optional(AggregatorSchema),
-    currency: v.optional(v.picklist(DASHBOARD_CURRENCIES)),
-    whereClause: v.optional(WhereClauseSchema),
-    metricId: v.optional(v.picklist(COST_METRIC_IDS)),
-    extendDashboardConditions: v.optional(v.boolean(), true),
-    reducer: v.optional(AggregatorSchema),
-    colorPalette: v.optional(ColorPaletteSchema, 'DEFAULT'),
-    rollingAggregation: v.optional(RollingAggregationSchema),
-    ...shiftEntries,
-  }),
-  shiftTogether(),
-);
+const CostQueryObject = v.strictObject({
+  type: v.literal('cost'),
+  ...commonEntries,
+  groupBy: v.optional(GroupBySchema),
+  aggregator: v.optional(AggregatorSchema),
+  currency: v.optional(v.picklist(DASHBOARD_CURRENCIES)),
+  whereClause: v.optional(WhereClauseSchema),
+  metricId: v.optional(v.picklist(COST_METRIC_IDS)),
+  extendDashboardConditions: v.optional(v.boolean(), true),
+  reducer: v.optional(AggregatorSchema),
+  colorPalette: v.optional(ColorPaletteSchema, 'DEFAULT'),
+  rollingAggregation: v.optional(RollingAggregationSchema),
+  ...shiftEntries,
+});
+export const CostQuerySchema = v.pipe(CostQueryObject, shiftTogether());
 
 /** One query, discriminated by `type`: `cost`, `metric`, `formula` or `condition`. */
 export const QuerySchema = v.variant(
@@ -242,14 +252,9 @@ export function duplicateQueryNames(
   return out;
 }
 
-/**
- * A list of queries whose names are unique (formulas and conditions refer to queries by name).
- * A duplicate is reported at `<index>.name`. Callers add their own minimum length.
- */
-export const QueriesSchema = v.pipe(
-  v.array(QuerySchema),
-  v.maxLength(QUERY_LIMITS.queriesPerRequest, `must hold at most ${QUERY_LIMITS.queriesPerRequest} queries`),
-  v.rawCheck(({ dataset, addIssue }) => {
+/** A pipe check: every query's name is unique; a duplicate is reported at `<index>.name`. */
+function uniqueQueryNames<T extends { name: string }>() {
+  return v.rawCheck<T[]>(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const list = dataset.value;
     for (const { index, first } of duplicateQueryNames(list)) {
@@ -262,7 +267,53 @@ export const QueriesSchema = v.pipe(
         ],
       });
     }
-  }),
+  });
+}
+
+const TOO_MANY_QUERIES = `must hold at most ${QUERY_LIMITS.queriesPerRequest} queries`;
+
+/**
+ * A list of queries whose names are unique (formulas and conditions refer to queries by name).
+ * A duplicate is reported at `<index>.name`. Callers add their own minimum length.
+ */
+export const QueriesSchema = v.pipe(
+  v.array(QuerySchema),
+  v.maxLength(QUERY_LIMITS.queriesPerRequest, TOO_MANY_QUERIES),
+  uniqueQueryNames(),
+);
+
+/** The display-only common fields, which an explorer call may leave out. */
+const DISPLAY_ONLY = ['colorIndex', 'chartType'] as const;
+/** The `chartType` of an explorer query that names none. */
+export const DEFAULT_QUERY_CHART_TYPE = 'BAR';
+
+/**
+ * The queries of `POST /queries/explorer`: as `QueriesSchema`, except that `colorIndex` and
+ * `chartType` only say how a chart draws a series, so a call may leave them out: `chartType`
+ * becomes BAR and `colorIndex` the query's position in the list.
+ */
+export const ExplorerQueriesSchema = v.pipe(
+  v.array(
+    v.variant(
+      'type',
+      [
+        v.pipe(v.partial(CostQueryObject, DISPLAY_ONLY), shiftTogether()),
+        v.pipe(v.partial(MetricQueryObject, DISPLAY_ONLY), shiftTogether()),
+        v.pipe(v.partial(FormulaQueryObject, DISPLAY_ONLY), shiftTogether()),
+        v.partial(ConditionQuerySchema, DISPLAY_ONLY),
+      ],
+      'type must be one of cost, metric, formula, condition',
+    ),
+  ),
+  v.maxLength(QUERY_LIMITS.queriesPerRequest, TOO_MANY_QUERIES),
+  uniqueQueryNames(),
+  v.transform((list): Query[] =>
+    list.map((query, index) => ({
+      ...query,
+      colorIndex: query.colorIndex ?? index,
+      chartType: query.chartType ?? DEFAULT_QUERY_CHART_TYPE,
+    })),
+  ),
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -317,21 +368,39 @@ export function datesInOrder<
   });
 }
 
-export const PeriodSchema = v.pipe(
+const PeriodObject = v.strictObject({
+  startDate: v.optional(DateTimeOrNull),
+  endDate: v.optional(DateTimeOrNull),
+  datePreset: v.optional(v.nullable(DatePresetSchema)),
+  aggBy: v.picklist(AGG_BY),
+  forecastDays: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer('must be an integer'),
+      v.minValue(0, 'must be at least 0'),
+      v.maxValue(QUERY_LIMITS.forecastDaysMax, `must be at most ${QUERY_LIMITS.forecastDaysMax}`),
+    ),
+  ),
+  comparisonPeriod: v.optional(v.pipe(ComparisonPeriodSchema, datesInOrder())),
+});
+export const PeriodSchema = v.pipe(PeriodObject, datesInOrder());
+
+/** The period of `POST /queries/explorer`: as `PeriodSchema`, its dates also plain dates (`2026-08-01`). */
+export const ExplorerPeriodSchema = v.pipe(
   v.strictObject({
-    startDate: v.optional(DateTimeOrNull),
-    endDate: v.optional(DateTimeOrNull),
-    datePreset: v.optional(v.nullable(DatePresetSchema)),
-    aggBy: v.picklist(AGG_BY),
-    forecastDays: v.optional(
+    ...PeriodObject.entries,
+    startDate: v.optional(DateOrDateTimeOrNull),
+    endDate: v.optional(DateOrDateTimeOrNull),
+    comparisonPeriod: v.optional(
       v.pipe(
-        v.number(),
-        v.integer('must be an integer'),
-        v.minValue(0, 'must be at least 0'),
-        v.maxValue(QUERY_LIMITS.forecastDaysMax, `must be at most ${QUERY_LIMITS.forecastDaysMax}`),
+        v.strictObject({
+          ...ComparisonPeriodSchema.entries,
+          startDate: DateOrDateTimeOrNull,
+          endDate: DateOrDateTimeOrNull,
+        }),
+        datesInOrder(),
       ),
     ),
-    comparisonPeriod: v.optional(v.pipe(ComparisonPeriodSchema, datesInOrder())),
   }),
   datesInOrder(),
 );
@@ -360,6 +429,17 @@ export const ExplorerRequestSchema = v.strictObject({
     v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(100_000)),
   ),
   displayOptions: v.optional(DisplayOptionsSchema),
+});
+
+/**
+ * The `request` of `POST /queries/explorer`: a widget's request, which a caller may also write
+ * with plain dates and without the display-only `colorIndex`/`chartType` (defaulted; the output is
+ * a widget's request, date-times and all).
+ */
+export const ExplorerCallRequestSchema = v.strictObject({
+  ...ExplorerRequestSchema.entries,
+  period: ExplorerPeriodSchema,
+  queries: ExplorerQueriesSchema,
 });
 
 export const AdvancedExplorerSourceSchema = v.strictObject({

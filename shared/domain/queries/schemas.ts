@@ -1,17 +1,18 @@
 import * as v from 'valibot';
 import { DASHBOARD_CURRENCIES, IdSchema } from '../common/enums';
-import { AGG_BY, ExplorerRequestSchema } from '../common/query-model';
+import { AGG_BY, ExplorerCallRequestSchema } from '../common/query-model';
 import { WhereClauseSchema } from '../common/where-clause';
 import { DASHBOARD_LIMITS } from '../dashboards/schemas';
 
 /**
- * `POST /queries/explorer`: a widget's `advancedExplorer` request plus a dashboard's context.
+ * `POST /queries/explorer`: a widget's `advancedExplorer` request plus a dashboard's context. The
+ * request may give plain dates and leave out the display-only `colorIndex`/`chartType`.
  * `conditions` is a where clause ANDed into cost queries that extend the dashboard's conditions;
  * `currency` converts every cost figure to it at the rate of each row's charge day (a cost query's
  * own `currency` wins; docs/currency.md); without it figures stay in the billing currency.
  */
 export const ExplorerBody = v.strictObject({
-  request: ExplorerRequestSchema,
+  request: ExplorerCallRequestSchema,
   conditions: v.optional(v.nullable(WhereClauseSchema)),
   currency: v.optional(v.nullable(v.picklist(DASHBOARD_CURRENCIES))),
 });

@@ -254,7 +254,8 @@ function sameContent(a: Report, b: Report): boolean {
 export async function patchReport(
   principal: Principal,
   reportId: string,
-  rawBody: unknown,
+  /** The body, read only once the report may be patched (an archived one is a 409 whatever it is). */
+  readBody: () => Promise<unknown>,
   ifMatch?: string,
 ): Promise<Report> {
   const expected = parseIfMatch(ifMatch);
@@ -262,7 +263,7 @@ export async function patchReport(
     const current = await loadVisible(principal, reportId);
     if (!canEdit(principal, current)) throw new ForbiddenError('FORBIDDEN');
     if (current.archivedAt) throw new ShapedError(409, { error: 'REPORT_ARCHIVED' });
-    const patch = parsePatch(upgradeWidgets(rawBody));
+    const patch = parsePatch(upgradeWidgets(await readBody()));
     if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
     if (patch.teamId !== undefined && patch.teamId !== current.teamId)
       await assertTeamAssignable(principal, patch.teamId);

@@ -41,7 +41,12 @@ export interface SyncDeps {
   /** Items per transaction (DynamoDB's limit is 100); lowered in tests to exercise chunking. */
   maxTransactionItems: number;
   /**
-   * Set by the HTTP route: a change past one transaction is not applied in the request but handed
+   * With `handOff`: the largest change applied in the request (`SYNC_INLINE_LIMITS`); lowered in
+   * tests to exercise the hand-off.
+   */
+  inlineLimits: { items: number; invitations: number };
+  /**
+   * Set by the HTTP route: a change past `inlineLimits` is not applied in the request but handed
    * to the `team-operations` worker (see `handOffSync`), under the team's sync lock. Unset (the
    * worker, scripts), every change is applied here, in chunks when large.
    */
@@ -80,8 +85,22 @@ export function defaultSyncDeps(): SyncDeps {
     now: () => new Date(),
     newOpId: () => newId('sync'),
     maxTransactionItems: teamsRepo.MAX_TRANSACTION_ITEMS,
+    inlineLimits: SYNC_INLINE_LIMITS,
   };
 }
+
+/**
+ * The largest change `POST /iac/teams/{id}/SYNC` applies in the request, answering the spec's
+ * `{success: true}`; past either bound it is handed to the worker (202 PENDING). Items are the
+ * table items the plan writes or deletes (2 per member added or removed, 1 per invitation), written
+ * in transactions of up to 98, one after another under the team's sync lock. 6,000 items is 3,000
+ * membership changes: every sync of up to 2,000 members (`MAX_SYNC_MEMBERS`) but the replacement
+ * of most of a large team by others. Measured against DynamoDB Local on a loaded 2-core machine
+ * (docs/admin.md#team-sync): 2,000 members into an empty team 9.2 s, 3,000 changes about 14 s,
+ * 5,000 changes 15.5-24 s, against the route's 29 s. Invitations are calls to the identity
+ * provider (4 at a time, up to 5 s each), so at most 40 are sent in the request.
+ */
+export const SYNC_INLINE_LIMITS = { items: 6_000, invitations: 40 } as const;
 
 /** How long a chunked sync's lock holds without progress before another sync may take it over. */
 export const SYNC_LEASE_MS = 60_000;
@@ -136,7 +155,8 @@ async function lookUpUsers(orgId: string, members: SyncTeamInput['members'], dep
  *    failure fails the call before the table is touched.
  * 5. Up to 98 items the change is one transaction, conditional on the membership version read in 3.
  *    Past that it is applied in chunks under a lease lock held in the team's sync-state item; see
- *    `applyChunked`. A concurrent change makes the transaction fail, and the sync re-plans.
+ *    `applyChunked`. A concurrent change makes the transaction fail, and the sync re-plans. The
+ *    route applies changes up to `SYNC_INLINE_LIMITS` so; a larger one goes to the worker.
  */
 export async function syncTeam(
   principal: Principal,
@@ -198,8 +218,11 @@ export async function performSync(
       }
       const overhead = teamsRepo.TRANSACTION_OVERHEAD_ITEMS;
       const expect = { version: current.version, ...(current.lock ? { lockOpId: current.lock.opId } : {}) };
-      const large = itemCount(plan.ops) + overhead > deps.maxTransactionItems;
-      if (deps.handOff && large) {
+      const items = itemCount(plan.ops);
+      const large = items + overhead > deps.maxTransactionItems;
+      const newInvitations = plan.ops.filter((op) => op.kind === 'invite' && !sent.has(op.email)).length;
+      const pastInline = items > deps.inlineLimits.items || newInvitations > deps.inlineLimits.invitations;
+      if (deps.handOff && pastInline) {
         const queued = current.lock?.payloadHash === payloadHash && current.lock.leaseUntil > at;
         if (queued) {
           // The same members are already being applied (a repeated request): the same answer.

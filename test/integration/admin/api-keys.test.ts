@@ -9,8 +9,9 @@ import {
 } from '../../../shared/db/api-keys-repo';
 import { db, tableName } from '../../../shared/db/client';
 import { keys } from '../../../shared/db/keys';
+import { registerOrganization } from '../../../shared/db/organizations-repo';
 import { findApiKeyByHash } from '../../../shared/db/principals-repo';
-import { ensureUser } from '../../../shared/db/users-repo';
+import { ensureUser, getUser } from '../../../shared/db/users-repo';
 import { createKey, listKeys, revokeKey } from '../../../shared/domain/apikeys/service';
 import { UnauthorizedError } from '../../../shared/errors';
 import { authenticate, loadPrincipal } from '../../../shared/http/identity';
@@ -112,11 +113,29 @@ describe('API keys against DynamoDB Local', () => {
     expect(p).toMatchObject({ kind: 'org', role: 'admin', principalId: org });
   });
 
-  it('a user without a stored profile cannot mint a key', async () => {
-    const ghost: Principal = { ...member, principalId: 'user_ghost' };
-    await expect(createKey(ghost, { name: 'x' })).rejects.toMatchObject({
-      status: 409,
-      message: 'USER_NOT_REGISTERED',
+  it('a signed-in user without a stored profile gets one with the session role, then the key', async () => {
+    await registerOrganization({
+      id: org,
+      name: org,
+      timezone: 'UTC',
+      createdAt: new Date().toISOString(),
+      registeredVia: 'jwt',
+      registeredBy: 'user_a',
     });
+    const ghost: Principal = { ...admin, principalId: 'user_ghost' };
+    const created = await createKey(ghost, { name: 'x' });
+    expect(created).toMatchObject({ kind: 'user', principalId: 'user_ghost' });
+    expect(await getUser(org, 'user_ghost')).toMatchObject({ role: 'admin', email: '', name: '' });
+    const p = await loadPrincipal(await authenticate(`Bearer ${created.key}`));
+    expect(p).toMatchObject({ kind: 'user', role: 'admin', principalId: 'user_ghost' });
+  });
+
+  it('an organisation nobody registered gets no user keys and no profile', async () => {
+    const stranger: Principal = { ...member, orgId: `org_nokeys${run}`, principalId: 'user_ghost' };
+    await expect(createKey(stranger, { name: 'x' })).rejects.toMatchObject({
+      status: 409,
+      message: 'ORGANIZATION_NOT_REGISTERED',
+    });
+    expect(await getUser(stranger.orgId, 'user_ghost')).toBeUndefined();
   });
 });

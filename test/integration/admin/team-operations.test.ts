@@ -44,12 +44,19 @@ afterAll(async () => {
   await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl })).catch(() => undefined);
 });
 
-function routeDeps(sent: Invitation[] = []): SyncDeps {
+/**
+ * The route's deps with the test's invitation sender. The hand-off tests lower the inline limit to
+ * one transaction (98 items), so 55-60 members are queued; `realLimits` keeps the route's own.
+ */
+const ONE_TRANSACTION = { items: 98, invitations: 40 };
+function routeDeps(sent: Invitation[] = [], inlineLimits = ONE_TRANSACTION): SyncDeps {
   return {
     ...routeSyncDeps(),
     invitations: recordingInvitations(sent),
+    inlineLimits,
   };
 }
+const realLimits = () => routeSyncDeps().inlineLimits;
 
 /** Receives what the route sent to the queue, as the event source mapping would deliver it. */
 async function receive(expected: number): Promise<SQSEvent> {
@@ -149,6 +156,54 @@ describe('queued team sync', () => {
     expect(sent).toHaveLength(1);
     // And the same payload posted after it finished is an empty plan answered inline.
     expect(await syncTeam(adminOf(org), 'team_t', body, routeDeps(sent))).toEqual({ success: true });
+  });
+
+  it('a change past one transaction but within the route limits is applied in the request, chunked, with the spec body', async () => {
+    const org = orgId();
+    const ids = await seedOrg(org, 300);
+    const sent: Invitation[] = [];
+    const invitees = Array.from({ length: 5 }, (_, i) => `hire${i}@example.org`);
+    const body = { members: [...ids.map((userId) => ({ userId })), ...invitees.map((email) => ({ email }))] };
+    expect(realLimits().items).toBeGreaterThanOrEqual(4000);
+    const result = await syncTeam(adminOf(org), 'team_t', body, routeDeps(sent, realLimits()));
+    expect(result).toEqual({ success: true });
+    const after = await readMembership(org, 'team_t');
+    expect(after.members.map((m) => m.userId).sort()).toEqual([...ids].sort());
+    expect(after.invites.map((i) => i.email).sort()).toEqual([...invitees].sort());
+    expect(after.lock).toBeUndefined();
+    expect(after.version).toBe(1);
+    expect(sent.map((i) => i.email).sort()).toEqual([...invitees].sort());
+    // Nothing was queued.
+    expect((await receive(0)).Records).toEqual([]);
+    // Replacing most of the list (250 removed, 250 added back later) is applied in the request too.
+    const half = await syncTeam(
+      adminOf(org),
+      'team_t',
+      { members: ids.slice(0, 50).map((userId) => ({ userId })) },
+      routeDeps(sent, realLimits()),
+    );
+    expect(half).toEqual({ success: true });
+    const later = await readMembership(org, 'team_t');
+    expect(later.members.map((m) => m.userId).sort()).toEqual(ids.slice(0, 50).sort());
+    expect(later.invites).toEqual([]);
+    expect(later.version).toBe(2);
+  });
+
+  it('more new invitations than the route sends in a request are handed off', async () => {
+    const org = orgId();
+    await seedOrg(org, 1);
+    const limits = realLimits();
+    const invitees = Array.from({ length: limits.invitations + 1 }, (_, i) => `bulk${i}@example.org`);
+    const sent: Invitation[] = [];
+    const result = await syncTeam(
+      adminOf(org),
+      'team_t',
+      { members: invitees.map((email) => ({ email })) },
+      routeDeps(sent, limits),
+    );
+    expect(result).toEqual({ success: true, status: 'PENDING', syncId: expect.stringMatching(/^sync_/) });
+    expect(sent).toEqual([]);
+    expect((await receive(1)).Records).toHaveLength(1);
   });
 
   it('a change within one transaction is still applied in the request, with the spec body', async () => {

@@ -2,7 +2,12 @@ import type { Principal } from '../../../shared/auth/principal';
 import type { Team } from '../../../shared/db/teams-repo';
 import type { Invitation, InvitationSender } from '../../../shared/domain/teams/invitations';
 import type { MembershipOp, SyncLock, TeamMembership } from '../../../shared/domain/teams/model';
-import { SYNC_LEASE_MS, type SyncDeps, syncTeam } from '../../../shared/domain/teams/sync';
+import {
+  SYNC_INLINE_LIMITS,
+  SYNC_LEASE_MS,
+  type SyncDeps,
+  syncTeam,
+} from '../../../shared/domain/teams/sync';
 import { ConflictError, NotFoundError, ShapedError } from '../../../shared/errors';
 
 /** An in-memory team with the repo's conditional semantics (version, lock, lease). */
@@ -111,6 +116,7 @@ function deps(fake: FakeTeam, overrides: Partial<SyncDeps> = {}) {
       return () => `sync_${++n}`;
     })(),
     maxTransactionItems: 100,
+    inlineLimits: SYNC_INLINE_LIMITS,
     ...overrides,
   };
   return { d, sent, advance: (ms: number) => (clock += ms) };

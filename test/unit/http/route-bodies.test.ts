@@ -83,6 +83,12 @@ function expected400(def: RouteDef, message: string, issue: boolean): unknown {
 }
 
 const withBody = routes.filter((r) => r.body);
+/**
+ * Routes whose function reads the body itself, after a check the spec orders first (a PATCH of an
+ * archived report is a 409 whatever the body): their body 400s need the table, so they are checked
+ * over HTTP (test/e2e/reports.test.ts, "archived reports answer 409 … to a missing, malformed …").
+ */
+const parsedBeforeTheFunction = withBody.filter((r) => !r.deferBodyParsing);
 
 async function call(def: RouteDef, ctx: Record<string, string>, body: string | undefined) {
   const { handler } = (await import(join(ROOT, 'functions/http', def.entry))) as { handler: Handler };
@@ -94,9 +100,10 @@ describe('request bodies on every route that takes one', () => {
   it('covers the routes with a body', () => {
     expect(withBody.length).toBeGreaterThan(15);
     expect(withBody.map((r) => r.id)).toEqual(expect.arrayContaining(['publishDimensions', 'patchReport']));
+    expect(withBody.filter((r) => r.deferBodyParsing).map((r) => r.id)).toEqual(['patchReport']);
   });
 
-  it.each(withBody.map((r) => [r.id, r] as const))(
+  it.each(parsedBeforeTheFunction.map((r) => [r.id, r] as const))(
     '%s: a JSON value that is not an object is the route’s 400',
     async (_id, def) => {
       for (const sent of ['[]', '[{"scope":"all"}]', '"all"', '42', 'true', 'null']) {
@@ -109,7 +116,7 @@ describe('request bodies on every route that takes one', () => {
     },
   );
 
-  it.each(withBody.map((r) => [r.id, r] as const))(
+  it.each(parsedBeforeTheFunction.map((r) => [r.id, r] as const))(
     '%s: a missing or malformed body is the route’s 400',
     async (_id, def) => {
       expect(await call(def, identity, undefined)).toEqual({
