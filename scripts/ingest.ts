@@ -206,10 +206,29 @@ async function main(): Promise<void> {
   for (;;) {
     if (Date.now() > deadline) fail(`no outcome within ${args.timeoutSeconds} s`);
     const res = await post(session.baseUrl, '/_local/warehouse/ingestion', { orgId: org, key, version });
-    const record = res.body as { status?: string; rows?: number; months?: string[]; error?: string } | null;
+    const record = res.body as {
+      status?: string;
+      rows?: number;
+      months?: string[];
+      error?: string;
+      uploadId?: string;
+      replaced?: unknown[];
+      warnings?: string[];
+      restorableUntil?: string;
+    } | null;
     if (res.status === 200 && record?.status === 'rejected') fail(`rejected: ${record.error}`);
     if (res.status === 200 && record?.status === 'succeeded') {
-      process.stdout.write(`ingested ${record.rows} rows (billing months ${record.months?.join(', ')})\n`);
+      process.stdout.write(
+        `ingested ${record.rows} rows (billing months ${record.months?.join(', ')}), upload ${record.uploadId}\n`,
+      );
+      if (record.replaced?.length)
+        process.stdout.write(`replaced ${record.replaced.length} billing source month(s) held before\n`);
+      if (record.warnings?.length)
+        process.stderr.write(
+          `ingest: warning: this upload replaced billing data with markedly less:\n${record.warnings.map((w) => `  ${w}\n`).join('')}` +
+            `  If parts of one export were uploaded one at a time, upload them together (all parts, or the CUR manifest).\n` +
+            `  The replaced version is kept until ${record.restorableUntil}: POST /billing/uploads/${record.uploadId}/restore puts it back.\n`,
+        );
       break;
     }
     await new Promise((r) => setTimeout(r, 250));

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { completeIngestion, rejectIngestion, startIngestion } from '../../db/dimensions-repo';
 import { organizationExists } from '../../db/organizations-repo';
+import { putUploadPointer } from '../../db/uploads-repo';
 import { log } from '../../log';
 import { IngestRejected, UNKNOWN_ORGANIZATION } from '../../warehouse/ingest/errors';
 import {
@@ -15,8 +16,11 @@ import {
 } from '../../warehouse/ingest/manifest';
 import { MalformedFileError } from '../../warehouse/ingest/normalise';
 import { joinParts } from '../../warehouse/ingest/parts';
+import { markedDrops, RESTORABLE_DAYS } from '../../warehouse/ingest/replacements';
 import { downloadObject, isSafeObjectKey } from '../../warehouse/object-store';
+import type { IngestResult } from '../../warehouse/port';
 import { getWarehouse } from '../../warehouse/warehouse';
+import { uploadIdOf } from '../uploads/restore-request';
 import { deliver } from './outbox';
 import { refreshOutboxEntry } from './refresh-request';
 
@@ -216,12 +220,23 @@ export async function processUpload(
     );
     return 'rejected';
   }
-  if (!(await startIngestion({ ...ref, status: 'processing', startedAt: now().toISOString() })))
+  const uploadId = uploadIdOf(orgId, obj.key, obj.version);
+  await putUploadPointer(ref, uploadId);
+  if (
+    !(await startIngestion({
+      ...ref,
+      uploadId,
+      file: name,
+      status: 'processing',
+      startedAt: now().toISOString(),
+    }))
+  )
     return 'duplicate';
   const file = join(tmpdir(), `billing-${randomUUID()}`);
   const temp = [file];
   try {
-    let result: { rows: number; months: string[] };
+    let result: IngestResult;
+    let parts: number | undefined;
     try {
       await downloadObject(obj.bucket, obj.key, file);
       // A CUR manifest: its parts, joined, are the upload.
@@ -230,10 +245,10 @@ export async function processUpload(
       if (manifest) {
         path = join(tmpdir(), `billing-joined-${randomUUID()}`);
         temp.push(path);
-        await downloadManifestParts(obj, orgId, manifest, path, temp);
+        parts = await downloadManifestParts(obj, orgId, manifest, path, temp);
       }
       const warehouse = await getWarehouse();
-      result = await warehouse.ingestFile({ orgId, path, sourceName: name });
+      result = await warehouse.ingestFile({ orgId, path, sourceName: name, uploadId });
     } catch (error) {
       const rejection = rejectionOf(error);
       if (!rejection) throw error;
@@ -241,9 +256,28 @@ export async function processUpload(
       return 'rejected';
     }
     const refresh = refreshOutboxEntry(orgId, 'full', 'ingest', now());
-    await completeIngestion(ref, { ...result, finishedAt: now().toISOString() }, refresh);
+    const warnings = markedDrops(result.replaced ?? []);
+    await completeIngestion(
+      ref,
+      {
+        rows: result.rows,
+        months: result.months,
+        uploadId,
+        file: name,
+        finishedAt: now().toISOString(),
+        ...(parts !== undefined ? { parts } : {}),
+        ...(result.replaced
+          ? {
+              replaced: result.replaced,
+              restorableUntil: new Date(now().getTime() + RESTORABLE_DAYS * 86_400_000).toISOString(),
+            }
+          : {}),
+        ...(warnings.length ? { warnings } : {}),
+      },
+      refresh,
+    );
     await deliver(refresh);
-    log.info('billing upload ingested', { key: obj.key, rows: result.rows, months: result.months });
+    log.info('billing upload ingested', { key: obj.key, rows: result.rows, months: result.months, warnings });
     return 'ingested';
   } finally {
     await Promise.all(temp.map((f) => rm(f, { force: true })));

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { query } from '../duckdb/database';
+import { duckTimestamp, query } from '../duckdb/database';
 import {
   BILLING_COLUMNS,
   FOCUS_COLUMN_TYPES,
@@ -380,7 +380,7 @@ let lastMarker = 0;
  */
 export function ingestionMarker(now = Date.now()): string {
   lastMarker = Math.max(now, lastMarker + 1);
-  return new Date(lastMarker).toISOString().replace('T', ' ').replace('Z', '');
+  return duckTimestamp(new Date(lastMarker));
 }
 
 const MALFORMED = '__malformed_row__';

@@ -1,0 +1,138 @@
+import type { BillingSource } from './sources';
+
+/**
+ * What an upload replaced: for each billing month and source (provider, billing account) that
+ * held rows before the upload, the rows and BilledCost per billing currency before and after.
+ * Money in two currencies is never added: costs stay per currency. The replaced version is kept
+ * (DuckDB: the `billing_replaced` table; Athena: `replaced/<uploadId>/…` objects) for
+ * `RESTORABLE_DAYS`, so it can be restored (docs/warehouse.md#replaced-versions).
+ */
+export interface SourceVersion {
+  rows: number;
+  /** BilledCost per BillingCurrency (`''` for rows without one). */
+  cost: Record<string, number>;
+}
+
+export interface SourceChange extends BillingSource {
+  month: string;
+  before: SourceVersion;
+  after: SourceVersion;
+}
+
+/** How long a replaced version stays restorable. */
+export const RESTORABLE_DAYS = 30;
+
+/** A drop of at least this share of a source month's rows, or of its cost in one currency, is marked. */
+export const MARKED_DROP = 0.1;
+
+/** The columns a statistics query over one version answers, per month, source and currency. */
+export interface StatRow {
+  month: unknown;
+  provider: unknown;
+  account: unknown;
+  currency: unknown;
+  rows: unknown;
+  cost: unknown;
+}
+
+/**
+ * SQL: rows and BilledCost per billing month, source and currency of table expression `from`
+ * (alias `alias`), where `where`; the month is `monthExpr`. Column names match any case (DuckDB).
+ */
+export function versionStatsSql(from: string, alias: string, where: string, monthExpr: string): string {
+  return `SELECT ${monthExpr} AS month, coalesce(${alias}."ProviderName", '') AS provider,
+      coalesce(${alias}."BillingAccountId", '') AS account, coalesce(${alias}."BillingCurrency", '') AS currency,
+      count(*)::BIGINT AS rows, coalesce(sum(${alias}."BilledCost"), 0)::DOUBLE AS cost
+    FROM ${from} AS ${alias} WHERE ${where} GROUP BY ALL`;
+}
+
+const sourceId = (r: { month: unknown; provider: unknown; account: unknown }) =>
+  `${r.month}\u0000${r.provider}\u0000${r.account}`;
+
+function versions(rows: StatRow[]): Map<string, SourceVersion & BillingSource & { month: string }> {
+  const out = new Map<string, SourceVersion & BillingSource & { month: string }>();
+  for (const r of rows) {
+    const id = sourceId(r);
+    const v = out.get(id) ?? {
+      month: String(r.month),
+      provider: String(r.provider),
+      account: String(r.account),
+      rows: 0,
+      cost: {},
+    };
+    v.rows += Number(r.rows);
+    const currency = String(r.currency);
+    v.cost[currency] = (v.cost[currency] ?? 0) + Number(r.cost);
+    out.set(id, v);
+  }
+  return out;
+}
+
+/**
+ * The source months of `before` (those an upload replaced), or of `after` with `of: 'after'`
+ * (those a restore put back), each with both versions (an absent one is 0 rows, no cost).
+ */
+export function changesOf(
+  before: StatRow[],
+  after: StatRow[],
+  of: 'before' | 'after' = 'before',
+): SourceChange[] {
+  const b = versions(before);
+  const a = versions(after);
+  const version = (m: typeof b, id: string): SourceVersion => {
+    const v = m.get(id);
+    return v ? { rows: v.rows, cost: v.cost } : { rows: 0, cost: {} };
+  };
+  return [...(of === 'before' ? b : a).entries()]
+    .map(([id, v]) => ({
+      month: v.month,
+      provider: v.provider,
+      account: v.account,
+      before: version(b, id),
+      after: version(a, id),
+    }))
+    .sort(
+      (x, y) =>
+        x.month.localeCompare(y.month) ||
+        x.provider.localeCompare(y.provider) ||
+        x.account.localeCompare(y.account),
+    );
+}
+
+const money = (n: number) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const pct = (after: number, before: number) => {
+  const p = Math.round(((after - before) / before) * 100);
+  return `${p > 0 ? '+' : ''}${p} %`;
+};
+
+/**
+ * One sentence per replaced source month that lost at least `MARKED_DROP` of its rows or of its
+ * cost in a currency (a positive cost before), e.g. `AWS account 123412340534, 2023-11: 3,739.05
+ * USD (was 6,567.74 USD, -43 %) in 412 rows (was 1,000, -59 %)`. Empty when nothing dropped.
+ */
+export function markedDrops(changes: SourceChange[], threshold = MARKED_DROP): string[] {
+  const out: string[] = [];
+  for (const c of changes) {
+    const currencies = [...new Set([...Object.keys(c.before.cost), ...Object.keys(c.after.cost)])].sort();
+    const costDrop = currencies.some((k) => {
+      const b = c.before.cost[k] ?? 0;
+      return b > 0 && (c.after.cost[k] ?? 0) < b * (1 - threshold);
+    });
+    const rowDrop = c.after.rows < c.before.rows * (1 - threshold);
+    if (!costDrop && !rowDrop) continue;
+    const costs = currencies
+      .map((k) => {
+        const b = c.before.cost[k] ?? 0;
+        const a = c.after.cost[k] ?? 0;
+        const unit = k ? ` ${k}` : '';
+        return `${money(a)}${unit} (was ${money(b)}${unit}${b > 0 ? `, ${pct(a, b)}` : ''})`;
+      })
+      .join(' and ');
+    const who = `${c.provider || 'no provider'}${c.account ? ` account ${c.account}` : ''}`;
+    out.push(
+      `${who}, ${c.month}: ${costs} in ${c.after.rows.toLocaleString('en-US')} rows (was ${c.before.rows.toLocaleString('en-US')}, ${pct(c.after.rows, c.before.rows)})`,
+    );
+  }
+  return out;
+}
