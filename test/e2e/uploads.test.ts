@@ -280,3 +280,76 @@ describe('a CUR that lacks one of its detection columns', () => {
     expect(out.stderr).not.toContain('matches none of the known formats');
   });
 });
+
+describe('parts of one CUR uploaded one at a time (a replacement with markedly less)', () => {
+  const org = `org_upl_replace_${run}`;
+  let token = '';
+  beforeAll(async () => {
+    token = await freshOrg(org);
+  });
+  const { header, data } = curLines();
+  const first = data.slice(0, 900);
+  const second = data.slice(900);
+  const usd = (lines: string[]) =>
+    rowsOf(header, lines).reduce((a, r) => a + num(r['lineItem/UnblendedCost']), 0);
+  const money = (n: number) =>
+    n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  let uploadId = '';
+
+  it("says so on the CLI with both versions' rows and cost, and names the upload to restore", async () => {
+    const dir = join(s().stateDir, `upl-replace-${run}`);
+    mkdirSync(dir, { recursive: true });
+    const [p1, p2] = [join(dir, 'cur-1.csv'), join(dir, 'cur-2.csv')] as [string, string];
+    writeFileSync(p1, `${[header, ...first].join('\n')}\n`);
+    writeFileSync(p2, `${[header, ...second].join('\n')}\n`);
+    const one = ingestCli(org, p1);
+    expect(one.status).toBe(0);
+    expect(one.stderr).toBe('');
+    const two = ingestCli(org, p2);
+    expect(two.status).toBe(0);
+    expect(two.stderr).toContain('ingest: warning: this upload replaced billing data with markedly less');
+    expect(two.stderr).toContain(
+      `AWS account 123412340534, 2023-11: ${money(usd(second))} USD (was ${money(usd(first))} USD`,
+    );
+    expect(two.stderr).toContain(`in ${second.length} rows (was ${first.length}, `);
+    uploadId = /POST \/billing\/uploads\/(upl_[a-f0-9]{26})\/restore/.exec(two.stderr)?.[1] ?? '';
+    expect(uploadId).toMatch(/^upl_/);
+    expect(two.stdout).toContain(`upload ${uploadId}`);
+    expectSums(await november(token), prefixed('AWS', curDaily(rowsOf(header, second))));
+  });
+
+  it('POST /billing/uploads/{id}/restore puts the replaced version back (admins only, once)', async () => {
+    const member = script('token.ts', [
+      '--user',
+      `user_m_${run}`,
+      '--org',
+      org,
+      '--role',
+      'member',
+      '--state-dir',
+      s().stateDir,
+    ]);
+    const forbidden = await api('POST', `/billing/uploads/${uploadId}/restore`, {
+      token: member.stdout.trim(),
+    });
+    expect(forbidden.status).toBe(403);
+    const unknown = await api('POST', '/billing/uploads/upl_00000000000000000000000000/restore', { token });
+    expect(unknown.status).toBe(404);
+    const res = await api<{ id: string; status: string; sources: unknown[] }>(
+      'POST',
+      `/billing/uploads/${uploadId}/restore`,
+      { token },
+    );
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({
+      id: uploadId,
+      status: 'restoring',
+      sources: [{ month: '2023-11', provider: 'AWS', account: '123412340534' }],
+    });
+    expect((await api('POST', '/_local/drain', { body: { timeoutMs: 60_000 } })).status).toBe(200);
+    expectSums(await november(token), prefixed('AWS', curDaily(rowsOf(header, first))));
+    const again = await api('POST', `/billing/uploads/${uploadId}/restore`, { token });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ error: 'ALREADY_RESTORED' });
+  });
+});

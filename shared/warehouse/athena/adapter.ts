@@ -8,7 +8,13 @@ import { query, withConnection } from '../duckdb/database';
 import type { FeatureModel, RefreshMode } from '../features';
 import { BILLING_COLUMNS } from '../focus-columns';
 import { stageBillingFile } from '../ingest/normalise';
-import { changesOf, type SourceChange, type StatRow, versionStatsSql } from '../ingest/replacements';
+import {
+  changesOf,
+  REPLACED_PREFIX,
+  type SourceChange,
+  type StatRow,
+  versionStatsSql,
+} from '../ingest/replacements';
 import { type BillingSource, inSourcesSql, sourceKeySql, sourceObjectName } from '../ingest/sources';
 import { downloadObjectIfExists, uploadObject } from '../object-store';
 import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
@@ -41,7 +47,7 @@ export { AthenaQueries, type AthenaWarehouseOptions } from './queries';
  */
 export function replacedKey(uploadId: string, orgId: string, month: string, source: BillingSource): string {
   if (!/^[A-Za-z0-9_-]{1,80}$/.test(uploadId)) throw new Error(`invalid upload id ${uploadId}`);
-  return `replaced/${uploadId}/${curatedKey(orgId, month, sourceObjectName(source))}`;
+  return `${REPLACED_PREFIX}${uploadId}/${curatedKey(orgId, month, sourceObjectName(source))}`;
 }
 
 /**
@@ -210,9 +216,12 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
             continue;
           const key = curatedKey(orgId, month, sourceObjectName(source));
           const current = tempFile();
+          // A repeated restore (a redelivered request) keeps the first copy of what it replaced.
+          const aside = replacedKey(restoreId, orgId, month, source);
+          const setAside = !(await downloadObjectIfExists(bucket, aside, tempFile()));
           if (await downloadObjectIfExists(bucket, key, current)) {
             now.push(...(await stats(current, month, source)));
-            await uploadObject(bucket, replacedKey(restoreId, orgId, month, source), current);
+            if (setAside) await uploadObject(bucket, aside, current);
           }
           const legacyFile = tempFile();
           const legacyKey = curatedKey(orgId, month, LEGACY_CURATED_OBJECT);

@@ -22,6 +22,9 @@ export interface SourceChange extends BillingSource {
 /** How long a replaced version stays restorable. */
 export const RESTORABLE_DAYS = 30;
 
+/** Where Athena keeps replaced objects in the billing bucket (outside `curated/`; expired by a lifecycle rule). */
+export const REPLACED_PREFIX = 'replaced/';
+
 /** A drop of at least this share of a source month's rows, or of its cost in one currency, is marked. */
 export const MARKED_DROP = 0.1;
 
