@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { processUpload, s3ObjectsOf } from '../../shared/domain/dimensions/ingestion';
 import { processRestore } from '../../shared/domain/uploads/restore';
-import { restoreRequestOf } from '../../shared/domain/uploads/restore-request';
+import { restoreRequestOf } from '../../shared/domain/uploads/uploads';
 import { withInvocationLogContext } from '../../shared/log';
 import { processPartialResponse } from '../../shared/workers/batch';
 

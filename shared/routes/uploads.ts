@@ -20,6 +20,46 @@ const RestoreResponse = schema(() =>
   }),
 );
 
+const Figures = schema(() => v.object({ rows: v.number(), cost: v.record(v.string(), v.number()) }));
+const SourceChangeSchema = schema(() =>
+  v.object({ month: v.string(), provider: v.string(), account: v.string(), before: Figures, after: Figures }),
+);
+
+const UploadResponse = schema(() =>
+  v.object({
+    id: v.string(),
+    status: v.picklist(['processing', 'succeeded', 'rejected']),
+    file: v.optional(v.string()),
+    objectKey: v.string(),
+    startedAt: v.optional(v.string()),
+    finishedAt: v.optional(v.string()),
+    rows: v.optional(v.number()),
+    months: v.optional(v.array(v.string())),
+    parts: v.optional(v.number()),
+    replaced: v.optional(v.array(SourceChangeSchema)),
+    warnings: v.optional(v.array(v.string())),
+    restorableUntil: v.optional(v.string()),
+    restoreRequestedAt: v.optional(v.string()),
+    restoredAt: v.optional(v.string()),
+    restored: v.optional(v.array(SourceChangeSchema)),
+    error: v.optional(v.string()),
+    code: v.optional(v.string()),
+  }),
+);
+
+export const getUpload = /* @__PURE__ */ route({
+  id: 'getBillingUpload',
+  method: 'GET',
+  path: '/billing/uploads/{id}',
+  entry: 'uploads/get-upload',
+  auth: 'member',
+  tag,
+  summary:
+    'One billing upload: status, file, rows, months, and what it replaced (rows and cost per currency before and after, warnings, restorable until)',
+  params: UploadIdParams,
+  response: UploadResponse,
+});
+
 export const restoreUpload = /* @__PURE__ */ route({
   id: 'restoreBillingUpload',
   method: 'POST',
@@ -35,4 +75,4 @@ export const restoreUpload = /* @__PURE__ */ route({
   sendsTo: ['billing-ingest'],
 });
 
-export const uploadRoutes = [restoreUpload];
+export const uploadRoutes = [getUpload, restoreUpload];

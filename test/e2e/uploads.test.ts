@@ -348,6 +348,24 @@ describe('parts of one CUR uploaded one at a time (a replacement with markedly l
     });
     expect((await api('POST', '/_local/drain', { body: { timeoutMs: 60_000 } })).status).toBe(200);
     expectSums(await november(token), prefixed('AWS', curDaily(rowsOf(header, first))));
+    // The upload record says what was replaced and what the restore put back, from the raw parts.
+    const record = await api<Record<string, unknown>>('GET', `/billing/uploads/${uploadId}`, { token });
+    expect(record.status).toBe(200);
+    const figures = (lines: string[]) => ({
+      rows: lines.length,
+      cost: { USD: expect.closeTo(usd(lines), 6) },
+    });
+    const source = { month: '2023-11', provider: 'AWS', account: '123412340534' };
+    expect(record.body).toMatchObject({
+      id: uploadId,
+      status: 'succeeded',
+      file: expect.stringContaining('cur-2.csv'),
+      rows: second.length,
+      months: ['2023-11'],
+      replaced: [{ ...source, before: figures(first), after: figures(second) }],
+      warnings: [expect.stringContaining('AWS account 123412340534, 2023-11')],
+      restored: [{ ...source, before: figures(second), after: figures(first) }],
+    });
     const again = await api('POST', `/billing/uploads/${uploadId}/restore`, { token });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ error: 'ALREADY_RESTORED' });

@@ -1,4 +1,4 @@
-import { requestRestore } from '../../../shared/domain/uploads/restore-request';
+import { requestRestore } from '../../../shared/domain/uploads/uploads';
 import { httpRoute } from '../../../shared/http/handler';
 import { restoreUpload as def } from '../../../shared/routes/uploads';
 

@@ -20,7 +20,7 @@ import { markedDrops, RESTORABLE_DAYS } from '../../warehouse/ingest/replacement
 import { downloadObject, isSafeObjectKey } from '../../warehouse/object-store';
 import type { IngestResult } from '../../warehouse/port';
 import { getWarehouse } from '../../warehouse/warehouse';
-import { uploadIdOf } from '../uploads/restore-request';
+import { uploadIdOf } from '../uploads/uploads';
 import { deliver } from './outbox';
 import { refreshOutboxEntry } from './refresh-request';
 

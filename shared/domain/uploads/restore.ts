@@ -3,7 +3,7 @@ import { log } from '../../log';
 import { getWarehouse } from '../../warehouse/warehouse';
 import { deliver } from '../dimensions/outbox';
 import { refreshOutboxEntry } from '../dimensions/refresh-request';
-import type { RestoreRequest } from './restore-request';
+import type { RestoreRequest } from './uploads';
 
 /**
  * The billing-ingest worker's side of a restore: puts back the versions the upload replaced

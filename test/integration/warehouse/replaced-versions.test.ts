@@ -6,7 +6,7 @@ import { resetConfig } from '../../../shared/config';
 import { getIngestion } from '../../../shared/db/dimensions-repo';
 import { registerOrganization } from '../../../shared/db/organizations-repo';
 import { getUpload } from '../../../shared/db/uploads-repo';
-import { requestRestore, uploadIdOf } from '../../../shared/domain/uploads/restore-request';
+import { requestRestore, uploadIdOf } from '../../../shared/domain/uploads/uploads';
 import { getWarehouse } from '../../../shared/warehouse/warehouse';
 import { ingestWorkerHarness } from '../../support/ingest-worker';
 import { sqsEventOf } from '../../support/sqs';

@@ -47,6 +47,34 @@ export function restoreRequestOf(body: string): RestoreRequest | undefined {
   }
 }
 
+/** `GET /billing/uploads/{id}`: the upload record of the caller's organisation (404 otherwise). */
+export async function readUpload(principal: Principal, uploadId: string) {
+  const u = await getUpload(principal.orgId, uploadId);
+  if (!u) throw new NotFoundError('UPLOAD_NOT_FOUND');
+  const optional = {
+    file: u.file,
+    startedAt: u.startedAt,
+    finishedAt: u.finishedAt,
+    rows: u.rows,
+    months: u.months,
+    parts: u.parts,
+    replaced: u.replaced,
+    warnings: u.warnings,
+    restorableUntil: u.restorableUntil,
+    restoreRequestedAt: u.restoreRequestedAt,
+    restoredAt: u.restoredAt,
+    restored: u.restored,
+    error: u.error,
+    code: u.code,
+  };
+  return {
+    id: uploadId,
+    status: u.status,
+    objectKey: u.objectKey,
+    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
+  };
+}
+
 export interface RestoreAnswer {
   id: string;
   status: 'restoring';
