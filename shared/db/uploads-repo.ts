@@ -38,15 +38,18 @@ export async function getUpload(orgId: string, uploadId: string): Promise<Ingest
 }
 
 /**
- * Claims the restore of an upload's replaced versions and queues it (the outbox entry), in one
- * transaction: only a succeeded upload not restored or being restored yet. Answers false when
- * the claim fails (a concurrent or earlier restore).
+ * One conditional update of an upload record and one outbox entry, in one transaction. Answers
+ * false when the condition fails.
  */
-export async function claimRestore(
+async function updateWithOutbox(
   ref: Ref,
-  restoreId: string,
-  requestedAt: string,
-  message: OutboxEntry,
+  update: {
+    expression: string;
+    condition: string;
+    names?: Record<string, string>;
+    values: Record<string, unknown>;
+  },
+  entry: OutboxEntry,
 ): Promise<boolean> {
   try {
     await db().send(
@@ -56,13 +59,13 @@ export async function claimRestore(
             Update: {
               TableName: tableName(),
               Key: keys.ingestion(ref.orgId, ref.objectKey, ref.version),
-              UpdateExpression: 'SET restoreId = :r, restoreRequestedAt = :t',
-              ConditionExpression: '#s = :succeeded AND attribute_not_exists(restoreId)',
-              ExpressionAttributeNames: { '#s': 'status' },
-              ExpressionAttributeValues: { ':r': restoreId, ':t': requestedAt, ':succeeded': 'succeeded' },
+              UpdateExpression: update.expression,
+              ConditionExpression: update.condition,
+              ...(update.names ? { ExpressionAttributeNames: update.names } : {}),
+              ExpressionAttributeValues: update.values,
             },
           },
-          outboxPut(message),
+          outboxPut(entry),
         ],
       }),
     );
@@ -74,40 +77,46 @@ export async function claimRestore(
 }
 
 /**
+ * Claims the restore of an upload's replaced versions and queues it (the outbox entry), in one
+ * transaction: only a succeeded upload not restored or being restored yet. Answers false when
+ * the claim fails (a concurrent or earlier restore).
+ */
+export function claimRestore(
+  ref: Ref,
+  restoreId: string,
+  requestedAt: string,
+  message: OutboxEntry,
+): Promise<boolean> {
+  return updateWithOutbox(
+    ref,
+    {
+      expression: 'SET restoreId = :r, restoreRequestedAt = :t',
+      condition: '#s = :succeeded AND attribute_not_exists(restoreId)',
+      names: { '#s': 'status' },
+      values: { ':r': restoreId, ':t': requestedAt, ':succeeded': 'succeeded' },
+    },
+    message,
+  );
+}
+
+/**
  * Records a restore as done, with what it put back, and the refresh it asks for, in one
  * transaction; only for the restore claimed (`restoreId`) and only once. Answers false when it was
  * already recorded (a redelivered message).
  */
-export async function completeRestore(
+export function completeRestore(
   ref: Ref,
   restoreId: string,
   done: { restoredAt: string; restored: SourceChange[] },
   refresh: OutboxEntry,
 ): Promise<boolean> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.ingestion(ref.orgId, ref.objectKey, ref.version),
-              UpdateExpression: 'SET restoredAt = :at, restored = :restored',
-              ConditionExpression: 'restoreId = :r AND attribute_not_exists(restoredAt)',
-              ExpressionAttributeValues: {
-                ':r': restoreId,
-                ':at': done.restoredAt,
-                ':restored': done.restored,
-              },
-            },
-          },
-          outboxPut(refresh),
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isTransactionCanceled(error)) return false;
-    throw error;
-  }
+  return updateWithOutbox(
+    ref,
+    {
+      expression: 'SET restoredAt = :at, restored = :restored',
+      condition: 'restoreId = :r AND attribute_not_exists(restoredAt)',
+      values: { ':r': restoreId, ':at': done.restoredAt, ':restored': done.restored },
+    },
+    refresh,
+  );
 }

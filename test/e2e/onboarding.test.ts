@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import {
@@ -22,6 +21,7 @@ import {
   sumBy,
   tagsOf,
 } from '../integration/warehouse/support';
+import { ingestCli, script } from '../support/scripts';
 import { api, session } from '../support/session';
 
 /**
@@ -30,7 +30,6 @@ import { api, session } from '../support/session';
  * the first export, then candidates, a published dimension and explorer numbers, each checked
  * against sums computed here from the uploaded file's rows.
  */
-const ROOT = resolve(__dirname, '..', '..');
 const s = () => session();
 const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
@@ -69,29 +68,8 @@ interface Org {
   registeredBy?: string;
 }
 
-function script(name: string, args: string[], timeout = 120_000) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', name), ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, LOG_LEVEL: 'silent' },
-    timeout,
-  });
-}
-
 /** `npm run org -- …` against the test's stack. */
 const orgCli = (...args: string[]) => script('org.ts', [...args, '--state-dir', s().stateDir]);
-
-/** `npm run ingest -- --org ORG FILE` against the test's stack. */
-const ingestCli = (org: string, file: string) =>
-  script('ingest.ts', [
-    '--session',
-    process.env.TEST_SESSION_FILE ?? '',
-    '--org',
-    org,
-    '--timeout',
-    '90',
-    file,
-  ]);
 
 /** `npm run token -- --user … --org … --role …`: the token alone on stdout. */
 function tokenCli(user: string, org: string, role: string): string {
@@ -370,16 +348,7 @@ describe('a brand-new organisation with a CUR and an Azure export of the same mo
     const part2 = join(s().stateDir, `${run}-cur-part2.csv.gz`);
     writeFileSync(part1, `${[header, ...data.slice(0, 700)].join('\n')}\n`);
     writeFileSync(part2, gzipSync(`${[header, ...data.slice(700)].join('\n')}\n`));
-    const out = script('ingest.ts', [
-      '--session',
-      process.env.TEST_SESSION_FILE ?? '',
-      '--org',
-      org,
-      '--timeout',
-      '90',
-      part1,
-      part2,
-    ]);
+    const out = ingestCli(org, part1, part2);
     expect(out.stderr).toBe('');
     expect(out.stdout).toContain(`ingested ${data.length} rows (billing months 2023-11)`);
     const cur = readCsv(CUR_SAMPLE);

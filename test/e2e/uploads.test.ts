@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { writeNativeExport } from '../../shared/warehouse/native-generator';
 import {
@@ -13,6 +12,7 @@ import {
   prefixed,
   sumBy,
 } from '../integration/warehouse/support';
+import { ingestCli, script } from '../support/scripts';
 import { api, session } from '../support/session';
 
 /**
@@ -22,7 +22,6 @@ import { api, session } from '../support/session';
  * given as data, are refused with a sentence that says so. Figures are checked through
  * `POST /queries/explorer` against sums computed here from the raw part files.
  */
-const ROOT = resolve(__dirname, '..', '..');
 const s = () => session();
 const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
@@ -31,25 +30,6 @@ interface Answer {
     series: { group: Record<string, string | null>; points: { date: string; value: number | null }[] }[];
   }[];
 }
-
-function script(name: string, args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', name), ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, LOG_LEVEL: 'silent' },
-    timeout: 120_000,
-  });
-}
-const ingestCli = (org: string, ...files: string[]) =>
-  script('ingest.ts', [
-    '--session',
-    process.env.TEST_SESSION_FILE ?? '',
-    '--org',
-    org,
-    '--timeout',
-    '90',
-    ...files,
-  ]);
 
 /** A fresh organisation, registered by its admin's first request; answers the admin's token. */
 async function freshOrg(org: string): Promise<string> {

@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import type { RouteDef } from '../../shared/http/route';
 import { routes } from '../../shared/routes';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { CUR_SAMPLE } from '../integration/warehouse/support';
+import { script } from '../support/scripts';
 import { api, session } from '../support/session';
 import { thresholdBody } from '../unit/alerts/fixtures';
 import { sampleDocument } from '../unit/enrichments/fixtures';
@@ -105,18 +105,7 @@ function replacingUpload(): string {
   for (const [i, lines] of [data.slice(0, 900), data.slice(900)].entries()) {
     const file = join(dir, `cur-${i + 1}.csv`);
     writeFileSync(file, `${[header, ...lines].join('\n')}\n`);
-    const out = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        resolve(__dirname, '..', '..', 'scripts', 'ingest.ts'),
-        '--session',
-        process.env.TEST_SESSION_FILE ?? '',
-        file,
-      ],
-      { encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'silent' }, timeout: 120_000 },
-    );
+    const out = script('ingest.ts', ['--session', process.env.TEST_SESSION_FILE ?? '', file]);
     expect(out.status).toBe(0);
     id = /upload (upl_[a-f0-9]{26})/.exec(out.stdout)?.[1] ?? '';
   }

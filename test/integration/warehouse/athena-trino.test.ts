@@ -27,6 +27,7 @@ import {
   curDaily,
   expectSums,
   FOCUS_SAMPLE,
+  novemberByProvider,
   num,
   parseCsv,
   prefixed,
@@ -483,17 +484,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     });
     const [first, second] = parts as [(typeof parts)[0], (typeof parts)[0]];
     const usd = (rows: CsvRow[]) => rows.reduce((a, r) => a + num(r['lineItem/UnblendedCost']), 0);
-    const novemberDaily = async () => {
-      const rows = await athena.costSeries({
-        orgId,
-        metricId: 'cost',
-        groupBy: 'provider',
-        granularity: 'Day',
-        start: '2023-11-01',
-        end: '2023-12-01',
-      });
-      return new Map(rows.map((r) => [`${Object.values(r.group).join('|')}|${r.period}`, r.value]));
-    };
+    const novemberDaily = () => novemberByProvider(athena, orgId);
     const one = await athena.ingestFile({ orgId, path: first.path, sourceName: 'p1.csv', uploadId: 'upl_a' });
     expect(one.replaced).toBeUndefined();
     const two = await athena.ingestFile({

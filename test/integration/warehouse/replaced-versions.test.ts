@@ -10,7 +10,16 @@ import { requestRestore, uploadIdOf } from '../../../shared/domain/uploads/uploa
 import { getWarehouse } from '../../../shared/warehouse/warehouse';
 import { ingestWorkerHarness } from '../../support/ingest-worker';
 import { sqsEventOf } from '../../support/sqs';
-import { CUR_PAYER, CUR_SAMPLE, curDaily, expectSums, num, parseCsv, prefixed } from './support';
+import {
+  CUR_PAYER,
+  CUR_SAMPLE,
+  curDaily,
+  expectSums,
+  novemberByProvider,
+  num,
+  parseCsv,
+  prefixed,
+} from './support';
 
 /**
  * Parts of one CUR uploaded one at a time replace each other (one billing source). The second
@@ -35,17 +44,7 @@ const text = (lines: string[]) => `${[header, ...lines].join('\n')}\n`;
 const rowsOf = (lines: string[]) => parseCsv(text(lines));
 const usd = (lines: string[]) => rowsOf(lines).reduce((a, r) => a + num(r['lineItem/UnblendedCost']), 0);
 
-async function novemberDaily(orgId: string): Promise<Map<string, number>> {
-  const rows = await (await getWarehouse()).costSeries({
-    orgId,
-    metricId: 'cost',
-    groupBy: 'provider',
-    granularity: 'Day',
-    start: '2023-11-01',
-    end: '2023-12-01',
-  });
-  return new Map(rows.map((r) => [`${Object.values(r.group).join('|')}|${r.period}`, r.value]));
-}
+const novemberDaily = async (orgId: string) => novemberByProvider(await getWarehouse(), orgId);
 
 describe('an upload that replaces a source with markedly less (DuckDB, billing-ingest worker)', () => {
   const org = `org_repl_${run}`;

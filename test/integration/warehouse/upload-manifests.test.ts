@@ -6,7 +6,7 @@ import { registerOrganization } from '../../../shared/db/organizations-repo';
 import { processUpload } from '../../../shared/domain/dimensions/ingestion';
 import { getWarehouse } from '../../../shared/warehouse/warehouse';
 import { ingestWorkerHarness } from '../../support/ingest-worker';
-import { CUR_SAMPLE, curDaily, expectSums, parseCsv, prefixed } from './support';
+import { CUR_SAMPLE, curDaily, expectSums, novemberByProvider, parseCsv, prefixed } from './support';
 
 /**
  * AWS delivers a multi-part CUR as parts and then a manifest listing them. The billing-ingest
@@ -20,17 +20,7 @@ const [header, ...data] = readFileSync(CUR_SAMPLE, 'utf8').trimEnd().split('\n')
 const chunks = [data.slice(0, 250), data.slice(250, 700), data.slice(700)];
 const gz = (lines: string[]) => gzipSync(`${[header, ...lines].join('\r\n')}\r\n`);
 
-async function novemberDaily(orgId: string): Promise<Map<string, number>> {
-  const rows = await (await getWarehouse()).costSeries({
-    orgId,
-    metricId: 'cost',
-    groupBy: 'provider',
-    granularity: 'Day',
-    start: '2023-11-01',
-    end: '2023-12-01',
-  });
-  return new Map(rows.map((r) => [`${Object.values(r.group).join('|')}|${r.period}`, r.value]));
-}
+const novemberDaily = async (orgId: string) => novemberByProvider(await getWarehouse(), orgId);
 
 async function newOrg(name: string): Promise<string> {
   const org = `org_${name}_${run}`;
