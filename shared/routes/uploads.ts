@@ -22,7 +22,14 @@ const RestoreResponse = schema(() =>
 
 const Figures = schema(() => v.object({ rows: v.number(), cost: v.record(v.string(), v.number()) }));
 const SourceChangeSchema = schema(() =>
-  v.object({ month: v.string(), provider: v.string(), account: v.string(), before: Figures, after: Figures }),
+  v.object({
+    month: v.string(),
+    provider: v.string(),
+    account: v.string(),
+    before: Figures,
+    after: Figures,
+    kept: v.optional(v.literal(true)),
+  }),
 );
 
 const UploadResponse = schema(() =>

@@ -266,11 +266,9 @@ export async function processUpload(
         file: name,
         finishedAt: now().toISOString(),
         ...(parts !== undefined ? { parts } : {}),
-        ...(result.replaced
-          ? {
-              replaced: result.replaced,
-              restorableUntil: new Date(now().getTime() + RESTORABLE_DAYS * 86_400_000).toISOString(),
-            }
+        ...(result.replaced ? { replaced: result.replaced } : {}),
+        ...(result.replaced?.some((c) => c.kept)
+          ? { restorableUntil: new Date(now().getTime() + RESTORABLE_DAYS * 86_400_000).toISOString() }
           : {}),
         ...(warnings.length ? { warnings } : {}),
       },

@@ -85,7 +85,7 @@ export interface RestoreAnswer {
 
 /**
  * Asks for the restore of what upload `uploadId` replaced: 404 when the organisation has no such
- * upload or it replaced nothing, 409 when it is not ingested, is already restored or being
+ * upload or it kept no replaced version (only source months that dropped markedly keep one), 409 when it is not ingested, is already restored or being
  * restored, or its replaced versions have expired. The claim and the queued request are one
  * transaction (the outbox), so a request is never lost nor queued twice.
  */
@@ -97,7 +97,8 @@ export async function requestRestore(
   const upload = await getUpload(principal.orgId, uploadId);
   if (!upload) throw new NotFoundError('UPLOAD_NOT_FOUND');
   if (upload.status !== 'succeeded') throw new ConflictError('UPLOAD_NOT_INGESTED');
-  if (!upload.replaced?.length) throw new NotFoundError('NOTHING_REPLACED');
+  const kept = (upload.replaced ?? []).filter((c) => c.kept);
+  if (!kept.length) throw new NotFoundError('NOTHING_TO_RESTORE');
   if (upload.restoreId)
     throw new ConflictError(upload.restoredAt ? 'ALREADY_RESTORED' : 'RESTORE_IN_PROGRESS');
   if (!upload.restorableUntil || now.toISOString() > upload.restorableUntil)
@@ -126,6 +127,6 @@ export async function requestRestore(
     id: uploadId,
     status: 'restoring',
     restoreId,
-    sources: upload.replaced.map(({ month, provider, account }) => ({ month, provider, account })),
+    sources: kept.map(({ month, provider, account }) => ({ month, provider, account })),
   };
 }

@@ -10,6 +10,8 @@ import { BILLING_COLUMNS } from '../focus-columns';
 import { stageBillingFile } from '../ingest/normalise';
 import {
   changesOf,
+  isMarkedDrop,
+  keptChanges,
   REPLACED_PREFIX,
   type SourceChange,
   type StatRow,
@@ -121,19 +123,36 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
             ))
               housed.add(`${r.provider}\u0000${r.account}`);
           const inLegacy = sources.filter((x) => housed.has(`${x.provider}\u0000${x.account}`));
-          const replacedMonth: BillingSource[] = [];
-          if (legacy && inLegacy.length) {
-            // The replaced rows, kept per source as restorable objects, before the rewrite.
-            for (const source of inLegacy) {
-              const kept = tempFile();
+          const afterOf = async (source: BillingSource) =>
+            (await query(
+              conn,
+              versionStatsSql(
+                staged.table,
+                's',
+                `s.billing_month = ${quoteLiteral(month)} AND ${inSourcesSql('s', [source])}`,
+                's.billing_month',
+              ),
+            )) as unknown as StatRow[];
+          /** Records a replaced source month; keeps its version before (`file`) when it dropped markedly. */
+          const replacedFrom = async (file: string, source: BillingSource) => {
+            const was = await stats(file, month, [source]);
+            const now = await afterOf(source);
+            before.push(...was);
+            after.push(...now);
+            const [change] = changesOf(was, now);
+            if (!change || !isMarkedDrop(change)) return;
+            let keep = file;
+            if (legacy && file === legacyFile) {
+              keep = tempFile();
               await copy(
-                `SELECT * FROM read_parquet(${quoteLiteral(legacyFile)}) AS l WHERE ${inSourcesSql('l', [source])}`,
-                kept,
+                `SELECT * FROM read_parquet(${quoteLiteral(file)}) AS l WHERE ${inSourcesSql('l', [source])}`,
+                keep,
               );
-              await uploadObject(bucket, replacedKey(uploadId, input.orgId, month, source), kept);
             }
-            before.push(...(await stats(legacyFile, month, inLegacy)));
-            replacedMonth.push(...inLegacy);
+            await uploadObject(bucket, replacedKey(uploadId, input.orgId, month, source), keep);
+          };
+          if (legacy && inLegacy.length) {
+            for (const source of inLegacy) await replacedFrom(legacyFile, source);
             const file = tempFile();
             await copy(
               `SELECT * FROM read_parquet(${quoteLiteral(legacyFile)}) AS l WHERE NOT ${inSourcesSql('l', inLegacy)}
@@ -145,33 +164,17 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
           for (const source of sources.filter((x) => !inLegacy.includes(x))) {
             const key = curatedKey(input.orgId, month, sourceObjectName(source));
             const previous = tempFile();
-            if (await downloadObjectIfExists(bucket, key, previous)) {
-              await uploadObject(bucket, replacedKey(uploadId, input.orgId, month, source), previous);
-              before.push(...(await stats(previous, month, [source])));
-              replacedMonth.push(source);
-            }
+            if (await downloadObjectIfExists(bucket, key, previous)) await replacedFrom(previous, source);
             const file = tempFile();
             await copy(`${inMonth} AND ${inSourcesSql('s', [source])}`, file);
             await uploadObject(bucket, key, file);
           }
-          if (replacedMonth.length)
-            after.push(
-              ...((await query(
-                conn,
-                versionStatsSql(
-                  staged.table,
-                  's',
-                  `s.billing_month = ${quoteLiteral(month)} AND ${inSourcesSql('s', replacedMonth)}`,
-                  's.billing_month',
-                ),
-              )) as unknown as StatRow[]),
-            );
         }
       } finally {
         await conn.run(`DROP TABLE IF EXISTS ${staged.table}`);
         await Promise.all(temp.map((file) => rm(file, { force: true })));
       }
-      const changes = changesOf(before, after);
+      const { changes } = keptChanges(changesOf(before, after), 's');
       return { rows: staged.rows, months: staged.months, ...(changes.length ? { replaced: changes } : {}) };
     });
   }

@@ -10,6 +10,7 @@ import {
 } from '../ingest/normalise';
 import {
   changesOf,
+  keptChanges,
   RESTORABLE_DAYS,
   type SourceChange,
   type StatRow,
@@ -62,10 +63,11 @@ async function objectExists(conn: DuckDBConnection, kind: 'table' | 'view', name
 
 export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
   /**
-   * One transaction: insert the file's rows (a malformed row aborts the statement), then move the
-   * organisation's older rows of the billing sources (provider, billing account) the file holds
-   * for each of its months into `billing_replaced` (under the upload's id, restorable for
-   * `RESTORABLE_DAYS`); other sources of those months stay. Readers see a source's old month or
+   * One transaction: insert the file's rows (a malformed row aborts the statement), then delete
+   * the organisation's older rows of the billing sources (provider, billing account) the file
+   * holds for each of its months (those of a source month that dropped markedly are moved into
+   * `billing_replaced` under the upload's id, restorable for `RESTORABLE_DAYS`); other sources of
+   * those months stay. Readers see a source's old month or
    * its new one, never both; a malformed file leaves nothing behind. Answers, per replaced source
    * month, its rows and cost before and after.
    */
@@ -111,12 +113,16 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
             ),
             [input.orgId, marker],
           )) as unknown as StatRow[];
-          await query(
-            conn,
-            `INSERT INTO ${REPLACED_TABLE} BY NAME
-               SELECT b.*, $3 AS replaced_by, CAST($4 AS TIMESTAMP) AS replaced_at FROM ${BILLING_TABLE} AS b WHERE ${replaced}`,
-            [input.orgId, marker, uploadId, duckTimestamp(now)],
-          );
+          // The source months that dropped markedly keep their version before, restorable.
+          const { changes, keptSql } = keptChanges(changesOf(before, after), 'b');
+          if (changes.some((c) => c.kept))
+            await query(
+              conn,
+              `INSERT INTO ${REPLACED_TABLE} BY NAME
+                 SELECT b.*, $3 AS replaced_by, CAST($4 AS TIMESTAMP) AS replaced_at FROM ${BILLING_TABLE} AS b
+                 WHERE ${replaced} AND ${keptSql}`,
+              [input.orgId, marker, uploadId, duckTimestamp(now)],
+            );
           await query(conn, `DELETE FROM ${BILLING_TABLE} AS b WHERE ${replaced}`, [input.orgId, marker]);
           await query(
             conn,
@@ -124,7 +130,6 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
             [input.orgId, duckTimestamp(new Date(now.getTime() - RESTORABLE_DAYS * 86_400_000))],
           );
           await conn.run('COMMIT');
-          const changes = changesOf(before, after);
           return { rows: inserted, months, ...(changes.length ? { replaced: changes } : {}) };
         } catch (error) {
           await conn.run('ROLLBACK').catch(() => undefined);

@@ -1,11 +1,15 @@
-import type { BillingSource } from './sources';
+import { quoteLiteral } from '../sql/quote';
+import { type BillingSource, inSourcesSql } from './sources';
 
 /**
  * What an upload replaced: for each billing month and source (provider, billing account) that
  * held rows before the upload, the rows and BilledCost per billing currency before and after.
- * Money in two currencies is never added: costs stay per currency. The replaced version is kept
- * (DuckDB: the `billing_replaced` table; Athena: `replaced/<uploadId>/…` objects) for
- * `RESTORABLE_DAYS`, so it can be restored (docs/warehouse.md#replaced-versions).
+ * Money in two currencies is never added: costs stay per currency. The version before of each
+ * source month that dropped markedly (`isMarkedDrop`) is kept (DuckDB: the `billing_replaced`
+ * table; Athena: `replaced/<uploadId>/…` objects) for `RESTORABLE_DAYS`, so it can be restored
+ * (docs/warehouse.md#replaced-versions-what-an-upload-replaced-and-restoring-it). Versions that
+ * did not drop are not kept: a CUR re-delivered several times a day would otherwise keep each
+ * month dozens of times over, and copying them doubled the time of a re-ingestion.
  */
 export interface SourceVersion {
   rows: number;
@@ -17,6 +21,8 @@ export interface SourceChange extends BillingSource {
   month: string;
   before: SourceVersion;
   after: SourceVersion;
+  /** The version before was kept, restorable (a marked drop: `isMarkedDrop`). */
+  kept?: true;
 }
 
 /** How long a replaced version stays restorable. */
@@ -102,6 +108,36 @@ export function changesOf(
     );
 }
 
+/** The source month lost at least `threshold` of its rows, or of its cost in a currency it had. */
+export function isMarkedDrop(c: Pick<SourceChange, 'before' | 'after'>, threshold = MARKED_DROP): boolean {
+  if (c.after.rows < c.before.rows * (1 - threshold)) return true;
+  return Object.entries(c.before.cost).some(
+    ([k, b]) => b > 0 && (c.after.cost[k] ?? 0) < b * (1 - threshold),
+  );
+}
+
+/**
+ * The changes with the marked drops flagged `kept` (their version before is kept, restorable),
+ * and those source months as a SQL predicate over table alias `alias` (FALSE when none).
+ */
+export function keptChanges(
+  changes: SourceChange[],
+  alias: string,
+  monthColumn = 'billing_month',
+): { changes: SourceChange[]; keptSql: string } {
+  const out = changes.map((c) => (isMarkedDrop(c) ? { ...c, kept: true as const } : c));
+  const kept = out.filter((c) => c.kept);
+  const keptSql = kept.length
+    ? `(${kept
+        .map(
+          (c) =>
+            `(${alias}.${monthColumn} = ${quoteLiteral(c.month)} AND ${inSourcesSql(alias, [{ provider: c.provider, account: c.account }])})`,
+        )
+        .join(' OR ')})`
+    : 'FALSE';
+  return { changes: out, keptSql };
+}
+
 const money = (n: number) =>
   n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const pct = (after: number, before: number) => {
@@ -117,13 +153,8 @@ const pct = (after: number, before: number) => {
 export function markedDrops(changes: SourceChange[], threshold = MARKED_DROP): string[] {
   const out: string[] = [];
   for (const c of changes) {
+    if (!isMarkedDrop(c, threshold)) continue;
     const currencies = [...new Set([...Object.keys(c.before.cost), ...Object.keys(c.after.cost)])].sort();
-    const costDrop = currencies.some((k) => {
-      const b = c.before.cost[k] ?? 0;
-      return b > 0 && (c.after.cost[k] ?? 0) < b * (1 - threshold);
-    });
-    const rowDrop = c.after.rows < c.before.rows * (1 - threshold);
-    if (!costDrop && !rowDrop) continue;
     const costs = currencies
       .map((k) => {
         const b = c.before.cost[k] ?? 0;

@@ -500,6 +500,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
         ...source,
         before: { rows: first.rows.length, cost: { USD: expect.closeTo(usd(first.rows), 6) } },
         after: { rows: second.rows.length, cost: { USD: expect.closeTo(usd(second.rows), 6) } },
+        kept: true,
       },
     ]);
     const kept = `replaced/upl_b/curated/org_id=${orgId}/billing_month=2023-11/${sourceObjectName(source)}`;
@@ -517,6 +518,18 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expectSums(await novemberDaily(), prefixed('AWS', curDaily(first.rows)));
     // What the restore replaced is kept in turn, and the statements still meet Trino.
     expect(emulator.objects.has(kept.replace('upl_b', 'rst_1'))).toBe(true);
+    // A replacement that does not drop markedly keeps nothing.
+    const same = await athena.ingestFile({
+      orgId,
+      path: first.path,
+      sourceName: 'p1.csv',
+      uploadId: 'upl_c',
+    });
+    expect(same.replaced).toEqual([
+      expect.objectContaining({ before: expect.objectContaining({ rows: first.rows.length }) }),
+    ]);
+    expect(same.replaced?.[0]?.kept).toBeUndefined();
+    expect(emulator.objects.has(kept.replace('upl_b', 'upl_c'))).toBe(false);
     for (const st of emulator.statements) assertTrino(st.sql);
   });
 

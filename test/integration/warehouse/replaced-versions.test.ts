@@ -78,6 +78,7 @@ describe('an upload that replaces a source with markedly less (DuckDB, billing-i
         account: CUR_PAYER,
         before: { rows: part1.length, cost: { USD: expect.closeTo(usd(part1), 6) } },
         after: { rows: part2.length, cost: { USD: expect.closeTo(usd(part2), 6) } },
+        kept: true,
       },
     ]);
     expect(part2.length).toBeLessThan(part1.length * 0.9);
@@ -122,6 +123,30 @@ describe('an upload that replaces a source with markedly less (DuckDB, billing-i
         .batchItemFailures,
     ).toEqual([]);
     expectSums(await novemberDaily(org), prefixed('AWS', curDaily(rowsOf(part1))));
+  });
+
+  it('an upload that does not drop markedly says nothing and keeps nothing to restore', async () => {
+    const key3 = `uploads/${org}/cur-part-1-again.csv`;
+    upload(key3, Buffer.from(text(part1)));
+    expect((await handler(s3Event(key3, 'e3'))).batchItemFailures).toEqual([]);
+    const record = await getIngestion(org, key3, 'e3');
+    expect(record?.replaced).toEqual([
+      {
+        month: '2023-11',
+        provider: 'AWS',
+        account: CUR_PAYER,
+        before: { rows: part1.length, cost: { USD: expect.closeTo(usd(part1), 6) } },
+        after: { rows: part1.length, cost: { USD: expect.closeTo(usd(part1), 6) } },
+      },
+    ]);
+    expect(record?.warnings).toBeUndefined();
+    expect(record?.restorableUntil).toBeUndefined();
+    await expect(requestRestore(admin, uploadIdOf(org, key3, 'e3'), new Date())).rejects.toMatchObject({
+      status: 404,
+      message: 'NOTHING_TO_RESTORE',
+    });
+    expectSums(await novemberDaily(org), prefixed('AWS', curDaily(rowsOf(part1))));
+    await receiveAll();
   });
 
   it('refuses an unknown upload (404), another organisation’s (404) and one that replaced nothing (404)', async () => {
