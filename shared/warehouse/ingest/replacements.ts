@@ -147,8 +147,8 @@ const pct = (after: number, before: number) => {
 
 /**
  * One sentence per replaced source month that lost at least `MARKED_DROP` of its rows or of its
- * cost in a currency (a positive cost before), e.g. `AWS account 123412340534, 2023-11: 3,739.05
- * USD (was 6,567.74 USD, -43 %) in 412 rows (was 1,000, -59 %)`. Empty when nothing dropped.
+ * cost in a currency (a positive cost before), e.g. `AWS account 123412340534, 2023-11: 1.02 USD
+ * (was 0.66 USD, +55 %) in 381 rows (was 900, -58 %)`. Empty when nothing dropped.
  */
 export function markedDrops(changes: SourceChange[], threshold = MARKED_DROP): string[] {
   const out: string[] = [];
