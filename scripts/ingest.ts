@@ -9,7 +9,7 @@
  * (`GET /_local/health`) before anything is copied, so a stopped stack leaves no file behind.
  *
  * Several files are the parts of one export (a CUR delivered in several files): they are joined
- * into one upload (scripts/lib/parts.ts), since uploads replace by billing source and parts
+ * into one upload (shared/warehouse/ingest/parts.ts), since uploads replace by billing source and parts
  * uploaded one by one would replace each other.
  *
  * Flags: --org ID (default: the running session's organisation, `orgId` of session.json),
@@ -20,8 +20,9 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { MANIFEST_LABEL, partFileName, readManifestFile } from '../shared/warehouse/ingest/manifest';
+import { joinParts } from '../shared/warehouse/ingest/parts';
 import { wantsHelp } from './lib/cli';
-import { joinParts } from './lib/parts';
 
 const USAGE = [
   'usage: npm run ingest -- [--org ORG_ID] [--state-dir DIR] [--session FILE] [--no-wait] [--timeout SECONDS] FILE [PART…]',
@@ -36,7 +37,9 @@ const USAGE = [
   '  --no-wait    return once the file is queued',
   '  --timeout    seconds to wait for the outcome (default: 300)',
   '  Several files are the parts of one export (a CUR in several files): joined into one upload',
-  '  (CSV parts with the same header line, or JSON lines; gzipped or not).',
+  '  (CSV parts with the same header line, or JSON lines; gzipped or not; CRLF or LF line ends).',
+  '  An AWS CUR manifest (CUR 1.0 …-Manifest.json, CUR 2.0 / Data Exports Manifest.json) given alone',
+  '  stands for the parts it lists, found beside it by their file names, joined into one upload.',
   '  e.g. npm run ingest -- test/fixtures/billing/focus_sample.csv',
 ].join('\n');
 
@@ -121,6 +124,21 @@ async function main(): Promise<void> {
   const files = args.files.map((f) => resolve(f));
   for (const file of files) if (!existsSync(file) || !statSync(file).isFile()) fail(`no such file: ${file}`);
   const file = files[0] as string;
+  // A CUR manifest: the parts it lists, found beside it by their file names, are the upload.
+  const manifest = files.length === 1 ? readManifestFile(file) : undefined;
+  if (manifest) {
+    const parts = manifest.parts.map((ref) => join(dirname(file), partFileName(ref)));
+    if (!parts.length)
+      fail(`${basename(file)} is an ${MANIFEST_LABEL[manifest.kind]} that lists no data files`);
+    const absent = parts.filter((p) => !existsSync(p));
+    if (absent.length)
+      fail(
+        `${basename(file)} is an ${MANIFEST_LABEL[manifest.kind]} listing ${parts.length} part(s); ` +
+          `not found beside it: ${absent.map((p) => basename(p)).join(', ')}. Nothing was uploaded.`,
+      );
+    files.splice(0, 1, ...parts);
+    process.stdout.write(`${basename(file)}: ${MANIFEST_LABEL[manifest.kind]}, ${parts.length} part(s)\n`);
+  }
   const sessionFile = args.session ?? join(args.stateDir, 'session.json');
   if (!existsSync(sessionFile))
     fail(`no running stack found (${sessionFile} is missing): start it with npm start`);
@@ -132,15 +150,16 @@ async function main(): Promise<void> {
   if (!queue) fail('the running stack has no billing-ingest queue');
   await assertReachable(session.baseUrl, sessionFile);
 
-  const name = `${basename(file)}${files.length > 1 ? `-joined-${files.length}-parts` : ''}`.replace(
-    /[^A-Za-z0-9_.-]+/g,
-    '_',
-  );
+  const name =
+    `${basename(file)}${files.length > 1 || manifest ? `-joined-${files.length}-parts` : ''}`.replace(
+      /[^A-Za-z0-9_.-]+/g,
+      '_',
+    );
   const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
   const key = `uploads/${org}/${stamp}-${name}`;
   const dest = join(session.stateDir, 'bucket', key);
   mkdirSync(dirname(dest), { recursive: true });
-  if (files.length > 1) {
+  if (files.length > 1 || manifest) {
     try {
       joinParts(files, dest);
     } catch (error) {
@@ -188,10 +207,29 @@ async function main(): Promise<void> {
   for (;;) {
     if (Date.now() > deadline) fail(`no outcome within ${args.timeoutSeconds} s`);
     const res = await post(session.baseUrl, '/_local/warehouse/ingestion', { orgId: org, key, version });
-    const record = res.body as { status?: string; rows?: number; months?: string[]; error?: string } | null;
+    const record = res.body as {
+      status?: string;
+      rows?: number;
+      months?: string[];
+      error?: string;
+      uploadId?: string;
+      replaced?: unknown[];
+      warnings?: string[];
+      restorableUntil?: string;
+    } | null;
     if (res.status === 200 && record?.status === 'rejected') fail(`rejected: ${record.error}`);
     if (res.status === 200 && record?.status === 'succeeded') {
-      process.stdout.write(`ingested ${record.rows} rows (billing months ${record.months?.join(', ')})\n`);
+      process.stdout.write(
+        `ingested ${record.rows} rows (billing months ${record.months?.join(', ')}), upload ${record.uploadId}\n`,
+      );
+      if (record.replaced?.length)
+        process.stdout.write(`replaced ${record.replaced.length} billing source month(s) held before\n`);
+      if (record.warnings?.length)
+        process.stderr.write(
+          `ingest: warning: this upload replaced billing data with markedly less:\n${record.warnings.map((w) => `  ${w}\n`).join('')}` +
+            `  If parts of one export were uploaded one at a time, upload them together (all parts, or the CUR manifest).\n` +
+            `  The replaced version is kept until ${record.restorableUntil}: POST /billing/uploads/${record.uploadId}/restore puts it back.\n`,
+        );
       ingestedMonths = record.months ?? [];
       break;
     }

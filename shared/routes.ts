@@ -7,6 +7,7 @@ import { dimensionRoutes } from './routes/dimensions';
 import { enrichmentRoutes } from './routes/enrichments';
 import { queryRoutes } from './routes/queries';
 import { reportRoutes } from './routes/reports';
+import { uploadRoutes } from './routes/uploads';
 import { usageRoutes } from './routes/usage';
 
 /**
@@ -24,4 +25,5 @@ export const routes: readonly RouteDef[] = [
   ...dimensionRoutes,
   ...queryRoutes,
   ...alertRoutes,
+  ...uploadRoutes,
 ];

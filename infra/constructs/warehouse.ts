@@ -13,6 +13,7 @@ import {
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { glueColumns } from '../../shared/warehouse/focus-columns';
+import { REPLACED_PREFIX, RESTORABLE_DAYS } from '../../shared/warehouse/ingest/replacements';
 import type { DeployStage } from './deploy-config';
 import type { ServiceFunction } from './service-function';
 
@@ -116,6 +117,8 @@ export class Warehouse extends Construct {
       lifecycleRules: [
         { noncurrentVersionExpiration: Duration.days(30) },
         { abortIncompleteMultipartUploadAfter: Duration.days(7) },
+        // Versions an upload replaced, restorable for RESTORABLE_DAYS (S3 rounds to midnight: +1 day).
+        { prefix: REPLACED_PREFIX, expiration: Duration.days(RESTORABLE_DAYS + 1) },
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -287,13 +290,22 @@ export class Warehouse extends Construct {
           resources: [`${billingArn}/${CURATED_PREFIX}*`],
         }),
       );
+      // The versions an upload replaced: kept, read back by a restore.
+      target.role.addToPolicy(
+        new PolicyStatement({
+          actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'],
+          resources: [`${billingArn}/${REPLACED_PREFIX}*`],
+        }),
+      );
     }
     const billing = renderedAttribute(target, this.billingBucket.node.defaultChild as CfnBucket, 'Arn');
     const results = renderedAttribute(target, this.resultsBucket.node.defaultChild as CfnBucket, 'Arn');
     const findings = [
       `Resource::<${billing}>/${CURATED_PREFIX}*`,
       `Resource::<${results}>/${RESULTS_PREFIX}*`,
-      ...(access === 'ingest' ? [`Resource::<${billing}>/${UPLOADS_PREFIX}*`] : []),
+      ...(access === 'ingest'
+        ? [`Resource::<${billing}>/${UPLOADS_PREFIX}*`, `Resource::<${billing}>/${REPLACED_PREFIX}*`]
+        : []),
     ];
     for (const finding of findings) {
       Validations.of(target).acknowledge({

@@ -7,6 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { CacheKind, PublishedLabel, RefreshStatus, VirtualDimension } from '../domain/dimensions/model';
+import type { SourceChange } from '../domain/uploads/model';
 import { ConflictError } from '../errors';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { getItem, type Item, queryPartition } from './items';
@@ -45,7 +46,30 @@ export interface IngestionRecord {
    * registered yet): the next event of that object version is ingested instead of skipped.
    */
   retryable?: boolean;
+  /** The upload's id (`upl_…`, from the object key and version): `/billing/uploads/{id}`. */
+  uploadId?: string;
+  /** The uploaded file's name (the object key's last part). */
+  file?: string;
+  /** Data files joined into this upload (a CUR manifest's parts). */
+  parts?: number;
+  /** The source months this upload replaced, with both versions' rows and cost per currency. */
+  replaced?: SourceChange[];
+  /** One sentence per replaced source month that lost a marked share of its rows or cost. */
+  warnings?: string[];
+  /** Until when the replaced versions can be restored (`POST /billing/uploads/{id}/restore`). */
+  restorableUntil?: string;
+  /** A restore of the replaced versions: asked (`restoreId`, `restoreRequestedAt`), then done. */
+  restoreId?: string;
+  restoreRequestedAt?: string;
+  restoredAt?: string;
+  restored?: SourceChange[];
 }
+
+/** What a successful ingestion records beyond its status. */
+export type IngestionOutcome = Pick<
+  IngestionRecord,
+  'rows' | 'months' | 'uploadId' | 'file' | 'parts' | 'replaced' | 'warnings' | 'restorableUntil'
+> & { rows: number; months: string[]; finishedAt: string };
 
 export async function getIngestion(
   orgId: string,
@@ -145,12 +169,15 @@ export async function rejectIngestion(
   );
 }
 
-/** Records a successful ingestion and the refresh it asks for, in one transaction. */
+/** Records a successful ingestion (and what it replaced) and the refresh it asks for, in one transaction. */
 export async function completeIngestion(
   record: Pick<IngestionRecord, 'orgId' | 'objectKey' | 'version'>,
-  result: { rows: number; months: string[]; finishedAt: string },
+  result: IngestionOutcome,
   refresh: OutboxEntry,
 ): Promise<void> {
+  const set: Record<string, unknown> = { status: 'succeeded', ...result };
+  for (const [k, value] of Object.entries(set)) if (value === undefined) delete set[k];
+  const names = Object.keys(set);
   await db().send(
     new TransactWriteCommand({
       TransactItems: [
@@ -158,14 +185,9 @@ export async function completeIngestion(
           Update: {
             TableName: tableName(),
             Key: keys.ingestion(record.orgId, record.objectKey, record.version),
-            UpdateExpression: 'SET #s = :s, #rows = :rows, months = :months, finishedAt = :f',
-            ExpressionAttributeNames: { '#s': 'status', '#rows': 'rows' },
-            ExpressionAttributeValues: {
-              ':s': 'succeeded',
-              ':rows': result.rows,
-              ':months': result.months,
-              ':f': result.finishedAt,
-            },
+            UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+            ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
+            ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, set[n]])),
           },
         },
         outboxPut(refresh),

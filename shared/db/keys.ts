@@ -199,6 +199,11 @@ export const keys = {
     pk: keys.ingestionsPartition(orgId),
     sk: `OBJ#${objectKey}#${version}`,
   }),
+  /** An upload's id (`upl_…`), pointing at its ingestion record's object key and version. */
+  uploadPointer: (orgId: string, uploadId: string): ItemKey => ({
+    pk: keys.ingestionsPartition(orgId),
+    sk: `UPLOAD#${uploadId}`,
+  }),
 
   /** An `Idempotency-Key` of one principal of an org: its claim and stored answer (TTL 24 h). */
   idempotency: (orgId: string, principalId: string, key: string): ItemKey => ({

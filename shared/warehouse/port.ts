@@ -1,5 +1,6 @@
 import type { FeatureModel, RefreshMode } from './features';
 import type { MetricId } from './focus-columns';
+import type { SourceChange } from './ingest/replacements';
 import type {
   BillingInfo,
   Catalog,
@@ -18,6 +19,16 @@ export interface IngestResult {
   rows: number;
   /** Billing months the file held; each replaced that month's previous rows for the org. */
   months: string[];
+  /** The source months that held rows before (absent when none did), with both versions' figures. */
+  replaced?: SourceChange[];
+}
+
+export interface IngestInput {
+  orgId: string;
+  path: string;
+  sourceName: string;
+  /** The upload's id: the rows it replaces are kept under it, restorable (a random id when absent). */
+  uploadId?: string;
 }
 
 export interface UsageMetric {
@@ -92,7 +103,18 @@ export interface WarehousePort extends WarehouseQueries {
    * month in the file replaces the org's rows of that month atomically. A malformed file throws
    * MalformedFileError and changes nothing.
    */
-  ingestFile(input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult>;
+  ingestFile(input: IngestInput): Promise<IngestResult>;
+  /**
+   * Puts back the versions upload `uploadId` replaced, for the source months it replaced (those
+   * of `sources`, from its record); what they hold now is kept under `restoreId` in turn.
+   * Idempotent. Answers the source months put back.
+   */
+  restoreReplaced(
+    orgId: string,
+    uploadId: string,
+    restoreId: string,
+    sources: SourceChange[],
+  ): Promise<SourceChange[]>;
   /**
    * Builds the org's enriched view. `full` re-materialises labels and enrichments from the
    * billing rows; `light` only replaces the virtual dimensions (falling back to full when there

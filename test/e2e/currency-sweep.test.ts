@@ -9,8 +9,9 @@ import {
   type TableSpec,
 } from '../../shared/charts/spec';
 import { type CsvRow, close, FOCUS_SAMPLE, num, parseCsv, tagsOf } from '../integration/warehouse/support';
+import { ingestCli } from '../support/cli';
 import { api, session } from '../support/session';
-import { ingestFor, rateOn, seedUsdPerEur } from '../support/stack-cli';
+import { rateOn, seedUsdPerEur } from '../support/stack-cli';
 
 /**
  * The two-currency sweep (issue 25 §1): an organisation whose billing rows are in USD and EUR, and
@@ -581,7 +582,7 @@ beforeAll(async () => {
   });
   // The admin's first request registers the organisation; then the upload and its refresh.
   expect((await api('GET', '/organization', { token })).status).toBe(200);
-  const out = ingestFor(ORG, file);
+  const out = ingestCli(ORG, file);
   if (out.status !== 0) throw new Error(`ingest failed: ${out.stdout} ${out.stderr}`);
 }, 180_000);
 

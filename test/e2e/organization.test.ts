@@ -2,8 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import { type CsvRow, close, FOCUS_SAMPLE, num, parseCsv, tagsOf } from '../integration/warehouse/support';
+import { ingestCli, orgCli } from '../support/cli';
 import { api, session } from '../support/session';
-import { ingestFor, rateOn, runScript, seedUsdPerEur } from '../support/stack-cli';
+import { rateOn, seedUsdPerEur } from '../support/stack-cli';
 
 /**
  * The organisation's settings (issue 25 §4: name and time zone of an organisation that registered
@@ -24,8 +25,7 @@ interface OrgView {
   registeredVia: string | null;
 }
 
-const orgCli = (...args: string[]) => runScript('org.ts', [...args, '--state-dir', s().stateDir]);
-const ingest = ingestFor;
+const ingest = ingestCli;
 
 async function tokenOf(org: string, role: 'admin' | 'member', user = `user_${role}_${run}`) {
   return mintToken(await loadOrCreateSigningKey(s().stateDir), { userId: user, orgId: org, role });

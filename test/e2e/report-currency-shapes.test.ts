@@ -6,7 +6,8 @@ import { money } from '../../shared/domain/reports/render/widgets';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../shared/warehouse/generator';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
-import { freshOrg, ingestCli } from '../support/fresh-org';
+import { ingestOk as ingestCli } from '../support/cli';
+import { freshOrg } from '../support/fresh-org';
 import { isPdf, isValidPng } from '../support/report-delivery-files';
 import { api, session } from '../support/session';
 

@@ -1,7 +1,11 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import type { RouteDef } from '../../shared/http/route';
 import { routes } from '../../shared/routes';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
+import { CUR_SAMPLE } from '../integration/warehouse/support';
+import { script } from '../support/cli';
 import { api, session } from '../support/session';
 import { thresholdBody } from '../unit/alerts/fixtures';
 import { sampleDocument } from '../unit/enrichments/fixtures';
@@ -36,6 +40,8 @@ interface Records {
   apiKeyId: string;
   vdimId: string;
   alertId: string;
+  /** A's upload that replaced an earlier one (so it has a version to restore). */
+  uploadId: string;
 }
 
 interface Case {
@@ -85,6 +91,27 @@ const datasourceSnap = (r: Records) => async () => ({
 });
 const vdimSnap = (r: Records) => () => read(`/dimensions/vdims/${r.vdimId}`);
 const enrichmentSnap = (r: Records) => () => read(`/enrichments/${r.enrichment}`);
+const uploadSnap = (r: Records) => () => read(`/billing/uploads/${r.uploadId}`);
+
+/**
+ * Two parts of one CUR ingested one at a time into A (`npm run ingest`): the second replaces the
+ * first, so it has a version to restore. Answers the second's upload id.
+ */
+function replacingUpload(): string {
+  const [header, ...data] = readFileSync(CUR_SAMPLE, 'utf8').trimEnd().split('\n') as [string, ...string[]];
+  const dir = join(s().stateDir, `isolation-upload-${run}`);
+  mkdirSync(dir, { recursive: true });
+  let id = '';
+  for (const [i, lines] of [data.slice(0, 900), data.slice(900)].entries()) {
+    const file = join(dir, `cur-${i + 1}.csv`);
+    writeFileSync(file, `${[header, ...lines].join('\n')}\n`);
+    const out = script('ingest.ts', ['--session', process.env.TEST_SESSION_FILE ?? '', file]);
+    expect(out.status).toBe(0);
+    id = /upload (upl_[a-f0-9]{26})/.exec(out.stdout)?.[1] ?? '';
+  }
+  expect(id).toMatch(/^upl_/);
+  return id;
+}
 
 /** One entry per manifest route with a path parameter. */
 const FIXTURES: Record<string, (r: Records) => Case> = {
@@ -185,6 +212,8 @@ const FIXTURES: Record<string, (r: Records) => Case> = {
   }),
   revokeApiKey: (r) => ({ path: `/api-keys/${r.apiKeyId}`, snapshot: () => findIn('/api-keys', r.apiKeyId) }),
   getVirtualDimension: (r) => ({ path: `/dimensions/vdims/${r.vdimId}`, snapshot: vdimSnap(r) }),
+  getBillingUpload: (r) => ({ path: `/billing/uploads/${r.uploadId}`, snapshot: uploadSnap(r) }),
+  restoreBillingUpload: (r) => ({ path: `/billing/uploads/${r.uploadId}/restore`, snapshot: uploadSnap(r) }),
   updateVirtualDimension: (r) => ({
     path: `/dimensions/vdims/${r.vdimId}`,
     body: vdimBody(`hijack_${run}`),
@@ -296,6 +325,7 @@ beforeAll(async () => {
     alertId: (
       await created<{ id: string }>('POST', '/alerts-v2/costAlerts', thresholdBody({ name: RECORD_NAME }))
     ).id,
+    uploadId: replacingUpload(),
   };
   const key = await loadOrCreateSigningKey(s().stateDir);
   const jwt = await mintToken(key, { userId: s().users.outsider, orgId: s().otherOrgId, role: 'admin' });

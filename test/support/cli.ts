@@ -17,17 +17,23 @@ export function script(name: string, args: string[], timeout = 120_000) {
 /** `npm run org -- …` against the test's stack. */
 export const orgCli = (...args: string[]) => script('org.ts', [...args, '--state-dir', session().stateDir]);
 
-/** `npm run ingest -- --org ORG FILE…` against the test's stack (several files: parts of one export). */
+/**
+ * `npm run ingest -- --org ORG FILE…` against the test's stack (several files: parts of one export):
+ * its outcome. It waits up to 240 s for the ingestion and refresh, as a loaded CI machine may need.
+ */
 export const ingestCli = (org: string, ...files: string[]) =>
-  script('ingest.ts', [
-    '--session',
-    process.env.TEST_SESSION_FILE ?? '',
-    '--org',
-    org,
-    '--timeout',
-    '90',
-    ...files,
-  ]);
+  script(
+    'ingest.ts',
+    ['--session', process.env.TEST_SESSION_FILE ?? '', '--org', org, '--timeout', '240', ...files],
+    270_000,
+  );
+
+/** `ingestCli`, throwing with the command's output unless it succeeded. */
+export function ingestOk(org: string, ...files: string[]): void {
+  const out = ingestCli(org, ...files);
+  if (out.status !== 0)
+    throw new Error(`ingest failed (${out.status ?? out.signal}): ${out.stderr}${out.stdout}`);
+}
 
 /** `npm run token -- --user … --org … --role …`: the token alone on stdout. */
 export function tokenCli(user: string, org: string, role: string): string {

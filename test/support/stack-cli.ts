@@ -1,33 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { session } from './session';
-
-const ROOT = resolve(__dirname, '..', '..');
-
-/** `npm run <script> -- …` (scripts/<name>) against the test's stack: its exit status and output. */
-export function runScript(name: string, args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', name), ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, LOG_LEVEL: 'silent' },
-    timeout: 120_000,
-  });
-}
-
-/** `npm run ingest -- --org ORG FILE` against the test's stack (waits for the refresh). */
-export function ingestFor(org: string, file: string) {
-  return runScript('ingest.ts', [
-    '--session',
-    process.env.TEST_SESSION_FILE ?? '',
-    '--org',
-    org,
-    '--timeout',
-    '90',
-    file,
-  ]);
-}
 
 /** USD per EUR by publication day, read by hand from the seed's synthetic rate file. */
 export function seedUsdPerEur(): Map<string, number> {

@@ -4,11 +4,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { completeIngestion, rejectIngestion, startIngestion } from '../../db/dimensions-repo';
 import { organizationExists } from '../../db/organizations-repo';
+import { putUploadPointer } from '../../db/uploads-repo';
 import { log } from '../../log';
 import { IngestRejected, UNKNOWN_ORGANIZATION } from '../../warehouse/ingest/errors';
+import {
+  type CurManifest,
+  isManifestSchemePart,
+  MANIFEST_LABEL,
+  partObject,
+  readManifestFile,
+} from '../../warehouse/ingest/manifest';
 import { MalformedFileError } from '../../warehouse/ingest/normalise';
+import { joinParts } from '../../warehouse/ingest/parts';
+import { markedDrops, RESTORABLE_DAYS } from '../../warehouse/ingest/replacements';
 import { downloadObject, isSafeObjectKey } from '../../warehouse/object-store';
+import type { IngestResult } from '../../warehouse/port';
 import { getWarehouse } from '../../warehouse/warehouse';
+import { uploadIdOf } from '../uploads/uploads';
 import { deliver } from './outbox';
 import { refreshOutboxEntry } from './refresh-request';
 
@@ -71,7 +83,59 @@ export function orgOfKey(key: string): string | undefined {
   return orgId;
 }
 
-export type UploadOutcome = 'ingested' | 'rejected' | 'duplicate' | 'ignored';
+/** `part`: a data file of a manifest-scheme export, ingested when its manifest lands. */
+export type UploadOutcome = 'ingested' | 'rejected' | 'duplicate' | 'ignored' | 'part';
+
+/** An AWS part file name: `<report>-<n>.csv.gz`, `<export>-00001.snappy.parquet`, … */
+const PART_NAME = /-\d+\.(?:csv|csv\.gz|csv\.zip|parquet|snappy\.parquet|gz\.parquet)$/i;
+
+/**
+ * Downloads the parts a manifest lists and joins them into `dest`. Every part must be an object
+ * of the manifest's bucket under the same `uploads/<orgId>/`, or the manifest is refused (a
+ * manifest never reads another organisation's objects). A part not there yet is a transient
+ * failure: the message is retried (S3 is strongly consistent, but a part may still be copied).
+ */
+async function downloadManifestParts(
+  obj: UploadedObject,
+  orgId: string,
+  manifest: CurManifest,
+  dest: string,
+  temp: string[],
+): Promise<number> {
+  const prefix = `${UPLOAD_PREFIX}${orgId}/`;
+  if (!manifest.parts.length)
+    throw new IngestRejected(`The ${MANIFEST_LABEL[manifest.kind]} lists no data files.`, {
+      code: 'EMPTY_MANIFEST',
+    });
+  const files: string[] = [];
+  const names: string[] = [];
+  for (const ref of manifest.parts) {
+    const part = partObject(ref);
+    if (
+      (part.bucket && part.bucket !== obj.bucket) ||
+      !part.key.startsWith(prefix) ||
+      !isSafeObjectKey(part.key)
+    )
+      throw new IngestRejected(
+        `The ${MANIFEST_LABEL[manifest.kind]} lists ${ref}, which is not under ${prefix} of this bucket: ` +
+          'deliver the export to the prefix of your organisation.',
+        { code: 'MANIFEST_PART_OUTSIDE' },
+      );
+    const file = join(tmpdir(), `billing-part-${randomUUID()}`);
+    temp.push(file);
+    await downloadObject(obj.bucket, part.key, file);
+    files.push(file);
+    names.push(part.key.split('/').at(-1) ?? part.key);
+  }
+  try {
+    joinParts(files, dest, names);
+  } catch (error) {
+    throw new IngestRejected(`The export's parts could not be joined: ${(error as Error).message}.`, {
+      code: 'PARTS_NOT_JOINED',
+    });
+  }
+  return files.length;
+}
 
 /** One upload: the organisation, the object key and the version that makes it distinct. */
 export interface UploadRef {
@@ -141,6 +205,11 @@ export async function processUpload(
     log.warn('billing upload outside uploads/<orgId>/ ignored', { key: obj.key });
     return 'ignored';
   }
+  const name = obj.key.split('/').at(-1) ?? obj.key;
+  if (isManifestSchemePart(obj.key) && PART_NAME.test(name)) {
+    log.info('billing upload part waits for its manifest', { key: obj.key });
+    return 'part';
+  }
   const ref: UploadRef = { orgId, objectKey: obj.key, version: obj.version };
   if (!(await organizationExists(orgId))) {
     await recordIngestRejection(
@@ -151,16 +220,35 @@ export async function processUpload(
     );
     return 'rejected';
   }
-  if (!(await startIngestion({ ...ref, status: 'processing', startedAt: now().toISOString() })))
+  const uploadId = uploadIdOf(orgId, obj.key, obj.version);
+  await putUploadPointer(ref, uploadId);
+  if (
+    !(await startIngestion({
+      ...ref,
+      uploadId,
+      file: name,
+      status: 'processing',
+      startedAt: now().toISOString(),
+    }))
+  )
     return 'duplicate';
   const file = join(tmpdir(), `billing-${randomUUID()}`);
+  const temp = [file];
   try {
-    let result: { rows: number; months: string[] };
+    let result: IngestResult;
+    let parts: number | undefined;
     try {
       await downloadObject(obj.bucket, obj.key, file);
+      // A CUR manifest: its parts, joined, are the upload.
+      const manifest = readManifestFile(file);
+      let path = file;
+      if (manifest) {
+        path = join(tmpdir(), `billing-joined-${randomUUID()}`);
+        temp.push(path);
+        parts = await downloadManifestParts(obj, orgId, manifest, path, temp);
+      }
       const warehouse = await getWarehouse();
-      const sourceName = obj.key.split('/').at(-1) ?? obj.key;
-      result = await warehouse.ingestFile({ orgId, path: file, sourceName });
+      result = await warehouse.ingestFile({ orgId, path, sourceName: name, uploadId });
     } catch (error) {
       const rejection = rejectionOf(error);
       if (!rejection) throw error;
@@ -168,11 +256,28 @@ export async function processUpload(
       return 'rejected';
     }
     const refresh = refreshOutboxEntry(orgId, 'full', 'ingest', now());
-    await completeIngestion(ref, { ...result, finishedAt: now().toISOString() }, refresh);
+    const warnings = markedDrops(result.replaced ?? []);
+    await completeIngestion(
+      ref,
+      {
+        rows: result.rows,
+        months: result.months,
+        uploadId,
+        file: name,
+        finishedAt: now().toISOString(),
+        ...(parts !== undefined ? { parts } : {}),
+        ...(result.replaced ? { replaced: result.replaced } : {}),
+        ...(result.replaced?.some((c) => c.kept)
+          ? { restorableUntil: new Date(now().getTime() + RESTORABLE_DAYS * 86_400_000).toISOString() }
+          : {}),
+        ...(warnings.length ? { warnings } : {}),
+      },
+      refresh,
+    );
     await deliver(refresh);
-    log.info('billing upload ingested', { key: obj.key, rows: result.rows, months: result.months });
+    log.info('billing upload ingested', { key: obj.key, rows: result.rows, months: result.months, warnings });
     return 'ingested';
   } finally {
-    await rm(file, { force: true });
+    await Promise.all(temp.map((f) => rm(f, { force: true })));
   }
 }

@@ -8,9 +8,18 @@ import { query, withConnection } from '../duckdb/database';
 import type { FeatureModel, RefreshMode } from '../features';
 import { BILLING_COLUMNS } from '../focus-columns';
 import { stageBillingFile } from '../ingest/normalise';
+import {
+  changesOf,
+  isMarkedDrop,
+  keptChanges,
+  REPLACED_PREFIX,
+  type SourceChange,
+  type StatRow,
+  versionStatsSql,
+} from '../ingest/replacements';
 import { type BillingSource, inSourcesSql, sourceKeySql, sourceObjectName } from '../ingest/sources';
 import { downloadObjectIfExists, uploadObject } from '../object-store';
-import type { DimensionValues, IngestResult, WarehousePort, WindowAggregates } from '../port';
+import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog, CurrencyConversion } from '../query-model';
 import { athenaDialect, inlineParams, missingRateOf } from '../sql/compile';
 import { dimensionFields, dimensionValueRows } from '../sql/features';
@@ -31,6 +40,17 @@ import {
 } from './sql';
 
 export { AthenaQueries, type AthenaWarehouseOptions } from './queries';
+
+/**
+ * Where the object of a source month that upload `uploadId` replaced is kept, restorable:
+ * `replaced/<uploadId>/org_id=<org>/billing_month=<m>/source-<hash>.parquet`, outside `curated/`
+ * so the Glue table never reads it. The bucket's lifecycle rule expires `replaced/` after
+ * RESTORABLE_DAYS (infra).
+ */
+export function replacedKey(uploadId: string, orgId: string, month: string, source: BillingSource): string {
+  if (!/^[A-Za-z0-9_-]{1,80}$/.test(uploadId)) throw new Error(`invalid upload id ${uploadId}`);
+  return `${REPLACED_PREFIX}${uploadId}/${curatedKey(orgId, month, sourceObjectName(source))}`;
+}
 
 /**
  * The warehouse on Athena: curated Parquet under `curated/org_id=<org>/billing_month=<m>/`
@@ -54,8 +74,9 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
    * it, by one PutObject conditional on the ETag read (a concurrent change fails the ingestion,
    * which is retried); sources it does not hold get their own objects.
    */
-  async ingestFile(input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult> {
+  async ingestFile(input: IngestInput): Promise<IngestResult> {
     const bucket = this.bucket();
+    const uploadId = input.uploadId ?? `upl_${randomUUID()}`;
     return withConnection(async (conn) => {
       const staged = await stageBillingFile(conn, input.path, input.orgId, input.sourceName);
       const temp: string[] = [];
@@ -64,12 +85,24 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
         temp.push(file);
         return file;
       };
+      const before: StatRow[] = [];
+      const after: StatRow[] = [];
       try {
         const columns = BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month')
           .map((c) => `${quoteIdent(c.name)} AS ${quoteIdent(c.name.toLowerCase())}`)
           .join(', ');
         const copy = (select: string, file: string) =>
           query(conn, `COPY (${select}) TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION zstd)`);
+        const stats = async (file: string, month: string, sources: BillingSource[]) =>
+          (await query(
+            conn,
+            versionStatsSql(
+              `read_parquet(${quoteLiteral(file)})`,
+              'v',
+              inSourcesSql('v', sources),
+              quoteLiteral(month),
+            ),
+          )) as unknown as StatRow[];
         const rows = await query(
           conn,
           `SELECT DISTINCT s.billing_month AS month, ${sourceKeySql('s', true)} FROM ${staged.table} AS s ORDER BY 1, 2, 3`,
@@ -90,7 +123,36 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
             ))
               housed.add(`${r.provider}\u0000${r.account}`);
           const inLegacy = sources.filter((x) => housed.has(`${x.provider}\u0000${x.account}`));
+          const afterOf = async (source: BillingSource) =>
+            (await query(
+              conn,
+              versionStatsSql(
+                staged.table,
+                's',
+                `s.billing_month = ${quoteLiteral(month)} AND ${inSourcesSql('s', [source])}`,
+                's.billing_month',
+              ),
+            )) as unknown as StatRow[];
+          /** Records a replaced source month; keeps its version before (`file`) when it dropped markedly. */
+          const replacedFrom = async (file: string, source: BillingSource) => {
+            const was = await stats(file, month, [source]);
+            const now = await afterOf(source);
+            before.push(...was);
+            after.push(...now);
+            const [change] = changesOf(was, now);
+            if (!change || !isMarkedDrop(change)) return;
+            let keep = file;
+            if (legacy && file === legacyFile) {
+              keep = tempFile();
+              await copy(
+                `SELECT * FROM read_parquet(${quoteLiteral(file)}) AS l WHERE ${inSourcesSql('l', [source])}`,
+                keep,
+              );
+            }
+            await uploadObject(bucket, replacedKey(uploadId, input.orgId, month, source), keep);
+          };
           if (legacy && inLegacy.length) {
+            for (const source of inLegacy) await replacedFrom(legacyFile, source);
             const file = tempFile();
             await copy(
               `SELECT * FROM read_parquet(${quoteLiteral(legacyFile)}) AS l WHERE NOT ${inSourcesSql('l', inLegacy)}
@@ -100,16 +162,95 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
             await uploadObject(bucket, legacyKey, file, { ifMatch: legacy.etag });
           }
           for (const source of sources.filter((x) => !inLegacy.includes(x))) {
+            const key = curatedKey(input.orgId, month, sourceObjectName(source));
+            const previous = tempFile();
+            if (await downloadObjectIfExists(bucket, key, previous)) await replacedFrom(previous, source);
             const file = tempFile();
             await copy(`${inMonth} AND ${inSourcesSql('s', [source])}`, file);
-            await uploadObject(bucket, curatedKey(input.orgId, month, sourceObjectName(source)), file);
+            await uploadObject(bucket, key, file);
           }
         }
       } finally {
         await conn.run(`DROP TABLE IF EXISTS ${staged.table}`);
         await Promise.all(temp.map((file) => rm(file, { force: true })));
       }
-      return { rows: staged.rows, months: staged.months };
+      const { changes } = keptChanges(changesOf(before, after), 's');
+      return { rows: staged.rows, months: staged.months, ...(changes.length ? { replaced: changes } : {}) };
+    });
+  }
+
+  /**
+   * Puts back, for each source month of `sources`, the object upload `uploadId` replaced
+   * (`replaced/<uploadId>/…`): what the month's source holds now (its own object, or its rows
+   * inside a legacy `data.parquet`, taken out of it by a conditional PutObject) is kept under
+   * `restoreId` first. Source months whose kept object is gone (expired) are skipped.
+   */
+  async restoreReplaced(
+    orgId: string,
+    uploadId: string,
+    restoreId: string,
+    sources: SourceChange[],
+  ): Promise<SourceChange[]> {
+    const bucket = this.bucket();
+    return withConnection(async (conn) => {
+      const temp: string[] = [];
+      const tempFile = () => {
+        const file = join(tmpdir(), `restore-${randomUUID()}.parquet`);
+        temp.push(file);
+        return file;
+      };
+      const stats = async (file: string, month: string, source: BillingSource) =>
+        (await query(
+          conn,
+          versionStatsSql(
+            `read_parquet(${quoteLiteral(file)})`,
+            'v',
+            inSourcesSql('v', [source]),
+            quoteLiteral(month),
+          ),
+        )) as unknown as StatRow[];
+      const now: StatRow[] = [];
+      const restored: StatRow[] = [];
+      try {
+        for (const { month, provider, account } of sources) {
+          const source = { provider, account };
+          const kept = tempFile();
+          if (!(await downloadObjectIfExists(bucket, replacedKey(uploadId, orgId, month, source), kept)))
+            continue;
+          const key = curatedKey(orgId, month, sourceObjectName(source));
+          const current = tempFile();
+          // A repeated restore (a redelivered request) keeps the first copy of what it replaced.
+          const aside = replacedKey(restoreId, orgId, month, source);
+          const setAside = !(await downloadObjectIfExists(bucket, aside, tempFile()));
+          if (await downloadObjectIfExists(bucket, key, current)) {
+            now.push(...(await stats(current, month, source)));
+            if (setAside) await uploadObject(bucket, aside, current);
+          }
+          const legacyFile = tempFile();
+          const legacyKey = curatedKey(orgId, month, LEGACY_CURATED_OBJECT);
+          const legacy = await downloadObjectIfExists(bucket, legacyKey, legacyFile);
+          if (legacy && (await stats(legacyFile, month, source)).length) {
+            now.push(...(await stats(legacyFile, month, source)));
+            const out = tempFile();
+            await query(
+              conn,
+              `COPY (SELECT * FROM read_parquet(${quoteLiteral(legacyFile)}) AS l WHERE ${inSourcesSql('l', [source])}) TO ${quoteLiteral(out)} (FORMAT parquet, COMPRESSION zstd)`,
+            );
+            await uploadObject(bucket, replacedKey(restoreId, orgId, month, source), out);
+            const rest = tempFile();
+            await query(
+              conn,
+              `COPY (SELECT * FROM read_parquet(${quoteLiteral(legacyFile)}) AS l WHERE NOT ${inSourcesSql('l', [source])}) TO ${quoteLiteral(rest)} (FORMAT parquet, COMPRESSION zstd)`,
+            );
+            await uploadObject(bucket, legacyKey, rest, { ifMatch: legacy.etag });
+          }
+          restored.push(...(await stats(kept, month, source)));
+          await uploadObject(bucket, key, kept);
+        }
+      } finally {
+        await Promise.all(temp.map((file) => rm(file, { force: true })));
+      }
+      return changesOf(now, restored, 'after');
     });
   }
 

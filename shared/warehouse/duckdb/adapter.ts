@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { FeatureModel, RefreshMode } from '../features';
 import {
@@ -7,8 +8,16 @@ import {
   MalformedFileError,
   openBillingFile,
 } from '../ingest/normalise';
+import {
+  changesOf,
+  keptChanges,
+  RESTORABLE_DAYS,
+  type SourceChange,
+  type StatRow,
+  versionStatsSql,
+} from '../ingest/replacements';
 import { sourceKeySql } from '../ingest/sources';
-import type { DimensionValues, IngestResult, WarehousePort, WindowAggregates } from '../port';
+import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog, ComputedDimension, CurrencyConversion } from '../query-model';
 import {
   convertedAmountSql,
@@ -30,8 +39,10 @@ import { quoteIdent } from '../sql/quote';
 import {
   BILLING_TABLE,
   CATALOG_TABLE,
+  duckTimestamp,
   inTransaction,
   query,
+  REPLACED_TABLE,
   withConnection,
   withWriteLock,
 } from './database';
@@ -60,15 +71,20 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
   /**
    * One transaction: insert the file's rows (a malformed row aborts the statement), then delete
    * the organisation's older rows of the billing sources (provider, billing account) the file
-   * holds for each of its months; other sources of those months stay. Readers see a source's old
-   * month or its new one, never both; a malformed file leaves nothing behind.
+   * holds for each of its months (those of a source month that dropped markedly are moved into
+   * `billing_replaced` under the upload's id, restorable for `RESTORABLE_DAYS`); other sources of
+   * those months stay. Readers see a source's old month or
+   * its new one, never both; a malformed file leaves nothing behind. Answers, per replaced source
+   * month, its rows and cost before and after.
    */
-  ingestFile(input: { orgId: string; path: string; sourceName: string }): Promise<IngestResult> {
+  ingestFile(input: IngestInput): Promise<IngestResult> {
     return withWriteLock(() =>
       withConnection(async (conn) => {
         const file = await openBillingFile(conn, input.path);
         const marker = ingestionMarker();
         const sql = await insertSql(file, BILLING_TABLE);
+        const uploadId = input.uploadId ?? `upl_${randomUUID()}`;
+        const now = new Date();
         await conn.run('BEGIN TRANSACTION');
         try {
           const inserted = Number(
@@ -83,21 +99,96 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
             )
           ).map((r) => String(r.m));
           // Only the billing sources the file holds for each month: (provider, billing account).
-          await query(
-            conn,
-            `DELETE FROM ${BILLING_TABLE} AS b WHERE b.org_id = $1 AND b.billing_month IN (${monthList(months)})
+          const replaced = `b.org_id = $1 AND b.billing_month IN (${monthList(months)})
                AND b.ingested_at IS DISTINCT FROM CAST($2 AS TIMESTAMP)
                AND (b.billing_month, ${sourceKeySql('b')}) IN (
                  SELECT DISTINCT n.billing_month, ${sourceKeySql('n')} FROM ${BILLING_TABLE} AS n
-                 WHERE n.org_id = $1 AND n.ingested_at = CAST($2 AS TIMESTAMP))`,
+                 WHERE n.org_id = $1 AND n.ingested_at = CAST($2 AS TIMESTAMP))`;
+          const before = (await query(
+            conn,
+            versionStatsSql(BILLING_TABLE, 'b', replaced, 'b.billing_month'),
             [input.orgId, marker],
+          )) as unknown as StatRow[];
+          const after = (await query(
+            conn,
+            versionStatsSql(
+              BILLING_TABLE,
+              'b',
+              'b.org_id = $1 AND b.ingested_at = CAST($2 AS TIMESTAMP)',
+              'b.billing_month',
+            ),
+            [input.orgId, marker],
+          )) as unknown as StatRow[];
+          // The source months that dropped markedly keep their version before, restorable.
+          const { changes, keptSql } = keptChanges(changesOf(before, after), 'b');
+          if (changes.some((c) => c.kept))
+            await query(
+              conn,
+              `INSERT INTO ${REPLACED_TABLE} BY NAME
+                 SELECT b.*, $3 AS replaced_by, CAST($4 AS TIMESTAMP) AS replaced_at FROM ${BILLING_TABLE} AS b
+                 WHERE ${replaced} AND ${keptSql}`,
+              [input.orgId, marker, uploadId, duckTimestamp(now)],
+            );
+          await query(conn, `DELETE FROM ${BILLING_TABLE} AS b WHERE ${replaced}`, [input.orgId, marker]);
+          await query(
+            conn,
+            `DELETE FROM ${REPLACED_TABLE} WHERE org_id = $1 AND replaced_at < CAST($2 AS TIMESTAMP)`,
+            [input.orgId, duckTimestamp(new Date(now.getTime() - RESTORABLE_DAYS * 86_400_000))],
           );
           await conn.run('COMMIT');
-          return { rows: inserted, months };
+          return { rows: inserted, months, ...(changes.length ? { replaced: changes } : {}) };
         } catch (error) {
           await conn.run('ROLLBACK').catch(() => undefined);
           if (error instanceof MalformedFileError) throw error;
           throw await explainFailure(conn, file, error);
+        }
+      }),
+    );
+  }
+
+  /**
+   * Puts back the rows upload `uploadId` replaced, for the source months it replaced, in one
+   * transaction; the rows they replace now are kept under `restoreId` (so a restore can be
+   * restored in turn). Idempotent: once restored, nothing is left under `uploadId` and nothing
+   * changes. Answers the source months put back (before: what they held, after: what was put back).
+   */
+  restoreReplaced(orgId: string, uploadId: string, restoreId: string): Promise<SourceChange[]> {
+    // The kept rows say which source months they are: `sources` (from the record) is not needed.
+    return withWriteLock(() =>
+      withConnection(async (conn) => {
+        const kept = `r.org_id = $1 AND r.replaced_by = $2`;
+        const current = `b.org_id = $1 AND (b.billing_month, ${sourceKeySql('b')}) IN (
+            SELECT DISTINCT r.billing_month, ${sourceKeySql('r')} FROM ${REPLACED_TABLE} AS r WHERE ${kept})`;
+        await conn.run('BEGIN TRANSACTION');
+        try {
+          const restored = (await query(conn, versionStatsSql(REPLACED_TABLE, 'r', kept, 'r.billing_month'), [
+            orgId,
+            uploadId,
+          ])) as unknown as StatRow[];
+          const now = (await query(conn, versionStatsSql(BILLING_TABLE, 'b', current, 'b.billing_month'), [
+            orgId,
+            uploadId,
+          ])) as unknown as StatRow[];
+          await query(
+            conn,
+            `INSERT INTO ${REPLACED_TABLE} BY NAME
+               SELECT b.*, $3 AS replaced_by, CAST($4 AS TIMESTAMP) AS replaced_at FROM ${BILLING_TABLE} AS b WHERE ${current}`,
+            [orgId, uploadId, restoreId, duckTimestamp(new Date())],
+          );
+          await query(conn, `DELETE FROM ${BILLING_TABLE} AS b WHERE ${current}`, [orgId, uploadId]);
+          await query(
+            conn,
+            `INSERT INTO ${BILLING_TABLE} BY NAME
+               SELECT r.* EXCLUDE (replaced_by, replaced_at) FROM ${REPLACED_TABLE} AS r WHERE ${kept}`,
+            [orgId, uploadId],
+          );
+          await query(conn, `DELETE FROM ${REPLACED_TABLE} AS r WHERE ${kept}`, [orgId, uploadId]);
+          await conn.run('COMMIT');
+          // Each source month put back: what it held (before) and what it holds again (after).
+          return changesOf(now, restored, 'after');
+        } catch (error) {
+          await conn.run('ROLLBACK').catch(() => undefined);
+          throw error;
         }
       }),
     );

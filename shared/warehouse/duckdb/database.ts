@@ -21,10 +21,26 @@ const DUCK_TYPES: Record<StoredType, string> = {
 
 export const BILLING_TABLE = 'billing';
 export const CATALOG_TABLE = 'warehouse_catalog';
+/**
+ * Rows an upload replaced, kept restorable (shared/warehouse/ingest/replacements.ts): the billing
+ * columns plus the id of the upload that replaced them and when.
+ */
+export const REPLACED_TABLE = 'billing_replaced';
+
+export function replacedTableDdl(): string {
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(REPLACED_TABLE)} (\n  ${billingColumnsDdl()},\n  replaced_by VARCHAR NOT NULL,\n  replaced_at TIMESTAMP NOT NULL\n)`;
+}
+
+/** A time as a DuckDB TIMESTAMP literal's text (UTC, no zone): `2026-01-02 03:04:05.678`. */
+export function duckTimestamp(at: Date): string {
+  return at.toISOString().replace('T', ' ').replace('Z', '');
+}
+
+const billingColumnsDdl = () =>
+  BILLING_COLUMNS.map((c) => `${quoteIdent(c.name)} ${DUCK_TYPES[c.type]}`).join(',\n  ');
 
 export function billingTableDdl(table = BILLING_TABLE): string {
-  const cols = BILLING_COLUMNS.map((c) => `${quoteIdent(c.name)} ${DUCK_TYPES[c.type]}`).join(',\n  ');
-  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (\n  ${cols}\n)`;
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (\n  ${billingColumnsDdl()}\n)`;
 }
 
 let instance: Promise<DuckDBInstance> | undefined;
@@ -60,6 +76,7 @@ async function open(path: string): Promise<DuckDBInstance> {
   const conn = await db.connect();
   try {
     await conn.run(billingTableDdl());
+    await conn.run(replacedTableDdl());
     await conn.run(
       `CREATE TABLE IF NOT EXISTS ${CATALOG_TABLE} (org_id VARCHAR NOT NULL, catalog VARCHAR NOT NULL, refreshed_at TIMESTAMP NOT NULL)`,
     );

@@ -93,7 +93,11 @@ export interface NativeFormat {
   id: NativeFormatId;
   /** How messages and docs name it. */
   label: string;
-  detect(h: Header): boolean;
+  /**
+   * The columns that recognise it, each a list of accepted spellings: a header holding one of each
+   * is this format. A header holding most of them (not all) resembles it (`resemblance`).
+   */
+  signature: readonly (readonly string[])[];
   /** The converting SELECT over `from` (a table expression of the raw file) and its columns. */
   convert(h: Header, from: string): Converted;
 }
@@ -536,46 +540,54 @@ export const NATIVE_FORMATS: readonly NativeFormat[] = [
   {
     id: 'aws-cur-1',
     label: 'AWS Cost and Usage Report (CUR 1.0)',
-    detect: (h) =>
-      h.has('lineItem/UnblendedCost') && h.has('lineItem/LineItemType') && h.has('lineItem/UsageStartDate'),
+    signature: [['lineItem/UnblendedCost'], ['lineItem/LineItemType'], ['lineItem/UsageStartDate']],
     convert: awsCur,
   },
   {
     id: 'aws-cur-2',
     label: 'AWS CUR 2.0 / Data Exports',
-    detect: (h) =>
-      h.has('line_item_unblended_cost') &&
-      h.has('line_item_line_item_type') &&
-      h.has('line_item_usage_start_date'),
+    signature: [['line_item_unblended_cost'], ['line_item_line_item_type'], ['line_item_usage_start_date']],
     convert: awsCur,
   },
   {
     id: 'oci',
     label: 'OCI cost report',
-    detect: (h) => h.has('cost/myCost') && h.has('lineItem/intervalUsageStart') && h.has('cost/currencyCode'),
+    signature: [['cost/myCost'], ['lineItem/intervalUsageStart'], ['cost/currencyCode']],
     convert: oci,
   },
   {
     id: 'azure',
     label: 'Azure EA/MCA cost export',
-    detect: (h) => h.has(...AZ.cost) && h.has(...AZ.date) && h.has(...AZ.currency) && h.has(...AZ.service),
+    signature: [AZ.cost, AZ.date, AZ.currency, AZ.service],
     convert: azure,
   },
   {
     id: 'gcp',
     label: 'Google Cloud BigQuery billing export',
-    detect: (h) =>
-      h.has('cost') &&
-      h.has('currency') &&
-      h.has('usage_start_time') &&
-      h.has('service.description', 'service_description'),
+    signature: [['cost'], ['currency'], ['usage_start_time'], ['service.description', 'service_description']],
     convert: gcp,
   },
 ];
 
-/** The native format a header belongs to, if any. */
+/** The native format a header belongs to, if any: the first whose signature columns it all has. */
 export function nativeFormatOf(h: Header): NativeFormat | undefined {
-  return NATIVE_FORMATS.find((f) => f.detect(h));
+  return NATIVE_FORMATS.find((f) => f.signature.every((names) => h.has(...names)));
+}
+
+/**
+ * The native format a header that is none of them resembles most, with the signature columns it
+ * lacks (each named by its first spelling): a header that has all but one or two of a format's
+ * signature columns, and at least half of them. Undefined when none comes that close.
+ */
+export function resemblance(h: Header): { format: NativeFormat; missing: string[] } | undefined {
+  let best: { format: NativeFormat; missing: string[]; present: number } | undefined;
+  for (const format of NATIVE_FORMATS) {
+    const missing = format.signature.filter((names) => !h.has(...names)).map((names) => names[0] as string);
+    const present = format.signature.length - missing.length;
+    if (!missing.length || missing.length > 2 || present * 2 < format.signature.length) continue;
+    if (!best || present > best.present) best = { format, missing, present };
+  }
+  return best && { format: best.format, missing: best.missing };
 }
 
 /** The sentence that names what can be uploaded, for files that are none of it. */

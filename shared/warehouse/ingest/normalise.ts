@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { query } from '../duckdb/database';
+import { duckTimestamp, query } from '../duckdb/database';
 import {
   BILLING_COLUMNS,
   FOCUS_COLUMN_TYPES,
@@ -19,6 +19,7 @@ import {
   Header,
   type NativeFormat,
   nativeFormatOf,
+  resemblance,
   TAG_ENTRIES,
   US_DATE_FORMATS,
 } from './native';
@@ -303,6 +304,16 @@ export interface OpenedFile {
   mapping: Mapping;
 }
 
+/** The refusal of a header that resembles a native format but lacks some of its signature columns. */
+function lacksFormatColumns(like: { format: NativeFormat; missing: string[] }): IngestRejected {
+  const many = like.missing.length > 1;
+  return new IngestRejected(
+    `The file resembles the ${like.format.label} format but lacks its column${many ? 's' : ''} ${like.missing.join(', ')}, ` +
+      `which that format always has: export it again with ${many ? 'these columns' : 'this column'} (or upload a FOCUS export); ${ACCEPTED_FORMATS}.`,
+    { code: 'MISSING_FORMAT_COLUMN', column: like.missing[0] as string },
+  );
+}
+
 /**
  * Opens `path` for ingestion: detects the format from its bytes and its header (FOCUS, or a
  * provider-native export converted to FOCUS by ./native.ts) and checks the required columns.
@@ -316,6 +327,8 @@ export async function openBillingFile(conn: DuckDBConnection, path: string): Pro
   let headers: string[];
   if (format === 'jsonl' || format === 'jsonl.gz') {
     const fields = new Header(jsonFieldNames(firstJsonRecord(path, format)));
+    const like = resemblance(fields);
+    if (nativeFormatOf(fields)?.id !== 'gcp' && like?.format.id === 'gcp') throw lacksFormatColumns(like);
     if (nativeFormatOf(fields)?.id !== 'gcp')
       throw new IngestRejected(
         `The file is JSON lines but not a Google Cloud BigQuery billing export; ${ACCEPTED_FORMATS}.`,
@@ -346,6 +359,8 @@ export async function openBillingFile(conn: DuckDBConnection, path: string): Pro
         undefined,
         missing[0],
       );
+    const like = resemblance(header);
+    if (like) throw lacksFormatColumns(like);
     throw new IngestRejected(
       `The file is not a billing export this service reads (its header matches none of the known formats); ${ACCEPTED_FORMATS}.`,
     );
@@ -364,7 +379,7 @@ let lastMarker = 0;
  */
 export function ingestionMarker(now = Date.now()): string {
   lastMarker = Math.max(now, lastMarker + 1);
-  return new Date(lastMarker).toISOString().replace('T', ' ').replace('Z', '');
+  return duckTimestamp(new Date(lastMarker));
 }
 
 const MALFORMED = '__malformed_row__';

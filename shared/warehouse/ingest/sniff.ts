@@ -1,6 +1,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { constants, gunzipSync } from 'node:zlib';
 import { IngestRejected } from './errors';
+import { manifestGivenAsData, readManifestFile } from './manifest';
 import { ACCEPTED_FORMATS } from './native';
 
 export type FileFormat = 'csv' | 'csv.gz' | 'parquet' | 'jsonl' | 'jsonl.gz';
@@ -56,7 +57,11 @@ export function sniffFormat(path: string): FileFormat {
   if (binary(body))
     throw new IngestRejected(`The file is not a billing export (it is not text); ${ACCEPTED_FORMATS}.`);
   const first = String.fromCharCode(body[start] as number);
-  if (first === '{') return gzip ? 'jsonl.gz' : 'jsonl';
+  if (first === '{') {
+    const manifest = gzip ? undefined : readManifestFile(path);
+    if (manifest) throw new IngestRejected(manifestGivenAsData(manifest.kind), { code: 'MANIFEST_AS_DATA' });
+    return gzip ? 'jsonl.gz' : 'jsonl';
+  }
   if (first === '[')
     throw new IngestRejected(
       'The file is a JSON document, not JSON lines (one object per line, as the BigQuery billing export writes).',

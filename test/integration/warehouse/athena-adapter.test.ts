@@ -400,10 +400,20 @@ describe('Athena warehouse adapter', () => {
         .map((c) => [c.args[0].input.Bucket, c.args[0].input.Key])
         .sort(),
     ).toEqual(sources.map((x) => ['billing-bucket', keyOf(x)]).sort());
-    expect(s3.commandCalls(GetObjectCommand).map((c) => c.args[0].input.Key)).toEqual([
-      'curated/org_id=org_pq/billing_month=2024-09/data.parquet',
-      'curated/org_id=org_pq/billing_month=2024-10/data.parquet',
-    ]);
+    // Per month: the legacy data.parquet, then each source's object (kept, if any, as the version
+    // this upload replaces: none here).
+    expect(
+      s3
+        .commandCalls(GetObjectCommand)
+        .map((c) => c.args[0].input.Key)
+        .sort(),
+    ).toEqual(
+      [
+        'curated/org_id=org_pq/billing_month=2024-09/data.parquet',
+        'curated/org_id=org_pq/billing_month=2024-10/data.parquet',
+        ...sources.map(keyOf),
+      ].sort(),
+    );
     const awsSeptember = sources.find((x) => x.startsWith('2024-09|AWS|')) as string;
     const file = join(tmpdir(), `athena-test-${run}.parquet`);
     writeFileSync(file, bodies.get(keyOf(awsSeptember)) ?? new Uint8Array());

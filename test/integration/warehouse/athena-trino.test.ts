@@ -23,10 +23,13 @@ import {
   billingSourceSamples,
   type CsvRow,
   CUR_PAYER,
+  CUR_SAMPLE,
   curDaily,
   expectSums,
   FOCUS_SAMPLE,
+  novemberByProvider,
   num,
+  parseCsv,
   prefixed,
   readCsv,
   tagsOf,
@@ -614,6 +617,66 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     );
     await checked((w) => w.refreshFeatures(org, model, 'full'));
     await duck.refreshFeatures(org, model, 'full');
+  });
+
+  it('keeps the object an upload replaced, says what it held, and a restore puts it back (parts of one CUR)', async () => {
+    const orgId = `org_trino_restore_${run}`;
+    const dir = mkdtempSync(join(tmpdir(), 'athena-restore-'));
+    const [header, ...data] = readFileSync(CUR_SAMPLE, 'utf8').trimEnd().split('\n') as [string, ...string[]];
+    const parts = [data.slice(0, 900), data.slice(900)].map((lines, i) => {
+      const path = join(dir, `part-${i + 1}.csv`);
+      writeFileSync(path, `${[header, ...lines].join('\n')}\n`);
+      return { path, rows: parseCsv(`${[header, ...lines].join('\n')}\n`) };
+    });
+    const [first, second] = parts as [(typeof parts)[0], (typeof parts)[0]];
+    const usd = (rows: CsvRow[]) => rows.reduce((a, r) => a + num(r['lineItem/UnblendedCost']), 0);
+    const novemberDaily = () => novemberByProvider(athena, orgId);
+    const one = await athena.ingestFile({ orgId, path: first.path, sourceName: 'p1.csv', uploadId: 'upl_a' });
+    expect(one.replaced).toBeUndefined();
+    const two = await athena.ingestFile({
+      orgId,
+      path: second.path,
+      sourceName: 'p2.csv',
+      uploadId: 'upl_b',
+    });
+    const source = { provider: 'AWS', account: CUR_PAYER };
+    expect(two.replaced).toEqual([
+      {
+        month: '2023-11',
+        ...source,
+        before: { rows: first.rows.length, cost: { USD: expect.closeTo(usd(first.rows), 6) } },
+        after: { rows: second.rows.length, cost: { USD: expect.closeTo(usd(second.rows), 6) } },
+        kept: true,
+      },
+    ]);
+    const kept = `replaced/upl_b/curated/org_id=${orgId}/billing_month=2023-11/${sourceObjectName(source)}`;
+    expect(emulator.objects.has(kept)).toBe(true);
+    expectSums(await novemberDaily(), prefixed('AWS', curDaily(second.rows)));
+    const restored = await athena.restoreReplaced(orgId, 'upl_b', 'rst_1', two.replaced ?? []);
+    expect(restored).toEqual([
+      {
+        month: '2023-11',
+        ...source,
+        before: { rows: second.rows.length, cost: { USD: expect.closeTo(usd(second.rows), 6) } },
+        after: { rows: first.rows.length, cost: { USD: expect.closeTo(usd(first.rows), 6) } },
+      },
+    ]);
+    expectSums(await novemberDaily(), prefixed('AWS', curDaily(first.rows)));
+    // What the restore replaced is kept in turn, and the statements still meet Trino.
+    expect(emulator.objects.has(kept.replace('upl_b', 'rst_1'))).toBe(true);
+    // A replacement that does not drop markedly keeps nothing.
+    const same = await athena.ingestFile({
+      orgId,
+      path: first.path,
+      sourceName: 'p1.csv',
+      uploadId: 'upl_c',
+    });
+    expect(same.replaced).toEqual([
+      expect.objectContaining({ before: expect.objectContaining({ rows: first.rows.length }) }),
+    ]);
+    expect(same.replaced?.[0]?.kept).toBeUndefined();
+    expect(emulator.objects.has(kept.replace('upl_b', 'upl_c'))).toBe(false);
+    for (const st of emulator.statements) assertTrino(st.sql);
   });
 
   it('drives every public method of the adapter (a new method fails here until a test drives it)', () => {

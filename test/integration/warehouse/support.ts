@@ -214,6 +214,22 @@ export async function dailyByService(
   return out;
 }
 
+/** November 2023's cost per `provider|day` through the warehouse port (the CUR sample's month). */
+export async function novemberByProvider(
+  warehouse: Pick<WarehouseQueries, 'costSeries'>,
+  orgId: string,
+): Promise<Map<string, number>> {
+  const rows = await warehouse.costSeries({
+    orgId,
+    metricId: 'cost',
+    groupBy: 'provider',
+    granularity: 'Day',
+    start: '2023-11-01',
+    end: '2023-12-01',
+  });
+  return new Map(rows.map((r) => [`${Object.values(r.group).join('|')}|${r.period}`, r.value]));
+}
+
 /** `actual` holds exactly the keys of `expected`, each within 1e-9 of its value. */
 export function expectSameSums(actual: Map<string, number>, expected: Map<string, number>) {
   expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());

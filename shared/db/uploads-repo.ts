@@ -1,0 +1,122 @@
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SourceChange } from '../domain/uploads/model';
+import { db, isTransactionCanceled, tableName } from './client';
+import { getIngestion, type IngestionRecord } from './dimensions-repo';
+import { getItem } from './items';
+import { keys } from './keys';
+import { type OutboxEntry, outboxPut } from './outbox-repo';
+
+/**
+ * Billing uploads by id. The ingestion record (one per object key and version, dimensions-repo.ts)
+ * is the upload record; an upload's id (`upl_…`) points at it, so `/billing/uploads/{id}` reads
+ * it with two GetItems. The restore of what an upload replaced is asked and finished here.
+ */
+type Ref = Pick<IngestionRecord, 'orgId' | 'objectKey' | 'version'>;
+
+/** Writes the pointer of an upload id to its record (idempotent: the same content each time). */
+export async function putUploadPointer(ref: Ref, uploadId: string): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.uploadPointer(ref.orgId, uploadId),
+        entity: 'upload-pointer',
+        objectKey: ref.objectKey,
+        version: ref.version,
+      },
+    }),
+  );
+}
+
+/** The upload record of an id within an organisation; undefined when there is none. */
+export async function getUpload(orgId: string, uploadId: string): Promise<IngestionRecord | undefined> {
+  const pointer = await getItem(keys.uploadPointer(orgId, uploadId), (item) => ({
+    objectKey: String(item.objectKey),
+    version: String(item.version),
+  }));
+  return pointer ? getIngestion(orgId, pointer.objectKey, pointer.version) : undefined;
+}
+
+/**
+ * One conditional update of an upload record and one outbox entry, in one transaction. Answers
+ * false when the condition fails.
+ */
+async function updateWithOutbox(
+  ref: Ref,
+  update: {
+    expression: string;
+    condition: string;
+    names?: Record<string, string>;
+    values: Record<string, unknown>;
+  },
+  entry: OutboxEntry,
+): Promise<boolean> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.ingestion(ref.orgId, ref.objectKey, ref.version),
+              UpdateExpression: update.expression,
+              ConditionExpression: update.condition,
+              ...(update.names ? { ExpressionAttributeNames: update.names } : {}),
+              ExpressionAttributeValues: update.values,
+            },
+          },
+          outboxPut(entry),
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isTransactionCanceled(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Claims the restore of an upload's replaced versions and queues it (the outbox entry), in one
+ * transaction: only a succeeded upload not restored or being restored yet. Answers false when
+ * the claim fails (a concurrent or earlier restore).
+ */
+export function claimRestore(
+  ref: Ref,
+  restoreId: string,
+  requestedAt: string,
+  message: OutboxEntry,
+): Promise<boolean> {
+  return updateWithOutbox(
+    ref,
+    {
+      expression: 'SET restoreId = :r, restoreRequestedAt = :t',
+      condition: '#s = :succeeded AND attribute_not_exists(restoreId)',
+      names: { '#s': 'status' },
+      values: { ':r': restoreId, ':t': requestedAt, ':succeeded': 'succeeded' },
+    },
+    message,
+  );
+}
+
+/**
+ * Records a restore as done, with what it put back, and the refresh it asks for, in one
+ * transaction; only for the restore claimed (`restoreId`) and only once. Answers false when it was
+ * already recorded (a redelivered message).
+ */
+export function completeRestore(
+  ref: Ref,
+  restoreId: string,
+  done: { restoredAt: string; restored: SourceChange[] },
+  refresh: OutboxEntry,
+): Promise<boolean> {
+  return updateWithOutbox(
+    ref,
+    {
+      expression: 'SET restoredAt = :at, restored = :restored',
+      condition: 'restoreId = :r AND attribute_not_exists(restoredAt)',
+      values: { ':r': restoreId, ':at': done.restoredAt, ':restored': done.restored },
+    },
+    refresh,
+  );
+}
