@@ -565,8 +565,50 @@ const CASES: Case[] = [
       ];
     },
   },
-  // GRAPH_SNAPSHOT (POST /reports/preview-widget, the PNG's "Total" line and its currency stamp) is
-  // fixed on branch fix/reports: its case is added here after that merge.
+  {
+    name: 'POST /reports/preview-widget GRAPH_SNAPSHOT (report currency USD): series and the drawn Total line',
+    figures: async () => {
+      const p = await ok(
+        api<{
+          currency: string | null;
+          chart: Parameters<typeof buildChartSpec>[0];
+        }>('POST', '/reports/preview-widget', {
+          token,
+          body: {
+            context: { groupBy: 'provider', datePreset: 'LAST_MONTH', currency: 'USD' },
+            widget: { type: 'GRAPH_SNAPSHOT' },
+          },
+        }),
+      );
+      // The PNG is drawn from this chart input: its subtitle's first line is the "Total" it shows.
+      const drawn = buildChartSpec({
+        ...p.chart,
+        displayOptions: { ...p.chart.displayOptions, precision: 6 },
+      }) as EChartsSpec;
+      const line = String(drawn.option.title[0].subtext).split('\n')[0]!;
+      const m = /^Total \$([\d,.]+)$/.exec(line);
+      if (!m) throw new Error(`no single USD total in ${JSON.stringify(line)}`);
+      return [
+        { what: 'answer currency is USD', actual: p.currency === 'USD' ? 1 : 0, expected: 1 },
+        {
+          what: 'drawn Total',
+          actual: Number(m[1]!.replaceAll(',', '')),
+          expected: sumIn(inLast(), 'USD'),
+          oneToOne: naive(inLast()),
+        },
+        ...p.chart.series.map((series) => {
+          const name = series.name;
+          const list = inLast().filter((r) => r.ProviderName === name);
+          return {
+            what: `provider ${name}`,
+            actual: series.total,
+            expected: sumIn(list, 'USD'),
+            oneToOne: naive(list),
+          };
+        }),
+      ];
+    },
+  },
 ];
 
 beforeAll(async () => {
