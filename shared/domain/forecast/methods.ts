@@ -80,9 +80,9 @@ function etsSse(x: readonly number[], end: number, p: EtsParams, init: EtsState,
   return sse;
 }
 
-const ALPHAS = [0.03, 0.08, 0.15, 0.25, 0.4, 0.6];
+const ALPHAS = [0.01, 0.03, 0.08, 0.15, 0.25, 0.4, 0.6];
 const BETAS = [0, 0.02, 0.1];
-const GAMMAS = [0.02, 0.08, 0.2];
+const GAMMAS = [0.005, 0.02, 0.08, 0.2];
 const PHIS = [0.9, 0.97, 1];
 
 /** Parameters by grid search on one-step squared error over the fit window (first two weeks burn-in). */
@@ -96,7 +96,8 @@ function etsFit(x: readonly number[], end: number, init: EtsState): EtsParams {
           // β and γ as fractions of α and 1-α keep the model in its usual admissible region.
           const p = { alpha, beta: b * alpha, gamma: g * (1 - alpha), phi };
           const sse = etsSse(x, end, p, init, 2 * M);
-          if (sse < bestSse - 1e-9 * Math.abs(bestSse)) {
+          // A later grid point must be better by more than rounding to replace an earlier one.
+          if (sse < bestSse * (1 - 1e-9) || bestSse === Number.POSITIVE_INFINITY) {
             bestSse = sse;
             best = p;
           }
@@ -286,24 +287,39 @@ function median(v: number[]): number {
 /**
  * The month-start and month-end effects in `y[0, end)`: for each month, the day's excess over the
  * mean of the same weekday a week before and a week after (so the weekly pattern cancels); the
- * effect is the median excess over the months, kept when it stands out of the months' spread
- * (|median| > 2 robust standard errors) and at least two months show it.
+ * effect is the median excess over the months, kept when at least two months show it and it
+ * stands out of the noise: |median| > 3 × 1.25 × sd₀ / √months, sd₀ being the spread of the same
+ * excess on ordinary days (1.25: the median's standard error over the mean's). A MAD would be 0
+ * on a sparse series' repeated values and let noise through.
  */
 export function calendarEffects(y: readonly number[], days: readonly number[], end: number): CalendarEffects {
-  const excess = (pick: (day: number) => boolean) => {
+  const excessAt = (t: number) => {
+    const around = [t - M, t + M].filter((u) => u >= 0 && u < end);
+    return around.length ? (y[t] ?? 0) - around.reduce((a, u) => a + (y[u] ?? 0), 0) / around.length : null;
+  };
+  let ss = 0;
+  let k = 0;
+  for (let t = 0; t < end; t++) {
+    const day = days[t] ?? 0;
+    if (isMonthStart(day) || isMonthEnd(day)) continue;
+    const e = excessAt(t);
+    if (e === null) continue;
+    ss += e * e;
+    k++;
+  }
+  const sd0 = k > 1 ? Math.sqrt(ss / (k - 1)) : 0;
+  const effect = (pick: (day: number) => boolean) => {
     const out: number[] = [];
     for (let t = 0; t < end; t++) {
       if (!pick(days[t] ?? 0)) continue;
-      const around = [t - M, t + M].filter((u) => u >= 0 && u < end);
-      if (!around.length) continue;
-      out.push((y[t] ?? 0) - around.reduce((a, u) => a + (y[u] ?? 0), 0) / around.length);
+      const e = excessAt(t);
+      if (e !== null) out.push(e);
     }
     if (out.length < 2) return 0;
     const m = median(out);
-    const mad = median(out.map((e) => Math.abs(e - m))) * 1.4826;
-    return Math.abs(m) > (2 * mad) / Math.sqrt(out.length) ? m : 0;
+    return Math.abs(m) > (3 * 1.25 * sd0) / Math.sqrt(out.length) ? m : 0;
   };
-  return { monthStart: excess(isMonthStart), monthEnd: excess(isMonthEnd) };
+  return { monthStart: effect(isMonthStart), monthEnd: effect(isMonthEnd) };
 }
 
 /** Epoch day (days since 1970-01-01) → is the 1st of a month. */
