@@ -166,7 +166,7 @@ export function forecastSeries(
 
   // Calendar effects found before the window, removed from the series the methods see.
   const calBt = calendarEffects(y, days, fitEnd);
-  const xBt = y.map((v, t) => v - calendarOn(first + t, calBt));
+  const xBt = withoutCalendar(y, first, calBt);
   const errorsOf = (paths: Paths) => {
     const errors = new Map<number, Float64Array>();
     for (const [o, f] of paths) {
@@ -203,7 +203,7 @@ export function forecastSeries(
 
   // The forecast: the chosen method refitted on the whole history.
   const cal = calendarEffects(y, days, n);
-  const x = y.map((v, t) => v - calendarOn(first + t, cal));
+  const x = withoutCalendar(y, first, cal);
   const path = best.candidate.run(x, n, [n], horizon).get(n) ?? new Float64Array(horizon);
   const quantiles = horizonQuantiles(best.errors, hb, horizon, origins);
   const points = Array.from({ length: horizon }, (_, i) => {
@@ -235,6 +235,20 @@ export function forecastSeries(
 }
 
 /**
+ * The series the methods see: on a day with a calendar effect, the same weekday a week before
+ * (the day minus the effect in the first week). Subtracting the effect would leave the charge's
+ * own variation in, which seasonal naive would then copy to an ordinary day a week later.
+ */
+function withoutCalendar(y: readonly number[], first: number, cal: CalendarEffects): number[] {
+  const x = y.slice();
+  for (let t = 0; t < y.length; t++) {
+    const c = calendarOn(first + t, cal);
+    if (c !== 0) x[t] = t >= 7 ? (x[t - 7] ?? 0) : (y[t] ?? 0) - c;
+  }
+  return x;
+}
+
+/**
  * Error quantiles per horizon h: the backtest errors at horizons within ±10 % of h (at least ±1
  * day) over every origin; beyond the backtest horizon those of its last horizon, widened by
  * √(h / horizon).
@@ -256,8 +270,8 @@ function horizonQuantiles(
         if (!Number.isNaN(v)) pool.push(v);
       }
     }
-    pool.sort((a, b) => a - b);
-    return LEVELS.map((p) => quantile(pool, p)) as [number, number, number, number];
+    const sorted = Float64Array.from(pool).sort(); // typed arrays sort numerically, and fast
+    return LEVELS.map((p) => quantile(sorted, p)) as [number, number, number, number];
   };
   const out: [number, number, number, number][] = [];
   for (let h = 1; h <= Math.min(hb, horizon); h++) out.push(at(h, origins));
