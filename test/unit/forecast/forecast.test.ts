@@ -138,6 +138,32 @@ describe('forecastSeries: known structure', () => {
     });
   });
 
+  test('a short history still gives a bucket total whose intervals hold the true total of the pattern', () => {
+    const history = series(21, (t) => (WEEK[t % 7] ?? 0) + (t < 7 ? 10 : t < 14 ? 0 : -10));
+    const f = forecastSeries(history, { horizonDays: 14 });
+    // Days 21 … 27: one whole week of the pattern, whose expected total is the pattern's sum.
+    const week = forecastTotal(f, history, dateOf(21), dateOf(27));
+    expect(week.actualDays).toBe(0);
+    expect(week.forecastDays).toBe(7);
+    expect(week.value).toBeCloseTo(sum(WEEK), 6);
+    expect(week.lower80).toBeLessThan(sum(WEEK));
+    expect(week.upper80).toBeGreaterThan(sum(WEEK));
+    expect(week.lower95).toBeLessThan(week.lower80);
+  });
+
+  test('eight to thirteen weeks of history: the backtest runs at a shorter horizon and says so', () => {
+    const noise = gaussian(5);
+    const f = forecastSeries(
+      series(70, (t) => (WEEK[t % 7] ?? 0) * (1 + 0.05 * noise())),
+      { horizonDays: 90 },
+    );
+    expect(f.fallback).toBeUndefined();
+    expect(f.points).toHaveLength(90);
+    // 70 days: 28 to fit and 14 origins leave 28 days of horizon.
+    expect(f.accuracy?.horizonDays).toBe(28);
+    expect(f.history).toEqual({ from: dateOf(0), to: dateOf(69), days: 70 });
+  });
+
   test('days missing from the history count as 0 and dataThrough extends it', () => {
     const history = series(140, (t) => WEEK[t % 7] ?? 0).filter((r) => r.value !== 30);
     const f = forecastSeries(history, { horizonDays: 7, dataThrough: dateOf(139) });
