@@ -96,6 +96,19 @@ function quantile(sorted: ArrayLike<number>, p: number): number {
   return sorted[i] ?? 0;
 }
 
+/**
+ * The 2.5th, 10th, 90th and 97.5th percentiles of sorted errors. The backtest's origins overlap, so
+ * its errors hold fewer independent values than they count, too few for the 2.5 % tails: the 95 %
+ * ones are at least the 80 % ones' distance from the median stretched as a normal
+ * distribution's are (1.96 / 1.2816).
+ */
+function errorQuantiles(sorted: ArrayLike<number>): [number, number, number, number] {
+  const [e025, q10, q90, e975] = LEVELS.map((p) => quantile(sorted, p)) as [number, number, number, number];
+  const mid = quantile(sorted, 0.5);
+  const stretch = 1.96 / 1.2816;
+  return [Math.min(e025, mid + (q10 - mid) * stretch), q10, q90, Math.max(e975, mid + (q90 - mid) * stretch)];
+}
+
 /** Backtest errors (actual - forecast), kept out of JSON for `forecastTotal`. */
 interface ErrorModel {
   /** errors.get(o)[h-1]: error of the forecast made at origin o for day o+h-1 (NaN past the history). */
@@ -271,7 +284,7 @@ function horizonQuantiles(
       }
     }
     const sorted = Float64Array.from(pool).sort(); // typed arrays sort numerically, and fast
-    return LEVELS.map((p) => quantile(sorted, p)) as [number, number, number, number];
+    return errorQuantiles(sorted);
   };
   const out: [number, number, number, number][] = [];
   for (let h = 1; h <= Math.min(hb, horizon); h++) out.push(at(h, origins));
@@ -487,14 +500,7 @@ export function forecastTotal(
     }
   }
   if (sums.length >= 10) {
-    sums.sort((x, y) => x - y);
-    const [e025, q10, q90, e975] = LEVELS.map((p) => quantile(sums, p)) as [number, number, number, number];
-    // Overlapping origins make few independent sums (about one per bucket length), too few for
-    // the 2.5 % tails: the 95 % bounds are at least the 80 % ones' distance from the median
-    // stretched as a normal's are (1.96 / 1.2816).
-    const mid = quantile(sums, 0.5);
-    const q025 = Math.min(e025, mid + (q10 - mid) * 1.5293);
-    const q975 = Math.max(e975, mid + (q90 - mid) * 1.5293);
+    const [q025, q10, q90, q975] = errorQuantiles(Float64Array.from(sums).sort());
     return {
       ...base,
       lower80: floor(value + q10),
