@@ -55,7 +55,7 @@ describe('forecastSeries: known structure', () => {
     const expected = sum(Array.from({ length: 28 }, (_, i) => (160 * (WEEK[(280 + i) % 7] ?? 0)) / 100));
     const f = forecastSeries(history, { horizonDays: 28 });
     expect(Math.abs(sum(f.points.map((p) => p.value)) / expected - 1)).toBeLessThan(0.06);
-    // The legacy baseline, on the same history, is off by about a quarter (half the shift).
+    // The legacy baseline, on the same history, averages two old and two new weeks: 130 for 160.
     const daily = new Map(history.map((r) => [r.date, r.value]));
     const legacy = sum(forecastDays(daily, START + 279 * DAY, 28).map((d) => d.value));
     expect(Math.abs(legacy / expected - 1)).toBeGreaterThan(0.15);
