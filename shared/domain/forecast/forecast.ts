@@ -1,0 +1,532 @@
+/**
+ * `forecastSeries`: a daily forecast with 80 % and 95 % prediction intervals and the accuracy of
+ * its own rolling-origin backtest; `forecastTotal`: the total of a bucket of days (partly actual,
+ * partly forecast) with its interval. Pure: no I/O, no clock. See docs/forecasting.md.
+ */
+import {
+  CANDIDATES,
+  type CalendarEffects,
+  calendarEffects,
+  calendarOn,
+  type MethodName,
+  type Paths,
+  seasonalNaive,
+} from './methods';
+
+export type { MethodName } from './methods';
+
+const DAY_MS = 86_400_000;
+
+/** Fewer days than this and the model falls back to the weekday mean (`fallback` says so). */
+export const FORECAST_MIN_HISTORY_DAYS = 56;
+/** Backtest origins: one per day over the last twelve weeks whose horizon is in the history. */
+export const FORECAST_BACKTEST_ORIGINS = 84;
+/** The shortest history a method's parameters are fitted on in the backtest. */
+const MIN_FIT_DAYS = 28;
+
+export interface ForecastOptions {
+  /** Days to forecast after the last day of history (1 … 1095). */
+  horizonDays: number;
+  /**
+   * The last day of complete data (`YYYY-MM-DD`); days after the last history row up to it count
+   * as 0. Default: the last history date.
+   */
+  dataThrough?: string;
+  /** Force a method instead of the backtest's choice (the benchmark's baselines use it). */
+  method?: MethodName;
+}
+
+export interface ForecastPoint {
+  date: string;
+  value: number;
+  lower80: number;
+  upper80: number;
+  lower95: number;
+  upper95: number;
+}
+
+export interface ForecastAccuracy {
+  /** Horizon of the backtest, days: the requested one, shortened when the history is too short. */
+  horizonDays: number;
+  /** Backtest origins whose whole horizon is in the history (one per day). */
+  origins: number;
+  /** First and last origin: the forecasts were made as of these days. */
+  from: string;
+  to: string;
+  /** Mean absolute % error of the daily values; null when over 10 % of the actual days are ~0. */
+  mape: number | null;
+  /** Sum of absolute errors over sum of absolute actuals (a scaled error that survives zeros). */
+  wape: number;
+  /** Absolute % error of the horizon total over the origins: median and 90th percentile. */
+  totalError: { median: number; p90: number } | null;
+  /** MAE over the MAE of one-step weekly seasonal naive in the fit window (Hyndman's MASE). */
+  mase: number | null;
+  /** MAE over the MAE of weekly seasonal naive at the same origins and horizon. */
+  relativeMae: number | null;
+  /** Share of actuals inside the 80 % / 95 % intervals (intervals from the first half of the
+   * origins, counted on the second half). */
+  coverage80: number | null;
+  coverage95: number | null;
+}
+
+export interface Forecast {
+  /** One point per day after `dataThrough`. */
+  points: ForecastPoint[];
+  /** The method that forecast (the backtest's best, or the fallback). */
+  method: MethodName;
+  /** The history used: first and last day, and its length in days. */
+  history: { from: string; to: string; days: number };
+  /** Month-start and month-end charges found in the history and added to those days. */
+  calendar: CalendarEffects;
+  /** Backtest figures; null when the history was too short to backtest (see `fallback`). */
+  accuracy: ForecastAccuracy | null;
+  /** Backtest errors of every candidate method (the lowest `rmse` is chosen). */
+  candidates: { method: MethodName; mae: number; rmse: number }[];
+  /** Set when the model could not run as designed. */
+  fallback?: { reason: 'short-history'; detail: string };
+}
+
+const toDay = (date: string) => Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+const toDate = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/** Nearest-rank quantile of a sorted array. */
+function quantile(sorted: ArrayLike<number>, p: number): number {
+  if (!sorted.length) return 0;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
+  return sorted[i] ?? 0;
+}
+
+/**
+ * The 2.5th, 10th, 90th and 97.5th percentiles of sorted errors. The backtest's origins overlap, so
+ * its errors hold fewer independent values than they count, too few for the 2.5 % tails: the 95 %
+ * ones are at least the 80 % ones' distance from the median stretched as a normal
+ * distribution's are (1.96 / 1.2816).
+ */
+function errorQuantiles(sorted: ArrayLike<number>): [number, number, number, number] {
+  const [e025, q10, q90, e975] = LEVELS.map((p) => quantile(sorted, p)) as [number, number, number, number];
+  const mid = quantile(sorted, 0.5);
+  const stretch = 1.96 / 1.2816;
+  return [Math.min(e025, mid + (q10 - mid) * stretch), q10, q90, Math.max(e975, mid + (q90 - mid) * stretch)];
+}
+
+/** Backtest errors (actual - forecast), kept out of JSON for `forecastTotal`. */
+interface ErrorModel {
+  /** errors.get(o)[h-1]: error of the forecast made at origin o for day o+h-1 (NaN past the history). */
+  errors: Map<number, Float64Array>;
+  horizon: number;
+  /** Per-horizon error quantiles [q2.5, q10, q90, q97.5] for h = 1 … points.length. */
+  quantiles: [number, number, number, number][];
+  nonNegative: boolean;
+}
+const ERROR_MODEL = Symbol('errorModel');
+type WithErrors = Forecast & { [ERROR_MODEL]?: ErrorModel };
+
+const LEVELS = [0.025, 0.1, 0.9, 0.975] as const;
+
+/** A gap-free daily series from the history rows (duplicate dates summed, gaps 0). */
+function dailySeries(
+  history: readonly { date: string; value: number }[],
+  dataThrough: string | undefined,
+): { first: number; y: number[] } {
+  const sums = new Map<number, number>();
+  for (const r of history) {
+    if (!Number.isFinite(r.value))
+      throw new RangeError(`forecast: value of ${r.date} is not a finite number`);
+    const d = toDay(r.date);
+    if (!Number.isFinite(d)) throw new RangeError(`forecast: ${r.date} is not a YYYY-MM-DD date`);
+    sums.set(d, (sums.get(d) ?? 0) + r.value);
+  }
+  const days = [...sums.keys()];
+  const last = dataThrough ? toDay(dataThrough) : days.length ? Math.max(...days) : Number.NaN;
+  if (!Number.isFinite(last)) return { first: 0, y: [] };
+  const first = days.length ? Math.min(...days) : last + 1;
+  const y: number[] = [];
+  for (let d = first; d <= last; d++) y.push(sums.get(d) ?? 0);
+  return { first, y };
+}
+
+/**
+ * Forecasts `horizonDays` days after the history. Every candidate method is backtested on the
+ * series' own last twelve weeks (one origin per day, parameters fitted before the window, states
+ * updated as the days come in) at the requested horizon; the one with the lowest mean absolute
+ * error forecasts, and its backtest errors at each horizon give the intervals (empirical
+ * quantiles) and the accuracy figures.
+ */
+export function forecastSeries(
+  history: readonly { date: string; value: number }[],
+  options: ForecastOptions,
+): Forecast {
+  const horizon = options.horizonDays;
+  if (!Number.isInteger(horizon) || horizon < 1 || horizon > 1095)
+    throw new RangeError('forecast: horizonDays must be an integer from 1 to 1095');
+  const { first, y } = dailySeries(history, options.dataThrough);
+  const n = y.length;
+  const days = y.map((_, t) => first + t);
+  const historyInfo = { from: n ? toDate(first) : '', to: n ? toDate(first + n - 1) : '', days: n };
+  if (!n && !options.dataThrough) throw new RangeError('forecast: no history and no dataThrough');
+  const last = n ? first + n - 1 : toDay(options.dataThrough as string);
+  if (n < FORECAST_MIN_HISTORY_DAYS) return shortHistory(y, last, horizon, historyInfo);
+
+  const nonNegative = y.every((v) => v >= 0);
+  const clip = (v: number) => (nonNegative && v < 0 ? 0 : v);
+  // Backtest horizon and window: the requested horizon when the history allows a fit window of
+  // four weeks and two weeks of origins, else shortened (accuracy.horizonDays says so).
+  const hb = Math.min(horizon, n - MIN_FIT_DAYS - 14);
+  const window = Math.min(FORECAST_BACKTEST_ORIGINS, n - MIN_FIT_DAYS - hb);
+  const fitEnd = n - hb - window;
+  const origins: number[] = [];
+  for (let o = fitEnd; o < n; o++) origins.push(o);
+
+  // Calendar effects found before the window, removed from the series the methods see.
+  const calBt = calendarEffects(y, days, fitEnd);
+  const xBt = withoutCalendar(y, first, calBt);
+  const errorsOf = (paths: Paths) => {
+    const errors = new Map<number, Float64Array>();
+    for (const [o, f] of paths) {
+      const e = new Float64Array(hb).fill(Number.NaN);
+      for (let h = 1; h <= hb && o + h - 1 < n; h++)
+        e[h - 1] = (y[o + h - 1] ?? 0) - clip((f[h - 1] ?? 0) + calendarOn(first + o + h - 1, calBt));
+      errors.set(o, e);
+    }
+    return errors;
+  };
+  const scoreOf = (errors: Map<number, Float64Array>) => {
+    let abs = 0;
+    let sq = 0;
+    let k = 0;
+    for (const e of errors.values())
+      for (const v of e)
+        if (!Number.isNaN(v)) {
+          abs += Math.abs(v);
+          sq += v * v;
+          k++;
+        }
+    return k ? { mae: abs / k, rmse: Math.sqrt(sq / k) } : { mae: Infinity, rmse: Infinity };
+  };
+  const scored = CANDIDATES.filter((c) => !options.method || c.name === options.method).map((c) => {
+    const errors = errorsOf(c.run(xBt, fitEnd, origins, hb));
+    return { candidate: c, errors, ...scoreOf(errors) };
+  });
+  // Root mean squared error: minimised by the mean, which is what totals add up (the absolute
+  // error would favour a median, 0 on a sparse series).
+  const best = scored.reduce((a, b) => (b.rmse < a.rmse ? b : a));
+  const naive =
+    scored.find((s) => s.candidate.name === 'seasonal-naive')?.errors ??
+    errorsOf(seasonalNaive.run(xBt, fitEnd, origins, hb));
+
+  // The forecast: the chosen method refitted on the whole history.
+  const cal = calendarEffects(y, days, n);
+  const x = withoutCalendar(y, first, cal);
+  const path = best.candidate.run(x, n, [n], horizon).get(n) ?? new Float64Array(horizon);
+  const quantiles = horizonQuantiles(best.errors, hb, horizon, origins);
+  const points = Array.from({ length: horizon }, (_, i) => {
+    const day = last + i + 1;
+    const value = clip((path[i] ?? 0) + calendarOn(day, cal));
+    const [q025, q10, q90, q975] = quantiles[i] ?? [0, 0, 0, 0];
+    return {
+      date: toDate(day),
+      value,
+      lower80: clip(value + q10),
+      upper80: clip(value + q90),
+      lower95: clip(value + q025),
+      upper95: clip(value + q975),
+    };
+  });
+  const result: WithErrors = {
+    points,
+    method: best.candidate.name,
+    history: historyInfo,
+    calendar: cal,
+    accuracy: accuracyOf(best.errors, naive, y, fitEnd, hb, first),
+    candidates: scored.map((s) => ({ method: s.candidate.name, mae: s.mae, rmse: s.rmse })),
+  };
+  Object.defineProperty(result, ERROR_MODEL, {
+    value: { errors: best.errors, horizon: hb, quantiles, nonNegative } satisfies ErrorModel,
+    enumerable: false,
+  });
+  return result;
+}
+
+/**
+ * The series the methods see: on a day with a calendar effect, the same weekday a week before
+ * (the day minus the effect in the first week). Subtracting the effect would leave the charge's
+ * own variation in, which seasonal naive would then copy to an ordinary day a week later.
+ */
+function withoutCalendar(y: readonly number[], first: number, cal: CalendarEffects): number[] {
+  const x = y.slice();
+  for (let t = 0; t < y.length; t++) {
+    const c = calendarOn(first + t, cal);
+    if (c !== 0) x[t] = t >= 7 ? (x[t - 7] ?? 0) : (y[t] ?? 0) - c;
+  }
+  return x;
+}
+
+/**
+ * Error quantiles per horizon h: the backtest errors at horizons within ±10 % of h (at least ±1
+ * day) over every origin; beyond the backtest horizon those of its last horizon, widened by
+ * √(h / horizon).
+ */
+function horizonQuantiles(
+  errors: Map<number, Float64Array>,
+  hb: number,
+  horizon: number,
+  origins: readonly number[],
+): [number, number, number, number][] {
+  const at = (h: number, from: readonly number[]) => {
+    const k = Math.max(1, Math.round(h / 10));
+    const pool: number[] = [];
+    for (const o of from) {
+      const e = errors.get(o);
+      if (!e) continue;
+      for (let j = Math.max(1, h - k); j <= Math.min(hb, h + k); j++) {
+        const v = e[j - 1] ?? Number.NaN;
+        if (!Number.isNaN(v)) pool.push(v);
+      }
+    }
+    const sorted = Float64Array.from(pool).sort(); // typed arrays sort numerically, and fast
+    return errorQuantiles(sorted);
+  };
+  const out: [number, number, number, number][] = [];
+  for (let h = 1; h <= Math.min(hb, horizon); h++) out.push(at(h, origins));
+  const lastQ = out[out.length - 1] ?? [0, 0, 0, 0];
+  for (let h = hb + 1; h <= horizon; h++) {
+    const f = Math.sqrt(h / hb);
+    out.push(lastQ.map((q) => q * f) as [number, number, number, number]);
+  }
+  return out;
+}
+
+function accuracyOf(
+  errors: Map<number, Float64Array>,
+  naive: Map<number, Float64Array>,
+  y: readonly number[],
+  fitEnd: number,
+  hb: number,
+  first: number,
+): ForecastAccuracy {
+  const n = y.length;
+  const complete = [...errors.keys()].filter((o) => o + hb <= n).sort((a, b) => a - b);
+  let absErr = 0;
+  let absAct = 0;
+  let ape = 0;
+  let apeN = 0;
+  let zeroDays = 0;
+  let points = 0;
+  let naiveAbs = 0;
+  const totals: number[] = [];
+  const scale = Math.max(...y.map(Math.abs), 0) * 1e-3;
+  for (const o of complete) {
+    const e = errors.get(o) as Float64Array;
+    const en = naive.get(o);
+    let totalAct = 0;
+    let totalErr = 0;
+    for (let h = 1; h <= hb; h++) {
+      const act = y[o + h - 1] ?? 0;
+      const err = e[h - 1] ?? 0;
+      absErr += Math.abs(err);
+      absAct += Math.abs(act);
+      naiveAbs += Math.abs(en?.[h - 1] ?? 0);
+      points++;
+      if (Math.abs(act) <= scale) zeroDays++;
+      else {
+        ape += Math.abs(err / act);
+        apeN++;
+      }
+      totalAct += act;
+      totalErr += err;
+    }
+    if (Math.abs(totalAct) > scale * hb) totals.push(Math.abs(totalErr / totalAct));
+  }
+  totals.sort((a, b) => a - b);
+  // In-sample one-step weekly seasonal-naive MAE over the fit window (MASE's scale).
+  let snMae = 0;
+  for (let t = 7; t < fitEnd; t++) snMae += Math.abs((y[t] ?? 0) - (y[t - 7] ?? 0));
+  snMae /= Math.max(1, fitEnd - 7);
+  const mae = points ? absErr / points : 0;
+  // Coverage: intervals from the first half of the origins, counted on the second half.
+  const all = [...errors.keys()].sort((a, b) => a - b);
+  const half = all.slice(0, all.length >> 1);
+  const later = all.slice(all.length >> 1);
+  const q = horizonQuantiles(errors, hb, hb, half);
+  let in80 = 0;
+  let in95 = 0;
+  let counted = 0;
+  for (const o of later) {
+    const e = errors.get(o) as Float64Array;
+    for (let h = 1; h <= hb; h++) {
+      const v = e[h - 1] ?? Number.NaN;
+      const qh = q[h - 1];
+      if (Number.isNaN(v) || !qh) continue;
+      counted++;
+      if (v >= qh[1] && v <= qh[2]) in80++;
+      if (v >= qh[0] && v <= qh[3]) in95++;
+    }
+  }
+  const round = (v: number) => Math.round(v * 10_000) / 10_000;
+  return {
+    horizonDays: hb,
+    origins: complete.length,
+    from: toDate(first + (complete[0] ?? fitEnd) - 1),
+    to: toDate(first + (complete[complete.length - 1] ?? fitEnd) - 1),
+    mape: points && zeroDays / points <= 0.1 && apeN ? round(ape / apeN) : null,
+    wape: absAct ? round(absErr / absAct) : 0,
+    totalError: totals.length
+      ? { median: round(quantile(totals, 0.5)), p90: round(quantile(totals, 0.9)) }
+      : null,
+    mase: snMae > 0 ? round(mae / snMae) : null,
+    relativeMae: naiveAbs > 0 ? round(absErr / naiveAbs) : null,
+    coverage80: counted ? round(in80 / counted) : null,
+    coverage95: counted ? round(in95 / counted) : null,
+  };
+}
+
+/**
+ * Under eight weeks of history: each future day is the mean of the same weekday over the whole
+ * weeks available (the mean of all days under one week), and the intervals are normal ones from
+ * the days' spread around those means, widened with the horizon (√(1 + h/7)). No accuracy.
+ */
+function shortHistory(
+  y: readonly number[],
+  last: number,
+  horizon: number,
+  history: Forecast['history'],
+): Forecast {
+  const n = y.length;
+  const weeks = Math.floor(n / 7);
+  const span = weeks ? weeks * 7 : n;
+  const recent = y.slice(n - span);
+  const mean = (vals: number[]) => (vals.length ? vals.reduce((a, b) => a + b, 0) / vals.length : 0);
+  const start = last - span + 1;
+  const byDay = (day: number) =>
+    weeks ? mean(recent.filter((_, i) => (start + i - day) % 7 === 0)) : mean(recent);
+  const fitted = recent.map((_, i) => byDay(start + i));
+  const resid = recent.map((v, i) => v - (fitted[i] ?? 0));
+  const sd = Math.sqrt(mean(resid.map((r) => r * r)) * (span > 1 ? span / (span - 1) : 1));
+  const nonNegative = y.every((v) => v >= 0);
+  const clip = (v: number) => (nonNegative && v < 0 ? 0 : v);
+  const points = Array.from({ length: horizon }, (_, i) => {
+    const day = last + i + 1;
+    const value = byDay(day);
+    const w = sd * Math.sqrt(1 + (i + 1) / 7);
+    return {
+      date: toDate(day),
+      value,
+      lower80: clip(value - 1.2816 * w),
+      upper80: clip(value + 1.2816 * w),
+      lower95: clip(value - 1.96 * w),
+      upper95: clip(value + 1.96 * w),
+    };
+  });
+  return {
+    points,
+    method: 'weekday-mean',
+    history,
+    calendar: { monthStart: 0, monthEnd: 0 },
+    accuracy: null,
+    candidates: [],
+    fallback: {
+      reason: 'short-history',
+      detail: `${n} days of history, under the ${FORECAST_MIN_HISTORY_DAYS} the backtest needs: same-weekday mean of the available weeks, normal intervals, no accuracy figures`,
+    },
+  };
+}
+
+export interface ForecastTotal {
+  from: string;
+  to: string;
+  /** Sum of the actual days in the bucket (up to the forecast's history end). */
+  actual: number;
+  /** Sum of the forecast days in the bucket. */
+  forecast: number;
+  /** actual + forecast, and its intervals (on the whole bucket). */
+  value: number;
+  lower80: number;
+  upper80: number;
+  lower95: number;
+  upper95: number;
+  actualDays: number;
+  forecastDays: number;
+}
+
+/**
+ * The total of the days `from` … `to` (inclusive): days up to the forecast's history end are the
+ * actuals from `history`, later ones the forecast. The interval is on that whole total: the
+ * empirical quantiles of the backtest's error summed over the same horizons (one sum per origin),
+ * so the errors' correlation across days is kept; beyond the backtest horizon the sums are scaled
+ * up linearly in days (fully correlated errors). A bucket without forecast days has no width.
+ */
+export function forecastTotal(
+  forecast: Forecast,
+  history: readonly { date: string; value: number }[],
+  from: string,
+  to: string,
+): ForecastTotal {
+  const a = toDay(from);
+  const b = toDay(to);
+  const end = forecast.history.to ? toDay(forecast.history.to) : toDay(forecast.points[0]?.date ?? from) - 1;
+  let actual = 0;
+  let actualDays = 0;
+  for (const r of history) {
+    const d = toDay(r.date);
+    if (d >= a && d <= b && d <= end) actual += r.value;
+  }
+  for (let d = Math.max(a, end - forecast.history.days + 1); d <= Math.min(b, end); d++) actualDays++;
+  const h1 = Math.max(1, a - end);
+  const h2 = b - end;
+  let sum = 0;
+  for (let h = h1; h <= h2; h++) {
+    const p = forecast.points[h - 1];
+    if (!p) throw new RangeError(`forecast: ${to} is past the forecast's last day`);
+    sum += p.value;
+  }
+  const value = actual + sum;
+  const base = { from, to, actual, forecast: sum, value, actualDays, forecastDays: Math.max(0, h2 - h1 + 1) };
+  if (h2 < h1) return { ...base, lower80: value, upper80: value, lower95: value, upper95: value };
+  const model = (forecast as WithErrors)[ERROR_MODEL];
+  const nonNegative = model?.nonNegative ?? false;
+  const floor = (v: number) => (nonNegative ? Math.max(actual, v) : v);
+  const sums: number[] = [];
+  if (model) {
+    const top = Math.min(h2, model.horizon);
+    for (const e of model.errors.values()) {
+      let s = 0;
+      let ok = h1 <= top;
+      for (let h = h1; h <= top && ok; h++) {
+        const v = e[h - 1] ?? Number.NaN;
+        if (Number.isNaN(v)) ok = false;
+        else s += v;
+      }
+      if (ok) sums.push((s * (h2 - h1 + 1)) / (top - h1 + 1));
+    }
+  }
+  if (sums.length >= 10) {
+    const [q025, q10, q90, q975] = errorQuantiles(Float64Array.from(sums).sort());
+    return {
+      ...base,
+      lower80: floor(value + q10),
+      upper80: floor(value + q90),
+      lower95: floor(value + q025),
+      upper95: floor(value + q975),
+    };
+  }
+  // No usable backtest (short history, or a bucket starting past it): the points' interval
+  // half-widths added up (fully correlated days, the wide side).
+  let l80 = 0;
+  let u80 = 0;
+  let l95 = 0;
+  let u95 = 0;
+  for (let h = h1; h <= h2; h++) {
+    const p = forecast.points[h - 1] as ForecastPoint;
+    l80 += p.value - p.lower80;
+    u80 += p.upper80 - p.value;
+    l95 += p.value - p.lower95;
+    u95 += p.upper95 - p.value;
+  }
+  return {
+    ...base,
+    lower80: floor(value - l80),
+    upper80: value + u80,
+    lower95: floor(value - l95),
+    upper95: value + u95,
+  };
+}

@@ -1,0 +1,14 @@
+/** The forecasting model: see docs/forecasting.md. */
+export {
+  FORECAST_BACKTEST_ORIGINS,
+  FORECAST_MIN_HISTORY_DAYS,
+  type Forecast,
+  type ForecastAccuracy,
+  type ForecastOptions,
+  type ForecastPoint,
+  type ForecastTotal,
+  forecastSeries,
+  forecastTotal,
+  type MethodName,
+} from './forecast';
+export { FORECAST_HISTORY_DAYS, forecastDays } from './legacy';

@@ -1,0 +1,338 @@
+/**
+ * The candidate forecasting methods over a gap-free daily series `x` (index 0 = first day). Each
+ * method fits its parameters on `x[0, fitEnd)` only, then runs its state forward over the rest of
+ * `x` with those parameters fixed and, at every origin `o` asked for (o = number of days observed,
+ * fitEnd ≤ o ≤ x.length), records the forecast of days o … o+H-1. That one pass serves both the
+ * rolling-origin backtest (origins inside the history) and the forecast itself (origin = length).
+ * Weekly seasonality is indexed by `index mod 7`, so a series must start on the same weekday for
+ * every origin (it does: the indices are absolute).
+ */
+import { forecastDays } from './legacy';
+
+export type MethodName = 'ets' | 'theta' | 'ets-theta' | 'seasonal-naive' | 'weekday-mean';
+
+/** Forecasts by origin: `paths.get(o)[h-1]` is the forecast of day `o + h - 1` made after day o-1. */
+export type Paths = Map<number, Float64Array>;
+
+export interface Candidate {
+  name: MethodName;
+  run(x: readonly number[], fitEnd: number, origins: readonly number[], horizon: number): Paths;
+}
+
+const M = 7;
+
+// ---------------------------------------------------------------------------------------------
+// Additive Holt-Winters, damped trend: ETS(A,Ad,A) in error-correction form, period 7.
+
+interface EtsParams {
+  alpha: number;
+  beta: number;
+  gamma: number;
+  phi: number;
+}
+
+interface EtsState {
+  level: number;
+  trend: number;
+  season: number[];
+}
+
+/**
+ * Initial state from the first weeks (up to four, at least two): the trend is the change of the
+ * weekly means per day, the level that of the first week's centre carried back to day -1, and each
+ * weekday's index its mean deviation from that line. A pure weekly pattern, a pure line, or their
+ * sum start with zero error, so they are reproduced exactly whatever the smoothing parameters.
+ */
+function etsInit(x: readonly number[], end: number): EtsState {
+  const weeks = Math.max(1, Math.min(4, Math.floor(end / M)));
+  const means: number[] = [];
+  for (let w = 0; w < weeks; w++) {
+    let s = 0;
+    for (let i = 0; i < M; i++) s += x[w * M + i] ?? 0;
+    means.push(s / M);
+  }
+  const first = means[0] ?? 0;
+  const trend = weeks > 1 ? ((means[weeks - 1] ?? 0) - first) / (M * (weeks - 1)) : 0;
+  const season = new Array<number>(M).fill(0);
+  for (let w = 0; w < weeks; w++)
+    for (let i = 0; i < M; i++) {
+      const t = w * M + i;
+      season[i] = (season[i] ?? 0) + ((x[t] ?? 0) - (first + trend * (t - 3))) / weeks;
+    }
+  const centre = season.reduce((a, b) => a + b, 0) / M;
+  return { level: first + trend * -4 + centre, trend, season: season.map((s) => s - centre) };
+}
+
+/** One-step squared error of ETS over x[burn, end) with the given parameters. */
+function etsSse(x: readonly number[], end: number, p: EtsParams, init: EtsState, burn: number): number {
+  let { level, trend } = init;
+  const season = init.season.slice();
+  let sse = 0;
+  for (let t = 0; t < end; t++) {
+    const i = t % M;
+    const s = season[i] ?? 0;
+    const e = (x[t] ?? 0) - (level + p.phi * trend + s);
+    if (t >= burn) sse += e * e;
+    level = level + p.phi * trend + p.alpha * e;
+    trend = p.phi * trend + p.beta * e;
+    season[i] = s + p.gamma * e;
+  }
+  return sse;
+}
+
+const ALPHAS = [0.01, 0.03, 0.08, 0.15, 0.25, 0.4, 0.6];
+const BETAS = [0, 0.02, 0.1];
+const GAMMAS = [0.005, 0.02, 0.08, 0.2];
+const PHIS = [0.9, 0.97, 1];
+
+/** Parameters by grid search on one-step squared error over the fit window (first two weeks burn-in). */
+function etsFit(x: readonly number[], end: number, init: EtsState): EtsParams {
+  let best: EtsParams = { alpha: 0.15, beta: 0, gamma: 0.08, phi: 0.97 };
+  let bestSse = Number.POSITIVE_INFINITY;
+  for (const alpha of ALPHAS)
+    for (const b of BETAS)
+      for (const g of GAMMAS)
+        for (const phi of PHIS) {
+          // β and γ as fractions of α and 1-α keep the model in its usual admissible region.
+          const p = { alpha, beta: b * alpha, gamma: g * (1 - alpha), phi };
+          const sse = etsSse(x, end, p, init, 2 * M);
+          // A later grid point must be better by more than rounding to replace an earlier one.
+          if (sse < bestSse * (1 - 1e-9) || bestSse === Number.POSITIVE_INFINITY) {
+            bestSse = sse;
+            best = p;
+          }
+        }
+  return best;
+}
+
+export const ets: Candidate = {
+  name: 'ets',
+  run(x, fitEnd, origins, horizon) {
+    const init = etsInit(x, fitEnd);
+    const p = etsFit(x, fitEnd, init);
+    const wanted = new Set(origins);
+    const paths: Paths = new Map();
+    let { level, trend } = init;
+    const season = init.season.slice();
+    const record = (o: number) => {
+      const f = new Float64Array(horizon);
+      let damp = 0;
+      let phiH = 1;
+      for (let h = 1; h <= horizon; h++) {
+        phiH *= p.phi;
+        damp += phiH;
+        f[h - 1] = level + damp * trend + (season[(o + h - 1) % M] ?? 0);
+      }
+      paths.set(o, f);
+    };
+    for (let t = 0; t < x.length; t++) {
+      if (wanted.has(t)) record(t);
+      const i = t % M;
+      const s = season[i] ?? 0;
+      const e = (x[t] ?? 0) - (level + p.phi * trend + s);
+      level = level + p.phi * trend + p.alpha * e;
+      trend = p.phi * trend + p.beta * e;
+      season[i] = s + p.gamma * e;
+    }
+    if (wanted.has(x.length)) record(x.length);
+    return paths;
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Theta (Hyndman & Billah's SES with drift, drift = half the least-squares slope), on the series
+// seasonally adjusted by additive weekday indices.
+
+/** Additive weekday indices from the last (up to) eight whole weeks before `end`. */
+function weekdayIndices(x: readonly number[], end: number): number[] {
+  const weeks = Math.min(8, Math.floor(end / M));
+  const idx = new Array<number>(M).fill(0);
+  for (let w = 1; w <= weeks; w++) {
+    const start = end - w * M;
+    let mean = 0;
+    for (let t = start; t < start + M; t++) mean += (x[t] ?? 0) / M;
+    for (let t = start; t < start + M; t++) idx[t % M] = (idx[t % M] ?? 0) + ((x[t] ?? 0) - mean) / weeks;
+  }
+  return idx;
+}
+
+/** Least-squares slope of y over x[from, end). */
+function slope(x: readonly number[], from: number, end: number, adj: readonly number[]): number {
+  const n = end - from;
+  if (n < 2) return 0;
+  const tm = (from + end - 1) / 2;
+  let ym = 0;
+  for (let t = from; t < end; t++) ym += (x[t] ?? 0) - (adj[t % M] ?? 0);
+  ym /= n;
+  let sxy = 0;
+  let sxx = 0;
+  for (let t = from; t < end; t++) {
+    sxy += (t - tm) * ((x[t] ?? 0) - (adj[t % M] ?? 0) - ym);
+    sxx += (t - tm) * (t - tm);
+  }
+  return sxx ? sxy / sxx : 0;
+}
+
+const THETA_ALPHAS = [0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.6, 0.8];
+
+export const theta: Candidate = {
+  name: 'theta',
+  run(x, fitEnd, origins, horizon) {
+    const idx = weekdayIndices(x, fitEnd);
+    const drift = slope(x, Math.max(0, fitEnd - 365), fitEnd, idx) / 2;
+    const d = (t: number) => (x[t] ?? 0) - (idx[t % M] ?? 0);
+    let alpha = 0.2;
+    let bestSse = Number.POSITIVE_INFINITY;
+    for (const a of THETA_ALPHAS) {
+      let level = d(0);
+      let sse = 0;
+      for (let t = 1; t < fitEnd; t++) {
+        const e = d(t) - (level + drift);
+        if (t >= M) sse += e * e;
+        level = level + drift + a * e;
+      }
+      if (sse < bestSse) {
+        bestSse = sse;
+        alpha = a;
+      }
+    }
+    const wanted = new Set(origins);
+    const paths: Paths = new Map();
+    let level = d(0);
+    const record = (o: number) => {
+      const f = new Float64Array(horizon);
+      for (let h = 1; h <= horizon; h++) f[h - 1] = level + h * drift + (idx[(o + h - 1) % M] ?? 0);
+      paths.set(o, f);
+    };
+    for (let t = 1; t <= x.length; t++) {
+      if (wanted.has(t)) record(t);
+      if (t === x.length) break;
+      const e = d(t) - (level + drift);
+      level = level + drift + alpha * e;
+    }
+    return paths;
+  },
+};
+
+/** The mean of the ETS and Theta forecasts (combinations are the most robust choice in M3/M4). */
+export const etsTheta: Candidate = {
+  name: 'ets-theta',
+  run(x, fitEnd, origins, horizon) {
+    const a = ets.run(x, fitEnd, origins, horizon);
+    const b = theta.run(x, fitEnd, origins, horizon);
+    const out: Paths = new Map();
+    for (const [o, fa] of a) {
+      const fb = b.get(o) ?? fa;
+      out.set(
+        o,
+        fa.map((v, i) => (v + (fb[i] ?? v)) / 2),
+      );
+    }
+    return out;
+  },
+};
+
+/** Weekly seasonal naive: each day is the same weekday of the last observed week. */
+export const seasonalNaive: Candidate = {
+  name: 'seasonal-naive',
+  run(x, _fitEnd, origins, horizon) {
+    const paths: Paths = new Map();
+    for (const o of origins) {
+      const f = new Float64Array(horizon);
+      for (let h = 1; h <= horizon; h++) f[h - 1] = x[o + h - 1 - M * Math.ceil(h / M)] ?? 0;
+      paths.set(o, f);
+    }
+    return paths;
+  },
+};
+
+/** The legacy four-week same-weekday mean (`forecastDays`), over day indices. */
+export const weekdayMean: Candidate = {
+  name: 'weekday-mean',
+  run(x, _fitEnd, origins, horizon) {
+    // forecastDays reads a day-keyed map: key the index as a date counted from the epoch.
+    const daily = new Map<string, number>();
+    const key = (t: number) => new Date(t * 86_400_000).toISOString().slice(0, 10);
+    x.forEach((v, t) => {
+      daily.set(key(t), v);
+    });
+    const paths: Paths = new Map();
+    for (const o of origins)
+      paths.set(
+        o,
+        Float64Array.from(forecastDays(daily, (o - 1) * 86_400_000, horizon), (d) => d.value),
+      );
+    return paths;
+  },
+};
+
+export const CANDIDATES: readonly Candidate[] = [ets, theta, etsTheta, seasonalNaive, weekdayMean];
+
+// ---------------------------------------------------------------------------------------------
+// Calendar-day effects: a charge on the 1st and on the last day of each month.
+
+export interface CalendarEffects {
+  /** Added to the 1st of every month. */
+  monthStart: number;
+  /** Added to the last day of every month. */
+  monthEnd: number;
+}
+
+function median(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+}
+
+/**
+ * The month-start and month-end effects in `y[0, end)`: for each month, the day's excess over the
+ * mean of the same weekday a week before and a week after (so the weekly pattern cancels); the
+ * effect is the median excess over the months, kept when at least two months show it and it
+ * stands out of the noise: |median| > 3 × 1.25 × sd₀ / √months, sd₀ being the spread of the same
+ * excess on ordinary days (1.25: the median's standard error over the mean's). A MAD would be 0
+ * on a sparse series' repeated values and let noise through.
+ */
+export function calendarEffects(y: readonly number[], days: readonly number[], end: number): CalendarEffects {
+  const excessAt = (t: number) => {
+    const around = [t - M, t + M].filter((u) => u >= 0 && u < end);
+    return around.length ? (y[t] ?? 0) - around.reduce((a, u) => a + (y[u] ?? 0), 0) / around.length : null;
+  };
+  let ss = 0;
+  let k = 0;
+  for (let t = 0; t < end; t++) {
+    const day = days[t] ?? 0;
+    if (isMonthStart(day) || isMonthEnd(day)) continue;
+    const e = excessAt(t);
+    if (e === null) continue;
+    ss += e * e;
+    k++;
+  }
+  const sd0 = k > 1 ? Math.sqrt(ss / (k - 1)) : 0;
+  const effect = (pick: (day: number) => boolean) => {
+    const out: number[] = [];
+    for (let t = 0; t < end; t++) {
+      if (!pick(days[t] ?? 0)) continue;
+      const e = excessAt(t);
+      if (e !== null) out.push(e);
+    }
+    if (out.length < 2) return 0;
+    const m = median(out);
+    return Math.abs(m) > (3 * 1.25 * sd0) / Math.sqrt(out.length) ? m : 0;
+  };
+  return { monthStart: effect(isMonthStart), monthEnd: effect(isMonthEnd) };
+}
+
+/** Epoch day (days since 1970-01-01) → is the 1st of a month. */
+export function isMonthStart(day: number): boolean {
+  return new Date(day * 86_400_000).getUTCDate() === 1;
+}
+
+/** Epoch day → is the last day of a month. */
+export function isMonthEnd(day: number): boolean {
+  return new Date((day + 1) * 86_400_000).getUTCDate() === 1;
+}
+
+/** The calendar effect on an epoch day. */
+export function calendarOn(day: number, c: CalendarEffects): number {
+  return (isMonthStart(day) ? c.monthStart : 0) + (isMonthEnd(day) ? c.monthEnd : 0);
+}
