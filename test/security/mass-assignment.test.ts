@@ -169,6 +169,16 @@ const STORING: Record<string, () => Promise<Case>> = {
       read: () => get(`/iac/scopes/${id}`),
     };
   },
+  patchOrganization: async () => {
+    // The organisation's own name sent back: the control changes nothing other suites read.
+    const { name } = (await get('/organization')) as { name: string };
+    return {
+      method: 'PATCH',
+      path: '/organization',
+      body: () => ({ name }),
+      read: () => get('/organization'),
+    };
+  },
   putUser: async () => {
     const id = `user_mass_${run}`;
     const read = async () =>
