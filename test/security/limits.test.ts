@@ -25,8 +25,28 @@ const withBody = (r: RouteDef) => r.body !== undefined;
 const acceptsJson = (r: RouteDef) =>
   !r.bodyContentTypes || r.bodyContentTypes.some((t) => /^application\/(?:[^;]+\+)?json$/i.test(t));
 
+/**
+ * Routes that read their record before their body (`deferBodyParsing`: an archived report is a 409
+ * whatever the body) answer 404 at a placeholder path before the body is read, so they are probed
+ * at a real record of theirs (named without the marker: the record itself is no probe).
+ */
+const deferredPaths: Record<string, string> = {};
+beforeAll(async () => {
+  const res = await api<{ id: string }>('POST', '/reports', {
+    token: token(),
+    body: { name: `limits deferred ${run}`, scheduledPeriod: 'WEEKLY', scheduledWeekday: 1 },
+  });
+  expect(res.status).toBe(201);
+  deferredPaths.patchReport = `/reports/${res.body.id}`;
+});
+
+it('every route that reads its record before its body has a real record to probe', () => {
+  const deferred = routes.filter((r) => r.deferBodyParsing).map((r) => r.id);
+  expect(deferred.filter((id) => !deferredPaths[id])).toEqual([]);
+});
+
 /** The route's path with a placeholder for each parameter (the probes are refused before it is read). */
-const pathOf = (r: RouteDef) => r.path.replace(/\{[^}]+\}/g, MARKER);
+const pathOf = (r: RouteDef) => deferredPaths[r.id] ?? r.path.replace(/\{[^}]+\}/g, MARKER);
 
 async function send(r: RouteDef, rawBody: string, contentType = 'application/json') {
   return api<{ error?: unknown }>(r.method, pathOf(r), {
