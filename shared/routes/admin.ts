@@ -327,7 +327,7 @@ export const getOrganizationSettings = route({
   id: 'getOrganization',
   method: 'GET',
   path: '/organization',
-  entry: 'admin/get-organization',
+  entry: 'organization/get-organization',
   auth: 'member',
   tag,
   summary:
@@ -340,7 +340,7 @@ export const patchOrganizationSettings = route({
   id: 'patchOrganization',
   method: 'PATCH',
   path: '/organization',
-  entry: 'admin/patch-organization',
+  entry: 'organization/patch-organization',
   auth: 'admin',
   tag,
   summary:
