@@ -416,9 +416,11 @@ describe('each destination is delivered once', () => {
     expect(mine).toEqual([
       { type: 'report-delivery', orgId, reportId: r.id, runAt: due, trigger: 'SCHEDULE' },
     ]);
-    // The queue redelivers it too: still one e-mail.
+    // The queue redelivers it too: still one e-mail for that run. (Its next run, 2019-01-14, is due at
+    // the running stack's own clock too, so the stack's ticker may deliver that one meanwhile.)
     expect(await handler(sqsEvent(...mine, ...mine))).toEqual({ batchItemFailures: [] });
-    expect(await emailsTo(to)).toHaveLength(1);
+    const runs = (await emailsTo(to)).map((m) => /\((\d{4}-\d\d-\d\d)\)$/.exec(m.subject)?.[1]);
+    expect(runs.filter((d) => d === '2019-01-07')).toHaveLength(1);
     expect((await getReport(orgId, r.id))?.nextRunAt).toBe('2019-01-14T08:00:00.000Z');
   });
 });
