@@ -66,6 +66,11 @@ export interface ApiKeyIntrospectionConfig {
   cacheSeconds: number;
   /** The URL is plain http on a loopback address (the local stand-in provider; refused in AWS). */
   loopback: boolean;
+  /**
+   * `API_KEY_INTROSPECTION_TIMEOUT_MS` (default 3000, 100 to 10000): how long one call may take. The
+   * local stack sets 10 s, as for its AWS clients: its stand-in provider shares a loaded machine.
+   */
+  timeoutMs: number;
 }
 
 let cached: Config | undefined;
@@ -139,6 +144,11 @@ function readApiKeyIntrospection(isAws: boolean): ApiKeyIntrospectionConfig | un
     throw new ConfigError(
       'API_KEY_INTROSPECTION_CACHE_SECONDS must be a whole number of seconds from 0 to 300',
     );
+  const timeoutMs = Number(env('API_KEY_INTROSPECTION_TIMEOUT_MS', '3000'));
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 10_000)
+    throw new ConfigError(
+      'API_KEY_INTROSPECTION_TIMEOUT_MS must be a whole number of milliseconds from 100 to 10000',
+    );
   const clientId = optional('API_KEY_INTROSPECTION_CLIENT_ID');
   const secret = optional('API_KEY_INTROSPECTION_SECRET');
   const secretArn = optional('API_KEY_INTROSPECTION_SECRET_ARN');
@@ -146,6 +156,7 @@ function readApiKeyIntrospection(isAws: boolean): ApiKeyIntrospectionConfig | un
     url,
     cacheSeconds,
     loopback,
+    timeoutMs,
     ...(clientId ? { clientId } : {}),
     ...(secret ? { secret } : {}),
     ...(secretArn ? { secretArn } : {}),

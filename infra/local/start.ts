@@ -208,6 +208,7 @@ async function main(): Promise<void> {
     // (infra/local/idp-api-keys.ts; docs/auth.md#api-keys-from-the-identity-provider).
     API_KEY_INTROSPECTION_URL: `${baseUrl}${INTROSPECT_PATH}`,
     API_KEY_INTROSPECTION_SECRET: LOCAL_INTROSPECTION_SECRET,
+    API_KEY_INTROSPECTION_TIMEOUT_MS: '10000',
     MAIL_FROM: 'FinOps Local <finops@local.test>',
     APP_BASE_URL: baseUrl,
     DUCKDB_PATH: resolve(args.stateDir, 'warehouse.duckdb'),

@@ -112,7 +112,7 @@ export function createIntrospectionVerifier(opts: IntrospectionOptions): IdpKeyV
         { token: key, token_type_hint: 'api_key' },
         {
           headers: { ...(authorization ? { authorization } : {}), 'cache-control': 'no-store' },
-          timeoutMs: INTROSPECTION_TIMEOUT_MS,
+          timeoutMs: config.timeoutMs,
           maxBytes: MAX_ANSWER_BYTES,
           loopback: config.loopback,
         },

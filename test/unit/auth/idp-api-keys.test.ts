@@ -80,6 +80,7 @@ describe('the introspection verifier', () => {
     url: idp.introspection.url,
     cacheSeconds: 60,
     loopback: true,
+    timeoutMs: INTROSPECTION_TIMEOUT_MS,
     ...extra,
   });
   const verifier = (extra: Partial<ApiKeyIntrospectionConfig> = {}, secret = 's3cret') =>
@@ -253,6 +254,7 @@ describe('API_KEY_INTROSPECTION_* configuration', () => {
     'API_KEY_INTROSPECTION_SECRET',
     'API_KEY_INTROSPECTION_SECRET_ARN',
     'API_KEY_INTROSPECTION_CACHE_SECONDS',
+    'API_KEY_INTROSPECTION_TIMEOUT_MS',
     'AWS_LAMBDA_FUNCTION_NAME',
     'TABLE_NAME',
     'JWT_ISSUER',
@@ -286,15 +288,25 @@ describe('API_KEY_INTROSPECTION_* configuration', () => {
       secret: 'x',
       cacheSeconds: 30,
       loopback: false,
+      timeoutMs: 3000,
     });
     configure({ API_KEY_INTROSPECTION_URL: 'https://login.acme.test/i' });
     expect(loadConfig().apiKeyIntrospection?.cacheSeconds).toBe(60);
+    configure({
+      API_KEY_INTROSPECTION_URL: 'https://login.acme.test/i',
+      API_KEY_INTROSPECTION_TIMEOUT_MS: '10000',
+    });
+    expect(loadConfig().apiKeyIntrospection?.timeoutMs).toBe(10_000);
   });
 
   it.each([
     ['http on a public host', { API_KEY_INTROSPECTION_URL: 'http://login.acme.test/introspect' }],
     ['credentials in the URL', { API_KEY_INTROSPECTION_URL: 'https://u:p@login.acme.test/introspect' }],
     ['not a URL', { API_KEY_INTROSPECTION_URL: 'login.acme.test' }],
+    [
+      'a timeout over 10 s',
+      { API_KEY_INTROSPECTION_URL: 'https://login.acme.test/i', API_KEY_INTROSPECTION_TIMEOUT_MS: '10001' },
+    ],
     [
       'a cache time over 5 minutes',
       { API_KEY_INTROSPECTION_URL: 'https://login.acme.test/i', API_KEY_INTROSPECTION_CACHE_SECONDS: '301' },
