@@ -150,6 +150,74 @@ const SP_TYPES = [
 ];
 const RI_TYPES = ['DiscountedUsage', 'RIFee'];
 
+/**
+ * What an export says of a commitment's terms, as `x_Commitment…` columns on the lines that name
+ * the commitment (kept in `x_columns`, so they are replaced with the upload that carries them):
+ * term, start, end, purchase (payment) option, hourly commitment, region, instance family. Only
+ * the columns the file has; a commitment's terms are those of its latest line.
+ */
+const COMMITMENT_TERMS = [
+  'x_CommitmentTerm',
+  'x_CommitmentStart',
+  'x_CommitmentEnd',
+  'x_CommitmentPurchaseOption',
+  'x_CommitmentHourly',
+  'x_CommitmentRegion',
+  'x_CommitmentInstanceFamily',
+] as const;
+type CommitmentTerm = (typeof COMMITMENT_TERMS)[number];
+
+function termColumns(when: string, pick: Record<CommitmentTerm, string | undefined>): Columns {
+  const out: Columns = {};
+  for (const name of COMMITMENT_TERMS) {
+    const expr = pick[name];
+    if (expr !== undefined) out[name] = `CASE WHEN ${when} THEN ${text(expr)} END`;
+  }
+  return out;
+}
+
+function awsCommitmentTerms(h: Header, spType: string, riType: string): Columns {
+  const c = (slash: string, snake: string) => (h.has(slash, snake) ? h.col(slash, snake) : undefined);
+  const either = (sp: string | undefined, ri: string | undefined) =>
+    sp === undefined && ri === undefined
+      ? undefined
+      : `CASE WHEN ${spType} THEN ${sp ?? 'NULL'} WHEN ${riType} THEN ${ri ?? 'NULL'} END`;
+  const hours = `date_diff('second', TRY_CAST(${h.col('lineItem/UsageStartDate', 'line_item_usage_start_date')} AS TIMESTAMP), TRY_CAST(${h.col('lineItem/UsageEndDate', 'line_item_usage_end_date')} AS TIMESTAMP)) / 3600.0`;
+  const commitment = c('savingsPlan/TotalCommitmentToDate', 'savings_plan_total_commitment_to_date');
+  const type = h.col('lineItem/LineItemType', 'line_item_line_item_type');
+  return termColumns(`${spType} OR ${riType}`, {
+    x_CommitmentTerm: either(
+      c('savingsPlan/PurchaseTerm', 'savings_plan_purchase_term'),
+      c('pricing/LeaseContractLength', 'pricing_lease_contract_length'),
+    ),
+    x_CommitmentStart: either(
+      c('savingsPlan/StartTime', 'savings_plan_start_time'),
+      c('reservation/StartTime', 'reservation_start_time'),
+    ),
+    x_CommitmentEnd: either(
+      c('savingsPlan/EndTime', 'savings_plan_end_time'),
+      c('reservation/EndTime', 'reservation_end_time'),
+    ),
+    x_CommitmentPurchaseOption: either(
+      c('savingsPlan/PaymentOption', 'savings_plan_payment_option'),
+      c('pricing/PurchaseOption', 'pricing_purchase_option'),
+    ),
+    // A Savings Plan fee line bills the commitment of its period (an hour): per hour of the line.
+    x_CommitmentHourly:
+      commitment === undefined
+        ? undefined
+        : `CASE WHEN ${type} = 'SavingsPlanRecurringFee' AND ${hours} > 0 THEN ${num(commitment)} / (${hours}) END`,
+    x_CommitmentRegion: either(
+      c('savingsPlan/Region', 'savings_plan_region'),
+      c('product/regionCode', 'product_region_code'),
+    ),
+    x_CommitmentInstanceFamily: either(
+      c('savingsPlan/InstanceTypeFamily', 'savings_plan_instance_type_family'),
+      c('product/instanceFamily', 'product_instance_family'),
+    ),
+  });
+}
+
 function awsCur(h: Header, from: string): Converted {
   // Every CUR column under its CUR 1.0 name and its snake_case name (CUR 2.0, Athena CUR 1.0).
   const c = (slash: string, snake: string) => h.col(slash, snake);
@@ -314,6 +382,7 @@ function awsCur(h: Header, from: string): Converted {
     // The gross figures where BilledCost/EffectiveCost are net; otherwise the metrics fall back to those.
     ...(hasNet ? { x_unblended_cost: unblended, x_amortized_cost: amortised(false) } : {}),
     x_LineItemType: type,
+    ...awsCommitmentTerms(h, spType, riType),
     x_ServiceCode: productCode,
     x_UsageType: c('lineItem/UsageType', 'line_item_usage_type'),
     x_Operation: c('lineItem/Operation', 'line_item_operation'),
@@ -412,6 +481,15 @@ function azure(h: Header, from: string): Converted {
     PricingQuantity: quantity,
     PricingUnit: h.col('UnitOfMeasure'),
     Tags: h.col('Tags'),
+    ...termColumns(commitment, {
+      x_CommitmentTerm: h.has('Term') ? h.col('Term') : undefined,
+      x_CommitmentStart: undefined,
+      x_CommitmentEnd: undefined,
+      x_CommitmentPurchaseOption: undefined,
+      x_CommitmentHourly: undefined,
+      x_CommitmentRegion: h.has('ResourceLocation') ? h.col('ResourceLocation') : undefined,
+      x_CommitmentInstanceFamily: undefined,
+    }),
     x_ResourceGroup: h.col('ResourceGroup', 'ResourceGroupName'),
     x_ConsumedService: h.col('ConsumedService'),
     x_MeterSubCategory: h.col('MeterSubCategory'),

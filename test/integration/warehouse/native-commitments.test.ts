@@ -141,7 +141,37 @@ const CUR_COLUMNS: [string, string][] = [
     'reservation_unused_amortized_upfront_fee_for_billing_period',
   ],
   ['reservation/UnusedRecurringFee', 'reservation_unused_recurring_fee'],
+  ['savingsPlan/PurchaseTerm', 'savings_plan_purchase_term'],
+  ['savingsPlan/PaymentOption', 'savings_plan_payment_option'],
+  ['savingsPlan/StartTime', 'savings_plan_start_time'],
+  ['savingsPlan/EndTime', 'savings_plan_end_time'],
+  ['savingsPlan/Region', 'savings_plan_region'],
+  ['savingsPlan/InstanceTypeFamily', 'savings_plan_instance_type_family'],
+  ['pricing/LeaseContractLength', 'pricing_lease_contract_length'],
+  ['pricing/PurchaseOption', 'pricing_purchase_option'],
+  ['reservation/StartTime', 'reservation_start_time'],
+  ['reservation/EndTime', 'reservation_end_time'],
+  ['product/regionCode', 'product_region_code'],
+  ['product/instanceFamily', 'product_instance_family'],
 ];
+
+/** The terms the CUR writes on a commitment's lines (Savings Plan, RI), and on on-demand usage the region. */
+const SP_TERMS: CurLine = {
+  'savingsPlan/PurchaseTerm': '1yr',
+  'savingsPlan/PaymentOption': 'Partial Upfront',
+  'savingsPlan/StartTime': '2024-01-15T00:00:00Z',
+  'savingsPlan/EndTime': '2025-01-14T23:59:59Z',
+  'savingsPlan/Region': 'US East (N. Virginia)',
+  'savingsPlan/InstanceTypeFamily': 'm5',
+};
+const RI_TERMS: CurLine = {
+  'pricing/LeaseContractLength': '3yr',
+  'pricing/PurchaseOption': 'All Upfront',
+  'reservation/StartTime': '2023-06-01T00:00:00Z',
+  'reservation/EndTime': '2026-05-31T23:59:59Z',
+  'product/regionCode': 'us-east-1',
+  'product/instanceFamily': 'r6g',
+};
 
 type CurLine = Record<string, string>;
 
@@ -160,6 +190,9 @@ function curLines(): CurLine[] {
       'lineItem/UsageAmount': '1',
       'lineItem/CurrencyCode': 'USD',
       'pricing/unit': 'Hrs',
+      ...(type.startsWith('SavingsPlan') ? SP_TERMS : {}),
+      ...(type === 'DiscountedUsage' || type === 'RIFee' || type === 'Fee' ? RI_TERMS : {}),
+      ...(type === 'Usage' ? { 'product/regionCode': 'us-east-1' } : {}),
     });
     // On-demand usage, with a net cost on day 1.
     out.push({
@@ -416,6 +449,57 @@ describe.each([
     expect(byType('RIFee').find((r) => r.day === '2024-04-03')?.status).toBe('Unused');
     expect(byType('Usage').every((r) => r.id === null && r.status === null)).toBe(true);
     expect(byType('Tax').every((r) => r.id === null)).toBe(true);
+  });
+
+  it(`${label}: each commitment keeps the terms its lines carry (term, start, end, purchase option, hourly commitment, region, family)`, async () => {
+    const terms = await withConnection((c) =>
+      query(
+        c,
+        `SELECT "CommitmentDiscountId" AS id, x_columns['x_LineItemType'] AS line, x_columns['x_CommitmentTerm'] AS term,
+          x_columns['x_CommitmentStart'] AS start, x_columns['x_CommitmentEnd'] AS "end",
+          x_columns['x_CommitmentPurchaseOption'] AS option, x_columns['x_CommitmentHourly'] AS hourly,
+          x_columns['x_CommitmentRegion'] AS region, x_columns['x_CommitmentInstanceFamily'] AS family
+         FROM billing WHERE org_id = $1`,
+        [org],
+      ),
+    );
+    const parsed = parseCsv(text);
+    const col = (r: CsvRow, slash: string) => r[header[CUR_COLUMNS.findIndex(([s]) => s === slash)]!] ?? null;
+    const expected = parsed.map((r) => {
+      const sp = col(r, 'savingsPlan/SavingsPlanARN');
+      const ri = col(r, 'reservation/ReservationARN');
+      const type = col(r, 'lineItem/LineItemType');
+      const pick = (spCol: string, riCol: string) => (sp ? col(r, spCol) : ri ? col(r, riCol) : null);
+      return {
+        id: sp ?? ri,
+        line: type,
+        term: pick('savingsPlan/PurchaseTerm', 'pricing/LeaseContractLength'),
+        start: pick('savingsPlan/StartTime', 'reservation/StartTime'),
+        end: pick('savingsPlan/EndTime', 'reservation/EndTime'),
+        option: pick('savingsPlan/PaymentOption', 'pricing/PurchaseOption'),
+        // The fee lines here are one hour long: their commitment to date is the hourly commitment.
+        hourly: type === 'SavingsPlanRecurringFee' ? num(col(r, 'savingsPlan/TotalCommitmentToDate')) : null,
+        region: pick('savingsPlan/Region', 'product/regionCode'),
+        family: pick('savingsPlan/InstanceTypeFamily', 'product/instanceFamily'),
+      };
+    });
+    const got = terms.map((t) => ({
+      id: t.id ?? null,
+      line: t.line,
+      term: t.term ?? null,
+      start: t.start ?? null,
+      end: t.end ?? null,
+      option: t.option ?? null,
+      hourly: t.hourly === null || t.hourly === undefined ? null : Number(t.hourly),
+      region: t.region ?? null,
+      family: t.family ?? null,
+    }));
+    const order = (a: { line: unknown; start: unknown }, b: { line: unknown; start: unknown }) =>
+      String(a.line).localeCompare(String(b.line));
+    expect(got.sort(order)).toEqual(expect.arrayContaining(expected.sort(order)));
+    expect(got).toHaveLength(expected.length);
+    expect(expected.filter((e) => e.id === SP && e.term === '1yr').length).toBeGreaterThan(0);
+    expect(expected.filter((e) => e.id === RI && e.family === 'r6g').length).toBeGreaterThan(0);
   });
 
   it(`${label}: list cost is the public on-demand cost, contracted cost the cost at the account's rates without the commitment`, () => {
