@@ -97,6 +97,49 @@ function expectSame(actual: Map<string, number>, expected: Map<string, number>) 
   }
 }
 
+/** The stored BilledCost and EffectiveCost per day equal the sums from the raw file. */
+function expectPerDay(rows: Stored[], billed: Map<string, number>, effective: Map<string, number>) {
+  expectSame(
+    storedBy(
+      rows,
+      (r) => r.day,
+      (r) => r.billed,
+    ),
+    billed,
+  );
+  expectSame(
+    storedBy(
+      rows,
+      (r) => r.day,
+      (r) => r.effective,
+    ),
+    effective,
+  );
+}
+
+/** The key of a commitment's figures per day. */
+const key = (r: Stored) => `${r.id}|${r.day}`;
+
+/** The EffectiveCost of each commitment's Used and of its Unused lines per day equal the raw file's. */
+function expectUsedUnused(rows: Stored[], used: Map<string, number>, unused: Map<string, number>) {
+  expectSame(
+    storedBy(
+      rows.filter((r) => r.status === 'Used'),
+      key,
+      (r) => r.effective,
+    ),
+    used,
+  );
+  expectSame(
+    storedBy(
+      rows.filter((r) => r.status === 'Unused'),
+      key,
+      (r) => r.effective,
+    ),
+    unused,
+  );
+}
+
 /** Sum of `value` per `key` over stored rows (rows whose key is null are left out). */
 function storedBy(rows: Stored[], key: (r: Stored) => string | null, value: (r: Stored) => number) {
   const out = new Map<string, number>();
@@ -340,22 +383,7 @@ describe.each([
       add(billed, r.day, r.billed);
       add(effective, r.day, r.effective);
     }
-    expectSame(
-      storedBy(
-        rows,
-        (r) => r.day,
-        (r) => r.billed,
-      ),
-      billed,
-    );
-    expectSame(
-      storedBy(
-        rows,
-        (r) => r.day,
-        (r) => r.effective,
-      ),
-      effective,
-    );
+    expectPerDay(rows, billed, effective);
   });
 
   it(`${label}: used and unused cost and quantity per commitment and day, status, type and category per line type`, () => {
@@ -372,23 +400,7 @@ describe.each([
     }
     // Day 2 leaves Savings Plan commitment unused, day 3 RI hours; every day uses both.
     expect(unused.size).toBe(2);
-    const key = (r: Stored) => `${r.id}|${r.day}`;
-    expectSame(
-      storedBy(
-        rows.filter((r) => r.status === 'Used' && r.effective !== 0),
-        key,
-        (r) => r.effective,
-      ),
-      used,
-    );
-    expectSame(
-      storedBy(
-        rows.filter((r) => r.status === 'Unused'),
-        key,
-        (r) => r.effective,
-      ),
-      unused,
-    );
+    expectUsedUnused(rows, used, unused);
     expectSame(
       storedBy(
         rows.filter((r) => r.status === 'Used' && r.qty !== null),
@@ -639,22 +651,7 @@ describe('Azure reservations and savings plans', () => {
         r.ChargeType === 'Purchase' && (r.PricingModel === 'Reservation' || r.PricingModel === 'SavingsPlan');
       add(effective, dayOf(r), purchase ? 0 : num(r.CostInBillingCurrency));
     }
-    expectSame(
-      storedBy(
-        rows,
-        (r) => r.day,
-        (r) => r.billed,
-      ),
-      billed,
-    );
-    expectSame(
-      storedBy(
-        rows,
-        (r) => r.day,
-        (r) => r.effective,
-      ),
-      effective,
-    );
+    expectPerDay(rows, billed, effective);
   });
 
   it('used and unused cost and quantity per commitment and day; list and contracted cost 0 on unused lines', () => {
@@ -677,23 +674,7 @@ describe('Azure reservations and savings plans', () => {
       add(list, dayOf(r), isUnused ? 0 : num(r.PayGPrice) * num(r.Quantity));
     }
     expect(unused.size).toBe(3);
-    const key = (r: Stored) => `${r.id}|${r.day}`;
-    expectSame(
-      storedBy(
-        rows.filter((r) => r.status === 'Used'),
-        key,
-        (r) => r.effective,
-      ),
-      used,
-    );
-    expectSame(
-      storedBy(
-        rows.filter((r) => r.status === 'Unused'),
-        key,
-        (r) => r.effective,
-      ),
-      unused,
-    );
+    expectUsedUnused(rows, used, unused);
     expectSame(
       storedBy(
         rows.filter((r) => r.status !== null),
@@ -863,22 +844,7 @@ describe('Google Cloud committed use discounts', () => {
   it('BilledCost and EffectiveCost per day equal cost plus credits of the raw lines', () => {
     const totals = new Map<string, number>();
     for (const l of raw) add(totals, l.day, l.cost + l.credits.reduce((s, c) => s + c.amount, 0));
-    expectSame(
-      storedBy(
-        rows,
-        (r) => r.day,
-        (r) => r.billed,
-      ),
-      totals,
-    );
-    expectSame(
-      storedBy(
-        rows,
-        (r) => r.day,
-        (r) => r.effective,
-      ),
-      totals,
-    );
+    expectPerDay(rows, totals, totals);
   });
 
   it('fee SKUs are recurring purchases and CUD credits the commitment used, both on the pool of service, kind and region', () => {
@@ -898,20 +864,13 @@ describe('Google Cloud committed use discounts', () => {
       }
     }
     expect(fees.size).toBe(6);
-    const key = (r: Stored) => `${r.id}|${r.day}`;
     const feeRows = rows.filter((r) => r.category === 'Purchase');
     expectSame(
       storedBy(feeRows, key, (r) => r.billed),
       fees,
     );
-    expectSame(
-      storedBy(
-        rows.filter((r) => r.status === 'Used'),
-        key,
-        (r) => r.billed,
-      ),
-      credits,
-    );
+    // Credits are EffectiveCost as billed; a pool's unused part is not a line of its own.
+    expectUsedUnused(rows, credits, new Map());
     expect(feeRows.every((r) => r.status === null && r.type === 'Committed Use Discount')).toBe(true);
     for (const r of rows.filter((x) => x.id !== null))
       expect(r.ccat).toBe(r.id?.includes('/spend/') ? 'Spend' : 'Usage');
