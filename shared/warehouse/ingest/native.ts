@@ -150,6 +150,74 @@ const SP_TYPES = [
 ];
 const RI_TYPES = ['DiscountedUsage', 'RIFee'];
 
+/**
+ * What an export says of a commitment's terms, as `x_Commitment…` columns on the lines that name
+ * the commitment (kept in `x_columns`, so they are replaced with the upload that carries them):
+ * term, start, end, purchase (payment) option, hourly commitment, region, instance family. Only
+ * the columns the file has; a commitment's terms are those of its latest line.
+ */
+const COMMITMENT_TERMS = [
+  'x_CommitmentTerm',
+  'x_CommitmentStart',
+  'x_CommitmentEnd',
+  'x_CommitmentPurchaseOption',
+  'x_CommitmentHourly',
+  'x_CommitmentRegion',
+  'x_CommitmentInstanceFamily',
+] as const;
+type CommitmentTerm = (typeof COMMITMENT_TERMS)[number];
+
+function termColumns(when: string, pick: Record<CommitmentTerm, string | undefined>): Columns {
+  const out: Columns = {};
+  for (const name of COMMITMENT_TERMS) {
+    const expr = pick[name];
+    if (expr !== undefined) out[name] = `CASE WHEN ${when} THEN ${text(expr)} END`;
+  }
+  return out;
+}
+
+function awsCommitmentTerms(h: Header, spType: string, riType: string): Columns {
+  const c = (slash: string, snake: string) => (h.has(slash, snake) ? h.col(slash, snake) : undefined);
+  const either = (sp: string | undefined, ri: string | undefined) =>
+    sp === undefined && ri === undefined
+      ? undefined
+      : `CASE WHEN ${spType} THEN ${sp ?? 'NULL'} WHEN ${riType} THEN ${ri ?? 'NULL'} END`;
+  const hours = `date_diff('second', TRY_CAST(${h.col('lineItem/UsageStartDate', 'line_item_usage_start_date')} AS TIMESTAMP), TRY_CAST(${h.col('lineItem/UsageEndDate', 'line_item_usage_end_date')} AS TIMESTAMP)) / 3600.0`;
+  const commitment = c('savingsPlan/TotalCommitmentToDate', 'savings_plan_total_commitment_to_date');
+  const type = h.col('lineItem/LineItemType', 'line_item_line_item_type');
+  return termColumns(`${spType} OR ${riType}`, {
+    x_CommitmentTerm: either(
+      c('savingsPlan/PurchaseTerm', 'savings_plan_purchase_term'),
+      c('pricing/LeaseContractLength', 'pricing_lease_contract_length'),
+    ),
+    x_CommitmentStart: either(
+      c('savingsPlan/StartTime', 'savings_plan_start_time'),
+      c('reservation/StartTime', 'reservation_start_time'),
+    ),
+    x_CommitmentEnd: either(
+      c('savingsPlan/EndTime', 'savings_plan_end_time'),
+      c('reservation/EndTime', 'reservation_end_time'),
+    ),
+    x_CommitmentPurchaseOption: either(
+      c('savingsPlan/PaymentOption', 'savings_plan_payment_option'),
+      c('pricing/PurchaseOption', 'pricing_purchase_option'),
+    ),
+    // A Savings Plan fee line bills the commitment of its period (an hour): per hour of the line.
+    x_CommitmentHourly:
+      commitment === undefined
+        ? undefined
+        : `CASE WHEN ${type} = 'SavingsPlanRecurringFee' AND ${hours} > 0 THEN ${num(commitment)} / (${hours}) END`,
+    x_CommitmentRegion: either(
+      c('savingsPlan/Region', 'savings_plan_region'),
+      c('product/regionCode', 'product_region_code'),
+    ),
+    x_CommitmentInstanceFamily: either(
+      c('savingsPlan/InstanceTypeFamily', 'savings_plan_instance_type_family'),
+      c('product/instanceFamily', 'product_instance_family'),
+    ),
+  });
+}
+
 function awsCur(h: Header, from: string): Converted {
   // Every CUR column under its CUR 1.0 name and its snake_case name (CUR 2.0, Athena CUR 1.0).
   const c = (slash: string, snake: string) => h.col(slash, snake);
@@ -223,7 +291,16 @@ function awsCur(h: Header, from: string): Converted {
     ? { Tags: `regexp_replace(${quoteIdent(tagMap)}, '([{,]\\s*)"user_', '\\1"', 'g')` }
     : tagColumns(tagPairs);
   const spType = `${type} IN (${inList(SP_TYPES)})`;
-  const riType = `${type} IN (${inList(RI_TYPES)})`;
+  // RI lines: usage, the monthly fee, and the one-time `Fee` of an upfront RI (it names its reservation).
+  const riType = `(${type} IN (${inList(RI_TYPES)}) OR (${type} = 'Fee' AND ${riArn} IS NOT NULL))`;
+  const currency = c('lineItem/CurrencyCode', 'line_item_currency_code');
+  const spRateCost = c('savingsPlan/SavingsPlanEffectiveCost', 'savings_plan_savings_plan_effective_cost');
+  // The part of a Savings Plan's commitment left unused in the fee line's period, and an RI fee's unused hours and cost.
+  const spUnused = `(${num(c('savingsPlan/TotalCommitmentToDate', 'savings_plan_total_commitment_to_date'))} - ${num(c('savingsPlan/UsedCommitment', 'savings_plan_used_commitment'))})`;
+  const riUnusedQty = num(c('reservation/UnusedQuantity', 'reservation_unused_quantity'));
+  const riUnusedCost = `(coalesce(${num(c('reservation/UnusedAmortizedUpfrontFeeForBillingPeriod', 'reservation_unused_amortized_upfront_fee_for_billing_period'))}, 0) + coalesce(${num(c('reservation/UnusedRecurringFee', 'reservation_unused_recurring_fee'))}, 0))`;
+  const spFeeUnused = `${type} = 'SavingsPlanRecurringFee' AND ${spUnused} > 0`;
+  const riFeeUnused = `${type} = 'RIFee' AND (${riUnusedQty} > 0 OR ${riUnusedCost} > 0)`;
   const isUsage = `${type} IN (${inList(USAGE_TYPES)})`;
   const usageAmount = c('lineItem/UsageAmount', 'line_item_usage_amount');
   const unit = c('pricing/unit', 'pricing_unit');
@@ -232,8 +309,16 @@ function awsCur(h: Header, from: string): Converted {
     BilledCost: billed,
     EffectiveCost: amortised(hasNet),
     ListCost: c('pricing/publicOnDemandCost', 'pricing_public_on_demand_cost'),
+    // The cost at the account's own rates without the commitment: covered usage is written at its
+    // on-demand cost, RI usage at 0 (its on-demand equivalent is the public cost), the negation
+    // and the fees are no usage at a rate.
+    ContractedCost: `CASE ${type}
+      WHEN 'SavingsPlanCoveredUsage' THEN ${unblended}
+      WHEN 'DiscountedUsage' THEN ${c('pricing/publicOnDemandCost', 'pricing_public_on_demand_cost')}
+      WHEN 'SavingsPlanNegation' THEN '0'
+      ELSE ${billed} END`,
     ListUnitPrice: c('pricing/publicOnDemandRate', 'pricing_public_on_demand_rate'),
-    BillingCurrency: c('lineItem/CurrencyCode', 'line_item_currency_code'),
+    BillingCurrency: currency,
     PricingCurrency: c('pricing/currency', 'pricing_currency'),
     ChargePeriodStart: c('lineItem/UsageStartDate', 'line_item_usage_start_date'),
     ChargePeriodEnd: c('lineItem/UsageEndDate', 'line_item_usage_end_date'),
@@ -263,9 +348,26 @@ function awsCur(h: Header, from: string): Converted {
       WHEN ${type} = 'Usage' AND ${c('lineItem/UsageType', 'line_item_usage_type')} LIKE '%SpotUsage%' THEN 'Dynamic'
       WHEN ${type} = 'Usage' THEN 'Standard' END`,
     CommitmentDiscountId: `CASE WHEN ${spType} THEN ${c('savingsPlan/SavingsPlanARN', 'savings_plan_savings_plan_a_r_n')} WHEN ${riType} THEN ${riArn} END`,
+    // CUR names no commitment: its name is the last part of its ARN (`savingsplan/<id>`, `reserved-instances/<id>`).
+    CommitmentDiscountName: `regexp_extract(CASE WHEN ${spType} THEN ${c('savingsPlan/SavingsPlanARN', 'savings_plan_savings_plan_a_r_n')} WHEN ${riType} THEN ${riArn} END, '[^/:]+$')`,
     CommitmentDiscountType: `CASE WHEN ${spType} THEN 'Savings Plan' WHEN ${riType} THEN 'Reservation' END`,
     CommitmentDiscountCategory: `CASE WHEN ${spType} THEN 'Spend' WHEN ${riType} THEN 'Usage' END`,
-    CommitmentDiscountStatus: `CASE WHEN ${type} IN ('SavingsPlanCoveredUsage', 'DiscountedUsage') THEN 'Used' END`,
+    // Used: the usage a commitment covered (and the negation that offsets it, a Usage line FOCUS
+    // requires a status on). Unused: a fee line whose period left part of the commitment unused;
+    // that part is the line's EffectiveCost (FOCUS allows a status on Purchase lines).
+    CommitmentDiscountStatus: `CASE
+      WHEN ${type} IN ('SavingsPlanCoveredUsage', 'SavingsPlanNegation', 'DiscountedUsage') THEN 'Used'
+      WHEN ${spFeeUnused} OR ${riFeeUnused} THEN 'Unused' END`,
+    // Spend-based: the commitment consumed or left unused, in the billing currency; usage-based:
+    // the hours (pricing units) covered or left unused.
+    CommitmentDiscountQuantity: `CASE
+      WHEN ${type} = 'SavingsPlanCoveredUsage' THEN ${spRateCost}
+      WHEN ${spFeeUnused} THEN ${text(spUnused)}
+      WHEN ${type} = 'DiscountedUsage' THEN ${usageAmount}
+      WHEN ${riFeeUnused} THEN ${text(riUnusedQty)} END`,
+    CommitmentDiscountUnit: `CASE
+      WHEN ${type} = 'SavingsPlanCoveredUsage' OR ${spFeeUnused} THEN ${currency}
+      WHEN ${type} = 'DiscountedUsage' OR ${riFeeUnused} THEN ${unit} END`,
     ServiceName: `coalesce(${productName}, ${productCode})`,
     RegionId: c('product/regionCode', 'product_region_code'),
     RegionName: c('product/location', 'product_location'),
@@ -280,6 +382,7 @@ function awsCur(h: Header, from: string): Converted {
     // The gross figures where BilledCost/EffectiveCost are net; otherwise the metrics fall back to those.
     ...(hasNet ? { x_unblended_cost: unblended, x_amortized_cost: amortised(false) } : {}),
     x_LineItemType: type,
+    ...awsCommitmentTerms(h, spType, riType),
     x_ServiceCode: productCode,
     x_UsageType: c('lineItem/UsageType', 'line_item_usage_type'),
     x_Operation: c('lineItem/Operation', 'line_item_operation'),
@@ -315,15 +418,21 @@ function azure(h: Header, from: string): Converted {
   const cost = h.col(...AZ.cost);
   const quantity = h.col('Quantity');
   const commitment = `${pricingModel} IN ('Reservation', 'SavingsPlan')`;
-  const listCost = h.has('PayGCostInBillingCurrency', 'paygCostInBillingCurrency')
+  const unused = `${chargeType} IN ('UnusedReservation', 'UnusedSavingsPlan')`;
+  const usageListCost = h.has('PayGCostInBillingCurrency', 'paygCostInBillingCurrency')
     ? h.col('PayGCostInBillingCurrency', 'paygCostInBillingCurrency')
     : text(`${num(h.col('PayGPrice', 'payGPrice'))} * ${num(quantity)}`);
+  // An unused commitment is no usage at a list or agreed price: 0, so list − effective over a
+  // commitment's lines is its savings net of what it left unused.
+  const listCost = `CASE WHEN ${unused} THEN '0' ELSE ${usageListCost} END`;
+  const contractedCost = `CASE WHEN ${unused} THEN '0' ELSE coalesce(${text(`${num(h.col('UnitPrice', 'unitPrice'))} * ${num(quantity)}`)}, ${cost}) END`;
   const columns: Columns = {
     ProviderName: `'Microsoft'`,
     BilledCost: cost,
     // A commitment purchase is spread over the usage it covers: it adds nothing to effective cost.
     EffectiveCost: `CASE WHEN ${chargeType} = 'Purchase' AND ${commitment} THEN '0' ELSE ${cost} END`,
     ListCost: listCost,
+    ContractedCost: contractedCost,
     ListUnitPrice: h.col('PayGPrice', 'payGPrice'),
     ContractedUnitPrice: h.col('UnitPrice'),
     BillingCurrency: h.col(...AZ.currency),
@@ -351,7 +460,15 @@ function azure(h: Header, from: string): Converted {
     CommitmentDiscountName: `CASE WHEN ${commitment} THEN coalesce(${h.col('benefitName')}, ${h.col('ReservationName')}) END`,
     CommitmentDiscountType: `CASE ${pricingModel} WHEN 'Reservation' THEN 'Reservation' WHEN 'SavingsPlan' THEN 'Savings Plan' END`,
     CommitmentDiscountCategory: `CASE ${pricingModel} WHEN 'Reservation' THEN 'Usage' WHEN 'SavingsPlan' THEN 'Spend' END`,
-    CommitmentDiscountStatus: `CASE WHEN ${commitment} AND ${chargeType} = 'Usage' THEN 'Used' WHEN ${chargeType} IN ('UnusedReservation', 'UnusedSavingsPlan') THEN 'Unused' END`,
+    CommitmentDiscountStatus: `CASE WHEN ${commitment} AND ${chargeType} = 'Usage' THEN 'Used' WHEN ${unused} THEN 'Unused' END`,
+    // A reservation counts the units it covered or left unused (`Quantity` of an `UnusedReservation`
+    // line is its unused hours); a savings plan the spend it covered or left unused, in the billing currency.
+    CommitmentDiscountQuantity: `CASE
+      WHEN ${pricingModel} = 'Reservation' AND (${chargeType} = 'Usage' OR ${unused}) THEN ${quantity}
+      WHEN ${pricingModel} = 'SavingsPlan' AND (${chargeType} = 'Usage' OR ${unused}) THEN ${cost} END`,
+    CommitmentDiscountUnit: `CASE
+      WHEN ${pricingModel} = 'Reservation' AND (${chargeType} = 'Usage' OR ${unused}) THEN ${h.col('UnitOfMeasure')}
+      WHEN ${pricingModel} = 'SavingsPlan' AND (${chargeType} = 'Usage' OR ${unused}) THEN ${h.col(...AZ.currency)} END`,
     ServiceName: h.col(...AZ.service),
     RegionId: h.col('ResourceLocation'),
     RegionName: h.col('MeterRegion'),
@@ -364,6 +481,15 @@ function azure(h: Header, from: string): Converted {
     PricingQuantity: quantity,
     PricingUnit: h.col('UnitOfMeasure'),
     Tags: h.col('Tags'),
+    ...termColumns(commitment, {
+      x_CommitmentTerm: h.has('Term') ? h.col('Term') : undefined,
+      x_CommitmentStart: undefined,
+      x_CommitmentEnd: undefined,
+      x_CommitmentPurchaseOption: undefined,
+      x_CommitmentHourly: undefined,
+      x_CommitmentRegion: h.has('ResourceLocation') ? h.col('ResourceLocation') : undefined,
+      x_CommitmentInstanceFamily: undefined,
+    }),
     x_ResourceGroup: h.col('ResourceGroup', 'ResourceGroupName'),
     x_ConsumedService: h.col('ConsumedService'),
     x_MeterSubCategory: h.col('MeterSubCategory'),
@@ -455,11 +581,23 @@ function gcp(h: Header, from: string): Converted {
       TRY(map_entries(CAST(CAST(${labels} AS JSON) AS MAP(VARCHAR, VARCHAR))))) END`;
   const credit = '__l.credit';
   const costType = `lower(${g('cost_type')})`;
+  // Committed use discounts: the fee a commitment bills (SKUs `Commitment v1: …` for resource-based,
+  // `Commitment - dollar based v1: …` for spend-based) and the credits it gives covered usage. The
+  // export names no commitment on either, so a commitment is the pool it applies to: its service,
+  // kind and region (`<service id>/<resource|spend>/<region>`), the same on fee and credits.
+  const sku = g('sku.description');
+  const cudFee = `(NOT ${credit} AND ${sku} ILIKE 'Commitment%')`;
+  const cudCredit = `(${credit} AND __l.type IN ('COMMITTED_USAGE_DISCOUNT', 'COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE'))`;
+  const spendBased = `(CASE WHEN ${credit} THEN __l.type = 'COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE' ELSE ${sku} ILIKE '%dollar based%' END)`;
+  const cud = `(${cudFee} OR ${cudCredit})`;
+  const region = `coalesce(${g('location.region')}, ${g('location.location')}, 'global')`;
   const columns: Columns = {
     ProviderName: `'Google Cloud'`,
     BilledCost: '__l.amount',
     EffectiveCost: '__l.amount',
     ListCost: `CASE WHEN ${credit} THEN '0' ELSE ${g('cost_at_list')} END`,
+    // The charge at the account's prices, before credits (credits are the discounts).
+    ContractedCost: `CASE WHEN ${credit} THEN '0' ELSE ${cost} END`,
     ContractedUnitPrice: `CASE WHEN NOT ${credit} THEN ${g('price.effective_price')} END`,
     BillingCurrency: g('currency'),
     ChargePeriodStart: g('usage_start_time'),
@@ -472,10 +610,26 @@ function gcp(h: Header, from: string): Converted {
     PublisherName: `coalesce(${g('seller_name')}, 'Google')`,
     ChargeCategory: `CASE
       WHEN ${credit} THEN 'Credit'
+      WHEN ${cudFee} AND (${costType} IS NULL OR ${costType} = 'regular') THEN 'Purchase'
       WHEN ${costType} IS NULL OR ${costType} = 'regular' THEN 'Usage'
       WHEN ${costType} = 'tax' THEN 'Tax'
       ELSE 'Adjustment' END`,
-    ChargeFrequency: `CASE WHEN NOT ${credit} AND (${costType} IS NULL OR ${costType} = 'regular') THEN 'Usage-Based' END`,
+    ChargeFrequency: `CASE WHEN ${cudFee} THEN 'Recurring' WHEN NOT ${credit} AND (${costType} IS NULL OR ${costType} = 'regular') THEN 'Usage-Based' END`,
+    CommitmentDiscountId: `CASE WHEN ${cud} THEN ${g('service.id')} || '/' || CASE WHEN ${spendBased} THEN 'spend' ELSE 'resource' END || '/' || ${region} END`,
+    CommitmentDiscountName: `CASE WHEN ${cud} THEN ${g('service.description')} || CASE WHEN ${spendBased} THEN ' spend-based' ELSE ' resource-based' END || ' CUD, ' || ${region} END`,
+    CommitmentDiscountType: `CASE WHEN ${cud} THEN 'Committed Use Discount' END`,
+    CommitmentDiscountCategory: `CASE WHEN ${cud} THEN CASE WHEN ${spendBased} THEN 'Spend' ELSE 'Usage' END END`,
+    // A CUD credit is the commitment used on the line it discounts; the fee line is the purchase.
+    CommitmentDiscountStatus: `CASE WHEN ${cudCredit} THEN 'Used' END`,
+    // Spend-based: the on-demand spend covered (the credit, made positive) or committed (the fee),
+    // in the billing currency; resource-based: the units the fee commits to.
+    CommitmentDiscountQuantity: `CASE
+      WHEN ${cudCredit} AND ${spendBased} THEN ${text(`-${num('__l.amount')}`)}
+      WHEN ${cudFee} AND ${spendBased} THEN ${cost}
+      WHEN ${cudFee} THEN ${g('usage.amount_in_pricing_units')} END`,
+    CommitmentDiscountUnit: `CASE
+      WHEN (${cudCredit} OR ${cudFee}) AND ${spendBased} THEN ${g('currency')}
+      WHEN ${cudFee} THEN ${g('usage.pricing_unit')} END`,
     ChargeDescription: `CASE WHEN ${credit} THEN __l.name ELSE ${g('sku.description')} END`,
     ServiceName: g('service.description'),
     RegionId: `coalesce(${g('location.region')}, ${g('location.location')})`,

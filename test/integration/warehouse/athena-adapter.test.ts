@@ -14,6 +14,7 @@ import { AthenaWarehouse } from '../../../shared/warehouse/athena/adapter';
 import { athenaRunner } from '../../../shared/warehouse/athena/client';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import type { EnrichmentFeature } from '../../../shared/warehouse/features';
+import { glueColumns } from '../../../shared/warehouse/focus-columns';
 import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
 import { resetObjectStore } from '../../../shared/warehouse/object-store';
 import { computedColumn } from '../../../shared/warehouse/sql/compile';
@@ -435,7 +436,16 @@ describe('Athena warehouse adapter', () => {
       query(c, `SELECT name FROM parquet_schema('${file}') WHERE name <> 'duckdb_schema'`),
     );
     expect(names.map((r) => r.name)).toEqual(
-      expect.arrayContaining(['billedcost', 'tags', 'chargeperiodstart', 'x_unblended_cost']),
+      expect.arrayContaining([
+        'billedcost',
+        'tags',
+        'chargeperiodstart',
+        'x_unblended_cost',
+        // The commitment columns the native converters fill, as the Glue table declares them.
+        ...glueColumns()
+          .filter((c) => /^commitmentdiscount|^(list|contracted|effective)cost$/.test(c.name))
+          .map((c) => c.name),
+      ]),
     );
     expect(names.map((r) => r.name)).not.toContain('org_id');
   });
