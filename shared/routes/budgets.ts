@@ -3,6 +3,8 @@ import {
   BudgetIdParams,
   BudgetPage,
   BudgetRecordSchema,
+  BudgetStatusQuery,
+  BudgetStatusSchema,
   BudgetVersionPage,
   ListBudgetsQuery,
   ListBudgetVersionsQuery,
@@ -86,6 +88,26 @@ export const listBudgetVersions = route({
   response: BudgetVersionPage,
 });
 
+export const getBudgetStatus = route({
+  id: 'getBudgetStatus',
+  method: 'GET',
+  path: '/budgets/{id}/status',
+  entry: 'budgets/get-budget-status',
+  auth: 'member',
+  tag,
+  summary:
+    "A month's budget, month-to-date actual and month-end forecast (80 % interval) per line and in total",
+  params: BudgetIdParams,
+  query: BudgetStatusQuery,
+  response: BudgetStatusSchema,
+  // A billing row without an exchange rate to the budget's currency (docs/currency.md).
+  statuses: [422],
+  // Reads the warehouse (the actuals) and forecasts each line.
+  usesWarehouse: true,
+  memoryMb: 512,
+  timeoutSeconds: 29,
+});
+
 export const budgetRoutes = [
   createBudget,
   listBudgets,
@@ -93,4 +115,5 @@ export const budgetRoutes = [
   updateBudget,
   archiveBudget,
   listBudgetVersions,
+  getBudgetStatus,
 ];

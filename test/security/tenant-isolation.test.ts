@@ -129,6 +129,7 @@ const FIXTURES: Record<string, (r: Records) => Case> = {
   }),
   archiveBudget: (r) => ({ path: `/budgets/${r.budgetId}`, snapshot: budgetSnap(r) }),
   listBudgetVersions: (r) => ({ path: `/budgets/${r.budgetId}/versions`, snapshot: budgetSnap(r) }),
+  getBudgetStatus: (r) => ({ path: `/budgets/${r.budgetId}/status?month=2026-01`, snapshot: budgetSnap(r) }),
   getReport: (r) => ({ path: `/reports/${r.reportId}`, snapshot: reportSnap(r) }),
   patchReport: (r) => ({ path: `/reports/${r.reportId}`, body: { name: 'hijack' }, snapshot: reportSnap(r) }),
   duplicateReport: (r) => ({

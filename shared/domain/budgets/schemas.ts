@@ -108,3 +108,30 @@ export const BudgetVersionPage = v.object({
   items: v.array(BudgetVersionSchema),
   nextCursor: v.nullable(v.string()),
 });
+
+/** `month`: the month to report (`YYYY-MM`); default the current month in the organisation's time zone. */
+export const BudgetStatusQuery = v.object({ month: v.optional(Month) });
+
+const Figures = {
+  budget: v.number(),
+  actual: v.number(),
+  forecast: v.nullable(v.object({ value: v.number(), lower80: v.number(), upper80: v.number() })),
+  delta: v.nullable(v.number()),
+};
+export const BudgetStatusSchema = v.object({
+  budgetId: v.string(),
+  versionId: v.string(),
+  month: v.string(),
+  currency: v.string(),
+  dataThrough: v.nullable(v.string()),
+  conversion: v.nullable(
+    v.object({
+      from: v.array(v.string()),
+      to: v.string(),
+      source: v.nullable(v.string()),
+      rates: v.nullable(v.object({ from: v.string(), to: v.string() })),
+    }),
+  ),
+  lines: v.array(v.object({ value: v.nullable(v.string()), owner: v.nullable(v.string()), ...Figures })),
+  total: v.object(Figures),
+});
