@@ -6,6 +6,7 @@ import {
   BudgetStatusQuery,
   BudgetStatusSchema,
   BudgetVersionPage,
+  ImportBudgetBody,
   ListBudgetsQuery,
   ListBudgetVersionsQuery,
 } from '../domain/budgets/schemas';
@@ -108,6 +109,34 @@ export const getBudgetStatus = route({
   timeoutSeconds: 29,
 });
 
+export const exportBudgetCsv = route({
+  id: 'exportBudgetCsv',
+  method: 'GET',
+  path: '/budgets/{id}/export.csv',
+  entry: 'budgets/export-budget-csv',
+  auth: 'member',
+  tag,
+  summary: "The current version's lines × months grid as CSV (value,owner,YYYY-MM,…)",
+  params: BudgetIdParams,
+  responseContentType: 'text/csv',
+});
+
+export const importBudget = route({
+  id: 'importBudget',
+  method: 'POST',
+  path: '/budgets/{id}/import',
+  entry: 'budgets/import-budget',
+  auth: 'member',
+  tag,
+  summary:
+    'Replace the lines from a CSV grid (text/csv, or JSON {csv}) as a new version; each bad cell is named by row and column',
+  params: BudgetIdParams,
+  body: ImportBudgetBody,
+  bodyContentTypes: ['text/csv', 'application/json'],
+  deferBodyValidation: true,
+  response: BudgetRecordSchema,
+});
+
 export const budgetRoutes = [
   createBudget,
   listBudgets,
@@ -116,4 +145,6 @@ export const budgetRoutes = [
   archiveBudget,
   listBudgetVersions,
   getBudgetStatus,
+  exportBudgetCsv,
+  importBudget,
 ];

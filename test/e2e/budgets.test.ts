@@ -322,3 +322,85 @@ describe('DELETE /budgets/{id}', () => {
     expect((await api<Budget>('GET', `/budgets/${b.id}`, { token: admin() })).body).toEqual(del.body);
   });
 });
+
+describe('CSV export and import of the lines × months grid', () => {
+  const raw = async (method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${s().baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${admin()}`, ...headers },
+      ...(body !== undefined ? { body } : {}),
+    });
+    return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+  };
+
+  it('exports every month from startMonth to the last with an amount, quoting where needed', async () => {
+    const b = await createOk(
+      admin(),
+      budgetBody({
+        name: unique('Export'),
+        groupBy: 'service',
+        startMonth: '2026-01',
+        lines: [
+          { value: 'Amazon, "EC2"', owner: 'ops@example.com', amounts: { '2026-03': 12.5, '2026-01': 10 } },
+          { value: 'AmazonS3', owner: null, amounts: { '2026-02': 3 } },
+        ],
+      }),
+    );
+    const res = await raw('GET', `/budgets/${b.id}/export.csv`);
+    expect(res.status).toBe(200);
+    expect(res.type).toMatch(/^text\/csv/);
+    expect(res.text).toBe(
+      'value,owner,2026-01,2026-02,2026-03\r\n"Amazon, ""EC2""",ops@example.com,10,,12.5\r\nAmazonS3,,,3,\r\n',
+    );
+    expect((await api('GET', `/budgets/${b.id}/export.csv`, { token: outsider() })).status).toBe(404);
+  });
+
+  it('an import saves a new version with the grid as lines (If-Match honoured); export → import round-trips', async () => {
+    const b = await createOk(admin(), byService(unique('Import')));
+    const csv = 'value,owner,2026-03,2026-01\r\nAmazonEC2,lead@example.com,7,"1.5"\nAmazonRDS,,,2\n';
+    const stale = await raw('POST', `/budgets/${b.id}/import`, csv, {
+      'content-type': 'text/csv',
+      'if-match': '"9"',
+    });
+    expect(stale.status).toBe(409);
+    const res = await raw('POST', `/budgets/${b.id}/import`, csv, {
+      'content-type': 'text/csv',
+      'if-match': '"1"',
+    });
+    expect(res.status).toBe(200);
+    const saved = JSON.parse(res.text) as Budget;
+    expect(saved.versionNumber).toBe(2);
+    expect(saved.name).toBe(b.name);
+    expect(saved.lines).toEqual([
+      { value: 'AmazonEC2', owner: 'lead@example.com', amounts: { '2026-01': 1.5, '2026-03': 7 } },
+      { value: 'AmazonRDS', owner: null, amounts: { '2026-01': 2 } },
+    ]);
+    const exported = await raw('GET', `/budgets/${b.id}/export.csv`);
+    const again = await raw('POST', `/budgets/${b.id}/import`, exported.text, { 'content-type': 'text/csv' });
+    expect(again.status).toBe(200);
+    expect((JSON.parse(again.text) as Budget).lines).toEqual(saved.lines);
+  });
+
+  it('each bad cell is named with its row and column, and nothing is saved', async () => {
+    const b = await createOk(admin(), byService(unique('Bad CSV')));
+    const csv = 'value,owner,2026-01,2026-13\r\nAmazonEC2,,abc,1\r\nAmazonS3,,-4,\r\n';
+    const res = await raw('POST', `/budgets/${b.id}/import`, csv, { 'content-type': 'text/csv' });
+    expect(res.status).toBe(400);
+    const error = (JSON.parse(res.text) as { error: string }).error;
+    expect(error).toContain('row 1, column D: "2026-13" is not a month YYYY-MM');
+    expect(error).toContain('row 2, column C (2026-01): "abc" is not a number');
+    expect(error).toContain('row 3, column C (2026-01): "-4" is not a number');
+    const dup = await raw(
+      'POST',
+      `/budgets/${b.id}/import`,
+      'value,owner,2026-01\nAmazonEC2,,1\nAmazonEC2,,2\n',
+      {
+        'content-type': 'text/csv',
+      },
+    );
+    expect(dup.status).toBe(400);
+    expect(JSON.parse(dup.text).error).toMatch(/row 3 \(value\): AmazonEC2 has a line already/);
+    const read = await api<Budget>('GET', `/budgets/${b.id}`, { token: admin() });
+    expect(read.body).toEqual(b);
+  });
+});

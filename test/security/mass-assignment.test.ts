@@ -253,6 +253,7 @@ const NOT_STORING: Record<string, string> = {
   loadFxRates: 'stores parsed rates, not the body',
   publishDimensions: 'promotes drafts; the body names which',
   runExplorer: 'a query, stores nothing',
+  importBudget: 'the CSV is parsed cell by cell into lines; no body field is copied onto the budget',
   sendBudgetAlertTest: 'sends a test notification, stores nothing',
   backtestCostAlert: 'evaluates a draft alert, stores nothing',
 };

@@ -129,6 +129,12 @@ const FIXTURES: Record<string, (r: Records) => Case> = {
   }),
   archiveBudget: (r) => ({ path: `/budgets/${r.budgetId}`, snapshot: budgetSnap(r) }),
   listBudgetVersions: (r) => ({ path: `/budgets/${r.budgetId}/versions`, snapshot: budgetSnap(r) }),
+  exportBudgetCsv: (r) => ({ path: `/budgets/${r.budgetId}/export.csv`, snapshot: budgetSnap(r) }),
+  importBudget: (r) => ({
+    path: `/budgets/${r.budgetId}/import`,
+    body: { csv: 'value,owner,2026-01\r\n,,5\r\n' },
+    snapshot: budgetSnap(r),
+  }),
   getBudgetStatus: (r) => ({ path: `/budgets/${r.budgetId}/status?month=2026-01`, snapshot: budgetSnap(r) }),
   getReport: (r) => ({ path: `/reports/${r.reportId}`, snapshot: reportSnap(r) }),
   patchReport: (r) => ({ path: `/reports/${r.reportId}`, body: { name: 'hijack' }, snapshot: reportSnap(r) }),

@@ -135,3 +135,8 @@ export const BudgetStatusSchema = v.object({
   lines: v.array(v.object({ value: v.nullable(v.string()), owner: v.nullable(v.string()), ...Figures })),
   total: v.object(Figures),
 });
+
+/** POST /budgets/{id}/import as JSON (text/csv sends the file itself): the CSV text. */
+export const ImportBudgetBody = v.strictObject({
+  csv: v.pipe(v.string(), v.description('The lines × months grid: value,owner,YYYY-MM,…')),
+});

@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import type { Principal } from '../../auth/principal';
 import {
   getBudget,
@@ -8,16 +9,17 @@ import {
   saveBudgetVersion,
 } from '../../db/budgets-repo';
 import type { Page } from '../../db/page';
-import { ConflictError, ForbiddenError, NotFoundError, ShapedError } from '../../errors';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ShapedError } from '../../errors';
 import { newId } from '../../ids';
 import { log } from '../../log';
-import { validationFailure } from '../../validation';
+import { toFieldIssues, validationFailure } from '../../validation';
 import { retryLostRace } from '../common/lost-race';
 import { expectedVersion } from '../dashboards/rules';
 import { assertScopesAssignable } from '../dashboards/service';
+import { budgetCsv, parseBudgetCsv } from './csv';
 import type { Budget, BudgetFields, BudgetVersion } from './model';
 import { bodyIssue, canEdit } from './rules';
-import type { BudgetBodyInput } from './schemas';
+import { BudgetBody, type BudgetBodyInput, ImportBudgetBody } from './schemas';
 
 const now = () => new Date().toISOString();
 const ARCHIVED = () => new ShapedError(409, { error: 'BUDGET_ARCHIVED' });
@@ -187,4 +189,59 @@ export async function listVersions(
 ): Promise<Page<BudgetVersion>> {
   await loadBudget(principal, budgetId);
   return listBudgetVersions(principal.orgId, budgetId, page);
+}
+
+/** A body path of the grid said as the CSV's row (`lines.2.amounts.2026-03` → `row 4 (2026-03)`). */
+function asRow(path: string): string {
+  const m = /^lines\.(\d+)(?:\.(\w+))?(?:\.(.+))?$/.exec(path);
+  if (!m) return path;
+  const row = `row ${Number(m[1]) + 2}`;
+  if (m[2] === 'amounts') return m[3] ? `${row} (${m[3]})` : row;
+  return m[2] ? `${row} (${m[2]})` : row;
+}
+
+/** GET /budgets/{id}/export.csv: the current version's lines × months grid. */
+export async function exportBudgetCsv(
+  principal: Principal,
+  budgetId: string,
+): Promise<{ name: string; csv: string }> {
+  const budget = await loadBudget(principal, budgetId);
+  return { name: budget.name, csv: budgetCsv(budget) };
+}
+
+/**
+ * POST /budgets/{id}/import: the grid (text/csv, or JSON `{csv}`) replaces the lines and saves a
+ * new version like a PUT (`If-Match` as there); every other field stays. Bad cells are a 400 naming
+ * each by row and column; nothing is saved then.
+ */
+export async function importBudgetCsv(
+  principal: Principal,
+  budgetId: string,
+  raw: unknown,
+  ifMatch: string | undefined,
+): Promise<Budget> {
+  const current = await loadEditable(principal, budgetId);
+  const parsed = v.safeParse(ImportBudgetBody, raw);
+  const text = typeof raw === 'string' ? raw : parsed.success ? parsed.output.csv : undefined;
+  if (text === undefined)
+    throw new BadRequestError('Send the grid as text/csv, or as JSON {"csv": "<text>"}');
+  const lines = parseBudgetCsv(text);
+  const candidate = v.safeParse(BudgetBody, {
+    name: current.name,
+    description: current.description,
+    currency: current.currency,
+    metricId: current.metricId,
+    scopeId: current.scopeId,
+    whereClause: current.whereClause,
+    groupBy: current.groupBy,
+    startMonth: current.startMonth,
+    lines,
+  });
+  if (!candidate.success) {
+    const issues = toFieldIssues(candidate.issues).map((i) => `${asRow(i.path)}: ${i.message}`);
+    throw new BadRequestError(`Invalid CSV: ${issues.slice(0, 20).join('; ')}`);
+  }
+  const issue = bodyIssue(candidate.output);
+  if (issue) throw new BadRequestError(`Invalid CSV: ${asRow(issue.path)}: ${issue.message}`);
+  return updateBudget(principal, budgetId, candidate.output, ifMatch);
 }
