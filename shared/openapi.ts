@@ -282,6 +282,11 @@ function responsesOf(def: RouteDef, schemas: Record<string, SchemaObject>): Reco
     const name = `${pascal(def.id)}Response`;
     schemas[name] = schemaOf(def.response, 'output', { prefix: name, into: schemas });
     responses[success] = { description: 'Success', content: json(ref(name)) };
+  } else if (def.responseContentType) {
+    responses[success] = {
+      description: 'Success',
+      content: { [def.responseContentType]: { schema: { type: 'string' } } },
+    };
   } else {
     responses[success] = { description: 'Success', content: json({}) };
   }

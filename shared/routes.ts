@@ -2,6 +2,7 @@ import type { RouteDef } from './http/route';
 import { adminRoutes } from './routes/admin';
 import { fxRoutes } from './routes/admin-fx';
 import { alertRoutes } from './routes/alerts';
+import { budgetRoutes } from './routes/budgets';
 import { dashboardRoutes } from './routes/dashboards';
 import { dimensionRoutes } from './routes/dimensions';
 import { enrichmentRoutes } from './routes/enrichments';
@@ -26,4 +27,5 @@ export const routes: readonly RouteDef[] = [
   ...queryRoutes,
   ...alertRoutes,
   ...uploadRoutes,
+  ...budgetRoutes,
 ];

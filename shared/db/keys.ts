@@ -134,6 +134,25 @@ export const keys = {
   }),
   dashboardVersionHeadPrefix: 'VH#',
 
+  /** A budget's current record (`META`) and its saved versions (`V#000001`…) share one partition. */
+  budget: (orgId: string, budgetId: string): ItemKey => ({
+    pk: `${org(orgId)}#BUDGET#${budgetId}`,
+    sk: 'META',
+  }),
+  /** Active budgets newest first; an archived budget moves to the `#ARCHIVED` partition of the index. */
+  budgetsIndex: (orgId: string, archived: boolean, createdAtId: string) => ({
+    gsi1pk: `${org(orgId)}#BUDGETS${archived ? '#ARCHIVED' : ''}`,
+    gsi1sk: createdAtId,
+  }),
+  budgetVersion: (orgId: string, budgetId: string, versionNumber: number): ItemKey => ({
+    pk: `${org(orgId)}#BUDGET#${budgetId}`,
+    sk: `V#${String(versionNumber).padStart(6, '0')}`,
+  }),
+  budgetVersionsListing: (orgId: string, budgetId: string) => ({
+    pk: `${org(orgId)}#BUDGET#${budgetId}`,
+    skPrefix: 'V#',
+  }),
+
   alert: (orgId: string, alertId: string): ItemKey => ({ pk: `${org(orgId)}#ALERT#${alertId}`, sk: 'META' }),
   alertsIndex: (orgId: string, createdAt: string) => ({ gsi1pk: `${org(orgId)}#ALERTS`, gsi1sk: createdAt }),
   alertDue: (alertId: string, nextEvalAt: string) => ({

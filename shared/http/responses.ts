@@ -28,10 +28,16 @@ const BASE_HEADERS = {
   'x-content-type-options': 'nosniff',
 };
 
+/** A text answer (CSV, …) sent as it is, with its media type. */
+export const text = (body: string, contentType: string, headers?: Record<string, string>) =>
+  respond(200, body, { ...headers, 'content-type': contentType });
+
 export function toApiGatewayResult(result: HttpResult): APIGatewayProxyStructuredResultV2 {
+  const contentType = result.headers?.['content-type'];
+  const raw = typeof result.body === 'string' && contentType !== undefined && !contentType.includes('json');
   return {
     statusCode: result.statusCode,
     headers: { ...BASE_HEADERS, ...result.headers },
-    body: result.body === undefined ? '' : JSON.stringify(result.body),
+    body: result.body === undefined ? '' : raw ? (result.body as string) : JSON.stringify(result.body),
   };
 }

@@ -35,6 +35,11 @@ export interface RouteDef<
   /** Schema of the success body, for the OpenAPI document only (never used to check answers). */
   response?: AnySchema;
   /**
+   * The media type of a success answer that is not JSON (e.g. `text/csv`): the function answers a
+   * string with that `content-type` header, sent as it is, and OpenAPI documents a string body.
+   */
+  responseContentType?: string;
+  /**
    * The body schema documents the route, but the domain validates it itself, after checks that
    * the spec orders first (e.g. a PATCH of an archived report is a 409 whatever the body).
    * The handler then receives the parsed JSON as `body`, unvalidated.

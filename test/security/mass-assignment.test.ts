@@ -1,5 +1,6 @@
 import type { RouteDef } from '../../shared/http/route';
 import { routes } from '../../shared/routes';
+import { budgetBody } from '../fixtures/budgets/body';
 import { objectsIn, recordsIn, type SchemaNode } from '../support/schema-walk';
 import { api, session } from '../support/session';
 import { thresholdBody } from '../unit/alerts/fixtures';
@@ -99,6 +100,20 @@ const unique = (label: string) => `${label} ${run} ${Math.random().toString(36).
 
 /** Routes that store what they are sent, with a record of the session's org to aim at. */
 const STORING: Record<string, () => Promise<Case>> = {
+  createBudget: async () => ({
+    method: 'POST',
+    path: '/budgets',
+    body: () => budgetBody({ name: unique('Mass') }),
+  }),
+  updateBudget: async () => {
+    const id = await create('/budgets', budgetBody({ name: unique('Mass') }));
+    return {
+      method: 'PUT',
+      path: `/budgets/${id}`,
+      body: () => budgetBody({ name: unique('Saved') }),
+      read: () => get(`/budgets/${id}`),
+    };
+  },
   createReport: async () => ({ method: 'POST', path: '/reports', body: reportBody }),
   patchReport: async () => {
     const id = await create('/reports', reportBody());
@@ -248,6 +263,7 @@ const NOT_STORING: Record<string, string> = {
   loadFxRates: 'stores parsed rates, not the body',
   publishDimensions: 'promotes drafts; the body names which',
   runExplorer: 'a query, stores nothing',
+  importBudget: 'the CSV is parsed cell by cell into lines; no body field is copied onto the budget',
   sendBudgetAlertTest: 'sends a test notification, stores nothing',
   backtestCostAlert: 'evaluates a draft alert, stores nothing',
 };

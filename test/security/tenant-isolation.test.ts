@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import type { RouteDef } from '../../shared/http/route';
 import { routes } from '../../shared/routes';
+import { budgetBody } from '../fixtures/budgets/body';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { CUR_SAMPLE } from '../integration/warehouse/support';
 import { script } from '../support/cli';
@@ -42,6 +43,7 @@ interface Records {
   alertId: string;
   /** A's upload that replaced an earlier one (so it has a version to restore). */
   uploadId: string;
+  budgetId: string;
 }
 
 interface Case {
@@ -92,6 +94,10 @@ const datasourceSnap = (r: Records) => async () => ({
 const vdimSnap = (r: Records) => () => read(`/dimensions/vdims/${r.vdimId}`);
 const enrichmentSnap = (r: Records) => () => read(`/enrichments/${r.enrichment}`);
 const uploadSnap = (r: Records) => () => read(`/billing/uploads/${r.uploadId}`);
+const budgetSnap = (r: Records) => async () => ({
+  budget: await read(`/budgets/${r.budgetId}`),
+  versions: await read(`/budgets/${r.budgetId}/versions`),
+});
 
 /**
  * Two parts of one CUR ingested one at a time into A (`npm run ingest`): the second replaces the
@@ -115,6 +121,21 @@ function replacingUpload(): string {
 
 /** One entry per manifest route with a path parameter. */
 const FIXTURES: Record<string, (r: Records) => Case> = {
+  getBudget: (r) => ({ path: `/budgets/${r.budgetId}`, snapshot: budgetSnap(r) }),
+  updateBudget: (r) => ({
+    path: `/budgets/${r.budgetId}`,
+    body: budgetBody({ name: 'hijack' }),
+    snapshot: budgetSnap(r),
+  }),
+  archiveBudget: (r) => ({ path: `/budgets/${r.budgetId}`, snapshot: budgetSnap(r) }),
+  listBudgetVersions: (r) => ({ path: `/budgets/${r.budgetId}/versions`, snapshot: budgetSnap(r) }),
+  exportBudgetCsv: (r) => ({ path: `/budgets/${r.budgetId}/export.csv`, snapshot: budgetSnap(r) }),
+  importBudget: (r) => ({
+    path: `/budgets/${r.budgetId}/import`,
+    body: { csv: 'value,owner,2026-01\r\n,,5\r\n' },
+    snapshot: budgetSnap(r),
+  }),
+  getBudgetStatus: (r) => ({ path: `/budgets/${r.budgetId}/status?month=2026-01`, snapshot: budgetSnap(r) }),
   getReport: (r) => ({ path: `/reports/${r.reportId}`, snapshot: reportSnap(r) }),
   patchReport: (r) => ({ path: `/reports/${r.reportId}`, body: { name: 'hijack' }, snapshot: reportSnap(r) }),
   duplicateReport: (r) => ({
@@ -326,6 +347,7 @@ beforeAll(async () => {
       await created<{ id: string }>('POST', '/alerts-v2/costAlerts', thresholdBody({ name: RECORD_NAME }))
     ).id,
     uploadId: replacingUpload(),
+    budgetId: (await created<{ id: string }>('POST', '/budgets', budgetBody({ name: RECORD_NAME }))).id,
   };
   const key = await loadOrCreateSigningKey(s().stateDir);
   const jwt = await mintToken(key, { userId: s().users.outsider, orgId: s().otherOrgId, role: 'admin' });

@@ -1,0 +1,44 @@
+import type { WhereClause } from '../common/where-clause';
+
+/** One budget line: the amounts of one value of `groupBy` (or of the whole budget when `value` is null). */
+export interface BudgetLine {
+  value: string | null;
+  owner: string | null;
+  /** `YYYY-MM` → amount in the budget's currency. */
+  amounts: Record<string, number>;
+}
+
+/** What a body sets (every field; defaults filled in). */
+export interface BudgetFields {
+  name: string;
+  description: string;
+  currency: string;
+  metricId: string;
+  scopeId: string | null;
+  whereClause: WhereClause | null;
+  groupBy: string | null;
+  startMonth: string;
+  lines: BudgetLine[];
+}
+
+/** The budget as stored and answered: the current version's fields plus the record's own. */
+export interface Budget extends BudgetFields {
+  id: string;
+  organizationId: string;
+  versionId: string;
+  versionNumber: number;
+  createdById: string;
+  createdAt: string;
+  updatedById: string;
+  updatedAt: string;
+  archivedAt: string | null;
+}
+
+/** One saved version, as it was saved. */
+export interface BudgetVersion extends BudgetFields {
+  budgetId: string;
+  versionId: string;
+  versionNumber: number;
+  createdById: string;
+  createdAt: string;
+}

@@ -1,0 +1,170 @@
+import type { Principal } from '../../auth/principal';
+import { getOrganizationTimezone } from '../../db/organizations-repo';
+import type { CostMetricId, DASHBOARD_CURRENCIES } from '../../enums';
+import { localDay } from '../alerts/dedup';
+import type { ExplorerRequest } from '../common/query-model';
+import { forecastSeries, forecastTotal } from '../forecast';
+import { runExplorer } from '../queries/engine';
+import { type ConversionOut, MAX_TOP_N, OTHER, type SeriesOut } from '../queries/model';
+import type { Budget } from './model';
+import { monthIndex, monthOf } from './rules';
+import { loadBudget } from './service';
+
+const DAY_MS = 86_400_000;
+/** Days of history before the month that the forecast learns from (its backtest wants 56 or more). */
+export const STATUS_HISTORY_DAYS = 168;
+
+const dayMs = (ymd: string) => Date.parse(`${ymd}T00:00:00Z`);
+const ymdOf = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+export interface StatusFigures {
+  budget: number;
+  actual: number;
+  forecast: { value: number; lower80: number; upper80: number } | null;
+  /** forecast − budget; null without a forecast. */
+  delta: number | null;
+}
+
+export interface BudgetStatus {
+  budgetId: string;
+  versionId: string;
+  month: string;
+  currency: string;
+  dataThrough: string | null;
+  conversion: ConversionOut | null;
+  lines: (StatusFigures & { value: string | null; owner: string | null })[];
+  total: StatusFigures;
+}
+
+/** The first and last day of a `YYYY-MM` month. */
+export function monthDays(month: string): { first: string; last: string } {
+  const next = monthOf(monthIndex(month) + 1);
+  return { first: `${month}-01`, last: ymdOf(dayMs(`${next}-01`) - DAY_MS) };
+}
+
+/**
+ * Month-to-date actual and month-end forecast of one daily series (`daily`: day → amount, days up
+ * to `dataThrough` only). The forecast is `forecastSeries` over the history up to `dataThrough`
+ * and `forecastTotal` over the month (actual days plus forecast days, its 80 % interval on the whole
+ * month); a month already complete is its actual with no width; without data, no forecast.
+ */
+export function monthFigures(
+  daily: ReadonlyMap<string, number>,
+  month: string,
+  dataThrough: string | null,
+  budget: number,
+): StatusFigures {
+  const { first, last } = monthDays(month);
+  let actual = 0;
+  for (const [d, value] of daily)
+    if (d >= first && d <= last && (!dataThrough || d <= dataThrough)) actual += value;
+  let forecast: StatusFigures['forecast'] = null;
+  if (dataThrough && dataThrough >= last) forecast = { value: actual, lower80: actual, upper80: actual };
+  else if (dataThrough) {
+    const history = [...daily]
+      .filter(([d]) => d <= dataThrough)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([date, value]) => ({ date, value }));
+    const horizonDays = Math.round((dayMs(last) - dayMs(dataThrough)) / DAY_MS);
+    if (history.length && horizonDays <= 1095) {
+      const f = forecastSeries(history, { horizonDays, dataThrough });
+      const t = forecastTotal(f, history, first, last);
+      forecast = { value: t.value, lower80: t.lower80, upper80: t.upper80 };
+    }
+  }
+  return { budget, actual, forecast, delta: forecast ? forecast.value - budget : null };
+}
+
+function addInto(into: Map<string, number>, s: SeriesOut): void {
+  for (const p of s.points) if (p.value !== null) into.set(p.date, (into.get(p.date) ?? 0) + p.value);
+}
+
+/**
+ * GET /budgets/{id}/status: budget, month-to-date actual and month-end forecast per line and in
+ * total, for `month` (default: the current month in the organisation's time zone). The actuals are
+ * one explorer query (the budget's metric, scope and filter, grouped by `groupBy`, in the budget's
+ * currency, converted like the explorer); rows of no line's value make the `Other` line.
+ */
+export async function budgetStatus(
+  principal: Principal,
+  budgetId: string,
+  month: string | undefined,
+  now: Date = new Date(),
+): Promise<BudgetStatus> {
+  const [budget, timeZone] = await Promise.all([
+    loadBudget(principal, budgetId),
+    getOrganizationTimezone(principal.orgId),
+  ]);
+  const m = month ?? localDay(now, timeZone).slice(0, 7);
+  const { first, last } = monthDays(m);
+  const result = await runExplorer(
+    statusRequest(budget, ymdOf(dayMs(first) - STATUS_HISTORY_DAYS * DAY_MS), last),
+    {
+      orgId: principal.orgId,
+      currency: budget.currency,
+      timeZone: timeZone ?? 'UTC',
+      now,
+    },
+  );
+  const series = result.queries[0]?.series ?? [];
+  const dataThrough = result.dataThrough;
+  const total = new Map<string, number>();
+  for (const s of series) addInto(total, s);
+  const lines: BudgetStatus['lines'] = [];
+  const budgetOf = (b: Budget['lines'][number]) => b.amounts[m] ?? 0;
+  if (budget.groupBy === null) {
+    const line = budget.lines[0];
+    if (line)
+      lines.push({ value: null, owner: line.owner, ...monthFigures(total, m, dataThrough, budgetOf(line)) });
+  } else {
+    const dim = budget.groupBy;
+    const values = new Set(budget.lines.map((l) => l.value));
+    for (const line of budget.lines) {
+      const daily = new Map<string, number>();
+      for (const s of series) if (!s.other && s.group[dim] === line.value) addInto(daily, s);
+      lines.push({
+        value: line.value,
+        owner: line.owner,
+        ...monthFigures(daily, m, dataThrough, budgetOf(line)),
+      });
+    }
+    const rest = new Map<string, number>();
+    for (const s of series) if (s.other || !values.has(s.group[dim] ?? null)) addInto(rest, s);
+    lines.push({ value: OTHER, owner: null, ...monthFigures(rest, m, dataThrough, 0) });
+  }
+  const budgetTotal = budget.lines.reduce((a, l) => a + budgetOf(l), 0);
+  return {
+    budgetId: budget.id,
+    versionId: budget.versionId,
+    month: m,
+    currency: budget.currency,
+    dataThrough,
+    conversion: result.conversion,
+    lines,
+    total: monthFigures(total, m, dataThrough, budgetTotal),
+  };
+}
+
+/** The explorer request of a status: the budget's cost by day from `from` to the month's last day. */
+function statusRequest(budget: Budget, from: string, last: string): ExplorerRequest {
+  return {
+    period: { aggBy: 'Day', startDate: from, endDate: last },
+    ...(budget.scopeId ? { scopeId: budget.scopeId } : {}),
+    limitOverride: MAX_TOP_N,
+    queries: [
+      {
+        type: 'cost',
+        name: 'a',
+        visible: true,
+        colorIndex: 0,
+        chartType: 'LINE',
+        colorPalette: 'DEFAULT',
+        extendDashboardConditions: true,
+        metricId: budget.metricId as CostMetricId,
+        currency: budget.currency as (typeof DASHBOARD_CURRENCIES)[number],
+        ...(budget.groupBy ? { groupBy: budget.groupBy } : {}),
+        ...(budget.whereClause ? { whereClause: budget.whereClause } : {}),
+      },
+    ],
+  };
+}

@@ -1,0 +1,213 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
+import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../shared/warehouse/generator';
+import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
+import { ingestOk as ingestCli } from '../support/cli';
+import { freshOrg } from '../support/fresh-org';
+import { api, session } from '../support/session';
+
+/**
+ * GET /budgets/{id}/status on the local stack, for a new organisation whose billing rows are
+ * generated here: every actual equals the sum of the raw rows computed in this test (converted by
+ * hand at each charge day's rate for a budget in EUR over USD data), the `Other` line takes the
+ * rows of no line's value, and the forecast is a month-end figure with its 80 % interval.
+ */
+const s = () => session();
+const run = Math.random().toString(36).slice(2, 8);
+const orgId = `org_bst${run}`;
+const userId = `user_bst${run}`;
+const DAY_MS = 86_400_000;
+const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+let token = '';
+let rows: CsvRow[] = [];
+const usdPerEur = new Map<string, number>();
+let published: string[] = [];
+
+const day = (r: CsvRow) => String(r.ChargePeriodStart).slice(0, 10);
+function rateOn(d: string): number {
+  const p = published.filter((x) => x <= d).at(-1);
+  if (!p) throw new Error(`no rate on or before ${d}`);
+  return usdPerEur.get(p)!;
+}
+const inTarget = (r: CsvRow, target: 'USD' | 'EUR') =>
+  target === 'USD' ? num(r.BilledCost) : num(r.BilledCost) / rateOn(day(r));
+function sum(filter: (r: CsvRow) => boolean, target: 'USD' | 'EUR' = 'USD'): number {
+  return rows.filter(filter).reduce((a, r) => a + inTarget(r, target), 0);
+}
+function expectClose(actual: number | null | undefined, expected: number) {
+  const a = actual ?? Number.NaN;
+  if (!close(a, expected, 1e-9)) throw new Error(`got ${actual}, expected ${expected}`);
+}
+function monthStart(now: Date, offset: number): string {
+  return ymd(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - offset, 1));
+}
+const lastDayOf = (month: string) =>
+  ymd(Date.parse(`${monthStart(new Date(`${month}-15T00:00:00Z`), -1)}T00:00:00Z`) - DAY_MS);
+
+interface Figures {
+  budget: number;
+  actual: number;
+  forecast: { value: number; lower80: number; upper80: number } | null;
+  delta: number | null;
+}
+interface Status {
+  budgetId: string;
+  versionId: string;
+  month: string;
+  currency: string;
+  dataThrough: string | null;
+  conversion: {
+    from: string[];
+    to: string;
+    source: string | null;
+    rates: { from: string; to: string } | null;
+  } | null;
+  lines: (Figures & { value: string | null; owner: string | null })[];
+  total: Figures;
+}
+
+const now = new Date();
+const months = [4, 3, 2, 1, 0].map((o) => monthStart(now, o).slice(0, 7));
+const lastMonth = months[3]!;
+const thisMonth = months[4]!;
+
+beforeAll(async () => {
+  const xml = readFileSync(join(s().stateDir, SEED_RATES_FILE), 'utf8');
+  for (const m of xml.matchAll(/<Cube time='([\d-]+)'>([\s\S]*?)<\/Cube>/g))
+    usdPerEur.set(m[1]!, Number(/currency='USD' rate='([\d.]+)'/.exec(m[2]!)![1]));
+  published = [...usdPerEur.keys()].sort();
+  expect(published[0]! <= `${lastMonth}-01`).toBe(true);
+  token = await freshOrg(orgId, userId, `budget status ${run}`);
+  const generated = generateFocusRows({
+    seed: 28,
+    months,
+    resourcesPerProvider: 3,
+    providers: ['AWS'],
+    until: ymd(Date.parse(`${ymd(now.getTime())}T00:00:00Z`) - DAY_MS),
+    accountPrefix: `bs${run}`,
+  });
+  const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(','), ...[...generated].map(csvLine)];
+  const file = join(mkdtempSync(join(tmpdir(), 'budget-status-')), 'focus_budget.csv');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  rows = readCsv(file);
+  expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
+  ingestCli(orgId, file);
+}, 600_000);
+
+jest.setTimeout(300_000);
+
+const services = () => [...new Set(rows.map((r) => String(r.ServiceName)))].sort();
+const inMonth = (month: string, through: string | null) => (r: CsvRow) =>
+  day(r).startsWith(month) && (through === null || day(r) <= through);
+
+async function create(body: Record<string, unknown>): Promise<string> {
+  const res = await api<{ id: string }>('POST', '/budgets', { token, body });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+async function status(id: string, month?: string) {
+  const res = await api<Status>('GET', `/budgets/${id}/status${month ? `?month=${month}` : ''}`, { token });
+  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: expect.anything() });
+  return res.body;
+}
+
+describe('GET /budgets/{id}/status', () => {
+  it("a complete month: each line's actual is its rows' sum, the rest is Other, the forecast is the actual", async () => {
+    const all = services();
+    expect(all.length).toBeGreaterThanOrEqual(2);
+    const a = all[0]!;
+    const id = await create({
+      name: `By service ${run}`,
+      currency: 'USD',
+      groupBy: 'service',
+      startMonth: months[0],
+      lines: [
+        { value: a, owner: 'a@example.com', amounts: { [lastMonth]: 100, [thisMonth]: 70 } },
+        { value: 'NoSuchService', owner: null, amounts: { [lastMonth]: 55 } },
+      ],
+    });
+    const st = await status(id, lastMonth);
+    expect(st.dataThrough! >= lastDayOf(lastMonth)).toBe(true);
+    expect(st).toMatchObject({ budgetId: id, month: lastMonth, currency: 'USD', conversion: null });
+    expect(st.lines.map((l) => [l.value, l.owner, l.budget])).toEqual([
+      [a, 'a@example.com', 100],
+      ['NoSuchService', null, 55],
+      ['Other', null, 0],
+    ]);
+    const month = inMonth(lastMonth, null);
+    const expected = [
+      sum((r) => month(r) && r.ServiceName === a),
+      0,
+      sum((r) => month(r) && r.ServiceName !== a),
+    ];
+    expect(expected[0]).toBeGreaterThan(0);
+    expect(expected[2]).toBeGreaterThan(0);
+    st.lines.forEach((l, i) => {
+      expectClose(l.actual, expected[i]!);
+      expectClose(l.forecast?.value, expected[i]!);
+      expectClose(l.delta, expected[i]! - l.budget);
+    });
+    expectClose(st.total.actual, sum(month));
+    expect(st.total.budget).toBe(155);
+    expectClose(st.total.delta, sum(month) - 155);
+  });
+
+  it('the current month by default: month-to-date actuals through dataThrough, a month-end forecast with its interval', async () => {
+    const id = await create({
+      name: `Total ${run}`,
+      currency: 'USD',
+      startMonth: months[0],
+      lines: [{ value: null, owner: null, amounts: { [thisMonth]: 1000 } }],
+    });
+    const st = await status(id);
+    expect(st.month).toBe(thisMonth);
+    expect(st.dataThrough).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/));
+    const mtd = sum(inMonth(thisMonth, st.dataThrough));
+    expect(st.lines).toHaveLength(1);
+    expectClose(st.lines[0]!.actual, mtd);
+    expectClose(st.total.actual, mtd);
+    const f = st.total.forecast!;
+    // The month is not over: the forecast adds the days still to come to the actual.
+    expect(f.value).toBeGreaterThan(mtd);
+    expect(f.lower80).toBeLessThanOrEqual(f.value);
+    expect(f.upper80).toBeGreaterThanOrEqual(f.value);
+    expect(f.upper80).toBeGreaterThan(f.lower80);
+    expectClose(st.total.delta, f.value - 1000);
+    expect(st.lines[0]!.forecast).toEqual(f);
+  });
+
+  it('a budget in EUR over USD rows converts each row at its charge day rate, and says so', async () => {
+    const id = await create({
+      name: `EUR ${run}`,
+      currency: 'EUR',
+      startMonth: months[0],
+      lines: [{ value: null, owner: null, amounts: { [lastMonth]: 500 } }],
+    });
+    const st = await status(id, lastMonth);
+    expect(st.currency).toBe('EUR');
+    expect(st.conversion).toMatchObject({ from: ['USD'], to: 'EUR', source: expect.any(String) });
+    const month = inMonth(lastMonth, null);
+    const expected = sum(month, 'EUR');
+    // A single average rate (or none) would give another figure: the test can tell them apart.
+    const monthly = sum(month) / rateOn(`${lastMonth}-15`);
+    expect(Math.abs(monthly - expected)).toBeGreaterThan(1e-6);
+    expect(Math.abs(sum(month) - expected)).toBeGreaterThan(1);
+    expectClose(st.total.actual, expected);
+    expectClose(st.lines[0]!.actual, expected);
+  });
+
+  it('a month that is no month is 400; another organisation gets 404', async () => {
+    const id = await create({
+      name: `Bad month ${run}`,
+      startMonth: months[0],
+      lines: [{ value: null, amounts: { [lastMonth]: 1 } }],
+    });
+    const bad = await api<{ error: string }>('GET', `/budgets/${id}/status?month=2026-13`, { token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/month/);
+    expect((await api('GET', `/budgets/${id}/status`, { token: s().apiKeys.admin })).status).toBe(404);
+  });
+});
