@@ -210,6 +210,8 @@ async function main(): Promise<void> {
     API_KEY_INTROSPECTION_SECRET: LOCAL_INTROSPECTION_SECRET,
     MAIL_FROM: 'FinOps Local <finops@local.test>',
     APP_BASE_URL: baseUrl,
+    // The console is served under /console/ here (infra/local/console-hook.ts): message links point there.
+    CONSOLE_BASE_URL: `${baseUrl}${CONSOLE_PATH}`,
     DUCKDB_PATH: resolve(args.stateDir, 'warehouse.duckdb'),
     LOCAL_STATE_DIR: args.stateDir,
     // The emulators share this machine and answer slowly under load (see awsClientLimits).
