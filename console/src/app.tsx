@@ -491,6 +491,7 @@ function Explorer() {
     if (fromUrl) void run();
   }, []);
   const dimList = dims.status === 'ok' ? dims.value : [];
+  const saved = Boolean(form.queries?.length);
   const setFilter = (i: number, f: ExplorerFilter) =>
     set({ filters: form.filters.map((x, j) => (j === i ? f : x)) });
   return (
@@ -499,9 +500,8 @@ function Explorer() {
       {dims.status === 'error' && <p class="error">Dimensions: {dims.message}</p>}
       {form.queries?.length ? (
         <p class="note">
-          Showing the saved queries{' '}
-          {form.queries.map((q) => (typeof q.alias === 'string' && q.alias) || q.name).join(', ')}
-          {form.title ? ` of ${form.title}` : ''}.{' '}
+          Showing {form.title ? `the queries of ${form.title}` : 'saved queries'}:{' '}
+          {form.queries.map((q) => (typeof q.alias === 'string' && q.alias) || q.name).join(', ')}.{' '}
           <button
             type="button"
             class="link"
@@ -512,28 +512,33 @@ function Explorer() {
         </p>
       ) : null}
       <form class="explorer" onSubmit={run}>
-        <label>
-          Metric{' '}
-          <select
-            value={form.metricId}
-            onChange={(e) => set({ metricId: (e.target as HTMLSelectElement).value })}
-          >
-            {COST_METRIC_IDS.map((m) => (
-              <option key={m}>{m}</option>
+        {/* Saved queries carry their own metric, grouping and filters: only period, step and chart apply. */}
+        {!saved && (
+          <>
+            <label>
+              Metric{' '}
+              <select
+                value={form.metricId}
+                onChange={(e) => set({ metricId: (e.target as HTMLSelectElement).value })}
+              >
+                {COST_METRIC_IDS.map((m) => (
+                  <option key={m}>{m}</option>
+                ))}
+              </select>
+            </label>
+            {[0, 1].map((i) => (
+              <div class="field" key={i}>
+                <label for={`group-by-${i}`}>Group by {i + 1}</label>
+                <DimensionSelect
+                  id={`group-by-${i}`}
+                  dims={dimList}
+                  value={form.groupBy[i] ?? ''}
+                  onChange={(v) => set({ groupBy: form.groupBy.map((g, j) => (j === i ? v : g)) })}
+                />
+              </div>
             ))}
-          </select>
-        </label>
-        {[0, 1].map((i) => (
-          <div class="field" key={i}>
-            <label for={`group-by-${i}`}>Group by {i + 1}</label>
-            <DimensionSelect
-              id={`group-by-${i}`}
-              dims={dimList}
-              value={form.groupBy[i] ?? ''}
-              onChange={(v) => set({ groupBy: form.groupBy.map((g, j) => (j === i ? v : g)) })}
-            />
-          </div>
-        ))}
+          </>
+        )}
         <label>
           Period{' '}
           <select
@@ -543,7 +548,7 @@ function Explorer() {
             {DATE_PRESETS.map((p) => (
               <option key={p}>{p}</option>
             ))}
-            {form.startDate && form.endDate && <option value="">Dates below</option>}
+            {form.startDate && form.endDate && <option value="">Custom dates</option>}
           </select>
         </label>
         {!form.datePreset && form.startDate && form.endDate && (
@@ -585,25 +590,27 @@ function Explorer() {
             ))}
           </select>
         </label>
-        <fieldset class="filter-list">
-          <legend>Filters</legend>
-          {form.filters.map((f, i) => (
-            <FilterRow
-              key={i}
-              dims={dimList}
-              filter={f}
-              onChange={(nf) => setFilter(i, nf)}
-              onRemove={() => set({ filters: form.filters.filter((_, j) => j !== i) })}
-            />
-          ))}
-          <button
-            type="button"
-            class="link"
-            onClick={() => set({ filters: [...form.filters, { field: '', operator: 'in', values: [] }] })}
-          >
-            Add a filter
-          </button>
-        </fieldset>
+        {!saved && (
+          <fieldset class="filter-list">
+            <legend>Filters</legend>
+            {form.filters.map((f, i) => (
+              <FilterRow
+                key={i}
+                dims={dimList}
+                filter={f}
+                onChange={(nf) => setFilter(i, nf)}
+                onRemove={() => set({ filters: form.filters.filter((_, j) => j !== i) })}
+              />
+            ))}
+            <button
+              type="button"
+              class="link"
+              onClick={() => set({ filters: [...form.filters, { field: '', operator: 'in', values: [] }] })}
+            >
+              Add a filter
+            </button>
+          </fieldset>
+        )}
         <button type="submit">Run</button>
       </form>
       {result?.status === 'loading' && <p class="loading">Running…</p>}

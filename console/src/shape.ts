@@ -207,11 +207,14 @@ export function formFromUrlState(s: ExplorerUrlState): ExplorerForm {
 export function urlStateOfForm(f: ExplorerForm): ExplorerUrlState {
   const custom = !f.datePreset && f.startDate && f.endDate;
   const groupBy = f.groupBy.filter(Boolean);
+  const filters = f.filters.filter((x) => x.field);
+  // Saved queries carry their own metric, grouping and filters: the form's are not part of the view.
+  const own = !f.queries?.length;
   return {
     ...(f.title ? { title: f.title } : {}),
-    metricId: f.metricId,
-    ...(groupBy.length ? { groupBy } : {}),
-    ...(f.filters.length ? { filters: f.filters.filter((x) => x.field) } : {}),
+    ...(own ? { metricId: f.metricId } : {}),
+    ...(own && groupBy.length ? { groupBy } : {}),
+    ...(own && filters.length ? { filters } : {}),
     ...(custom ? { startDate: f.startDate!, endDate: f.endDate! } : { datePreset: f.datePreset }),
     aggBy: f.aggBy,
     chartType: f.chartType,

@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { createApiKey } from '../../shared/db/api-keys-repo';
 import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { ensureUser } from '../../shared/db/users-repo';
+import { parseExplorerQueryString } from '../../shared/links';
 import { launchChromium, linksOf, signInConsole } from '../support/browser';
 import { api, session } from '../support/session';
 
@@ -526,6 +527,12 @@ describe('every link of every alert message opens the console on the right figur
         await page.waitForSelector('.result table tbody tr', { timeout: 60_000 });
         const table = (await page.locator('.result table').last().textContent()) ?? '';
         expect({ kind, has: table.includes(cents(want.explorer!.figure)) }).toEqual({ kind, has: true });
+        // The address now names the view shown (to copy and share): the link's state, its chart added.
+        const shown = page.url();
+        expect(parseExplorerQueryString(shown.slice(shown.indexOf('?') + 1))).toEqual({
+          ...parseExplorerQueryString(explorer[0]!.slice(explorer[0]!.indexOf('?') + 1)),
+          chartType: 'BAR',
+        });
         await page.screenshot({ path: join(ARTIFACTS, `${kind}-explorer-${width}.png`), fullPage: true });
         visited++;
 

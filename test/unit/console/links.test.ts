@@ -129,5 +129,14 @@ describe('console links (shared/links.ts)', () => {
       queries: queries.map((q) => ({ ...q, chartType: 'TABLE' })),
       scopeId: 'scp_9',
     });
+    // What the page writes back to its address is the same view (the form's own query left out).
+    expect(urlStateOfForm(form)).toEqual({
+      queries,
+      startDate: '2026-11-20',
+      endDate: '2026-11-20',
+      aggBy: 'Day',
+      chartType: 'TABLE',
+      scopeId: 'scp_9',
+    });
   });
 });
