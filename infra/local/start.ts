@@ -274,11 +274,12 @@ async function main(): Promise<void> {
     stateDir: args.stateDir,
     pid: process.pid,
   };
+  ready = true;
+  for (const hook of localHooks) await hook.ready?.({ stateDir: args.stateDir, seed, baseUrl });
   // Written whole, then renamed into place: a reader polling for the file never sees half of it.
   const sessionFile = resolve(args.stateDir, 'session.json');
   writeFileSync(`${sessionFile}.tmp`, JSON.stringify(session, null, 2));
   renameSync(`${sessionFile}.tmp`, sessionFile);
-  ready = true;
   if (!args.quiet) {
     process.stdout.write(
       [
