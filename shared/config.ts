@@ -22,6 +22,12 @@ export interface Config {
   slackTokenSecretArn?: string;
   mailFrom: string;
   appBaseUrl: string;
+  /**
+   * The web console's base URL, under which its hash routes live (`<base>/#/explorer?…`): every
+   * link in a message is built from it (shared/links.ts). `CONSOLE_BASE_URL`; by default
+   * `APP_BASE_URL` (in AWS the console's public URL); locally `<server>/console/`.
+   */
+  consoleBaseUrl: string;
   warehouse: 'duckdb' | 'athena';
   duckdbPath: string;
   maxBodyBytes: number;
@@ -196,6 +202,7 @@ export function loadConfig(): Config {
     slackTokenSecretArn: optional('SLACK_TOKEN_SECRET_ARN'),
     mailFrom: env('MAIL_FROM', 'FinOps <finops@example.com>'),
     appBaseUrl: env('APP_BASE_URL', 'http://localhost:3000'),
+    consoleBaseUrl: optional('CONSOLE_BASE_URL') ?? env('APP_BASE_URL', 'http://localhost:3000'),
     warehouse,
     duckdbPath: env('DUCKDB_PATH', ':memory:'),
     maxBodyBytes: Number(env('MAX_BODY_BYTES', String(1024 * 1024))),

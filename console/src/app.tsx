@@ -2,6 +2,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { buildChartSpec, type ChartType } from '../../shared/charts/spec';
 import { COST_METRIC_IDS, DATE_PRESETS } from '../../shared/enums';
+import { explorerQueryString, parseExplorerQueryString } from '../../shared/links';
 import { AlertList, AlertPage } from './alerts';
 import { ApiError, api, credential, type DimensionEntry, loadConfig, onCredentialRefused } from './api';
 import { Chart } from './chart';
@@ -13,11 +14,13 @@ import {
   candidateRows,
   chartInput,
   type Dashboard,
+  DEFAULT_EXPLORER_FORM,
   dashboardConditions,
   type ExplorerFilter,
   type ExplorerForm,
   type ExplorerResult,
   explorerRequest,
+  formFromUrlState,
   gridArea,
   isEmptyResult,
   LIST_OPERATORS,
@@ -26,6 +29,7 @@ import {
   newWidget,
   publishBody,
   readingOrder,
+  urlStateOfForm,
   type Widget,
   widgetSpec,
   withPreset,
@@ -117,7 +121,7 @@ export function App({ callback = { kind: 'none' } }: { callback?: Callback }) {
           <a href="#/dashboards" aria-current={hash.startsWith('#/dashboards') ? 'page' : undefined}>
             Dashboards
           </a>
-          <a href="#/explorer" aria-current={hash === '#/explorer' ? 'page' : undefined}>
+          <a href="#/explorer" aria-current={isExplorer(hash) ? 'page' : undefined}>
             Explorer
           </a>
           <a href="#/dimensions" aria-current={hash === '#/dimensions' ? 'page' : undefined}>
@@ -144,8 +148,10 @@ export function App({ callback = { kind: 'none' } }: { callback?: Callback }) {
       <main id="main" tabIndex={-1}>
         {dash ? (
           <DashboardPage id={decodeURIComponent(dash[1]!)} />
-        ) : hash === '#/explorer' ? (
-          <Explorer />
+        ) : isExplorer(hash) ? (
+          // Keyed by the link followed: a new link opens its own view (the page's own runs only
+          // replace the address, which fires no hashchange).
+          <Explorer key={hash} />
         ) : hash === '#/dimensions' ? (
           <Dimensions />
         ) : alert ? (
@@ -452,20 +458,27 @@ function WidgetBody(p: { widget: Widget; result: ExplorerResult; height: number;
 const AGG = ['Day', 'Week', 'Month', 'Period'];
 const CHARTS: ChartType[] = ['BAR', 'LINE', 'AREA', 'WATERFALL', 'TABLE'];
 
+const isExplorer = (hash: string) => hash === '#/explorer' || hash.startsWith('#/explorer?');
+
+/**
+ * The explorer. Its state round-trips through the address (`#/explorer?…`, shared/links.ts): a
+ * link with a state opens that view and runs it; every run writes the view back, so the address
+ * can be copied to share it.
+ */
 function Explorer() {
   const dims = useAsync(() => api.dimensions(), []);
-  const [form, setForm] = useState<ExplorerForm>({
-    metricId: 'cost',
-    groupBy: ['provider', ''],
-    filters: [],
-    datePreset: 'LAST_3_MONTHS',
-    aggBy: 'Month',
-    chartType: 'BAR',
-  });
+  const fromUrl = useMemo(() => {
+    const q = location.hash.indexOf('?');
+    return q < 0 ? null : parseExplorerQueryString(location.hash.slice(q + 1));
+  }, []);
+  const [form, setForm] = useState<ExplorerForm>(() =>
+    fromUrl ? formFromUrlState(fromUrl) : DEFAULT_EXPLORER_FORM,
+  );
   const [result, setResult] = useState<State<ExplorerResult> | null>(null);
   const set = (patch: Partial<ExplorerForm>) => setForm({ ...form, ...patch });
   const run = async (e?: Event) => {
     e?.preventDefault();
+    history.replaceState(null, '', `#/explorer?${explorerQueryString(urlStateOfForm(form))}`);
     setResult({ status: 'loading' });
     try {
       setResult({ status: 'ok', value: await api.explore(explorerRequest(form)) });
@@ -473,36 +486,59 @@ function Explorer() {
       setResult({ status: 'error', message: describe(err) });
     }
   };
+  // A link with a state shows its figures straight away.
+  useEffect(() => {
+    if (fromUrl) void run();
+  }, []);
   const dimList = dims.status === 'ok' ? dims.value : [];
+  const saved = Boolean(form.queries?.length);
   const setFilter = (i: number, f: ExplorerFilter) =>
     set({ filters: form.filters.map((x, j) => (j === i ? f : x)) });
   return (
     <section>
-      <h1>Explorer</h1>
+      <h1>{form.title ? `Explorer: ${form.title}` : 'Explorer'}</h1>
       {dims.status === 'error' && <p class="error">Dimensions: {dims.message}</p>}
-      <form class="explorer" onSubmit={run}>
-        <label>
-          Metric{' '}
-          <select
-            value={form.metricId}
-            onChange={(e) => set({ metricId: (e.target as HTMLSelectElement).value })}
+      {form.queries?.length ? (
+        <p class="note">
+          Showing {form.title ? `the queries of ${form.title}` : 'saved queries'}:{' '}
+          {form.queries.map((q) => (typeof q.alias === 'string' && q.alias) || q.name).join(', ')}.{' '}
+          <button
+            type="button"
+            class="link"
+            onClick={() => set({ queries: undefined, scopeId: undefined, title: undefined })}
           >
-            {COST_METRIC_IDS.map((m) => (
-              <option key={m}>{m}</option>
+            Build your own query instead
+          </button>
+        </p>
+      ) : null}
+      <form class="explorer" onSubmit={run}>
+        {/* Saved queries carry their own metric, grouping and filters: only period, step and chart apply. */}
+        {!saved && (
+          <>
+            <label>
+              Metric{' '}
+              <select
+                value={form.metricId}
+                onChange={(e) => set({ metricId: (e.target as HTMLSelectElement).value })}
+              >
+                {COST_METRIC_IDS.map((m) => (
+                  <option key={m}>{m}</option>
+                ))}
+              </select>
+            </label>
+            {[0, 1].map((i) => (
+              <div class="field" key={i}>
+                <label for={`group-by-${i}`}>Group by {i + 1}</label>
+                <DimensionSelect
+                  id={`group-by-${i}`}
+                  dims={dimList}
+                  value={form.groupBy[i] ?? ''}
+                  onChange={(v) => set({ groupBy: form.groupBy.map((g, j) => (j === i ? v : g)) })}
+                />
+              </div>
             ))}
-          </select>
-        </label>
-        {[0, 1].map((i) => (
-          <div class="field" key={i}>
-            <label for={`group-by-${i}`}>Group by {i + 1}</label>
-            <DimensionSelect
-              id={`group-by-${i}`}
-              dims={dimList}
-              value={form.groupBy[i] ?? ''}
-              onChange={(v) => set({ groupBy: form.groupBy.map((g, j) => (j === i ? v : g)) })}
-            />
-          </div>
-        ))}
+          </>
+        )}
         <label>
           Period{' '}
           <select
@@ -512,8 +548,29 @@ function Explorer() {
             {DATE_PRESETS.map((p) => (
               <option key={p}>{p}</option>
             ))}
+            {form.startDate && form.endDate && <option value="">Custom dates</option>}
           </select>
         </label>
+        {!form.datePreset && form.startDate && form.endDate && (
+          <>
+            <label>
+              From{' '}
+              <input
+                type="date"
+                value={form.startDate}
+                onChange={(e) => set({ startDate: (e.target as HTMLInputElement).value })}
+              />
+            </label>
+            <label>
+              To{' '}
+              <input
+                type="date"
+                value={form.endDate}
+                onChange={(e) => set({ endDate: (e.target as HTMLInputElement).value })}
+              />
+            </label>
+          </>
+        )}
         <label>
           By{' '}
           <select value={form.aggBy} onChange={(e) => set({ aggBy: (e.target as HTMLSelectElement).value })}>
@@ -533,25 +590,27 @@ function Explorer() {
             ))}
           </select>
         </label>
-        <fieldset class="filter-list">
-          <legend>Filters</legend>
-          {form.filters.map((f, i) => (
-            <FilterRow
-              key={i}
-              dims={dimList}
-              filter={f}
-              onChange={(nf) => setFilter(i, nf)}
-              onRemove={() => set({ filters: form.filters.filter((_, j) => j !== i) })}
-            />
-          ))}
-          <button
-            type="button"
-            class="link"
-            onClick={() => set({ filters: [...form.filters, { field: '', operator: 'in', values: [] }] })}
-          >
-            Add a filter
-          </button>
-        </fieldset>
+        {!saved && (
+          <fieldset class="filter-list">
+            <legend>Filters</legend>
+            {form.filters.map((f, i) => (
+              <FilterRow
+                key={i}
+                dims={dimList}
+                filter={f}
+                onChange={(nf) => setFilter(i, nf)}
+                onRemove={() => set({ filters: form.filters.filter((_, j) => j !== i) })}
+              />
+            ))}
+            <button
+              type="button"
+              class="link"
+              onClick={() => set({ filters: [...form.filters, { field: '', operator: 'in', values: [] }] })}
+            >
+              Add a filter
+            </button>
+          </fieldset>
+        )}
         <button type="submit">Run</button>
       </form>
       {result?.status === 'loading' && <p class="loading">Running…</p>}
@@ -645,12 +704,12 @@ function FilterRow(p: {
 
 function ExplorerResultView({ form, result }: { form: ExplorerForm; result: ExplorerResult }) {
   const chart = useMemo(
-    () => buildChartSpec(chartInput(result, { title: 'Explorer', chartType: form.chartType })),
-    [result, form.chartType],
+    () => buildChartSpec(chartInput(result, { title: form.title ?? 'Explorer', chartType: form.chartType })),
+    [result, form.chartType, form.title],
   );
   const table = useMemo(
-    () => buildChartSpec(chartInput(result, { title: 'Explorer', chartType: 'TABLE' })),
-    [result],
+    () => buildChartSpec(chartInput(result, { title: form.title ?? 'Explorer', chartType: 'TABLE' })),
+    [result, form.title],
   );
   if (isEmptyResult(result))
     return (

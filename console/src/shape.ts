@@ -13,6 +13,7 @@ import {
   widgetChartType as chartTypeOfQueries,
   type EngineQuery,
 } from '../../shared/charts/spec';
+import type { ExplorerUrlState } from '../../shared/links';
 
 export { chartInputOf as chartInput, formatFigure } from '../../shared/charts/spec';
 
@@ -159,9 +160,67 @@ export interface ExplorerForm {
   /** Up to two dimensions. */
   groupBy: string[];
   filters: ExplorerFilter[];
+  /** A preset, or `''` with `startDate` and `endDate` (inclusive). */
   datePreset: string;
+  startDate?: string;
+  endDate?: string;
   aggBy: string;
   chartType: ChartType;
+  /** An advanced request's queries (an alert's), run instead of the one cost query the form builds. */
+  queries?: ExplorerQuery[];
+  scopeId?: string;
+  /** What the view is (an alert's name): the result's heading. */
+  title?: string;
+}
+
+/** The explorer's opening view: the last 3 months by provider, by month. */
+export const DEFAULT_EXPLORER_FORM: ExplorerForm = {
+  metricId: 'cost',
+  groupBy: ['provider', ''],
+  filters: [],
+  datePreset: 'LAST_3_MONTHS',
+  aggBy: 'Month',
+  chartType: 'BAR',
+};
+
+const CHART_TYPES: readonly string[] = ['BAR', 'LINE', 'AREA', 'WATERFALL', 'TABLE'];
+
+/** The explorer's form for a URL state (`#/explorer?…`); what the state leaves out is the default's. */
+export function formFromUrlState(s: ExplorerUrlState): ExplorerForm {
+  const d = DEFAULT_EXPLORER_FORM;
+  const custom = Boolean(s.startDate && s.endDate);
+  return {
+    metricId: s.metricId ?? d.metricId,
+    groupBy: s.groupBy ? [s.groupBy[0] ?? '', s.groupBy[1] ?? ''] : [...d.groupBy],
+    filters: (s.filters ?? []).map((f) => ({ ...f, values: [...f.values] })),
+    datePreset: custom ? '' : (s.datePreset ?? d.datePreset),
+    ...(custom ? { startDate: s.startDate!, endDate: s.endDate! } : {}),
+    aggBy: s.aggBy ?? (custom ? 'Day' : d.aggBy),
+    chartType: s.chartType && CHART_TYPES.includes(s.chartType) ? (s.chartType as ChartType) : d.chartType,
+    ...(s.queries ? { queries: s.queries as ExplorerQuery[] } : {}),
+    ...(s.scopeId ? { scopeId: s.scopeId } : {}),
+    ...(s.title ? { title: s.title } : {}),
+  };
+}
+
+/** The URL state of the explorer's form: what its address bar shows, to share or bookmark. */
+export function urlStateOfForm(f: ExplorerForm): ExplorerUrlState {
+  const custom = !f.datePreset && f.startDate && f.endDate;
+  const groupBy = f.groupBy.filter(Boolean);
+  const filters = f.filters.filter((x) => x.field);
+  // Saved queries carry their own metric, grouping and filters: the form's are not part of the view.
+  const own = !f.queries?.length;
+  return {
+    ...(f.title ? { title: f.title } : {}),
+    ...(own ? { metricId: f.metricId } : {}),
+    ...(own && groupBy.length ? { groupBy } : {}),
+    ...(own && filters.length ? { filters } : {}),
+    ...(custom ? { startDate: f.startDate!, endDate: f.endDate! } : { datePreset: f.datePreset }),
+    aggBy: f.aggBy,
+    chartType: f.chartType,
+    ...(f.scopeId ? { scopeId: f.scopeId } : {}),
+    ...(f.queries?.length ? { queries: f.queries } : {}),
+  };
 }
 
 /** Where-clause rules from the explorer's filters (incomplete ones left out). */
@@ -181,8 +240,20 @@ export function filterRules(filters: readonly ExplorerFilter[]): WhereRule[] {
 export function explorerRequest(f: ExplorerForm): ExplorerRequest {
   const groupBy = f.groupBy.filter(Boolean).slice(0, 2);
   const rules = filterRules(f.filters);
+  const period =
+    !f.datePreset && f.startDate && f.endDate
+      ? { startDate: f.startDate, endDate: f.endDate, aggBy: f.aggBy }
+      : { datePreset: f.datePreset, aggBy: f.aggBy };
+  if (f.queries?.length)
+    return {
+      period,
+      // The chart picked applies to every query shown.
+      queries: f.queries.map((q) => ({ ...q, chartType: f.chartType })),
+      ...(f.scopeId ? { scopeId: f.scopeId } : {}),
+    };
   return {
-    period: { datePreset: f.datePreset, aggBy: f.aggBy },
+    period,
+    ...(f.scopeId ? { scopeId: f.scopeId } : {}),
     queries: [
       {
         type: 'cost',

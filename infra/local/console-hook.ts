@@ -1,5 +1,5 @@
 import { bundleConsole, CONTENT_TYPES } from '../../console/bundle';
-import { localOidcConfig } from './idp-hook';
+import { localOidcConfig, localOrigin } from './idp-hook';
 import type { LocalHook } from './local-hook';
 
 /** Where the local server serves the web console: the API's own origin, so no CORS is needed. */
@@ -17,7 +17,7 @@ let bundle: Promise<Map<string, Uint8Array>> | undefined;
  */
 export const consoleHook: LocalHook = {
   name: 'console',
-  async handle(method, path): Promise<Answer | undefined> {
+  async handle(method, path, _body, _query, headers): Promise<Answer | undefined> {
     if (method !== 'GET' || (path !== '/console' && !path.startsWith(CONSOLE_PATH))) return undefined;
     if (path === '/console') return { status: 302, body: '', headers: { location: CONSOLE_PATH } };
     const name = path.slice(CONSOLE_PATH.length) || 'index.html';
@@ -25,7 +25,9 @@ export const consoleHook: LocalHook = {
       return {
         status: 200,
         // The local identity provider, signed in with through OpenID Connect like an IdP in AWS.
-        body: { apiBaseUrl: process.env.APP_BASE_URL ?? '', oidc: localOidcConfig() },
+        // The API and the provider on the origin the page was opened on (127.0.0.1 or localhost):
+        // the page may connect to its own origin only.
+        body: { apiBaseUrl: localOrigin(headers), oidc: localOidcConfig(localOrigin(headers)) },
         headers: { 'cache-control': 'no-store', ...SECURITY_HEADERS },
       };
     bundle ??= bundleConsole();

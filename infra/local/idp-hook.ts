@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadOrCreateSigningKey, mintToken, type StoredKey } from './idp';
 import { handleIdpApiKeys, startIdpApiKeys } from './idp-api-keys';
 import type { LocalHook } from './local-hook';
@@ -19,8 +20,10 @@ import type { DemoSeed } from './seed';
  *   (`npm run token` mints the same claims).
  * Its API keys and their introspection endpoint (`/_local/idp/api-keys`, `/_local/idp/introspect`)
  * are in ./idp-api-keys.ts.
- * The one client is `cost-management-local` (the local API's JWT audience), and its one redirect
- * URI is the console's address on this server.
+ * The one client is `cost-management-local` (the local API's JWT audience); its redirect URIs are
+ * the console's address on this server under both loopback names (`127.0.0.1` and `localhost`).
+ * A refused authorization request is an HTML page (a person is looking at it); the token
+ * endpoint, called by the console's script, answers OAuth's JSON errors.
  */
 export const IDP_PATH = '/_local/idp';
 export const IDP_TOKEN_TTL_SECONDS = 3600;
@@ -75,23 +78,42 @@ export function demoUsers(seed: DemoSeed): DemoUser[] {
   ];
 }
 
-/** The server's own base URL (set by the local runtime once it listens). */
+/** The server's own base URL (set by the local runtime once it listens): `http://127.0.0.1:<port>`. */
 const base = () => process.env.APP_BASE_URL ?? '';
-/** The console's address on this server: the local client's one redirect URI. */
-export const localRedirectUri = () => `${base()}/console/`;
 
-const authorizationEndpoint = () => `${base()}${IDP_PATH}/authorize`;
-const tokenEndpoint = () => `${base()}${IDP_PATH}/token`;
+/**
+ * The origin a browser reached this server on: `http://localhost:<port>` when it was opened as
+ * `localhost`, the server's own base URL otherwise (any other Host is not trusted). The console's
+ * API URL and the provider's endpoints are given on that origin, so the page stays same-origin
+ * (its CSP allows `connect-src 'self'` only) whichever of the two names it was opened on.
+ */
+export function localOrigin(headers?: IncomingHttpHeaders): string {
+  const own = base();
+  const host = headers?.host;
+  if (!own || !host) return own;
+  const port = new URL(own).port;
+  return LOOPBACK_NAMES.some((name) => host === `${name}:${port}`) ? `http://${host}` : own;
+}
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost'];
 
-/** What `config.json` says about this provider on the local server. */
-export function localOidcConfig() {
+/** The console's addresses on this server: the local client's registered redirect URIs (both names). */
+export const localRedirectUris = () => {
+  const port = new URL(base()).port;
+  return LOOPBACK_NAMES.map((name) => `http://${name}:${port}/console/`);
+};
+
+const authorizationEndpoint = (origin: string) => `${origin}${IDP_PATH}/authorize`;
+const tokenEndpoint = (origin: string) => `${origin}${IDP_PATH}/token`;
+
+/** What `config.json` says about this provider on the local server, for a page opened on `origin`. */
+export function localOidcConfig(origin = base()) {
   return {
     issuer: LOCAL_ISSUER,
     clientId: LOCAL_CLIENT_ID,
     name: 'the local identity provider',
     // The issuer is a URN (the local JWTs' `iss`), so the endpoints are given rather than discovered.
-    authorizationEndpoint: authorizationEndpoint(),
-    tokenEndpoint: tokenEndpoint(),
+    authorizationEndpoint: authorizationEndpoint(origin),
+    tokenEndpoint: tokenEndpoint(origin),
   };
 }
 
@@ -106,7 +128,8 @@ const oauthError = (error: string, description: string): Answer => ({
 /** The authorization request's parameters, checked; a string is why it is refused. */
 function authorizationRequest(q: Record<string, string | undefined>) {
   if (q.client_id !== LOCAL_CLIENT_ID) return { fatal: 'client_id: not a client of this provider' };
-  if (q.redirect_uri !== localRedirectUri()) return { fatal: 'redirect_uri: not registered for this client' };
+  if (!localRedirectUris().includes(q.redirect_uri ?? ''))
+    return { fatal: 'redirect_uri: not registered for this client' };
   const redirect = (error: string): Answer => {
     const to = new URL(q.redirect_uri!);
     to.searchParams.set('error', error);
@@ -119,7 +142,7 @@ function authorizationRequest(q: Record<string, string | undefined>) {
   return {
     ok: {
       clientId: q.client_id,
-      redirectUri: q.redirect_uri,
+      redirectUri: q.redirect_uri!,
       challenge: q.code_challenge!,
       state: q.state ?? '',
       nonce: q.nonce,
@@ -142,6 +165,25 @@ function signInPage(params: Record<string, string>): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in as — local identity provider</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}ul{list-style:none;padding:0}button{display:block;width:100%;text-align:left;padding:.75rem;margin:.5rem 0;font:inherit;cursor:pointer}span{color:#555;font-size:.9em}</style></head><body><h1>Sign in as</h1><p>The local identity provider (<code>npm start</code> only): pick a demo user.</p><form method="post" action="${IDP_PATH}/authorize">${hidden}<ul>${buttons}</ul></form></body></html>`;
 }
 
+/**
+ * An error a person meets in the browser (a bad authorization request: it cannot be sent back to
+ * an unregistered redirect URI), as a page: what went wrong, and the way back to the console.
+ */
+function errorPage(title: string, detail: string): Answer {
+  const back = localRedirectUris()
+    .map((u) => `<a href="${html(u)}">${html(u)}</a>`)
+    .join(' or ');
+  return {
+    status: 400,
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${html(title)} — local identity provider</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}code{background:#f3f4f6;padding:0 .25rem}</style></head><body><h1>${html(title)}</h1><p>${html(detail)}</p><p>Open the console at ${back} and sign in from there.</p></body></html>`,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      ...NO_STORE,
+    },
+  };
+}
+
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 export const idpHook: LocalHook = {
@@ -160,8 +202,8 @@ export const idpHook: LocalHook = {
         status: 200,
         body: {
           issuer: LOCAL_ISSUER,
-          authorization_endpoint: authorizationEndpoint(),
-          token_endpoint: tokenEndpoint(),
+          authorization_endpoint: authorizationEndpoint(localOrigin(headers)),
+          token_endpoint: tokenEndpoint(localOrigin(headers)),
           jwks_uri: `${base()}/.well-known/jwks.json`,
           response_types_supported: ['code'],
           grant_types_supported: ['authorization_code'],
@@ -178,7 +220,7 @@ export const idpHook: LocalHook = {
           ? Object.fromEntries(query ?? [])
           : ((body && typeof body === 'object' ? body : {}) as Record<string, string | undefined>);
       const checked = authorizationRequest(q);
-      if (checked.fatal) return oauthError('invalid_request', checked.fatal);
+      if (checked.fatal) return errorPage('This sign-in request was refused', checked.fatal);
       if (checked.refused) return checked.refused;
       const req = checked.ok!;
       if (method === 'GET') {
@@ -195,7 +237,7 @@ export const idpHook: LocalHook = {
         };
       }
       const user = users.find((u) => u.userId === q.user);
-      if (!user) return oauthError('invalid_request', 'user: not one of the demo users');
+      if (!user) return errorPage('Unknown user', 'user: not one of the demo users');
       const code = randomBytes(32).toString('base64url');
       codes.set(code, {
         userId: user.userId,

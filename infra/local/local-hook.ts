@@ -9,6 +9,11 @@ import type { DemoSeed } from './seed';
 export interface LocalHook {
   name: string;
   start?(ctx: { stateDir: string; seed: DemoSeed; stoppers: (() => Promise<void> | void)[] }): Promise<void>;
+  /**
+   * Once the server answers requests and the workers poll, before the session file is written
+   * (so a client waiting for it finds what this made): e.g. content made through the HTTP API.
+   */
+  ready?(ctx: { stateDir: string; seed: DemoSeed; baseUrl: string }): Promise<void>;
   handle?(
     method: string,
     path: string,

@@ -211,6 +211,8 @@ async function main(): Promise<void> {
     API_KEY_INTROSPECTION_TIMEOUT_MS: '10000',
     MAIL_FROM: 'FinOps Local <finops@local.test>',
     APP_BASE_URL: baseUrl,
+    // The console is served under /console/ here (infra/local/console-hook.ts): message links point there.
+    CONSOLE_BASE_URL: `${baseUrl}${CONSOLE_PATH}`,
     DUCKDB_PATH: resolve(args.stateDir, 'warehouse.duckdb'),
     LOCAL_STATE_DIR: args.stateDir,
     // The emulators share this machine and answer slowly under load (see awsClientLimits).
@@ -273,11 +275,12 @@ async function main(): Promise<void> {
     stateDir: args.stateDir,
     pid: process.pid,
   };
+  ready = true;
+  for (const hook of localHooks) await hook.ready?.({ stateDir: args.stateDir, seed, baseUrl });
   // Written whole, then renamed into place: a reader polling for the file never sees half of it.
   const sessionFile = resolve(args.stateDir, 'session.json');
   writeFileSync(`${sessionFile}.tmp`, JSON.stringify(session, null, 2));
   renameSync(`${sessionFile}.tmp`, sessionFile);
-  ready = true;
   if (!args.quiet) {
     process.stdout.write(
       [

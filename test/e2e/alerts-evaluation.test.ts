@@ -1,11 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Browser } from 'playwright-core';
 import { createApiKey } from '../../shared/db/api-keys-repo';
 import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { ensureUser } from '../../shared/db/users-repo';
+import { parseExplorerQueryString } from '../../shared/links';
+import { launchChromium, linksOf, signInConsole } from '../support/browser';
 import { api, session } from '../support/session';
 
 /**
@@ -162,6 +165,10 @@ async function slackTo(channel: string): Promise<Captured[]> {
   const all = (await (await fetch(`${s().chatUrl}?kind=slack`)).json()) as Captured[];
   return all.filter((m) => m.body.channel === channel);
 }
+async function teamsTo(hook: string): Promise<Captured[]> {
+  const all = (await (await fetch(`${s().chatUrl}?kind=teams`)).json()) as (Captured & { path: string })[];
+  return all.filter((m) => m.path === new URL(hook).pathname);
+}
 
 /** Reads until `count` items are there (or 30 s pass): a delivery may land just after the drain. */
 async function atLeast<T>(read: () => Promise<T[]>, count: number): Promise<T[]> {
@@ -192,6 +199,7 @@ const to = `eval-${run}@example.com`;
 const snoozedTo = `snoozed-${run}@example.com`;
 const archivedTo = `archived-${run}@example.com`;
 const channel = `CEVAL${run.toUpperCase()}`;
+const teamsHook = () => `${s().endpoints.capture}/teams/eval-${run}`;
 const ids: Record<string, string> = {};
 
 const condition = 'spend > rollingMedian(spend, 28, DAY) * 1.5 and spend > 100';
@@ -272,6 +280,10 @@ beforeAll(async () => {
 
   ids.email = await create('EC2 spike (email)', { notificationChannel: 'EMAIL', emails: [to] });
   ids.slack = await create('EC2 spike (slack)', { notificationChannel: 'SLACK', slackChannelId: channel });
+  ids.teams = await create('EC2 spike (teams)', {
+    notificationChannel: 'TEAMS',
+    teamsChannelId: teamsHook(),
+  });
   ids.snoozed = await create('EC2 spike (snoozed)', { notificationChannel: 'EMAIL', emails: [snoozedTo] });
   ids.archived = await create('EC2 spike (archived)', { notificationChannel: 'EMAIL', emails: [archivedTo] });
   const until = new Date(Date.now() + 7 * DAY_MS).toISOString();
@@ -422,5 +434,129 @@ describe('POST /alerts-v2/costAlerts/backtest', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/unknown query 'foo'/);
+  });
+});
+
+describe('every link of every alert message opens the console on the right figures', () => {
+  const ARTIFACTS = join(__dirname, '..', 'artifacts', 'links');
+  let browser: Browser;
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** Two decimals, as the console's tables show money. */
+  const cents = (x: number) =>
+    new Intl.NumberFormat('en-US', {
+      style: 'currency',
+      currency: 'USD',
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    }).format(x);
+
+  test('e-mail, Slack, Teams and test-send links: the explorer on the evaluated day, the alert, the list', async () => {
+    // The fired alerts' messages (the first describe swept them) and a test send, as delivered.
+    const testTo = `links-test-${run}@example.com`;
+    const sent = await api('POST', '/alerts-v2/budgetAlerts/sendTest', {
+      token,
+      body: { notificationChannel: 'EMAIL', emails: [testTo] },
+    });
+    expect(sent.status).toBe(200);
+    await drain();
+    const [mail] = await atLeast(() => emailsTo(to), 1);
+    const [slack] = await atLeast(() => slackTo(channel), 1);
+    const [teams] = await atLeast(() => teamsTo(teamsHook()), 1);
+    const [testMail] = await atLeast(() => emailsTo(testTo), 1);
+    const consoleBase = `${s().baseUrl}/console/`;
+    const spike = ec2On(rows, spikeDay);
+    // What the test send's sample query (all cost) shows over its day, yesterday: every row of it.
+    const allOnLastDay = rows.filter((r) => r.day === lastRowDay).reduce((a, r) => a + r.cost, 0);
+
+    type Expect = { explorer: { title: string; figure: number } | null; alert: string | null; list: boolean };
+    const messages: [string, unknown, Expect][] = [
+      [
+        'email',
+        mail!.body,
+        { explorer: { title: 'EC2 spike (email)', figure: spike }, alert: ids.email!, list: false },
+      ],
+      [
+        'slack',
+        slack!.body,
+        { explorer: { title: 'EC2 spike (slack)', figure: spike }, alert: ids.slack!, list: false },
+      ],
+      [
+        'teams',
+        teams!.body,
+        { explorer: { title: 'EC2 spike (teams)', figure: spike }, alert: ids.teams!, list: false },
+      ],
+      [
+        'test',
+        testMail!.body,
+        { explorer: { title: 'Test notification', figure: allOnLastDay }, alert: null, list: true },
+      ],
+    ];
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signInConsole(page, consoleBase, token);
+    let visited = 0;
+    for (const [kind, body, want] of messages) {
+      const links = linksOf(body);
+      // Every link is a console hash route: no `/explorer?…` or `/alerts/<id>` that 404s.
+      expect({ kind, links: links.filter((l) => !l.startsWith(`${consoleBase}#/`)) }).toEqual({
+        kind,
+        links: [],
+      });
+      const explorer = links.filter((l) => l.startsWith(`${consoleBase}#/explorer?`));
+      const pages = links.filter((l) => l.startsWith(`${consoleBase}#/alerts`));
+      expect({ kind, count: explorer.length + pages.length }).toEqual({ kind, count: links.length });
+      expect({ kind, explorer: explorer.length, pages: pages.length }).toEqual({
+        kind,
+        explorer: 1,
+        pages: 1,
+      });
+
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        // The explorer: the alert's queries over the evaluated day, run as the page opens.
+        await page.goto(explorer[0]!);
+        await page.waitForSelector(`h1:text("Explorer: ${want.explorer!.title}")`, { timeout: 30_000 });
+        await page.waitForSelector('.result table tbody tr', { timeout: 60_000 });
+        const table = (await page.locator('.result table').last().textContent()) ?? '';
+        expect({ kind, has: table.includes(cents(want.explorer!.figure)) }).toEqual({ kind, has: true });
+        // The address now names the view shown (to copy and share): the link's state, its chart added.
+        const shown = page.url();
+        expect(parseExplorerQueryString(shown.slice(shown.indexOf('?') + 1))).toEqual({
+          ...parseExplorerQueryString(explorer[0]!.slice(explorer[0]!.indexOf('?') + 1)),
+          chartType: 'BAR',
+        });
+        await page.screenshot({ path: join(ARTIFACTS, `${kind}-explorer-${width}.png`), fullPage: true });
+        visited++;
+
+        await page.goto(pages[0]!);
+        if (want.alert) {
+          // The alert's page: its name, and the history row of the firing with the figure it fired on.
+          expect(pages[0]).toBe(`${consoleBase}#/alerts/${want.alert}`);
+          await page.waitForSelector(`h1:text("${want.explorer!.title}")`, { timeout: 30_000 });
+          await page.waitForSelector('table.history tbody tr', { timeout: 30_000 });
+          const row = page.locator('table.history tbody tr').first();
+          expect(await row.locator('td').first().textContent()).toBe(spikeDay);
+          expect(await row.locator('td').nth(2).textContent()).toContain(`spend ${cents(spike)}`);
+        } else {
+          // A test send names no alert: its link is the list of the organisation's alerts.
+          expect(pages[0]).toBe(`${consoleBase}#/alerts`);
+          await page.waitForSelector('h1:text("Alerts")', { timeout: 30_000 });
+          await page.waitForSelector(`a:text("EC2 spike (email)")`, { timeout: 30_000 });
+        }
+        await page.screenshot({ path: join(ARTIFACTS, `${kind}-page-${width}.png`), fullPage: true });
+        visited++;
+      }
+    }
+    expect(visited).toBe(16);
+    expect(errors).toEqual([]);
+    await page.close();
   });
 });

@@ -303,7 +303,7 @@ export async function evaluateMessages(
       live.map((w) => w.alert!),
       { now },
     );
-    const appUrl = config().appBaseUrl;
+    const appUrl = config().consoleBaseUrl;
     await mapSettled(live, live.length, async (w) => {
       try {
         const series = await deps.source.read(w.alert!, { now });

@@ -1,3 +1,4 @@
+import { alertPageLink, explorerLink, parseExplorerQueryString } from '../../links';
 import { ExpressionError } from '../common/expr/errors';
 import { type ExprNode, parseExpression } from '../common/expr/parse';
 import { windowNodes } from '../common/expr/walk';
@@ -10,7 +11,8 @@ import type { RenderedMessage } from './notification';
  * e-mail, Slack blocks and a Teams Adaptive Card. Every message explains itself: the alert's name,
  * its condition in words, the values that made it true ("EC2 cost on 2026-11-20 was $1,240, 2.3×
  * its 28-day median of $540"), the evaluated period and the last complete day of data, and a link
- * to the explorer built from the alert's `urlState` and the deployment's app URL.
+ * to the explorer with the alert's queries over the evaluated period, and one to the alert's page
+ * (both under the console's base URL, shared/links.ts).
  */
 export interface AlertFiring {
   alert: Pick<
@@ -25,7 +27,7 @@ export interface AlertFiring {
     | 'thresholdType'
     | 'evaluationPeriod'
     | 'urlState'
-  >;
+  > & { scopeId?: string | null };
   thresholds: Pick<AlertThreshold, 'value' | 'severityLevel' | 'metricMode' | 'changeBasis'>[];
   /** The evaluated day (`YYYY-MM-DD`): the last complete day of billing data. */
   evaluatedDay: string;
@@ -40,9 +42,9 @@ export interface AlertFiring {
   baselines: Record<string, number | null>;
   /** Threshold variants: the previous period's value (PERIOD_CHANGE compares with it). */
   previousValue?: number | null;
-  /** The deployment's app URL (`APP_BASE_URL`). */
+  /** The console's base URL (config `consoleBaseUrl`): the links' base. */
   appUrl: string;
-  /** A test send: the values are a sample. */
+  /** A test send: the values are a sample (the alert does not exist: its link is the alerts list). */
   test?: boolean;
 }
 
@@ -257,11 +259,27 @@ export function explain(firing: AlertFiring): Explanation {
   return firing.alert.condition ? explainCondition(firing) : explainThresholds(firing);
 }
 
-/** The link to the explorer with the alert's saved state (or to the alert when it has none). */
+/**
+ * The link to the explorer showing the alert's queries over the evaluated period, by day: the
+ * alert's saved view (`urlState`: grouping, filters, chart) with its queries and period set.
+ */
 export function alertLink(firing: AlertFiring): string {
-  const base = firing.appUrl.replace(/\/+$/, '');
-  const state = firing.alert.urlState.replace(/^\?/, '');
-  return state ? `${base}/explorer?${state}` : `${base}/alerts/${encodeURIComponent(firing.alert.id)}`;
+  const saved = parseExplorerQueryString(firing.alert.urlState);
+  const { datePreset: _preset, ...view } = saved;
+  return explorerLink(firing.appUrl, {
+    ...view,
+    title: firing.alert.name,
+    queries: firing.alert.queries as unknown as Record<string, unknown>[],
+    startDate: firing.period.start,
+    endDate: firing.period.end,
+    aggBy: 'Day',
+    ...(firing.alert.scopeId ? { scopeId: firing.alert.scopeId } : {}),
+  });
+}
+
+/** The link to the alert's page (its condition and history); a test send's: the alerts list. */
+export function alertPageUrl(firing: AlertFiring): string {
+  return alertPageLink(firing.appUrl, firing.test ? null : firing.alert.id);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -293,6 +311,8 @@ export function renderAlertMessage(firing: AlertFiring): RenderedMessage {
   const { alert } = firing;
   const ex = explain(firing);
   const link = alertLink(firing);
+  const pageLink = alertPageUrl(firing);
+  const pageLabel = firing.test ? 'Open the alerts' : 'Open the alert';
   const prefix = firing.test ? '[Test] ' : '';
   const subject = oneLine(`${prefix}Cost alert: ${alert.name} — ${firing.evaluatedDay}`).slice(0, 250);
   const headline = ex.facts[0] ?? `${alert.name} fired on ${firing.evaluatedDay}`;
@@ -312,6 +332,7 @@ export function renderAlertMessage(firing: AlertFiring): RenderedMessage {
     ...ex.figures.map(([k, val]) => `${k}: ${val}`),
     '',
     `Open in the explorer: ${link}`,
+    `${pageLabel}: ${pageLink}`,
   ]
     .filter((line, i, all) => line !== '' || (i > 0 && all[i - 1] !== ''))
     .join('\n');
@@ -334,7 +355,7 @@ ${alert.description ? `<tr><td style="padding:4px 24px;color:#4b5563">${escapeHt
 ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padding-left:20px;line-height:1.6">${ex.facts.map((f) => `<li>${escapeHtml(f)}.</li>`).join('')}</ul></td></tr>` : ''}
 <tr><td style="padding:12px 24px"><table role="presentation" width="100%" style="border-collapse:collapse;font-size:14px">${rows}</table></td></tr>
 <tr><td style="padding:4px 24px;color:#6b7280;font-size:13px">${escapeHtml(periodLine)}</td></tr>
-<tr><td style="padding:20px 24px 24px 24px"><a href="${escapeHtml(link)}" style="display:inline-block;background:#1d4ed8;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">Open in the explorer</a></td></tr>
+<tr><td style="padding:20px 24px 24px 24px"><a href="${escapeHtml(link)}" style="display:inline-block;background:#1d4ed8;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">Open in the explorer</a> <a href="${escapeHtml(pageLink)}" style="display:inline-block;color:#1d4ed8;padding:10px 12px;font-weight:600">${pageLabel}</a></td></tr>
 </table>
 <p style="max-width:640px;margin:12px auto 0 auto;color:#9ca3af;font-size:12px;text-align:center">Alert ${escapeHtml(alert.id)} · sent because you are a recipient of this alert.</p>
 </body></html>
@@ -368,7 +389,10 @@ ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padd
     { type: 'context', elements: [{ type: 'mrkdwn', text: escapeSlack(periodLine) }] },
     {
       type: 'actions',
-      elements: [{ type: 'button', text: { type: 'plain_text', text: 'Open in the explorer' }, url: link }],
+      elements: [
+        { type: 'button', text: { type: 'plain_text', text: 'Open in the explorer' }, url: link },
+        { type: 'button', text: { type: 'plain_text', text: pageLabel }, url: pageLink },
+      ],
     },
   ];
 
@@ -395,7 +419,10 @@ ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padd
       })),
       cardText(periodLine, { isSubtle: true, size: 'Small' }),
     ],
-    actions: [{ type: 'Action.OpenUrl', title: 'Open in the explorer', url: link }],
+    actions: [
+      { type: 'Action.OpenUrl', title: 'Open in the explorer', url: link },
+      { type: 'Action.OpenUrl', title: pageLabel, url: pageLink },
+    ],
   };
 
   return { subject, html, text, slackBlocks, slackText, teamsCard };

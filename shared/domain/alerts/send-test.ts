@@ -37,6 +37,7 @@ export function sampleFiring(now: Date, appUrl: string): AlertFiring {
       thresholdType: 'ABOVE',
       evaluationPeriod: 'DAILY',
       urlState: '',
+      scopeId: null,
     },
     thresholds: [],
     evaluatedDay: day,
@@ -78,7 +79,7 @@ export async function sendTestNotification(principal: Principal, input: SendTest
     emails: channel === 'EMAIL' ? input.emails : [],
     slackChannelId: channel === 'SLACK' ? (input.slackChannelId ?? null) : null,
     teamsUrl: channel === 'TEAMS' ? (input.teamsChannelId ?? null) : null,
-    message: renderAlertMessage(sampleFiring(now, config().appBaseUrl)),
+    message: renderAlertMessage(sampleFiring(now, config().consoleBaseUrl)),
     createdAt: now.toISOString(),
   };
   await enqueue('notifications', notification);

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Notification } from '../../../shared/domain/alerts/notification';
 import { type AlertFiring, renderAlertMessage } from '../../../shared/domain/alerts/render';
+import { parseExplorerQueryString } from '../../../shared/links';
 import { buildRawEmail } from '../../../shared/notify/email';
 import { teamsPayload } from '../../../shared/notify/teams';
 import { costQuery } from './fixtures';
@@ -67,13 +68,25 @@ describe('alert message renderer', () => {
     expect(m.text).toContain(
       'Why it fired: EC2 cost is above the 28-day median of EC2 cost × 1.5, and EC2 cost is above $100.',
     );
-    expect(m.text).toContain(
-      'Open in the explorer: https://app.example.com/explorer?groupBy=ServiceName&datePreset=TRAILING_30_DAYS',
-    );
+    // The console's hash route, the alert's saved grouping, its queries over the evaluated day.
+    const link = /Open in the explorer: (\S+)/.exec(m.text)![1]!;
+    expect(link.startsWith('https://app.example.com/#/explorer?')).toBe(true);
+    expect(parseExplorerQueryString(link.slice(link.indexOf('?')))).toEqual({
+      title: 'EC2 spike',
+      groupBy: ['ServiceName'],
+      startDate: '2026-11-20',
+      endDate: '2026-11-20',
+      aggBy: 'Day',
+      queries: JSON.parse(JSON.stringify(conditionFiring().alert.queries)),
+    });
+    expect(m.text).toContain('Open the alert: https://app.example.com/#/alerts/alrt_01sample');
     expect(m.html).toContain('EC2 cost on 2026-11-20 was $1,240, 2.3× its 28-day median of $540');
-    expect(m.html).toContain(
-      'href="https://app.example.com/explorer?groupBy=ServiceName&amp;datePreset=TRAILING_30_DAYS"',
-    );
+    expect(m.html).toContain(`href="${link.replaceAll('&', '&amp;')}"`);
+    expect(m.html).toContain('href="https://app.example.com/#/alerts/alrt_01sample"');
+    const slackUrls = JSON.stringify(m.slackBlocks).match(/"url":"[^"]+"/g);
+    expect(slackUrls).toEqual([`"url":"${link}"`, '"url":"https://app.example.com/#/alerts/alrt_01sample"']);
+    const teamsUrls = (m.teamsCard.actions as { url: string }[]).map((a) => a.url);
+    expect(teamsUrls).toEqual([link, 'https://app.example.com/#/alerts/alrt_01sample']);
     expect(JSON.stringify(m.slackBlocks)).toContain('2.3× its 28-day median of $540');
     expect(JSON.stringify(m.teamsCard)).toContain('Action.OpenUrl');
   });
@@ -85,7 +98,10 @@ describe('alert message renderer', () => {
       "Total spend from 2026-11-09 to 2026-11-15 was £1,200, up 25.0% (+£240) on the previous week's £960",
     );
     expect(m.text).toContain('the change of Total spend against the previous week is above +20.0% (WARNING)');
-    expect(m.text).toContain('https://app.example.com/alerts/alrt_01week');
+    expect(m.text).toContain('Open the alert: https://app.example.com/#/alerts/alrt_01week');
+    expect(m.text).toContain(
+      `Open in the explorer: https://app.example.com/#/explorer?title=Week+over+week+%2B20%25&startDate=2026-11-09&endDate=2026-11-15&aggBy=Day&queries=`,
+    );
   });
 
   test('user text is escaped in HTML and Slack, and a subject is one line', () => {

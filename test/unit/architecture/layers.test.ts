@@ -140,8 +140,8 @@ const RULES: Rule[] = [
   },
   {
     // A web console reuses the chart-spec builder, so a chart looks the same in both.
-    name: 'the chart-spec builder runs in a browser: no Node built-in, service layer or SDK',
-    from: ['shared/charts'],
+    name: 'the chart-spec builder and the console links run in a browser: no Node built-in, service layer or SDK',
+    from: ['shared/charts', 'shared/links.ts'],
     never: [
       ...builtinModules,
       ...builtinModules.map((m) => `node:${m}`),

@@ -105,7 +105,13 @@ describe('the local identity provider (OpenID Connect, code flow with PKCE)', ()
       const r = (await handle('GET', `${IDP_PATH}/authorize`, undefined, authParams(challenge, over)))!;
       expect(r.status).toBe(400);
       expect(r.headers?.location).toBeUndefined();
-      expect((r.body as { error: string }).error).toBe('invalid_request');
+      // A person meets this in the browser: a page saying what went wrong, not raw JSON.
+      expect(r.headers!['content-type']).toBe('text/html; charset=utf-8');
+      expect(r.body).toEqual(expect.stringContaining('<h1>This sign-in request was refused</h1>'));
+      expect(r.body).toEqual(
+        expect.stringContaining(over.client_id ? 'client_id: not a client' : 'redirect_uri: not registered'),
+      );
+      expect(r.body).toEqual(expect.stringContaining(`<a href="${REDIRECT}">`));
     }
     // Without PKCE S256 the error goes back to the client, with its state.
     const plain = (await handle(
@@ -121,6 +127,60 @@ describe('the local identity provider (OpenID Connect, code flow with PKCE)', ()
       user: 'user_x',
     }))!;
     expect(nobody.status).toBe(400);
+    expect(nobody.headers!['content-type']).toBe('text/html; charset=utf-8');
+    expect(nobody.body).toEqual(expect.stringContaining('not one of the demo users'));
+  });
+
+  it('signs in a console opened on localhost as well: its redirect URI is registered, its endpoints same-origin', async () => {
+    const LOCALHOST = 'http://localhost:4321';
+    const headers = { host: 'localhost:4321' };
+    const verifier = randomBytes(32).toString('base64url');
+    const params = authParams(s256(verifier), { redirect_uri: `${LOCALHOST}/console/` });
+    const page = (await idpHook.handle!(
+      'GET',
+      `${IDP_PATH}/authorize`,
+      undefined,
+      new URLSearchParams(params),
+      headers,
+    ))!;
+    expect(page.status).toBe(200);
+    const r = (await handle('POST', `${IDP_PATH}/authorize`, { ...params, user: seed.users.member }))!;
+    expect(r.status).toBe(302);
+    const to = new URL(r.headers!.location!);
+    expect(`${to.origin}${to.pathname}`).toBe(`${LOCALHOST}/console/`);
+    const t = (await exchange(
+      tokenForm(to.searchParams.get('code')!, verifier, { redirect_uri: `${LOCALHOST}/console/` }),
+    ))!;
+    expect(t.status).toBe(200);
+    // config.json and discovery name the origin the page was opened on; another Host is not trusted.
+    const config = (await consoleHook.handle!(
+      'GET',
+      `${CONSOLE_PATH}config.json`,
+      undefined,
+      undefined,
+      headers,
+    ))!;
+    expect(config.body).toMatchObject({
+      apiBaseUrl: LOCALHOST,
+      oidc: {
+        authorizationEndpoint: `${LOCALHOST}${IDP_PATH}/authorize`,
+        tokenEndpoint: `${LOCALHOST}${IDP_PATH}/token`,
+      },
+    });
+    const disco = (await idpHook.handle!(
+      'GET',
+      `${IDP_PATH}/.well-known/openid-configuration`,
+      undefined,
+      undefined,
+      headers,
+    ))!;
+    expect(disco.body).toMatchObject({ token_endpoint: `${LOCALHOST}${IDP_PATH}/token` });
+    for (const host of ['evil.example:4321', 'localhost:9999', 'localhost.evil.example:4321']) {
+      const other = (await consoleHook.handle!('GET', `${CONSOLE_PATH}config.json`, undefined, undefined, {
+        host,
+      }))!;
+      expect(other.body).toMatchObject({ apiBaseUrl: BASE });
+    }
   });
 
   it("exchanges a code with its verifier for an ID token (aud: the client, nonce) and an access token the server's JWKS verifies", async () => {

@@ -1,0 +1,196 @@
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { DEMO_NAMES, demoDashboardBody, seedDemoContent } from '../../infra/local/demo-hook';
+import type { DemoSeed } from '../../infra/local/seed';
+import { num, parseCsv } from '../integration/warehouse/support';
+import { launchChromium, signInConsole } from '../support/browser';
+import { api, session } from '../support/session';
+
+/**
+ * The demo organisation of `npm start` (the e2e stack starts the same way): a starter dashboard,
+ * a weekly report and two alerts, one fired with history whose figure is the sum of the seeded
+ * billing rows of its day, made once however often the seed runs. Screenshots of the console on
+ * them go to test/artifacts/demo/.
+ */
+const s = () => session();
+const admin = () => s().apiKeys.admin;
+const ARTIFACTS = join(__dirname, '..', 'artifacts', 'demo');
+
+interface Named {
+  id: string;
+  name: string;
+}
+interface Listed {
+  items: Named[];
+  nextCursor: string | null;
+}
+async function all(path: string): Promise<Named[]> {
+  const out: Named[] = [];
+  let cursor: string | null = null;
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const res: { status: number; body: Listed } = await api<Listed>(
+      'GET',
+      `${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { token: admin() },
+    );
+    expect(res.status).toBe(200);
+    out.push(...res.body.items);
+    cursor = res.body.nextCursor;
+  } while (cursor);
+  return out;
+}
+const named = (items: Named[], name: string) => items.filter((i) => i.name === name);
+
+const drain = async () => {
+  const res = await api<{ drained: boolean }>('POST', '/_local/drain', { body: { timeoutMs: 120_000 } });
+  expect(res.body.drained).toBe(true);
+};
+
+let browser: Browser;
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium();
+  // The first sweep the seed asked for is run by the alert workers.
+  await drain();
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+});
+jest.setTimeout(240_000);
+
+describe('the demo organisation shows the product', () => {
+  test('a starter dashboard: spend by provider and by service, the daily trend, the top services', async () => {
+    const [d] = named(await all('/dashboard-v2'), DEMO_NAMES.dashboard);
+    expect(d).toBeDefined();
+    const read = await api<{ type: string; widgets: Record<string, unknown>[] }>(
+      'GET',
+      `/dashboard-v2/${d!.id}`,
+      { token: s().apiKeys.member },
+    );
+    expect(read.status).toBe(200);
+    expect(read.body.type).toBe('PUBLIC');
+    const shape = read.body.widgets.map((w) => {
+      const req = (w.source as { request: { period: { aggBy: string }; queries: Record<string, unknown>[] } })
+        .request;
+      return [w.title, req.queries[0]!.chartType, req.queries[0]!.groupBy ?? null, req.period.aggBy];
+    });
+    expect(shape).toEqual([
+      ['Spend by provider', 'BAR', 'provider', 'Month'],
+      ['Spend by service', 'BAR', 'service', 'Month'],
+      ['Daily trend', 'LINE', null, 'Day'],
+      ['Top services', 'TABLE', 'service', 'Period'],
+    ]);
+    expect(demoDashboardBody().widgets).toHaveLength(4);
+  });
+
+  test('a weekly report e-mailed to the admin, its snapshot taken from the dashboard', async () => {
+    const [r] = named(await all('/reports'), DEMO_NAMES.report);
+    expect(r).toBeDefined();
+    const read = await api<Record<string, unknown>>('GET', `/reports/${r!.id}`, { token: admin() });
+    expect(read.body).toMatchObject({
+      scheduledPeriod: 'WEEKLY',
+      scheduledWeekday: 1,
+      status: 'ACTIVE',
+      destinations: [{ destinationType: 'EMAIL', destinationValues: [s().emails.admin] }],
+    });
+    expect(read.body.nextRunAt).toEqual(expect.any(String));
+    const [d] = named(await all('/dashboard-v2'), DEMO_NAMES.dashboard);
+    expect(read.body.widgets).toContainEqual(
+      expect.objectContaining({ type: 'GRAPH_SNAPSHOT', dashboardId: d!.id, widgetKey: 'trend' }),
+    );
+  });
+
+  test('two alerts; one fired on the last complete day with the spend of the seeded rows of that day', async () => {
+    const alerts = await all('/alerts-v2/costAlerts');
+    const [fired] = named(alerts, DEMO_NAMES.firedAlert);
+    const [quiet] = named(alerts, DEMO_NAMES.quietAlert);
+    expect(fired && quiet).toBeDefined();
+    const history = await api<{
+      items: {
+        evaluatedDay: string;
+        triggered: boolean;
+        notificationId: string | null;
+        values: Record<string, number>;
+      }[];
+    }>('GET', `/alerts-v2/costAlerts/${fired!.id}/history`, { token: admin() });
+    expect(history.status).toBe(200);
+    const hit = history.body.items.find((h) => h.triggered);
+    expect(hit).toBeDefined();
+    expect(hit!.notificationId).toBe(`${fired!.id}:${hit!.evaluatedDay}`);
+    // The day's spend from the raw billing file the warehouse seeded (`cost` is BilledCost).
+    const seedFile = JSON.parse(readFileSync(join(s().stateDir, 'warehouse-seed.json'), 'utf8')) as {
+      orgs: { orgId: string; key: string }[];
+    };
+    const demo = seedFile.orgs.find((o) => o.orgId === s().orgId)!;
+    const rows = parseCsv(readFileSync(join(s().stateDir, 'bucket', demo.key), 'utf8')).filter((r) =>
+      (r.ChargePeriodStart ?? '').startsWith(hit!.evaluatedDay),
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
+    expect(hit!.values.spend).toBeCloseTo(
+      rows.reduce((a, r) => a + num(r.BilledCost), 0),
+      6,
+    );
+    // The quiet one was evaluated too (its history is there), without notifying.
+    const quietHistory = await api<{ items: { notificationId: string | null }[] }>(
+      'GET',
+      `/alerts-v2/costAlerts/${quiet!.id}/history`,
+      { token: admin() },
+    );
+    expect(quietHistory.body.items.length).toBeGreaterThan(0);
+  });
+
+  test('seeding again makes nothing twice (a start interrupted before its marker included)', async () => {
+    const count = async () => [
+      named(await all('/dashboard-v2'), DEMO_NAMES.dashboard).length,
+      named(await all('/reports'), DEMO_NAMES.report).length,
+      named(await all('/alerts-v2/costAlerts'), DEMO_NAMES.firedAlert).length,
+      named(await all('/alerts-v2/costAlerts'), DEMO_NAMES.quietAlert).length,
+    ];
+    expect(await count()).toEqual([1, 1, 1, 1]);
+    const seed = { orgId: s().orgId, apiKeys: s().apiKeys, emails: s().emails } as DemoSeed;
+    // No marker in this folder: every item is looked up by name and found.
+    const again = await seedDemoContent(seed, {
+      baseUrl: s().baseUrl,
+      stateDir: mkdtempSync(join(tmpdir(), 'demo-again-')),
+    });
+    expect(again).not.toBeNull();
+    expect(await count()).toEqual([1, 1, 1, 1]);
+    // With the marker (the stack's own folder), nothing is even looked up.
+    expect(await seedDemoContent(seed, { baseUrl: s().baseUrl, stateDir: s().stateDir })).toBeNull();
+  });
+
+  test('the console opens on them: the dashboard drawn, the alerts listed (1280 and 390 px)', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signInConsole(page, `${s().baseUrl}/console/`, admin());
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.goto(`${s().baseUrl}/console/#/dashboards`);
+      await page.click(`a:text("${DEMO_NAMES.dashboard}")`);
+      await page.waitForSelector(`h1:text("${DEMO_NAMES.dashboard}")`, { timeout: 30_000 });
+      // Widgets draw when seen: each is scrolled to, and its figures wait for.
+      const widgets = page.locator('article.widget');
+      expect(await widgets.count()).toBe(4);
+      for (let i = 0; i < 4; i++) {
+        await widgets.nth(i).scrollIntoViewIfNeeded();
+        await widgets.nth(i).locator('canvas, table tbody tr').first().waitFor({ timeout: 60_000 });
+      }
+      expect(await page.locator('article.widget[data-state="error"]').count()).toBe(0);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: join(ARTIFACTS, `dashboard-${width}.png`), fullPage: true });
+      await page.goto(`${s().baseUrl}/console/#/alerts`);
+      await page.waitForSelector(`a:text("${DEMO_NAMES.firedAlert}")`, { timeout: 30_000 });
+      await page.waitForSelector(`a:text("${DEMO_NAMES.quietAlert}")`, { timeout: 30_000 });
+      await page.screenshot({ path: join(ARTIFACTS, `alerts-${width}.png`), fullPage: true });
+      await page.goto(`${s().baseUrl}/console/#/reports`);
+      await page.waitForSelector(`a:text("${DEMO_NAMES.report}")`, { timeout: 30_000 });
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
