@@ -17,12 +17,13 @@ import { type Expression, parseExpression } from '../common/expr/parse';
 import type { ExplorerRequest, Query } from '../common/query-model';
 import { DEFAULT_METRIC } from '../datasources/model';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
-import { FORECAST_BACKTEST_ORIGINS } from '../forecast';
+import { FORECAST_BACKTEST_ORIGINS, FORECAST_HISTORY_DAYS } from '../forecast';
 import { planConversion } from './conversion';
 import {
   type ConversionOut,
   DEFAULT_TOP_N,
   type ExplorerResult,
+  type ForecastMethod,
   MAX_TOP_N,
   OTHER,
   type PeriodOut,
@@ -679,7 +680,8 @@ export function dataThroughOf(info: BillingInfo, now: Date): number | null {
  * month-start/end charges are seen a dozen times. At most two years (a 1,095-day horizon
  * backtests at a shorter one: accuracy.horizonDays says so).
  */
-export function forecastHistoryDays(days: number): number {
+export function forecastHistoryDays(days: number, method: ForecastMethod = 'auto'): number {
+  if (method === 'weekday-mean') return FORECAST_HISTORY_DAYS; // the baseline reads its four weeks
   return Math.min(730, Math.max(365, 28 + FORECAST_BACKTEST_ORIGINS + days));
 }
 
@@ -703,7 +705,7 @@ async function addForecast(
     const c = done.get(out.name);
     if (c?.query.type !== 'cost') continue;
     const q = c.query;
-    const from = dataThrough - (forecastHistoryDays(days) - 1) * DAY_MS;
+    const from = dataThrough - (forecastHistoryDays(days, method) - 1) * DAY_MS;
     const day: Window = {
       starts: bucketStarts(from, dataThrough + DAY_MS, 'Day', MAX_INTERNAL_BUCKETS),
       period: { start: from, end: dataThrough + DAY_MS, aggBy: 'Day' },
