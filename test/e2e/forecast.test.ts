@@ -220,4 +220,39 @@ describe('explorer forecast (forecasting model)', () => {
       expect(p.value).toBeLessThan(trend(p.date));
     }
   });
+
+  it('gives the report DIGEST the month-end forecast with its 80 % interval', async () => {
+    const res = await api<{
+      forecast: {
+        month: string;
+        value: number;
+        lower80: number;
+        upper80: number;
+        dataThrough: string;
+      } | null;
+    }>('POST', '/reports/preview-widget', {
+      token,
+      body: {
+        context: { groupBy: 'service', datePreset: 'LAST_MONTH', currency: 'USD' },
+        widget: { type: 'DIGEST' },
+      },
+    });
+    expect(res.status).toBe(200);
+    const f = res.body.forecast!;
+    const next = dayMs(through) + DAY_MS;
+    const m = ymd(next).slice(0, 7);
+    const monthEnd = ymd(Date.UTC(Number(m.slice(0, 4)), Number(m.slice(5, 7)), 0));
+    expect(f.month).toBe(m);
+    expect(f.dataThrough).toBe(through);
+    // The month's close: its actual days from the raw rows, the rest from the generating formulas.
+    let expected = rows
+      .filter((r) => {
+        const d = String(r.ChargePeriodStart).slice(0, 10);
+        return d >= `${m}-01` && d <= through;
+      })
+      .reduce((acc, r) => acc + num(r.BilledCost), 0);
+    for (let t = next; t <= dayMs(monthEnd); t += DAY_MS) expected += weekly(ymd(t)) + trend(ymd(t));
+    expectNear(f.value, expected, 1e-3, 'month close');
+    expect(f.lower80 <= f.value + 1e-9 && f.value <= f.upper80 + 1e-9).toBe(true);
+  });
 });
