@@ -203,14 +203,19 @@ async function resolve(
   };
 }
 
-/** Grouped cost for the resolved period and the period before it, with every group (≤ 1,000). */
-async function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Promise<ExplorerResult> {
+/**
+ * The widget's cost query (its metric and filter, `groupBy` when given) over `period`, answered by
+ * the engine in the resolved currency with the context's conditions.
+ */
+function askCost(
+  ctx: RenderContext,
+  r: Resolved,
+  period: Record<string, unknown>,
+  groupBy: string[],
+  extra: Record<string, unknown> = {},
+): Promise<ExplorerResult> {
   const request = v.parse(ExplorerRequestSchema, {
-    period: {
-      datePreset: r.datePreset,
-      aggBy: 'Period',
-      comparisonPeriod: { enabled: true, startDate: null, endDate: null, chartType: 'TABLE' },
-    },
+    period,
     queries: [
       {
         type: 'cost',
@@ -222,7 +227,7 @@ async function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Prom
         ...(r.query?.whereClause ? { whereClause: r.query.whereClause } : {}),
       },
     ],
-    limitOverride: 1000,
+    ...extra,
   });
   return runExplorer(request, {
     orgId: ctx.orgId,
@@ -231,6 +236,21 @@ async function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Prom
     currency: r.currency,
     conditions: ctx.context.conditions ?? null,
   });
+}
+
+/** Grouped cost for the resolved period and the period before it, with every group (≤ 1,000). */
+function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Promise<ExplorerResult> {
+  return askCost(
+    ctx,
+    r,
+    {
+      datePreset: r.datePreset,
+      aggBy: 'Period',
+      comparisonPeriod: { enabled: true, startDate: null, endDate: null, chartType: 'TABLE' },
+    },
+    groupBy,
+    { limitOverride: 1000 },
+  );
 }
 
 /**
@@ -250,31 +270,12 @@ async function monthForecast(
   const days = Math.round(
     (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${dataThrough}T00:00:00Z`)) / 86_400_000,
   );
-  const request = v.parse(ExplorerRequestSchema, {
-    period: {
-      startDate: `${month}-01T00:00:00Z`,
-      endDate: `${end}T00:00:00Z`,
-      aggBy: 'Month',
-      forecastDays: days,
-    },
-    queries: [
-      {
-        type: 'cost',
-        name: 'cost',
-        colorIndex: 0,
-        chartType: 'TABLE',
-        metricId: r.metricId,
-        ...(r.query?.whereClause ? { whereClause: r.query.whereClause } : {}),
-      },
-    ],
-  });
-  const res = await runExplorer(request, {
-    orgId: ctx.orgId,
-    now: ctx.now,
-    timeZone: ctx.timeZone,
-    currency: r.currency,
-    conditions: ctx.context.conditions ?? null,
-  });
+  const res = await askCost(
+    ctx,
+    r,
+    { startDate: `${month}-01T00:00:00Z`, endDate: `${end}T00:00:00Z`, aggBy: 'Month', forecastDays: days },
+    [],
+  );
   const series = res.queries[0]?.series[0];
   const bucket = series?.forecast?.[0];
   if (!bucket || !res.dataThrough) return null;
