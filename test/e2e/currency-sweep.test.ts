@@ -417,7 +417,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: 'POST /queries/explorer forecast in USD (same-weekday mean of converted days)',
+    name: 'POST /queries/explorer forecast in USD (the weekday-mean baseline of converted days)',
     figures: async () => {
       const a = (await explorer(
         {
@@ -426,6 +426,7 @@ const CASES: Case[] = [
             endDate: `${CURRENT}-07T00:00:00Z`,
             aggBy: 'Day',
             forecastDays: 3,
+            forecastMethod: 'weekday-mean',
           },
           queries: [cost('a')],
         },

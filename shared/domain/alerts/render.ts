@@ -119,6 +119,8 @@ export function inWords(node: ExprNode, firing: AlertFiring, asMoney = false): s
     case 'call':
       if (node.fn === 'abs') return `the absolute value of ${w(node.args[0]!)}`;
       return `the ${node.fn === 'min' ? 'smallest' : 'largest'} of ${node.args.map((a) => w(a)).join(', ')}`;
+    case 'forecast':
+      return `the ${node.unit === 'WEEK' ? 'week' : 'month'}'s forecast total of ${w(node.arg)}`;
     case 'window':
       if (node.fn === 'timeShift')
         return `${w(node.arg)} ${node.n} ${node.unit.toLowerCase()}${node.n === 1 ? '' : 's'} earlier`;
@@ -139,7 +141,7 @@ export function inWords(node: ExprNode, firing: AlertFiring, asMoney = false): s
 
 function refsOf(node: ExprNode, out: string[] = []): string[] {
   if (node.type === 'ref' && !out.includes(node.name)) out.push(node.name);
-  if (node.type === 'window' || node.type === 'unary') refsOf(node.arg, out);
+  if (node.type === 'window' || node.type === 'unary' || node.type === 'forecast') refsOf(node.arg, out);
   if (node.type === 'binary') {
     refsOf(node.left, out);
     refsOf(node.right, out);

@@ -18,6 +18,15 @@ export const COLOR_PALETTES = ['DEFAULT', 'PIYG', 'RDYLBU', 'CLASSIC'] as const;
 export const SHIFT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
 export const WINDOW_PRESETS = ['MONTH', 'WEEK'] as const;
 export const AGG_BY = ['Hour', 'Day', 'Week', 'Month', 'Period'] as const;
+/** `period.forecastMethod`: `auto` (the forecasting model's choice) or a named method; `weekday-mean` is the legacy baseline. */
+export const FORECAST_METHODS = [
+  'auto',
+  'ets',
+  'theta',
+  'ets-theta',
+  'seasonal-naive',
+  'weekday-mean',
+] as const;
 export const COMPARISON_CHART_TYPES = ['WATERFALL', 'TABLE', 'KPI_BREAKDOWN'] as const;
 export { WHERE_COMBINATORS } from './where-clause';
 
@@ -381,6 +390,8 @@ const PeriodObject = v.strictObject({
       v.maxValue(QUERY_LIMITS.forecastDaysMax, `must be at most ${QUERY_LIMITS.forecastDaysMax}`),
     ),
   ),
+  /** The forecast's method: the model's backtest choice, or one named (docs/queries.md, "Forecast"). */
+  forecastMethod: v.optional(v.picklist(FORECAST_METHODS)),
   comparisonPeriod: v.optional(v.pipe(ComparisonPeriodSchema, datesInOrder())),
 });
 export const PeriodSchema = v.pipe(PeriodObject, datesInOrder());

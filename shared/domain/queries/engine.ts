@@ -17,11 +17,13 @@ import { type Expression, parseExpression } from '../common/expr/parse';
 import type { ExplorerRequest, Query } from '../common/query-model';
 import { DEFAULT_METRIC } from '../datasources/model';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
+import { FORECAST_BACKTEST_ORIGINS, FORECAST_HISTORY_DAYS } from '../forecast';
 import { planConversion } from './conversion';
 import {
   type ConversionOut,
   DEFAULT_TOP_N,
   type ExplorerResult,
+  type ForecastMethod,
   MAX_TOP_N,
   OTHER,
   type PeriodOut,
@@ -50,8 +52,6 @@ import { scopesWhere } from './scopes';
 import {
   type Aggregator,
   bucketForecast,
-  FORECAST_HISTORY_DAYS,
-  forecastDays,
   type Grouped,
   isPartial,
   type RollingSpec,
@@ -674,7 +674,22 @@ export function dataThroughOf(info: BillingInfo, now: Date): number | null {
   return Math.min(dayMs(info.lastChargeDay) - DAY_MS, today - 2 * DAY_MS);
 }
 
-/** Adds forecast points to each cost series: see `forecastDays` (trailing same-weekday mean). */
+/**
+ * Days of history the explorer's forecast reads: enough for the model's backtest at the requested
+ * horizon (a four-week fit window, 84 daily origins and the horizon), and at least a year, so the
+ * month-start/end charges are seen a dozen times. At most two years (a 1,095-day horizon
+ * backtests at a shorter one: accuracy.horizonDays says so).
+ */
+export function forecastHistoryDays(days: number, method: ForecastMethod = 'auto'): number {
+  if (method === 'weekday-mean') return FORECAST_HISTORY_DAYS; // the baseline reads its four weeks
+  return Math.min(730, Math.max(365, 28 + FORECAST_BACKTEST_ORIGINS + days));
+}
+
+/**
+ * Adds forecast buckets and their accuracy to each cost series: the forecasting model over the
+ * series' own daily history (docs/queries.md, "Forecast"), `period.forecastMethod` forcing a method
+ * (`weekday-mean` is the legacy same-weekday mean).
+ */
 async function addForecast(
   run: Run,
   queries: QueryOut[],
@@ -685,13 +700,14 @@ async function addForecast(
 ) {
   const aggBy = w.period.aggBy;
   if (aggBy === 'Hour' || days <= 0) return;
+  const method = run.request.period.forecastMethod ?? 'auto';
   for (const out of queries) {
     const c = done.get(out.name);
     if (c?.query.type !== 'cost') continue;
     const q = c.query;
-    const from = dataThrough - (FORECAST_HISTORY_DAYS - 1) * DAY_MS;
+    const from = dataThrough - (forecastHistoryDays(days, method) - 1) * DAY_MS;
     const day: Window = {
-      starts: bucketStarts(from, dataThrough + DAY_MS, 'Day'),
+      starts: bucketStarts(from, dataThrough + DAY_MS, 'Day', MAX_INTERNAL_BUCKETS),
       period: { start: from, end: dataThrough + DAY_MS, aggBy: 'Day' },
       offset: 0,
     };
@@ -706,16 +722,15 @@ async function addForecast(
           ? g.other || !out.series.some((x) => JSON.stringify(x.group) === JSON.stringify(g.key))
           : JSON.stringify(g.key) === id && !g.other,
       );
-      const daily = new Map<string, number>();
-      day.starts.forEach((t, i) => {
-        daily.set(
-          ymd(t),
-          groups.reduce((acc, g) => acc + (g.values[i] ?? 0), 0),
-        );
-      });
-      s.forecast = bucketForecast(forecastDays(daily, dataThrough, days), aggBy, w.period.start, (t) =>
+      const daily = day.starts.map((t, i) => ({
+        date: ymd(t),
+        value: groups.reduce((acc, g) => acc + (g.values[i] ?? 0), 0),
+      }));
+      const f = bucketForecast(daily, { dataThrough, days, method }, aggBy, w.period, (t) =>
         bucketKey(t, aggBy),
       );
+      s.forecast = f.points;
+      s.forecastAccuracy = f.accuracy;
     }
   }
 }

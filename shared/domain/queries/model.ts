@@ -1,4 +1,36 @@
+import type { ForecastAccuracy, MethodName } from '../forecast';
 import type { AggBy } from './period';
+
+/** `period.forecastMethod`: the model's backtest choice (`auto`) or one named method. */
+export type ForecastMethod = 'auto' | MethodName;
+
+/** The 80 % and 95 % prediction interval of a forecast figure. */
+export interface ForecastBounds {
+  lower80: number;
+  upper80: number;
+  lower95: number;
+  upper95: number;
+}
+
+/** One forecast bucket: the sum of its forecast days, and its interval (docs/queries.md). */
+export interface ForecastBucket extends ForecastBounds {
+  date: string;
+  value: number;
+  /** The bucket's actual days (after the period's start, through `dataThrough`), when it has some. */
+  actual?: number;
+  /** actual + value, the interval on the whole bucket (a month partly actual, partly forecast). */
+  bucketTotal?: ForecastBounds & { value: number };
+}
+
+/** How far to trust a series' forecast: the method, the history it read, and its backtest. */
+export interface ForecastAccuracyOut {
+  method: MethodName;
+  history: { from: string; to: string; days: number };
+  /** The rolling-origin backtest's figures (docs/forecasting.md); null without a backtest. */
+  accuracy: ForecastAccuracy | null;
+  /** Why the model fell back (a history under eight weeks); null when it ran as designed. */
+  fallback: { reason: 'short-history'; detail: string } | null;
+}
 
 /** The answer of `POST /queries/explorer` and of a widget's data (docs/queries.md). */
 export interface Point {
@@ -18,7 +50,9 @@ export interface SeriesOut {
   /** The groups past the top N, summed; every group value reads `Other`. */
   other?: true;
   /** Forecast buckets after `dataThrough` (never mixed into `points` or `total`). */
-  forecast?: { date: string; value: number }[];
+  forecast?: ForecastBucket[];
+  /** With `forecast`: the method, history and backtest accuracy of this series' forecast. */
+  forecastAccuracy?: ForecastAccuracyOut;
 }
 
 export interface QueryOut {

@@ -1,8 +1,9 @@
 import * as v from 'valibot';
 import { DASHBOARD_CURRENCIES, IdSchema } from '../common/enums';
-import { AGG_BY, ExplorerCallRequestSchema } from '../common/query-model';
+import { AGG_BY, ExplorerCallRequestSchema, FORECAST_METHODS } from '../common/query-model';
 import { WhereClauseSchema } from '../common/where-clause';
 import { DASHBOARD_LIMITS } from '../dashboards/schemas';
+import type { MethodName } from '../forecast';
 
 /**
  * `POST /queries/explorer`: a widget's `advancedExplorer` request plus a dashboard's context. The
@@ -23,6 +24,41 @@ export const WidgetDataParams = v.object({
   key: v.pipe(v.string(), v.minLength(1), v.maxLength(DASHBOARD_LIMITS.widgetKeyMaxLength)),
 });
 
+const Bounds = {
+  lower80: v.number(),
+  upper80: v.number(),
+  lower95: v.number(),
+  upper95: v.number(),
+};
+/** A forecast bucket: its forecast days' sum and interval; `bucketTotal` with its actual days. */
+const ForecastBucketOut = v.object({
+  date: v.string(),
+  value: v.number(),
+  ...Bounds,
+  actual: v.optional(v.number()),
+  bucketTotal: v.optional(v.object({ value: v.number(), ...Bounds })),
+});
+/** The method, history and backtest figures of a series' forecast (docs/forecasting.md). */
+const ForecastAccuracyOut = v.object({
+  method: v.picklist(FORECAST_METHODS.filter((m) => m !== 'auto') as MethodName[]),
+  history: v.object({ from: v.string(), to: v.string(), days: v.number() }),
+  accuracy: v.nullable(
+    v.object({
+      horizonDays: v.number(),
+      origins: v.number(),
+      from: v.string(),
+      to: v.string(),
+      mape: v.nullable(v.number()),
+      wape: v.number(),
+      totalError: v.nullable(v.object({ median: v.number(), p90: v.number() })),
+      mase: v.nullable(v.number()),
+      relativeMae: v.nullable(v.number()),
+      coverage80: v.nullable(v.number()),
+      coverage95: v.nullable(v.number()),
+    }),
+  ),
+  fallback: v.nullable(v.object({ reason: v.literal('short-history'), detail: v.string() })),
+});
 const PeriodOut = v.object({ startDate: v.string(), endDate: v.string(), aggBy: v.picklist(AGG_BY) });
 const SeriesOut = v.object({
   group: v.record(v.string(), v.nullable(v.string())),
@@ -31,7 +67,8 @@ const SeriesOut = v.object({
   ),
   total: v.nullable(v.number()),
   other: v.optional(v.literal(true)),
-  forecast: v.optional(v.array(v.object({ date: v.string(), value: v.number() }))),
+  forecast: v.optional(v.array(ForecastBucketOut)),
+  forecastAccuracy: v.optional(ForecastAccuracyOut),
 });
 /** What a converted answer states (docs/currency.md). */
 export const ConversionOut = v.object({

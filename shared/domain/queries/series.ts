@@ -1,5 +1,7 @@
 import type { GroupKey } from '../common/expr/evaluate';
-import { type AggBy, bucketFloor, DAY_MS, nextBucket } from './period';
+import { FORECAST_HISTORY_DAYS, forecastSeries, forecastTotal } from '../forecast';
+import type { ForecastAccuracyOut, ForecastBucket, ForecastMethod } from './model';
+import { type AggBy, bucketFloor, DAY_MS, dayMs, nextBucket, ymd } from './period';
 
 /**
  * Series arithmetic of the engine, over values aligned to a list of bucket starts: reducers,
@@ -99,24 +101,69 @@ export function rolling(
   return out;
 }
 
-// The legacy forecast (trailing same-weekday mean) lives with the forecasting model; re-exported
-// here for the engine, whose behaviour it keeps.
-export { FORECAST_HISTORY_DAYS, forecastDays } from '../forecast/legacy';
-
-/** Sums daily forecasts into buckets of `aggBy` (Hour: none; Period: one bucket dated `periodStart`). */
+/**
+ * The explorer's forecast of one daily series (docs/queries.md, "Forecast"): the forecasting model
+ * (`shared/domain/forecast`) over `history`, its daily points summed into the request's buckets by
+ * `forecastTotal`, so each bucket's interval is on the bucket's total (its actual days after
+ * `periodStart` included: a month partly actual, partly forecast). Each bucket's `value` and
+ * bounds are the forecast days' part; a bucket that also holds actual days adds `actual` and
+ * `bucketTotal` (actual + forecast, interval on the whole bucket).
+ */
 export function bucketForecast(
-  days: { day: number; value: number }[],
+  history: readonly { date: string; value: number }[],
+  options: { dataThrough: number; days: number; method: ForecastMethod },
   aggBy: AggBy,
-  periodStart: number,
+  period: { start: number; end: number },
   key: (t: number) => string,
-): { date: string; value: number }[] {
-  if (aggBy === 'Hour') return [];
-  const sums = new Map<number, number>();
-  for (const d of days) {
-    const b = bucketFloor(d.day, aggBy, periodStart);
-    sums.set(b, (sums.get(b) ?? 0) + d.value);
+): { points: ForecastBucket[]; accuracy: ForecastAccuracyOut } {
+  const legacy = options.method === 'weekday-mean';
+  // The legacy baseline reads the four weeks it always read, missing days as 0 (the model's
+  // under-eight-weeks rule: the same-weekday mean of the whole weeks, here exactly four). Else
+  // leading days without data are not history (a group that started billing later).
+  const firstData = history.findIndex((r) => r.value !== 0);
+  const rows = legacy ? history.slice(-FORECAST_HISTORY_DAYS) : firstData < 0 ? [] : history.slice(firstData);
+  const f = forecastSeries(rows, {
+    horizonDays: options.days,
+    dataThrough: ymd(options.dataThrough),
+    ...(options.method === 'auto' || legacy ? {} : { method: options.method }),
+  });
+  const accuracy: ForecastAccuracyOut = {
+    method: f.method,
+    history: f.history,
+    accuracy: f.accuracy,
+    fallback: legacy ? null : (f.fallback ?? null),
+  };
+  if (aggBy === 'Hour') return { points: [], accuracy };
+  const buckets = new Map<number, number>(); // bucket start → last forecast day in it
+  for (const p of f.points) {
+    const t = dayMs(p.date);
+    buckets.set(bucketFloor(t, aggBy, period.start), t);
   }
-  return [...sums.entries()].sort((a, b) => a[0] - b[0]).map(([t, value]) => ({ date: key(t), value }));
+  const points = [...buckets.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([b, last]) => {
+      const t = forecastTotal(f, rows, ymd(Math.max(b, period.start)), ymd(last));
+      const bounds = {
+        lower80: t.lower80 - t.actual,
+        upper80: t.upper80 - t.actual,
+        lower95: t.lower95 - t.actual,
+        upper95: t.upper95 - t.actual,
+      };
+      const out: ForecastBucket = { date: key(b), value: t.forecast, ...bounds };
+      if (t.actualDays > 0)
+        Object.assign(out, {
+          actual: t.actual,
+          bucketTotal: {
+            value: t.value,
+            lower80: t.lower80,
+            upper80: t.upper80,
+            lower95: t.lower95,
+            upper95: t.upper95,
+          },
+        });
+      return out;
+    });
+  return { points, accuracy };
 }
 
 /** True when the bucket starting at `t` ends after `dataThrough` (a day, epoch ms). */

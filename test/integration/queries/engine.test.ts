@@ -285,10 +285,13 @@ describe('query engine over DuckDB', () => {
         endDate: '2024-10-23T00:00:00Z',
         aggBy: 'Day',
         forecastDays: 3,
+        forecastMethod: 'weekday-mean',
       },
       queries: [q('a')],
     });
     const s = only(res, 'a').series[0]!;
+    expect(s.forecastAccuracy?.method).toBe('weekday-mean');
+    for (const f of s.forecast ?? []) expect(f.lower80 <= f.value && f.value <= f.upper80).toBe(true);
     expect(s.forecast?.map((f) => f.date)).toEqual(['2024-10-20', '2024-10-21', '2024-10-22']);
     // Trailing same-weekday mean over the four weeks through dataThrough (2024-10-19).
     const expected = (d: string) =>

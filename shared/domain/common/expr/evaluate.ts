@@ -1,6 +1,14 @@
+import { forecastSeries, forecastTotal } from '../../forecast';
 import { type Bucket, minus, parseDate, previousBucketStart } from './dates';
 import { ExpressionError } from './errors';
-import type { BinaryOp, Expression, ExprNode, Unit, WindowFunction } from './parse';
+import {
+  type BinaryOp,
+  type Expression,
+  type ExprNode,
+  FORECAST_LOOKBACK_DAYS,
+  type Unit,
+  type WindowFunction,
+} from './parse';
 
 /**
  * The tree-walking evaluator. Every node evaluates to a constant or to a grouped series over the
@@ -138,6 +146,8 @@ class Evaluator {
       }
       case 'window':
         return this.window(node.fn, this.run(node.arg), node.n, node.unit);
+      case 'forecast':
+        return this.forecast(this.run(node.arg), node.unit, node.pos);
     }
   }
 
@@ -280,6 +290,19 @@ class Evaluator {
     return out;
   }
 
+  private forecast(v: Value, unit: 'WEEK' | 'MONTH', pos: number): Series {
+    if (this.input.bucket !== 'Day')
+      throw new ExpressionError(`forecast(x, ${unit}) needs Day buckets (got ${this.input.bucket})`, pos);
+    const series = this.toSeries(v);
+    return makeSeries(
+      series.groups.map((g) => ({
+        id: g.id,
+        key: g.key,
+        values: forecastEndOfPeriod(this.input.dates, g.values, unit),
+      })),
+    );
+  }
+
   private window(fn: WindowFunction, v: Value, n: number, unit: Unit): Series {
     const series = this.toSeries(v);
     if (fn === 'timeShift') {
@@ -302,6 +325,54 @@ class Evaluator {
     );
   }
 }
+
+const DAY_MS = 86_400_000;
+
+/**
+ * `forecast(x, period)[d]` over one group's daily values: the total of the calendar WEEK (ISO) or
+ * MONTH holding `d`, its days through `d` actual and the rest forecast by the forecasting model
+ * from the values up to `d` (nulls count as 0, a day without rows). Null where fewer than
+ * FORECAST_LOOKBACK_DAYS days precede `d` or every value up to `d` is null.
+ */
+function forecastEndOfPeriod(
+  dates: readonly string[],
+  values: Float64Array,
+  unit: 'WEEK' | 'MONTH',
+): Float64Array {
+  const out = new Float64Array(values.length).fill(Number.NaN);
+  const first = dayMs(dates[0] ?? '');
+  let seen = false;
+  for (let i = 0; i < values.length; i++) {
+    if (!Number.isNaN(values[i] as number)) seen = true;
+    const d = dayMs(dates[i] as string);
+    if (!seen || (d - first) / DAY_MS < FORECAST_LOOKBACK_DAYS) continue;
+    const day = new Date(d);
+    const start =
+      unit === 'MONTH'
+        ? Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), 1)
+        : d - ((day.getUTCDay() + 6) % 7) * DAY_MS;
+    const end =
+      unit === 'MONTH' ? Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + 1, 0) : start + 6 * DAY_MS;
+    const history: { date: string; value: number }[] = [];
+    for (let j = 0; j <= i; j++) {
+      const v = values[j] as number;
+      history.push({ date: dates[j] as string, value: Number.isNaN(v) ? 0 : v });
+    }
+    const horizon = Math.round((end - d) / DAY_MS);
+    if (horizon === 0) {
+      let sum = 0;
+      for (const r of history) if (dayMs(r.date) >= start) sum += r.value;
+      out[i] = sum;
+      continue;
+    }
+    const f = forecastSeries(history, { horizonDays: horizon });
+    out[i] = forecastTotal(f, history, ymdOf(start), ymdOf(end)).value;
+  }
+  return out;
+}
+
+const dayMs = (date: string) => Date.parse(`${date.slice(0, 10)}T00:00:00Z`);
+const ymdOf = (t: number) => new Date(t).toISOString().slice(0, 10);
 
 /** Sum (or mean) of the non-null values of each window, kept incrementally. */
 function rollingSumAvg(values: Float64Array, starts: Int32Array, mean: boolean): Float64Array {

@@ -17,9 +17,10 @@ import { type Token, tokenize } from './lexer';
  *   unary      := '-' unary | primary
  *   primary    := number | name | call | '(' expr ')'
  *   call       := ('abs') '(' expr ')' | ('min' | 'max') '(' expr (',' expr)+ ')'
- *               | window '(' expr ',' integer ',' unit ')'
+ *               | window '(' expr ',' integer ',' unit ')' | 'forecast' '(' expr ',' period ')'
  *   window     := 'rollingSum' | 'rollingAvg' | 'rollingMedian' | 'rollingStd' | 'timeShift'
  *   unit       := DAY | WEEK | MONTH   (any letter case)
+ *   period     := WEEK | MONTH   (any letter case)
  *
  * Function names and `and`/`or`/`not` are case-sensitive, spelt as above; units are not.
  * See docs/expressions.md for the semantics.
@@ -33,6 +34,13 @@ export const WINDOW_FUNCTIONS = [
   'timeShift',
 ] as const;
 export const SCALAR_FUNCTIONS = ['abs', 'min', 'max'] as const;
+/** `forecast(x, MONTH)`: the end-of-period forecast (docs/expressions.md). */
+export const FORECAST_FUNCTION = 'forecast';
+/**
+ * Days of history `forecast(…)` reads before a date: a four-week fit window, 84 daily backtest
+ * origins and a month's horizon, rounded up to 26 weeks (docs/forecasting.md).
+ */
+export const FORECAST_LOOKBACK_DAYS = 182;
 export const UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
 export const COMPARISON_OPS = ['>', '>=', '<', '<=', '==', '!='] as const;
 
@@ -49,7 +57,8 @@ export type ExprNode =
   | { type: 'unary'; op: '-' | 'not'; arg: ExprNode; pos: number }
   | { type: 'binary'; op: BinaryOp; left: ExprNode; right: ExprNode; pos: number }
   | { type: 'call'; fn: ScalarFunction; args: ExprNode[]; pos: number }
-  | { type: 'window'; fn: WindowFunction; arg: ExprNode; n: number; unit: Unit; pos: number };
+  | { type: 'window'; fn: WindowFunction; arg: ExprNode; n: number; unit: Unit; pos: number }
+  | { type: 'forecast'; arg: ExprNode; unit: 'WEEK' | 'MONTH'; pos: number };
 
 export interface Lookback {
   days: number;
@@ -109,7 +118,7 @@ const COMPARISON_PREC = 4;
 const NEG_PREC = 7;
 
 const KEYWORDS = new Set(['and', 'or', 'not']);
-const FUNCTIONS: readonly string[] = [...WINDOW_FUNCTIONS, ...SCALAR_FUNCTIONS];
+const FUNCTIONS: readonly string[] = [...WINDOW_FUNCTIONS, ...SCALAR_FUNCTIONS, FORECAST_FUNCTION];
 
 function describe(t: Token): string {
   if (t.kind === 'eof') return 'end of expression';
@@ -286,6 +295,16 @@ class Parser {
       this.closeCall(fn);
       return { type: 'window', fn: fn as WindowFunction, arg, n, unit, pos: nameToken.pos };
     }
+    if (fn === FORECAST_FUNCTION) {
+      const arg = this.expr(0, depth);
+      this.expect('comma', "',' and the period (WEEK or MONTH) of forecast(x, period)");
+      const t = this.peek();
+      const unit = this.unit();
+      if (unit === 'DAY')
+        throw new ExpressionError('the period of forecast(x, period) is WEEK or MONTH', t.pos);
+      this.closeCall(fn);
+      return { type: 'forecast', arg, unit, pos: nameToken.pos };
+    }
     const args = [this.expr(0, depth)];
     while (this.peek().kind === 'comma') {
       this.next();
@@ -347,6 +366,10 @@ function lookbackOf(node: ExprNode): Lookback {
       return widest([lookbackOf(node.left), lookbackOf(node.right)]);
     case 'call':
       return widest(node.args.map(lookbackOf));
+    case 'forecast': {
+      const inner = lookbackOf(node.arg);
+      return { days: inner.days + FORECAST_LOOKBACK_DAYS, months: inner.months };
+    }
     case 'window': {
       const inner = lookbackOf(node.arg);
       if (node.unit === 'MONTH') return { days: inner.days, months: inner.months + node.n };

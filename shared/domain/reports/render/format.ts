@@ -2,7 +2,7 @@ import { oneLine } from '../../common/text';
 import type { Report, ReportAttachment } from '../model';
 import { attachmentName } from './attachments';
 import { escapeHtml, escapeMrkdwn } from './markdown';
-import { type Change, money, pct, type WidgetData } from './widgets';
+import { type Change, forecastSentence, money, pct, type WidgetData } from './widgets';
 
 /**
  * A rendered report: one email body (HTML + text), one Slack message, and the files: each
@@ -93,7 +93,7 @@ function widgetHtml(w: WidgetData, index: number): string {
         money(w.totals.current, w.currency),
       )}</strong> total, <span style="color:${colour(w.totals.diff)}">${escapeHtml(
         `${w.totals.diff > 0 ? '+' : ''}${money(w.totals.diff, w.currency)} (${pct(w.totals.relativeDiff)})`,
-      )}</span> vs the previous period.</p>`;
+      )}</span> vs the previous period.</p>${w.forecast ? `<p>${escapeHtml(forecastSentence(w.forecast, w.currency))}</p>` : ''}`;
       if (w.display === 'summary') return `${head}<p>${escapeHtml(w.summary)}</p>`;
       if (w.display === 'table') {
         const rows = w.movers
@@ -147,6 +147,7 @@ function widgetText(w: WidgetData, index: number): string {
         w.title ?? `Cost changes by ${w.groupBy.join(' > ')}`,
         periodLine(w),
         w.summary,
+        ...(w.forecast ? [forecastSentence(w.forecast, w.currency)] : []),
         ...w.movers.map((n) => `- ${lineText(n, w.currency, pathName(n, w.groupBy, ' / '))}`),
       ].join('\n');
     case 'TOP_FLOP':
@@ -190,7 +191,7 @@ function widgetBlocks(w: WidgetData, index: number): unknown[] {
     case 'DIGEST':
       return [
         section(
-          `*${escapeMrkdwn(w.title ?? `Cost changes by ${w.groupBy.join(' › ')}`)}*\n${escapeMrkdwn(w.summary)}`,
+          `*${escapeMrkdwn(w.title ?? `Cost changes by ${w.groupBy.join(' › ')}`)}*\n${escapeMrkdwn(w.summary)}${w.forecast ? `\n${escapeMrkdwn(forecastSentence(w.forecast, w.currency))}` : ''}`,
         ),
         ...(w.display === 'summary' || !w.movers.length
           ? []

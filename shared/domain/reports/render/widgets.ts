@@ -84,6 +84,32 @@ export interface Totals {
   relativeDiff: number | null;
 }
 
+/**
+ * The DIGEST's month-end forecast: the month holding the day after `dataThrough`, its actual days
+ * plus the forecasting model's forecast of the rest, the 80 % interval on the whole month
+ * (docs/reports.md).
+ */
+export interface MonthForecast {
+  /** `YYYY-MM`. */
+  month: string;
+  value: number;
+  lower80: number;
+  upper80: number;
+  /** Actual through this day. */
+  dataThrough: string;
+  method: string;
+}
+
+/** "March 2025 is forecast to close at $X (80 % between $A and $B); actual through 2025-03-12." */
+export function forecastSentence(f: MonthForecast, currency: string | null): string {
+  const name = new Date(`${f.month}-01T00:00:00Z`).toLocaleString('en-US', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+  return `${name} is forecast to close at ${money(f.value, currency)} (80 % between ${money(f.lower80, currency)} and ${money(f.upper80, currency)}); actual through ${f.dataThrough}.`;
+}
+
 export type WidgetData =
   | { type: 'TEXT'; title: string | null; markdown: string; html: string; mrkdwn: string; text: string }
   | (PeriodInfo & {
@@ -98,6 +124,8 @@ export type WidgetData =
       /** The highlighted nodes with the largest absolute change, at most `topLargestAbsoluteChange`. */
       movers: Omit<Change, 'children'>[];
       summary: string;
+      /** The month in progress, forecast to its end (null without billing data). */
+      forecast: MonthForecast | null;
     })
   | (PeriodInfo & {
       type: 'TOP_FLOP';
@@ -175,14 +203,19 @@ async function resolve(
   };
 }
 
-/** Grouped cost for the resolved period and the period before it, with every group (≤ 1,000). */
-async function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Promise<ExplorerResult> {
+/**
+ * The widget's cost query (its metric and filter, `groupBy` when given) over `period`, answered by
+ * the engine in the resolved currency with the context's conditions.
+ */
+function askCost(
+  ctx: RenderContext,
+  r: Resolved,
+  period: Record<string, unknown>,
+  groupBy: string[],
+  extra: Record<string, unknown> = {},
+): Promise<ExplorerResult> {
   const request = v.parse(ExplorerRequestSchema, {
-    period: {
-      datePreset: r.datePreset,
-      aggBy: 'Period',
-      comparisonPeriod: { enabled: true, startDate: null, endDate: null, chartType: 'TABLE' },
-    },
+    period,
     queries: [
       {
         type: 'cost',
@@ -194,7 +227,7 @@ async function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Prom
         ...(r.query?.whereClause ? { whereClause: r.query.whereClause } : {}),
       },
     ],
-    limitOverride: 1000,
+    ...extra,
   });
   return runExplorer(request, {
     orgId: ctx.orgId,
@@ -203,6 +236,58 @@ async function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Prom
     currency: r.currency,
     conditions: ctx.context.conditions ?? null,
   });
+}
+
+/** Grouped cost for the resolved period and the period before it, with every group (≤ 1,000). */
+function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Promise<ExplorerResult> {
+  return askCost(
+    ctx,
+    r,
+    {
+      datePreset: r.datePreset,
+      aggBy: 'Period',
+      comparisonPeriod: { enabled: true, startDate: null, endDate: null, chartType: 'TABLE' },
+    },
+    groupBy,
+    { limitOverride: 1000 },
+  );
+}
+
+/**
+ * The month in progress forecast to its end (the month holding the day after `dataThrough`): the
+ * widget's cost query, ungrouped, in its currency, through the explorer's forecast (the model),
+ * its interval on the whole month. Null without billing data.
+ */
+async function monthForecast(
+  ctx: RenderContext,
+  r: Resolved,
+  dataThrough: string | null,
+): Promise<MonthForecast | null> {
+  if (!dataThrough) return null;
+  const next = new Date(Date.parse(`${dataThrough}T00:00:00Z`) + 86_400_000);
+  const month = next.toISOString().slice(0, 7);
+  const end = new Date(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 0)).toISOString().slice(0, 10);
+  const days = Math.round(
+    (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${dataThrough}T00:00:00Z`)) / 86_400_000,
+  );
+  const res = await askCost(
+    ctx,
+    r,
+    { startDate: `${month}-01T00:00:00Z`, endDate: `${end}T00:00:00Z`, aggBy: 'Month', forecastDays: days },
+    [],
+  );
+  const series = res.queries[0]?.series[0];
+  const bucket = series?.forecast?.[0];
+  if (!bucket || !res.dataThrough) return null;
+  const total = bucket.bucketTotal ?? bucket;
+  return {
+    month,
+    value: total.value,
+    lower80: total.lower80,
+    upper80: total.upper80,
+    dataThrough: res.dataThrough,
+    method: series.forecastAccuracy?.method ?? 'weekday-mean',
+  };
 }
 
 function periodInfo(requestedCurrency: string | null, r: ExplorerResult): PeriodInfo {
@@ -393,6 +478,7 @@ export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue
         tree,
         movers,
         summary: summarise(totals, tree, res.currency, res.period),
+        forecast: await monthForecast(ctx, r, res.dataThrough),
       };
     }
     case 'TOP_FLOP': {

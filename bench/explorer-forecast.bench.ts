@@ -1,0 +1,107 @@
+/**
+ * What the forecast adds to an explorer answer (issue 27: at most 20 %): ~1M generated FOCUS rows
+ * (`WAREHOUSE_BENCH_ROWS` to change) over the 365 days before `NOW`, one explorer request by day
+ * grouped by resource (the top 100 and `Other`) over the last 30 days, asked without a forecast
+ * and with `forecastDays: 28` (the model over each series' 365 days of history), alternately in the
+ * same process on the same database; the ratio of the medians (target ≤ 1.2). The weekday-mean
+ * baseline is measured alike. Figures only: nothing here is asserted by a test.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as v from 'valibot';
+import { resetConfig } from '../shared/config';
+import { ExplorerRequestSchema } from '../shared/domain/common/query-model';
+import { runExplorer } from '../shared/domain/queries/engine';
+import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
+import { resetDuckDb } from '../shared/warehouse/duckdb/database';
+import { writeFocusCsv } from '../shared/warehouse/generator';
+import { costQuery as cost } from '../test/support/explorer';
+import { median, round, timed } from './support';
+
+const ORG = 'org_fxbench';
+const MONTHS = [
+  '2023-10',
+  '2023-11',
+  '2023-12',
+  '2024-01',
+  '2024-02',
+  '2024-03',
+  '2024-04',
+  '2024-05',
+  '2024-06',
+  '2024-07',
+  '2024-08',
+  '2024-09',
+];
+const NOW = new Date('2024-10-02T12:00:00Z');
+const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 5);
+const PERIOD = { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-30T00:00:00Z', aggBy: 'Day' };
+
+export default async function explorerForecastBench(): Promise<Record<string, unknown>> {
+  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const dir = mkdtempSync(join(tmpdir(), 'fx-explorer-bench-'));
+  try {
+    const csv = join(dir, 'focus.csv');
+    const days = 366;
+    const rows = await writeFocusCsv(csv, {
+      seed: 3,
+      months: MONTHS,
+      resourcesPerProvider: Math.ceil(target / days / 2),
+      accountPrefix: '4000',
+    });
+    process.env.DUCKDB_PATH = join(dir, 'forecast.duckdb');
+    process.env.WAREHOUSE = 'duckdb';
+    resetConfig();
+    resetDuckDb();
+    await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
+    const request = (extra: Record<string, unknown>) =>
+      v.parse(ExplorerRequestSchema, {
+        period: { ...PERIOD, ...extra },
+        queries: [cost('a', { groupBy: 'resource_id' })],
+      });
+    const variants = {
+      without: request({}),
+      model: request({ forecastDays: 28 }),
+      baseline: request({ forecastDays: 28, forecastMethod: 'weekday-mean' }),
+    };
+    const ms: Record<keyof typeof variants, number[]> = { without: [], model: [], baseline: [] };
+    const names = Object.keys(variants) as (keyof typeof variants)[];
+    let groups = 0;
+    let historyDays = 0;
+    for (const name of names) await runExplorer(variants[name], { orgId: ORG, now: NOW }); // warm up
+    for (let i = 0; i < RUNS; i++) {
+      // Rotate the order so a busy moment of the shared machine lands on every variant alike.
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(i + k) % names.length]!;
+        const t = await timed(() => runExplorer(variants[name], { orgId: ORG, now: NOW }));
+        ms[name].push(t.ms);
+        if (name === 'model') {
+          const series = t.result.queries[0]?.series ?? [];
+          groups = series.length;
+          historyDays = Math.max(...series.map((s) => s.forecastAccuracy?.history.days ?? 0));
+        }
+      }
+    }
+    const w = median(ms.without);
+    const m = median(ms.model);
+    const b = median(ms.baseline);
+    const out = {
+      rows,
+      series: groups,
+      historyDays,
+      withoutMs: round(w),
+      withModelMs: round(m),
+      withBaselineMs: round(b),
+      ratio: round(m / w, 2),
+      baselineRatio: round(b / w, 2),
+      target: 1.2,
+      runs: RUNS,
+    };
+    process.stdout.write(`  explorer forecast: ${JSON.stringify(out)}\n`);
+    return out;
+  } finally {
+    resetDuckDb();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,104 @@
+import type { Principal } from '../../../shared/auth/principal';
+import { ensureOrganization } from '../../../shared/db/organizations-repo';
+import { evaluateAlert } from '../../../shared/domain/alerts/evaluate';
+import type { Notification } from '../../../shared/domain/alerts/notification';
+import { CreateAlertBody } from '../../../shared/domain/alerts/schemas';
+import { createEngineSeriesSource } from '../../../shared/domain/alerts/series-source';
+import { createAlert } from '../../../shared/domain/alerts/service';
+import { parseOrThrow } from '../../../shared/validation';
+import type { WarehouseQueries } from '../../../shared/warehouse/port';
+import { setWarehouseQueries } from '../../../shared/warehouse/queries';
+import { conditionBody, costQuery } from '../../unit/alerts/fixtures';
+
+/**
+ * An alert on the month's FORECAST (docs/expressions.md, `forecast(x, MONTH)`), evaluated by the
+ * alert evaluator through the query engine: the daily cost is a pure weekly pattern, so the month's
+ * close is known here (the actual days plus the pattern on the rest), and the alert fires while the
+ * month-to-date actual is still under its threshold.
+ */
+const run = Math.random().toString(36).slice(2, 8);
+const orgId = `org_fcond${run}`;
+const principal: Principal = { orgId, principalId: 'user_a', kind: 'user', role: 'admin', teamIds: [] };
+const WEEKLY = [100, 120, 110, 130, 90, 40, 30]; // Monday … Sunday
+const weekly = (d: string) => WEEKLY[(new Date(`${d}T00:00:00Z`).getUTCDay() + 6) % 7]!;
+const lastChargeDay = '2026-11-20';
+const through = '2026-11-19'; // the last complete day
+const DAY_MS = 86_400_000;
+const daysIn = (from: string, to: string) => {
+  const out: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS)
+    out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+};
+const monthActual = daysIn('2026-11-01', through).reduce((a, d) => a + weekly(d), 0);
+const monthClose = daysIn('2026-11-01', '2026-11-30').reduce((a, d) => a + weekly(d), 0);
+
+const fake: WarehouseQueries = {
+  kind: 'duckdb',
+  billingMonths: async () => ['2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-10', '2026-11'],
+  usageMetrics: async () => [],
+  billingInfo: async () => ({ lastChargeDay, currencies: ['USD'] }),
+  costSeries: async (q) => rows(q),
+  costSeriesMany: async (q, ids) => ids.map(() => rows(q)),
+  usageSeries: async () => [],
+  catalog: async () => undefined,
+};
+function rows(q: { start: string; end: string }) {
+  const out: { period: string; group: Record<string, never>; value: number }[] = [];
+  for (let t = Date.parse(q.start.slice(0, 10)); t < Date.parse(q.end.slice(0, 10)); t += DAY_MS) {
+    const period = new Date(t).toISOString().slice(0, 10);
+    if (period <= lastChargeDay && period >= '2026-03-01')
+      out.push({ period, group: {}, value: weekly(period) });
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  await ensureOrganization({
+    id: orgId,
+    name: 'forecast condition',
+    timezone: 'UTC',
+    createdAt: new Date().toISOString(),
+  });
+});
+afterEach(() => setWarehouseQueries(undefined));
+
+test('an alert on the month forecast fires while the month-to-date actual is under the threshold', async () => {
+  const t0 = new Date('2026-11-21T05:00:00Z');
+  const under = Math.round(monthClose - 50);
+  const over = Math.round(monthClose + 50);
+  expect(monthActual).toBeLessThan(under);
+  const make = (name: string, condition: string) =>
+    createAlert(
+      principal,
+      parseOrThrow(
+        CreateAlertBody,
+        conditionBody({ name, condition, queries: [costQuery('spend')] }),
+        'plain',
+        'body',
+      ),
+      t0,
+    );
+  const fires = await make('month forecast over', `forecast(spend, MONTH) > ${under}`);
+  const quiet = await make('month forecast far over', `forecast(spend, MONTH) > ${over}`);
+  setWarehouseQueries(fake);
+  const notes: Notification[] = [];
+  const now = new Date('2026-11-21T06:00:00Z');
+  const deps = {
+    source: createEngineSeriesSource(),
+    now: () => now,
+    enqueueNotifications: async (items: readonly Notification[]) => {
+      notes.push(...items);
+      return items.map(() => null);
+    },
+  };
+  const results = await Promise.all(
+    [fires, quiet].map((a) => evaluateAlert({ orgId, alertId: a.id, scheduledFor: now.toISOString() }, deps)),
+  );
+  expect(results.map((r) => [r?.evaluatedDay, r?.triggered])).toEqual([
+    [through, true],
+    [through, false],
+  ]);
+  expect(notes.map((n) => n.alertId)).toEqual([fires.id]);
+  expect(notes[0]!.message.text).toContain("the month's forecast total of spend");
+});
