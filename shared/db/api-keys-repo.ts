@@ -4,7 +4,7 @@ import { newId } from '../ids';
 import { log } from '../log';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { getItem, queryPartition } from './items';
-import { keys } from './keys';
+import { INDEX_ON, keys } from './keys';
 import { type Page, queryPage } from './page';
 import { ifConditionFails } from './writes';
 
@@ -99,7 +99,7 @@ export async function findOrgKey(orgId: string, keyId: string): Promise<StoredKe
     const res = await db().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: 'gsi1',
+        IndexName: INDEX_ON.gsi1pk,
         KeyConditionExpression: 'gsi1pk = :pk',
         FilterExpression: 'id = :id',
         ExpressionAttributeValues: { ':pk': index.gsi1pk, ':id': keyId },

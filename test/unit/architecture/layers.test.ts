@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseSync } from '@swc/core';
+import { tableDefinition } from '../../../shared/db/keys';
 
 /**
  * Layers point one way. Every `.ts` file of functions/ and shared/ is parsed (imports, exports
@@ -169,6 +170,39 @@ function breaks(rule: Rule, imports: Import[]): string[] {
 const files = [...sourceFiles('functions'), ...sourceFiles('shared')];
 const imports = files.flatMap(importsOf);
 
+/**
+ * Key shapes and index names live only in shared/db/keys.ts: a string literal (or the head of a
+ * template) that starts like a key prefix (`'DUE#'`, `` `DELIVERY#${…}` ``), or that names an index
+ * of the table, anywhere else is a second copy of the contract. Comments are not code and not read.
+ */
+const KEYS_FILE = 'shared/db/keys.ts';
+const KEY_LITERAL = /^[A-Z]+#/;
+const INDEX_NAMES = new Set<string>(tableDefinition.indexes.map((ix) => ix.name));
+
+function literalsIn(node: unknown, out: string[]): void {
+  if (Array.isArray(node)) {
+    for (const child of node) literalsIn(child, out);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const n = node as Record<string, unknown> & { type?: string };
+  if (n.type === 'StringLiteral' && typeof n.value === 'string') out.push(n.value);
+  if (n.type === 'TemplateLiteral') {
+    const head = (n.quasis as { cooked?: string; raw?: string }[] | undefined)?.[0];
+    if (head) out.push(head.cooked ?? head.raw ?? '');
+  }
+  for (const value of Object.values(n)) if (value && typeof value === 'object') literalsIn(value, out);
+}
+
+function keyLiterals(file: string, source: string): string[] {
+  if (file === KEYS_FILE) return [];
+  const found: string[] = [];
+  literalsIn(parseSync(source, { syntax: 'typescript', target: 'es2022' }).body, found);
+  return found
+    .filter((text) => KEY_LITERAL.test(text) || INDEX_NAMES.has(text))
+    .map((text) => `${file}: ${JSON.stringify(text)}`);
+}
+
 describe('import boundaries', () => {
   it('reads every source file of functions/ and shared/, and their imports', () => {
     expect(files.length).toBeGreaterThan(150);
@@ -184,6 +218,24 @@ describe('import boundaries', () => {
       target: 'shared/auth/principal',
       typeOnly: true,
     });
+  });
+
+  it('key shapes and index names are spelled only in shared/db/keys.ts', () => {
+    const found = files.flatMap((file) => keyLiterals(file, readFileSync(join(ROOT, file), 'utf8')));
+    expect(found).toEqual([]);
+    // It sees them in every form, and not in comments.
+    const forged = [
+      "const a = { ':p': `DUE#$" + '{shard}` };',
+      "const b = { skPrefix: 'DELIVERY#' };",
+      "const c = { IndexName: 'gsi2' };",
+      '/** `ORG#o#DASH#d` / `META` */ const d = 1;',
+    ].join('\n');
+    expect(keyLiterals('shared/db/x-repo.ts', forged)).toEqual([
+      'shared/db/x-repo.ts: "DUE#"',
+      'shared/db/x-repo.ts: "DELIVERY#"',
+      'shared/db/x-repo.ts: "gsi2"',
+    ]);
+    expect(keyLiterals(KEYS_FILE, forged)).toEqual([]);
   });
 
   it.each(RULES.map((r) => [r.name, r] as const))('%s', (_name, rule) => {
