@@ -1,4 +1,5 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { QueueName } from '../queues';
 import { db, tableName } from './client';
 import { DUE_SHARDS, INDEX_ON, keys, stripKeys } from './keys';
 
@@ -11,7 +12,7 @@ import { DUE_SHARDS, INDEX_ON, keys, stripKeys } from './keys';
 export interface OutboxEntry {
   id: string;
   orgId: string;
-  queue: string;
+  queue: QueueName;
   /** The SQS message body (JSON text). */
   body: string;
   createdAt: string;
