@@ -3,7 +3,7 @@ import { enqueue } from '../../cloud/queue';
 import { config } from '../../config';
 import { BadRequestError } from '../../errors';
 import { newId } from '../../ids';
-import { webhookUrlProblem } from '../../notify/address-policy';
+import { webhookUrlProblem } from '../../net/address-policy';
 import { QUEUE } from '../../queues';
 import type { Notification } from './notification';
 import { type AlertFiring, renderAlertMessage } from './render';
