@@ -42,7 +42,7 @@ import { createAlert } from '../shared/domain/alerts/service';
 import { parseOrThrow } from '../shared/validation';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
-import { writeFocusCsv } from '../shared/warehouse/generator';
+import { writeFocusCsv } from '../infra/local/demo-data/generator';
 import { round, timed } from './support';
 
 const ORG = 'org_abench';

@@ -7,7 +7,7 @@
  */
 import { loadavg } from 'node:os';
 import { evaluateExpression, type GroupedSeries, parseExpression } from '../shared/domain/common/expr';
-import { seededRandom } from '../shared/random';
+import { seededRandom } from '../infra/local/demo-data/random';
 
 const GROUPS = Number(process.env.BENCH_EXPR_GROUPS ?? 1000);
 const DAYS = Number(process.env.BENCH_EXPR_DAYS ?? 365);

@@ -12,7 +12,7 @@
  * Figures only: no test asserts on them.
  */
 import { forecastDays, forecastSeries } from '../shared/domain/forecast';
-import { seededRandom } from '../shared/random';
+import { seededRandom } from '../infra/local/demo-data/random';
 import { percentile } from './support';
 
 const SERIES = Number(process.env.FORECAST_BENCH_SERIES ?? 240);

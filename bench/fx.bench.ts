@@ -24,12 +24,12 @@ import { resetDb } from '../shared/db/client';
 import { ExplorerRequestSchema } from '../shared/domain/common/query-model';
 import { parseRateFile } from '../shared/domain/fx/ecb';
 import { loadRates } from '../shared/domain/fx/service';
-import { syntheticRateXml } from '../shared/domain/fx/synthetic';
+import { syntheticRateXml } from '../infra/local/demo-data/fx-synthetic';
 import { runExplorer } from '../shared/domain/queries/engine';
 import type { ExplorerResult } from '../shared/domain/queries/model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
-import { csvLine, FOCUS_HEADER, generateFocusRows, writeFocusCsv } from '../shared/warehouse/generator';
+import { csvLine, FOCUS_HEADER, generateFocusRows, writeFocusCsv } from '../infra/local/demo-data/generator';
 import { costQuery as cost } from '../test/support/explorer';
 import { median, round, timed } from './support';
 

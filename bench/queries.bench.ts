@@ -17,7 +17,7 @@ import { runExplorer } from '../shared/domain/queries/engine';
 import type { ExplorerResult } from '../shared/domain/queries/model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
-import { writeFocusCsv } from '../shared/warehouse/generator';
+import { writeFocusCsv } from '../infra/local/demo-data/generator';
 import { costQuery as cost } from '../test/support/explorer';
 import { median, percentile, round, startStack, timed } from './support';
 

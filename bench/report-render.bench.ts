@@ -12,7 +12,7 @@ import { type RenderContext, renderWidget } from '../shared/domain/reports/rende
 import { ReportWidget } from '../shared/domain/reports/schemas';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
-import { writeFocusCsv } from '../shared/warehouse/generator';
+import { writeFocusCsv } from '../infra/local/demo-data/generator';
 import { importMs, percentile, ROOT, round } from './support';
 
 const ORG = 'org_rbench';

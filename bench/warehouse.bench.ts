@@ -16,7 +16,7 @@ import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { billingTableDdl, resetDuckDb } from '../shared/warehouse/duckdb/database';
 import type { EnrichmentFeature, FeatureModel } from '../shared/warehouse/features';
 import { BILLING_COLUMNS } from '../shared/warehouse/focus-columns';
-import { FOCUS_HEADER, writeFocusCsv } from '../shared/warehouse/generator';
+import { FOCUS_HEADER, writeFocusCsv } from '../infra/local/demo-data/generator';
 import { round, timed } from './support';
 
 const ORG = 'org_bench';

@@ -1,4 +1,4 @@
-import { buildOpenApi, type OpenApiDocument } from '../../shared/openapi';
+import { buildOpenApi, type OpenApiDocument } from '../openapi';
 import { routes } from '../../shared/routes';
 import type { LocalHook } from './local-hook';
 

@@ -16,7 +16,7 @@ import { createAlert } from '../../shared/domain/alerts/service';
 import type { Report } from '../../shared/domain/reports/model';
 import { queueTeamOperation } from '../../shared/domain/teams/operations';
 import { parseOrThrow } from '../../shared/validation';
-import { recentMonths, writeFocusCsv } from '../../shared/warehouse/generator';
+import { recentMonths, writeFocusCsv } from '../../infra/local/demo-data/generator';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
 import { conditionBody } from '../unit/alerts/fixtures';
 import { costQuery } from './explorer';

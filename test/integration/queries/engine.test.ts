@@ -9,7 +9,7 @@ import type { ExplorerResult } from '../../../shared/domain/queries/model';
 import type { Scope } from '../../../shared/domain/scopes/model';
 import { BadRequestError, DependencyUnavailableError } from '../../../shared/errors';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import { writeFocusCsv } from '../../../shared/warehouse/generator';
+import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import type { WarehouseQueries } from '../../../shared/warehouse/port';
 import { setWarehouseQueries } from '../../../shared/warehouse/queries';
 import { queryNamed as only, costQuery as q } from '../../support/explorer';

@@ -8,7 +8,7 @@ import { runExplorer } from '../../../shared/domain/queries/engine';
 import type { ExplorerResult } from '../../../shared/domain/queries/model';
 import { UnprocessableError } from '../../../shared/errors';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../../shared/warehouse/generator';
+import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../../infra/local/demo-data/generator';
 import { queryNamed as only, costQuery as q } from '../../support/explorer';
 import { type CsvRow, close, num, readCsv } from '../warehouse/support';
 

@@ -13,7 +13,7 @@ import {
 } from '../../../shared/domain/reports/render/widgets';
 import { ReportWidget } from '../../../shared/domain/reports/schemas';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import { writeFocusCsv } from '../../../shared/warehouse/generator';
+import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import { type CsvRow, close, num, readCsv } from '../warehouse/support';
 
 /**

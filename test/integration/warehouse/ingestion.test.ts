@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
-import { writeFocusCsv } from '../../../shared/warehouse/generator';
+import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import { MalformedFileError } from '../../../shared/warehouse/ingest/normalise';
 import { close, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf } from './support';
 

@@ -7,7 +7,7 @@ import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import { IngestRejected } from '../../../shared/warehouse/ingest/errors';
 import { MalformedFileError } from '../../../shared/warehouse/ingest/normalise';
-import { type NativeKind, writeNativeExport } from '../../../shared/warehouse/native-generator';
+import { type NativeKind, writeNativeExport } from '../../../infra/local/demo-data/native-generator';
 import {
   type CsvRow,
   close,

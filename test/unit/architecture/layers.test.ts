@@ -140,6 +140,33 @@ const RULES: Rule[] = [
     },
   },
   {
+    // Demo data generators, the seeded random source and the OpenAPI generator live under infra/
+    // (infra/local/demo-data/, infra/openapi.ts): no Lambda entry can bundle them.
+    name: 'runtime code never reaches local, build, test or demo-data code',
+    from: ['functions', 'shared'],
+    never: ['infra', 'scripts', 'test', 'bench', 'console'],
+  },
+  {
+    name: 'shared/notify holds the senders: nothing beneath them imports it',
+    from: ['shared/net', 'shared/cloud', 'shared/db', 'shared/warehouse', 'shared/auth', 'shared/http'],
+    never: ['shared/notify'],
+  },
+  {
+    name: 'shared/net (address policy, guarded HTTP client) is a leaf',
+    from: ['shared/net'],
+    never: [
+      'shared/notify',
+      'shared/domain',
+      'shared/db',
+      'shared/http',
+      'shared/routes',
+      'shared/warehouse',
+      'shared/cloud',
+      'shared/auth',
+      '@aws-sdk/',
+    ],
+  },
+  {
     // A web console reuses the chart-spec builder, so a chart looks the same in both.
     name: 'the chart-spec builder runs in a browser: no Node built-in, service layer or SDK',
     from: ['shared/charts'],
@@ -266,6 +293,14 @@ describe('import boundaries', () => {
     expect(breaks(charts, [forged('shared/charts/a.ts', 'node:fs')])).toHaveLength(1);
     expect(breaks(charts, [forged('shared/charts/a.ts', 'path')])).toHaveLength(1);
     expect(breaks(charts, [forged('shared/charts/a.ts', 'shared/charts/spec')])).toEqual([]);
+    const rule = (name: string) => RULES.find((r) => r.name.startsWith(name)) as Rule;
+    expect(
+      breaks(rule('runtime code'), [forged('shared/domain/a.ts', 'infra/local/demo-data/random')]),
+    ).toHaveLength(1);
+    expect(breaks(rule('runtime code'), [forged('functions/http/x.ts', 'infra/openapi')])).toHaveLength(1);
+    expect(breaks(rule('shared/notify'), [forged('shared/net/a.ts', 'shared/notify/slack')])).toHaveLength(1);
+    expect(breaks(rule('shared/notify'), [forged('shared/domain/a.ts', 'shared/notify/slack')])).toEqual([]);
+    expect(breaks(rule('shared/net'), [forged('shared/net/a.ts', 'shared/config')])).toEqual([]);
     // `shared/dbx` is not `shared/db`.
     expect(breaks(handlers, [forged('functions/x.ts', 'shared/dbx/y')])).toEqual([]);
   });

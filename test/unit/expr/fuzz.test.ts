@@ -5,7 +5,7 @@ import {
   type GroupedSeries,
   parseExpression,
 } from '../../../shared/domain/common/expr';
-import { seededRandom } from '../../../shared/random';
+import { seededRandom } from '../../../infra/local/demo-data/random';
 import { days } from './support';
 
 /**

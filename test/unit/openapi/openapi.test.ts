@@ -9,7 +9,7 @@ import {
   openApiPath,
   schemaOf,
   statusesOf,
-} from '../../../shared/openapi';
+} from '../../../infra/openapi';
 import { routes } from '../../../shared/routes';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
