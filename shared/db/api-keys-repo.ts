@@ -1,5 +1,4 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { apiKeyPrefix, generateApiKey, hashApiKey } from '../auth/api-key-format';
 import { newId } from '../ids';
 import { log } from '../log';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
@@ -230,21 +229,22 @@ export interface CreatedApiKey {
 }
 
 /**
- * Mints an API key and stores only its hash: the global lookup item (for the authorizer) and
- * the principal-partition mirror (for per-request revocation checks and listing), in one transaction.
+ * Stores a freshly minted API key by its hash only (the key itself, its prefix and hash come from
+ * the caller: minting is the auth rules' business, `shared/domain/apikeys/mint.ts`): the global
+ * lookup item (for the authorizer) and the principal-partition mirror (for per-request revocation
+ * checks and listing), in one transaction.
  */
-export async function createApiKey(
+export async function storeNewApiKey(
   orgId: string,
   principalId: string,
   kind: 'user' | 'org',
   name: string,
   createdById: string,
+  minted: { key: string; prefix: string; hash: string },
 ): Promise<CreatedApiKey> {
-  const key = generateApiKey();
+  const { key, prefix, hash } = minted;
   const id = newId('key');
   const createdAt = new Date().toISOString();
-  const prefix = apiKeyPrefix(key);
-  const hash = hashApiKey(key);
   await db().send(
     new TransactWriteCommand({
       TransactItems: [

@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { createApiKey } from '../../shared/db/api-keys-repo';
 import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { ensureUser } from '../../shared/db/users-repo';
+import { createApiKey } from '../../shared/domain/apikeys/mint';
 import { api, session } from '../support/session';
 
 /**

@@ -1,7 +1,4 @@
 import * as v from 'valibot';
-import type { Report } from '../../../shared/domain/reports/model';
-import { ReportPage, type ReportRecord } from '../../../shared/domain/reports/schemas';
-import { route } from '../../../shared/http/route';
 import {
   buildOpenApi,
   type OpenApiDocument,
@@ -10,6 +7,9 @@ import {
   schemaOf,
   statusesOf,
 } from '../../../infra/openapi';
+import type { Report } from '../../../shared/domain/reports/model';
+import { ReportPage, type ReportRecord } from '../../../shared/domain/reports/schemas';
+import { route } from '../../../shared/http/route';
 import { routes } from '../../../shared/routes';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
