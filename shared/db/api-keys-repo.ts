@@ -8,8 +8,8 @@ import { type Page, queryPage } from './page';
 import { ifConditionFails } from './writes';
 
 /**
- * API keys as minted, listed and revoked. Each key is two items written together (`createApiKey`):
- * the global lookup `APIKEY#<sha256> / KEY` the authorizer reads, and the mirror in
+ * API keys as minted, listed and revoked. Each key is two items written together (`storeNewApiKey`):
+ * the global lookup `APIKEY#<sha256> / KEY` the credential check reads, and the mirror in
  * the owner's principal partition that `loadPrincipal` checks on every request and lists read.
  * Neither holds the key itself; the mirror's `hash` is how revocation finds the lookup item.
  */
@@ -113,8 +113,8 @@ export async function findOrgKey(orgId: string, keyId: string): Promise<StoredKe
 }
 
 /**
- * Revokes a key: `revokedAt` on the lookup item (the authorizer refuses it) and on the mirror
- * (`loadPrincipal` refuses it on the very next request, even with a cached authorizer result), in
+ * Revokes a key: `revokedAt` on the lookup item (the credential check refuses it) and on the mirror
+ * (`loadPrincipal` refuses it on the very next request, even with a cached lookup answer), in
  * one transaction. Answers false if it was already revoked (nothing written).
  */
 export async function revokeApiKey(
@@ -179,7 +179,7 @@ export const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 
 /**
  * Records that a key was used, cheaply: nothing when the lookup item says it was recorded less than
- * an hour ago; otherwise one conditional update of the lookup item (so concurrent authorizers
+ * an hour ago; otherwise one conditional update of the lookup item (so concurrent requests
  * write once) and, when that wins, one of the mirror that lists read. Never throws: a failure to
  * record must not fail the request.
  */
@@ -231,7 +231,7 @@ export interface CreatedApiKey {
 /**
  * Stores a freshly minted API key by its hash only (the key itself, its prefix and hash come from
  * the caller: minting is the auth rules' business, `shared/domain/apikeys/mint.ts`): the global
- * lookup item (for the authorizer) and the principal-partition mirror (for per-request revocation
+ * lookup item (for the credential check) and the principal-partition mirror (for per-request revocation
  * checks and listing), in one transaction.
  */
 export async function storeNewApiKey(

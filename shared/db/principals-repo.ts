@@ -23,7 +23,7 @@ export interface StoredPrincipalRecords {
   apiKey?: Record<string, unknown>;
 }
 
-/** The authorizer's one read for an API key: the global item keyed by the key's hash. */
+/** The credential check's one read for an API key: the global item keyed by the key's hash. */
 export async function findApiKeyByHash(hash: string): Promise<StoredKeyLookup | undefined> {
   const res = await db().send(new GetCommand({ TableName: tableName(), Key: keys.apiKeyLookup(hash) }));
   const item = res.Item;
@@ -41,7 +41,7 @@ export async function findApiKeyByHash(hash: string): Promise<StoredKeyLookup | 
 /**
  * Reads what may change between requests (profile, teams, the status of API key `keyId`) with one
  * strongly consistent query on the principal's partition, so a revoked key or a removed team
- * member is seen on the very next request even though the authorizer result is cached. What the
+ * member is seen on the very next request even though a warm container keeps the key's lookup answer. What the
  * records mean is `principalOf`'s rule (../auth/principal.ts).
  */
 export async function readPrincipalRecords(
