@@ -24,6 +24,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { writeFocusCsv } from '../infra/local/demo-data/generator';
 import { startDynamoLocal } from '../infra/local/emulators';
 import { ensureTable } from '../infra/local/setup-aws';
 import type { Principal } from '../shared/auth/principal';
@@ -42,7 +43,6 @@ import { createAlert } from '../shared/domain/alerts/service';
 import { parseOrThrow } from '../shared/validation';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
-import { writeFocusCsv } from '../shared/warehouse/generator';
 import { round, timed } from './support';
 
 const ORG = 'org_abench';

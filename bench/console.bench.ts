@@ -2,22 +2,21 @@
  * The web console's benchmark (`npm run bench -- console`):
  * - bundle size: each file the console ships (console/bundle.ts), raw and gzip;
  * - time to first chart: on the local stack (warm: the page, bundle and warehouse were loaded once
- *   before), a 20-widget dashboard opened in headless Chromium (/usr/bin/chromium) at 1280×900
+ *   before), a 20-widget dashboard opened in headless Chromium (test/support/browser.ts finds it) at 1280×900
  *   with the credential already in session storage; from navigation start to the first widget
  *   drawn (a canvas or a table), to all 20 answers in, and (scrolled to the bottom: charts are
  *   drawn as they come into view) to all 20 drawn. Target: first chart under 1.5 s. Median of 5.
  * Figures only: no test asserts on them.
  */
-import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { stop as stopEsbuild } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { bundleConsole } from '../console/bundle';
 import { WIDGET_CONCURRENCY } from '../console/src/queue';
+import { findBrowser } from '../test/support/browser';
 import { startStack } from './support';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const RUNS = Number(process.env.BENCH_CONSOLE_RUNS ?? 5);
 const CHART_TYPES = ['BAR', 'LINE', 'AREA', 'WATERFALL', 'TABLE'];
 
@@ -36,9 +35,10 @@ async function bundleFigures(): Promise<Record<string, unknown>> {
 }
 
 async function timeToFirstChart(): Promise<Record<string, unknown>> {
-  if (!existsSync(CHROMIUM)) return { skipped: `no Chromium at ${CHROMIUM}` };
+  const executablePath = findBrowser();
+  if (!executablePath) return { skipped: 'no Chromium (CHROMIUM_PATH, the system, Playwright)' };
   const stack = await startStack(['--no-ticker']);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   try {
     const { baseUrl, apiKeys } = stack.session;
     const widgets = Array.from({ length: 20 }, (_, i) => ({

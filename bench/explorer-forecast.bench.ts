@@ -10,12 +10,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { writeFocusCsv } from '../infra/local/demo-data/generator';
 import { resetConfig } from '../shared/config';
 import { ExplorerRequestSchema } from '../shared/domain/common/query-model';
 import { runExplorer } from '../shared/domain/queries/engine';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
-import { writeFocusCsv } from '../shared/warehouse/generator';
 import { costQuery as cost } from '../test/support/explorer';
 import { median, round, timed } from './support';
 

@@ -6,8 +6,8 @@
  * value (group × date). Figures only: no test asserts on them.
  */
 import { loadavg } from 'node:os';
+import { seededRandom } from '../infra/local/demo-data/random';
 import { evaluateExpression, type GroupedSeries, parseExpression } from '../shared/domain/common/expr';
-import { seededRandom } from '../shared/random';
 
 const GROUPS = Number(process.env.BENCH_EXPR_GROUPS ?? 1000);
 const DAYS = Number(process.env.BENCH_EXPR_DAYS ?? 365);

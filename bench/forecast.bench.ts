@@ -11,8 +11,9 @@
  * error of the set.
  * Figures only: no test asserts on them.
  */
+
+import { seededRandom } from '../infra/local/demo-data/random';
 import { forecastDays, forecastSeries } from '../shared/domain/forecast';
-import { seededRandom } from '../shared/random';
 import { percentile } from './support';
 
 const SERIES = Number(process.env.FORECAST_BENCH_SERIES ?? 240);

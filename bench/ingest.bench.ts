@@ -13,11 +13,11 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeFocusCsv } from '../infra/local/demo-data/generator';
+import { type NativeKind, writeNativeExport } from '../infra/local/demo-data/native-generator';
 import { resetConfig } from '../shared/config';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
-import { writeFocusCsv } from '../shared/warehouse/generator';
-import { type NativeKind, writeNativeExport } from '../shared/warehouse/native-generator';
 import { round, timed } from './support';
 
 const MONTHS = ['2024-07', '2024-08'];

@@ -11,13 +11,13 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { writeFocusCsv } from '../infra/local/demo-data/generator';
 import { resetConfig } from '../shared/config';
 import { ExplorerRequestSchema } from '../shared/domain/common/query-model';
 import { runExplorer } from '../shared/domain/queries/engine';
 import type { ExplorerResult } from '../shared/domain/queries/model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
-import { writeFocusCsv } from '../shared/warehouse/generator';
 import { costQuery as cost } from '../test/support/explorer';
 import { median, percentile, round, startStack, timed } from './support';
 

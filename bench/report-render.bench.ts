@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import * as v from 'valibot';
 import { CHART_ASSET_FILES, esbuildOptions, isSplitEntry, loadedAtImport } from '../infra/bundling';
+import { writeFocusCsv } from '../infra/local/demo-data/generator';
 import { resetConfig } from '../shared/config';
 import type { Dashboard } from '../shared/domain/dashboards/model';
 import { renderAttachments } from '../shared/domain/reports/render/attachments';
@@ -12,7 +13,6 @@ import { type RenderContext, renderWidget } from '../shared/domain/reports/rende
 import { ReportWidget } from '../shared/domain/reports/schemas';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
-import { writeFocusCsv } from '../shared/warehouse/generator';
 import { importMs, percentile, ROOT, round } from './support';
 
 const ORG = 'org_rbench';

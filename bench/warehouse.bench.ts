@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { FOCUS_HEADER, writeFocusCsv } from '../infra/local/demo-data/generator';
 import { resetConfig } from '../shared/config';
 import { buildCandidates, CANDIDATE_TOP_VALUES } from '../shared/domain/dimensions/candidates';
 import { DIMENSION_TOP_VALUES, dimensionNames } from '../shared/domain/dimensions/dimension-list';
@@ -16,7 +17,6 @@ import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { billingTableDdl, resetDuckDb } from '../shared/warehouse/duckdb/database';
 import type { EnrichmentFeature, FeatureModel } from '../shared/warehouse/features';
 import { BILLING_COLUMNS } from '../shared/warehouse/focus-columns';
-import { FOCUS_HEADER, writeFocusCsv } from '../shared/warehouse/generator';
 import { round, timed } from './support';
 
 const ORG = 'org_bench';

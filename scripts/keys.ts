@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   const org = args.org ?? session?.orgId ?? 'org_demo';
 
   const keysRepo = await import('../shared/db/api-keys-repo');
-  const { createApiKey } = await import('../shared/db/api-keys-repo');
+  const { createApiKey } = await import('../shared/domain/apikeys/mint');
   const { getUser } = await import('../shared/db/users-repo');
   const { organizationExists } = await import('../shared/db/organizations-repo');
 

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { buildOpenApi } from '../shared/openapi';
+import { buildOpenApi } from '../infra/openapi';
 import { routes } from '../shared/routes';
 
 function main(argv: string[]): void {

@@ -3,7 +3,20 @@
  * the CDK stack (queues, DLQs, event sources, EventBridge rules) and by the local runtime
  * (fauxqs queues, pollers, the ticker). Every queue has a dead-letter queue.
  */
+/** The work queues by name: call sites say `QUEUE.notifications`, never a string. */
+export const QUEUE = {
+  warehouseRefresh: 'warehouse-refresh',
+  alertEvaluation: 'alert-evaluation',
+  reportDelivery: 'report-delivery',
+  notifications: 'notifications',
+  teamOperations: 'team-operations',
+  billingIngest: 'billing-ingest',
+} as const;
+
+export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
+
 export interface QueueDef {
+  /** One of `QUEUE` in the manifest (tests build queues of their own from the same shape). */
   name: string;
   /** Seconds a received message stays hidden; at least 6× the consumer's timeout in AWS. */
   visibilityTimeoutSeconds: number;
@@ -46,20 +59,20 @@ export interface ScheduleDef {
 }
 
 export const queues: readonly QueueDef[] = [
-  { name: 'warehouse-refresh', visibilityTimeoutSeconds: 900 * 6, maxReceiveCount: 5 },
-  { name: 'alert-evaluation', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
-  { name: 'report-delivery', visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
-  { name: 'notifications', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
+  { name: QUEUE.warehouseRefresh, visibilityTimeoutSeconds: 900 * 6, maxReceiveCount: 5 },
+  { name: QUEUE.alertEvaluation, visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  { name: QUEUE.reportDelivery, visibilityTimeoutSeconds: 360, maxReceiveCount: 5 },
+  { name: QUEUE.notifications, visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
   /** Team syncs past one transaction and deletes of large teams, handed off by their routes. */
-  { name: 'team-operations', visibilityTimeoutSeconds: 300 * 6, maxReceiveCount: 3 },
+  { name: QUEUE.teamOperations, visibilityTimeoutSeconds: 300 * 6, maxReceiveCount: 3 },
   /** S3 `ObjectCreated` events of the billing bucket's `uploads/` prefix (see the warehouse). */
-  { name: 'billing-ingest', visibilityTimeoutSeconds: 900 * 6, maxReceiveCount: 3 },
+  { name: QUEUE.billingIngest, visibilityTimeoutSeconds: 900 * 6, maxReceiveCount: 3 },
 ];
 
 export const workers: readonly WorkerDef[] = [
   {
     name: 'warehouse-refresh',
-    queue: 'warehouse-refresh',
+    queue: QUEUE.warehouseRefresh,
     entry: 'workers/warehouse-refresh',
     batchSize: 5,
     timeoutSeconds: 900,
@@ -68,18 +81,18 @@ export const workers: readonly WorkerDef[] = [
   },
   {
     name: 'billing-ingest',
-    queue: 'billing-ingest',
+    queue: QUEUE.billingIngest,
     entry: 'workers/billing-ingest',
     batchSize: 1,
     timeoutSeconds: 900,
     memoryMb: 3008,
     usesWarehouse: true,
     needsDuckDb: true,
-    sendsTo: ['warehouse-refresh'],
+    sendsTo: [QUEUE.warehouseRefresh],
   },
   {
     name: 'notify',
-    queue: 'notifications',
+    queue: QUEUE.notifications,
     entry: 'workers/notify',
     batchSize: 10,
     timeoutSeconds: 30,
@@ -88,18 +101,18 @@ export const workers: readonly WorkerDef[] = [
   },
   {
     name: 'alert-evaluate',
-    queue: 'alert-evaluation',
+    queue: QUEUE.alertEvaluation,
     entry: 'workers/alert-evaluate',
     batchSize: 10,
     timeoutSeconds: 60,
     memoryMb: 1024,
     usesWarehouse: true,
-    sendsTo: ['notifications'],
+    sendsTo: [QUEUE.notifications],
   },
   {
     // One operation per invocation: a 2,000-member sync (4,000 items, invitations) takes minutes.
     name: 'team-operations',
-    queue: 'team-operations',
+    queue: QUEUE.teamOperations,
     entry: 'workers/team-sync',
     batchSize: 1,
     timeoutSeconds: 300,
@@ -108,7 +121,7 @@ export const workers: readonly WorkerDef[] = [
   },
   {
     name: 'report-delivery',
-    queue: 'report-delivery',
+    queue: QUEUE.reportDelivery,
     entry: 'workers/report-delivery',
     batchSize: 5,
     timeoutSeconds: 60,
@@ -127,7 +140,7 @@ export const schedules: readonly ScheduleDef[] = [
     entry: 'schedules/outbox-sweep',
     timeoutSeconds: 60,
     // Every queue an outbox entry may name.
-    sendsTo: ['warehouse-refresh', 'team-operations'],
+    sendsTo: [QUEUE.warehouseRefresh, QUEUE.teamOperations],
   },
   {
     name: 'alert-sweep',
@@ -135,7 +148,7 @@ export const schedules: readonly ScheduleDef[] = [
     localIntervalSeconds: 60,
     entry: 'schedules/alert-sweep',
     timeoutSeconds: 120,
-    sendsTo: ['alert-evaluation'],
+    sendsTo: [QUEUE.alertEvaluation],
   },
   {
     name: 'report-sweep',
@@ -143,7 +156,7 @@ export const schedules: readonly ScheduleDef[] = [
     localIntervalSeconds: 60,
     entry: 'schedules/report-sweep',
     timeoutSeconds: 60,
-    sendsTo: ['report-delivery'],
+    sendsTo: [QUEUE.reportDelivery],
   },
   {
     // The ECB publishes around 16:00 CET on business days; 17:00 UTC is after it all year.

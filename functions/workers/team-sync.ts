@@ -1,10 +1,10 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { parseTeamOperationMessage, runTeamOperation } from '../../shared/domain/teams/operations';
 import { log, withInvocationLogContext } from '../../shared/log';
-import { queues } from '../../shared/queues';
+import { QUEUE, queues } from '../../shared/queues';
 import { processPartialResponse } from '../../shared/workers/batch';
 
-const MAX_RECEIVES = queues.find((q) => q.name === 'team-operations')?.maxReceiveCount ?? 1;
+const MAX_RECEIVES = queues.find((q) => q.name === QUEUE.teamOperations)?.maxReceiveCount ?? 1;
 
 /**
  * Consumer of `team-operations`: team syncs past one transaction and deletes of large teams,

@@ -1,5 +1,5 @@
-import { buildOpenApi, type OpenApiDocument } from '../../shared/openapi';
 import { routes } from '../../shared/routes';
+import { buildOpenApi, type OpenApiDocument } from '../openapi';
 import type { LocalHook } from './local-hook';
 
 let doc: OpenApiDocument | undefined;

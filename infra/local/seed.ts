@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashApiKey, isWellFormedApiKey } from '../../shared/auth/api-key-format';
-import { createApiKey } from '../../shared/db/api-keys-repo';
 import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { findApiKeyByHash } from '../../shared/db/principals-repo';
 import { addTeamMember, ensureTeam } from '../../shared/db/teams-repo';
 import { ensureUser } from '../../shared/db/users-repo';
+import { createApiKey } from '../../shared/domain/apikeys/mint';
 
 /**
  * The demo data of `npm start`: `org_demo` with an admin, a member and a team that only the admin

@@ -7,12 +7,12 @@ import { processUpload } from '../../shared/domain/dimensions/ingestion';
 import { runRefresh } from '../../shared/domain/dimensions/refresh';
 import type { RefreshMode } from '../../shared/domain/dimensions/refresh-request';
 import { loadRates } from '../../shared/domain/fx/service';
-import { syntheticRateXml } from '../../shared/domain/fx/synthetic';
 import { newId } from '../../shared/ids';
 import { log } from '../../shared/log';
-import { type GeneratorOptions, recentMonths, writeFocusCsv } from '../../shared/warehouse/generator';
 import { LOCAL_BUCKET_NAME } from '../../shared/warehouse/object-store';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
+import { syntheticRateXml } from './demo-data/fx-synthetic';
+import { type GeneratorOptions, recentMonths, writeFocusCsv } from './demo-data/generator';
 import type { LocalHook } from './local-hook';
 
 /**

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * API key format: `ak_` + 32 random base62 characters + 6 base62 checksum characters.
- * The checksum (from SHA-256 of the body) lets secret scanners and the authorizer reject a
+ * The checksum (from SHA-256 of the body) lets secret scanners and the credential check reject a
  * mistyped or made-up key without a database read; only the SHA-256 hash of a key is stored.
  */
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ApiKeyIntrospectionConfig } from '../config';
 import { UnauthorizedError } from '../errors';
 import { log } from '../log';
-import { guardedPostForm, type WebhookResponse } from '../notify/guarded-fetch';
+import { guardedPostForm, type WebhookResponse } from '../net/guarded-fetch';
 import { type AuthContext, ORG_ID_PATTERN, USER_ID_PATTERN } from './principal';
 
 /**

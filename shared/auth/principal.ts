@@ -11,7 +11,8 @@ export interface Principal {
 }
 
 /**
- * What the authorizer proves about a credential. API Gateway caches it per Authorization header,
+ * What verifying a credential proves (`verifyCredential`, run by each route: there is no gateway
+ * authorizer). A warm container may keep an API key's answer for a while (shared/http/identity.ts),
  * so it holds nothing that may change between requests (role, teams, revocation): those are
  * loaded per request (`principalOf`).
  */
@@ -51,7 +52,7 @@ export interface PrincipalRecords {
 }
 
 /**
- * The caller of one request, from what the authorizer proved and what the table holds now. A
+ * The caller of one request, from what the credential check proved and what the table holds now. A
  * revoked or unknown key, a disabled profile, or a user key of ours without a profile is a 401. The
  * role: `admin` for the organisation principal; else the stored profile's role; a user of a JWT or
  * of an identity provider's key without a stored profile (a first-time user of the IdP's

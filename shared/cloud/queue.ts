@@ -1,10 +1,12 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { awsClientLimits, config, queueUrl } from '../config';
 import { mapLimit } from '../pool';
+import type { QueueName } from '../queues';
 
 /**
- * The work queues (SQS in AWS, fauxqs locally): the one SQS client of the service's code. Queues
- * are named as in ../queues.ts; the URL of each comes from the configuration.
+ * The work queues (SQS in AWS, fauxqs locally): the one SQS client of the service's code, and the
+ * JSON message sender every producer uses. Queues are named by `QUEUE` of ../queues.ts; the URL of
+ * each comes from the configuration.
  */
 
 let client: SQSClient | undefined;
@@ -24,7 +26,7 @@ function sqs(): SQSClient {
 }
 
 /** Sends one message to the named queue; throws when SQS refuses it. */
-export async function sendToQueue(queue: string, body: string): Promise<void> {
+export async function sendToQueue(queue: QueueName, body: string): Promise<void> {
   await sqs().send(new SendMessageCommand({ QueueUrl: queueUrl(queue), MessageBody: body }));
 }
 
@@ -38,7 +40,7 @@ const BATCH_BYTES = 240 * 1024;
  * the error when it refused it (a partial failure of a batch fails only its own entries).
  */
 export async function sendBatchToQueue(
-  queue: string,
+  queue: QueueName,
   bodies: readonly string[],
   concurrency = 4,
 ): Promise<(Error | null)[]> {
@@ -72,6 +74,19 @@ export async function sendBatchToQueue(
     }
   });
   return out;
+}
+
+/** Sends one JSON message to a work queue. */
+export async function enqueue(queue: QueueName, body: unknown): Promise<void> {
+  await sendToQueue(queue, JSON.stringify(body));
+}
+
+/** Sends several JSON messages (SendMessageBatch); per message, null when sent or the error. */
+export async function enqueueMany(queue: QueueName, bodies: readonly unknown[]): Promise<(Error | null)[]> {
+  return sendBatchToQueue(
+    queue,
+    bodies.map((b) => JSON.stringify(b)),
+  );
 }
 
 /** For tests and the local runtime, which point the client at a fresh endpoint. */

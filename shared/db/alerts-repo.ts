@@ -12,7 +12,7 @@ import { ConflictError } from '../errors';
 import { mapLimit } from '../pool';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { batchGetItems } from './items';
-import { keys, stripKeys } from './keys';
+import { INDEX_ON, keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
 import { replaceVersioned } from './writes';
 
@@ -231,7 +231,7 @@ export async function dueAlerts(
   const res = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      IndexName: 'gsi2',
+      IndexName: INDEX_ON.gsi2pk,
       KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :at',
       ExpressionAttributeValues: { ':p': keys.alertDueShard(shard), ':at': at },
       Limit: limit,

@@ -1,16 +1,15 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { apiKeyPrefix, generateApiKey, hashApiKey } from '../auth/api-key-format';
 import { newId } from '../ids';
 import { log } from '../log';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { getItem, queryPartition } from './items';
-import { keys } from './keys';
+import { INDEX_ON, keys } from './keys';
 import { type Page, queryPage } from './page';
 import { ifConditionFails } from './writes';
 
 /**
- * API keys as minted, listed and revoked. Each key is two items written together (`createApiKey`):
- * the global lookup `APIKEY#<sha256> / KEY` the authorizer reads, and the mirror in
+ * API keys as minted, listed and revoked. Each key is two items written together (`storeNewApiKey`):
+ * the global lookup `APIKEY#<sha256> / KEY` the credential check reads, and the mirror in
  * the owner's principal partition that `loadPrincipal` checks on every request and lists read.
  * Neither holds the key itself; the mirror's `hash` is how revocation finds the lookup item.
  */
@@ -99,7 +98,7 @@ export async function findOrgKey(orgId: string, keyId: string): Promise<StoredKe
     const res = await db().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: 'gsi1',
+        IndexName: INDEX_ON.gsi1pk,
         KeyConditionExpression: 'gsi1pk = :pk',
         FilterExpression: 'id = :id',
         ExpressionAttributeValues: { ':pk': index.gsi1pk, ':id': keyId },
@@ -114,8 +113,8 @@ export async function findOrgKey(orgId: string, keyId: string): Promise<StoredKe
 }
 
 /**
- * Revokes a key: `revokedAt` on the lookup item (the authorizer refuses it) and on the mirror
- * (`loadPrincipal` refuses it on the very next request, even with a cached authorizer result), in
+ * Revokes a key: `revokedAt` on the lookup item (the credential check refuses it) and on the mirror
+ * (`loadPrincipal` refuses it on the very next request, even with a cached lookup answer), in
  * one transaction. Answers false if it was already revoked (nothing written).
  */
 export async function revokeApiKey(
@@ -180,7 +179,7 @@ export const LAST_USED_RESOLUTION_MS = 60 * 60 * 1000;
 
 /**
  * Records that a key was used, cheaply: nothing when the lookup item says it was recorded less than
- * an hour ago; otherwise one conditional update of the lookup item (so concurrent authorizers
+ * an hour ago; otherwise one conditional update of the lookup item (so concurrent requests
  * write once) and, when that wins, one of the mirror that lists read. Never throws: a failure to
  * record must not fail the request.
  */
@@ -230,21 +229,22 @@ export interface CreatedApiKey {
 }
 
 /**
- * Mints an API key and stores only its hash: the global lookup item (for the authorizer) and
- * the principal-partition mirror (for per-request revocation checks and listing), in one transaction.
+ * Stores a freshly minted API key by its hash only (the key itself, its prefix and hash come from
+ * the caller: minting is the auth rules' business, `shared/domain/apikeys/mint.ts`): the global
+ * lookup item (for the credential check) and the principal-partition mirror (for per-request revocation
+ * checks and listing), in one transaction.
  */
-export async function createApiKey(
+export async function storeNewApiKey(
   orgId: string,
   principalId: string,
   kind: 'user' | 'org',
   name: string,
   createdById: string,
+  minted: { key: string; prefix: string; hash: string },
 ): Promise<CreatedApiKey> {
-  const key = generateApiKey();
+  const { key, prefix, hash } = minted;
   const id = newId('key');
   const createdAt = new Date().toISOString();
-  const prefix = apiKeyPrefix(key);
-  const hash = hashApiKey(key);
   await db().send(
     new TransactWriteCommand({
       TransactItems: [

@@ -18,7 +18,7 @@ import {
   tableName,
 } from './client';
 import { batchGetItems, getItem, queryPartition } from './items';
-import { keys, stripKeys } from './keys';
+import { INDEX_ON, keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
 import { ifConditionFails, versionConflict } from './writes';
 
@@ -358,7 +358,7 @@ export async function listDashboards(
     const res = await db().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: 'gsi1',
+        IndexName: INDEX_ON.gsi1pk,
         KeyConditionExpression: 'gsi1pk = :pk',
         ...(conditions.length ? { FilterExpression: conditions.join(' AND ') } : {}),
         ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),

@@ -1,5 +1,6 @@
 import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
+import { INDEX_ON } from './keys';
 import { projection } from './page';
 
 /** A DynamoDB item as the DocumentClient returns it. */
@@ -34,7 +35,7 @@ export async function queryExact<T>(
   const res = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      IndexName: 'gsi1',
+      IndexName: INDEX_ON.gsi1pk,
       KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
       ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
       Limit: limit,

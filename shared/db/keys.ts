@@ -19,6 +19,12 @@ export const tableDefinition = {
 
 export type IndexName = (typeof tableDefinition.indexes)[number]['name'];
 
+/** The index whose partition attribute is `gsi1pk` / `gsi2pk`: the one place an index is named. */
+export const INDEX_ON = {
+  gsi1pk: tableDefinition.indexes[0].name,
+  gsi2pk: tableDefinition.indexes[1].name,
+} as const satisfies Record<string, IndexName>;
+
 /** Number of shards of the cross-tenant "due" indexes; sweeps query every shard. */
 export const DUE_SHARDS = 4;
 
@@ -28,6 +34,7 @@ export interface ItemKey {
 }
 
 const org = (orgId: string) => `ORG#${orgId}`;
+const REPORT_DELIVERY_PREFIX = 'DELIVERY#';
 
 /** Stable shard for an id, so one item always lands in the same due-index shard. */
 export function shardOf(id: string, shards = DUE_SHARDS): number {
@@ -105,12 +112,19 @@ export const keys = {
     gsi1sk: updatedAt,
   }),
   reportDue: (reportId: string, nextRunAt: string) => ({
-    gsi2pk: `DUE#${shardOf(reportId)}`,
+    gsi2pk: keys.reportDueShard(shardOf(reportId)),
     gsi2sk: nextRunAt,
   }),
+  /** The GSI2 partition of one shard of the report due index, for the sweep. */
+  reportDueShard: (shard: number) => `DUE#${shard}`,
   reportDelivery: (orgId: string, reportId: string, runAt: string, destination: string): ItemKey => ({
     pk: `${org(orgId)}#REPORT#${reportId}`,
-    sk: `DELIVERY#${runAt}#${destination}`,
+    sk: `${REPORT_DELIVERY_PREFIX}${runAt}#${destination}`,
+  }),
+  /** A report's delivery records: `begins_with(sk, prefix)` on the report's partition. */
+  reportDeliveriesListing: (orgId: string, reportId: string) => ({
+    pk: `${org(orgId)}#REPORT#${reportId}`,
+    skPrefix: REPORT_DELIVERY_PREFIX,
   }),
 
   dashboard: (orgId: string, dashboardId: string): ItemKey => ({

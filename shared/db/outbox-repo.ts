@@ -1,6 +1,7 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { QueueName } from '../queues';
 import { db, tableName } from './client';
-import { DUE_SHARDS, keys, stripKeys } from './keys';
+import { DUE_SHARDS, INDEX_ON, keys, stripKeys } from './keys';
 
 /**
  * The transactional outbox: a message written in the same DynamoDB transaction as the change
@@ -11,7 +12,7 @@ import { DUE_SHARDS, keys, stripKeys } from './keys';
 export interface OutboxEntry {
   id: string;
   orgId: string;
-  queue: string;
+  queue: QueueName;
   /** The SQS message body (JSON text). */
   body: string;
   createdAt: string;
@@ -78,7 +79,7 @@ export async function dueOutboxEntries(cutoff: string, limitPerShard = 100): Pro
     const res = await db().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: 'gsi2',
+        IndexName: INDEX_ON.gsi2pk,
         KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :cutoff',
         ExpressionAttributeValues: { ':pk': keys.outboxDueShard(shard), ':cutoff': cutoff },
         Limit: limitPerShard,

@@ -1,6 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { BadRequestError } from '../errors';
 import { db, decodeCursor, encodeCursor, tableName } from './client';
+import { INDEX_ON } from './keys';
 
 /** A page of a list: `nextCursor` is null on the last page. */
 export interface Page<T> {
@@ -25,7 +26,6 @@ export interface PageQuery<T> {
 }
 
 const SORT_KEY = { pk: 'sk', gsi1pk: 'gsi1sk', gsi2pk: 'gsi2sk' } as const;
-const INDEX = { pk: undefined, gsi1pk: 'gsi1', gsi2pk: 'gsi2' } as const;
 
 /**
  * One page of a single-partition query. A cursor must point into the same partition and key range
@@ -38,7 +38,7 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
   const inRange = !q.skPrefix || (typeof sortKey === 'string' && sortKey.startsWith(q.skPrefix));
   if (q.cursor && (!start || start[attribute] !== value || !inRange))
     throw new BadRequestError('Invalid cursor');
-  const index = INDEX[attribute];
+  const index = attribute === 'pk' ? undefined : INDEX_ON[attribute];
   const res = await db().send(
     new QueryCommand({
       TableName: tableName(),

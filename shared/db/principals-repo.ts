@@ -1,11 +1,30 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyLookup } from '../auth/credentials';
-import type { PrincipalRecords } from '../auth/principal';
 import { db, tableName } from './client';
 import { keys, principalItemOf } from './keys';
 
-/** The authorizer's one read for an API key: the global item keyed by the key's hash. */
-export async function findApiKeyByHash(hash: string): Promise<ApiKeyLookup | undefined> {
+/**
+ * The shapes the table holds for the credential checks. They are the storage's own: the auth rules
+ * declare what they need (`ApiKeyLookup`, `PrincipalRecords` in shared/auth) and
+ * shared/http/identity.ts hands these reads to them, so the compiler holds the two together there
+ * while storage imports nothing of auth.
+ */
+export interface StoredKeyLookup {
+  keyId: string;
+  orgId: string;
+  principalId: string;
+  kind: 'user' | 'org';
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export interface StoredPrincipalRecords {
+  profile?: Record<string, unknown>;
+  teamIds: string[];
+  apiKey?: Record<string, unknown>;
+}
+
+/** The credential check's one read for an API key: the global item keyed by the key's hash. */
+export async function findApiKeyByHash(hash: string): Promise<StoredKeyLookup | undefined> {
   const res = await db().send(new GetCommand({ TableName: tableName(), Key: keys.apiKeyLookup(hash) }));
   const item = res.Item;
   if (!item) return undefined;
@@ -22,14 +41,14 @@ export async function findApiKeyByHash(hash: string): Promise<ApiKeyLookup | und
 /**
  * Reads what may change between requests (profile, teams, the status of API key `keyId`) with one
  * strongly consistent query on the principal's partition, so a revoked key or a removed team
- * member is seen on the very next request even though the authorizer result is cached. What the
+ * member is seen on the very next request even though a warm container keeps the key's lookup answer. What the
  * records mean is `principalOf`'s rule (../auth/principal.ts).
  */
 export async function readPrincipalRecords(
   orgId: string,
   principalId: string,
   keyId?: string,
-): Promise<PrincipalRecords> {
+): Promise<StoredPrincipalRecords> {
   const res = await db().send(
     new QueryCommand({
       TableName: tableName(),
@@ -38,7 +57,7 @@ export async function readPrincipalRecords(
       ConsistentRead: true,
     }),
   );
-  const records: PrincipalRecords = { teamIds: [] };
+  const records: StoredPrincipalRecords = { teamIds: [] };
   for (const item of res.Items ?? []) {
     const found = principalItemOf(String(item.sk));
     if (found.kind === 'profile') records.profile = item;

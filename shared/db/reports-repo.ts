@@ -2,7 +2,7 @@ import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { DeliveryStatus, Report, ReportDelivery } from '../domain/reports/model';
 import { db, isConditionalCheckFailed, tableName } from './client';
 import { getItem } from './items';
-import { DUE_SHARDS, keys, stripKeys } from './keys';
+import { DUE_SHARDS, INDEX_ON, keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
 import { upgradeWidgets } from './reports-legacy';
 import { insertNew, replaceVersioned } from './writes';
@@ -13,14 +13,16 @@ const SCHEMA_VERSION = 2;
 const DELIVERY_ENTITY = 'reportDelivery';
 
 /**
- * A report sits on the due index (`DUE#<shard>` / nextRunAt) only while the sweep should deliver it:
- * ACTIVE, scheduled, not archived, with a next run. Anything else has no GSI2 keys at all.
+ * A report sits on the due index (`DUE#<shard>` / nextRunAt) exactly when it has a next run. The
+ * reports domain gives a next run only to a report the sweep should deliver (`isDeliverable` in
+ * domain/reports/schedule.ts: ACTIVE, scheduled, not archived) and clears it otherwise; anything
+ * without one has no GSI2 keys at all.
  */
 function toItem(report: Report): Record<string, unknown> {
   return {
     ...keys.report(report.organizationId, report.id),
     ...keys.reportsIndex(report.organizationId, `${report.updatedAt}#${report.id}`),
-    ...(isDeliverable(report) && report.nextRunAt ? keys.reportDue(report.id, report.nextRunAt) : {}),
+    ...(report.nextRunAt ? keys.reportDue(report.id, report.nextRunAt) : {}),
     entity: ENTITY,
     schemaVersion: SCHEMA_VERSION,
     ...report,
@@ -78,9 +80,9 @@ export async function listDueReports(now: string, limitPerShard = 500): Promise<
       const res = await db().send(
         new QueryCommand({
           TableName: tableName(),
-          IndexName: 'gsi2',
+          IndexName: INDEX_ON.gsi2pk,
           KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :now',
-          ExpressionAttributeValues: { ':p': `DUE#${shard}`, ':now': now },
+          ExpressionAttributeValues: { ':p': keys.reportDueShard(shard), ':now': now },
           ProjectionExpression: 'organizationId, id, nextRunAt',
           Limit: limitPerShard,
           ...(start ? { ExclusiveStartKey: start } : {}),
@@ -133,8 +135,9 @@ export async function advanceNextRun(
 }
 
 /**
- * Reports without a next run that the sweep should deliver: those stored before scheduling landed
- * (schema version 1). A scan, for the one-off migration only (`scripts/migrate-report-schedules.ts`).
+ * Reports without a next run: among them those stored before scheduling landed (schema version 1),
+ * which the migration schedules when they are deliverable. A scan, for the one-off migration only
+ * (`scripts/migrate-report-schedules.ts`).
  */
 export async function scanReportsWithoutNextRun(
   start?: Record<string, unknown>,
@@ -149,7 +152,7 @@ export async function scanReportsWithoutNextRun(
     }),
   );
   return {
-    items: (res.Items ?? []).map(fromItem).filter((r) => isDeliverable(r)),
+    items: (res.Items ?? []).map(fromItem),
     next: res.LastEvaluatedKey,
   };
 }
@@ -306,18 +309,11 @@ export async function listDeliveries(
   cursor?: string,
 ): Promise<Page<ReportDelivery>> {
   return queryPage({
-    partition: { attribute: 'pk', value: keys.report(orgId, reportId).pk },
-    skPrefix: 'DELIVERY#',
+    partition: { attribute: 'pk', value: keys.reportDeliveriesListing(orgId, reportId).pk },
+    skPrefix: keys.reportDeliveriesListing(orgId, reportId).skPrefix,
     descending: true,
     limit,
     cursor,
     map: deliveryFromItem,
   });
-}
-
-/** A report the sweep delivers: active, scheduled, not archived. Only these sit on the due index. */
-export function isDeliverable(
-  r: Pick<Report, 'status' | 'scheduledPeriod' | 'archivedAt' | 'scheduledWeekday'>,
-): boolean {
-  return r.status === 'ACTIVE' && !r.archivedAt && r.scheduledPeriod !== null;
 }

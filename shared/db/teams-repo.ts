@@ -3,7 +3,7 @@ import type { MembershipOp, SyncLock, TeamMembership } from '../domain/teams/mod
 import { ConflictError, NotFoundError } from '../errors';
 import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
 import { getItem, queryExact, queryPartition } from './items';
-import { keys, stripKeys } from './keys';
+import { INDEX_ON, keys, stripKeys } from './keys';
 import { type Page, queryListing } from './page';
 import { ifConditionFails, insertIfAbsent, insertNew, notFound } from './writes';
 
@@ -447,7 +447,7 @@ export async function findInvitationsByEmail(
   const res = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      IndexName: 'gsi1',
+      IndexName: INDEX_ON.gsi1pk,
       KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
       ExpressionAttributeValues: { ':pk': index.gsi1pk, ':prefix': index.gsi1sk },
     }),

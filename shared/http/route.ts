@@ -63,7 +63,7 @@ export interface RouteDef<
   bodyContentTypes?: readonly string[];
   /**
    * Statuses this route can answer beyond those its shape implies (`statusesOf` in
-   * shared/openapi.ts: 400, 401, 403 for admin and non-GET routes, 404 with a path, 409 for a
+   * infra/openapi.ts: 400, 401, 403 for admin and non-GET routes, 404 with a path, 409 for a
    * non-GET route with a path, 413, 415 with a body, 429, 500, 503), e.g. 201 for a PUT that
    * creates, 202 when large work is queued or a 409 for a name already taken. The OpenAPI document declares exactly these, and the
    * e2e client fails on any answer whose status the document does not declare (test/support/contract.ts).

@@ -1,9 +1,9 @@
 import { readSecretString } from '../cloud/secrets';
 import { config } from '../config';
 import type { Notification } from '../domain/alerts/notification';
-import type { WebhookPolicy } from './address-policy';
+import type { WebhookPolicy } from '../net/address-policy';
+import { guardedPost } from '../net/guarded-fetch';
 import type { Attachment } from './email';
-import { guardedPost } from './guarded-fetch';
 
 let cachedToken: Promise<string> | undefined;
 

@@ -1,6 +1,6 @@
 import type { Notification } from '../domain/alerts/notification';
-import type { WebhookPolicy } from './address-policy';
-import { postWebhook } from './guarded-fetch';
+import type { WebhookPolicy } from '../net/address-policy';
+import { postWebhook } from '../net/guarded-fetch';
 
 /** A Teams Workflows webhook takes a message with one Adaptive Card attachment. */
 export function teamsPayload(card: Record<string, unknown>): Record<string, unknown> {

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../shared/warehouse/generator';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk as ingestCli } from '../support/cli';
 import { freshOrg } from '../support/fresh-org';

@@ -1,22 +1,23 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { mintToken } from '../../infra/local/idp';
 import { DATE_PRESETS } from '../../shared/enums';
 import { FOCUS_SAMPLE, num, sampleVariant, sumBy, tagsOf } from '../integration/warehouse/support';
+import { ensureBrowser } from '../support/browser';
 import { ingestCli, tokenCli } from '../support/cli';
 import { api, session } from '../support/session';
 import { thresholdBody } from '../unit/alerts/fixtures';
 
 /**
- * The web console in a real headless browser (Debian's `chromium`, driven by playwright-core) on the
- * local stack: sign in, open a dashboard and compare a rendered table cell with the API's figure,
- * build and save a query in the explorer, and meet an expired credential. Works in the second
+ * The web console in a real headless browser (found, or installed, by test/support/browser.ts;
+ * driven by playwright-core) on the local stack: sign in, open a dashboard and compare a rendered
+ * table cell with the API's figure, build and save a query in the explorer, and meet an expired
+ * credential. Works in the second
  * organisation (`org_acme`, whose data no other suite changes). Screenshots go to
  * test/artifacts/console/.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console');
 const s = () => session();
 const key = () => s().apiKeys.outsider;
@@ -33,11 +34,10 @@ let dashboardId = '';
 let dashboardName = '';
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  const executablePath = ensureBrowser();
   mkdirSync(ARTIFACTS, { recursive: true });
   dashboardName = `Console e2e ${Date.now()}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   const created = await api<{ id: string }>('POST', '/dashboard-v2', {
     token: key(),
     body: {
@@ -80,7 +80,8 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   dashboardId = created.body.id;
-}, 60_000);
+  // Ten minutes when Debian's chromium has to be installed first (test/support/browser.ts).
+}, 600_000);
 
 afterAll(async () => {
   await browser?.close();

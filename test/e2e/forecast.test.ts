@@ -1,7 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csvLine, FOCUS_HEADER, type FocusRow, generateFocusRows } from '../../shared/warehouse/generator';
+import {
+  csvLine,
+  FOCUS_HEADER,
+  type FocusRow,
+  generateFocusRows,
+} from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk } from '../support/cli';
 import { costQuery } from '../support/explorer';

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { money } from '../../shared/domain/reports/render/widgets';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../shared/warehouse/generator';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk as ingestCli } from '../support/cli';

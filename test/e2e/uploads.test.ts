@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { writeNativeExport } from '../../shared/warehouse/native-generator';
+import { writeNativeExport } from '../../infra/local/demo-data/native-generator';
 import {
   type CsvRow,
   CUR_SAMPLE,

@@ -20,7 +20,10 @@ const item = (id: string, extra: Record<string, unknown> = {}) => ({
 });
 
 const sentTwice: Parameters<ReturnType<typeof db>['middlewareStack']['add']>[0] = (next) => async (args) => {
-  await next(args);
+  const lost = await next(args);
+  // The lost answer is never read: free its connection, or the unread body holds the socket open
+  // and the Jest worker cannot exit ("a worker process has failed to exit gracefully").
+  (lost.response as { body?: { destroy?: () => void } }).body?.destroy?.();
   return next(args);
 };
 
@@ -44,6 +47,15 @@ describe('conditional writes retried after their write landed', () => {
     await expect(withLostAnswer(() => db().send(put))).rejects.toMatchObject({
       name: 'ConditionalCheckFailedException',
     });
+  });
+
+  it('the lost answer leaves no connection holding the process open', async () => {
+    const held = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+    await insertNew(item('warm-up'));
+    const before = held();
+    await withLostAnswer(() => insertNew(item('held')));
+    await new Promise((r) => setImmediate(r));
+    expect(held()).toBe(before);
   });
 
   it('insertNew: succeeds; a different item under the key still fails', async () => {

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../shared/config';
 import type { Notification } from '../../shared/domain/alerts/notification';
-import { guardedGet, guardedPost, guardedPostForm } from '../../shared/notify/guarded-fetch';
+import { guardedGet, guardedPost, guardedPostForm } from '../../shared/net/guarded-fetch';
 import { postSlackMessage, uploadSlackFiles } from '../../shared/notify/slack';
 import { sendTeams } from '../../shared/notify/teams';
 import { routes } from '../../shared/routes';

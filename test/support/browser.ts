@@ -1,13 +1,136 @@
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
-/** Debian's `chromium`, driven by playwright-core (CHROMIUM_PATH to use another). */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * Finds a Chromium for the console's browser tests (test/e2e/console.test.ts) and the console
+ * benchmark, in this order: `CHROMIUM_PATH`; a system chromium or chrome on the PATH (or in the
+ * usual macOS place); the browser Playwright downloads (`npx playwright-core install chromium`).
+ * With none, a run as root on Debian or Ubuntu installs Debian's `chromium` with apt-get, saying so,
+ * as `.ci/run` does; anywhere else it fails with the one command to run.
+ */
+export type BrowserPlan =
+  | { kind: 'found'; path: string; source: string }
+  | { kind: 'install'; commands: string[][]; say: string }
+  | { kind: 'missing'; message: string };
 
+export interface BrowserProbe {
+  env: Record<string, string | undefined>;
+  isExecutable(path: string): boolean;
+  /** Where Playwright's own Chromium would be (it need not exist). */
+  playwrightPath(): string | undefined;
+  isRoot: boolean;
+  /** The text of /etc/os-release, if any. */
+  osRelease: string | undefined;
+}
+
+const SYSTEM_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'];
+const MAC_PATHS = [
+  '/Applications/Chromium.app/Contents/MacOS/Chromium',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+];
+export const APT_INSTALL = ['apt-get', 'install', '-y', '-qq', 'chromium'];
+export const PLAYWRIGHT_INSTALL = 'npx playwright-core install chromium';
+
+function isDebianLike(osRelease: string | undefined): boolean {
+  if (!osRelease) return false;
+  const field = (name: string) => new RegExp(`^${name}="?([^"\\n]*)"?$`, 'm').exec(osRelease)?.[1] ?? '';
+  const ids = `${field('ID')} ${field('ID_LIKE')}`.split(/\s+/);
+  return ids.includes('debian') || ids.includes('ubuntu');
+}
+
+export function planBrowser(probe: BrowserProbe): BrowserPlan {
+  const configured = probe.env.CHROMIUM_PATH;
+  if (configured) {
+    if (probe.isExecutable(configured)) return { kind: 'found', path: configured, source: 'CHROMIUM_PATH' };
+    // A path chosen on purpose is not silently replaced by another browser.
+    return {
+      kind: 'missing',
+      message: `CHROMIUM_PATH=${configured} is not an executable file: correct or unset it`,
+    };
+  }
+  const dirs = (probe.env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const name of SYSTEM_NAMES)
+    for (const dir of dirs) {
+      const path = join(dir, name);
+      if (probe.isExecutable(path)) return { kind: 'found', path, source: 'the system' };
+    }
+  for (const path of MAC_PATHS)
+    if (probe.isExecutable(path)) return { kind: 'found', path, source: 'the system' };
+  const own = probe.playwrightPath();
+  if (own && probe.isExecutable(own)) return { kind: 'found', path: own, source: 'Playwright' };
+
+  const debian = isDebianLike(probe.osRelease);
+  if (debian && probe.isRoot)
+    return {
+      kind: 'install',
+      commands: [['apt-get', 'update', '-qq'], APT_INSTALL],
+      say: `No Chromium found (CHROMIUM_PATH, ${SYSTEM_NAMES.join('/')} on the PATH, Playwright's): installing Debian's chromium (${APT_INSTALL.join(' ')}) for the console's browser tests`,
+    };
+  const command = debian ? `sudo apt-get install -y chromium` : PLAYWRIGHT_INSTALL;
+  return {
+    kind: 'missing',
+    message: `No Chromium for the console's browser tests. Run: ${command} (or set CHROMIUM_PATH to a Chromium or Chrome)`,
+  };
+}
+
+function systemProbe(): BrowserProbe {
+  let osRelease: string | undefined;
+  try {
+    osRelease = readFileSync('/etc/os-release', 'utf8');
+  } catch {
+    osRelease = undefined;
+  }
+  return {
+    env: process.env,
+    isExecutable: (path) => {
+      try {
+        accessSync(path, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    playwrightPath: () => {
+      try {
+        return chromium.executablePath();
+      } catch {
+        return undefined;
+      }
+    },
+    isRoot: process.getuid?.() === 0,
+    osRelease,
+  };
+}
+
+/** The path of a Chromium, or undefined (for the benchmark, which skips without one). */
+export function findBrowser(): string | undefined {
+  const plan = planBrowser(systemProbe());
+  return plan.kind === 'found' ? plan.path : undefined;
+}
+
+/** The path of a Chromium, installing Debian's when the plan says so; throws with the command to run. */
+export function ensureBrowser(): string {
+  const plan = planBrowser(systemProbe());
+  if (plan.kind === 'found') return plan.path;
+  if (plan.kind === 'missing') throw new Error(plan.message);
+  process.stderr.write(`${plan.say}\n`);
+  for (const [cmd, ...args] of plan.commands)
+    execFileSync(cmd as string, args, {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+  const after = planBrowser(systemProbe());
+  if (after.kind === 'found') return after.path;
+  throw new Error(
+    `apt-get installed chromium but no browser was found afterwards. Run: ${PLAYWRIGHT_INSTALL} (or set CHROMIUM_PATH)`,
+  );
+}
+
+/** A headless Chromium found (or installed) by `ensureBrowser`, driven by playwright-core. */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  return chromium.launch({ executablePath: ensureBrowser(), args: ['--no-sandbox'] });
 }
 
 /** Signs the console at `consoleUrl` in with a pasted credential (an `ak_` key or a JWT). */

@@ -1,5 +1,5 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import { buildOpenApi, type OpenApiDocument, type OperationObject } from '../../shared/openapi';
+import { buildOpenApi, type OpenApiDocument, type OperationObject } from '../../infra/openapi';
 import { routes } from '../../shared/routes';
 
 /**

@@ -1,6 +1,6 @@
-import { createApiKey } from '../../shared/db/api-keys-repo';
 import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { ensureUser } from '../../shared/db/users-repo';
+import { createApiKey } from '../../shared/domain/apikeys/mint';
 
 /**
  * A fresh organisation on the running local stack with one admin and an API key of theirs (the

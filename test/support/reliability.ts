@@ -7,6 +7,7 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { recentMonths, writeFocusCsv } from '../../infra/local/demo-data/generator';
 import type { Principal } from '../../shared/auth/principal';
 import { resetQueueClient } from '../../shared/cloud/queue';
 import { resetConfig } from '../../shared/config';
@@ -16,7 +17,6 @@ import { createAlert } from '../../shared/domain/alerts/service';
 import type { Report } from '../../shared/domain/reports/model';
 import { queueTeamOperation } from '../../shared/domain/teams/operations';
 import { parseOrThrow } from '../../shared/validation';
-import { recentMonths, writeFocusCsv } from '../../shared/warehouse/generator';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
 import { conditionBody } from '../unit/alerts/fixtures';
 import { costQuery } from './explorer';

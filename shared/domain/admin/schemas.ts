@@ -5,7 +5,7 @@ import { DASHBOARD_CURRENCIES, PageQuerySchema } from '../common/enums';
 /** The longest organisation name (the same bound as `npm run org`). */
 export const ORGANIZATION_NAME_MAX = 100;
 
-/** User ids follow the identity provider's subject format, as the authorizer accepts them. */
+/** User ids follow the identity provider's subject format, as the credential check accepts them. */
 export const UserIdParams = v.object({
   id: v.pipe(v.string(), v.regex(/^user_[A-Za-z0-9_-]{1,64}$/, 'user ids look like user_…')),
 });

@@ -1,3 +1,4 @@
+import { enqueueMany } from '../../cloud/queue';
 import { config } from '../../config';
 import {
   advanceNextEvals,
@@ -10,7 +11,6 @@ import {
 import { DUE_SHARDS } from '../../db/keys';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { log } from '../../log';
-import { enqueueMany } from '../../notify/queue';
 import { mapSettled, type Settled } from '../../pool';
 import { dedupRule, localDay } from './dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from './model';

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../../errors';
-import { type WebhookPolicy, webhookUrlProblem } from '../../notify/address-policy';
+import { type WebhookPolicy, webhookUrlProblem } from '../../net/address-policy';
 import type { ExplorerRequest } from '../common/query-model';
 import { conditionProblem } from './condition';
 import {

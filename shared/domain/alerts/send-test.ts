@@ -1,9 +1,10 @@
 import type { Principal } from '../../auth/principal';
+import { enqueue } from '../../cloud/queue';
 import { config } from '../../config';
 import { BadRequestError } from '../../errors';
 import { newId } from '../../ids';
-import { webhookUrlProblem } from '../../notify/address-policy';
-import { enqueue } from '../../notify/queue';
+import { webhookUrlProblem } from '../../net/address-policy';
+import { QUEUE } from '../../queues';
 import type { Notification } from './notification';
 import { type AlertFiring, renderAlertMessage } from './render';
 import type { SendTestInput } from './schemas';
@@ -82,6 +83,6 @@ export async function sendTestNotification(principal: Principal, input: SendTest
     message: renderAlertMessage(sampleFiring(now, config().consoleBaseUrl)),
     createdAt: now.toISOString(),
   };
-  await enqueue('notifications', notification);
+  await enqueue(QUEUE.notifications, notification);
   return { message: TEST_SENT_MESSAGE };
 }

@@ -11,7 +11,7 @@ import {
 import type { Page } from '../../db/page';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
-import type { WebhookPolicy } from '../../notify/address-policy';
+import type { WebhookPolicy } from '../../net/address-policy';
 import { validationFailure } from '../../validation';
 import { retryLostRace } from '../common/lost-race';
 import { assertMetricReferences, assertScopesAssignable } from '../dashboards/service';

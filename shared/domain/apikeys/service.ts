@@ -1,9 +1,9 @@
 import { isAdmin, type Principal } from '../../auth/principal';
 import * as keysRepo from '../../db/api-keys-repo';
-import { createApiKey as mintApiKey } from '../../db/api-keys-repo';
 import { organizationExists } from '../../db/organizations-repo';
 import { getUser, registerSignedInUser } from '../../db/users-repo';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors';
+import { createApiKey as mintApiKey } from './mint';
 import type { CreateApiKeyInput } from './schemas';
 
 /** Most active (unrevoked) keys one principal may hold. */

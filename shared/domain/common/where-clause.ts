@@ -55,7 +55,7 @@ const isGroup = (input: unknown) => typeof input === 'object' && input !== null 
 /**
  * A group of rules and groups. Each item is a `lazy` that picks the rule or the group schema by the
  * item's shape, so an error names the right fields. A parsed JSON body never holds `undefined`:
- * only the JSON Schema converter (`shared/openapi.ts`) calls the getter with it, and then it gets
+ * only the JSON Schema converter (`infra/openapi.ts`) calls the getter with it, and then it gets
  * both shapes, so the OpenAPI document describes nested groups as the route accepts them.
  */
 function whereGroup(depthLeft: number): v.GenericSchema<WhereClause> {

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { type OutboxEntry, putOutboxEntry } from '../../db/outbox-repo';
 import { newId } from '../../ids';
+import { QUEUE } from '../../queues';
 import { deliver } from './outbox';
 
 // Built by a function marked side-effect free, so a bundle that only writes requests (the publish
@@ -26,7 +27,7 @@ export const RefreshRequestSchema = /* @__PURE__ */ refreshRequestSchema();
 export type RefreshRequest = v.InferOutput<typeof RefreshRequestSchema>;
 export type RefreshMode = RefreshRequest['mode'];
 
-export const REFRESH_QUEUE = 'warehouse-refresh';
+export const REFRESH_QUEUE = QUEUE.warehouseRefresh;
 
 /** An outbox entry that asks for a refresh of `orgId`. */
 export function refreshOutboxEntry(orgId: string, mode: RefreshMode, reason: string, now: Date): OutboxEntry {

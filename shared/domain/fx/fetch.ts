@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { BadRequestError } from '../../errors';
 import { log } from '../../log';
-import { isBlockedAddress } from '../../notify/address-policy';
-import { guardedGet } from '../../notify/guarded-fetch';
+import { isBlockedAddress } from '../../net/address-policy';
+import { guardedGet } from '../../net/guarded-fetch';
 import { type LoadSummary, loadRates, MAX_RATE_FILE_BYTES } from './service';
 
 /** Kept apart from ./service.ts so the query routes, which read rates, bundle no HTTP client. */

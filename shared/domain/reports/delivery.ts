@@ -5,7 +5,6 @@ import {
   claimDelivery,
   finishDelivery,
   getReport,
-  isDeliverable,
   listDueReports,
   markDeliveryStep,
   scanReportsWithoutNextRun,
@@ -16,7 +15,7 @@ import type { Report, ReportDelivery } from './model';
 import { renderAttachments } from './render/attachments';
 import { formatReport, type RenderedReport } from './render/format';
 import { renderWidget, type WidgetData } from './render/widgets';
-import { nextRunAfter, validZone } from './schedule';
+import { isDeliverable, nextRunAfter, validZone } from './schedule';
 
 /** The `report-delivery` message: with the report, `runAt` is the run's idempotency key. */
 export const DeliveryMessage = v.strictObject({
@@ -196,7 +195,7 @@ export async function backfillNextRuns(now = new Date()): Promise<BackfillResult
   let start: Record<string, unknown> | undefined;
   do {
     const page = await scanReportsWithoutNextRun(start);
-    for (const report of page.items) {
+    for (const report of page.items.filter(isDeliverable)) {
       result.found++;
       const timeZone = await getOrganizationTimezone(report.organizationId);
       const next = nextRunAfter(report, now, { timeZone: timeZone ?? null });

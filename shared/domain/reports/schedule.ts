@@ -96,6 +96,13 @@ export function validZone(timeZone: string | null | undefined): string {
 }
 
 /** True when a change of these fields means the next run must be computed again. */
+/** A report the sweep delivers: active, scheduled, not archived. Only these get a next run (and sit on the due index). */
+export function isDeliverable(
+  r: Pick<Report, 'status' | 'scheduledPeriod' | 'archivedAt' | 'scheduledWeekday'>,
+): boolean {
+  return r.status === 'ACTIVE' && !r.archivedAt && r.scheduledPeriod !== null;
+}
+
 export function scheduleChanged(
   a: Pick<Report, 'status' | 'scheduledPeriod' | 'scheduledWeekday' | 'archivedAt'>,
   b: Pick<Report, 'status' | 'scheduledPeriod' | 'scheduledWeekday' | 'archivedAt'>,

@@ -3,14 +3,7 @@ import { isAdmin, isTeamMember, type Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import type { Page } from '../../db/page';
 import { upgradeWidget, upgradeWidgets } from '../../db/reports-legacy';
-import {
-  getReport,
-  insertReport,
-  isDeliverable,
-  listDeliveries,
-  listReports,
-  replaceReport,
-} from '../../db/reports-repo';
+import { getReport, insertReport, listDeliveries, listReports, replaceReport } from '../../db/reports-repo';
 import { getTeam } from '../../db/teams-repo';
 import {
   ConflictError,
@@ -29,7 +22,7 @@ import type { Enqueue } from './delivery';
 import type { Report, ReportDelivery } from './model';
 import { renderWidget, type WidgetData } from './render/widgets';
 import { canEdit, canView, needsTeamMembershipToDuplicate, scheduleIssues } from './rules';
-import { nextRunAfter, scheduleChanged, validZone } from './schedule';
+import { isDeliverable, nextRunAfter, scheduleChanged, validZone } from './schedule';
 import { type CreateReportInput, PatchReportBody, type PatchReportInput, PreviewWidgetBody } from './schemas';
 
 const now = () => new Date().toISOString();

@@ -5,13 +5,14 @@ import * as teamsRepo from '../../db/teams-repo';
 import { ConflictError, NotFoundError, ShapedError } from '../../errors';
 import { newId } from '../../ids';
 import { log } from '../../log';
+import { QUEUE } from '../../queues';
 import { deliver } from '../dimensions/outbox';
 import type { SyncSummary, TeamOperation, TeamOperationKind, TeamOperationStatus } from './model';
 import { defaultSyncDeps, performSync, type SyncDeps, type SyncHandOff } from './sync';
 import { deleteTeam, finishTeamDeletion, resolveTeam } from './teams';
 
 /** The queue of shared/queues.ts that the `team-operations` worker consumes. */
-export const TEAM_OPERATIONS_QUEUE = 'team-operations';
+export const TEAM_OPERATIONS_QUEUE = QUEUE.teamOperations;
 
 /** The SQS message: which operation to run. The operation item holds everything else. */
 export interface TeamOperationMessage {

@@ -5,6 +5,7 @@ import type { OutboxEntry } from '../../db/outbox-repo';
 import { claimRestore, getUpload } from '../../db/uploads-repo';
 import { ConflictError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
+import { QUEUE } from '../../queues';
 import { deliver } from '../dimensions/outbox';
 
 /**
@@ -13,7 +14,7 @@ import { deliver } from '../dimensions/outbox';
  * id. `POST /billing/uploads/{id}/restore` asks for the restore here (no warehouse code: the route's
  * bundle stays small); the billing-ingest worker does it (./restore.ts).
  */
-export const BILLING_INGEST_QUEUE = 'billing-ingest';
+export const BILLING_INGEST_QUEUE = QUEUE.billingIngest;
 
 /** The id of the upload of `objectKey` at `version` in `orgId`: `upl_` and 26 hex digits. */
 export function uploadIdOf(orgId: string, objectKey: string, version: string): string {

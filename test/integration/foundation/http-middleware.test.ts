@@ -1,9 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { createApiKey } from '../../../shared/db/api-keys-repo';
 import { db, tableName } from '../../../shared/db/client';
 import { keys } from '../../../shared/db/keys';
 import { ensureUser } from '../../../shared/db/users-repo';
+import { createApiKey } from '../../../shared/domain/apikeys/mint';
 import type { HttpEvent } from '../../../shared/http/event';
 import { httpRoute } from '../../../shared/http/handler';
 import { route } from '../../../shared/http/route';

@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../../infra/local/demo-data/generator';
 import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model';
 import { loadRates } from '../../../shared/domain/fx/service';
 import { runExplorer } from '../../../shared/domain/queries/engine';
 import type { ExplorerResult } from '../../../shared/domain/queries/model';
 import { UnprocessableError } from '../../../shared/errors';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../../shared/warehouse/generator';
 import { queryNamed as only, costQuery as q } from '../../support/explorer';
 import { type CsvRow, close, num, readCsv } from '../warehouse/support';
 

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import { buildChartSpec, formatFigure, type TableSpec } from '../../../shared/charts/spec';
 import type { Dashboard } from '../../../shared/domain/dashboards/model';
 import { renderAttachments } from '../../../shared/domain/reports/render/attachments';
@@ -13,7 +14,6 @@ import {
 } from '../../../shared/domain/reports/render/widgets';
 import { ReportWidget } from '../../../shared/domain/reports/schemas';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import { writeFocusCsv } from '../../../shared/warehouse/generator';
 import { type CsvRow, close, num, readCsv } from '../warehouse/support';
 
 /**

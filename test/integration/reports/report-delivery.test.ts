@@ -20,8 +20,8 @@ import {
   sweepDueReports,
 } from '../../../shared/domain/reports/delivery';
 import type { Report } from '../../../shared/domain/reports/model';
+import { WebhookRefusedError } from '../../../shared/net/guarded-fetch';
 import type { Attachment } from '../../../shared/notify/email';
-import { WebhookRefusedError } from '../../../shared/notify/guarded-fetch';
 import { postSlackReport, sendReportEmail } from '../../../shared/notify/report-senders';
 import { uploadSlackFiles } from '../../../shared/notify/slack';
 import { isPdf, isValidPng, tinyPdf, tinyPng } from '../../support/report-delivery-files';

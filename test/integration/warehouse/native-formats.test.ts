@@ -3,11 +3,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { type NativeKind, writeNativeExport } from '../../../infra/local/demo-data/native-generator';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import { IngestRejected } from '../../../shared/warehouse/ingest/errors';
 import { MalformedFileError } from '../../../shared/warehouse/ingest/normalise';
-import { type NativeKind, writeNativeExport } from '../../../shared/warehouse/native-generator';
 import {
   type CsvRow,
   close,

@@ -1,6 +1,6 @@
 import { createServer, get as httpGet } from 'node:http';
-import { isAllowedHost, isBlockedAddress, webhookUrlProblem } from '../../../shared/notify/address-policy';
-import { guardedLookup, postWebhook } from '../../../shared/notify/guarded-fetch';
+import { isAllowedHost, isBlockedAddress, webhookUrlProblem } from '../../../shared/net/address-policy';
+import { guardedLookup, postWebhook } from '../../../shared/net/guarded-fetch';
 
 /** GET http://localhost:<port>/ on a fresh connection, resolving the name with `lookup` when given. */
 function getLocalhost(port: number, lookup?: typeof guardedLookup): Promise<string> {

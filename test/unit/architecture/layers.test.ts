@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseSync } from '@swc/core';
+import { tableDefinition } from '../../../shared/db/keys';
 
 /**
  * Layers point one way. Every `.ts` file of functions/ and shared/ is parsed (imports, exports
@@ -118,6 +119,13 @@ const RULES: Rule[] = [
     typesAllowed: true,
   },
   {
+    // The auth rules declare what they read (`ApiKeyStore`, `PrincipalRecords`); shared/http wires
+    // the repositories to them. Storage knows nothing of the rules, not even their types.
+    name: 'storage does not depend on the auth rules',
+    from: ['shared/db'],
+    never: ['shared/auth'],
+  },
+  {
     name: 'auth rules touch no storage, domain or HTTP',
     from: ['shared/auth'],
     never: ['shared/db', 'shared/domain', 'shared/http', 'shared/warehouse', 'shared/cloud', '@aws-sdk/'],
@@ -137,6 +145,33 @@ const RULES: Rule[] = [
       'shared/warehouse/object-store.ts': "the billing bucket (S3): the warehouse's own adapter",
       'shared/warehouse/athena/client.ts': "the Athena query runner: the warehouse's own adapter",
     },
+  },
+  {
+    // Demo data generators, the seeded random source and the OpenAPI generator live under infra/
+    // (infra/local/demo-data/, infra/openapi.ts): no Lambda entry can bundle them.
+    name: 'runtime code never reaches local, build, test or demo-data code',
+    from: ['functions', 'shared'],
+    never: ['infra', 'scripts', 'test', 'bench', 'console'],
+  },
+  {
+    name: 'shared/notify holds the senders: nothing beneath them imports it',
+    from: ['shared/net', 'shared/cloud', 'shared/db', 'shared/warehouse', 'shared/auth', 'shared/http'],
+    never: ['shared/notify'],
+  },
+  {
+    name: 'shared/net (address policy, guarded HTTP client) is a leaf',
+    from: ['shared/net'],
+    never: [
+      'shared/notify',
+      'shared/domain',
+      'shared/db',
+      'shared/http',
+      'shared/routes',
+      'shared/warehouse',
+      'shared/cloud',
+      'shared/auth',
+      '@aws-sdk/',
+    ],
   },
   {
     // A web console reuses the chart-spec builder, so a chart looks the same in both.
@@ -169,6 +204,39 @@ function breaks(rule: Rule, imports: Import[]): string[] {
 const files = [...sourceFiles('functions'), ...sourceFiles('shared')];
 const imports = files.flatMap(importsOf);
 
+/**
+ * Key shapes and index names live only in shared/db/keys.ts: a string literal (or the head of a
+ * template) that starts like a key prefix (`'DUE#'`, `` `DELIVERY#${…}` ``), or that names an index
+ * of the table, anywhere else is a second copy of the contract. Comments are not code and not read.
+ */
+const KEYS_FILE = 'shared/db/keys.ts';
+const KEY_LITERAL = /^[A-Z]+#/;
+const INDEX_NAMES = new Set<string>(tableDefinition.indexes.map((ix) => ix.name));
+
+function literalsIn(node: unknown, out: string[]): void {
+  if (Array.isArray(node)) {
+    for (const child of node) literalsIn(child, out);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const n = node as Record<string, unknown> & { type?: string };
+  if (n.type === 'StringLiteral' && typeof n.value === 'string') out.push(n.value);
+  if (n.type === 'TemplateLiteral') {
+    const head = (n.quasis as { cooked?: string; raw?: string }[] | undefined)?.[0];
+    if (head) out.push(head.cooked ?? head.raw ?? '');
+  }
+  for (const value of Object.values(n)) if (value && typeof value === 'object') literalsIn(value, out);
+}
+
+function keyLiterals(file: string, source: string): string[] {
+  if (file === KEYS_FILE) return [];
+  const found: string[] = [];
+  literalsIn(parseSync(source, { syntax: 'typescript', target: 'es2022' }).body, found);
+  return found
+    .filter((text) => KEY_LITERAL.test(text) || INDEX_NAMES.has(text))
+    .map((text) => `${file}: ${JSON.stringify(text)}`);
+}
+
 describe('import boundaries', () => {
   it('reads every source file of functions/ and shared/, and their imports', () => {
     expect(files.length).toBeGreaterThan(150);
@@ -180,10 +248,28 @@ describe('import boundaries', () => {
       typeOnly: false,
     });
     expect(imports).toContainEqual({
-      from: 'shared/db/principals-repo.ts',
-      target: 'shared/auth/principal',
+      from: 'shared/db/reports-repo.ts',
+      target: 'shared/domain/reports/model',
       typeOnly: true,
     });
+  });
+
+  it('key shapes and index names are spelled only in shared/db/keys.ts', () => {
+    const found = files.flatMap((file) => keyLiterals(file, readFileSync(join(ROOT, file), 'utf8')));
+    expect(found).toEqual([]);
+    // It sees them in every form, and not in comments.
+    const forged = [
+      "const a = { ':p': `DUE#$" + '{shard}` };',
+      "const b = { skPrefix: 'DELIVERY#' };",
+      "const c = { IndexName: 'gsi2' };",
+      '/** `ORG#o#DASH#d` / `META` */ const d = 1;',
+    ].join('\n');
+    expect(keyLiterals('shared/db/x-repo.ts', forged)).toEqual([
+      'shared/db/x-repo.ts: "DUE#"',
+      'shared/db/x-repo.ts: "DELIVERY#"',
+      'shared/db/x-repo.ts: "gsi2"',
+    ]);
+    expect(keyLiterals(KEYS_FILE, forged)).toEqual([]);
   });
 
   it.each(RULES.map((r) => [r.name, r] as const))('%s', (_name, rule) => {
@@ -192,7 +278,8 @@ describe('import boundaries', () => {
 
   it('catches an import that breaks a rule, whatever its form', () => {
     const forged = (from: string, target: string, typeOnly = false): Import => ({ from, target, typeOnly });
-    const [handlers, domain, , , dbTypes, auth, , sdk] = RULES as [
+    const [handlers, domain, , , dbTypes, , auth, , sdk] = RULES as [
+      Rule,
       Rule,
       Rule,
       Rule,
@@ -214,6 +301,17 @@ describe('import boundaries', () => {
     expect(breaks(charts, [forged('shared/charts/a.ts', 'node:fs')])).toHaveLength(1);
     expect(breaks(charts, [forged('shared/charts/a.ts', 'path')])).toHaveLength(1);
     expect(breaks(charts, [forged('shared/charts/a.ts', 'shared/charts/spec')])).toEqual([]);
+    const rule = (name: string) => RULES.find((r) => r.name.startsWith(name)) as Rule;
+    expect(
+      breaks(rule('runtime code'), [forged('shared/domain/a.ts', 'infra/local/demo-data/random')]),
+    ).toHaveLength(1);
+    expect(breaks(rule('runtime code'), [forged('functions/http/x.ts', 'infra/openapi')])).toHaveLength(1);
+    expect(breaks(rule('shared/notify'), [forged('shared/net/a.ts', 'shared/notify/slack')])).toHaveLength(1);
+    expect(breaks(rule('shared/notify'), [forged('shared/domain/a.ts', 'shared/notify/slack')])).toEqual([]);
+    expect(
+      breaks(rule('storage does not'), [forged('shared/db/a.ts', 'shared/auth/principal', true)]),
+    ).toHaveLength(1);
+    expect(breaks(rule('shared/net'), [forged('shared/net/a.ts', 'shared/config')])).toEqual([]);
     // `shared/dbx` is not `shared/db`.
     expect(breaks(handlers, [forged('functions/x.ts', 'shared/dbx/y')])).toEqual([]);
   });

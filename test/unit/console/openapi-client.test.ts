@@ -1,6 +1,6 @@
 import { ENDPOINTS, pathOf } from '../../../console/src/api';
 import { openApiHook } from '../../../infra/local/openapi-hook';
-import type { OpenApiDocument } from '../../../shared/openapi';
+import type { OpenApiDocument } from '../../../infra/openapi';
 
 /**
  * The console's API client checked against the API's OpenAPI document, as `GET /openapi.json`

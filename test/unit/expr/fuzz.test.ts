@@ -1,3 +1,4 @@
+import { seededRandom } from '../../../infra/local/demo-data/random';
 import {
   type Expression,
   ExpressionError,
@@ -5,7 +6,6 @@ import {
   type GroupedSeries,
   parseExpression,
 } from '../../../shared/domain/common/expr';
-import { seededRandom } from '../../../shared/random';
 import { days } from './support';
 
 /**

@@ -1,5 +1,5 @@
+import { seededRandom } from '../../../infra/local/demo-data/random';
 import { forecastDays, forecastSeries, forecastTotal } from '../../../shared/domain/forecast';
-import { seededRandom } from '../../../shared/random';
 
 /**
  * The forecasting model on series whose right answer is known: every expected figure is computed

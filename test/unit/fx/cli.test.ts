@@ -1,7 +1,7 @@
 import { parseFxArgs } from '../../../scripts/fx';
 import { fetchAndLoadRates } from '../../../shared/domain/fx/fetch';
 import { BadRequestError } from '../../../shared/errors';
-import { guardedGet, WebhookRefusedError } from '../../../shared/notify/guarded-fetch';
+import { guardedGet, WebhookRefusedError } from '../../../shared/net/guarded-fetch';
 
 describe('npm run fx arguments', () => {
   it('parses load, fetch and status with a state folder', () => {

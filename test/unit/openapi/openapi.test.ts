@@ -1,7 +1,4 @@
 import * as v from 'valibot';
-import type { Report } from '../../../shared/domain/reports/model';
-import { ReportPage, type ReportRecord } from '../../../shared/domain/reports/schemas';
-import { route } from '../../../shared/http/route';
 import {
   buildOpenApi,
   type OpenApiDocument,
@@ -9,7 +6,10 @@ import {
   openApiPath,
   schemaOf,
   statusesOf,
-} from '../../../shared/openapi';
+} from '../../../infra/openapi';
+import type { Report } from '../../../shared/domain/reports/model';
+import { ReportPage, type ReportRecord } from '../../../shared/domain/reports/schemas';
+import { route } from '../../../shared/http/route';
 import { routes } from '../../../shared/routes';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -1,4 +1,9 @@
-import { csvLine, FOCUS_HEADER, generateFocusRows, recentMonths } from '../../../shared/warehouse/generator';
+import {
+  csvLine,
+  FOCUS_HEADER,
+  generateFocusRows,
+  recentMonths,
+} from '../../../infra/local/demo-data/generator';
 
 describe('synthetic FOCUS generator', () => {
   const opts = { seed: 11, months: ['2024-08', '2024-09'], resourcesPerProvider: 10 };

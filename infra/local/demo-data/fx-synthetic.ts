@@ -1,5 +1,5 @@
-import { seededRandom } from '../../random';
-import { addDays } from './rates';
+import { addDays } from '../../../shared/domain/fx/rates';
+import { seededRandom } from './random';
 
 /**
  * A generated rate file in the ECB's XML format, for the local demo seed and the benchmarks: every

@@ -3,9 +3,9 @@ import {
   IDEMPOTENCY_HEADER,
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENCY_KEY_PATTERN,
-} from './http/idempotency-key';
-import type { HttpMethod, RouteDef } from './http/route';
-import type { ValidationStyle } from './validation';
+} from '../shared/http/idempotency-key';
+import type { HttpMethod, RouteDef } from '../shared/http/route';
+import type { ValidationStyle } from '../shared/validation';
 
 /**
  * The OpenAPI 3.1 document of the HTTP API, generated from the route manifest and its valibot

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { seededRandom } from '../random';
+import { seededRandom } from './random';
 
 /**
  * A synthetic FOCUS 1.0 export generator for the demo seed, tests and benchmarks. Its output is
