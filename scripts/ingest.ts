@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { type ConformanceReport, conformanceSummary } from '../shared/warehouse/conformance/report';
 import { MANIFEST_LABEL, partFileName, readManifestFile } from '../shared/warehouse/ingest/manifest';
 import { joinParts } from '../shared/warehouse/ingest/parts';
 import { wantsHelp } from './lib/cli';
@@ -216,12 +217,17 @@ async function main(): Promise<void> {
       replaced?: unknown[];
       warnings?: string[];
       restorableUntil?: string;
+      conformance?: ConformanceReport;
     } | null;
     if (res.status === 200 && record?.status === 'rejected') fail(`rejected: ${record.error}`);
     if (res.status === 200 && record?.status === 'succeeded') {
       process.stdout.write(
         `ingested ${record.rows} rows (billing months ${record.months?.join(', ')}), upload ${record.uploadId}\n`,
       );
+      if (record.conformance)
+        process.stdout.write(
+          `${conformanceSummary(record.conformance)}; per requirement: GET /billing/uploads/${record.uploadId}\n`,
+        );
       if (record.replaced?.length)
         process.stdout.write(`replaced ${record.replaced.length} billing source month(s) held before\n`);
       if (record.warnings?.length)

@@ -7,7 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { CacheKind, PublishedLabel, RefreshStatus, VirtualDimension } from '../domain/dimensions/model';
-import type { SourceChange } from '../domain/uploads/model';
+import type { ConformanceReport, SourceChange } from '../domain/uploads/model';
 import { ConflictError } from '../errors';
 import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
 import { getItem, type Item, queryPartition } from './items';
@@ -63,12 +63,22 @@ export interface IngestionRecord {
   restoreRequestedAt?: string;
   restoredAt?: string;
   restored?: SourceChange[];
+  /** The FOCUS conformance report of the converted rows (docs/focus-conformance.md). */
+  conformance?: ConformanceReport;
 }
 
 /** What a successful ingestion records beyond its status. */
 export type IngestionOutcome = Pick<
   IngestionRecord,
-  'rows' | 'months' | 'uploadId' | 'file' | 'parts' | 'replaced' | 'warnings' | 'restorableUntil'
+  | 'rows'
+  | 'months'
+  | 'uploadId'
+  | 'file'
+  | 'parts'
+  | 'replaced'
+  | 'warnings'
+  | 'restorableUntil'
+  | 'conformance'
 > & { rows: number; months: string[]; finishedAt: string };
 
 export async function getIngestion(

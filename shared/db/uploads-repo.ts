@@ -3,8 +3,9 @@ import type { SourceChange } from '../domain/uploads/model';
 import { db, isTransactionCanceled, tableName } from './client';
 import { getIngestion, type IngestionRecord } from './dimensions-repo';
 import { getItem } from './items';
-import { keys } from './keys';
+import { keys, stripKeys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
+import { type Page, queryPage } from './page';
 
 /**
  * Billing uploads by id. The ingestion record (one per object key and version, dimensions-repo.ts)
@@ -35,6 +36,22 @@ export async function getUpload(orgId: string, uploadId: string): Promise<Ingest
     version: String(item.version),
   }));
   return pointer ? getIngestion(orgId, pointer.objectKey, pointer.version) : undefined;
+}
+
+/**
+ * A page of an organisation's upload records, in object-key order (one partition: never another
+ * organisation's). Every record is read whole (with its conformance report); the caller keeps
+ * what a list shows.
+ */
+export function listUploads(orgId: string, limit: number, cursor?: string): Promise<Page<IngestionRecord>> {
+  return queryPage({
+    partition: { attribute: 'pk', value: keys.ingestionsPartition(orgId) },
+    skPrefix: 'OBJ#',
+    consistent: true,
+    limit,
+    cursor,
+    map: (item) => stripKeys(item) as unknown as IngestionRecord,
+  });
 }
 
 /**

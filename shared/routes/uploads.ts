@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { PageQuerySchema } from '../domain/common/enums';
 import { route } from '../http/route';
 
 const tag = 'Billing uploads';
@@ -32,8 +33,31 @@ const SourceChangeSchema = schema(() =>
   }),
 );
 
-const UploadResponse = schema(() =>
+const Score = schema(() => v.object({ met: v.number(), applicable: v.number() }));
+const ConformanceSummary = {
+  focusVersion: v.literal('1.2'),
+  rows: v.number(),
+  score: v.object({ MUST: Score, SHOULD: Score }),
+};
+const RequirementResultSchema = schema(() =>
   v.object({
+    id: v.string(),
+    keyword: v.picklist(['MUST', 'MUST NOT', 'SHOULD', 'SHOULD NOT']),
+    statement: v.string(),
+    status: v.picklist(['pass', 'fail', 'not_applicable']),
+    violations: v.number(),
+    reason: v.optional(v.string()),
+    refuses: v.optional(v.literal(true)),
+    samples: v.optional(
+      v.array(
+        v.object({ row: v.number(), line: v.number(), values: v.record(v.string(), v.nullable(v.string())) }),
+      ),
+    ),
+  }),
+);
+
+function uploadResponse<T extends v.GenericSchema>(conformance: T) {
+  return v.object({
     id: v.string(),
     status: v.picklist(['processing', 'succeeded', 'rejected']),
     file: v.optional(v.string()),
@@ -51,8 +75,32 @@ const UploadResponse = schema(() =>
     restored: v.optional(v.array(SourceChangeSchema)),
     error: v.optional(v.string()),
     code: v.optional(v.string()),
-  }),
+    conformance: v.optional(conformance),
+  });
+}
+
+/** One upload with its whole conformance report (per requirement: pass, fail or not applicable). */
+const UploadResponse = schema(() =>
+  uploadResponse(v.object({ ...ConformanceSummary, requirements: v.array(RequirementResultSchema) })),
 );
+/** An upload in a list: its conformance score only. */
+const UploadSummaryResponse = schema(() => uploadResponse(v.object(ConformanceSummary)));
+const ListUploadsQuery = schema(() => v.object({ ...PageQuerySchema.entries }));
+
+export const listUploads = /* @__PURE__ */ route({
+  id: 'listBillingUploads',
+  method: 'GET',
+  path: '/billing/uploads',
+  entry: 'uploads/list-uploads',
+  auth: 'member',
+  tag,
+  summary:
+    "The organisation's billing uploads, a page at a time in object-key order (?limit&cursor): status, file, rows, months, what each replaced and its FOCUS conformance score",
+  query: ListUploadsQuery,
+  response: schema(() =>
+    v.object({ items: v.array(UploadSummaryResponse), nextCursor: v.nullable(v.string()) }),
+  ),
+});
 
 export const getUpload = /* @__PURE__ */ route({
   id: 'getBillingUpload',
@@ -62,7 +110,7 @@ export const getUpload = /* @__PURE__ */ route({
   auth: 'member',
   tag,
   summary:
-    'One billing upload: status, file, rows, months, and what it replaced (rows and cost per currency before and after, warnings, restorable until)',
+    'One billing upload: status, file, rows, months, what it replaced (rows and cost per currency before and after, warnings, restorable until) and its FOCUS conformance report (per requirement: pass, fail or not applicable, violating rows, sample lines)',
   params: UploadIdParams,
   response: UploadResponse,
 });
@@ -82,4 +130,4 @@ export const restoreUpload = /* @__PURE__ */ route({
   sendsTo: ['billing-ingest'],
 });
 
-export const uploadRoutes = [getUpload, restoreUpload];
+export const uploadRoutes = [listUploads, getUpload, restoreUpload];

@@ -1,3 +1,4 @@
+import type { ConformanceReport } from './conformance/report';
 import type { FeatureModel, RefreshMode } from './features';
 import type { MetricId } from './focus-columns';
 import type { SourceChange } from './ingest/replacements';
@@ -21,6 +22,8 @@ export interface IngestResult {
   months: string[];
   /** The source months that held rows before (absent when none did), with both versions' figures. */
   replaced?: SourceChange[];
+  /** The FOCUS conformance of the converted rows (absent when the check was turned off). */
+  conformance?: ConformanceReport;
 }
 
 export interface IngestInput {
@@ -29,6 +32,8 @@ export interface IngestInput {
   sourceName: string;
   /** The upload's id: the rows it replaces are kept under it, restorable (a random id when absent). */
   uploadId?: string;
+  /** False: skip the conformance check (the benchmark's baseline). */
+  conformance?: boolean;
 }
 
 export interface UsageMetric {

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { writeNativeExport } from '../../infra/local/demo-data/native-generator';
+import { csv, usage, valid } from '../integration/warehouse/focus-rows';
 import {
   type CsvRow,
   CUR_SAMPLE,
@@ -349,5 +350,79 @@ describe('parts of one CUR uploaded one at a time (a replacement with markedly l
     const again = await api('POST', `/billing/uploads/${uploadId}/restore`, { token });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ error: 'ALREADY_RESTORED' });
+  });
+});
+
+describe('the conformance report of an upload (docs/focus-conformance.md)', () => {
+  const org = `org_upl_conf_${run}`;
+  let token = '';
+  beforeAll(async () => {
+    token = await freshOrg(org);
+  });
+
+  it('npm run ingest prints the summary; GET /billing/uploads lists it to members; the record has the failed rows by line', async () => {
+    const dir = join(s().stateDir, `upl-conf-${run}`);
+    mkdirSync(dir, { recursive: true });
+    const rows = valid();
+    rows[2] = { ...usage(3), ChargeCategory: 'Refund', ConsumedQuantity: null, ConsumedUnit: null };
+    const file = join(dir, 'focus-refund.csv');
+    writeFileSync(file, csv(rows));
+    const out = ingestCli(org, file);
+    expect(out.status).toBe(0);
+    const line = out.stdout.split('\n').find((l) => l.startsWith('FOCUS 1.2 conformance:')) ?? '';
+    expect(line).toMatch(/^FOCUS 1\.2 conformance: MUST \d+\/\d+ met, SHOULD \d+\/\d+ met/);
+    expect(line).toContain('(failed MUST: ChargeCategory-C-003-M)');
+    const uploadId = /GET \/billing\/uploads\/(upl_[a-f0-9]{26})/.exec(out.stdout)?.[1] ?? '';
+    expect(uploadId).toMatch(/^upl_/);
+
+    const member = script('token.ts', [
+      '--user',
+      `user_cm_${run}`,
+      '--org',
+      org,
+      '--role',
+      'member',
+      '--state-dir',
+      s().stateDir,
+    ]);
+    const memberToken = member.stdout.trim();
+    const list = await api<{ items: Record<string, unknown>[]; nextCursor: string | null }>(
+      'GET',
+      '/billing/uploads',
+      {
+        token: memberToken,
+      },
+    );
+    expect(list.status).toBe(200);
+    expect(list.body.items).toHaveLength(1);
+    const listed = list.body.items[0] as { id: string; rows: number; conformance: Record<string, unknown> };
+    expect(listed).toMatchObject({ id: uploadId, status: 'succeeded', rows: rows.length });
+    expect(listed.conformance).not.toHaveProperty('requirements');
+    const must = (listed.conformance.score as { MUST: { met: number; applicable: number } }).MUST;
+    expect(must.applicable - must.met).toBe(1);
+
+    const record = await api<{
+      conformance: {
+        requirements: { id: string; status: string; violations: number; samples?: { line: number }[] }[];
+      };
+    }>('GET', `/billing/uploads/${uploadId}`, { token: memberToken });
+    expect(record.status).toBe(200);
+    const failed = record.body.conformance.requirements.filter((r) => r.status === 'fail');
+    expect(failed.map((r) => [r.id, r.violations, r.samples?.map((x) => x.line)])).toEqual([
+      ['ChargeCategory-C-003-M', 1, [4]],
+    ]);
+    // Its rows are stored all the same: the explorer's total is the file's.
+    const total = [...(await daily(token, '2025-03-01', '2025-03-31')).values()].reduce((a, b) => a + b, 0);
+    expect(total).toBeCloseTo(
+      rows.reduce((a, r) => a + Number(r.BilledCost), 0),
+      6,
+    );
+  });
+
+  it("another organisation's list holds none of its uploads", async () => {
+    const other = await freshOrg(`org_upl_conf_other_${run}`);
+    const list = await api<{ items: unknown[] }>('GET', '/billing/uploads', { token: other });
+    expect(list.status).toBe(200);
+    expect(list.body.items).toEqual([]);
   });
 });

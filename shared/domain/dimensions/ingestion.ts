@@ -6,6 +6,7 @@ import { completeIngestion, rejectIngestion, startIngestion } from '../../db/dim
 import { organizationExists } from '../../db/organizations-repo';
 import { putUploadPointer } from '../../db/uploads-repo';
 import { log } from '../../log';
+import { conformanceSummary } from '../../warehouse/conformance/report';
 import { IngestRejected, UNKNOWN_ORGANIZATION } from '../../warehouse/ingest/errors';
 import {
   type CurManifest,
@@ -271,11 +272,18 @@ export async function processUpload(
           ? { restorableUntil: new Date(now().getTime() + RESTORABLE_DAYS * 86_400_000).toISOString() }
           : {}),
         ...(warnings.length ? { warnings } : {}),
+        ...(result.conformance ? { conformance: result.conformance } : {}),
       },
       refresh,
     );
     await deliver(refresh);
-    log.info('billing upload ingested', { key: obj.key, rows: result.rows, months: result.months, warnings });
+    log.info('billing upload ingested', {
+      key: obj.key,
+      rows: result.rows,
+      months: result.months,
+      warnings,
+      ...(result.conformance ? { conformance: conformanceSummary(result.conformance) } : {}),
+    });
     return 'ingested';
   } finally {
     await Promise.all(temp.map((f) => rm(f, { force: true })));

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import type { Principal } from '../../auth/principal';
+import type { IngestionRecord } from '../../db/dimensions-repo';
 import type { OutboxEntry } from '../../db/outbox-repo';
-import { claimRestore, getUpload } from '../../db/uploads-repo';
+import { claimRestore, getUpload, listUploads } from '../../db/uploads-repo';
 import { ConflictError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
 import { QUEUE } from '../../queues';
@@ -48,10 +49,13 @@ export function restoreRequestOf(body: string): RestoreRequest | undefined {
   }
 }
 
-/** `GET /billing/uploads/{id}`: the upload record of the caller's organisation (404 otherwise). */
-export async function readUpload(principal: Principal, uploadId: string) {
-  const u = await getUpload(principal.orgId, uploadId);
-  if (!u) throw new NotFoundError('UPLOAD_NOT_FOUND');
+/** An upload record as the API shows it: with its whole conformance report, or (a list) its score only. */
+function uploadView(u: IngestionRecord, uploadId: string, full: boolean) {
+  const conformance = u.conformance
+    ? full
+      ? u.conformance
+      : { focusVersion: u.conformance.focusVersion, rows: u.conformance.rows, score: u.conformance.score }
+    : undefined;
   const optional = {
     file: u.file,
     startedAt: u.startedAt,
@@ -67,12 +71,34 @@ export async function readUpload(principal: Principal, uploadId: string) {
     restored: u.restored,
     error: u.error,
     code: u.code,
+    conformance,
   };
   return {
     id: uploadId,
     status: u.status,
     objectKey: u.objectKey,
     ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
+  };
+}
+
+/** `GET /billing/uploads/{id}`: the upload record of the caller's organisation (404 otherwise), with its conformance report. */
+export async function readUpload(principal: Principal, uploadId: string) {
+  const u = await getUpload(principal.orgId, uploadId);
+  if (!u) throw new NotFoundError('UPLOAD_NOT_FOUND');
+  return uploadView(u, uploadId, true);
+}
+
+/**
+ * `GET /billing/uploads`: the caller's organisation's uploads, a page at a time in object-key
+ * order, each with its conformance score (the per-requirement report is `GET /billing/uploads/{id}`).
+ */
+export async function listUploadRecords(principal: Principal, page: { limit: number; cursor?: string }) {
+  const { items, nextCursor } = await listUploads(principal.orgId, page.limit, page.cursor);
+  return {
+    items: items.map((u) =>
+      uploadView(u, u.uploadId ?? uploadIdOf(principal.orgId, u.objectKey, u.version), false),
+    ),
+    nextCursor,
   };
 }
 

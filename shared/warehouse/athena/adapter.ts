@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeCache } from '../../db/dimensions-repo';
 import { compileCondition } from '../conditions';
+import { checkConformance } from '../conformance/check';
+import type { ConformanceReport } from '../conformance/report';
 import { query, withConnection } from '../duckdb/database';
 import type { FeatureModel, RefreshMode } from '../features';
 import { BILLING_COLUMNS } from '../focus-columns';
@@ -79,6 +81,7 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
     const uploadId = input.uploadId ?? `upl_${randomUUID()}`;
     return withConnection(async (conn) => {
       const staged = await stageBillingFile(conn, input.path, input.orgId, input.sourceName);
+      let conformance: ConformanceReport | undefined;
       const temp: string[] = [];
       const tempFile = () => {
         const file = join(tmpdir(), `curated-${randomUUID()}.parquet`);
@@ -88,6 +91,14 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
       const before: StatRow[] = [];
       const after: StatRow[] = [];
       try {
+        // The conformance check reads the staged rows before any object is replaced.
+        if (input.conformance !== false)
+          conformance = await checkConformance(conn, {
+            table: staged.table,
+            present: staged.present,
+            rows: staged.rows,
+            headerLines: staged.headerLines,
+          });
         const columns = BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month')
           .map((c) => `${quoteIdent(c.name)} AS ${quoteIdent(c.name.toLowerCase())}`)
           .join(', ');
@@ -175,7 +186,12 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
         await Promise.all(temp.map((file) => rm(file, { force: true })));
       }
       const { changes } = keptChanges(changesOf(before, after), 's');
-      return { rows: staged.rows, months: staged.months, ...(changes.length ? { replaced: changes } : {}) };
+      return {
+        rows: staged.rows,
+        months: staged.months,
+        ...(changes.length ? { replaced: changes } : {}),
+        ...(conformance ? { conformance } : {}),
+      };
     });
   }
 

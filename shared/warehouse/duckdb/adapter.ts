@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { checkConformance } from '../conformance/check';
 import type { FeatureModel, RefreshMode } from '../features';
-import {
-  explainFailure,
-  ingestionMarker,
-  insertSql,
-  MalformedFileError,
-  openBillingFile,
-} from '../ingest/normalise';
+import { stageBillingFile } from '../ingest/normalise';
 import {
   changesOf,
   keptChanges,
@@ -80,67 +75,85 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
   ingestFile(input: IngestInput): Promise<IngestResult> {
     return withWriteLock(() =>
       withConnection(async (conn) => {
-        const file = await openBillingFile(conn, input.path);
-        const marker = ingestionMarker();
-        const sql = await insertSql(file, BILLING_TABLE);
+        // Staged first (in file order, so a row's `rowid` is its data row): the conformance check
+        // reads it before anything is replaced, then one INSERT copies it into the billing table.
+        const staged = await stageBillingFile(conn, input.path, input.orgId, input.sourceName);
+        const marker = staged.marker;
         const uploadId = input.uploadId ?? `upl_${randomUUID()}`;
         const now = new Date();
-        await conn.run('BEGIN TRANSACTION');
         try {
-          const inserted = Number(
-            (await conn.run(sql, [input.orgId, input.sourceName, input.path, marker])).rowsChanged,
-          );
-          if (!inserted) throw new MalformedFileError('The file has no data rows');
-          const months = (
-            await query(
-              conn,
-              `SELECT DISTINCT billing_month AS m FROM ${BILLING_TABLE} WHERE org_id = $1 AND ingested_at = CAST($2 AS TIMESTAMP) ORDER BY 1`,
-              [input.orgId, marker],
-            )
-          ).map((r) => String(r.m));
-          // Only the billing sources the file holds for each month: (provider, billing account).
-          const replaced = `b.org_id = $1 AND b.billing_month IN (${monthList(months)})
+          const conformance =
+            input.conformance === false
+              ? undefined
+              : await checkConformance(conn, {
+                  table: staged.table,
+                  present: staged.present,
+                  rows: staged.rows,
+                  headerLines: staged.headerLines,
+                });
+          await conn.run('BEGIN TRANSACTION');
+          try {
+            const inserted = Number(
+              (await conn.run(`INSERT INTO ${BILLING_TABLE} SELECT * EXCLUDE (__bad) FROM ${staged.table}`))
+                .rowsChanged,
+            );
+            const months = (
+              await query(
+                conn,
+                `SELECT DISTINCT billing_month AS m FROM ${BILLING_TABLE} WHERE org_id = $1 AND ingested_at = CAST($2 AS TIMESTAMP) ORDER BY 1`,
+                [input.orgId, marker],
+              )
+            ).map((r) => String(r.m));
+            // Only the billing sources the file holds for each month: (provider, billing account).
+            const replaced = `b.org_id = $1 AND b.billing_month IN (${monthList(months)})
                AND b.ingested_at IS DISTINCT FROM CAST($2 AS TIMESTAMP)
                AND (b.billing_month, ${sourceKeySql('b')}) IN (
                  SELECT DISTINCT n.billing_month, ${sourceKeySql('n')} FROM ${BILLING_TABLE} AS n
                  WHERE n.org_id = $1 AND n.ingested_at = CAST($2 AS TIMESTAMP))`;
-          const before = (await query(
-            conn,
-            versionStatsSql(BILLING_TABLE, 'b', replaced, 'b.billing_month'),
-            [input.orgId, marker],
-          )) as unknown as StatRow[];
-          const after = (await query(
-            conn,
-            versionStatsSql(
-              BILLING_TABLE,
-              'b',
-              'b.org_id = $1 AND b.ingested_at = CAST($2 AS TIMESTAMP)',
-              'b.billing_month',
-            ),
-            [input.orgId, marker],
-          )) as unknown as StatRow[];
-          // The source months that dropped markedly keep their version before, restorable.
-          const { changes, keptSql } = keptChanges(changesOf(before, after), 'b');
-          if (changes.some((c) => c.kept))
-            await query(
+            const before = (await query(
               conn,
-              `INSERT INTO ${REPLACED_TABLE} BY NAME
+              versionStatsSql(BILLING_TABLE, 'b', replaced, 'b.billing_month'),
+              [input.orgId, marker],
+            )) as unknown as StatRow[];
+            const after = (await query(
+              conn,
+              versionStatsSql(
+                BILLING_TABLE,
+                'b',
+                'b.org_id = $1 AND b.ingested_at = CAST($2 AS TIMESTAMP)',
+                'b.billing_month',
+              ),
+              [input.orgId, marker],
+            )) as unknown as StatRow[];
+            // The source months that dropped markedly keep their version before, restorable.
+            const { changes, keptSql } = keptChanges(changesOf(before, after), 'b');
+            if (changes.some((c) => c.kept))
+              await query(
+                conn,
+                `INSERT INTO ${REPLACED_TABLE} BY NAME
                  SELECT b.*, $3 AS replaced_by, CAST($4 AS TIMESTAMP) AS replaced_at FROM ${BILLING_TABLE} AS b
                  WHERE ${replaced} AND ${keptSql}`,
-              [input.orgId, marker, uploadId, duckTimestamp(now)],
+                [input.orgId, marker, uploadId, duckTimestamp(now)],
+              );
+            await query(conn, `DELETE FROM ${BILLING_TABLE} AS b WHERE ${replaced}`, [input.orgId, marker]);
+            await query(
+              conn,
+              `DELETE FROM ${REPLACED_TABLE} WHERE org_id = $1 AND replaced_at < CAST($2 AS TIMESTAMP)`,
+              [input.orgId, duckTimestamp(new Date(now.getTime() - RESTORABLE_DAYS * 86_400_000))],
             );
-          await query(conn, `DELETE FROM ${BILLING_TABLE} AS b WHERE ${replaced}`, [input.orgId, marker]);
-          await query(
-            conn,
-            `DELETE FROM ${REPLACED_TABLE} WHERE org_id = $1 AND replaced_at < CAST($2 AS TIMESTAMP)`,
-            [input.orgId, duckTimestamp(new Date(now.getTime() - RESTORABLE_DAYS * 86_400_000))],
-          );
-          await conn.run('COMMIT');
-          return { rows: inserted, months, ...(changes.length ? { replaced: changes } : {}) };
-        } catch (error) {
-          await conn.run('ROLLBACK').catch(() => undefined);
-          if (error instanceof MalformedFileError) throw error;
-          throw await explainFailure(conn, file, error);
+            await conn.run('COMMIT');
+            return {
+              rows: inserted,
+              months,
+              ...(changes.length ? { replaced: changes } : {}),
+              ...(conformance ? { conformance } : {}),
+            };
+          } catch (error) {
+            await conn.run('ROLLBACK').catch(() => undefined);
+            throw error;
+          }
+        } finally {
+          await conn.run(`DROP TABLE IF EXISTS ${staged.table}`);
         }
       }),
     );

@@ -269,10 +269,16 @@ async function parquetAsText(conn: DuckDBConnection, path: string, p: string): P
 }
 
 export interface StagedFile {
-  /** The temporary table holding the file's rows in the billing schema (plus a `__bad` column). */
+  /** The temporary table holding the file's rows in the billing schema (plus a `__bad` column), in file order. */
   table: string;
   rows: number;
   months: string[];
+  /** The `ingested_at` of its rows. */
+  marker: string;
+  /** The FOCUS columns the file has (for a native export: those its conversion gives). */
+  present: Set<string>;
+  /** Lines before the first data row: 1 for a CSV header, 0 otherwise. */
+  headerLines: number;
 }
 
 /** An engine error as one line for a person: its first line, without the local file path. */
@@ -425,12 +431,13 @@ export async function stageBillingFile(
 ): Promise<StagedFile> {
   const file = await openBillingFile(conn, path);
   const table = `staged_${++stagedCounter}`;
+  const marker = ingestionMarker();
   try {
     await query(conn, `CREATE OR REPLACE TEMP TABLE ${table} AS ${file.built.sql(await file.from('$3'))}`, [
       orgId,
       sourceName,
       path,
-      ingestionMarker(),
+      marker,
     ]);
   } catch (error) {
     throw new MalformedFileError(`The file could not be read: ${describeError(error, path)}`);
@@ -447,7 +454,14 @@ export async function stageBillingFile(
     await conn.run(`DROP TABLE IF EXISTS ${table}`);
     throw await locateFirstBadRow(conn, await file.from('$1'), file.built, file.mapping, path);
   }
-  return { table, rows: Number(stats.n), months: (stats.months as string[]) ?? [] };
+  return {
+    table,
+    rows: Number(stats.n),
+    months: (stats.months as string[]) ?? [],
+    marker,
+    present: new Set(file.mapping.focus.keys()),
+    headerLines: file.format.startsWith('csv') ? 1 : 0,
+  };
 }
 
 /**

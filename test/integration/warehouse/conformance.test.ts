@@ -1,0 +1,157 @@
+import { writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ConformanceReport } from '../../../shared/warehouse/conformance/report';
+import { REQUIREMENTS } from '../../../shared/warehouse/conformance/requirements';
+import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
+import { committed, csv, type Row, tax, usage, valid } from './focus-rows';
+
+/**
+ * The FOCUS conformance check on files built here: a file that keeps every rule gets no failure;
+ * each variant breaks named requirements in named rows and gets exactly those failures, with the
+ * count and the lines of the file (line 1 is the header). The known defects of the requirements
+ * model are tested the specification's way.
+ */
+const warehouse = new DuckDbWarehouse();
+let dir = '';
+const run = Date.now().toString(36);
+let n = 0;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'conformance-'));
+});
+
+async function check(rows: Row[], drop: string[] = []): Promise<ConformanceReport> {
+  const path = join(dir, `file-${++n}.csv`);
+  writeFileSync(path, csv(rows, drop));
+  const result = await warehouse.ingestFile({ orgId: `org_conf_${run}_${n}`, path, sourceName: 'f.csv' });
+  if (!result.conformance) throw new Error('no conformance report');
+  return result.conformance;
+}
+
+/** The failed requirements: id → [violating rows, lines of the samples]. */
+function failures(report: ConformanceReport): Record<string, [number, number[]]> {
+  return Object.fromEntries(
+    report.requirements
+      .filter((r) => r.status === 'fail')
+      .map((r) => [r.id, [r.violations, (r.samples ?? []).map((s) => s.line)]]),
+  );
+}
+
+function status(report: ConformanceReport, id: string) {
+  return report.requirements.find((r) => r.id === id)?.status;
+}
+
+describe('FOCUS conformance of an upload', () => {
+  it('a file that keeps every rule fails none, and every implemented requirement is reported once', async () => {
+    const report = await check(valid());
+    expect(failures(report)).toEqual({});
+    expect(report.requirements.map((r) => r.id)).toEqual(REQUIREMENTS.map((r) => r.id));
+    expect(new Set(report.requirements.map((r) => r.id)).size).toBe(REQUIREMENTS.length);
+    expect(report.rows).toBe(6);
+    // No PricingCurrency columns: their rules do not apply; the commitment rules do (row 5).
+    expect(status(report, 'PricingCurrency-C-003-M')).toBe('not_applicable');
+    expect(status(report, 'CommitmentDiscountStatus-C-004-C')).toBe('pass');
+    const applicable = report.requirements.filter(
+      (r) => r.keyword.startsWith('MUST') && r.status !== 'not_applicable',
+    );
+    expect(report.score.MUST).toEqual({ met: applicable.length, applicable: applicable.length });
+  });
+
+  it('counts bad allowed values and currency codes with the lines they are on', async () => {
+    const rows = valid();
+    rows[1] = { ...usage(2), BillingCurrency: 'usd' };
+    rows[3] = { ...usage(4), BillingCurrency: 'US Dollar', ChargeFrequency: 'Daily' };
+    const report = await check(rows);
+    expect(failures(report)).toEqual({
+      'BillingCurrency-C-003-M': [2, [3, 5]],
+      'ChargeFrequency-C-003-M': [1, [5]],
+    });
+    const sample = report.requirements.find((r) => r.id === 'BillingCurrency-C-003-M')?.samples?.[0];
+    expect(sample).toEqual({ row: 2, line: 3, values: { BillingCurrency: 'usd' } });
+    const applicable = report.requirements.filter(
+      (r) => r.keyword.startsWith('MUST') && r.status !== 'not_applicable',
+    ).length;
+    expect(report.score.MUST).toEqual({ met: applicable - 2, applicable });
+  });
+
+  it('checks ListUnitPrice × PricingQuantity = ListCost within the documented tolerance', async () => {
+    const rows = valid();
+    rows[1] = { ...usage(2), ListCost: 5.004 }; // rounding: within 0.01
+    rows[2] = { ...usage(3), ListCost: 5.5 }; // wrong
+    rows[3] = { ...usage(4), ContractedCost: 3.9, BilledCost: 3.9, EffectiveCost: 3.9 }; // wrong
+    const report = await check(rows);
+    expect(failures(report)).toEqual({
+      'ListCost-C-009-C': [1, [4]],
+      'ContractedCost-C-009-C': [1, [5]],
+    });
+  });
+
+  it('commitment status: Used/Unused allowed (not Active/Expired/Pending), null when there is no commitment', async () => {
+    const rows = valid();
+    // Row 2: a status without a commitment (breaks C-003-C the spec's way: MUST be null).
+    rows[1] = { ...usage(2), CommitmentDiscountStatus: 'Used' };
+    // Row 3: a model value that the spec does not allow.
+    rows[2] = { ...committed(3), CommitmentDiscountStatus: 'Active' };
+    // Row 4: an unused commitment row: Usage, no consumed quantity, status Unused.
+    rows[3] = {
+      ...committed(4),
+      CommitmentDiscountStatus: 'Unused',
+      ConsumedQuantity: null,
+      ConsumedUnit: null,
+    };
+    const report = await check(rows);
+    expect(failures(report)).toEqual({
+      'CommitmentDiscountStatus-C-003-C': [1, [3]],
+      'CommitmentDiscountStatus-C-005-M': [1, [4]],
+    });
+  });
+
+  it('counts every row of a SkuPriceId with two SkuIds, and a Tax row with a quantity', async () => {
+    const rows = valid();
+    rows[2] = { ...usage(3), SkuId: 'sku-2' };
+    rows[5] = { ...tax(6), PricingQuantity: 1, PricingUnit: 'Units' };
+    const report = await check(rows);
+    expect(failures(report)).toEqual({
+      // Rows 1–5 carry price-1; row 3 gives it a second SkuId.
+      'SkuPriceId-C-008-M': [5, [2, 3, 4, 5, 6]],
+      'PricingQuantity-C-004-C': [1, [7]],
+    });
+  });
+
+  it('a missing mandatory column fails its presence and makes its row rules not applicable', async () => {
+    const report = await check(valid(), ['InvoiceIssuerName', 'ChargeDescription']);
+    expect(failures(report)).toEqual({
+      'CostAndUsage-D-023-M': [6, []],
+      'CostAndUsage-D-025-M': [6, []],
+    });
+    expect(status(report, 'InvoiceIssuerName-C-003-M')).toBe('not_applicable');
+    expect(status(report, 'ChargeDescription-C-003-O')).toBe('not_applicable');
+  });
+
+  it('a failed MUST does not block the upload: its rows are stored and cost what the file says', async () => {
+    const rows = valid();
+    rows[0] = { ...usage(1), ServiceName: 'Odd Servers', ServiceCategory: 'Servers' };
+    const path = join(dir, 'stored.csv');
+    writeFileSync(path, csv(rows));
+    const orgId = `org_conf_${run}_stored`;
+    const result = await warehouse.ingestFile({ orgId, path, sourceName: 'stored.csv' });
+    expect(result.conformance && failures(result.conformance)).toEqual({
+      'ServiceCategory-C-003-M': [1, [2]],
+      // Virtual Machines has one parent, Compute.
+      'ServiceSubcategory-C-004-M': [1, [2]],
+    });
+    const [stored] = await withConnection((c) =>
+      query(c, 'SELECT count(*)::INT AS n, sum("BilledCost") AS cost FROM billing WHERE org_id = $1', [
+        orgId,
+      ]),
+    );
+    expect(Number(stored?.n)).toBe(rows.length);
+    expect(Number(stored?.cost)).toBeCloseTo(
+      rows.reduce((s, r) => s + Number(r.BilledCost), 0),
+      9,
+    );
+  });
+});

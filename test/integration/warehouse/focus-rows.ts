@@ -1,0 +1,106 @@
+/**
+ * FOCUS 1.2 rows built for the conformance tests: a usage row, a tax row and a row covered by a
+ * commitment discount that keep every requirement the checker implements, and the CSV text of
+ * rows (cells quoted per RFC 4180). Tests change single cells to break named requirements.
+ */
+export type Row = Record<string, string | number | null>;
+
+export const usage = (i: number): Row => ({
+  BilledCost: 4,
+  BillingAccountId: 'acct-1',
+  BillingAccountName: 'Main',
+  BillingAccountType: 'Billing Account',
+  BillingCurrency: 'USD',
+  BillingPeriodStart: '2025-03-01T00:00:00Z',
+  BillingPeriodEnd: '2025-04-01T00:00:00Z',
+  ChargeCategory: 'Usage',
+  ChargeClass: null,
+  ChargeDescription: 'VM hours',
+  ChargeFrequency: 'Usage-Based',
+  ChargePeriodStart: `2025-03-0${1 + (i % 9)}T00:00:00Z`,
+  ChargePeriodEnd: `2025-03-0${1 + (i % 9)}T01:00:00Z`,
+  CommitmentDiscountCategory: null,
+  CommitmentDiscountId: null,
+  CommitmentDiscountName: null,
+  CommitmentDiscountQuantity: null,
+  CommitmentDiscountStatus: null,
+  CommitmentDiscountType: null,
+  CommitmentDiscountUnit: null,
+  ConsumedQuantity: 10,
+  ConsumedUnit: 'Hours',
+  ContractedCost: 4,
+  ContractedUnitPrice: 0.4,
+  EffectiveCost: 4,
+  InvoiceIssuerName: 'Cloud Inc',
+  ListCost: 5,
+  ListUnitPrice: 0.5,
+  PricingCategory: 'Standard',
+  PricingQuantity: 10,
+  PricingUnit: 'Hours',
+  ProviderName: 'Cloud Inc',
+  PublisherName: 'Cloud Inc',
+  RegionId: 'eu-1',
+  ResourceId: `vm-${i}`,
+  ResourceName: `web-${i}`,
+  ResourceType: 'Virtual Machine',
+  ServiceCategory: 'Compute',
+  ServiceName: 'Compute Engine',
+  ServiceSubcategory: 'Virtual Machines',
+  SkuId: 'sku-1',
+  SkuMeter: 'Compute Hours',
+  SkuPriceId: 'price-1',
+  SubAccountId: 'proj-1',
+  SubAccountName: 'Project 1',
+  SubAccountType: 'Project',
+});
+
+export const tax = (i: number): Row => ({
+  ...usage(i),
+  ChargeCategory: 'Tax',
+  ChargeDescription: 'VAT',
+  ChargeFrequency: 'Recurring',
+  BilledCost: 1,
+  ContractedCost: 1,
+  EffectiveCost: 1,
+  ListCost: 1,
+  ConsumedQuantity: null,
+  ConsumedUnit: null,
+  ContractedUnitPrice: null,
+  ListUnitPrice: null,
+  PricingCategory: null,
+  PricingQuantity: null,
+  PricingUnit: null,
+  ResourceId: null,
+  ResourceName: null,
+  ResourceType: null,
+  SkuId: null,
+  SkuMeter: null,
+  SkuPriceId: null,
+});
+
+export const committed = (i: number): Row => ({
+  ...usage(i),
+  BilledCost: 0,
+  EffectiveCost: 3,
+  ContractedCost: 4,
+  PricingCategory: 'Committed',
+  CommitmentDiscountCategory: 'Usage',
+  CommitmentDiscountId: 'cd-1',
+  CommitmentDiscountName: 'RI one',
+  CommitmentDiscountQuantity: 10,
+  CommitmentDiscountStatus: 'Used',
+  CommitmentDiscountType: 'Reserved Instance',
+  CommitmentDiscountUnit: 'Hours',
+});
+
+/** The valid file: usage rows, a commitment-covered row and a tax row (data rows 1–6 = lines 2–7). */
+export const valid = (): Row[] => [usage(1), usage(2), usage(3), usage(4), committed(5), tax(6)];
+
+export function csv(rows: Row[], drop: string[] = []): string {
+  const header = Object.keys(rows[0] as Row).filter((h) => !drop.includes(h));
+  const cell = (v: Row[string]) => {
+    const s = v === null || v === undefined ? '' : String(v);
+    return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  };
+  return `${[header.join(','), ...rows.map((r) => header.map((h) => cell(r[h] ?? null)).join(','))].join('\n')}\n`;
+}
