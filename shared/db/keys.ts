@@ -230,8 +230,10 @@ export const keys = {
   /** One uploaded billing file (object key and version/etag): its idempotency and status record. */
   ingestion: (orgId: string, objectKey: string, version: string): ItemKey => ({
     pk: keys.ingestionsPartition(orgId),
-    sk: `OBJ#${objectKey}#${version}`,
+    sk: `${keys.ingestionPrefix}${objectKey}#${version}`,
   }),
+  /** The sort-key prefix of every upload record in the ingestions partition (the uploads list). */
+  ingestionPrefix: 'OBJ#',
   /** An upload's id (`upl_…`), pointing at its ingestion record's object key and version. */
   uploadPointer: (orgId: string, uploadId: string): ItemKey => ({
     pk: keys.ingestionsPartition(orgId),

@@ -46,7 +46,7 @@ export async function getUpload(orgId: string, uploadId: string): Promise<Ingest
 export function listUploads(orgId: string, limit: number, cursor?: string): Promise<Page<IngestionRecord>> {
   return queryPage({
     partition: { attribute: 'pk', value: keys.ingestionsPartition(orgId) },
-    skPrefix: 'OBJ#',
+    skPrefix: keys.ingestionPrefix,
     consistent: true,
     limit,
     cursor,
