@@ -9,6 +9,7 @@ import {
 } from '../../../charts/spec';
 import { getOrganizationReportingCurrency } from '../../../db/organizations-repo';
 import { NotFoundError } from '../../../errors';
+import { MissingRateError } from '../../../warehouse/sql/compile';
 import { ExplorerRequestSchema } from '../../common/query-model';
 import type { Dashboard } from '../../dashboards/model';
 import { readDashboard } from '../../dashboards/service';
@@ -256,7 +257,8 @@ function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Promise<Ex
 /**
  * The month in progress forecast to its end (the month holding the day after `dataThrough`): the
  * widget's cost query, ungrouped, in its currency, through the explorer's forecast (the model),
- * its interval on the whole month. Null without billing data.
+ * its interval on the whole month. Null without billing data, or when a rate its history needs is
+ * missing.
  */
 async function monthForecast(
   ctx: RenderContext,
@@ -270,12 +272,20 @@ async function monthForecast(
   const days = Math.round(
     (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${dataThrough}T00:00:00Z`)) / 86_400_000,
   );
-  const res = await askCost(
-    ctx,
-    r,
-    { startDate: `${month}-01T00:00:00Z`, endDate: `${end}T00:00:00Z`, aggBy: 'Month', forecastDays: days },
-    [],
-  );
+  // The forecast reads history before the widget's period; a rate missing there (the widget's own
+  // figures had theirs) leaves the digest without its forecast line rather than failing it.
+  let res: ExplorerResult;
+  try {
+    res = await askCost(
+      ctx,
+      r,
+      { startDate: `${month}-01T00:00:00Z`, endDate: `${end}T00:00:00Z`, aggBy: 'Month', forecastDays: days },
+      [],
+    );
+  } catch (error) {
+    if (error instanceof MissingRateError) return null;
+    throw error;
+  }
   const series = res.queries[0]?.series[0];
   const bucket = series?.forecast?.[0];
   if (!bucket || !res.dataThrough) return null;
