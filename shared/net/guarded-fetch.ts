@@ -121,6 +121,20 @@ function send(
   });
 }
 
+/** An answer that redirects, or is over `maxBytes`, is refused; otherwise its status and text. */
+function refuseRedirectOrOversize(
+  parsed: URL,
+  res: WebhookResponse & { truncated: boolean },
+  maxBytes: number,
+): WebhookResponse {
+  if (res.status >= 300 && res.status < 400)
+    throw new WebhookRefusedError(
+      `${parsed.host} answered a redirect (${res.status}); redirects are not followed`,
+    );
+  if (res.truncated) throw new WebhookRefusedError(`the answer of ${parsed.host} is over ${maxBytes} bytes`);
+  return { status: res.status, text: res.text };
+}
+
 /**
  * GETs a public https URL an operator configured (the FX rates URL): public addresses only, checked
  * at connect time; redirects are not followed; a body over `maxBytes` is refused.
@@ -138,13 +152,7 @@ export async function guardedGet(
     maxBytes: opts.maxBytes,
     ...(opts.accept ? { accept: opts.accept } : {}),
   });
-  if (res.status >= 300 && res.status < 400)
-    throw new WebhookRefusedError(
-      `${parsed.host} answered a redirect (${res.status}); redirects are not followed`,
-    );
-  if (res.truncated)
-    throw new WebhookRefusedError(`the answer of ${parsed.host} is over ${opts.maxBytes} bytes`);
-  return { status: res.status, text: res.text };
+  return refuseRedirectOrOversize(parsed, res, opts.maxBytes);
 }
 
 /**
@@ -176,13 +184,7 @@ export async function guardedPostForm(
     timeoutMs: opts.timeoutMs,
     ...(opts.headers ? { headers: opts.headers } : {}),
   });
-  if (res.status >= 300 && res.status < 400)
-    throw new WebhookRefusedError(
-      `${parsed.host} answered a redirect (${res.status}); redirects are not followed`,
-    );
-  if (res.truncated)
-    throw new WebhookRefusedError(`the answer of ${parsed.host} is over ${opts.maxBytes} bytes`);
-  return { status: res.status, text: res.text };
+  return refuseRedirectOrOversize(parsed, res, opts.maxBytes);
 }
 
 export interface WebhookResponse {

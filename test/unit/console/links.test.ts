@@ -112,31 +112,21 @@ describe('console links (shared/links.ts)', () => {
       { type: 'cost', name: 'spend', alias: 'EC2 cost', chartType: 'BAR', colorIndex: 0 },
       { type: 'formula', name: 'f', expression: 'spend * 2', chartType: 'BAR', colorIndex: 1 },
     ];
-    const form = formFromUrlState(
-      parseExplorerQueryString(
-        explorerQueryString({
-          queries,
-          startDate: '2026-11-20',
-          endDate: '2026-11-20',
-          aggBy: 'Day',
-          chartType: 'TABLE',
-          scopeId: 'scp_9',
-        }),
-      ),
-    );
-    expect(explorerRequest(form)).toEqual({
-      period: { startDate: '2026-11-20', endDate: '2026-11-20', aggBy: 'Day' },
-      queries: queries.map((q) => ({ ...q, chartType: 'TABLE' })),
-      scopeId: 'scp_9',
-    });
-    // What the page writes back to its address is the same view (the form's own query left out).
-    expect(urlStateOfForm(form)).toEqual({
+    const view = {
       queries,
       startDate: '2026-11-20',
       endDate: '2026-11-20',
       aggBy: 'Day',
       chartType: 'TABLE',
       scopeId: 'scp_9',
+    } as const;
+    const form = formFromUrlState(parseExplorerQueryString(explorerQueryString(view)));
+    expect(explorerRequest(form)).toEqual({
+      period: { startDate: '2026-11-20', endDate: '2026-11-20', aggBy: 'Day' },
+      queries: queries.map((q) => ({ ...q, chartType: 'TABLE' })),
+      scopeId: 'scp_9',
     });
+    // What the page writes back to its address is the same view (the form's own query left out).
+    expect(urlStateOfForm(form)).toEqual(view);
   });
 });
