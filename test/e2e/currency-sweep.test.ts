@@ -80,6 +80,12 @@ interface Case {
   figures: () => Promise<Figure[]>;
 }
 
+/** A day's figure held against that day's rows converted to `target` (and their 1:1 sum). */
+function dayFigure(d: string, actual: number | null | undefined, target: 'USD' | 'EUR'): Figure {
+  const list = rows.filter((r) => day(r) === d);
+  return { what: `day ${d}`, actual, expected: sumIn(list, target), oneToOne: naive(list) };
+}
+
 const cost = (name: string, extra: Record<string, unknown> = {}) => ({
   type: 'cost',
   name,
@@ -319,15 +325,7 @@ const CASES: Case[] = [
       );
       const fired = b.fired.filter((f) => f.day.startsWith(LAST)).slice(0, 5);
       if (!fired.length) throw new Error(`the backtest fired on no day of ${LAST}`);
-      return fired.map((f) => {
-        const list = rows.filter((r) => day(r) === f.day);
-        return {
-          what: `day ${f.day}`,
-          actual: f.values.spend,
-          expected: sumIn(list, 'USD'),
-          oneToOne: naive(list),
-        };
-      });
+      return fired.map((f) => dayFigure(f.day, f.values.spend, 'USD'));
     },
   },
   {
@@ -368,10 +366,7 @@ const CASES: Case[] = [
         .map((d, i) => ({ d, v: values[i] }))
         .filter(({ d }) => d.startsWith(LAST))
         .slice(-5)
-        .map(({ d, v }) => {
-          const list = rows.filter((r) => day(r) === d);
-          return { what: `day ${d}`, actual: v, expected: sumIn(list, 'EUR'), oneToOne: naive(list) };
-        });
+        .map(({ d, v }) => dayFigure(d, v, 'EUR'));
     },
   },
   {
@@ -405,15 +400,7 @@ const CASES: Case[] = [
         ),
       );
       if (!history.items.length) throw new Error('the sweep evaluated nothing');
-      return history.items.map((h) => {
-        const list = rows.filter((r) => day(r) === h.evaluatedDay);
-        return {
-          what: `day ${h.evaluatedDay}`,
-          actual: h.values.spend,
-          expected: sumIn(list, 'USD'),
-          oneToOne: naive(list),
-        };
-      });
+      return history.items.map((h) => dayFigure(h.evaluatedDay, h.values.spend, 'USD'));
     },
   },
   {
