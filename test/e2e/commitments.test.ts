@@ -9,6 +9,7 @@ import {
   CUR2_HEADER,
   csvText,
   curCommitmentLines,
+  curHourlyLines,
   gcpCommitmentLines,
   gcpJsonLines,
   RI_ARN,
@@ -43,6 +44,18 @@ let cur: CsvRow[] = [];
 let azure: CsvRow[] = [];
 const gcp = gcpCommitmentLines(DAYS);
 let usdPerEur = new Map<string, number>();
+let simToken = '';
+let hourly: CsvRow[] = [];
+const SIM_START = '2025-03-03';
+const SIM_HOURS = 8 * 24;
+const PLAN_RATE = 0.72;
+/** On-demand dollars of hour `h`: a day/night pattern, a weekend dip, idle hours on the fourth night. */
+const simUsage = (h: number) => {
+  const hour = h % 24;
+  const day = Math.floor(h / 24);
+  if (day === 3 && hour < 5) return 0;
+  return (hour >= 8 && hour < 20 ? 9 : 3.5) * (day >= 5 ? 0.6 : 1) + ((h * 13) % 7) / 10;
+};
 
 interface Expected {
   provider: string;
@@ -161,6 +174,11 @@ beforeAll(async () => {
     writeFileSync(join(dir, name), text);
     ingestOk(orgId, join(dir, name));
   }
+  simToken = await freshOrg(`${orgId}s`, `user_cmt${run}s`, `commitments simulation ${run}`);
+  const hourlyText = csvText(CUR2_HEADER, curHourlyLines(SIM_START, SIM_HOURS, simUsage, PLAN_RATE));
+  hourly = parseCsv(hourlyText);
+  writeFileSync(join(dir, 'hourly.csv'), hourlyText);
+  ingestOk(`${orgId}s`, join(dir, 'hourly.csv'));
 }, 900_000);
 
 interface Item {
@@ -320,5 +338,93 @@ describe('GET /commitments/expiring', () => {
     const res = await api<{ error: string }>('GET', '/commitments/expiring?withinDays=45', { token });
     expect(res.status).toBe(400);
     expect(typeof res.body.error).toBe('string');
+  });
+});
+
+interface Level {
+  hourlyCommitment: number;
+  utilization: number;
+  coverage: number;
+  netSavings: number;
+  monthlyNetSavings: number;
+  breakEvenMonth: number | null;
+}
+
+describe('POST /commitments/simulate', () => {
+  it('AWS, 7-day lookback: every level of the curve and the recommended one, computed here hour by hour from the raw lines', async () => {
+    const res = await api<{
+      lookback: { startDate: string; endDate: string; hours: number };
+      rate: { discount: number; source: string };
+      curve: Level[];
+      recommended: Level | null;
+    }>('POST', '/commitments/simulate', {
+      token: simToken,
+      body: { provider: 'AWS', lookbackDays: 7, term: '1yr', paymentOption: 'All Upfront' },
+    });
+    expect(res.status).toBe(200);
+    // The lookback: the 7 days up to the last charge day.
+    const lastDay = ymd(Date.parse(`${SIM_START}T00:00:00Z`) + (SIM_HOURS / 24 - 1) * DAY_MS);
+    const first = Date.parse(`${lastDay}T00:00:00Z`) - 6 * DAY_MS;
+    expect(res.body.lookback).toEqual({ startDate: ymd(first), endDate: lastDay, hours: 168 });
+    // The plan's rate: its covered lines' effective cost over their on-demand cost.
+    let planCost = 0;
+    let onDemand = 0;
+    const usage = new Array<number>(168).fill(0);
+    for (const r of hourly) {
+      if (r.line_item_line_item_type === 'SavingsPlanCoveredUsage') {
+        planCost += num(r.savings_plan_savings_plan_effective_cost);
+        onDemand += num(r.pricing_public_on_demand_cost);
+      }
+      const h = (Date.parse(String(r.line_item_usage_start_date)) - first) / 3_600_000;
+      if (r.line_item_line_item_type === 'Usage' && h >= 0 && h < 168)
+        usage[h]! += num(r.pricing_public_on_demand_cost);
+    }
+    const discount = 1 - planCost / onDemand;
+    expect(res.body.rate.source).toBe('export');
+    expectClose('discount', res.body.rate.discount, discount);
+    const peak = Math.max(...usage) * (1 - discount);
+    expect(res.body.curve).toHaveLength(50);
+    let best: Level | null = null;
+    res.body.curve.forEach((level, i) => {
+      const L = (peak * (i + 1)) / 50;
+      expectClose(`level ${i}`, level.hourlyCommitment, L);
+      let covered = 0;
+      for (const u of usage) covered += Math.min(u, L / (1 - discount));
+      const total = usage.reduce((a, b) => a + b, 0);
+      const net = covered - L * 168;
+      expectClose(`utilisation ${i}`, level.utilization, (covered * (1 - discount)) / (L * 168));
+      expectClose(`coverage ${i}`, level.coverage, covered / total);
+      expectClose(`net savings ${i}`, level.netSavings, net);
+      // All Upfront: the year's commitment at month 0, paid back by the avoided on-demand cost.
+      const perMonth = (covered / 168) * 730;
+      let month: number | null = null;
+      for (let m = 1; m <= 12 && month === null; m++) if (m * perMonth >= L * 730 * 12) month = m;
+      expect({ i, month: level.breakEvenMonth }).toEqual({ i, month });
+      if (net > 0 && (!best || net > best.netSavings)) best = level;
+    });
+    expect(best).not.toBeNull();
+    expect(res.body.recommended).toEqual(best);
+    expect(res.body.recommended!.utilization).toBeLessThan(1);
+  });
+
+  it('refuses a lookback other than 7, 30 or 60 days with a 400, and a provider without savings-plan usage with a 422', async () => {
+    const bad = await api<{ error: string }>('POST', '/commitments/simulate', {
+      token: simToken,
+      body: { provider: 'AWS', lookbackDays: 10 },
+    });
+    expect(bad.status).toBe(400);
+    expect(typeof bad.body.error).toBe('string');
+    const none = await api<{ error: string }>('POST', '/commitments/simulate', {
+      token: simToken,
+      body: { provider: 'Microsoft', lookbackDays: 30 },
+    });
+    expect(none.status).toBe(422);
+    expect(typeof none.body.error).toBe('string');
+    // Another organisation has none of this one's usage to simulate from.
+    const other = await api('POST', '/commitments/simulate', {
+      token: otherToken,
+      body: { provider: 'AWS', lookbackDays: 7 },
+    });
+    expect(other.status).toBe(422);
   });
 });

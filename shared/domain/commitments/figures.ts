@@ -5,7 +5,8 @@ import type { CommitmentFact } from '../../warehouse/sql/commitments';
  * - a commitment's **cost** for a period is what it used plus what it left unused;
  * - where the export amortises (AWS, Azure, FOCUS): used = EffectiveCost of its `Used` lines,
  *   unused = EffectiveCost of its `Unused` lines;
- * - where the discount is a credit on the usage and the fee a purchase line (Google Cloud CUDs):
+ * - where the discount is a credit on the usage and the fee a purchase line (Google Cloud CUDs), that
+ *   is on a day the commitment has no used or unused EffectiveCost (no amortised lines):
  *   per charge day, used = min(fee, on-demand value the credits covered), unused = the rest of the fee;
  *   with groups, each group's share is pro rata (its credits of the day's used part, its fee of the
  *   unused part), so the groups add up to the commitment;
@@ -41,15 +42,18 @@ export function addInto(into: Amounts, a: Amounts): void {
  * its groups. Facts of the eligible usage naming no commitment count as eligible only.
  */
 export function factAmounts(facts: readonly CommitmentFact[]): { fact: CommitmentFact; amounts: Amounts }[] {
-  const pools = new Map<string, { fee: number; credit: number }>();
+  const pools = new Map<string, { fee: number; credit: number; amortised: boolean }>();
   const poolKey = (f: CommitmentFact) => `${f.bucket.slice(0, 10)}|${f.commitmentId}`;
   for (const f of facts) {
     if (!f.commitmentId) continue;
-    const p = pools.get(poolKey(f)) ?? { fee: 0, credit: 0 };
+    const p = pools.get(poolKey(f)) ?? { fee: 0, credit: 0, amortised: false };
     p.fee += f.fee;
     p.credit += f.credit;
+    p.amortised ||= f.used !== 0 || f.unused !== 0;
     pools.set(poolKey(f), p);
   }
+  // An amortised commitment's fee is already in its used and unused lines.
+  for (const p of pools.values()) if (p.amortised) p.fee = 0;
   return facts.map((f) => {
     if (!f.commitmentId) return { fact: f, amounts: { ...zero(), eligible: f.eligibleList } };
     const pool = pools.get(poolKey(f))!;

@@ -205,18 +205,6 @@ export async function commitmentSummary(
   const { start, end } = await periodOf(orgId, q, now);
   const money = await moneyFor(orgId, start, end);
   const rows = await facts(orgId, start, end, q.groupBy ? [q.groupBy] : [], 'day', money);
-  const cells = new Map<string, { date: string; group: string | null; a: Amounts }>();
-  const total = zero();
-  for (const { fact, amounts } of factAmounts(rows)) {
-    const date = bucketOf(fact.bucket, granularity);
-    const group = q.groupBy ? (fact.group[q.groupBy] ?? '') : null;
-    const k = `${date}|${group ?? ''}`;
-    const cell = cells.get(k) ?? { date, group, a: zero() };
-    addInto(cell.a, amounts);
-    cells.set(k, cell);
-    addInto(total, amounts);
-  }
-  const coverage = q.groupBy !== 'type';
   return {
     period: { startDate: ymd(start), endDate: ymd(end - DAY_MS) },
     granularity,
@@ -224,6 +212,29 @@ export async function commitmentSummary(
     currency: money.currency,
     conversion: money.conversion,
     dataThrough: money.dataThrough,
+    ...summarise(rows, q.groupBy ?? null, granularity),
+  };
+}
+
+/** The summary's rows (per bucket and group, in order) and total from day facts grouped by `groupBy`. */
+export function summarise(
+  rows: readonly CommitmentFact[],
+  groupBy: SummaryGroupBy | null,
+  granularity: SummaryGranularity,
+): Pick<Summary, 'rows' | 'total'> {
+  const cells = new Map<string, { date: string; group: string | null; a: Amounts }>();
+  const total = zero();
+  for (const { fact, amounts } of factAmounts(rows)) {
+    const date = bucketOf(fact.bucket, granularity);
+    const group = groupBy ? (fact.group[groupBy] ?? '') : null;
+    const k = `${date}|${group ?? ''}`;
+    const cell = cells.get(k) ?? { date, group, a: zero() };
+    addInto(cell.a, amounts);
+    cells.set(k, cell);
+    addInto(total, amounts);
+  }
+  const coverage = groupBy !== 'type';
+  return {
     rows: [...cells.values()]
       .sort((a, b) => a.date.localeCompare(b.date) || (a.group ?? '').localeCompare(b.group ?? ''))
       .map((c) => ({ date: c.date, group: c.group, ...summaryFigures(c.a, coverage) })),
@@ -269,6 +280,35 @@ function endDay(end: string): string | null {
 }
 
 export const SIMULATED_PROVIDERS = ['AWS', 'Microsoft'] as const;
+/** What the simulation's hourly facts are grouped by. */
+export const SIMULATION_GROUPS: readonly CommitmentDimension[] = ['provider', 'type'];
+
+/**
+ * From hourly facts grouped by SIMULATION_GROUPS: the provider's uncovered eligible usage per hour
+ * of `[start, start + hours)` (0 where none), and its Savings Plans' used cost and covered on-demand
+ * cost (the rate).
+ */
+export function hourlyUsage(
+  rows: readonly CommitmentFact[],
+  provider: string,
+  start: number,
+  hours: number,
+): { usage: number[]; planCost: number; onDemandCost: number } {
+  const usage = new Array<number>(hours).fill(0);
+  let planCost = 0;
+  let onDemandCost = 0;
+  for (const f of rows) {
+    if (f.group.provider !== provider) continue;
+    if (!f.commitmentId) {
+      const h = Math.floor((Date.parse(f.bucket) - start) / 3_600_000);
+      if (h >= 0 && h < hours) usage[h]! += f.eligibleList;
+    } else if (f.group.type === 'Savings Plan') {
+      planCost += f.used;
+      onDemandCost += f.coveredList;
+    }
+  }
+  return { usage, planCost, onDemandCost };
+}
 
 export interface SimulateInput {
   provider: (typeof SIMULATED_PROVIDERS)[number];
@@ -312,21 +352,8 @@ export async function simulateSavingsPlan(principal: Principal, input: SimulateI
   const end = dayMs(info.lastChargeDay) + DAY_MS;
   const start = end - input.lookbackDays * DAY_MS;
   const money = await moneyFor(orgId, start, end);
-  const rows = await facts(orgId, start, end, ['provider', 'type'], 'hour', money);
-  const hours = input.lookbackDays * 24;
-  const usage = new Array<number>(hours).fill(0);
-  let planCost = 0;
-  let onDemandCost = 0;
-  for (const f of rows) {
-    if (f.group.provider !== input.provider) continue;
-    if (!f.commitmentId) {
-      const h = Math.floor((Date.parse(f.bucket) - start) / 3_600_000);
-      if (h >= 0 && h < hours) usage[h]! += f.eligibleList;
-    } else if (f.group.type === 'Savings Plan') {
-      planCost += f.used;
-      onDemandCost += f.coveredList;
-    }
-  }
+  const rows = await facts(orgId, start, end, SIMULATION_GROUPS, 'hour', money);
+  const { usage, planCost, onDemandCost } = hourlyUsage(rows, input.provider, start, input.lookbackDays * 24);
   let discount: number;
   let source: 'export' | 'request';
   if (input.discountRate !== undefined) {
@@ -340,14 +367,14 @@ export async function simulateSavingsPlan(principal: Principal, input: SimulateI
       `No ${input.provider} Savings Plan usage between ${ymd(start)} and ${ymd(end - DAY_MS)} to read the plan's rate from: give discountRate (0 to 1)`,
     );
   }
-  const levels = levelsUpTo(usage, discount, input.levels ?? 50);
   const { curve, recommended } = simulate({
     usage,
     discount,
-    levels,
+    levels: levelsUpTo(usage, discount, input.levels ?? 50),
     term: input.term,
     paymentOption: input.paymentOption,
   });
+  const hours = usage.length;
   return {
     provider: input.provider,
     lookback: { startDate: ymd(start), endDate: ymd(end - DAY_MS), hours },
