@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LevelOutcome as Level } from '../../shared/domain/commitments/simulation';
 import { type CsvRow, close, num, parseCsv } from '../integration/warehouse/support';
 import { ingestOk } from '../support/cli';
 import {
@@ -340,15 +341,6 @@ describe('GET /commitments/expiring', () => {
     expect(typeof res.body.error).toBe('string');
   });
 });
-
-interface Level {
-  hourlyCommitment: number;
-  utilization: number;
-  coverage: number;
-  netSavings: number;
-  monthlyNetSavings: number;
-  breakEvenMonth: number | null;
-}
 
 describe('POST /commitments/simulate', () => {
   it('AWS, 7-day lookback: every level of the curve and the recommended one, computed here hour by hour from the raw lines', async () => {

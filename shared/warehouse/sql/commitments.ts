@@ -97,29 +97,37 @@ export function commitmentFactsSql(
   const from = ctx.params.add(start);
   const to = ctx.params.add(end);
   const eligible = whereSql(q.eligible, ctx);
-  const converted = (m: string) =>
-    q.conversion ? convertedAmountSql(m, q.conversion, d, { currency: 'cur', chargeStart: 'day' }) : m;
   const label = q.grain === 'hour' ? d.hour('bucket') : d.dayText('bucket');
-  const sql = [
-    `SELECT ${[`${label} AS bucket`, 'cid', ...groupCols, ...MEASURES.map((m) => `sum(${m}) AS ${m}`)].join(', ')}`,
-    'FROM (',
-    `SELECT ${['bucket', 'cid', ...groupCols, ...MEASURES.map((m) => `${converted(m)} AS ${m}`)].join(', ')}`,
-    'FROM (',
+  const keys = ['bucket', 'cid', ...groupCols];
+  const inner = [
     `SELECT ${[
       `date_trunc('${q.grain}', ${ts}) AS bucket`,
-      `date_trunc('day', ${ts}) AS day`,
-      `${d.col('BillingCurrency')} AS cur`,
       `coalesce(${cid}, '') AS cid`,
       ...groups,
+      ...(q.conversion ? [`${d.col('BillingCurrency')} AS cur`] : []),
       ...sums.map((s, i) => `${s} AS ${MEASURES[i]}`),
     ].join(', ')}`,
     `FROM ${source}`,
     `WHERE ${d.col('org_id')} = ${org} AND ${ts} >= ${d.timestamp(from)} AND ${ts} < ${d.timestamp(to)}`,
     `AND (${cid} IS NOT NULL OR (${cat} = 'Usage' AND coalesce(${d.col('PricingCategory')}, '') <> 'Dynamic' AND ${eligible}))`,
-    `GROUP BY ${[1, 2, 3, 4, ...groupCols.map((_, i) => i + 5)].join(', ')}`,
-    ') AS f',
-    ') AS c',
-    `GROUP BY ${['bucket', 'cid', ...groupCols].join(', ')}`,
+    `GROUP BY ${[...keys.map((_, i) => i + 1), ...(q.conversion ? [keys.length + 1] : [])].join(', ')}`,
+  ];
+  // With a conversion, each (bucket, currency) sum is multiplied by its day's factor, then summed.
+  const c = q.conversion;
+  const aggregated = c
+    ? [
+        `SELECT ${[...keys, ...MEASURES.map((m) => `sum(${convertedAmountSql(m, c, d, { currency: 'cur', chargeStart: 'bucket' })}) AS ${m}`)].join(', ')}`,
+        'FROM (',
+        ...inner,
+        ') AS f',
+        `GROUP BY ${keys.join(', ')}`,
+      ]
+    : inner;
+  const sql = [
+    `SELECT ${[`${label} AS bucket`, 'cid', ...groupCols, ...MEASURES].join(', ')}`,
+    'FROM (',
+    ...aggregated,
+    ') AS a',
     `ORDER BY ${['1', 'cid', ...groupCols].join(', ')}`,
   ].join('\n');
   return { sql, params: ctx.params.values };
