@@ -342,14 +342,46 @@ describe('GET /commitments/expiring', () => {
   });
 });
 
+interface Sim {
+  lookback: { startDate: string; endDate: string; hours: number };
+  rate: { discount: number; source: string };
+  curve: Level[];
+  recommended: Level | null;
+}
+
+/**
+ * Each of the 50 levels (evenly spaced up to the busiest hour at plan rates) computed here hour by
+ * hour from `usage` (on-demand cost per hour of the lookback), All Upfront over `months`; the
+ * recommended level is the one of the largest positive net savings.
+ */
+function expectCurve(sim: Sim, usage: number[], discount: number, months: number): void {
+  const hours = usage.length;
+  const peak = Math.max(...usage) * (1 - discount);
+  expect(sim.curve).toHaveLength(50);
+  let best: Level | null = null;
+  sim.curve.forEach((level, i) => {
+    const L = (peak * (i + 1)) / 50;
+    expectClose(`level ${i}`, level.hourlyCommitment, L);
+    let covered = 0;
+    for (const u of usage) covered += Math.min(u, L / (1 - discount));
+    const total = usage.reduce((a, b) => a + b, 0);
+    const net = covered - L * hours;
+    expectClose(`utilisation ${i}`, level.utilization, (covered * (1 - discount)) / (L * hours));
+    expectClose(`coverage ${i}`, level.coverage, covered / total);
+    expectClose(`net savings ${i}`, level.netSavings, net);
+    // All Upfront: the term's commitment at month 0, paid back by the avoided on-demand cost.
+    const perMonth = (covered / hours) * 730;
+    let month: number | null = null;
+    for (let m = 1; m <= months && month === null; m++) if (m * perMonth >= L * 730 * months) month = m;
+    expect({ i, month: level.breakEvenMonth }).toEqual({ i, month });
+    if (net > 0 && (!best || net > best.netSavings)) best = level;
+  });
+  expect(sim.recommended).toEqual(best);
+}
+
 describe('POST /commitments/simulate', () => {
   it('AWS, 7-day lookback: every level of the curve and the recommended one, computed here hour by hour from the raw lines', async () => {
-    const res = await api<{
-      lookback: { startDate: string; endDate: string; hours: number };
-      rate: { discount: number; source: string };
-      curve: Level[];
-      recommended: Level | null;
-    }>('POST', '/commitments/simulate', {
+    const res = await api<Sim>('POST', '/commitments/simulate', {
       token: simToken,
       body: { provider: 'AWS', lookbackDays: 7, term: '1yr', paymentOption: 'All Upfront' },
     });
@@ -374,29 +406,39 @@ describe('POST /commitments/simulate', () => {
     const discount = 1 - planCost / onDemand;
     expect(res.body.rate.source).toBe('export');
     expectClose('discount', res.body.rate.discount, discount);
-    const peak = Math.max(...usage) * (1 - discount);
-    expect(res.body.curve).toHaveLength(50);
-    let best: Level | null = null;
-    res.body.curve.forEach((level, i) => {
-      const L = (peak * (i + 1)) / 50;
-      expectClose(`level ${i}`, level.hourlyCommitment, L);
-      let covered = 0;
-      for (const u of usage) covered += Math.min(u, L / (1 - discount));
-      const total = usage.reduce((a, b) => a + b, 0);
-      const net = covered - L * 168;
-      expectClose(`utilisation ${i}`, level.utilization, (covered * (1 - discount)) / (L * 168));
-      expectClose(`coverage ${i}`, level.coverage, covered / total);
-      expectClose(`net savings ${i}`, level.netSavings, net);
-      // All Upfront: the year's commitment at month 0, paid back by the avoided on-demand cost.
-      const perMonth = (covered / 168) * 730;
-      let month: number | null = null;
-      for (let m = 1; m <= 12 && month === null; m++) if (m * perMonth >= L * 730 * 12) month = m;
-      expect({ i, month: level.breakEvenMonth }).toEqual({ i, month });
-      if (net > 0 && (!best || net > best.netSavings)) best = level;
-    });
-    expect(best).not.toBeNull();
-    expect(res.body.recommended).toEqual(best);
+    expectCurve(res.body, usage, discount, 12);
+    expect(res.body.recommended).not.toBeNull();
     expect(res.body.recommended!.utilization).toBeLessThan(1);
+  });
+
+  it('Azure, from its daily export in EUR: the savings plan rate and usage converted per charge day, each level as computed here', async () => {
+    const res = await api<Sim>('POST', '/commitments/simulate', {
+      token,
+      body: { provider: 'Microsoft', lookbackDays: 7, term: '3yr', paymentOption: 'All Upfront' },
+    });
+    expect(res.status).toBe(200);
+    // The organisation's last charge day is the exports' last day; the Azure day's usage sits in its hour 0.
+    const first = Date.parse(`${DAYS[2]}T00:00:00Z`) - 6 * DAY_MS;
+    expect(res.body.lookback).toEqual({ startDate: ymd(first), endDate: DAYS[2], hours: 168 });
+    let planCost = 0;
+    let onDemand = 0;
+    const usage = new Array<number>(168).fill(0);
+    for (const r of azure) {
+      const [m, d, y] = String(r.Date).split('/');
+      const day = `${y}-${m!.padStart(2, '0')}-${d!.padStart(2, '0')}`;
+      const usd = (eur: number) => eur * rateOn(usdPerEur, day);
+      if (r.ChargeType === 'Usage' && r.PricingModel === 'SavingsPlan') {
+        planCost += usd(num(r.CostInBillingCurrency));
+        onDemand += usd(num(r.PayGPrice) * num(r.Quantity));
+      }
+      if (r.ChargeType === 'Usage' && r.PricingModel === 'OnDemand' && r.MeterCategory === 'Virtual Machines')
+        usage[(Date.parse(`${day}T00:00:00Z`) - first) / 3_600_000]! += usd(
+          num(r.PayGPrice) * num(r.Quantity),
+        );
+    }
+    const discount = 1 - planCost / onDemand;
+    expectClose('discount', res.body.rate.discount, discount);
+    expectCurve(res.body, usage, discount, 36);
   });
 
   it('refuses a lookback other than 7, 30 or 60 days with a 400, and a provider without savings-plan usage with a 422', async () => {
