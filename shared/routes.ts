@@ -3,6 +3,7 @@ import { adminRoutes } from './routes/admin';
 import { fxRoutes } from './routes/admin-fx';
 import { alertRoutes } from './routes/alerts';
 import { budgetRoutes } from './routes/budgets';
+import { commitmentRoutes } from './routes/commitments';
 import { dashboardRoutes } from './routes/dashboards';
 import { dimensionRoutes } from './routes/dimensions';
 import { enrichmentRoutes } from './routes/enrichments';
@@ -28,4 +29,5 @@ export const routes: readonly RouteDef[] = [
   ...alertRoutes,
   ...uploadRoutes,
   ...budgetRoutes,
+  ...commitmentRoutes,
 ];

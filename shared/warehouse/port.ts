@@ -10,6 +10,7 @@ import type {
   SeriesRow,
   UsageSeriesQuery,
 } from './query-model';
+import type { CommitmentFact, CommitmentFactsQuery, CommitmentTerms } from './sql/commitments';
 
 /**
  * The warehouse port. Two adapters implement it from the same query model: DuckDB (embedded, the
@@ -99,6 +100,14 @@ export interface WarehouseQueries {
   usageSeries(q: UsageSeriesQuery): Promise<SeriesRow[]>;
   /** The computed dimensions of the org's last refresh, if any. */
   catalog(orgId: string): Promise<Catalog | undefined>;
+  /**
+   * Commitment-discount facts (./sql/commitments.ts): per bucket, commitment and group, what each
+   * commitment used, left unused, charged as a fee, covered at on-demand prices, and the eligible
+   * usage no commitment covered; in one statement, converted per charge day like the cost series.
+   */
+  commitmentFacts(q: CommitmentFactsQuery): Promise<CommitmentFact[]>;
+  /** Every commitment of the org with lines in the range (all time without one), with its terms. */
+  commitmentTerms(orgId: string, range?: { start: string; end: string }): Promise<CommitmentTerms[]>;
 }
 
 /** The whole warehouse: the queries plus ingestion and the refresh (workers and the local stack). */

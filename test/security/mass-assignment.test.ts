@@ -266,6 +266,7 @@ const NOT_STORING: Record<string, string> = {
   importBudget: 'the CSV is parsed cell by cell into lines; no body field is copied onto the budget',
   sendBudgetAlertTest: 'sends a test notification, stores nothing',
   backtestCostAlert: 'evaluates a draft alert, stores nothing',
+  simulateCommitment: 'simulates savings-plan levels, stores nothing',
 };
 
 it('every body route is either probed over HTTP or listed as storing nothing', () => {

@@ -4,6 +4,15 @@ import type { MetricId } from '../focus-columns';
 import type { UsageMetric, WarehouseQueries } from '../port';
 import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
 import {
+  type CommitmentFact,
+  type CommitmentFactsQuery,
+  type CommitmentTerms,
+  commitmentFactsSql,
+  commitmentTermsSql,
+  toCommitmentFacts,
+  toCommitmentTerms,
+} from '../sql/commitments';
+import {
   athenaDialect,
   athenaParams,
   billingInfoSql,
@@ -137,5 +146,24 @@ export class AthenaQueries implements WarehouseQueries {
     if (!stored) return undefined;
     const { features: _features, ...catalog } = stored;
     return catalog;
+  }
+
+  /** The base table through the org's derived table, pruned to the range's billing months. */
+  async commitmentFacts(q: CommitmentFactsQuery): Promise<CommitmentFact[]> {
+    const ctx = { dialect: athenaDialect, params: athenaParams() };
+    const source = `${featureSource(this.table(), q.orgId, undefined, rangeMonths(q.start, q.end)).sql} AS src`;
+    const compiled = commitmentFactsSql(q, source, ctx);
+    const rows = await this.runner.run(compiled.sql, compiled.params).catch((e: unknown) => {
+      throw missingRateOf(e);
+    });
+    return toCommitmentFacts(rows, q.groupBy);
+  }
+
+  async commitmentTerms(orgId: string, range?: { start: string; end: string }): Promise<CommitmentTerms[]> {
+    const ctx = { dialect: athenaDialect, params: athenaParams() };
+    const months = range ? rangeMonths(range.start, range.end) : undefined;
+    const source = `${featureSource(this.table(), orgId, undefined, months).sql} AS src`;
+    const compiled = commitmentTermsSql(orgId, range, source, ctx);
+    return toCommitmentTerms(await this.runner.run(compiled.sql, compiled.params));
   }
 }

@@ -4,6 +4,15 @@ import type { MetricId } from '../focus-columns';
 import type { UsageMetric, WarehouseQueries } from '../port';
 import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
 import {
+  type CommitmentFact,
+  type CommitmentFactsQuery,
+  type CommitmentTerms,
+  commitmentFactsSql,
+  commitmentTermsSql,
+  toCommitmentFacts,
+  toCommitmentTerms,
+} from '../sql/commitments';
+import {
   billingInfoSql,
   duckDialect,
   metricSql,
@@ -205,5 +214,25 @@ export class DuckDbQueries implements WarehouseQueries {
 
   catalog(orgId: string): Promise<Catalog | undefined> {
     return withReadConnection((conn) => readCatalog(conn, orgId));
+  }
+
+  /** Reads the billing table (the commitment columns are FOCUS columns, not computed dimensions). */
+  commitmentFacts(q: CommitmentFactsQuery): Promise<CommitmentFact[]> {
+    return withReadConnection(async (conn) => {
+      const ctx = { dialect: duckDialect, params: positionalParams() };
+      const compiled = commitmentFactsSql(q, quoteIdent(BILLING_TABLE), ctx);
+      const rows = await query(conn, compiled.sql, compiled.params).catch((e: unknown) => {
+        throw missingRateOf(e);
+      });
+      return toCommitmentFacts(rows, q.groupBy);
+    });
+  }
+
+  commitmentTerms(orgId: string, range?: { start: string; end: string }): Promise<CommitmentTerms[]> {
+    return withReadConnection(async (conn) => {
+      const ctx = { dialect: duckDialect, params: positionalParams() };
+      const compiled = commitmentTermsSql(orgId, range, quoteIdent(BILLING_TABLE), ctx);
+      return toCommitmentTerms(await query(conn, compiled.sql, compiled.params));
+    });
   }
 }

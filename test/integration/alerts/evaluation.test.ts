@@ -199,6 +199,8 @@ function spikeWarehouse(
     },
     usageSeries: async () => [],
     catalog: async () => undefined,
+    commitmentFacts: async () => [],
+    commitmentTerms: async () => [],
   };
   return { fake, calls };
 }

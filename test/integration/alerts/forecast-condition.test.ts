@@ -42,6 +42,8 @@ const fake: WarehouseQueries = {
   costSeriesMany: async (q, ids) => ids.map(() => rows(q)),
   usageSeries: async () => [],
   catalog: async () => undefined,
+  commitmentFacts: async () => [],
+  commitmentTerms: async () => [],
 };
 function rows(q: { start: string; end: string }) {
   const out: { period: string; group: Record<string, never>; value: number }[] = [];

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eligibleClause } from '../../../shared/domain/commitments/eligibility';
 import { AthenaQueries, AthenaWarehouse } from '../../../shared/warehouse/athena/adapter';
 import { rangeMonths } from '../../../shared/warehouse/athena/sql';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
@@ -17,6 +18,7 @@ import type {
 } from '../../../shared/warehouse/query-model';
 import { MissingRateError } from '../../../shared/warehouse/sql/compile';
 import { AthenaEmulator } from '../../support/athena-emulator';
+import { CUR2_HEADER, csvText, curCommitmentLines } from '../../support/commitment-exports';
 import { assertPartitioned, assertTrino } from '../../support/trino';
 import {
   azureDaily,
@@ -677,6 +679,60 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expect(same.replaced?.[0]?.kept).toBeUndefined();
     expect(emulator.objects.has(kept.replace('upl_b', 'upl_c'))).toBe(false);
     for (const st of emulator.statements) assertTrino(st.sql);
+  });
+
+  it('commitment facts and terms (docs/commitments.md): Athena = DuckDB, converted or not', async () => {
+    const days = ['2024-04-01', '2024-04-02', '2024-04-03'];
+    const path = join(mkdtempSync(join(tmpdir(), 'trino-commitments-')), 'cur2.csv');
+    writeFileSync(
+      path,
+      csvText(CUR2_HEADER, curCommitmentLines(days, '2025-01-14T23:59:59Z', '2026-05-31T23:59:59Z')),
+    );
+    for (const w of [athena, duck]) await w.ingestFile({ orgId: org, path, sourceName: 'cur2.csv' });
+    const range = { start: '2024-04-01', end: '2024-04-04' };
+    const conversion = {
+      target: 'EUR',
+      from: '2024-04-01',
+      factors: days.map((day, i) => ({ currency: 'USD', day, factor: 0.9 + i / 100 })),
+    };
+    for (const extra of [{}, { conversion }]) {
+      const q = {
+        orgId: org,
+        ...range,
+        grain: 'day' as const,
+        groupBy: ['provider', 'service'] as const,
+        eligible: eligibleClause(),
+        ...extra,
+      };
+      const facts = await checked((w) => w.commitmentFacts(q), { months: ['2024-04'] });
+      expect(facts.statements).toHaveLength(1);
+      const key = (f: { bucket: string; commitmentId: string; group: object }) =>
+        `${f.bucket}|${f.commitmentId}|${JSON.stringify(f.group)}`;
+      const mine = await duck.commitmentFacts(q);
+      expect(facts.result.map(key).sort()).toEqual(mine.map(key).sort());
+      expect(mine.some((f) => f.unused > 0 && f.commitmentId)).toBe(true);
+      for (const f of facts.result) {
+        const d = mine.find((x) => key(x) === key(f))!;
+        for (const m of ['used', 'unused', 'fee', 'coveredList', 'credit', 'eligibleList'] as const)
+          expect(f[m]).toBeCloseTo(d[m], 9);
+      }
+    }
+    const hourly = await checked(
+      (w) =>
+        w.commitmentFacts({ orgId: org, ...range, grain: 'hour', groupBy: [], eligible: eligibleClause() }),
+      { months: ['2024-04'] },
+    );
+    expect(hourly.result.every((f) => /^2024-04-0\dT\d{2}:00:00Z$/.test(f.bucket))).toBe(true);
+    const terms = await checked((w) => w.commitmentTerms(org, range), { months: ['2024-04'] });
+    expect(terms.result).toEqual(await duck.commitmentTerms(org, range));
+    expect(terms.result.map((t) => [t.type, t.term])).toEqual(
+      expect.arrayContaining([
+        ['Savings Plan', '1yr'],
+        ['Reservation', '3yr'],
+      ]),
+    );
+    const all = await checked((w) => w.commitmentTerms(org));
+    expect(all.result).toEqual(await duck.commitmentTerms(org));
   });
 
   it('drives every public method of the adapter (a new method fails here until a test drives it)', () => {

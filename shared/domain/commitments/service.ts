@@ -1,0 +1,391 @@
+import type { Principal } from '../../auth/principal';
+import { getOrganizationReportingCurrency, getOrganizationTimezone } from '../../db/organizations-repo';
+import type { DatePreset } from '../../enums';
+import { UnprocessableError } from '../../errors';
+import { getWarehouseQueries } from '../../warehouse/queries';
+import type { CurrencyConversion } from '../../warehouse/query-model';
+import type { CommitmentDimension, CommitmentFact, CommitmentTerms } from '../../warehouse/sql/commitments';
+import { localDay } from '../alerts/dedup';
+import { planConversion } from '../queries/conversion';
+import type { ConversionOut } from '../queries/model';
+import { addMonths, DAY_MS, dayMs, resolvePeriod, ymd } from '../queries/period';
+import { eligibleClause } from './eligibility';
+import { type Amounts, addInto, bucketOf, factAmounts, type Rates, ratesOf, zero } from './figures';
+import {
+  HOURS_PER_MONTH,
+  type LevelOutcome,
+  levelsUpTo,
+  type PaymentOption,
+  simulate,
+  type Term,
+} from './simulation';
+
+/** The period of a commitments request: the explorer's preset or start/end dates. */
+export interface PeriodQuery {
+  datePreset?: DatePreset;
+  startDate?: string;
+  endDate?: string;
+}
+
+interface Money {
+  currency: string;
+  conversion: ConversionOut | null;
+  plan?: CurrencyConversion;
+  dataThrough: string | null;
+}
+
+/**
+ * Amounts in the organisation's reporting currency: the billing currencies of `[start, end)` (and a
+ * month either side) other than it are converted at their per-day factors, as the explorer does
+ * (docs/currency.md); a missing rate is a 422 naming the currency and the day.
+ */
+async function moneyFor(orgId: string, start: number, end: number): Promise<Money> {
+  const wh = await getWarehouseQueries();
+  const since = ymd(addMonths(dayMs(ymd(start)), -1)).slice(0, 7);
+  const [currency, info] = await Promise.all([
+    getOrganizationReportingCurrency(orgId),
+    wh.billingInfo(orgId, since),
+  ]);
+  const sources = info.currencies.filter((c) => c !== currency);
+  if (!sources.length) return { currency, conversion: null, dataThrough: info.lastChargeDay };
+  const { conversion, out } = await planConversion(
+    sources,
+    currency,
+    ymd(start),
+    ymd(Math.ceil(end / DAY_MS) * DAY_MS),
+    info.lastChargeDay,
+  );
+  return { currency, conversion: out.rates ? out : null, plan: conversion, dataThrough: info.lastChargeDay };
+}
+
+async function periodOf(orgId: string, q: PeriodQuery, now: Date) {
+  const timeZone = (await getOrganizationTimezone(orgId)) ?? 'UTC';
+  const p = resolvePeriod(
+    {
+      aggBy: 'Day',
+      datePreset: q.datePreset ?? null,
+      startDate: q.startDate ?? null,
+      endDate: q.endDate ?? null,
+    },
+    { now, timeZone },
+  );
+  return { start: p.start, end: p.end, timeZone };
+}
+
+async function facts(
+  orgId: string,
+  start: number,
+  end: number,
+  groupBy: readonly CommitmentDimension[],
+  grain: 'day' | 'hour',
+  money: Money,
+): Promise<CommitmentFact[]> {
+  const wh = await getWarehouseQueries();
+  return wh.commitmentFacts({
+    orgId,
+    start: ymd(start),
+    end: ymd(end),
+    grain,
+    groupBy,
+    eligible: eligibleClause(),
+    ...(money.plan ? { conversion: money.plan } : {}),
+  });
+}
+
+export interface InventoryItem
+  extends Omit<CommitmentTerms, 'firstDay' | 'lastDay'>,
+    Omit<Rates, 'coverage'> {
+  commitmentCost: number;
+  usedCost: number;
+  unusedCost: number;
+  onDemandCost: number;
+}
+
+export interface Inventory {
+  period: { startDate: string; endDate: string };
+  currency: string;
+  conversion: ConversionOut | null;
+  dataThrough: string | null;
+  items: InventoryItem[];
+}
+
+/**
+ * GET /commitments: every commitment with lines in the period, its terms and its figures for the
+ * period, costliest first.
+ */
+export async function commitmentInventory(
+  principal: Principal,
+  q: PeriodQuery,
+  now = new Date(),
+): Promise<Inventory> {
+  const orgId = principal.orgId;
+  const { start, end } = await periodOf(orgId, q, now);
+  const money = await moneyFor(orgId, start, end);
+  const wh = await getWarehouseQueries();
+  const [rows, terms] = await Promise.all([
+    facts(orgId, start, end, [], 'day', money),
+    wh.commitmentTerms(orgId, { start: ymd(start), end: ymd(end) }),
+  ]);
+  const byId = new Map<string, Amounts>();
+  for (const { fact, amounts } of factAmounts(rows)) {
+    if (!fact.commitmentId) continue;
+    const a = byId.get(fact.commitmentId) ?? zero();
+    addInto(a, amounts);
+    byId.set(fact.commitmentId, a);
+  }
+  const items = terms.map(({ firstDay: _f, lastDay: _l, ...t }) => {
+    const a = byId.get(t.id) ?? zero();
+    const { coverage: _c, ...rates } = ratesOf(a, 'onDemand');
+    return {
+      ...t,
+      commitmentCost: a.cost,
+      usedCost: a.used,
+      unusedCost: a.unused,
+      onDemandCost: a.onDemand,
+      ...rates,
+    };
+  });
+  items.sort((a, b) => b.commitmentCost - a.commitmentCost || a.id.localeCompare(b.id));
+  return {
+    period: { startDate: ymd(start), endDate: ymd(end - DAY_MS) },
+    currency: money.currency,
+    conversion: money.conversion,
+    dataThrough: money.dataThrough,
+    items,
+  };
+}
+
+export type SummaryGroupBy = CommitmentDimension;
+export type SummaryGranularity = 'DAY' | 'WEEK' | 'MONTH';
+
+export interface SummaryFigures extends Rates {
+  commitmentCost: number;
+  usedCost: number;
+  unusedCost: number;
+  coveredOnDemandCost: number;
+  eligibleOnDemandCost: number;
+}
+
+export interface Summary {
+  period: { startDate: string; endDate: string };
+  granularity: SummaryGranularity;
+  groupBy: SummaryGroupBy | null;
+  currency: string;
+  conversion: ConversionOut | null;
+  dataThrough: string | null;
+  rows: ({ date: string; group: string | null } & SummaryFigures)[];
+  total: SummaryFigures;
+}
+
+function summaryFigures(a: Amounts, coverage: boolean): SummaryFigures {
+  const rates = ratesOf(a, 'eligible');
+  return {
+    commitmentCost: a.cost,
+    usedCost: a.used,
+    unusedCost: a.unused,
+    coveredOnDemandCost: a.onDemand,
+    eligibleOnDemandCost: coverage ? a.eligible : 0,
+    ...rates,
+    ...(coverage ? {} : { coverage: null, effectiveSavingsRate: null }),
+  };
+}
+
+/**
+ * GET /commitments/summary: utilisation, coverage, unused cost and effective savings rate per
+ * day, week or month, by provider, account, type or service (or in total). Coverage and the
+ * savings rate need the eligible usage, which has no commitment type: by type they are null.
+ */
+export async function commitmentSummary(
+  principal: Principal,
+  q: PeriodQuery & { groupBy?: SummaryGroupBy; granularity?: SummaryGranularity },
+  now = new Date(),
+): Promise<Summary> {
+  const orgId = principal.orgId;
+  const granularity = q.granularity ?? 'DAY';
+  const { start, end } = await periodOf(orgId, q, now);
+  const money = await moneyFor(orgId, start, end);
+  const rows = await facts(orgId, start, end, q.groupBy ? [q.groupBy] : [], 'day', money);
+  return {
+    period: { startDate: ymd(start), endDate: ymd(end - DAY_MS) },
+    granularity,
+    groupBy: q.groupBy ?? null,
+    currency: money.currency,
+    conversion: money.conversion,
+    dataThrough: money.dataThrough,
+    ...summarise(rows, q.groupBy ?? null, granularity),
+  };
+}
+
+/** The summary's rows (per bucket and group, in order) and total from day facts grouped by `groupBy`. */
+export function summarise(
+  rows: readonly CommitmentFact[],
+  groupBy: SummaryGroupBy | null,
+  granularity: SummaryGranularity,
+): Pick<Summary, 'rows' | 'total'> {
+  const cells = new Map<string, { date: string; group: string | null; a: Amounts }>();
+  const total = zero();
+  for (const { fact, amounts } of factAmounts(rows)) {
+    const date = bucketOf(fact.bucket, granularity);
+    const group = groupBy ? (fact.group[groupBy] ?? '') : null;
+    const k = `${date}|${group ?? ''}`;
+    const cell = cells.get(k) ?? { date, group, a: zero() };
+    addInto(cell.a, amounts);
+    cells.set(k, cell);
+    addInto(total, amounts);
+  }
+  const coverage = groupBy !== 'type';
+  return {
+    rows: [...cells.values()]
+      .sort((a, b) => a.date.localeCompare(b.date) || (a.group ?? '').localeCompare(b.group ?? ''))
+      .map((c) => ({ date: c.date, group: c.group, ...summaryFigures(c.a, coverage) })),
+    total: summaryFigures(total, coverage),
+  };
+}
+
+export interface Expiring {
+  today: string;
+  withinDays: number;
+  items: (Omit<CommitmentTerms, 'firstDay' | 'lastDay'> & { daysLeft: number; lastChargeDay: string })[];
+}
+
+/**
+ * GET /commitments/expiring: the commitments whose term ends between today (the organisation's
+ * day) and `withinDays` days later, soonest first; a commitment whose export gives no end is not
+ * listed (docs/commitments.md).
+ */
+export async function expiringCommitments(
+  principal: Principal,
+  withinDays: number,
+  now = new Date(),
+): Promise<Expiring> {
+  const orgId = principal.orgId;
+  const today = localDay(now, await getOrganizationTimezone(orgId));
+  const last = ymd(dayMs(today) + withinDays * DAY_MS);
+  const terms = await (await getWarehouseQueries()).commitmentTerms(orgId);
+  const items = terms
+    .filter((t) => t.end !== null && endDay(t.end) !== null)
+    .map(({ firstDay: _f, lastDay, ...t }) => {
+      const end = endDay(t.end!)!;
+      return { ...t, daysLeft: Math.round((dayMs(end) - dayMs(today)) / DAY_MS), lastChargeDay: lastDay };
+    })
+    .filter((t) => t.daysLeft >= 0 && endDay(t.end!)! <= last)
+    .sort((a, b) => a.daysLeft - b.daysLeft || a.id.localeCompare(b.id));
+  return { today, withinDays, items };
+}
+
+/** The UTC calendar day a term ends on (`2025-01-14T23:59:59Z` → `2025-01-14`), null when unreadable. */
+function endDay(end: string): string | null {
+  const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(end) ? `${end}T00:00:00Z` : end);
+  return Number.isNaN(t) ? null : ymd(t);
+}
+
+export const SIMULATED_PROVIDERS = ['AWS', 'Microsoft'] as const;
+/** What the simulation's hourly facts are grouped by. */
+export const SIMULATION_GROUPS: readonly CommitmentDimension[] = ['provider', 'type'];
+
+/**
+ * From hourly facts grouped by SIMULATION_GROUPS: the provider's uncovered eligible usage per hour
+ * of `[start, start + hours)` (0 where none), and its Savings Plans' used cost and covered on-demand
+ * cost (the rate).
+ */
+export function hourlyUsage(
+  rows: readonly CommitmentFact[],
+  provider: string,
+  start: number,
+  hours: number,
+): { usage: number[]; planCost: number; onDemandCost: number } {
+  const usage = new Array<number>(hours).fill(0);
+  let planCost = 0;
+  let onDemandCost = 0;
+  for (const f of rows) {
+    if (f.group.provider !== provider) continue;
+    if (!f.commitmentId) {
+      const h = Math.floor((Date.parse(f.bucket) - start) / 3_600_000);
+      if (h >= 0 && h < hours) usage[h]! += f.eligibleList;
+    } else if (f.group.type === 'Savings Plan') {
+      planCost += f.used;
+      onDemandCost += f.coveredList;
+    }
+  }
+  return { usage, planCost, onDemandCost };
+}
+
+export interface SimulateInput {
+  provider: (typeof SIMULATED_PROVIDERS)[number];
+  lookbackDays: 7 | 30 | 60;
+  term: Term;
+  paymentOption: PaymentOption;
+  levels?: number;
+  discountRate?: number;
+}
+
+export interface Simulation {
+  provider: string;
+  lookback: { startDate: string; endDate: string; hours: number };
+  term: Term;
+  paymentOption: PaymentOption;
+  currency: string;
+  conversion: ConversionOut | null;
+  rate: { discount: number; source: 'export' | 'request'; planCost: number; onDemandCost: number };
+  eligibleOnDemandCost: number;
+  hoursPerMonth: number;
+  curve: LevelOutcome[];
+  recommended: LevelOutcome | null;
+}
+
+/**
+ * POST /commitments/simulate: a savings plan for the provider at levels of $/hour, over the hourly
+ * eligible on-demand usage no commitment covered in the `lookbackDays` days up to the last charge
+ * day. The plan's discount is the export's own: 1 − EffectiveCost ÷ ListCost of the provider's
+ * Savings Plan usage in the lookback (AWS: `SavingsPlanEffectiveCost` ÷ `pricing/publicOnDemandCost`;
+ * Azure: the cost ÷ `PayGPrice × Quantity`), unless the request gives `discountRate`.
+ */
+export async function simulateSavingsPlan(principal: Principal, input: SimulateInput): Promise<Simulation> {
+  const orgId = principal.orgId;
+  const wh = await getWarehouseQueries();
+  const [newest] = await wh.billingMonths(orgId);
+  const info = newest
+    ? await wh.billingInfo(orgId, ymd(addMonths(dayMs(`${newest}-01`), -1)).slice(0, 7))
+    : { lastChargeDay: null };
+  if (!info.lastChargeDay)
+    throw new UnprocessableError('The organisation has no billing data to simulate a savings plan from');
+  const end = dayMs(info.lastChargeDay) + DAY_MS;
+  const start = end - input.lookbackDays * DAY_MS;
+  const money = await moneyFor(orgId, start, end);
+  const rows = await facts(orgId, start, end, SIMULATION_GROUPS, 'hour', money);
+  const { usage, planCost, onDemandCost } = hourlyUsage(rows, input.provider, start, input.lookbackDays * 24);
+  let discount: number;
+  let source: 'export' | 'request';
+  if (input.discountRate !== undefined) {
+    discount = input.discountRate;
+    source = 'request';
+  } else if (onDemandCost > 0 && planCost >= 0 && planCost < onDemandCost) {
+    discount = 1 - planCost / onDemandCost;
+    source = 'export';
+  } else {
+    throw new UnprocessableError(
+      `No ${input.provider} Savings Plan usage between ${ymd(start)} and ${ymd(end - DAY_MS)} to read the plan's rate from: give discountRate (0 to 1)`,
+    );
+  }
+  const { curve, recommended } = simulate({
+    usage,
+    discount,
+    levels: levelsUpTo(usage, discount, input.levels ?? 50),
+    term: input.term,
+    paymentOption: input.paymentOption,
+  });
+  const hours = usage.length;
+  return {
+    provider: input.provider,
+    lookback: { startDate: ymd(start), endDate: ymd(end - DAY_MS), hours },
+    term: input.term,
+    paymentOption: input.paymentOption,
+    currency: money.currency,
+    conversion: money.conversion,
+    rate: { discount, source, planCost, onDemandCost },
+    eligibleOnDemandCost: usage.reduce((s, u) => s + u, 0),
+    hoursPerMonth: HOURS_PER_MONTH,
+    curve,
+    recommended,
+  };
+}
