@@ -5,6 +5,7 @@ import { windowNodes } from '../common/expr/walk';
 import { oneLine } from '../common/text';
 import type { AlertThreshold, CostAlert } from './model';
 import type { RenderedMessage } from './notification';
+import type { RootCauses } from './root-causes';
 
 /**
  * The message renderer: a pure function from an alert firing to the subject, HTML and text of an
@@ -46,6 +47,8 @@ export interface AlertFiring {
   appUrl: string;
   /** A test send: the values are a sample (the alert does not exist: its link is the alerts list). */
   test?: boolean;
+  /** The top contributors to the change (root-causes.ts), when they could be computed. */
+  rootCauses?: RootCauses;
 }
 
 export function baselineKey(fn: string, query: string, n: number, unit: string): string {
@@ -285,6 +288,26 @@ export function alertPageUrl(firing: AlertFiring): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Root causes
+
+function signedMoney(value: number, currency: string): string {
+  return `${value >= 0 ? '+' : '−'}${money(Math.abs(value), currency)}`;
+}
+
+/** The root causes in words: a heading and one line per contributor (empty without root causes). */
+export function rootCauseLines(firing: AlertFiring): { heading: string; lines: string[] } | null {
+  const rc = firing.rootCauses;
+  if (!rc?.top.length) return null;
+  const cur = firing.alert.currency;
+  const heading = `Top contributors by ${rc.dimension} (${rc.query}: ${money(rc.after, cur)} against ${money(rc.before, cur)} for ${rc.baseline.label}, ${signedMoney(rc.change, cur)}${rc.explained === null ? '' : `; these explain ${percent(rc.explained).replace(/^\+/, '')} of the change`})`;
+  const lines = rc.top.map(
+    (c) =>
+      `${c.label}: ${money(c.before, cur)} → ${money(c.after, cur)} (${signedMoney(c.change, cur)}${c.changePercent === null ? ', new' : `, ${percent(c.changePercent)}`}${c.share === null ? '' : `; ${percent(c.share).replace(/^\+/, '')} of the change`})`,
+  );
+  return { heading, lines };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Output formats
 
 function escapeHtml(s: string): string {
@@ -320,6 +343,7 @@ export function renderAlertMessage(firing: AlertFiring): RenderedMessage {
   const headline = ex.facts[0] ?? `${alert.name} fired on ${firing.evaluatedDay}`;
   const periodLine = `Period: ${firing.period.start === firing.period.end ? firing.period.start : `${firing.period.start} to ${firing.period.end}`} (the last complete day of billing data is ${firing.evaluatedDay}).`;
   const testLine = firing.test ? 'This is a test notification: the figures below are a sample.' : '';
+  const causes = rootCauseLines(firing);
 
   const text = [
     testLine,
@@ -333,6 +357,7 @@ export function renderAlertMessage(firing: AlertFiring): RenderedMessage {
     '',
     ...ex.figures.map(([k, val]) => `${k}: ${val}`),
     '',
+    ...(causes ? [`${causes.heading}:`, ...causes.lines.map((l) => `- ${l}`), ''] : []),
     `Open in the explorer: ${link}`,
     `${pageLabel}: ${pageLink}`,
   ]
@@ -356,6 +381,7 @@ ${alert.description ? `<tr><td style="padding:4px 24px;color:#4b5563">${escapeHt
 <tr><td style="padding:12px 24px;line-height:1.5"><span style="color:#6b7280">Why it fired:</span> ${escapeHtml(ex.rule)}.</td></tr>
 ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padding-left:20px;line-height:1.6">${ex.facts.map((f) => `<li>${escapeHtml(f)}.</li>`).join('')}</ul></td></tr>` : ''}
 <tr><td style="padding:12px 24px"><table role="presentation" width="100%" style="border-collapse:collapse;font-size:14px">${rows}</table></td></tr>
+${causes ? `<tr><td style="padding:12px 24px 0 24px;line-height:1.5"><strong>${escapeHtml(causes.heading)}</strong><ul style="margin:6px 0 0 0;padding-left:20px;line-height:1.6">${causes.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul></td></tr>` : ''}
 <tr><td style="padding:4px 24px;color:#6b7280;font-size:13px">${escapeHtml(periodLine)}</td></tr>
 <tr><td style="padding:20px 24px 24px 24px"><a href="${escapeHtml(link)}" style="display:inline-block;background:#1d4ed8;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">Open in the explorer</a> <a href="${escapeHtml(pageLink)}" style="display:inline-block;color:#1d4ed8;padding:10px 12px;font-weight:600">${pageLabel}</a></td></tr>
 </table>
@@ -385,6 +411,18 @@ ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padd
             fields: ex.figures
               .slice(0, 10)
               .map(([k, val]) => ({ type: 'plain_text', text: `${k}\n${val}`, emoji: false })),
+          },
+        ]
+      : []),
+    ...(causes
+      ? [
+          {
+            type: 'section',
+            text: {
+              type: 'plain_text',
+              text: [`${causes.heading}:`, ...causes.lines.map((l) => `• ${l}`)].join('\n').slice(0, 3000),
+              emoji: false,
+            },
           },
         ]
       : []),
@@ -419,6 +457,12 @@ ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padd
           { type: 'Column', width: 'auto', items: [cardText(value)] },
         ],
       })),
+      ...(causes
+        ? [
+            cardText(`${causes.heading}:`, { weight: 'Bolder' }),
+            ...causes.lines.map((l) => cardText(`• ${l}`)),
+          ]
+        : []),
       cardText(periodLine, { isSubtle: true, size: 'Small' }),
     ],
     actions: [
