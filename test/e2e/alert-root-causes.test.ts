@@ -181,7 +181,18 @@ describe('every cost-alert message names the top contributors to the change', ()
     for (const c of top) expect(text).toContain(`- ${lineOf(c, total)}`);
     expect(text).not.toContain('Amazon DynamoDB');
     const html = mail?.body.html ?? '';
-    for (const c of top) expect(html).toContain(`<li>${lineOf(c, total).replaceAll("'", '&#39;')}</li>`);
+    // The e-mail's HTML shows the same figures as a table: contributor, before, after, change, share.
+    const cells = [...html.matchAll(/<td style="[^"]*">([^<]*)<\/td>/g)].map((m) => m[1]);
+    for (const c of top) {
+      const at = cells.indexOf(c.label);
+      expect(cells.slice(at, at + 5)).toEqual([
+        c.label,
+        usd(c.before),
+        usd(c.after),
+        `${signed(c.change)}, ${pct((c.change / c.before) * 100)}`,
+        pct((c.change / total) * 100).replace(/^\+/, ''),
+      ]);
+    }
   });
 
   test('Teams: the same contributors as card text', async () => {

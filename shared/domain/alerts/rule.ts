@@ -1,5 +1,5 @@
+import type { AlertFiring } from './explain';
 import type { AlertThreshold, StoredAlert } from './model';
-import type { AlertFiring } from './render';
 import { lastCompletePeriod, previousPeriod } from './schedule';
 import type { AlertSeries } from './series';
 
