@@ -107,36 +107,64 @@ function amounts(
   return out;
 }
 
-export async function engineRootCauses(
+/** The engine read of one breakdown: the alert's query by its groups over the baseline and the period. */
+async function readBreakdown(
   alert: StoredAlert,
-  period: { start: string; end: string },
+  q: Query,
+  groupBy: string[],
+  range: { start: string; end: string },
   now: Date,
-): Promise<RootCauses | null> {
-  const q = alert.queries.find((x) => x.name === alert.queryName);
-  if (q?.type !== 'cost') return null;
-  const baseline = baselineOf(alert, period);
-  const groupBy = dimensionsOf(q);
-  const [first = period.start] = [baseline.start, period.start].sort();
+) {
   const request: ExplorerRequest = {
     ...alert.conditionAdvancedExplorerQuery,
-    period: { aggBy: 'Day', startDate: first, endDate: period.end },
+    period: { aggBy: 'Day', startDate: range.start, endDate: range.end },
     queries: [{ ...q, name: 'root_causes', visible: true, groupBy } as Query],
     limitOverride: GROUPS,
   };
   const result = await runExplorer(request, { orgId: alert.organizationId, now, currency: alert.currency });
-  const out = result.queries.find((r) => r.name === 'root_causes');
-  return rootCausesOf(
-    {
-      dimension: groupBy.map(dimensionWords).join(' / '),
-      query: q.alias || q.name,
-      period,
-      baseline: { start: baseline.start, end: baseline.end, label: baseline.label },
-    },
-    amounts(out, baseline, baseline.scale),
-    amounts(out, period, 1),
-  );
+  return result.queries.find((r) => r.name === 'root_causes');
 }
 
+/**
+ * The engine-backed source. One is made per evaluator invocation: alerts that ask the same query
+ * of the same organisation, scope and currency over the same days share one engine read.
+ */
 export function createEngineRootCauses(): RootCauseSource {
-  return { explain: engineRootCauses };
+  const reads = new Map<string, Promise<QueryOut | undefined>>();
+  return {
+    async explain(alert, period, now): Promise<RootCauses | null> {
+      const q = alert.queries.find((x) => x.name === alert.queryName);
+      if (q?.type !== 'cost') return null;
+      const baseline = baselineOf(alert, period);
+      const groupBy = dimensionsOf(q);
+      const [start = period.start] = [baseline.start, period.start].sort();
+      const range = { start, end: period.end };
+      const { period: _p, queries: _q, ...scope } = alert.conditionAdvancedExplorerQuery;
+      const {
+        name: _n,
+        alias: _a,
+        colorIndex: _c,
+        chartType: _t,
+        ...what
+      } = q as Query & Record<string, unknown>;
+      const key = JSON.stringify([alert.organizationId, alert.currency, scope, what, groupBy, range]);
+      let read = reads.get(key);
+      if (!read) {
+        read = readBreakdown(alert, q, groupBy, range, now);
+        reads.set(key, read);
+        read.catch(() => reads.delete(key)); // a failed read is not shared
+      }
+      const out = await read;
+      return rootCausesOf(
+        {
+          dimension: groupBy.map(dimensionWords).join(' / '),
+          query: q.alias || q.name,
+          period,
+          baseline: { start: baseline.start, end: baseline.end, label: baseline.label },
+        },
+        amounts(out, baseline, baseline.scale),
+        amounts(out, period, 1),
+      );
+    },
+  };
 }
