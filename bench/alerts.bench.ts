@@ -39,6 +39,7 @@ import type { Notification } from '../shared/domain/alerts/notification';
 import type { EvaluationStore } from '../shared/domain/alerts/ports';
 import { createEngineRootCauses } from '../shared/domain/alerts/root-cause-source';
 import { CreateAlertBody } from '../shared/domain/alerts/schemas';
+import type { AlertSeriesSource } from '../shared/domain/alerts/series';
 import { createEngineSeriesSource } from '../shared/domain/alerts/series-source';
 import { createAlert } from '../shared/domain/alerts/service';
 import { sweepDueAlerts } from '../shared/domain/alerts/sweep';
@@ -191,14 +192,17 @@ async function work(messages: EvaluationMessage[]) {
     return ns.map(() => null);
   });
   const causes = createEngineRootCauses();
-  const rootCauses = { explain: clock.wrap('causes', causes.explain) };
+  const rootCauses = { explain: clock.wrap('causes', causes.explain.bind(causes)) };
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   let invocations = 0;
   for (let i = 0; i < messages.length; i += BATCH) {
     invocations++;
     const engine = createEngineSeriesSource();
-    const source = { prepare: engine.prepare, read: clock.wrap('read', engine.read) };
+    const source: AlertSeriesSource = {
+      prepare: (alerts, opts) => engine.prepare?.(alerts, opts),
+      read: clock.wrap('read', engine.read.bind(engine)),
+    };
     const outcomes = await evaluateMessages(messages.slice(i, i + BATCH), {
       source,
       store,
