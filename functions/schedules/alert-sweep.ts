@@ -1,5 +1,5 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { sweepDeps } from '../../shared/domain/alerts/adapters';
+import { sweepDeps } from '../../shared/domain/alerts/adapters/sweep';
 import { sweepDueAlerts } from '../../shared/domain/alerts/sweep';
 import { orgFilterOf } from '../../shared/domain/common/sweep-filter';
 import { withInvocationLogContext } from '../../shared/log';

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { evaluatorDeps } from '../../shared/domain/alerts/adapters';
+import { evaluatorDeps } from '../../shared/domain/alerts/adapters/evaluate';
 import {
   type EvaluationMessage,
   evaluateMessages,

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { deliveryStore } from '../../shared/domain/alerts/adapters';
+import { deliveryStore } from '../../shared/domain/alerts/adapters/delivery';
 import { deliverNotification } from '../../shared/domain/alerts/deliver';
 import { parseNotification } from '../../shared/domain/alerts/notification';
 import { webhookPolicy } from '../../shared/domain/alerts/service';

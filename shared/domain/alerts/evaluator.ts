@@ -15,7 +15,7 @@ import type { AlertSeriesSource } from './series';
  * query engine), decides on the last complete day only (`rule.ts`), applies the noise floor, the
  * snooze and the dedup rule, records the evaluation and enqueues the rendered notification with an
  * id derived from the alert and the evaluated day. Storage and queues are ports (`ports.ts`), passed
- * in by the worker (`functions/workers/alert-evaluate.ts`, adapters from `adapters.ts`).
+ * in by the worker (`functions/workers/alert-evaluate.ts`, adapters from `adapters/evaluate.ts`).
  */
 
 /**

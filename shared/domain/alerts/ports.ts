@@ -7,7 +7,7 @@ import type { RootCauses } from './root-causes';
  * The ports of the alert workers (docs/architecture.md, "Dependencies of the domain"): what the
  * evaluator, the sweep and the delivery need from storage, queues and the warehouse, declared here
  * as interfaces. The adapters (DynamoDB repositories, SQS, the query engine) are built in
- * `adapters.ts` and passed in by the worker that runs them; a test or the bench passes its own.
+ * `adapters/` and passed in by the worker that runs them; a test or the bench passes its own.
  */
 
 /** Sends items on a queue (SendMessageBatch): per item, in order, null when it is on the queue or the error. */

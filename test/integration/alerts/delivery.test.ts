@@ -1,5 +1,5 @@
 import { getDelivery, putDelivery } from '../../../shared/db/notifications-repo';
-import { deliveryStore } from '../../../shared/domain/alerts/adapters';
+import { deliveryStore } from '../../../shared/domain/alerts/adapters/delivery';
 import { DeliveryInProgressError, deliverNotification } from '../../../shared/domain/alerts/deliver';
 import type { Notification } from '../../../shared/domain/alerts/notification';
 

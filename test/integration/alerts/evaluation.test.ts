@@ -5,7 +5,8 @@ import { getAlert, listEvaluations } from '../../../shared/db/alerts-repo';
 import { db, tableName } from '../../../shared/db/client';
 import { keys } from '../../../shared/db/keys';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
-import { dueAlertIndex, evaluationStore } from '../../../shared/domain/alerts/adapters';
+import { evaluationStore } from '../../../shared/domain/alerts/adapters/evaluate';
+import { dueAlertIndex } from '../../../shared/domain/alerts/adapters/sweep';
 import { backtestAlert } from '../../../shared/domain/alerts/backtest';
 import {
   type EvaluationMessage,

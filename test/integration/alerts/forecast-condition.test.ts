@@ -1,6 +1,6 @@
 import type { Principal } from '../../../shared/auth/principal';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
-import { evaluationStore } from '../../../shared/domain/alerts/adapters';
+import { evaluationStore } from '../../../shared/domain/alerts/adapters/evaluate';
 import { evaluateAlert } from '../../../shared/domain/alerts/evaluator';
 import type { Notification } from '../../../shared/domain/alerts/notification';
 import { CreateAlertBody } from '../../../shared/domain/alerts/schemas';
