@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { atLeast, emailsTo, slackTo, sweepAlertsOf, teamsTo } from '../support/alert-messages';
+import { atLeast, emailsTo, slackTo, sweepAlertsOf, teamsTo, usd } from '../support/alert-messages';
 import { ingestOk } from '../support/cli';
-import { type FocusRow, focusCsv } from '../support/focus-csv';
+import { type CostRow, focusCsv } from '../support/focus-csv';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -36,8 +36,8 @@ const COMBOS: [string, string, string, (i: number) => number, number][] = [
   ['Amazon DynamoDB', '222222222222', 'eu-west-1', () => 12, -2],
 ];
 
-function generateRows(): FocusRow[] {
-  const rows: FocusRow[] = [];
+function generateRows(): CostRow[] {
+  const rows: CostRow[] = [];
   let id = 1;
   for (let i = 20; i >= 1; i--)
     for (const [service, subAccount, region, amount, jump] of COMBOS) {
@@ -56,14 +56,6 @@ function generateRows(): FocusRow[] {
   return rows;
 }
 
-/** As the message renders money: whole units from 100 up, cents below. */
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
-    maximumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
-  }).format(x);
 const signed = (x: number) => `${x >= 0 ? '+' : '−'}${usd(Math.abs(x))}`;
 const pct = (x: number) =>
   `${x >= 0 ? '+' : ''}${new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(x)}%`;
@@ -76,7 +68,7 @@ interface Expected {
 }
 
 /** Per group (`key` of a row), the amounts over the baseline days (averaged) and the evaluated day. */
-function contributors(rows: FocusRow[], key: (r: FocusRow) => string, baselineDays: string[]) {
+function contributors(rows: CostRow[], key: (r: CostRow) => string, baselineDays: string[]) {
   const before = new Map<string, number>();
   const after = new Map<string, number>();
   for (const r of rows) {
@@ -103,7 +95,7 @@ const lineOf = (c: Expected, total: number) =>
   `${c.label}: ${usd(c.before)} → ${usd(c.after)} (${signed(c.change)}, ${pct((c.change / c.before) * 100)}; ${pct((c.change / total) * 100).replace(/^\+/, '')} of the change)`;
 
 let key = '';
-let rows: FocusRow[] = [];
+let rows: CostRow[] = [];
 const to = `rootc-${run}@example.com`;
 const channel = `CROOT${run.toUpperCase()}`;
 const teamsHook = () => `${session().endpoints.capture}/teams/rootc-${run}`;
@@ -160,7 +152,7 @@ beforeAll(async () => {
 jest.setTimeout(300_000);
 
 describe('every cost-alert message names the top contributors to the change', () => {
-  const byCombo = (r: FocusRow) => `${r.service} / ${r.subAccount} / ${r.region}`;
+  const byCombo = (r: CostRow) => `${r.service} / ${r.subAccount} / ${r.region}`;
 
   test('e-mail (text and HTML): by service / sub-account / region against the previous day', async () => {
     const { top, total, before, after } = contributors(rows, byCombo, [prevDay]);

@@ -8,9 +8,17 @@ import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { ensureUser } from '../../shared/db/users-repo';
 import { createApiKey } from '../../shared/domain/apikeys/mint';
 import { parseExplorerQueryString } from '../../shared/links';
-import { atLeast, drainQueues, emailsTo, slackTo, sweepAlertsOf, teamsTo } from '../support/alert-messages';
+import {
+  atLeast,
+  drainQueues,
+  emailsTo,
+  slackTo,
+  sweepAlertsOf,
+  teamsTo,
+  usd,
+} from '../support/alert-messages';
 import { launchChromium, linksOf, signInConsole } from '../support/browser';
-import { type FocusRow, focusCsv } from '../support/focus-csv';
+import { type CostRow, focusCsv } from '../support/focus-csv';
 import { api, session } from '../support/session';
 
 /**
@@ -34,7 +42,7 @@ const lastRowDay = ymd(today - DAY_MS);
 const spikeDay = ymd(today - 2 * DAY_MS);
 const SERVICE = 'Amazon Elastic Compute Cloud';
 
-type Row = FocusRow;
+type Row = CostRow;
 
 /** 75 days of two rows a day, a spike of EC2 on `spikeDay`, and a small other service. */
 function generateRows(): Row[] {
@@ -59,15 +67,6 @@ function median(xs: number[]): number {
   const m = Math.floor(v.length / 2);
   return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
 }
-
-/** As the message renders money: whole units from 100 up. */
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
-    maximumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
-  }).format(x);
 
 const drain = async () => {
   expect(await drainQueues()).toBe(true);

@@ -59,3 +59,12 @@ export async function sweepAlertsOf(orgIds: string[], now: Date): Promise<boolea
   if (res.status !== 200) throw new Error(`alert-sweep tick answered ${res.status}`);
   return drainQueues();
 }
+
+/** Money as alert messages write it (USD): whole units from 100 up, cents below. */
+export const usd = (x: number) =>
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
+    maximumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
+  }).format(x);

@@ -2,7 +2,7 @@
  * A FOCUS export of daily usage rows in USD, one line per row, for tests that ingest data they
  * computed their expectations from. Fields a row does not give take a fixed value.
  */
-export interface FocusRow {
+export interface CostRow {
   day: string;
   cost: number;
   service: string;
@@ -46,7 +46,7 @@ const HEADER = [
   'SubAccountName',
 ];
 
-export function focusCsv(rows: readonly FocusRow[]): string {
+export function focusCsv(rows: readonly CostRow[]): string {
   const q = (v: string | number) => (typeof v === 'number' ? String(v) : `"${v}"`);
   const ts = (t: number) => `${new Date(t).toISOString().slice(0, 19).replace('T', ' ')}`;
   const lines = rows.map((r) => {
