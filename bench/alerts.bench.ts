@@ -13,8 +13,11 @@
  * - `sweep`: `sweepDueAlerts` over the due index (pages, conditional advances in parallel), its
  *   messages collected instead of sent;
  * - `evaluation`: the sweep's messages as the worker runs them (Lambda batches of 10 messages, one
- *   `evaluateMessages` and one series source per invocation), with the time of each phase
- *   (`load`, `read` = warehouse reads + decisions, `dedup`, `notify`, `record`); notifications are
+ *   `evaluateMessages` and one series source per invocation), with the time spent in each port,
+ *   measured from outside by wrapping the adapters (`PhaseClock`: the wall time during which at
+ *   least one call of the phase is in flight): `load` (alerts, thresholds), `read` (the series
+ *   source: warehouse reads), `dedup` (claims, timezones), `causes` (root causes of the firings that
+ *   notify, through the engine), `notify` (the queue), `record` (history); notifications are
  *   counted, not put on SQS.
  * The expression evaluator's throughput in points per second is `expr` in results.json
  * (bench/expr.bench.ts); this file copies its figures, it does not measure them again.
@@ -30,16 +33,17 @@ import { ensureTable } from '../infra/local/setup-aws';
 import type { Principal } from '../shared/auth/principal';
 import { resetConfig } from '../shared/config';
 import { resetDb } from '../shared/db/client';
-import {
-  type EvaluationMessage,
-  emptyTimings,
-  evaluateMessages,
-  sweepDueAlerts,
-} from '../shared/domain/alerts/evaluate';
+import { evaluationStore } from '../shared/domain/alerts/adapters/evaluate';
+import { dueAlertIndex } from '../shared/domain/alerts/adapters/sweep';
+import { type EvaluationMessage, evaluateMessages } from '../shared/domain/alerts/evaluator';
 import type { Notification } from '../shared/domain/alerts/notification';
+import type { EvaluationStore } from '../shared/domain/alerts/ports';
+import { createEngineRootCauses } from '../shared/domain/alerts/root-cause-source';
 import { CreateAlertBody } from '../shared/domain/alerts/schemas';
+import type { AlertSeriesSource } from '../shared/domain/alerts/series';
 import { createEngineSeriesSource } from '../shared/domain/alerts/series-source';
 import { createAlert } from '../shared/domain/alerts/service';
+import { sweepDueAlerts } from '../shared/domain/alerts/sweep';
 import { parseOrThrow } from '../shared/validation';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
@@ -144,27 +148,68 @@ function body(i: number, queries: Record<string, unknown>): Record<string, unkno
   }
 }
 
+type Phase = 'load' | 'read' | 'dedup' | 'causes' | 'notify' | 'record';
+
+/**
+ * Wall time per phase, measured from outside the evaluator: each wrapped port call marks its phase
+ * busy while it runs; the time with at least one call of the phase in flight is added up (calls in
+ * parallel are not counted twice).
+ */
+class PhaseClock {
+  readonly ms: Record<Phase, number> = { load: 0, read: 0, dedup: 0, causes: 0, notify: 0, record: 0 };
+  private readonly busy = new Map<Phase, { n: number; since: number }>();
+  wrap<A extends unknown[], R>(phase: Phase, fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    return async (...args: A) => {
+      const b = this.busy.get(phase) ?? { n: 0, since: 0 };
+      if (b.n++ === 0) b.since = performance.now();
+      this.busy.set(phase, b);
+      try {
+        return await fn(...args);
+      } finally {
+        if (--b.n === 0) this.ms[phase] += performance.now() - b.since;
+      }
+    };
+  }
+  store(s: EvaluationStore): EvaluationStore {
+    return {
+      getAlerts: this.wrap('load', s.getAlerts),
+      getThresholdsOf: this.wrap('load', s.getThresholdsOf),
+      organizationTimezone: this.wrap('dedup', s.organizationTimezone),
+      claimDedup: this.wrap('dedup', s.claimDedup),
+      putEvaluations: this.wrap('record', s.putEvaluations),
+    };
+  }
+}
+
 /** Evaluates `messages` as the worker does: batches of BATCH, one `evaluateMessages` and source per invocation. */
 async function work(messages: EvaluationMessage[]) {
   let evaluated = 0;
   let triggered = 0;
   let notifications = 0;
-  const timings = emptyTimings();
-  const enqueueNotifications = async (ns: readonly Notification[]) => {
+  const clock = new PhaseClock();
+  const store = clock.store(evaluationStore);
+  const enqueueNotifications = clock.wrap('notify', async (ns: readonly Notification[]) => {
     notifications += ns.length;
     return ns.map(() => null);
-  };
+  });
+  const causes = createEngineRootCauses();
+  const rootCauses = { explain: clock.wrap('causes', causes.explain.bind(causes)) };
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   let invocations = 0;
   for (let i = 0; i < messages.length; i += BATCH) {
     invocations++;
-    const source = createEngineSeriesSource();
+    const engine = createEngineSeriesSource();
+    const source: AlertSeriesSource = {
+      prepare: (alerts, opts) => engine.prepare?.(alerts, opts),
+      read: clock.wrap('read', engine.read.bind(engine)),
+    };
     const outcomes = await evaluateMessages(messages.slice(i, i + BATCH), {
       source,
+      store,
+      rootCauses,
       now: () => NOW,
       enqueueNotifications,
-      timings,
     });
     for (const out of outcomes) {
       if (!out.ok) throw out.error;
@@ -188,15 +233,9 @@ async function work(messages: EvaluationMessage[]) {
     evaluated,
     triggered,
     notifications,
-    phaseSeconds: {
-      load: s(timings.load),
-      read: s(timings.read),
-      dedup: s(timings.dedup),
-      notify: s(timings.notify),
-      record: s(timings.record),
-    },
-    dynamoDbSeconds: s(timings.load + timings.dedup + timings.record),
-    warehouseSeconds: s(timings.read),
+    phaseSeconds: Object.fromEntries(Object.entries(clock.ms).map(([k, v]) => [k, s(v)])),
+    dynamoDbSeconds: s(clock.ms.load + clock.ms.dedup + clock.ms.record),
+    warehouseSeconds: s(clock.ms.read + clock.ms.causes),
     // CPU of the worker's process (our code, the AWS SDK and DuckDB's threads; DynamoDB Local is
     // another process): what one worker spends, whatever the machine's load.
     workerCpuSeconds: s((cpu.user + cpu.system) / 1000),
@@ -267,9 +306,12 @@ async function runOn(storage: 'memory' | 'disk', dir: string, principal: Princip
     const sweep = await timed(() =>
       sweepDueAlerts(
         NOW,
-        async (ms) => {
-          grouped.push(...ms);
-          return ms.map(() => null);
+        {
+          index: dueAlertIndex,
+          send: async (ms) => {
+            grouped.push(...ms);
+            return ms.map(() => null);
+          },
         },
         (o) => o === ORG,
       ),
@@ -345,7 +387,7 @@ export default async function alertsBench(): Promise<Record<string, unknown>> {
     for (const storage of storages)
       runs[storage === 'memory' ? 'dynamoInMemory' : 'dynamoOnDisk'] = await runOn(storage, dir, principal);
     return {
-      method: `${ALERTS} alerts over ${querySets().length} query sets, ${rows} generated rows in DuckDB (in process); DynamoDB Local started alone, in memory (dynamoInMemory) and on disk (dynamoOnDisk), fresh for each; sweepDueAlerts (messages collected), then evaluateMessages as the worker runs it (batches of ${BATCH} messages, one series source per invocation); notifications counted, not sent`,
+      method: `${ALERTS} alerts over ${querySets().length} query sets, ${rows} generated rows in DuckDB (in process); DynamoDB Local started alone, in memory (dynamoInMemory) and on disk (dynamoOnDisk), fresh for each; sweepDueAlerts (messages collected), then evaluateMessages as the worker runs it, with root causes, (batches of ${BATCH} messages, one series source per invocation); notifications counted, not sent`,
       rows,
       alerts: ALERTS,
       querySets: querySets().length,

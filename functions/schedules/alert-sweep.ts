@@ -1,5 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { sweepDueAlerts } from '../../shared/domain/alerts/evaluate';
+import { sweepDeps } from '../../shared/domain/alerts/adapters/sweep';
+import { sweepDueAlerts } from '../../shared/domain/alerts/sweep';
 import { orgFilterOf } from '../../shared/domain/common/sweep-filter';
 import { withInvocationLogContext } from '../../shared/log';
 
@@ -9,7 +10,11 @@ import { withInvocationLogContext } from '../../shared/log';
  */
 async function run(event: ScheduledEvent): Promise<{ enqueued: number; snoozed: number; messages: number }> {
   const now = event.time ? new Date(event.time) : new Date();
-  return sweepDueAlerts(Number.isNaN(now.getTime()) ? new Date() : now, undefined, orgFilterOf(event.detail));
+  return sweepDueAlerts(
+    Number.isNaN(now.getTime()) ? new Date() : now,
+    sweepDeps(),
+    orgFilterOf(event.detail),
+  );
 }
 
 /** Every line logged during an invocation carries its Lambda request id. */

@@ -1,10 +1,10 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { evaluatorDeps } from '../../shared/domain/alerts/adapters/evaluate';
 import {
   type EvaluationMessage,
   evaluateMessages,
   messageAlertIds,
-} from '../../shared/domain/alerts/evaluate';
-import { createEngineSeriesSource } from '../../shared/domain/alerts/series-source';
+} from '../../shared/domain/alerts/evaluator';
 import { withInvocationLogContext } from '../../shared/log';
 import { processPartialResponse } from '../../shared/workers/batch';
 
@@ -40,8 +40,9 @@ async function run(event: SQSEvent): Promise<SQSBatchResponse> {
     }
   });
   const valid = parsed.filter((m): m is EvaluationMessage => !(m instanceof Error));
-  // One source for the invocation: alerts of the batch that ask the same queries share the reads.
-  const outcomes = evaluateMessages(valid, { source: createEngineSeriesSource(), now: () => new Date() });
+  // The composition root: the adapters of the evaluator's ports, one series source for the
+  // invocation (alerts of the batch that ask the same queries share the reads).
+  const outcomes = evaluateMessages(valid, evaluatorDeps());
   outcomes.catch(() => undefined); // awaited below, once per record
   return processPartialResponse(
     event,

@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { deliveryStore } from '../../shared/domain/alerts/adapters/delivery';
 import { deliverNotification } from '../../shared/domain/alerts/deliver';
 import { parseNotification } from '../../shared/domain/alerts/notification';
 import { webhookPolicy } from '../../shared/domain/alerts/service';
@@ -25,7 +26,7 @@ async function run(event: SQSEvent): Promise<SQSBatchResponse> {
     event,
     async (record) => {
       const n = parseNotification(record.body);
-      const outcome = await deliverNotification(n, senders);
+      const outcome = await deliverNotification(n, { store: deliveryStore, senders });
       log.info('notification', { id: n.id, orgId: n.orgId, channel: n.channel, outcome });
     },
     { failureMessage: 'notification failed' },

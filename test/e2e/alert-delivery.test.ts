@@ -1,43 +1,13 @@
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Notification } from '../../shared/domain/alerts/notification';
+import { atLeast, captured, emailsTo } from '../support/alert-messages';
 import { api, session } from '../support/session';
 
 const s = () => session();
 const member = () => s().apiKeys.member;
 const run = Math.random().toString(36).slice(2, 8);
 
-interface StoredEmail {
-  subject: string;
-  destination: { to: string[] };
-  body: { text?: string; html?: string };
-}
-interface Captured {
-  kind: string;
-  path: string;
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
-
-async function emailsTo(address: string): Promise<StoredEmail[]> {
-  const res = await fetch(s().mailUrl);
-  const { emails } = (await res.json()) as { emails: StoredEmail[] };
-  return emails.filter((e) => e.destination.to.some((t) => t.includes(address)));
-}
-
-async function captured(kind: string): Promise<Captured[]> {
-  return (await (await fetch(`${s().chatUrl}?kind=${kind}`)).json()) as Captured[];
-}
-
 const drain = () => api('POST', '/_local/drain', { body: { timeoutMs: 60_000 } });
-
-async function waitFor<T>(read: () => Promise<T[]>, count: number): Promise<T[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const items = await read();
-    if (items.length >= count || Date.now() > deadline) return items;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('budget alert test send and the notify worker', () => {
   test('EMAIL: answers the fixed message and the e-mail lands in the SES emulator once', async () => {
@@ -48,7 +18,7 @@ describe('budget alert test send and the notify worker', () => {
     });
     expect(res).toMatchObject({ status: 200, body: { message: 'Test notification sent successfully' } });
     await drain();
-    const mails = await waitFor(() => emailsTo(to), 1);
+    const mails = await atLeast(() => emailsTo(to), 1);
     expect(mails).toHaveLength(1);
     expect(mails[0]!.subject).toMatch(/^\[Test\] Cost alert: Test notification — \d{4}-\d{2}-\d{2}$/);
     expect(mails[0]!.body.text).toContain('EC2 cost on');
@@ -70,7 +40,7 @@ describe('budget alert test send and the notify worker', () => {
     });
     expect(teams.status).toBe(200);
     await drain();
-    const posted = (await waitFor(() => captured('slack'), 1)).filter((c) => c.body.channel === channel);
+    const posted = (await atLeast(() => captured('slack'), 1)).filter((c) => c.body.channel === channel);
     expect(posted).toHaveLength(1);
     expect(posted[0]!.path).toBe('/slack/api/chat.postMessage');
     expect(posted[0]!.headers.authorization).toMatch(/^Bearer /);

@@ -8,7 +8,17 @@ import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { ensureUser } from '../../shared/db/users-repo';
 import { createApiKey } from '../../shared/domain/apikeys/mint';
 import { parseExplorerQueryString } from '../../shared/links';
+import {
+  atLeast,
+  drainQueues,
+  emailsTo,
+  slackTo,
+  sweepAlertsOf,
+  teamsTo,
+  usd,
+} from '../support/alert-messages';
 import { launchChromium, linksOf, signInConsole } from '../support/browser';
+import { type CostRow, focusCsv } from '../support/focus-csv';
 import { api, session } from '../support/session';
 
 /**
@@ -32,12 +42,7 @@ const lastRowDay = ymd(today - DAY_MS);
 const spikeDay = ymd(today - 2 * DAY_MS);
 const SERVICE = 'Amazon Elastic Compute Cloud';
 
-interface Row {
-  day: string;
-  cost: number;
-  service: string;
-  id: number;
-}
+type Row = CostRow;
 
 /** 75 days of two rows a day, a spike of EC2 on `spikeDay`, and a small other service. */
 function generateRows(): Row[] {
@@ -54,81 +59,6 @@ function generateRows(): Row[] {
   return rows;
 }
 
-const HEADER = [
-  'BilledCost',
-  'BillingAccountId',
-  'BillingAccountName',
-  'BillingCurrency',
-  'BillingPeriodEnd',
-  'BillingPeriodStart',
-  'ChargeCategory',
-  'ChargeDescription',
-  'ChargeFrequency',
-  'ChargePeriodEnd',
-  'ChargePeriodStart',
-  'ConsumedQuantity',
-  'ConsumedUnit',
-  'ContractedCost',
-  'EffectiveCost',
-  'InvoiceIssuerName',
-  'ListCost',
-  'PricingCategory',
-  'ProviderName',
-  'PublisherName',
-  'RegionId',
-  'RegionName',
-  'ResourceId',
-  'ServiceCategory',
-  'Id',
-  'ServiceName',
-  'SubAccountId',
-  'SubAccountName',
-];
-
-function csvOf(rows: Row[]): string {
-  const q = (v: string | number) => (typeof v === 'number' ? String(v) : `"${v}"`);
-  const lines = rows.map((r) => {
-    const start = Date.parse(`${r.day}T00:00:00Z`);
-    const month = new Date(start);
-    const periodStart = Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1);
-    const periodEnd = Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1);
-    const ts = (t: number) => `${new Date(t).toISOString().slice(0, 19).replace('T', ' ')}`;
-    return [
-      r.cost,
-      '111122223333',
-      'Eval',
-      'USD',
-      ts(periodEnd),
-      ts(periodStart),
-      'Usage',
-      'compute',
-      'Usage-Based',
-      ts(start + DAY_MS),
-      ts(start),
-      1,
-      'Hours',
-      r.cost,
-      r.cost,
-      'Amazon Web Services, Inc.',
-      r.cost,
-      'Standard',
-      'AWS',
-      'Amazon Web Services, Inc.',
-      'us-east-1',
-      'US East (N. Virginia)',
-      `i-${r.id}`,
-      'Compute',
-      r.id,
-      r.service,
-      '444455556666',
-      'eval-account',
-    ]
-      .map(q)
-      .join(',');
-  });
-  return `${HEADER.map((h) => `"${h}"`).join(',')}\n${lines.join('\n')}\n`;
-}
-
 const ec2On = (rows: Row[], day: string) =>
   rows.filter((r) => r.day === day && r.service === SERVICE).reduce((a, r) => a + r.cost, 0);
 
@@ -138,59 +68,12 @@ function median(xs: number[]): number {
   return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
 }
 
-/** As the message renders money: whole units from 100 up. */
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
-    maximumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
-  }).format(x);
-
-interface StoredEmail {
-  subject: string;
-  destination: { to: string[] };
-  body: { text?: string; html?: string };
-}
-interface Captured {
-  kind: string;
-  body: Record<string, unknown>;
-}
-
-async function emailsTo(address: string): Promise<StoredEmail[]> {
-  const { emails } = (await (await fetch(s().mailUrl)).json()) as { emails: StoredEmail[] };
-  return emails.filter((e) => e.destination.to.some((t) => t.includes(address)));
-}
-async function slackTo(channel: string): Promise<Captured[]> {
-  const all = (await (await fetch(`${s().chatUrl}?kind=slack`)).json()) as Captured[];
-  return all.filter((m) => m.body.channel === channel);
-}
-async function teamsTo(hook: string): Promise<Captured[]> {
-  const all = (await (await fetch(`${s().chatUrl}?kind=teams`)).json()) as (Captured & { path: string })[];
-  return all.filter((m) => m.path === new URL(hook).pathname);
-}
-
-/** Reads until `count` items are there (or 30 s pass): a delivery may land just after the drain. */
-async function atLeast<T>(read: () => Promise<T[]>, count: number): Promise<T[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const items = await read();
-    if (items.length >= count || Date.now() > deadline) return items;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 const drain = async () => {
-  const res = await api<{ drained: boolean }>('POST', '/_local/drain', { body: { timeoutMs: 120_000 } });
-  expect(res.body.drained).toBe(true);
+  expect(await drainQueues()).toBe(true);
 };
+// Only this organisation: the other alert test files' alerts are not evaluated under their feet.
 const sweep = async (now: Date) => {
-  const res = await api('POST', '/_local/tick', {
-    // Only this organisation: the other alert test files' alerts are not evaluated under their feet.
-    body: { schedule: 'alert-sweep', now: now.toISOString(), detail: { orgIds: [orgId] } },
-  });
-  expect(res.status).toBe(200);
-  await drain();
+  expect(await sweepAlertsOf([orgId], now)).toBe(true);
 };
 
 let token = '';
@@ -258,7 +141,7 @@ beforeAll(async () => {
   rows = generateRows();
   const dir = mkdtempSync(join(tmpdir(), 'alerts-eval-'));
   const file = join(dir, 'focus_spike.csv');
-  writeFileSync(file, csvOf(rows));
+  writeFileSync(file, focusCsv(rows));
   const out = spawnSync(
     process.execPath,
     [

@@ -8,7 +8,7 @@ import { readRateDays } from '../../shared/db/fx-repo';
 import { insertReport } from '../../shared/db/reports-repo';
 import { getTeamOperation } from '../../shared/db/team-operations-repo';
 import { ensureTeam, getTeamConsistent } from '../../shared/db/teams-repo';
-import type { EvaluationMessage } from '../../shared/domain/alerts/evaluate';
+import type { EvaluationMessage } from '../../shared/domain/alerts/evaluator';
 import { loadRates } from '../../shared/domain/fx/service';
 import type { DeliveryMessage } from '../../shared/domain/reports/delivery';
 import { type ScheduleDef, schedules } from '../../shared/queues';

@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { dedupAllows, dedupRule, localDay } from './dedup';
-import { replay } from './evaluate';
+import { replay } from './rule';
 import { alertFields } from './rules';
 import { daysBetween, lastCompletePeriod } from './schedule';
 import type { CreateAlertInput } from './schemas';

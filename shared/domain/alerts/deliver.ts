@@ -1,7 +1,7 @@
-import { claimDelivery, finishDelivery } from '../../db/notifications-repo';
 import { log } from '../../log';
 import type { AlertChannel } from './model';
 import type { Notification } from './notification';
+import type { DeliveryStore } from './ports';
 
 /**
  * Delivers one notification at most once: the delivery record is claimed with a conditional write
@@ -20,29 +20,32 @@ export type DeliveryOutcome = 'sent' | 'duplicate' | 'abandoned';
 
 export const DELIVERY_LEASE_SECONDS = 120;
 
-export async function deliverNotification(
-  n: Notification,
-  senders: Record<AlertChannel, ChannelSender>,
-  now: () => Date = () => new Date(),
-): Promise<DeliveryOutcome> {
-  const claim = await claimDelivery(n.orgId, n.id, now(), DELIVERY_LEASE_SECONDS);
+export interface DeliverDeps {
+  store: DeliveryStore;
+  senders: Record<AlertChannel, ChannelSender>;
+  now?: () => Date;
+}
+
+export async function deliverNotification(n: Notification, deps: DeliverDeps): Promise<DeliveryOutcome> {
+  const { store, senders, now = () => new Date() } = deps;
+  const claim = await store.claim(n.orgId, n.id, now(), DELIVERY_LEASE_SECONDS);
   if (!claim.claimed) {
     const existing = claim.existing;
     if (!existing || existing.status === 'sent' || existing.status === 'unknown') return 'duplicate';
     if (existing.status === 'sending' && Date.parse(existing.leaseUntil) > now().getTime())
       throw new DeliveryInProgressError(`notification ${n.id} is being sent by another worker`);
-    await finishDelivery(n.orgId, n.id, 'unknown', now(), 'a previous attempt stopped mid-send').catch(
-      () => {},
-    );
+    await store
+      .finish(n.orgId, n.id, 'unknown', now(), 'a previous attempt stopped mid-send')
+      .catch(() => {});
     log.warn('notification abandoned: a previous attempt stopped mid-send', { id: n.id, orgId: n.orgId });
     return 'abandoned';
   }
   try {
     await senders[n.channel](n);
   } catch (error) {
-    await finishDelivery(n.orgId, n.id, 'failed', now(), String((error as Error)?.message ?? error));
+    await store.finish(n.orgId, n.id, 'failed', now(), String((error as Error)?.message ?? error));
     throw error;
   }
-  await finishDelivery(n.orgId, n.id, 'sent', now());
+  await store.finish(n.orgId, n.id, 'sent', now());
   return 'sent';
 }

@@ -8,8 +8,8 @@ import type { ExplorerRequest, Query } from '../common/query-model';
 import { dataThroughOf, runExplorer } from '../queries/engine';
 import type { ExplorerResult, QueryOut } from '../queries/model';
 import { addMonths, dayMs, ymd } from '../queries/period';
+import { baselineKey } from './explain';
 import type { StoredAlert } from './model';
-import { baselineKey } from './render';
 import { CONDITION_QUERY_NAME } from './rules';
 import { addDays, lastCompletePeriod, previousPeriod } from './schedule';
 import type { AlertSeries, AlertSeriesSource } from './series';
@@ -147,140 +147,166 @@ function addExtra(g: Group, kind: 'condition' | 'formula', text: string): string
   return q.name;
 }
 
-export function createEngineSeriesSource(): AlertSeriesSource {
-  const throughMemo = new Map<string, Promise<string | null>>();
-  /** Each announced alert's plan, by organisation + id + version + window + day of `now`. */
-  const planned = new Map<string, Promise<Planned | null>>();
-  const dayOf = (now: Date) => now.toISOString().slice(0, 10);
-  const planKey = (a: StoredAlert, now: Date, wanted: number) =>
-    `${a.organizationId}|${a.id}|${a.version}|${wanted}|${dayOf(now)}`;
+const dayOf = (now: Date) => now.toISOString().slice(0, 10);
 
-  const dataThroughFor = (orgId: string, now: Date) => {
+/** The organisation's last complete day through the warehouse port (`billingInfo`), or null without recent data. */
+async function readDataThrough(orgId: string, now: Date): Promise<string | null> {
+  const since = ymd(addMonths(dayMs(now.toISOString()), -RECENT_MONTHS)).slice(0, 7);
+  let info: BillingInfo;
+  try {
+    info = await (await getWarehouseQueries()).billingInfo(orgId, since);
+  } catch (error) {
+    log.error('alert series: warehouse call failed', { what: 'billingInfo', error });
+    throw new DependencyUnavailableError('WAREHOUSE_UNAVAILABLE', { cause: error });
+  }
+  const t = dataThroughOf(info, now);
+  return t === null ? null : ymd(t);
+}
+
+/** Adds an alert to the group of its query set (made on first use), widening the group's window. */
+function joinGroup(
+  groups: Map<string, Group>,
+  key: string,
+  alert: StoredAlert,
+  start: string,
+  dataThrough: string,
+): void {
+  // One read per query set: the window is the union of what its alerts need (a condition's
+  // 4 days, a weekly threshold's two weeks), so each decides on the same last complete day.
+  const gk = `${seriesGroupKey(alert)}|${dataThrough}`;
+  let g = groups.get(gk);
+  if (g && start < g.start) g.start = start;
+  if (!g) {
+    const base = alert.conditionAdvancedExplorerQuery;
+    g = {
+      orgId: alert.organizationId,
+      currency: alert.currency,
+      start,
+      dataThrough,
+      base: { ...base, queries: alert.queries.map(normalised) },
+      extra: new Map(),
+      names: new Set(alert.queries.map((q) => q.name)),
+      members: [],
+    };
+    groups.set(gk, g);
+  }
+  const group = g;
+  const conditionName = alert.condition === null ? null : addExtra(group, 'condition', alert.condition);
+  const baselines = windowBaselines(alert).map(
+    ([k, formula]) => [k, addExtra(group, 'formula', formula)] as [string, string],
+  );
+  group.members.push({ key, alert, conditionName, baselines });
+}
+
+/** Starts one engine read per group; answers each member's plan by its key. */
+function readGroups(groups: Iterable<Group>, now: Date, out: Map<string, Planned | null>): void {
+  for (const g of groups) {
+    const request: ExplorerRequest = {
+      ...g.base,
+      // Explicit dates are calendar dates: the organisation's timezone does not move them.
+      period: { aggBy: 'Day', startDate: g.start, endDate: g.dataThrough },
+      queries: [...g.base.queries, ...g.extra.values()],
+    };
+    const result = runExplorer(request, { orgId: g.orgId, now, currency: g.currency });
+    result.catch(() => undefined); // awaited by each member's read
+    for (const m of g.members)
+      out.set(m.key, {
+        result,
+        dataThrough: g.dataThrough,
+        start: g.start,
+        conditionName: m.conditionName,
+        baselines: m.baselines,
+      });
+  }
+}
+
+/** An alert's series out of its group's engine answer. */
+function seriesOf(alert: StoredAlert, p: Planned, result: ExplorerResult): AlertSeries {
+  const days = daysFrom(p.start, p.dataThrough);
+  const byName = new Map(result.queries.map((q) => [q.name, q]));
+  const values = Object.fromEntries(alert.queries.map((q) => [q.name, summed(byName.get(q.name), days)]));
+  const series: AlertSeries = { dataThrough: p.dataThrough, days, values };
+  if (p.conditionName !== null) {
+    series.condition = holds(byName.get(p.conditionName), days);
+    series.baselines = Object.fromEntries(
+      p.baselines.map(([k, name]) => [k, summed(byName.get(name), days)]),
+    );
+  }
+  return series;
+}
+
+class EngineSeriesSource implements AlertSeriesSource {
+  private readonly throughMemo = new Map<string, Promise<string | null>>();
+  /** Each announced alert's plan, by organisation + id + version + window + day of `now`. */
+  private readonly planned = new Map<string, Promise<Planned | null>>();
+
+  private planKey(a: StoredAlert, now: Date, wanted: number): string {
+    return `${a.organizationId}|${a.id}|${a.version}|${wanted}|${dayOf(now)}`;
+  }
+
+  private dataThroughFor(orgId: string, now: Date): Promise<string | null> {
     const key = `${orgId}|${dayOf(now)}`;
-    let p = throughMemo.get(key);
+    let p = this.throughMemo.get(key);
     if (!p) {
-      p = (async () => {
-        const since = ymd(addMonths(dayMs(now.toISOString()), -RECENT_MONTHS)).slice(0, 7);
-        let info: BillingInfo;
-        try {
-          info = await (await getWarehouseQueries()).billingInfo(orgId, since);
-        } catch (error) {
-          log.error('alert series: warehouse call failed', { what: 'billingInfo', error });
-          throw new DependencyUnavailableError('WAREHOUSE_UNAVAILABLE', { cause: error });
-        }
-        const t = dataThroughOf(info, now);
-        return t === null ? null : ymd(t);
-      })();
-      throughMemo.set(key, p);
+      p = readDataThrough(orgId, now);
+      this.throughMemo.set(key, p);
       // A failed read is not shared: the next alert (or the retry) reads again.
-      p.catch(() => throughMemo.delete(key));
+      p.catch(() => this.throughMemo.delete(key));
     }
     return p;
-  };
+  }
 
   /** Groups the alerts not planned yet by what they read and starts one engine read per group. */
-  const plan = (alerts: readonly StoredAlert[], now: Date, wanted: number) => {
+  private plan(alerts: readonly StoredAlert[], now: Date, wanted: number): void {
     const todo = new Map<string, StoredAlert>();
     for (const a of alerts) {
-      const key = planKey(a, now, wanted);
-      if (!planned.has(key) && !todo.has(key)) todo.set(key, a);
+      const key = this.planKey(a, now, wanted);
+      if (!this.planned.has(key) && !todo.has(key)) todo.set(key, a);
     }
     if (!todo.size) return;
     const all = (async () => {
       const groups = new Map<string, Group>();
       const out = new Map<string, Planned | null>();
       for (const [key, alert] of todo) {
-        const dataThrough = await dataThroughFor(alert.organizationId, now);
-        if (dataThrough === null) {
-          out.set(key, null);
-          continue;
-        }
-        const start = neededStart(alert, addDays(dataThrough, -(wanted - 1)));
-        // One read per query set: the window is the union of what its alerts need (a condition's
-        // 4 days, a weekly threshold's two weeks), so each decides on the same last complete day.
-        const gk = `${seriesGroupKey(alert)}|${dataThrough}`;
-        let g = groups.get(gk);
-        if (g && start < g.start) g.start = start;
-        if (!g) {
-          const base = alert.conditionAdvancedExplorerQuery;
-          g = {
-            orgId: alert.organizationId,
-            currency: alert.currency,
-            start,
-            dataThrough,
-            base: { ...base, queries: alert.queries.map(normalised) },
-            extra: new Map(),
-            names: new Set(alert.queries.map((q) => q.name)),
-            members: [],
-          };
-          groups.set(gk, g);
-        }
-        const conditionName = alert.condition === null ? null : addExtra(g, 'condition', alert.condition);
-        const baselines = windowBaselines(alert).map(
-          ([k, formula]) => [k, addExtra(g, 'formula', formula)] as [string, string],
-        );
-        g.members.push({ key, alert, conditionName, baselines });
+        const dataThrough = await this.dataThroughFor(alert.organizationId, now);
+        if (dataThrough === null) out.set(key, null);
+        else
+          joinGroup(groups, key, alert, neededStart(alert, addDays(dataThrough, -(wanted - 1))), dataThrough);
       }
-      for (const g of groups.values()) {
-        const request: ExplorerRequest = {
-          ...g.base,
-          // Explicit dates are calendar dates: the organisation's timezone does not move them.
-          period: { aggBy: 'Day', startDate: g.start, endDate: g.dataThrough },
-          queries: [...g.base.queries, ...g.extra.values()],
-        };
-        const result = runExplorer(request, { orgId: g.orgId, now, currency: g.currency });
-        result.catch(() => undefined); // awaited by each member's read
-        for (const m of g.members)
-          out.set(m.key, {
-            result,
-            dataThrough: g.dataThrough,
-            start: g.start,
-            conditionName: m.conditionName,
-            baselines: m.baselines,
-          });
-      }
+      readGroups(groups.values(), now, out);
       return out;
     })();
     all.catch(() => undefined);
     for (const key of todo.keys())
-      planned.set(
+      this.planned.set(
         key,
         all.then((m) => m.get(key) ?? null),
       );
-  };
+  }
 
-  return {
-    prepare(alerts, { now, days = 1 }) {
-      plan(alerts, now, Math.max(1, days));
-    },
-    async read(alert, { now, days = 1 }): Promise<AlertSeries | null> {
-      const wanted = Math.max(1, days);
-      const key = planKey(alert, now, wanted);
-      plan([alert], now, wanted);
-      let p: Planned | null;
-      let result: ExplorerResult;
-      try {
-        p = await planned.get(key)!;
-        if (!p) return null;
-        result = await p.result;
-      } catch (error) {
-        // A failed read is not shared: the retry (or the next alert) reads again.
-        planned.delete(key);
-        throw error;
-      }
-      const days_ = daysFrom(p.start, p.dataThrough);
-      const byName = new Map(result.queries.map((q) => [q.name, q]));
-      const values = Object.fromEntries(
-        alert.queries.map((q) => [q.name, summed(byName.get(q.name), days_)]),
-      );
-      const series: AlertSeries = { dataThrough: p.dataThrough, days: days_, values };
-      if (p.conditionName !== null) {
-        series.condition = holds(byName.get(p.conditionName), days_);
-        series.baselines = Object.fromEntries(
-          p.baselines.map(([k, name]) => [k, summed(byName.get(name), days_)]),
-        );
-      }
-      return series;
-    },
-  };
+  prepare(alerts: readonly StoredAlert[], { now, days = 1 }: { now: Date; days?: number }): void {
+    this.plan(alerts, now, Math.max(1, days));
+  }
+
+  async read(
+    alert: StoredAlert,
+    { now, days = 1 }: { now: Date; days?: number },
+  ): Promise<AlertSeries | null> {
+    const wanted = Math.max(1, days);
+    const key = this.planKey(alert, now, wanted);
+    this.plan([alert], now, wanted);
+    try {
+      const p = await this.planned.get(key);
+      if (!p) return null;
+      return seriesOf(alert, p, await p.result);
+    } catch (error) {
+      // A failed read is not shared: the retry (or the next alert) reads again.
+      this.planned.delete(key);
+      throw error;
+    }
+  }
+}
+
+export function createEngineSeriesSource(): AlertSeriesSource {
+  return new EngineSeriesSource();
 }

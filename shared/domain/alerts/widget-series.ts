@@ -1,5 +1,5 @@
-import { replay } from './evaluate';
 import type { AlertThreshold, StoredAlert } from './model';
+import { replay } from './rule';
 import type { AlertSeriesSource } from './series';
 
 /** Days of series the widget data answers, ending on the last complete day. */

@@ -1,4 +1,5 @@
 import { getDelivery, putDelivery } from '../../../shared/db/notifications-repo';
+import { deliveryStore } from '../../../shared/domain/alerts/adapters/delivery';
 import { DeliveryInProgressError, deliverNotification } from '../../../shared/domain/alerts/deliver';
 import type { Notification } from '../../../shared/domain/alerts/notification';
 
@@ -38,9 +39,11 @@ describe('notification delivery is idempotent per notification id', () => {
   test('a redelivery of a sent notification sends nothing', async () => {
     const n = notification();
     const c = counting();
-    expect(await deliverNotification(n, c.senders)).toBe('sent');
-    expect(await deliverNotification(n, c.senders)).toBe('duplicate');
-    expect(await deliverNotification({ ...n }, c.senders)).toBe('duplicate');
+    expect(await deliverNotification(n, { store: deliveryStore, senders: c.senders })).toBe('sent');
+    expect(await deliverNotification(n, { store: deliveryStore, senders: c.senders })).toBe('duplicate');
+    expect(await deliverNotification({ ...n }, { store: deliveryStore, senders: c.senders })).toBe(
+      'duplicate',
+    );
     expect(c.sent).toEqual([n.id]);
     expect(await getDelivery(n.orgId, n.id)).toMatchObject({ status: 'sent', attempts: 1 });
   });
@@ -48,10 +51,12 @@ describe('notification delivery is idempotent per notification id', () => {
   test('a failed send is recorded and the retry sends once', async () => {
     const n = notification();
     const c = counting(1);
-    await expect(deliverNotification(n, c.senders)).rejects.toThrow('provider said no');
+    await expect(deliverNotification(n, { store: deliveryStore, senders: c.senders })).rejects.toThrow(
+      'provider said no',
+    );
     expect(await getDelivery(n.orgId, n.id)).toMatchObject({ status: 'failed', error: 'provider said no' });
-    expect(await deliverNotification(n, c.senders)).toBe('sent');
-    expect(await deliverNotification(n, c.senders)).toBe('duplicate');
+    expect(await deliverNotification(n, { store: deliveryStore, senders: c.senders })).toBe('sent');
+    expect(await deliverNotification(n, { store: deliveryStore, senders: c.senders })).toBe('duplicate');
     expect(c.sent).toEqual([n.id]);
     expect(await getDelivery(n.orgId, n.id)).toMatchObject({ status: 'sent', attempts: 2 });
   });
@@ -59,7 +64,9 @@ describe('notification delivery is idempotent per notification id', () => {
   test('concurrent deliveries of one notification send it once', async () => {
     const n = notification();
     const c = counting();
-    const outcomes = await Promise.allSettled([1, 2, 3, 4].map(() => deliverNotification(n, c.senders)));
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3, 4].map(() => deliverNotification(n, { store: deliveryStore, senders: c.senders })),
+    );
     expect(c.sent).toEqual([n.id]);
     for (const o of outcomes) {
       if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(DeliveryInProgressError);
@@ -78,9 +85,9 @@ describe('notification delivery is idempotent per notification id', () => {
       leaseUntil: past,
       updatedAt: past,
     });
-    expect(await deliverNotification(n, c.senders)).toBe('abandoned');
+    expect(await deliverNotification(n, { store: deliveryStore, senders: c.senders })).toBe('abandoned');
     expect(c.sent).toEqual([]);
     expect(await getDelivery(n.orgId, n.id)).toMatchObject({ status: 'unknown' });
-    expect(await deliverNotification(n, c.senders)).toBe('duplicate');
+    expect(await deliverNotification(n, { store: deliveryStore, senders: c.senders })).toBe('duplicate');
   });
 });

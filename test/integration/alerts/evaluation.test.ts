@@ -5,19 +5,21 @@ import { getAlert, listEvaluations } from '../../../shared/db/alerts-repo';
 import { db, tableName } from '../../../shared/db/client';
 import { keys } from '../../../shared/db/keys';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
+import { evaluationStore } from '../../../shared/domain/alerts/adapters/evaluate';
+import { dueAlertIndex } from '../../../shared/domain/alerts/adapters/sweep';
 import { backtestAlert } from '../../../shared/domain/alerts/backtest';
 import {
   type EvaluationMessage,
   evaluateAlert,
   evaluateAlerts,
   evaluateMessages,
-  sweepDueAlerts,
-} from '../../../shared/domain/alerts/evaluate';
+} from '../../../shared/domain/alerts/evaluator';
 import type { Notification } from '../../../shared/domain/alerts/notification';
 import { CreateAlertBody } from '../../../shared/domain/alerts/schemas';
 import type { AlertSeries } from '../../../shared/domain/alerts/series';
 import { createEngineSeriesSource } from '../../../shared/domain/alerts/series-source';
 import { archiveAlert, createAlert, snoozeAlert } from '../../../shared/domain/alerts/service';
+import { sweepDueAlerts } from '../../../shared/domain/alerts/sweep';
 import { mapLimit } from '../../../shared/pool';
 import { parseOrThrow } from '../../../shared/validation';
 import type { WarehouseQueries } from '../../../shared/warehouse/port';
@@ -60,17 +62,21 @@ describe('alert sweep and evaluation', () => {
     const sent: EvaluationMessage[] = [];
     const send = collect(sent);
     const now = new Date('2026-11-21T05:30:00Z');
-    const first = await sweepDueAlerts(now, send, (o) => o === orgId);
+    const first = await sweepDueAlerts(now, { index: dueAlertIndex, send: send }, (o) => o === orgId);
     expect(sent.map((m) => m.alertIds)).toEqual([[due.id]]);
     expect(first).toEqual({ enqueued: 1, snoozed: 1, messages: 1 });
     // nextEvalAt moved to 06:00 the same day: a second sweep now finds nothing due.
-    expect(await sweepDueAlerts(now, send, (o) => o === orgId)).toEqual({
+    expect(await sweepDueAlerts(now, { index: dueAlertIndex, send: send }, (o) => o === orgId)).toEqual({
       enqueued: 0,
       snoozed: 0,
       messages: 0,
     });
     expect(sent).toHaveLength(1);
-    const later = await sweepDueAlerts(new Date('2026-11-21T06:00:00Z'), send, (o) => o === orgId);
+    const later = await sweepDueAlerts(
+      new Date('2026-11-21T06:00:00Z'),
+      { index: dueAlertIndex, send },
+      (o) => o === orgId,
+    );
     expect(later.enqueued).toBe(1);
   });
 
@@ -79,6 +85,7 @@ describe('alert sweep and evaluation', () => {
     const notes: Notification[] = [];
     const deps = (day: string, now: string) => ({
       source: { read: async () => spikeOn(day) },
+      store: evaluationStore,
       now: () => new Date(now),
       enqueueNotifications: collect(notes),
     });
@@ -130,6 +137,7 @@ describe('alert sweep and evaluation', () => {
     const notes: Notification[] = [];
     const deps = (day: string, now: string) => ({
       source: { read: async () => spikeOn(day) },
+      store: evaluationStore,
       now: () => new Date(now),
       enqueueNotifications: collect(notes),
     });
@@ -146,6 +154,7 @@ describe('alert sweep and evaluation', () => {
     const notes: Notification[] = [];
     const deps = {
       source: { read: async () => spikeOn('2026-11-20') },
+      store: evaluationStore,
       now: () => new Date('2026-11-21T06:00:00Z'),
       enqueueNotifications: collect(notes),
     };
@@ -224,7 +233,11 @@ describe('alerts that ask the same queries', () => {
     const other = await make('total', 'spend > 300', { queries: [costQuery('spend')] });
     const sent: EvaluationMessage[] = [];
     const now = new Date('2026-11-21T06:00:00Z');
-    const swept = await sweepDueAlerts(now, collect(sent), (o) => o === groupOrg);
+    const swept = await sweepDueAlerts(
+      now,
+      { index: dueAlertIndex, send: collect(sent) },
+      (o) => o === groupOrg,
+    );
     expect(swept).toEqual({ enqueued: 4, snoozed: 0, messages: 2 });
     const sorted = sent.map((m) => [...(m.alertIds ?? [])].sort()).sort((a, b) => b.length - a.length);
     expect(sorted).toEqual([[fires.id, quiet.id, under.id].sort(), [other.id]]);
@@ -233,6 +246,7 @@ describe('alerts that ask the same queries', () => {
     const notes: Notification[] = [];
     const deps = {
       source: createEngineSeriesSource(),
+      store: evaluationStore,
       now: () => now,
       enqueueNotifications: collect(notes),
     };
@@ -279,8 +293,8 @@ describe('batched sweep and evaluation', () => {
     const now = new Date('2026-11-21T05:30:00Z');
     const only = (o: string) => o === batchOrg;
     const [ra, rb] = await Promise.all([
-      sweepDueAlerts(now, collect(a), only),
-      sweepDueAlerts(now, collect(b), only),
+      sweepDueAlerts(now, { index: dueAlertIndex, send: collect(a) }, only),
+      sweepDueAlerts(now, { index: dueAlertIndex, send: collect(b) }, only),
     ]);
     const sent = [...a, ...b].flatMap((m) => m.alertIds ?? []);
     expect(sent).toHaveLength(130);
@@ -292,7 +306,10 @@ describe('batched sweep and evaluation', () => {
     // Every alert moved on to the next slot (06:00), and a third sweep finds none due.
     const stored = await getAlert(batchOrg, ids[129]!);
     expect(stored?.nextEvalAt).toBe('2026-11-21T06:00:00.000Z');
-    expect((await sweepDueAlerts(now, collect<EvaluationMessage>([]), only)).enqueued).toBe(0);
+    expect(
+      (await sweepDueAlerts(now, { index: dueAlertIndex, send: collect<EvaluationMessage>([]) }, only))
+        .enqueued,
+    ).toBe(0);
   });
 
   test('a message SQS refuses puts its alerts back for the next sweep', async () => {
@@ -312,16 +329,19 @@ describe('batched sweep and evaluation', () => {
     await expect(
       sweepDueAlerts(
         now,
-        async (ms) => {
-          refused = ms[1]!.alertIds!;
-          return ms.map((_, i) => (i === 1 ? new Error('refused') : null));
+        {
+          index: dueAlertIndex,
+          send: async (ms) => {
+            refused = ms[1]!.alertIds!;
+            return ms.map((_, i) => (i === 1 ? new Error('refused') : null));
+          },
         },
         only,
       ),
     ).rejects.toThrow('refused');
     expect(refused).toHaveLength(1);
     const again: EvaluationMessage[] = [];
-    const retry = await sweepDueAlerts(now, collect(again), only);
+    const retry = await sweepDueAlerts(now, { index: dueAlertIndex, send: collect(again) }, only);
     expect(retry.enqueued).toBe(1);
     expect(again.flatMap((m) => m.alertIds)).toEqual(refused);
     expect([one.id, two.id]).toContain(refused[0]);
@@ -360,6 +380,7 @@ describe('batched sweep and evaluation', () => {
     // The same message twice in one invocation (a redelivery beside the original): evaluated once.
     const [first, second] = await evaluateMessages([msg, msg], {
       source: createEngineSeriesSource(),
+      store: evaluationStore,
       now: () => now,
       enqueueNotifications: collect(notes),
     });
@@ -413,7 +434,12 @@ describe('batched sweep and evaluation', () => {
     const now = new Date('2026-11-21T06:00:00Z');
     const [evaluation] = await evaluateAlerts(
       { orgId: batchOrg, alertIds: [id!], scheduledFor: now.toISOString() },
-      { source: createEngineSeriesSource(), now: () => now, enqueueNotifications: collect<Notification>([]) },
+      {
+        source: createEngineSeriesSource(),
+        store: evaluationStore,
+        now: () => now,
+        enqueueNotifications: collect<Notification>([]),
+      },
     );
     // 400 on the spike day is above the queried threshold of 300.
     expect(evaluation).toMatchObject({ evaluatedDay: spikeDay, triggered: true, values: { ec2: 400 } });

@@ -1,6 +1,7 @@
 import type { Principal } from '../../../shared/auth/principal';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
-import { evaluateAlert } from '../../../shared/domain/alerts/evaluate';
+import { evaluationStore } from '../../../shared/domain/alerts/adapters/evaluate';
+import { evaluateAlert } from '../../../shared/domain/alerts/evaluator';
 import type { Notification } from '../../../shared/domain/alerts/notification';
 import { CreateAlertBody } from '../../../shared/domain/alerts/schemas';
 import { createEngineSeriesSource } from '../../../shared/domain/alerts/series-source';
@@ -88,6 +89,7 @@ test('an alert on the month forecast fires while the month-to-date actual is und
   const now = new Date('2026-11-21T06:00:00Z');
   const deps = {
     source: createEngineSeriesSource(),
+    store: evaluationStore,
     now: () => now,
     enqueueNotifications: async (items: readonly Notification[]) => {
       notes.push(...items);

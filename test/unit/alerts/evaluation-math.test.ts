@@ -1,6 +1,6 @@
 import { dedupAllows, dedupRule, localDay } from '../../../shared/domain/alerts/dedup';
-import { decide } from '../../../shared/domain/alerts/evaluate';
 import type { AlertThreshold, StoredAlert } from '../../../shared/domain/alerts/model';
+import { decide } from '../../../shared/domain/alerts/rule';
 import { lastCompletePeriod, nextEvaluationAt, previousPeriod } from '../../../shared/domain/alerts/schedule';
 
 describe('periods', () => {

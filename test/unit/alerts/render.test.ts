@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Notification } from '../../../shared/domain/alerts/notification';
 import { type AlertFiring, renderAlertMessage } from '../../../shared/domain/alerts/render';
+import { rootCausesOf } from '../../../shared/domain/alerts/root-causes';
 import { parseExplorerQueryString } from '../../../shared/links';
 import { buildRawEmail } from '../../../shared/notify/email';
 import { teamsPayload } from '../../../shared/notify/teams';
@@ -59,7 +60,64 @@ function periodChangeFiring(): AlertFiring {
   };
 }
 
+/** The period-change firing with its root causes, as the evaluator attaches them. */
+function withRootCauses(): AlertFiring {
+  const firing = periodChangeFiring();
+  const before = new Map([
+    ['Amazon EC2 / 1111 / us-east-1', 500],
+    ['Amazon S3 / 1111 / us-east-1', 200],
+    ['Amazon RDS / 2222 / eu-west-1', 260],
+  ]);
+  const after = new Map([
+    ['Amazon EC2 / 1111 / us-east-1', 760],
+    ['Amazon S3 / 1111 / us-east-1', 180],
+    ['Amazon RDS / 2222 / eu-west-1', 260],
+  ]);
+  firing.rootCauses = rootCausesOf(
+    {
+      dimension: 'service / sub-account / region',
+      query: 'Total spend',
+      period: firing.period,
+      baseline: {
+        start: '2026-11-02',
+        end: '2026-11-08',
+        label: 'the previous week (2026-11-02 to 2026-11-08)',
+      },
+    },
+    before,
+    after,
+  );
+  return firing;
+}
+
 describe('alert message renderer', () => {
+  test('root causes: the top contributors with their amounts and share of the change, in every format', () => {
+    const m = renderAlertMessage(withRootCauses());
+    // 960 → 1200: +240; EC2 +260 is 108.3 % of it, S3 −20 is −8.3 %; RDS did not move.
+    const heading =
+      'Top contributors by service / sub-account / region (Total spend: £1,200 against £960 for the previous week (2026-11-02 to 2026-11-08), +£240; these explain 100.0% of the change)';
+    const ec2 = 'Amazon EC2 / 1111 / us-east-1: £500 → £760 (+£260, +52.0%; 108.3% of the change)';
+    const s3 = 'Amazon S3 / 1111 / us-east-1: £200 → £180 (−£20.00, -10.0%; -8.3% of the change)';
+    expect(m.text).toContain(`${heading}:\n- ${ec2}\n- ${s3}\n`);
+    expect(m.text).not.toContain('Amazon RDS');
+    // The e-mail shows them as a table: contributor, before, after, change, share.
+    const cells = [...m.html.matchAll(/<td style="[^"]*">([^<]*)<\/td>/g)].map((x) => x[1]);
+    const at = cells.indexOf('Amazon EC2 / 1111 / us-east-1');
+    expect(cells.slice(at, at + 10)).toEqual([
+      ...['Amazon EC2 / 1111 / us-east-1', '£500', '£760', '+£260, +52.0%', '108.3%'],
+      ...['Amazon S3 / 1111 / us-east-1', '£200', '£180', '−£20.00, -10.0%', '-8.3%'],
+    ]);
+    expect(JSON.stringify(m.slackBlocks)).toContain(
+      JSON.stringify(`${heading}:\n• ${ec2}\n• ${s3}`).slice(1, -1),
+    );
+    const card = JSON.stringify(m.teamsCard);
+    for (const line of [`${heading}:`, `• ${ec2}`, `• ${s3}`]) expect(card).toContain(JSON.stringify(line));
+  });
+
+  test('without root causes a message has no contributors section', () => {
+    expect(renderAlertMessage(periodChangeFiring()).text).not.toContain('Top contributors');
+  });
+
   test('a condition alert explains itself with the values that made it true', () => {
     const m = renderAlertMessage(conditionFiring());
     expect(m.subject).toBe('Cost alert: EC2 spike — 2026-11-20');
@@ -202,6 +260,7 @@ describe('alert message renderer', () => {
     for (const [name, firing] of [
       ['condition', conditionFiring()],
       ['period-change', periodChangeFiring()],
+      ['root-causes', withRootCauses()],
     ] as const) {
       const m = renderAlertMessage(firing);
       writeFileSync(join(ARTIFACTS, `${name}.html`), m.html);

@@ -1,0 +1,33 @@
+import { enqueueMany } from '../../../cloud/queue';
+import { claimDedup, getAlerts, getThresholdsOf, putEvaluations } from '../../../db/alerts-repo';
+import { getOrganizationTimezone } from '../../../db/organizations-repo';
+import type { EvaluateDeps } from '../evaluator';
+import type { Notification } from '../notification';
+import type { Enqueue, EvaluationStore } from '../ports';
+import { createEngineRootCauses } from '../root-cause-source';
+import { createEngineSeriesSource } from '../series-source';
+
+/**
+ * The evaluator's adapters: DynamoDB repositories, the `notifications` queue and the query engine
+ * (series and root causes). `functions/workers/alert-evaluate.ts` passes `evaluatorDeps()` in.
+ */
+export const evaluationStore: EvaluationStore = {
+  getAlerts,
+  getThresholdsOf,
+  organizationTimezone: getOrganizationTimezone,
+  claimDedup,
+  putEvaluations,
+};
+
+export const notificationQueue: Enqueue<Notification> = (ns) => enqueueMany('notifications', ns);
+
+/** The evaluator's dependencies for one worker invocation (one series source: shared reads). */
+export function evaluatorDeps(now: () => Date = () => new Date()): EvaluateDeps {
+  return {
+    source: createEngineSeriesSource(),
+    store: evaluationStore,
+    enqueueNotifications: notificationQueue,
+    rootCauses: createEngineRootCauses(),
+    now,
+  };
+}

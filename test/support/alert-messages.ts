@@ -1,0 +1,70 @@
+import { api, session } from './session';
+
+/**
+ * What the local stack delivered: e-mails from the SES emulator's store, Slack and Teams posts
+ * from the capture server, and the local routes that run the alert schedule and drain the queues.
+ */
+export interface StoredEmail {
+  subject: string;
+  destination: { to: string[] };
+  body: { text?: string; html?: string };
+}
+
+export interface Captured {
+  kind: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+export async function emailsTo(address: string): Promise<StoredEmail[]> {
+  const { emails } = (await (await fetch(session().mailUrl)).json()) as { emails: StoredEmail[] };
+  return emails.filter((e) => e.destination.to.some((t) => t.includes(address)));
+}
+
+/** Every captured Slack or Teams post. */
+export async function captured(kind: 'slack' | 'teams'): Promise<Captured[]> {
+  return (await (await fetch(`${session().chatUrl}?kind=${kind}`)).json()) as Captured[];
+}
+
+export async function slackTo(channel: string): Promise<Captured[]> {
+  return (await captured('slack')).filter((m) => m.body.channel === channel);
+}
+
+export async function teamsTo(hook: string): Promise<Captured[]> {
+  return (await captured('teams')).filter((m) => m.path === new URL(hook).pathname);
+}
+
+/** Reads until `count` items are there (or 30 s pass): a delivery may land just after the drain. */
+export async function atLeast<T>(read: () => Promise<T[]>, count: number): Promise<T[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const items = await read();
+    if (items.length >= count || Date.now() > deadline) return items;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Runs the queues empty (`/_local/drain`); answers whether they drained. */
+export async function drainQueues(timeoutMs = 120_000): Promise<boolean> {
+  const res = await api<{ drained: boolean }>('POST', '/_local/drain', { body: { timeoutMs } });
+  return res.body.drained;
+}
+
+/** One `alert-sweep` tick at `now` over these organisations only, then the queues drained. */
+export async function sweepAlertsOf(orgIds: string[], now: Date): Promise<boolean> {
+  const res = await api('POST', '/_local/tick', {
+    body: { schedule: 'alert-sweep', now: now.toISOString(), detail: { orgIds } },
+  });
+  if (res.status !== 200) throw new Error(`alert-sweep tick answered ${res.status}`);
+  return drainQueues();
+}
+
+/** Money as alert messages write it (USD): whole units from 100 up, cents below. */
+export const usd = (x: number) =>
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
+    maximumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
+  }).format(x);
