@@ -12,17 +12,9 @@ import {
 } from '../focus-columns';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 import { IngestRejected } from './errors';
-import {
-  ACCEPTED_FORMATS,
-  GCP_FIELDS,
-  gcpJsonLines,
-  Header,
-  type NativeFormat,
-  nativeFormatOf,
-  resemblance,
-  TAG_ENTRIES,
-  US_DATE_FORMATS,
-} from './native';
+import { ACCEPTED_FORMATS, nativeFormatOf, resemblance } from './native';
+import { Header, type NativeFormat, TAG_ENTRIES, US_DATE_FORMATS } from './native/convert';
+import { GCP_FIELDS, gcpJsonLines } from './native/gcp';
 import { csvHeaderNames, type FileFormat, firstJsonRecord, jsonFieldNames, sniffFormat } from './sniff';
 
 /**
