@@ -7,7 +7,7 @@ import { claimRestore, getUpload, listUploads } from '../../db/uploads-repo';
 import { ConflictError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
 import { QUEUE } from '../../queues';
-import { deliver } from '../dimensions/outbox';
+import { deliver } from '../billing/outbox';
 
 /**
  * Billing uploads and the restore of what an upload replaced (docs/warehouse.md#replaced-versions).

@@ -5,7 +5,7 @@ import {
   organizationExists,
   registerOrganization,
 } from '../../../shared/db/organizations-repo';
-import { recordIngestRejection } from '../../../shared/domain/dimensions/ingestion';
+import { recordIngestRejection } from '../../../shared/domain/billing/ingestion';
 import { IngestRejected } from '../../../shared/warehouse/ingest/errors';
 import { getWarehouse } from '../../../shared/warehouse/warehouse';
 import { ingestWorkerHarness } from '../../support/ingest-worker';
