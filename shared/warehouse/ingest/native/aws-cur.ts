@@ -2,8 +2,10 @@ import { quoteIdent } from '../../sql/quote';
 import {
   type Columns,
   type Converted,
+  correctionWhenEarlier,
   type Header,
   inList,
+  isoInstant,
   type NativeFormat,
   num,
   select,
@@ -11,6 +13,7 @@ import {
   termColumns,
   text,
 } from './convert';
+import { AWS_SERVICE_CATEGORIES, serviceCategory } from './service-category';
 
 /**
  * AWS Cost and Usage Report: CUR 1.0 (`lineItem/UnblendedCost`, or `line_item_unblended_cost` in
@@ -279,8 +282,13 @@ function awsCur(h: Header, from: string): Converted {
     InvoiceIssuerName: c('bill/InvoicingEntity', 'bill_invoicing_entity'),
     PublisherName: c('bill/BillingEntity', 'bill_billing_entity'),
     ...curCharge(cur),
+    ChargeClass: correctionWhenEarlier(
+      isoInstant(c('lineItem/UsageStartDate', 'line_item_usage_start_date')),
+      isoInstant(c('bill/BillingPeriodStartDate', 'bill_billing_period_start_date')),
+    ),
     ChargeDescription: c('lineItem/LineItemDescription', 'line_item_line_item_description'),
     ...curCommitments(cur),
+    ServiceCategory: serviceCategory(AWS_SERVICE_CATEGORIES, productCode, productName),
     ServiceName: `coalesce(${productName}, ${productCode})`,
     RegionId: c('product/regionCode', 'product_region_code'),
     RegionName: c('product/location', 'product_location'),

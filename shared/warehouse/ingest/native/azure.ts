@@ -1,6 +1,7 @@
 import {
   type Columns,
   type Converted,
+  correctionWhenEarlier,
   type Header,
   type NativeFormat,
   num,
@@ -9,6 +10,7 @@ import {
   text,
   US_DATE_FORMATS,
 } from './convert';
+import { AZURE_SERVICE_CATEGORIES, serviceCategory } from './service-category';
 
 /**
  * Azure cost exports: EA (`CostInBillingCurrency`, `BillingCurrencyCode`, `M/D/YYYY`) and MCA
@@ -102,10 +104,15 @@ function azure(h: Header, from: string): Converted {
       WHEN ${chargeType} = 'Tax' THEN 'Tax'
       WHEN ${chargeType} = 'Credit' THEN 'Credit'
       ELSE 'Adjustment' END`,
+    ChargeClass: correctionWhenEarlier(
+      azureDay(h.col(...AZ.date)),
+      azureDay(h.col('BillingPeriodStartDate')),
+    ),
     ChargeFrequency: `CASE ${h.col('Frequency')} WHEN 'UsageBased' THEN 'Usage-Based' WHEN 'Recurring' THEN 'Recurring' WHEN 'OneTime' THEN 'One-Time' END`,
     ChargeDescription: h.col('ProductName', 'MeterName'),
     PricingCategory: `CASE ${pricingModel} WHEN 'OnDemand' THEN 'Standard' WHEN 'Spot' THEN 'Dynamic' WHEN 'Reservation' THEN 'Committed' WHEN 'SavingsPlan' THEN 'Committed' END`,
     ...azureCommitments(h),
+    ServiceCategory: serviceCategory(AZURE_SERVICE_CATEGORIES, h.col('MeterCategory')),
     ServiceName: h.col(...AZ.service),
     RegionId: h.col('ResourceLocation'),
     RegionName: h.col('MeterRegion'),

@@ -134,6 +134,21 @@ export function tagColumns(pairs: { key: string; col: string }[]): Columns {
  */
 export const US_DATE_FORMATS = `['%m/%d/%Y', '%m/%d/%Y %I:%M:%S %p', '%m/%d/%Y %H:%M:%S', '%m/%d/%Y %H:%M']`;
 
+/** An ISO-like date-time text (`2023-11-01T00:00:00Z`, `2025-01-01 08:00:00+00:00`) as an instant. */
+export const isoInstant = (c: string) => `TRY_CAST(${c} AS TIMESTAMPTZ)`;
+
+/**
+ * ChargeClass of a line: "Correction" when its charge period starts in a month before its billing
+ * period's (a charge of a previously invoiced period billed again, corrected, in a later one), else
+ * null. Both are instants (SQL expressions); every native format bills by the calendar month.
+ */
+export const correctionWhenEarlier = (chargeStart: string, billingStart: string) =>
+  `CASE WHEN date_trunc('month', ${chargeStart}) < date_trunc('month', ${billingStart}) THEN 'Correction' END`;
+
+/** The day a month ends (exclusive), as text, from the text of its first day (`2023-11-01` → `2023-12-01`). */
+export const monthAfter = (start: string) =>
+  text(`CAST(TRY_CAST(${start} AS DATE) + INTERVAL 1 MONTH AS DATE)`);
+
 /** First day of the month of an ISO-like date-time text (`2023-11-13T05:00Z` → `2023-11-01`). */
 export const monthStart = (c: string) =>
   `CASE WHEN regexp_matches(${c}, '^\\d{4}-\\d{2}') THEN left(${c}, 7) || '-01' END`;

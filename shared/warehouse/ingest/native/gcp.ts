@@ -2,14 +2,18 @@ import { quoteIdent } from '../../sql/quote';
 import {
   type Columns,
   type Converted,
+  correctionWhenEarlier,
   type Header,
+  isoInstant,
   lit,
+  monthAfter,
   type NativeFormat,
   num,
   select,
   TAG_ENTRIES,
   text,
 } from './convert';
+import { GCP_SERVICE_CATEGORIES, serviceCategory } from './service-category';
 
 /**
  * Google Cloud: the BigQuery billing export, as CSV (nested records flattened to `service.description`
@@ -141,6 +145,8 @@ function gcp(h: Header, from: string): Converted {
   const credit = '__l.credit';
   const costType = `lower(${g('cost_type')})`;
   const cud = gcpCud(g);
+  // The invoice month (`202501`) as the billing period's first day.
+  const periodStart = `CASE WHEN regexp_matches(${g('invoice.month')}, '^\\d{6}$') THEN left(${g('invoice.month')}, 4) || '-' || right(${g('invoice.month')}, 2) || '-01' END`;
   const columns: Columns = {
     ProviderName: `'Google Cloud'`,
     BilledCost: '__l.amount',
@@ -148,12 +154,17 @@ function gcp(h: Header, from: string): Converted {
     ListCost: `CASE WHEN ${credit} THEN '0' ELSE ${g('cost_at_list')} END`,
     // The charge at the account's prices, before credits (credits are the discounts).
     ContractedCost: `CASE WHEN ${credit} THEN '0' ELSE ${cost} END`,
-    ContractedUnitPrice: `CASE WHEN NOT ${credit} THEN ${g('price.effective_price')} END`,
+    // The detailed export's effective price; the standard export has none, and its cost is the
+    // usage at the account's price before credits, so the price is cost per pricing unit.
+    ContractedUnitPrice: `CASE WHEN NOT ${credit} THEN coalesce(${g('price.effective_price')}, ${text(`${num(cost)} / nullif(${num(g('usage.amount_in_pricing_units'))}, 0)`)}) END`,
     BillingCurrency: g('currency'),
     ChargePeriodStart: g('usage_start_time'),
     ChargePeriodEnd: g('usage_end_time'),
-    BillingPeriodStart: `CASE WHEN regexp_matches(${g('invoice.month')}, '^\\d{6}$') THEN left(${g('invoice.month')}, 4) || '-' || right(${g('invoice.month')}, 2) || '-01' END`,
+    BillingPeriodStart: periodStart,
+    BillingPeriodEnd: monthAfter(periodStart),
     BillingAccountId: g('billing_account_id'),
+    // The export names the billing account by its id only.
+    BillingAccountName: 'NULL::VARCHAR',
     SubAccountId: g('project.id'),
     SubAccountName: g('project.name'),
     InvoiceIssuerName: `'Google'`,
@@ -164,9 +175,11 @@ function gcp(h: Header, from: string): Converted {
       WHEN ${costType} IS NULL OR ${costType} = 'regular' THEN 'Usage'
       WHEN ${costType} = 'tax' THEN 'Tax'
       ELSE 'Adjustment' END`,
+    ChargeClass: correctionWhenEarlier(isoInstant(g('usage_start_time')), isoInstant(periodStart)),
     ChargeFrequency: `CASE WHEN ${cud.fee} THEN 'Recurring' WHEN NOT ${credit} AND (${costType} IS NULL OR ${costType} = 'regular') THEN 'Usage-Based' END`,
     ...gcpCommitments(g, cud),
     ChargeDescription: `CASE WHEN ${credit} THEN __l.name ELSE ${g('sku.description')} END`,
+    ServiceCategory: serviceCategory(GCP_SERVICE_CATEGORIES, g('service.description')),
     ServiceName: g('service.description'),
     RegionId: `coalesce(${g('location.region')}, ${g('location.location')})`,
     AvailabilityZone: g('location.zone'),
