@@ -29,14 +29,20 @@ const azureDay = (c: string) =>
   `coalesce(TRY_STRPTIME(${c}, ${US_DATE_FORMATS}), TRY_CAST(${c} AS TIMESTAMPTZ)::TIMESTAMP)`;
 const nextDay = (c: string) => text(`CAST(${azureDay(c)} AS DATE) + 1`);
 
-/** The CommitmentDiscount… columns of reservation and savings plan lines, and their terms. */
-function azureCommitments(h: Header): Columns {
+/** The columns and conditions both halves of the converter read. */
+function azureLine(h: Header) {
   const chargeType = h.col('ChargeType');
   const pricingModel = h.col('PricingModel');
   const cost = h.col(...AZ.cost);
   const quantity = h.col('Quantity');
   const commitment = `${pricingModel} IN ('Reservation', 'SavingsPlan')`;
   const unused = `${chargeType} IN ('UnusedReservation', 'UnusedSavingsPlan')`;
+  return { chargeType, pricingModel, cost, quantity, commitment, unused };
+}
+
+/** The CommitmentDiscount… columns of reservation and savings plan lines, and their terms. */
+function azureCommitments(h: Header): Columns {
+  const { chargeType, pricingModel, cost, quantity, commitment, unused } = azureLine(h);
   return {
     CommitmentDiscountId: `CASE WHEN ${commitment} THEN coalesce(${h.col('benefitId')}, ${h.col('ReservationId')}) END`,
     CommitmentDiscountName: `CASE WHEN ${commitment} THEN coalesce(${h.col('benefitName')}, ${h.col('ReservationName')}) END`,
@@ -64,12 +70,7 @@ function azureCommitments(h: Header): Columns {
 }
 
 function azure(h: Header, from: string): Converted {
-  const chargeType = h.col('ChargeType');
-  const pricingModel = h.col('PricingModel');
-  const cost = h.col(...AZ.cost);
-  const quantity = h.col('Quantity');
-  const commitment = `${pricingModel} IN ('Reservation', 'SavingsPlan')`;
-  const unused = `${chargeType} IN ('UnusedReservation', 'UnusedSavingsPlan')`;
+  const { chargeType, pricingModel, cost, quantity, commitment, unused } = azureLine(h);
   const usageListCost = h.has('PayGCostInBillingCurrency', 'paygCostInBillingCurrency')
     ? h.col('PayGCostInBillingCurrency', 'paygCostInBillingCurrency')
     : text(`${num(h.col('PayGPrice', 'payGPrice'))} * ${num(quantity)}`);
