@@ -187,6 +187,7 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
       }
       const { changes } = keptChanges(changesOf(before, after), 's');
       return {
+        format: staged.format,
         rows: staged.rows,
         months: staged.months,
         ...(changes.length ? { replaced: changes } : {}),

@@ -143,6 +143,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
             );
             await conn.run('COMMIT');
             return {
+              format: staged.format,
               rows: inserted,
               months,
               ...(changes.length ? { replaced: changes } : {}),

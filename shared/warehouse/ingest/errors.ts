@@ -1,3 +1,5 @@
+import type { BillingFormat } from './native';
+
 /**
  * A billing upload that will never ingest as it is, for a reason its uploader can act on: an
  * unknown organisation, a file that is not one of the accepted formats, an empty or binary file.
@@ -19,6 +21,8 @@ export class IngestRejected extends Error {
       column?: string;
       /** A later delivery of the same object may succeed (e.g. once the organisation is registered). */
       retryable?: boolean;
+      /** The format the file was detected as, when it got that far (a malformed row of a CUR file). */
+      format?: BillingFormat;
     } = {},
   ) {
     super(message);

@@ -1,6 +1,6 @@
 import { AWS_CUR_1, AWS_CUR_2 } from './native/aws-cur';
 import { AZURE } from './native/azure';
-import type { Header, NativeFormat } from './native/convert';
+import type { Header, NativeFormat, NativeFormatId } from './native/convert';
 import { GCP } from './native/gcp';
 import { OCI } from './native/oci';
 
@@ -9,6 +9,9 @@ import { OCI } from './native/oci';
  * (the shared parts in ./native/convert.ts), and how a header is recognised as one of them.
  * Order matters: a header is the first format whose signature it has.
  */
+/** The format an upload was detected as: FOCUS, or the provider-native format converted to FOCUS. */
+export type BillingFormat = 'focus' | NativeFormatId;
+
 export const NATIVE_FORMATS: readonly NativeFormat[] = [AWS_CUR_1, AWS_CUR_2, OCI, AZURE, GCP];
 
 /** The native format a header belongs to, if any: the first whose signature columns it all has. */

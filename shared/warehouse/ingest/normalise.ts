@@ -12,7 +12,7 @@ import {
 } from '../focus-columns';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 import { IngestRejected } from './errors';
-import { ACCEPTED_FORMATS, nativeFormatOf, resemblance } from './native';
+import { ACCEPTED_FORMATS, type BillingFormat, nativeFormatOf, resemblance } from './native';
 import { Header, type NativeFormat, TAG_ENTRIES, US_DATE_FORMATS } from './native/convert';
 import { GCP_FIELDS, gcpJsonLines } from './native/gcp';
 import { csvHeaderNames, type FileFormat, firstJsonRecord, jsonFieldNames, sniffFormat } from './sniff';
@@ -27,6 +27,8 @@ import { csvHeaderNames, type FileFormat, firstJsonRecord, jsonFieldNames, sniff
  */
 export class MalformedFileError extends Error {
   override name = 'MalformedFileError';
+  /** The format the file was detected as, when the error came after detection. */
+  format?: BillingFormat;
   constructor(
     message: string,
     readonly row?: number,
@@ -269,6 +271,7 @@ export interface StagedFile {
   marker: string;
   /** The FOCUS columns the file has (for a native export: those its conversion gives). */
   present: Set<string>;
+  format: BillingFormat;
   /** Lines before the first data row: 1 for a CSV header, 0 otherwise. */
   headerLines: number;
 }
@@ -422,6 +425,24 @@ export async function stageBillingFile(
   sourceName: string,
 ): Promise<StagedFile> {
   const file = await openBillingFile(conn, path);
+  const format: BillingFormat = file.native?.id ?? 'focus';
+  try {
+    return { ...(await stageOpened(conn, file, orgId, sourceName)), format };
+  } catch (error) {
+    // The rejection of a file whose format is known says which it is.
+    if (error instanceof MalformedFileError) error.format = format;
+    if (error instanceof IngestRejected) error.detail.format = format;
+    throw error;
+  }
+}
+
+async function stageOpened(
+  conn: DuckDBConnection,
+  file: OpenedFile,
+  orgId: string,
+  sourceName: string,
+): Promise<Omit<StagedFile, 'format'>> {
+  const path = file.path;
   const table = `staged_${++stagedCounter}`;
   const marker = ingestionMarker();
   try {
