@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
+import { sweepOutbox } from '../../shared/domain/billing/outbox';
 import { orgFilterOf } from '../../shared/domain/common/sweep-filter';
-import { sweepOutbox } from '../../shared/domain/dimensions/outbox';
 import { withInvocationLogContext } from '../../shared/log';
 
 /**

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { processUpload, s3ObjectsOf } from '../../shared/domain/dimensions/ingestion';
+import { processUpload, s3ObjectsOf } from '../../shared/domain/billing/ingestion';
 import { processRestore } from '../../shared/domain/uploads/restore';
 import { restoreRequestOf } from '../../shared/domain/uploads/uploads';
 import { withInvocationLogContext } from '../../shared/log';

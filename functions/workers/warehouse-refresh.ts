@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { loadEnrichments } from '../../shared/domain/dimensions/enrichment-source';
-import { runRefresh } from '../../shared/domain/dimensions/refresh';
-import { parseRefreshRequest } from '../../shared/domain/dimensions/refresh-request';
+import { loadEnrichments } from '../../shared/domain/billing/enrichment-source';
+import { runRefresh } from '../../shared/domain/billing/refresh';
+import { parseRefreshRequest } from '../../shared/domain/billing/refresh-request';
 import { log, withInvocationLogContext } from '../../shared/log';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
 import { processPartialResponse } from '../../shared/workers/batch';

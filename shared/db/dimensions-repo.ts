@@ -50,6 +50,11 @@ export interface IngestionRecord {
   uploadId?: string;
   /** The uploaded file's name (the object key's last part). */
   file?: string;
+  /**
+   * The format the file was detected as: `focus`, `aws-cur-1`, `aws-cur-2`, `azure`, `gcp`, `oci`
+   * (the warehouse's `BillingFormat`); absent when the upload was refused before detection.
+   */
+  format?: string;
   /** Data files joined into this upload (a CUR manifest's parts). */
   parts?: number;
   /** The source months this upload replaced, with both versions' rows and cost per currency. */
@@ -74,6 +79,7 @@ export type IngestionOutcome = Pick<
   | 'months'
   | 'uploadId'
   | 'file'
+  | 'format'
   | 'parts'
   | 'replaced'
   | 'warnings'
@@ -133,6 +139,7 @@ export async function rejectIngestion(
     row?: number;
     column?: string;
     retryable?: boolean;
+    format?: string;
     finishedAt: string;
   },
 ): Promise<boolean> {
@@ -149,8 +156,11 @@ export async function rejectIngestion(
     ...(detail.row !== undefined ? { row: detail.row } : {}),
     ...(detail.column !== undefined ? { column: detail.column } : {}),
     ...(detail.retryable ? { retryable: true } : {}),
+    ...(detail.format !== undefined ? { format: detail.format } : {}),
   };
-  const removed = ['code', 'row', 'column', 'retryable', 'rows', 'months'].filter((a) => !(a in set));
+  const removed = ['code', 'row', 'column', 'retryable', 'rows', 'months', 'format'].filter(
+    (a) => !(a in set),
+  );
   const names = [...Object.keys(set), ...removed];
   const alias = (a: string) => `#a${names.indexOf(a)}`;
   return ifConditionFails(

@@ -239,6 +239,8 @@ export const keys = {
     pk: keys.ingestionsPartition(orgId),
     sk: `UPLOAD#${uploadId}`,
   }),
+  /** GSI1 of an upload pointer: an org's uploads by time (`<first start>#<upload id>`), newest first. */
+  uploadsIndex: (orgId: string, atId: string) => ({ gsi1pk: `${org(orgId)}#UPLOADS`, gsi1sk: atId }),
 
   /** An `Idempotency-Key` of one principal of an org: its claim and stored answer (TTL 24 h). */
   idempotency: (orgId: string, principalId: string, key: string): ItemKey => ({

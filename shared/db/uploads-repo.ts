@@ -1,9 +1,9 @@
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SourceChange } from '../domain/uploads/model';
 import { db, isTransactionCanceled, tableName } from './client';
 import { getIngestion, type IngestionRecord } from './dimensions-repo';
 import { getItem } from './items';
-import { keys, stripKeys } from './keys';
+import { keys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
 import { type Page, queryPage } from './page';
 
@@ -14,16 +14,25 @@ import { type Page, queryPage } from './page';
  */
 type Ref = Pick<IngestionRecord, 'orgId' | 'objectKey' | 'version'>;
 
-/** Writes the pointer of an upload id to its record (idempotent: the same content each time). */
-export async function putUploadPointer(ref: Ref, uploadId: string): Promise<void> {
+/**
+ * Writes the pointer of an upload id to its record, and its place in the organisation's uploads by
+ * time (GSI1: the time of its first delivery `at`, then its id). Idempotent: a redelivered event
+ * keeps the first time, so an upload does not move up the list.
+ */
+export async function putUploadPointer(ref: Ref, uploadId: string, at: string): Promise<void> {
+  const index = keys.uploadsIndex(ref.orgId, `${at}#${uploadId}`);
   await db().send(
-    new PutCommand({
+    new UpdateCommand({
       TableName: tableName(),
-      Item: {
-        ...keys.uploadPointer(ref.orgId, uploadId),
-        entity: 'upload-pointer',
-        objectKey: ref.objectKey,
-        version: ref.version,
+      Key: keys.uploadPointer(ref.orgId, uploadId),
+      UpdateExpression:
+        'SET entity = :e, objectKey = :k, version = :v, gsi1pk = :p, gsi1sk = if_not_exists(gsi1sk, :s)',
+      ExpressionAttributeValues: {
+        ':e': 'upload-pointer',
+        ':k': ref.objectKey,
+        ':v': ref.version,
+        ':p': index.gsi1pk,
+        ':s': index.gsi1sk,
       },
     }),
   );
@@ -39,19 +48,28 @@ export async function getUpload(orgId: string, uploadId: string): Promise<Ingest
 }
 
 /**
- * A page of an organisation's upload records, in object-key order (one partition: never another
- * organisation's). Every record is read whole (with its conformance report); the caller keeps
- * what a list shows.
+ * A page of an organisation's upload records, newest first (by the time each was first delivered;
+ * GSI1 of the upload pointers, one index partition per organisation). Every record is read whole
+ * (with its conformance report); the caller keeps what a list shows. A pointer whose record is not
+ * written yet (the worker between the two writes) is left out of its page.
  */
-export function listUploads(orgId: string, limit: number, cursor?: string): Promise<Page<IngestionRecord>> {
-  return queryPage({
-    partition: { attribute: 'pk', value: keys.ingestionsPartition(orgId) },
-    skPrefix: keys.ingestionPrefix,
-    consistent: true,
+export async function listUploads(
+  orgId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<IngestionRecord>> {
+  const pointers = await queryPage({
+    partition: { attribute: 'gsi1pk', value: keys.uploadsIndex(orgId, '').gsi1pk },
+    descending: true,
     limit,
     cursor,
-    map: (item) => stripKeys(item) as unknown as IngestionRecord,
+    map: (item) => ({ objectKey: String(item.objectKey), version: String(item.version) }),
   });
+  const records = await Promise.all(pointers.items.map((p) => getIngestion(orgId, p.objectKey, p.version)));
+  return {
+    items: records.filter((r): r is IngestionRecord => r !== undefined),
+    nextCursor: pointers.nextCursor,
+  };
 }
 
 /**

@@ -60,6 +60,8 @@ function uploadResponse<T extends v.GenericSchema>(conformance: T) {
   return v.object({
     id: v.string(),
     status: v.picklist(['processing', 'succeeded', 'rejected']),
+    /** The detected format; `unknown` while processing or when refused before it was recognised. */
+    format: v.picklist(['focus', 'aws-cur-1', 'aws-cur-2', 'azure', 'gcp', 'oci', 'unknown']),
     file: v.optional(v.string()),
     objectKey: v.string(),
     startedAt: v.optional(v.string()),
@@ -95,7 +97,7 @@ export const listUploads = /* @__PURE__ */ route({
   auth: 'member',
   tag,
   summary:
-    "The organisation's billing uploads, a page at a time in object-key order (?limit&cursor): status, file, rows, months, what each replaced and its FOCUS conformance score",
+    "The organisation's billing uploads, newest first, a page at a time (?limit&cursor): status, detected format, file, rows, months, what each replaced and its FOCUS conformance score",
   query: ListUploadsQuery,
   response: schema(() =>
     v.object({ items: v.array(UploadSummaryResponse), nextCursor: v.nullable(v.string()) }),
@@ -110,7 +112,7 @@ export const getUpload = /* @__PURE__ */ route({
   auth: 'member',
   tag,
   summary:
-    'One billing upload: status, file, rows, months, what it replaced (rows and cost per currency before and after, warnings, restorable until) and its FOCUS conformance report (per requirement: pass, fail or not applicable, violating rows, sample lines)',
+    'One billing upload: status, detected format, file, rows, months, what it replaced (rows and cost per currency before and after, warnings, restorable until) and its FOCUS conformance report (per requirement: pass, fail or not applicable, violating rows, sample lines)',
   params: UploadIdParams,
   response: UploadResponse,
 });

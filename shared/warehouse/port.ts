@@ -1,6 +1,7 @@
 import type { ConformanceReport } from './conformance/report';
 import type { FeatureModel, RefreshMode } from './features';
 import type { MetricId } from './focus-columns';
+import type { BillingFormat } from './ingest/native';
 import type { SourceChange } from './ingest/replacements';
 import type {
   BillingInfo,
@@ -18,6 +19,8 @@ import type { CommitmentFact, CommitmentFactsQuery, CommitmentTerms } from './sq
  * to one organisation; no method can read another organisation's rows.
  */
 export interface IngestResult {
+  /** The format the file was detected as (docs/warehouse.md, "Upload records"). */
+  format: BillingFormat;
   rows: number;
   /** Billing months the file held; each replaced that month's previous rows for the org. */
   months: string[];

@@ -13,7 +13,7 @@ import {
   prefixed,
   sumBy,
 } from '../integration/warehouse/support';
-import { ingestCli, script } from '../support/cli';
+import { ingestCli, ingestOk, script } from '../support/cli';
 import { api, session } from '../support/session';
 
 /**
@@ -424,5 +424,60 @@ describe('the conformance report of an upload (docs/focus-conformance.md)', () =
     const list = await api<{ items: unknown[] }>('GET', '/billing/uploads', { token: other });
     expect(list.status).toBe(200);
     expect(list.body.items).toEqual([]);
+  });
+});
+
+describe('GET /billing/uploads: newest first, a page at a time, each with its detected format', () => {
+  const org = `org_upl_order_${run}`;
+  let token = '';
+  beforeAll(async () => {
+    token = await freshOrg(org);
+  });
+
+  it('lists three uploads (FOCUS, OCI, an unrecognised file) newest first over two pages', async () => {
+    const dir = join(s().stateDir, `upl-order-${run}`);
+    mkdirSync(dir, { recursive: true });
+    const focus = join(dir, 'focus.csv');
+    writeFileSync(focus, csv(valid()));
+    const oci = join(dir, 'oci.csv');
+    await writeNativeExport(oci, 'oci', {
+      seed: 3,
+      months: ['2025-04'],
+      resourcesPerProvider: 2,
+      daysPerMonth: 2,
+    });
+    const unknown = join(dir, 'notes.csv');
+    writeFileSync(unknown, 'when,what\n2025-04-01,nothing billed\n');
+    // One at a time, in this order: each is delivered after the one before.
+    ingestOk(org, focus);
+    ingestOk(org, oci);
+    expect(ingestCli(org, unknown).status).not.toBe(0);
+
+    type Listed = { file: string; format: string; status: string; startedAt: string };
+    const first = await api<{ items: Listed[]; nextCursor: string | null }>(
+      'GET',
+      '/billing/uploads?limit=2',
+      {
+        token,
+      },
+    );
+    expect(first.status).toBe(200);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const second = await api<{ items: Listed[]; nextCursor: string | null }>(
+      'GET',
+      `/billing/uploads?limit=2&cursor=${encodeURIComponent(first.body.nextCursor ?? '')}`,
+      { token },
+    );
+    expect(second.status).toBe(200);
+    expect(second.body.nextCursor).toBeNull();
+    const all = [...first.body.items, ...second.body.items];
+    // `npm run ingest` names each object `<time>-<file>`.
+    expect(all.map((u) => [u.file.replace(/^\d{8}T\d{6}-/, ''), u.format, u.status])).toEqual([
+      ['notes.csv', 'unknown', 'rejected'],
+      ['oci.csv', 'oci', 'succeeded'],
+      ['focus.csv', 'focus', 'succeeded'],
+    ]);
+    const times = all.map((u) => u.startedAt);
+    expect([...times].sort().reverse()).toEqual(times);
   });
 });

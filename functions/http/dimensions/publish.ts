@@ -1,4 +1,4 @@
-import { loadEnrichmentTargets } from '../../../shared/domain/dimensions/enrichment-source';
+import { loadEnrichmentTargets } from '../../../shared/domain/billing/enrichment-source';
 import { publishDimensions } from '../../../shared/domain/dimensions/publish';
 import { httpRoute } from '../../../shared/http/handler';
 import { publishDimensions as def } from '../../../shared/routes/dimensions';

@@ -6,8 +6,8 @@ import {
   updateOrganization,
 } from '../../db/organizations-repo';
 import { ConflictError } from '../../errors';
-import { deliver } from '../dimensions/outbox';
-import { refreshOutboxEntry } from '../dimensions/refresh-request';
+import { deliver } from '../billing/outbox';
+import { refreshOutboxEntry } from '../billing/refresh-request';
 import type { PatchOrganizationInput } from './schemas';
 
 /**

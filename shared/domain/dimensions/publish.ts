@@ -7,11 +7,11 @@ import {
 } from '../../db/dimensions-repo';
 import { ConflictError } from '../../errors';
 import { requestRejection } from '../../validation';
-import type { EnrichmentTargets } from './enrichment-source';
+import type { EnrichmentTargets } from '../billing/enrichment-source';
+import { deliver } from '../billing/outbox';
+import { refreshOutboxEntry } from '../billing/refresh-request';
 import type { CachedCandidate, PublishedLabel, VirtualDimension } from './model';
-import { deliver } from './outbox';
 import { type DraftError, labelErrors, type RulesContext, vdimErrors } from './publish-rules';
-import { refreshOutboxEntry } from './refresh-request';
 import { DIMENSION_LIMITS, type PublishInput } from './schemas';
 
 /**

@@ -1,5 +1,5 @@
 import { log } from '../../log';
-import { requestRefresh } from '../dimensions/refresh-request';
+import { requestRefresh } from '../billing/refresh-request';
 
 /**
  * Asks for a full warehouse refresh after a document was created, replaced or deleted, so the

@@ -6,7 +6,7 @@ import { ConflictError, NotFoundError, ShapedError } from '../../errors';
 import { newId } from '../../ids';
 import { log } from '../../log';
 import { QUEUE } from '../../queues';
-import { deliver } from '../dimensions/outbox';
+import { deliver } from '../billing/outbox';
 import type { SyncSummary, TeamOperation, TeamOperationKind, TeamOperationStatus } from './model';
 import { defaultSyncDeps, performSync, type SyncDeps, type SyncHandOff } from './sync';
 import { deleteTeam, finishTeamDeletion, resolveTeam } from './teams';

@@ -1,8 +1,8 @@
 import { completeRestore, getUpload } from '../../db/uploads-repo';
 import { log } from '../../log';
 import { getWarehouse } from '../../warehouse/warehouse';
-import { deliver } from '../dimensions/outbox';
-import { refreshOutboxEntry } from '../dimensions/refresh-request';
+import { deliver } from '../billing/outbox';
+import { refreshOutboxEntry } from '../billing/refresh-request';
 import type { RestoreRequest } from './uploads';
 
 /**

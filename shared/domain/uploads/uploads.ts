@@ -7,7 +7,7 @@ import { claimRestore, getUpload, listUploads } from '../../db/uploads-repo';
 import { ConflictError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
 import { QUEUE } from '../../queues';
-import { deliver } from '../dimensions/outbox';
+import { deliver } from '../billing/outbox';
 
 /**
  * Billing uploads and the restore of what an upload replaced (docs/warehouse.md#replaced-versions).
@@ -77,6 +77,8 @@ function uploadView(u: IngestionRecord, uploadId: string, full: boolean) {
     id: uploadId,
     status: u.status,
     objectKey: u.objectKey,
+    // Unknown while the upload is processed, or when it was refused before its format was recognised.
+    format: u.format ?? 'unknown',
     ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
   };
 }
@@ -89,8 +91,8 @@ export async function readUpload(principal: Principal, uploadId: string) {
 }
 
 /**
- * `GET /billing/uploads`: the caller's organisation's uploads, a page at a time in object-key
- * order, each with its conformance score (the per-requirement report is `GET /billing/uploads/{id}`).
+ * `GET /billing/uploads`: the caller's organisation's uploads, a page at a time newest first (by
+ * the time each was first delivered), each with its conformance score (the per-requirement report is `GET /billing/uploads/{id}`).
  */
 export async function listUploadRecords(principal: Principal, page: { limit: number; cursor?: string }) {
   const { items, nextCursor } = await listUploads(principal.orgId, page.limit, page.cursor);

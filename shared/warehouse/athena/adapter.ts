@@ -9,7 +9,6 @@ import type { ConformanceReport } from '../conformance/report';
 import { query, withConnection } from '../duckdb/database';
 import type { FeatureModel, RefreshMode } from '../features';
 import { BILLING_COLUMNS } from '../focus-columns';
-import { stageBillingFile } from '../ingest/normalise';
 import {
   changesOf,
   isMarkedDrop,
@@ -20,6 +19,7 @@ import {
   versionStatsSql,
 } from '../ingest/replacements';
 import { type BillingSource, inSourcesSql, sourceKeySql, sourceObjectName } from '../ingest/sources';
+import { stageBillingFile } from '../ingest/stage';
 import { downloadObjectIfExists, uploadObject } from '../object-store';
 import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog, CurrencyConversion } from '../query-model';
@@ -187,6 +187,7 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
       }
       const { changes } = keptChanges(changesOf(before, after), 's');
       return {
+        format: staged.format,
         rows: staged.rows,
         months: staged.months,
         ...(changes.length ? { replaced: changes } : {}),

@@ -137,6 +137,23 @@ const ALL_SUBCATEGORIES = Object.entries(SERVICE_SUBCATEGORIES).flatMap(([catego
   `Other (${category})`,
 ]);
 
+/** ISO 4217 codes of no national currency (funds codes of a country's own currency excluded). */
+const NON_NATIONAL_CURRENCIES = [
+  'XAU',
+  'XAG',
+  'XPD',
+  'XPT',
+  'XDR',
+  'XSU',
+  'XUA',
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  'XTS',
+  'XXX',
+];
+
 // Builders of the usual shapes.
 function presence(id: string, column: FocusColumn): Requirement {
   return {
@@ -329,6 +346,15 @@ export const REQUIREMENTS: readonly Requirement[] = [
     violates: () => `NOT regexp_full_match("BillingCurrency", '[A-Z]{3}')`,
   },
   {
+    // ISO 4217's codes that name no national currency: precious metals, IMF and bond-market units,
+    // the testing code and "no currency". A cryptocurrency has no ISO code and fails C-003 already.
+    id: 'BillingCurrency-C-006-M',
+    keyword: 'MUST',
+    statement: 'BillingCurrency MUST be expressed in national currency (e.g., USD, EUR).',
+    columns: ['BillingCurrency'],
+    violates: () => `"BillingCurrency" IN (${list(NON_NATIONAL_CURRENCIES)})`,
+  },
+  {
     id: 'PricingCurrency-C-003-M',
     keyword: 'MUST',
     statement: 'PricingCurrency MUST conform to CurrencyFormat requirements (an ISO 4217 three-letter code).',
@@ -448,6 +474,15 @@ export const REQUIREMENTS: readonly Requirement[] = [
       `${notNull('CommitmentDiscountQuantity')} AND (${isNull('CommitmentDiscountId')} OR "ChargeCategory" IS NULL OR "ChargeCategory" NOT IN ('Usage', 'Purchase'))`,
   },
   nullWhenNull('CapacityReservationStatus-C-003-C', 'CapacityReservationStatus', 'CapacityReservationId'),
+  {
+    id: 'CapacityReservationId-C-005-C',
+    keyword: 'MUST NOT',
+    statement:
+      'CapacityReservationId MUST NOT be null when the charge is the unused portion of a capacity reservation (CapacityReservationStatus "Unused").',
+    columns: ['CapacityReservationId', 'CapacityReservationStatus'],
+    feature: 'capacity',
+    violates: () => `"CapacityReservationStatus" = 'Unused' AND ${isNull('CapacityReservationId')}`,
+  },
   {
     id: 'CapacityReservationStatus-C-004-C',
     keyword: 'MUST NOT',

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { checkConformance } from '../conformance/check';
 import type { FeatureModel, RefreshMode } from '../features';
-import { stageBillingFile } from '../ingest/normalise';
 import {
   changesOf,
   keptChanges,
@@ -12,6 +11,7 @@ import {
   versionStatsSql,
 } from '../ingest/replacements';
 import { sourceKeySql } from '../ingest/sources';
+import { stageBillingFile } from '../ingest/stage';
 import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog, ComputedDimension, CurrencyConversion } from '../query-model';
 import {
@@ -143,6 +143,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
             );
             await conn.run('COMMIT');
             return {
+              format: staged.format,
               rows: inserted,
               months,
               ...(changes.length ? { replaced: changes } : {}),

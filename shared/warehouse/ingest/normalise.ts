@@ -12,17 +12,9 @@ import {
 } from '../focus-columns';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 import { IngestRejected } from './errors';
-import {
-  ACCEPTED_FORMATS,
-  GCP_FIELDS,
-  gcpJsonLines,
-  Header,
-  type NativeFormat,
-  nativeFormatOf,
-  resemblance,
-  TAG_ENTRIES,
-  US_DATE_FORMATS,
-} from './native';
+import { ACCEPTED_FORMATS, type BillingFormat, nativeFormatOf, resemblance } from './native';
+import { Header, type NativeFormat, TAG_ENTRIES, US_DATE_FORMATS } from './native/convert';
+import { GCP_FIELDS, gcpJsonLines } from './native/gcp';
 import { csvHeaderNames, type FileFormat, firstJsonRecord, jsonFieldNames, sniffFormat } from './sniff';
 
 /**
@@ -35,6 +27,8 @@ import { csvHeaderNames, type FileFormat, firstJsonRecord, jsonFieldNames, sniff
  */
 export class MalformedFileError extends Error {
   override name = 'MalformedFileError';
+  /** The format the file was detected as, when the error came after detection. */
+  format?: BillingFormat;
   constructor(
     message: string,
     readonly row?: number,
@@ -268,21 +262,8 @@ async function parquetAsText(conn: DuckDBConnection, path: string, p: string): P
   return `(SELECT ${cols.join(', ')} FROM read_parquet(${p}))`;
 }
 
-export interface StagedFile {
-  /** The temporary table holding the file's rows in the billing schema (plus a `__bad` column), in file order. */
-  table: string;
-  rows: number;
-  months: string[];
-  /** The `ingested_at` of its rows. */
-  marker: string;
-  /** The FOCUS columns the file has (for a native export: those its conversion gives). */
-  present: Set<string>;
-  /** Lines before the first data row: 1 for a CSV header, 0 otherwise. */
-  headerLines: number;
-}
-
 /** An engine error as one line for a person: its first line, without the local file path. */
-function describeError(error: unknown, path?: string): string {
+export function describeError(error: unknown, path?: string): string {
   const message = (error as Error)?.message ?? String(error);
   let line = (message.split('\n').find((l) => l.trim()) ?? '').replace(/^([A-Za-z ]+Error: )+/, '').trim();
   if (path) line = line.replaceAll(path, 'the file');
@@ -290,14 +271,8 @@ function describeError(error: unknown, path?: string): string {
   return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }
 
-let stagedCounter = 0;
+let rawCounter = 0;
 
-/**
- * Stages `path` for organisation `orgId` into a temporary table of `conn`. Throws
- * MalformedFileError (nothing staged) when a required column is missing, a cell cannot be read
- * as its column's type, a row lacks its cost or charge period, or the file is not a readable CSV
- * or Parquet file.
- */
 /** A file opened for ingestion: its header checked, its staging SELECT built. */
 export interface OpenedFile {
   path: string;
@@ -418,64 +393,17 @@ export async function explainFailure(
 }
 
 /**
- * Stages `path` for organisation `orgId` into a temporary table of `conn` (the Athena adapter
- * writes Parquet from it). Throws MalformedFileError (nothing staged) when a required column is
- * missing, a cell cannot be read as its column's type, a row lacks its cost or charge period, or
- * the file is not a readable CSV or Parquet file.
- */
-export async function stageBillingFile(
-  conn: DuckDBConnection,
-  path: string,
-  orgId: string,
-  sourceName: string,
-): Promise<StagedFile> {
-  const file = await openBillingFile(conn, path);
-  const table = `staged_${++stagedCounter}`;
-  const marker = ingestionMarker();
-  try {
-    await query(conn, `CREATE OR REPLACE TEMP TABLE ${table} AS ${file.built.sql(await file.from('$3'))}`, [
-      orgId,
-      sourceName,
-      path,
-      marker,
-    ]);
-  } catch (error) {
-    throw new MalformedFileError(`The file could not be read: ${describeError(error, path)}`);
-  }
-  const [stats] = await query(
-    conn,
-    `SELECT count(*)::INT AS n, count(__bad)::INT AS bad, list(DISTINCT billing_month ORDER BY billing_month) AS months FROM ${table}`,
-  );
-  if (!stats || Number(stats.n) === 0) {
-    await conn.run(`DROP TABLE IF EXISTS ${table}`);
-    throw new MalformedFileError('The file has no data rows');
-  }
-  if (Number(stats.bad) > 0) {
-    await conn.run(`DROP TABLE IF EXISTS ${table}`);
-    throw await locateFirstBadRow(conn, await file.from('$1'), file.built, file.mapping, path);
-  }
-  return {
-    table,
-    rows: Number(stats.n),
-    months: (stats.months as string[]) ?? [],
-    marker,
-    present: new Set(file.mapping.focus.keys()),
-    headerLines: file.format.startsWith('csv') ? 1 : 0,
-  };
-}
-
-/**
  * The slow path, only for a file already known to be malformed: copy it in file order (DuckDB
  * keeps insertion order, so `rowid` is the data row number) and report the first bad cell.
  */
-async function locateFirstBadRow(
+export async function locateFirstBadRow(
   conn: DuckDBConnection,
   from: string,
   built: Layered,
   m: Mapping,
   path: string,
 ): Promise<MalformedFileError> {
-  const raw = `raw_${++stagedCounter}`;
+  const raw = `raw_${++rawCounter}`;
   await query(conn, `CREATE OR REPLACE TEMP TABLE ${raw} AS SELECT * FROM ${from}`, [path]);
   try {
     const [found] = await query(

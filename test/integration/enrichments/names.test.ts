@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../../shared/auth/principal';
 import { listPublishedLabels } from '../../../shared/db/dimensions-repo';
 import { getEnrichment } from '../../../shared/db/enrichments-repo';
-import { loadEnrichmentTargets } from '../../../shared/domain/dimensions/enrichment-source';
+import { loadEnrichmentTargets } from '../../../shared/domain/billing/enrichment-source';
 import { publishDimensions } from '../../../shared/domain/dimensions/publish';
 import { createVdim } from '../../../shared/domain/dimensions/vdims';
 import { putEnrichment } from '../../../shared/domain/enrichments/save';

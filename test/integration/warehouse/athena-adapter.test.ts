@@ -385,7 +385,7 @@ describe('Athena warehouse adapter', () => {
       sourceName: 'focus_sample.csv',
     });
     const { conformance, ...rest } = result;
-    expect(rest).toEqual({ rows: 1000, months: ['2024-09', '2024-10'] });
+    expect(rest).toEqual({ format: 'focus', rows: 1000, months: ['2024-09', '2024-10'] });
     expect(conformance?.rows).toBe(1000);
     const raw = readCsv(FOCUS_SAMPLE);
     const sources = [

@@ -77,6 +77,32 @@ describe('FOCUS conformance of an upload', () => {
     expect(report.score.MUST).toEqual({ met: applicable - 2, applicable });
   });
 
+  it('a currency that is no national currency (gold, special drawing rights) fails BillingCurrency-C-006-M', async () => {
+    const rows = valid();
+    rows[0] = { ...usage(1), BillingCurrency: 'XAU' };
+    rows[2] = { ...usage(3), BillingCurrency: 'XDR' };
+    rows[3] = { ...usage(4), BillingCurrency: 'XOF' };
+    const report = await check(rows);
+    // XOF (the West African CFA franc) is the national currency of eight states.
+    expect(failures(report)).toEqual({ 'BillingCurrency-C-006-M': [2, [2, 4]] });
+  });
+
+  it('an unused capacity reservation line names its reservation (CapacityReservationId-C-005-C)', async () => {
+    const rows = valid();
+    rows[0] = { ...usage(1), CapacityReservationId: 'cr-1', CapacityReservationStatus: 'Used' };
+    rows[1] = { ...usage(2), CapacityReservationId: null, CapacityReservationStatus: 'Unused' };
+    const report = await check(rows);
+    expect(failures(report)).toEqual({
+      'CapacityReservationId-C-005-C': [1, [3]],
+      // A status without a reservation id is also against CapacityReservationStatus-C-003-C.
+      'CapacityReservationStatus-C-003-C': [1, [3]],
+    });
+    const alone = valid();
+    alone[1] = { ...usage(2), CapacityReservationId: null, CapacityReservationStatus: 'Unused' };
+    // No row names a capacity reservation: the feature is not used, its rules do not apply.
+    expect(status(await check(alone), 'CapacityReservationId-C-005-C')).toBe('not_applicable');
+  });
+
   it('checks ListUnitPrice × PricingQuantity = ListCost within the documented tolerance', async () => {
     const rows = valid();
     rows[1] = { ...usage(2), ListCost: 5.004 }; // rounding: within 0.01

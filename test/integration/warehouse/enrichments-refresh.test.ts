@@ -1,5 +1,5 @@
 import type { Principal } from '../../../shared/auth/principal';
-import { runRefresh } from '../../../shared/domain/dimensions/refresh';
+import { runRefresh } from '../../../shared/domain/billing/refresh';
 import { listDimensions } from '../../../shared/domain/dimensions/service';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import type { EnrichmentFeature } from '../../../shared/warehouse/features';

@@ -55,7 +55,7 @@ describe('FOCUS ingestion into DuckDB (real focus_sample.csv)', () => {
       sourceName: 'focus_sample.csv',
     });
     const { conformance, ...rest } = result;
-    expect(rest).toEqual({ rows: 1000, months: ['2024-09', '2024-10'] });
+    expect(rest).toEqual({ format: 'focus', rows: 1000, months: ['2024-09', '2024-10'] });
     expect(conformance?.rows).toBe(1000);
   });
 

@@ -13,11 +13,11 @@ import {
   listVirtualDimensions,
 } from '../../../shared/db/dimensions-repo';
 import { dueOutboxEntries } from '../../../shared/db/outbox-repo';
+import { sweepOutbox } from '../../../shared/domain/billing/outbox';
+import { runRefresh } from '../../../shared/domain/billing/refresh';
+import { parseRefreshRequest, type RefreshRequest } from '../../../shared/domain/billing/refresh-request';
 import type { VirtualDimension } from '../../../shared/domain/dimensions/model';
-import { sweepOutbox } from '../../../shared/domain/dimensions/outbox';
 import { publishDimensions } from '../../../shared/domain/dimensions/publish';
-import { runRefresh } from '../../../shared/domain/dimensions/refresh';
-import { parseRefreshRequest, type RefreshRequest } from '../../../shared/domain/dimensions/refresh-request';
 import { listCandidates, listDimensions } from '../../../shared/domain/dimensions/service';
 import { createVdim, deleteVdim, updateVdim } from '../../../shared/domain/dimensions/vdims';
 import { ShapedError } from '../../../shared/errors';

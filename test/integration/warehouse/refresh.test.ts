@@ -1,9 +1,9 @@
 import { handler } from '../../../functions/workers/warehouse-refresh';
 import type { Principal } from '../../../shared/auth/principal';
 import { getRefreshStatus, readCache } from '../../../shared/db/dimensions-repo';
+import { runRefresh } from '../../../shared/domain/billing/refresh';
+import type { RefreshRequest } from '../../../shared/domain/billing/refresh-request';
 import type { DimensionEntry } from '../../../shared/domain/dimensions/model';
-import { runRefresh } from '../../../shared/domain/dimensions/refresh';
-import type { RefreshRequest } from '../../../shared/domain/dimensions/refresh-request';
 import { listCandidates, listDimensions } from '../../../shared/domain/dimensions/service';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import type { WarehousePort } from '../../../shared/warehouse/port';

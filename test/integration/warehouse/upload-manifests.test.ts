@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { handler } from '../../../functions/workers/billing-ingest';
 import { getIngestion } from '../../../shared/db/dimensions-repo';
 import { registerOrganization } from '../../../shared/db/organizations-repo';
-import { processUpload } from '../../../shared/domain/dimensions/ingestion';
+import { processUpload } from '../../../shared/domain/billing/ingestion';
 import { getWarehouse } from '../../../shared/warehouse/warehouse';
 import { ingestWorkerHarness } from '../../support/ingest-worker';
 import { CUR_SAMPLE, curDaily, expectSums, novemberByProvider, parseCsv, prefixed } from './support';

@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { handler } from '../../../functions/workers/billing-ingest';
 import { getIngestion } from '../../../shared/db/dimensions-repo';
 import {
@@ -5,7 +8,7 @@ import {
   organizationExists,
   registerOrganization,
 } from '../../../shared/db/organizations-repo';
-import { recordIngestRejection } from '../../../shared/domain/dimensions/ingestion';
+import { recordIngestRejection } from '../../../shared/domain/billing/ingestion';
 import { IngestRejected } from '../../../shared/warehouse/ingest/errors';
 import { getWarehouse } from '../../../shared/warehouse/warehouse';
 import { ingestWorkerHarness } from '../../support/ingest-worker';
@@ -114,7 +117,7 @@ describe('billing uploads of an unregistered organisation', () => {
     expect((await handler(s3Event(key, 'etag-1', 'after-register'))).batchItemFailures).toEqual([]);
     const record = await getIngestion(org, key, 'etag-1');
     const rows = readCsv(FOCUS_SAMPLE);
-    expect(record).toMatchObject({ status: 'succeeded', rows: rows.length });
+    expect(record).toMatchObject({ status: 'succeeded', rows: rows.length, format: 'focus' });
     expect(record).not.toHaveProperty('error');
     expect(record).not.toHaveProperty('retryable');
     const months = [...new Set(rows.map((r) => (r.BillingPeriodStart ?? '').slice(0, 7)))].sort().reverse();
@@ -147,6 +150,26 @@ describe('rejections raised during ingestion', () => {
     expect((await handler(s3Event(key, 'etag-cur', 'redelivered'))).batchItemFailures).toEqual([]);
     expect(await getIngestion(org, key, 'etag-cur')).toEqual(record);
     expect(await receiveAll()).toEqual([]);
+  });
+
+  it('keeps the detected format on the record of a file refused after detection (a malformed CUR row)', async () => {
+    const key = `uploads/${org}/${run}-bad-cur.csv`;
+    const file = join(mkdtempSync(join(tmpdir(), 'rejections-')), 'bad-cur.csv');
+    writeFileSync(
+      file,
+      [
+        'lineItem/UsageStartDate,lineItem/UsageEndDate,lineItem/LineItemType,lineItem/UnblendedCost,lineItem/CurrencyCode',
+        '2024-03-02T00:00:00Z,2024-03-02T01:00:00Z,Usage,1.5,USD',
+        '2024-03-02T00:00:00Z,2024-03-02T01:00:00Z,Usage,one euro,USD',
+      ].join('\n'),
+    );
+    harness.upload(key, file);
+    expect((await handler(s3Event(key, 'etag-bad-cur'))).batchItemFailures).toEqual([]);
+    expect(await getIngestion(org, key, 'etag-bad-cur')).toMatchObject({
+      status: 'rejected',
+      code: 'MALFORMED_FILE',
+      format: 'aws-cur-1',
+    });
   });
 
   it('leaves any other error to SQS (retry, then the DLQ), with the upload still processing', async () => {

@@ -174,6 +174,19 @@ const RULES: Rule[] = [
     ],
   },
   {
+    // Ingestion, the warehouse refresh and the outbox live in shared/domain/billing, which both
+    // call (a published dimension or a saved enrichment asks billing for a refresh): neither area
+    // reaches into the other.
+    name: 'dimensions and enrichments do not import each other',
+    from: ['shared/domain/dimensions'],
+    never: ['shared/domain/enrichments'],
+  },
+  {
+    name: 'enrichments and dimensions do not import each other',
+    from: ['shared/domain/enrichments'],
+    never: ['shared/domain/dimensions'],
+  },
+  {
     // A web console reuses the chart-spec builder, so a chart looks the same in both.
     name: 'the chart-spec builder and the console links run in a browser: no Node built-in, service layer or SDK',
     from: ['shared/charts', 'shared/links.ts'],

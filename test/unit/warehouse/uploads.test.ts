@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../../shared/config';
-import { orgOfKey, s3ObjectsOf } from '../../../shared/domain/dimensions/ingestion';
+import { orgOfKey, s3ObjectsOf } from '../../../shared/domain/billing/ingestion';
 import {
   downloadObjectIfExists,
   isSafeObjectKey,

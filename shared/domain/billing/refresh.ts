@@ -13,11 +13,11 @@ import type { EnrichmentFeature, VdimFeature } from '../../warehouse/features';
 import type { WarehousePort } from '../../warehouse/port';
 import type { CurrencyConversion } from '../../warehouse/query-model';
 import { MissingRateError } from '../../warehouse/sql/compile';
+import { buildCandidates, CANDIDATE_TOP_VALUES, WINDOW_MONTHS } from '../dimensions/candidates';
+import { buildDimensionList, DIMENSION_TOP_VALUES, dimensionNames } from '../dimensions/dimension-list';
+import type { VirtualDimension } from '../dimensions/model';
 import { planConversion } from '../queries/conversion';
 import type { ConversionOut } from '../queries/model';
-import { buildCandidates, CANDIDATE_TOP_VALUES, WINDOW_MONTHS } from './candidates';
-import { buildDimensionList, DIMENSION_TOP_VALUES, dimensionNames } from './dimension-list';
-import type { VirtualDimension } from './model';
 import type { RefreshRequest } from './refresh-request';
 
 /**

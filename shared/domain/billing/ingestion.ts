@@ -167,6 +167,7 @@ function rejectionOf(error: unknown): IngestRejected | undefined {
   if (error instanceof MalformedFileError) {
     return new IngestRejected(error.message, {
       code: 'MALFORMED_FILE',
+      ...(error.format !== undefined ? { format: error.format } : {}),
       ...(error.row !== undefined ? { row: error.row } : {}),
       ...(error.column !== undefined ? { column: error.column } : {}),
     });
@@ -222,14 +223,15 @@ export async function processUpload(
     return 'rejected';
   }
   const uploadId = uploadIdOf(orgId, obj.key, obj.version);
-  await putUploadPointer(ref, uploadId);
+  const startedAt = now().toISOString();
+  await putUploadPointer(ref, uploadId, startedAt);
   if (
     !(await startIngestion({
       ...ref,
       uploadId,
       file: name,
       status: 'processing',
-      startedAt: now().toISOString(),
+      startedAt,
     }))
   )
     return 'duplicate';
@@ -265,6 +267,7 @@ export async function processUpload(
         months: result.months,
         uploadId,
         file: name,
+        format: result.format,
         finishedAt: now().toISOString(),
         ...(parts !== undefined ? { parts } : {}),
         ...(result.replaced ? { replaced: result.replaced } : {}),
