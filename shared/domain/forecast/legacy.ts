@@ -1,6 +1,6 @@
 /**
  * The legacy forecast, kept as the named baseline `weekday-mean` (docs/queries.md, "Forecast"):
- * the explorer's `period.forecastDays` still uses it through `shared/domain/queries/series.ts`,
+ * the explorer's `period.forecastDays` still uses it through `shared/domain/queries/explorer-forecast.ts`,
  * and the forecasting model offers it as one of its candidate methods.
  */
 const DAY_MS = 86_400_000;
