@@ -6,6 +6,7 @@
 import {
   CANDIDATES,
   type CalendarEffects,
+  type Candidate,
   calendarEffects,
   calendarOn,
   type MethodName,
@@ -34,6 +35,8 @@ export interface ForecastOptions {
   dataThrough?: string;
   /** Force a method instead of the backtest's choice (the benchmark's baselines use it). */
   method?: MethodName;
+  /** A selection this series' backtest made before (`selectionOf`): used when it fits. */
+  selection?: ForecastSelection;
 }
 
 export interface ForecastPoint {
@@ -146,11 +149,39 @@ function dailySeries(
 }
 
 /**
+ * What a series' backtest chose and the forecast it made, reusable for the same history (same
+ * days and values: its key holds a fingerprint of them) and horizon: a caller asking again for the
+ * same series (the explorer, per group) passes it back as `ForecastOptions.selection` and skips the
+ * backtest and the fit. On other data it is ignored. Opaque.
+ */
+export interface ForecastSelection {
+  readonly key: string;
+}
+interface Selection extends ForecastSelection {
+  candidate: Candidate;
+  errors: Map<number, Float64Array>;
+  hb: number;
+  quantiles: [number, number, number, number][];
+  accuracy: ForecastAccuracy;
+  candidates: Forecast['candidates'];
+  /** The forecast made on the whole history (kept once made). */
+  path?: Float64Array;
+  cal?: CalendarEffects;
+}
+const SELECTION = Symbol('selection');
+
+/** The selection a forecast was made with, to pass back as `ForecastOptions.selection`. */
+export function selectionOf(forecast: Forecast): ForecastSelection | undefined {
+  return (forecast as Forecast & { [SELECTION]?: Selection })[SELECTION];
+}
+
+/**
  * Forecasts `horizonDays` days after the history. Every candidate method is backtested on the
  * series' own last twelve weeks (one origin per day, parameters fitted before the window, states
- * updated as the days come in) at the requested horizon; the one with the lowest mean absolute
+ * updated as the days come in) at the requested horizon; the one with the lowest root mean squared
  * error forecasts, and its backtest errors at each horizon give the intervals (empirical
- * quantiles) and the accuracy figures.
+ * quantiles) and the accuracy figures. A `selection` of the same history and horizon skips the
+ * backtest.
  */
 export function forecastSeries(
   history: readonly { date: string; value: number }[],
@@ -161,7 +192,6 @@ export function forecastSeries(
     throw new RangeError('forecast: horizonDays must be an integer from 1 to 1095');
   const { first, y } = dailySeries(history, options.dataThrough);
   const n = y.length;
-  const days = y.map((_, t) => first + t);
   const historyInfo = { from: n ? toDate(first) : '', to: n ? toDate(first + n - 1) : '', days: n };
   if (!n && !options.dataThrough) throw new RangeError('forecast: no history and no dataThrough');
   const last = n ? first + n - 1 : toDay(options.dataThrough as string);
@@ -169,60 +199,25 @@ export function forecastSeries(
 
   const nonNegative = y.every((v) => v >= 0);
   const clip = (v: number) => (nonNegative && v < 0 ? 0 : v);
-  // Backtest horizon and window: the requested horizon when the history allows a fit window of
-  // four weeks and two weeks of origins, else shortened (accuracy.horizonDays says so).
-  const hb = Math.min(horizon, n - MIN_FIT_DAYS - 14);
-  const window = Math.min(FORECAST_BACKTEST_ORIGINS, n - MIN_FIT_DAYS - hb);
-  const fitEnd = n - hb - window;
-  const origins: number[] = [];
-  for (let o = fitEnd; o < n; o++) origins.push(o);
-
-  // Calendar effects found before the window, removed from the series the methods see.
-  const calBt = calendarEffects(y, days, fitEnd);
-  const xBt = withoutCalendar(y, first, calBt);
-  const errorsOf = (paths: Paths) => {
-    const errors = new Map<number, Float64Array>();
-    for (const [o, f] of paths) {
-      const e = new Float64Array(hb).fill(Number.NaN);
-      for (let h = 1; h <= hb && o + h - 1 < n; h++)
-        e[h - 1] = (y[o + h - 1] ?? 0) - clip((f[h - 1] ?? 0) + calendarOn(first + o + h - 1, calBt));
-      errors.set(o, e);
-    }
-    return errors;
-  };
-  const scoreOf = (errors: Map<number, Float64Array>) => {
-    let abs = 0;
-    let sq = 0;
-    let k = 0;
-    for (const e of errors.values())
-      for (const v of e)
-        if (!Number.isNaN(v)) {
-          abs += Math.abs(v);
-          sq += v * v;
-          k++;
-        }
-    return k ? { mae: abs / k, rmse: Math.sqrt(sq / k) } : { mae: Infinity, rmse: Infinity };
-  };
-  const scored = CANDIDATES.filter((c) => !options.method || c.name === options.method).map((c) => {
-    const errors = errorsOf(c.run(xBt, fitEnd, origins, hb));
-    return { candidate: c, errors, ...scoreOf(errors) };
-  });
-  // Root mean squared error: minimised by the mean, which is what totals add up (the absolute
-  // error would favour a median, 0 on a sparse series).
-  const best = scored.reduce((a, b) => (b.rmse < a.rmse ? b : a));
-  const naive =
-    scored.find((s) => s.candidate.name === 'seasonal-naive')?.errors ??
-    errorsOf(seasonalNaive.run(xBt, fitEnd, origins, hb));
+  const key = `${first}:${n}:${horizon}:${options.method ?? ''}:${seriesFingerprint(y)}`;
+  const given = options.selection as Selection | undefined;
+  const sel = given?.key === key && given.candidate ? given : select(y, first, horizon, key, options.method);
 
   // The forecast: the chosen method refitted on the whole history.
-  const cal = calendarEffects(y, days, n);
-  const x = withoutCalendar(y, first, cal);
-  const path = best.candidate.run(x, n, [n], horizon).get(n) ?? new Float64Array(horizon);
-  const quantiles = horizonQuantiles(best.errors, hb, horizon, origins);
+  if (!sel.path || !sel.cal) {
+    sel.cal = calendarEffects(
+      y,
+      y.map((_, t) => first + t),
+      n,
+    );
+    const x = withoutCalendar(y, first, sel.cal);
+    sel.path = sel.candidate.run(x, n, [n], horizon).get(n) ?? new Float64Array(horizon);
+  }
+  const { cal, path } = sel;
   const points = Array.from({ length: horizon }, (_, i) => {
     const day = last + i + 1;
     const value = clip((path[i] ?? 0) + calendarOn(day, cal));
-    const [q025, q10, q90, q975] = quantiles[i] ?? [0, 0, 0, 0];
+    const [q025, q10, q90, q975] = sel.quantiles[i] ?? [0, 0, 0, 0];
     return {
       date: toDate(day),
       value,
@@ -234,17 +229,117 @@ export function forecastSeries(
   });
   const result: WithErrors = {
     points,
-    method: best.candidate.name,
+    method: sel.candidate.name,
     history: historyInfo,
     calendar: cal,
+    accuracy: sel.accuracy,
+    candidates: sel.candidates,
+  };
+  Object.defineProperty(result, ERROR_MODEL, {
+    value: {
+      errors: sel.errors,
+      horizon: sel.hb,
+      quantiles: sel.quantiles,
+      nonNegative,
+    } satisfies ErrorModel,
+    enumerable: false,
+  });
+  Object.defineProperty(result, SELECTION, { value: sel, enumerable: false });
+  return result;
+}
+
+/**
+ * Two 32-bit FNV-1a hashes of the values (to 12 significant digits: a warehouse's parallel sums
+ * differ in their last bits from one read to the next), as hex: the data a selection was made on.
+ */
+export function seriesFingerprint(y: readonly number[]): string {
+  const words = new Uint32Array(
+    Float64Array.from(y, (v) => (v === 0 ? 0 : Number(v.toPrecision(12)))).buffer,
+  );
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] ?? 0;
+    a = Math.imul(a ^ w, 0x01000193) >>> 0;
+    b = Math.imul(b ^ (w + i), 0x5bd1e995) >>> 0;
+  }
+  return `${a.toString(16)}${b.toString(16)}`;
+}
+
+/** The rolling-origin backtest of every candidate (or the forced one) and its best by RMSE. */
+function select(
+  y: readonly number[],
+  first: number,
+  horizon: number,
+  key: string,
+  method: MethodName | undefined,
+): Selection {
+  const n = y.length;
+  const nonNegative = y.every((v) => v >= 0);
+  const clip = (v: number) => (nonNegative && v < 0 ? 0 : v);
+  // Backtest horizon and window: the requested horizon when the history allows a fit window of
+  // four weeks and two weeks of origins, else shortened (accuracy.horizonDays says so).
+  const hb = Math.min(horizon, n - MIN_FIT_DAYS - 14);
+  const window = Math.min(FORECAST_BACKTEST_ORIGINS, n - MIN_FIT_DAYS - hb);
+  const fitEnd = n - hb - window;
+  const origins: number[] = [];
+  for (let o = fitEnd; o < n; o++) origins.push(o);
+
+  // Calendar effects found before the window, removed from the series the methods see.
+  const calBt = calendarEffects(
+    y,
+    y.map((_, t) => first + t),
+    fitEnd,
+  );
+  const xBt = withoutCalendar(y, first, calBt);
+  const calAt = Float64Array.from(y, (_, t) => calendarOn(first + t, calBt));
+  const errorsOf = (paths: Paths) => {
+    const errors = new Map<number, Float64Array>();
+    for (const [o, f] of paths) {
+      const e = new Float64Array(hb).fill(Number.NaN);
+      for (let h = 1; h <= hb && o + h - 1 < n; h++)
+        e[h - 1] = (y[o + h - 1] ?? 0) - clip((f[h - 1] ?? 0) + (calAt[o + h - 1] ?? 0));
+      errors.set(o, e);
+    }
+    return errors;
+  };
+  const done = new Map<MethodName, Paths>();
+  const scored = CANDIDATES.filter((c) => !method || c.name === method).map((c) => {
+    const paths = c.run(xBt, fitEnd, origins, hb, done);
+    done.set(c.name, paths);
+    const errors = errorsOf(paths);
+    return { candidate: c, errors, ...scoreOf(errors) };
+  });
+  // Root mean squared error: minimised by the mean, which is what totals add up (the absolute
+  // error would favour a median, 0 on a sparse series).
+  const best = scored.reduce((a, b) => (b.rmse < a.rmse ? b : a));
+  const naive =
+    scored.find((s) => s.candidate.name === 'seasonal-naive')?.errors ??
+    errorsOf(seasonalNaive.run(xBt, fitEnd, origins, hb));
+  return {
+    key,
+    candidate: best.candidate,
+    errors: best.errors,
+    hb,
+    quantiles: horizonQuantiles(best.errors, hb, horizon, origins),
     accuracy: accuracyOf(best.errors, naive, y, fitEnd, hb, first),
     candidates: scored.map((s) => ({ method: s.candidate.name, mae: s.mae, rmse: s.rmse })),
   };
-  Object.defineProperty(result, ERROR_MODEL, {
-    value: { errors: best.errors, horizon: hb, quantiles, nonNegative } satisfies ErrorModel,
-    enumerable: false,
-  });
-  return result;
+}
+
+/** Mean absolute and root mean squared backtest error (NaN: past the history, not counted). */
+function scoreOf(errors: Map<number, Float64Array>): { mae: number; rmse: number } {
+  let abs = 0;
+  let sq = 0;
+  let k = 0;
+  for (const e of errors.values())
+    for (const v of e)
+      if (!Number.isNaN(v)) {
+        abs += Math.abs(v);
+        sq += v * v;
+        k++;
+      }
+  return k ? { mae: abs / k, rmse: Math.sqrt(sq / k) } : { mae: Infinity, rmse: Infinity };
 }
 
 /**
@@ -466,10 +561,11 @@ export function forecastTotal(
   const end = forecast.history.to ? toDay(forecast.history.to) : toDay(forecast.points[0]?.date ?? from) - 1;
   let actual = 0;
   let actualDays = 0;
-  for (const r of history) {
-    const d = toDay(r.date);
-    if (d >= a && d <= b && d <= end) actual += r.value;
-  }
+  if (a <= end)
+    for (const r of history) {
+      const d = toDay(r.date);
+      if (d >= a && d <= b && d <= end) actual += r.value;
+    }
   for (let d = Math.max(a, end - forecast.history.days + 1); d <= Math.min(b, end); d++) actualDays++;
   const h1 = Math.max(1, a - end);
   const h2 = b - end;

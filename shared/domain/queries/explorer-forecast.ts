@@ -1,4 +1,14 @@
-import { FORECAST_BACKTEST_ORIGINS, FORECAST_HISTORY_DAYS, forecastSeries, forecastTotal } from '../forecast';
+import type { WhereRule } from '../../warehouse/query-model';
+import type { Query } from '../common/query-model';
+import {
+  FORECAST_BACKTEST_ORIGINS,
+  FORECAST_HISTORY_DAYS,
+  type ForecastSelection,
+  forecastSeries,
+  forecastTotal,
+  selectionOf,
+  seriesFingerprint,
+} from '../forecast';
 import type { ForecastAccuracyOut, ForecastBucket, ForecastMethod, QueryOut } from './model';
 import {
   type AggBy,
@@ -10,7 +20,10 @@ import {
   MAX_INTERNAL_BUCKETS,
   ymd,
 } from './period';
+import { groupByOf, warehouseCall } from './rows';
 import type { Computed, Run, Window } from './run';
+
+type CostQuery = Extract<Query, { type: 'cost' }>;
 
 /**
  * The explorer's forecast (`period.forecastDays`; docs/queries.md, "Forecast"): each cost series'
@@ -29,10 +42,31 @@ export function forecastHistoryDays(days: number, method: ForecastMethod = 'auto
   return Math.min(730, Math.max(365, 28 + FORECAST_BACKTEST_ORIGINS + days));
 }
 
+/** Shown series' daily histories by the request that read them (see `histories`). */
+const historyCache = new Map<string, Map<string, number[]>>();
+/** Fitted selections by series (see `bucketForecast`). */
+const selectionCache = new Map<string, ForecastSelection>();
+const HISTORY_ENTRIES = 32;
+const SELECTION_ENTRIES = 5_000;
+
+/** A bounded map: the oldest entry leaves when a new one passes the bound. */
+function remember<V>(cache: Map<string, V>, key: string, value: V, bound: number): void {
+  cache.delete(key);
+  cache.set(key, value);
+  if (cache.size > bound) cache.delete(cache.keys().next().value as string);
+}
+
+/** Empties the forecast's caches (the benchmark's cold runs). */
+export function clearForecastCaches(): void {
+  historyCache.clear();
+  selectionCache.clear();
+}
+
 /**
  * Adds forecast buckets and their accuracy to each cost series: the forecasting model over the
  * series' own daily history (docs/queries.md, "Forecast"), `period.forecastMethod` forcing a method
- * (`weekday-mean` is the legacy same-weekday mean).
+ * (`weekday-mean` is the legacy same-weekday mean). A series forecast before on the same data
+ * (same days, same values) reuses the backtest's selection and fit instead of running them again.
  */
 export async function addForecast(
   run: Run,
@@ -48,35 +82,117 @@ export async function addForecast(
   for (const out of queries) {
     const c = done.get(out.name);
     if (c?.query.type !== 'cost') continue;
-    const q = c.query;
     const from = dataThrough - (forecastHistoryDays(days, method) - 1) * DAY_MS;
     const day: Window = {
       starts: bucketStarts(from, dataThrough + DAY_MS, 'Day', MAX_INTERNAL_BUCKETS),
       period: { start: from, end: dataThrough + DAY_MS, aggBy: 'Day' },
       offset: 0,
     };
-    const history = await run.series(
-      { ...q, rollingAggregation: undefined, shiftAmount: undefined, shiftUnit: undefined },
-      day,
-    );
-    for (const s of out.series) {
-      const id = JSON.stringify(s.group);
-      const groups = history.groups.filter((g) =>
-        s.other
-          ? g.other || !out.series.some((x) => JSON.stringify(x.group) === JSON.stringify(g.key))
-          : JSON.stringify(g.key) === id && !g.other,
+    const signature = JSON.stringify([
+      run.ctx.orgId,
+      c.query,
+      run.ctx.currency,
+      run.ctx.conditions,
+      run.scope,
+    ]);
+    const daily = await histories(run, c.query, out, day, signature);
+    const dates = day.starts.map(ymd);
+    out.series.forEach((s, i) => {
+      const rows = dates.map((date, k) => ({ date, value: daily[i]?.[k] ?? 0 }));
+      const memo = JSON.stringify([signature, s.group, s.other ?? false, from, dataThrough, days, method]);
+      const f = bucketForecast(
+        rows,
+        { dataThrough, days, method, selection: selectionCache.get(memo) },
+        aggBy,
+        w.period,
+        (t) => bucketKey(t, aggBy),
       );
-      const daily = day.starts.map((t, i) => ({
-        date: ymd(t),
-        value: groups.reduce((acc, g) => acc + (g.values[i] ?? 0), 0),
-      }));
-      const f = bucketForecast(daily, { dataThrough, days, method }, aggBy, w.period, (t) =>
-        bucketKey(t, aggBy),
-      );
+      if (f.selection) remember(selectionCache, memo, f.selection, SELECTION_ENTRIES);
       s.forecast = f.points;
       s.forecastAccuracy = f.accuracy;
-    }
+    });
   }
+}
+
+/**
+ * The daily history of each shown series of a cost query (in `out.series` order) over the `day`
+ * window. The ungrouped daily total is read first (one cheap scan); for a query grouped by one
+ * dimension the shown groups' days are then read with a filter on their values (no ranking over
+ * the whole history) and `Other` is the total less them. Those per-group days are kept for the
+ * same request on the same data: same total days (a fingerprint of them), same refresh of the
+ * organisation's dimensions, same `dataThrough`. Queries grouped by several dimensions, by empty
+ * values, or split by currency read every group ranked over the history, as before.
+ */
+async function histories(
+  run: Run,
+  q: CostQuery,
+  out: QueryOut,
+  day: Window,
+  signature: string,
+): Promise<(number | null)[][]> {
+  const base = { ...q, rollingAggregation: undefined, shiftAmount: undefined, shiftUnit: undefined };
+  const groupBy = groupByOf(q.groupBy);
+  const dim = groupBy[0];
+  const shown = out.series.filter((s) => !s.other).map((s) => (dim ? s.group[dim] : null));
+  const total = await run.series({ ...base, groupBy: null }, day);
+  const totalDays = total.groups[0]?.values ?? [];
+  if (!groupBy.length && !total.currencies) return out.series.map(() => totalDays);
+  if (groupBy.length !== 1 || !dim || total.currencies || shown.some((v) => !v))
+    return rankedHistories(run, base, out, day);
+  const catalog = await warehouseCall('catalog', () => run.wh.catalog(run.ctx.orgId));
+  const key = JSON.stringify([
+    signature,
+    shown,
+    day.period.start,
+    day.period.end,
+    catalog?.refreshedAt ?? null,
+    seriesFingerprint(totalDays.map((v) => v ?? 0)),
+  ]);
+  let byValue = historyCache.get(key);
+  if (!byValue) {
+    const rule: WhereRule = { field: dim, operator: 'in', value: shown as string[] };
+    const where = q.whereClause?.rules.length
+      ? { combinator: 'and' as const, rules: [q.whereClause, rule] }
+      : { combinator: 'and' as const, rules: [rule] };
+    const read = await run.series({ ...base, whereClause: where }, day);
+    byValue = new Map(
+      read.groups.filter((g) => !g.other).map((g) => [String(g.key[dim]), g.values as number[]]),
+    );
+    // A shown group with figures in the period but none read here: the filter did not select it
+    // as the grouping did (a value spelled differently); read as before rather than forecast 0.
+    const found = byValue;
+    if (out.series.some((s) => !s.other && s.total && !found.has(String(s.group[dim]))))
+      return rankedHistories(run, base, out, day);
+    remember(historyCache, key, byValue, HISTORY_ENTRIES);
+  }
+  const cached = byValue;
+  const days = day.starts.length;
+  return out.series.map((s) => {
+    if (!s.other) return cached.get(String(s.group[dim])) ?? new Array<number>(days).fill(0);
+    return Array.from({ length: days }, (_, i) => {
+      let rest = totalDays[i] ?? 0;
+      for (const v of cached.values()) rest -= v[i] ?? 0;
+      return rest;
+    });
+  });
+}
+
+/** Every group's history ranked over the whole history window, matched to the shown series. */
+async function rankedHistories(
+  run: Run,
+  base: CostQuery,
+  out: QueryOut,
+  day: Window,
+): Promise<(number | null)[][]> {
+  const history = await run.series(base, day);
+  const ids = new Set(out.series.map((x) => JSON.stringify(x.group)));
+  return out.series.map((s) => {
+    const id = JSON.stringify(s.group);
+    const groups = history.groups.filter((g) =>
+      s.other ? g.other || !ids.has(JSON.stringify(g.key)) : JSON.stringify(g.key) === id && !g.other,
+    );
+    return day.starts.map((_, i) => groups.reduce((acc, g) => acc + (g.values[i] ?? 0), 0));
+  });
 }
 
 /**
@@ -89,11 +205,16 @@ export async function addForecast(
  */
 export function bucketForecast(
   history: readonly { date: string; value: number }[],
-  options: { dataThrough: number; days: number; method: ForecastMethod },
+  options: {
+    dataThrough: number;
+    days: number;
+    method: ForecastMethod;
+    selection?: ForecastSelection | undefined;
+  },
   aggBy: AggBy,
   period: { start: number; end: number },
   key: (t: number) => string,
-): { points: ForecastBucket[]; accuracy: ForecastAccuracyOut } {
+): { points: ForecastBucket[]; accuracy: ForecastAccuracyOut; selection?: ForecastSelection | undefined } {
   const legacy = options.method === 'weekday-mean';
   // The legacy baseline reads the four weeks it always read, missing days as 0 (the model's
   // under-eight-weeks rule: the same-weekday mean of the whole weeks, here exactly four). Else
@@ -104,14 +225,16 @@ export function bucketForecast(
     horizonDays: options.days,
     dataThrough: ymd(options.dataThrough),
     ...(options.method === 'auto' || legacy ? {} : { method: options.method }),
+    ...(options.selection ? { selection: options.selection } : {}),
   });
+  const selection = selectionOf(f);
   const accuracy: ForecastAccuracyOut = {
     method: f.method,
     history: f.history,
     accuracy: f.accuracy,
     fallback: legacy ? null : (f.fallback ?? null),
   };
-  if (aggBy === 'Hour') return { points: [], accuracy };
+  if (aggBy === 'Hour') return { points: [], accuracy, selection };
   const buckets = new Map<number, number>(); // bucket start → last forecast day in it
   for (const p of f.points) {
     const t = dayMs(p.date);
@@ -141,5 +264,5 @@ export function bucketForecast(
         });
       return out;
     });
-  return { points, accuracy };
+  return { points, accuracy, selection };
 }
