@@ -9,7 +9,7 @@ import {
   selectionOf,
   seriesFingerprint,
 } from '../forecast';
-import type { ForecastAccuracyOut, ForecastBucket, ForecastMethod, QueryOut } from './model';
+import type { ForecastAccuracyOut, ForecastBucket, ForecastMethod, QueryOut, SeriesOut } from './model';
 import {
   type AggBy,
   bucketFloor,
@@ -42,8 +42,14 @@ export function forecastHistoryDays(days: number, method: ForecastMethod = 'auto
   return Math.min(730, Math.max(365, 28 + FORECAST_BACKTEST_ORIGINS + days));
 }
 
-/** Shown series' daily histories by the request that read them (see `histories`). */
-const historyCache = new Map<string, Map<string, number[]>>();
+/** Shown series' daily histories and their forecasts, by the request that read them (see `histories`). */
+const historyCache = new Map<string, HistoryEntry>();
+interface HistoryEntry {
+  /** Each shown group's days, by its value. */
+  byValue: Map<string, number[]>;
+  /** The forecasts made from them, per period, buckets, horizon and method. */
+  answers: Map<string, Pick<SeriesOut, 'forecast' | 'forecastAccuracy'>[]>;
+}
 /** Fitted selections by series (see `bucketForecast`). */
 const selectionCache = new Map<string, ForecastSelection>();
 const HISTORY_ENTRIES = 32;
@@ -95,7 +101,16 @@ export async function addForecast(
       run.ctx.conditions,
       run.scope,
     ]);
-    const daily = await histories(run, c.query, out, day, signature);
+    const { daily, entry } = await histories(run, c.query, out, day, signature);
+    // The same data asked again for the same buckets: the forecasts made then.
+    const asked = JSON.stringify([w.period, days, method, dataThrough, out.series.map((s) => s.group)]);
+    const before = entry?.answers.get(asked);
+    if (before) {
+      out.series.forEach((s, i) => {
+        Object.assign(s, structuredClone(before[i]));
+      });
+      continue;
+    }
     const dates = day.starts.map(ymd);
     out.series.forEach((s, i) => {
       const rows = dates.map((date, k) => ({ date, value: daily[i]?.[k] ?? 0 }));
@@ -111,6 +126,10 @@ export async function addForecast(
       s.forecast = f.points;
       s.forecastAccuracy = f.accuracy;
     });
+    entry?.answers.set(
+      asked,
+      out.series.map((s) => structuredClone({ forecast: s.forecast, forecastAccuracy: s.forecastAccuracy })),
+    );
   }
 }
 
@@ -129,16 +148,16 @@ async function histories(
   out: QueryOut,
   day: Window,
   signature: string,
-): Promise<(number | null)[][]> {
+): Promise<{ daily: (number | null)[][]; entry?: HistoryEntry }> {
   const base = { ...q, rollingAggregation: undefined, shiftAmount: undefined, shiftUnit: undefined };
   const groupBy = groupByOf(q.groupBy);
   const dim = groupBy[0];
   const shown = out.series.filter((s) => !s.other).map((s) => (dim ? s.group[dim] : null));
   const total = await run.series({ ...base, groupBy: null }, day);
   const totalDays = total.groups[0]?.values ?? [];
-  if (!groupBy.length && !total.currencies) return out.series.map(() => totalDays);
+  if (!groupBy.length && !total.currencies) return { daily: out.series.map(() => totalDays) };
   if (groupBy.length !== 1 || !dim || total.currencies || shown.some((v) => !v))
-    return rankedHistories(run, base, out, day);
+    return { daily: await rankedHistories(run, base, out, day) };
   const catalog = await warehouseCall('catalog', () => run.wh.catalog(run.ctx.orgId));
   const key = JSON.stringify([
     signature,
@@ -148,26 +167,26 @@ async function histories(
     catalog?.refreshedAt ?? null,
     seriesFingerprint(totalDays.map((v) => v ?? 0)),
   ]);
-  let byValue = historyCache.get(key);
-  if (!byValue) {
+  let entry = historyCache.get(key);
+  if (!entry) {
     const rule: WhereRule = { field: dim, operator: 'in', value: shown as string[] };
     const where = q.whereClause?.rules.length
       ? { combinator: 'and' as const, rules: [q.whereClause, rule] }
       : { combinator: 'and' as const, rules: [rule] };
     const read = await run.series({ ...base, whereClause: where }, day);
-    byValue = new Map(
+    const found = new Map(
       read.groups.filter((g) => !g.other).map((g) => [String(g.key[dim]), g.values as number[]]),
     );
     // A shown group with figures in the period but none read here: the filter did not select it
     // as the grouping did (a value spelled differently); read as before rather than forecast 0.
-    const found = byValue;
     if (out.series.some((s) => !s.other && s.total && !found.has(String(s.group[dim]))))
-      return rankedHistories(run, base, out, day);
-    remember(historyCache, key, byValue, HISTORY_ENTRIES);
+      return { daily: await rankedHistories(run, base, out, day) };
+    entry = { byValue: found, answers: new Map() };
+    remember(historyCache, key, entry, HISTORY_ENTRIES);
   }
-  const cached = byValue;
+  const cached = entry.byValue;
   const days = day.starts.length;
-  return out.series.map((s) => {
+  const daily = out.series.map((s) => {
     if (!s.other) return cached.get(String(s.group[dim])) ?? new Array<number>(days).fill(0);
     return Array.from({ length: days }, (_, i) => {
       let rest = totalDays[i] ?? 0;
@@ -175,6 +194,7 @@ async function histories(
       return rest;
     });
   });
+  return { daily, entry };
 }
 
 /** Every group's history ranked over the whole history window, matched to the shown series. */
