@@ -1,6 +1,6 @@
 /**
  * Enumerations shared by dashboards, reports and alerts, exactly as the spec lists them. Plain
- * data at the bottom of the house: the warehouse resolves the date presets and computes the
+ * data at the bottom of the house: the query domain resolves the date presets, the warehouse computes the
  * metrics; the domain builds its schemas from them (./domain/common/enums.ts).
  */
 export const DATE_PRESETS = [

@@ -33,7 +33,7 @@ export function setWarehouseQueries(port: WarehouseQueries | undefined): void {
 
 /**
  * Daily/weekly/monthly cost of an organisation, for alerts and reports: rows of
- * `{period, group, value}`. Resolve a date preset first with `resolvePreset` (./presets).
+ * `{period, group, value}`. Resolve a date preset first (the query domain's `resolvePreset`).
  */
 export async function costSeries(q: CostSeriesQuery): Promise<SeriesRow[]> {
   return (await getWarehouseQueries()).costSeries(q);

@@ -1,14 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  csvLine,
-  FOCUS_HEADER,
-  type FocusRow,
-  generateFocusRows,
-} from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk } from '../support/cli';
+import { writeDailyFocusCsv } from '../support/daily-focus';
 import { costQuery } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api } from '../support/session';
@@ -90,47 +82,17 @@ beforeAll(async () => {
   token = await freshOrg(orgId, `user_fcst${run}`, `forecast ${run}`);
   const today = dayMs(ymd(Date.now()));
   first = today - HISTORY_DAYS * DAY_MS;
-  const template = generateFocusRows({
-    seed: 5,
-    months: [ymd(today).slice(0, 7)],
-    resourcesPerProvider: 1,
-    providers: ['AWS'],
-    accountPrefix: `fc${run}`,
-  }).next().value as FocusRow;
-  const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(',')];
   // One row a day per series, through yesterday: dataThrough is two days before today.
-  for (let t = first; t < today; t += DAY_MS) {
-    const d = ymd(t);
-    const month = d.slice(0, 7);
-    const next = ymd(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).slice(0, 7);
-    for (const [service, value] of [
-      ['Weekly', weekly(d)],
-      ['Trend', trend(d)],
-    ] as const)
-      lines.push(
-        csvLine({
-          ...template,
-          ServiceName: service,
-          ResourceId: `res-${service}`,
-          BilledCost: value,
-          EffectiveCost: value,
-          ListCost: value,
-          ContractedCost: value,
-          x_UnblendedCost: value,
-          CommitmentDiscountCategory: null,
-          CommitmentDiscountId: null,
-          CommitmentDiscountName: null,
-          CommitmentDiscountStatus: null,
-          CommitmentDiscountType: null,
-          BillingPeriodStart: `${month}-01 00:00:00`,
-          BillingPeriodEnd: `${next}-01 00:00:00`,
-          ChargePeriodStart: `${d} 00:00:00`,
-          ChargePeriodEnd: `${ymd(t + DAY_MS)} 00:00:00`,
-        }),
-      );
-  }
-  const file = join(mkdtempSync(join(tmpdir(), 'forecast-')), 'focus_forecast.csv');
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  const file = writeDailyFocusCsv({
+    seed: 5,
+    accountPrefix: `fc${run}`,
+    from: ymd(first),
+    to: ymd(today - DAY_MS),
+    series: [
+      { service: 'Weekly', value: weekly },
+      { service: 'Trend', value: trend },
+    ],
+  });
   rows = readCsv(file);
   ingestOk(orgId, file);
   through = ymd(today - 2 * DAY_MS);

@@ -119,8 +119,11 @@ export function inWords(node: ExprNode, firing: AlertFiring, asMoney = false): s
     case 'call':
       if (node.fn === 'abs') return `the absolute value of ${w(node.args[0]!)}`;
       return `the ${node.fn === 'min' ? 'smallest' : 'largest'} of ${node.args.map((a) => w(a)).join(', ')}`;
-    case 'forecast':
-      return `the ${node.unit === 'WEEK' ? 'week' : 'month'}'s forecast total of ${w(node.arg)}`;
+    case 'forecast': {
+      const total = `the ${node.unit === 'WEEK' ? 'week' : 'month'}'s forecast total of ${w(node.arg)}`;
+      if (!node.bound) return total;
+      return `the ${node.bound === 'lower80' ? 'lower' : 'upper'} bound of the 80 % interval of ${total}`;
+    }
     case 'window':
       if (node.fn === 'timeShift')
         return `${w(node.arg)} ${node.n} ${node.unit.toLowerCase()}${node.n === 1 ? '' : 's'} earlier`;

@@ -3,9 +3,12 @@
  * its own rolling-origin backtest; `forecastTotal`: the total of a bucket of days (partly actual,
  * partly forecast) with its interval. Pure: no I/O, no clock. See docs/forecasting.md.
  */
+import { accuracyOf, errorQuantiles, type ForecastAccuracy, horizonQuantiles } from './accuracy';
+import { toDate, toDay } from './days';
 import {
   CANDIDATES,
   type CalendarEffects,
+  type Candidate,
   calendarEffects,
   calendarOn,
   type MethodName,
@@ -13,9 +16,8 @@ import {
   seasonalNaive,
 } from './methods';
 
+export type { ForecastAccuracy } from './accuracy';
 export type { MethodName } from './methods';
-
-const DAY_MS = 86_400_000;
 
 /** Fewer days than this and the model falls back to the weekday mean (`fallback` says so). */
 export const FORECAST_MIN_HISTORY_DAYS = 56;
@@ -34,6 +36,8 @@ export interface ForecastOptions {
   dataThrough?: string;
   /** Force a method instead of the backtest's choice (the benchmark's baselines use it). */
   method?: MethodName;
+  /** A selection this series' backtest made before (`selectionOf`): used when it fits. */
+  selection?: ForecastSelection;
 }
 
 export interface ForecastPoint {
@@ -43,30 +47,6 @@ export interface ForecastPoint {
   upper80: number;
   lower95: number;
   upper95: number;
-}
-
-export interface ForecastAccuracy {
-  /** Horizon of the backtest, days: the requested one, shortened when the history is too short. */
-  horizonDays: number;
-  /** Backtest origins whose whole horizon is in the history (one per day). */
-  origins: number;
-  /** First and last origin: the forecasts were made as of these days. */
-  from: string;
-  to: string;
-  /** Mean absolute % error of the daily values; null when over 10 % of the actual days are ~0. */
-  mape: number | null;
-  /** Sum of absolute errors over sum of absolute actuals (a scaled error that survives zeros). */
-  wape: number;
-  /** Absolute % error of the horizon total over the origins: median and 90th percentile. */
-  totalError: { median: number; p90: number } | null;
-  /** MAE over the MAE of one-step weekly seasonal naive in the fit window (Hyndman's MASE). */
-  mase: number | null;
-  /** MAE over the MAE of weekly seasonal naive at the same origins and horizon. */
-  relativeMae: number | null;
-  /** Share of actuals inside the 80 % / 95 % intervals (intervals from the first half of the
-   * origins, counted on the second half). */
-  coverage80: number | null;
-  coverage95: number | null;
 }
 
 export interface Forecast {
@@ -86,29 +66,6 @@ export interface Forecast {
   fallback?: { reason: 'short-history'; detail: string };
 }
 
-const toDay = (date: string) => Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
-const toDate = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
-
-/** Nearest-rank quantile of a sorted array. */
-function quantile(sorted: ArrayLike<number>, p: number): number {
-  if (!sorted.length) return 0;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
-  return sorted[i] ?? 0;
-}
-
-/**
- * The 2.5th, 10th, 90th and 97.5th percentiles of sorted errors. The backtest's origins overlap, so
- * its errors hold fewer independent values than they count, too few for the 2.5 % tails: the 95 %
- * ones are at least the 80 % ones' distance from the median stretched as a normal
- * distribution's are (1.96 / 1.2816).
- */
-function errorQuantiles(sorted: ArrayLike<number>): [number, number, number, number] {
-  const [e025, q10, q90, e975] = LEVELS.map((p) => quantile(sorted, p)) as [number, number, number, number];
-  const mid = quantile(sorted, 0.5);
-  const stretch = 1.96 / 1.2816;
-  return [Math.min(e025, mid + (q10 - mid) * stretch), q10, q90, Math.max(e975, mid + (q90 - mid) * stretch)];
-}
-
 /** Backtest errors (actual - forecast), kept out of JSON for `forecastTotal`. */
 interface ErrorModel {
   /** errors.get(o)[h-1]: error of the forecast made at origin o for day o+h-1 (NaN past the history). */
@@ -120,8 +77,6 @@ interface ErrorModel {
 }
 const ERROR_MODEL = Symbol('errorModel');
 type WithErrors = Forecast & { [ERROR_MODEL]?: ErrorModel };
-
-const LEVELS = [0.025, 0.1, 0.9, 0.975] as const;
 
 /** A gap-free daily series from the history rows (duplicate dates summed, gaps 0). */
 function dailySeries(
@@ -146,11 +101,39 @@ function dailySeries(
 }
 
 /**
+ * What a series' backtest chose and the forecast it made, reusable for the same history (same
+ * days and values: its key holds a fingerprint of them) and horizon: a caller asking again for the
+ * same series (the explorer, per group) passes it back as `ForecastOptions.selection` and skips the
+ * backtest and the fit. On other data it is ignored. Opaque.
+ */
+export interface ForecastSelection {
+  readonly key: string;
+}
+interface Selection extends ForecastSelection {
+  candidate: Candidate;
+  errors: Map<number, Float64Array>;
+  hb: number;
+  quantiles: [number, number, number, number][];
+  accuracy: ForecastAccuracy;
+  candidates: Forecast['candidates'];
+  /** The forecast made on the whole history (kept once made). */
+  path?: Float64Array;
+  cal?: CalendarEffects;
+}
+const SELECTION = Symbol('selection');
+
+/** The selection a forecast was made with, to pass back as `ForecastOptions.selection`. */
+export function selectionOf(forecast: Forecast): ForecastSelection | undefined {
+  return (forecast as Forecast & { [SELECTION]?: Selection })[SELECTION];
+}
+
+/**
  * Forecasts `horizonDays` days after the history. Every candidate method is backtested on the
  * series' own last twelve weeks (one origin per day, parameters fitted before the window, states
- * updated as the days come in) at the requested horizon; the one with the lowest mean absolute
+ * updated as the days come in) at the requested horizon; the one with the lowest root mean squared
  * error forecasts, and its backtest errors at each horizon give the intervals (empirical
- * quantiles) and the accuracy figures.
+ * quantiles) and the accuracy figures. A `selection` of the same history and horizon skips the
+ * backtest.
  */
 export function forecastSeries(
   history: readonly { date: string; value: number }[],
@@ -161,7 +144,6 @@ export function forecastSeries(
     throw new RangeError('forecast: horizonDays must be an integer from 1 to 1095');
   const { first, y } = dailySeries(history, options.dataThrough);
   const n = y.length;
-  const days = y.map((_, t) => first + t);
   const historyInfo = { from: n ? toDate(first) : '', to: n ? toDate(first + n - 1) : '', days: n };
   if (!n && !options.dataThrough) throw new RangeError('forecast: no history and no dataThrough');
   const last = n ? first + n - 1 : toDay(options.dataThrough as string);
@@ -169,60 +151,25 @@ export function forecastSeries(
 
   const nonNegative = y.every((v) => v >= 0);
   const clip = (v: number) => (nonNegative && v < 0 ? 0 : v);
-  // Backtest horizon and window: the requested horizon when the history allows a fit window of
-  // four weeks and two weeks of origins, else shortened (accuracy.horizonDays says so).
-  const hb = Math.min(horizon, n - MIN_FIT_DAYS - 14);
-  const window = Math.min(FORECAST_BACKTEST_ORIGINS, n - MIN_FIT_DAYS - hb);
-  const fitEnd = n - hb - window;
-  const origins: number[] = [];
-  for (let o = fitEnd; o < n; o++) origins.push(o);
-
-  // Calendar effects found before the window, removed from the series the methods see.
-  const calBt = calendarEffects(y, days, fitEnd);
-  const xBt = withoutCalendar(y, first, calBt);
-  const errorsOf = (paths: Paths) => {
-    const errors = new Map<number, Float64Array>();
-    for (const [o, f] of paths) {
-      const e = new Float64Array(hb).fill(Number.NaN);
-      for (let h = 1; h <= hb && o + h - 1 < n; h++)
-        e[h - 1] = (y[o + h - 1] ?? 0) - clip((f[h - 1] ?? 0) + calendarOn(first + o + h - 1, calBt));
-      errors.set(o, e);
-    }
-    return errors;
-  };
-  const scoreOf = (errors: Map<number, Float64Array>) => {
-    let abs = 0;
-    let sq = 0;
-    let k = 0;
-    for (const e of errors.values())
-      for (const v of e)
-        if (!Number.isNaN(v)) {
-          abs += Math.abs(v);
-          sq += v * v;
-          k++;
-        }
-    return k ? { mae: abs / k, rmse: Math.sqrt(sq / k) } : { mae: Infinity, rmse: Infinity };
-  };
-  const scored = CANDIDATES.filter((c) => !options.method || c.name === options.method).map((c) => {
-    const errors = errorsOf(c.run(xBt, fitEnd, origins, hb));
-    return { candidate: c, errors, ...scoreOf(errors) };
-  });
-  // Root mean squared error: minimised by the mean, which is what totals add up (the absolute
-  // error would favour a median, 0 on a sparse series).
-  const best = scored.reduce((a, b) => (b.rmse < a.rmse ? b : a));
-  const naive =
-    scored.find((s) => s.candidate.name === 'seasonal-naive')?.errors ??
-    errorsOf(seasonalNaive.run(xBt, fitEnd, origins, hb));
+  const key = `${first}:${n}:${horizon}:${options.method ?? ''}:${seriesFingerprint(y)}`;
+  const given = options.selection as Selection | undefined;
+  const sel = given?.key === key && given.candidate ? given : select(y, first, horizon, key, options.method);
 
   // The forecast: the chosen method refitted on the whole history.
-  const cal = calendarEffects(y, days, n);
-  const x = withoutCalendar(y, first, cal);
-  const path = best.candidate.run(x, n, [n], horizon).get(n) ?? new Float64Array(horizon);
-  const quantiles = horizonQuantiles(best.errors, hb, horizon, origins);
+  if (!sel.path || !sel.cal) {
+    sel.cal = calendarEffects(
+      y,
+      y.map((_, t) => first + t),
+      n,
+    );
+    const x = withoutCalendar(y, first, sel.cal);
+    sel.path = sel.candidate.run(x, n, [n], horizon).get(n) ?? new Float64Array(horizon);
+  }
+  const { cal, path } = sel;
   const points = Array.from({ length: horizon }, (_, i) => {
     const day = last + i + 1;
     const value = clip((path[i] ?? 0) + calendarOn(day, cal));
-    const [q025, q10, q90, q975] = quantiles[i] ?? [0, 0, 0, 0];
+    const [q025, q10, q90, q975] = sel.quantiles[i] ?? [0, 0, 0, 0];
     return {
       date: toDate(day),
       value,
@@ -234,17 +181,117 @@ export function forecastSeries(
   });
   const result: WithErrors = {
     points,
-    method: best.candidate.name,
+    method: sel.candidate.name,
     history: historyInfo,
     calendar: cal,
+    accuracy: sel.accuracy,
+    candidates: sel.candidates,
+  };
+  Object.defineProperty(result, ERROR_MODEL, {
+    value: {
+      errors: sel.errors,
+      horizon: sel.hb,
+      quantiles: sel.quantiles,
+      nonNegative,
+    } satisfies ErrorModel,
+    enumerable: false,
+  });
+  Object.defineProperty(result, SELECTION, { value: sel, enumerable: false });
+  return result;
+}
+
+/**
+ * Two 32-bit FNV-1a hashes of the values (to 12 significant digits: a warehouse's parallel sums
+ * differ in their last bits from one read to the next), as hex: the data a selection was made on.
+ */
+export function seriesFingerprint(y: readonly number[]): string {
+  const words = new Uint32Array(
+    Float64Array.from(y, (v) => (v === 0 ? 0 : Number(v.toPrecision(12)))).buffer,
+  );
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] ?? 0;
+    a = Math.imul(a ^ w, 0x01000193) >>> 0;
+    b = Math.imul(b ^ (w + i), 0x5bd1e995) >>> 0;
+  }
+  return `${a.toString(16)}${b.toString(16)}`;
+}
+
+/** The rolling-origin backtest of every candidate (or the forced one) and its best by RMSE. */
+function select(
+  y: readonly number[],
+  first: number,
+  horizon: number,
+  key: string,
+  method: MethodName | undefined,
+): Selection {
+  const n = y.length;
+  const nonNegative = y.every((v) => v >= 0);
+  const clip = (v: number) => (nonNegative && v < 0 ? 0 : v);
+  // Backtest horizon and window: the requested horizon when the history allows a fit window of
+  // four weeks and two weeks of origins, else shortened (accuracy.horizonDays says so).
+  const hb = Math.min(horizon, n - MIN_FIT_DAYS - 14);
+  const window = Math.min(FORECAST_BACKTEST_ORIGINS, n - MIN_FIT_DAYS - hb);
+  const fitEnd = n - hb - window;
+  const origins: number[] = [];
+  for (let o = fitEnd; o < n; o++) origins.push(o);
+
+  // Calendar effects found before the window, removed from the series the methods see.
+  const calBt = calendarEffects(
+    y,
+    y.map((_, t) => first + t),
+    fitEnd,
+  );
+  const xBt = withoutCalendar(y, first, calBt);
+  const calAt = Float64Array.from(y, (_, t) => calendarOn(first + t, calBt));
+  const errorsOf = (paths: Paths) => {
+    const errors = new Map<number, Float64Array>();
+    for (const [o, f] of paths) {
+      const e = new Float64Array(hb).fill(Number.NaN);
+      for (let h = 1; h <= hb && o + h - 1 < n; h++)
+        e[h - 1] = (y[o + h - 1] ?? 0) - clip((f[h - 1] ?? 0) + (calAt[o + h - 1] ?? 0));
+      errors.set(o, e);
+    }
+    return errors;
+  };
+  const done = new Map<MethodName, Paths>();
+  const scored = CANDIDATES.filter((c) => !method || c.name === method).map((c) => {
+    const paths = c.run(xBt, fitEnd, origins, hb, done);
+    done.set(c.name, paths);
+    const errors = errorsOf(paths);
+    return { candidate: c, errors, ...scoreOf(errors) };
+  });
+  // Root mean squared error: minimised by the mean, which is what totals add up (the absolute
+  // error would favour a median, 0 on a sparse series).
+  const best = scored.reduce((a, b) => (b.rmse < a.rmse ? b : a));
+  const naive =
+    scored.find((s) => s.candidate.name === 'seasonal-naive')?.errors ??
+    errorsOf(seasonalNaive.run(xBt, fitEnd, origins, hb));
+  return {
+    key,
+    candidate: best.candidate,
+    errors: best.errors,
+    hb,
+    quantiles: horizonQuantiles(best.errors, hb, horizon, origins),
     accuracy: accuracyOf(best.errors, naive, y, fitEnd, hb, first),
     candidates: scored.map((s) => ({ method: s.candidate.name, mae: s.mae, rmse: s.rmse })),
   };
-  Object.defineProperty(result, ERROR_MODEL, {
-    value: { errors: best.errors, horizon: hb, quantiles, nonNegative } satisfies ErrorModel,
-    enumerable: false,
-  });
-  return result;
+}
+
+/** Mean absolute and root mean squared backtest error (NaN: past the history, not counted). */
+function scoreOf(errors: Map<number, Float64Array>): { mae: number; rmse: number } {
+  let abs = 0;
+  let sq = 0;
+  let k = 0;
+  for (const e of errors.values())
+    for (const v of e)
+      if (!Number.isNaN(v)) {
+        abs += Math.abs(v);
+        sq += v * v;
+        k++;
+      }
+  return k ? { mae: abs / k, rmse: Math.sqrt(sq / k) } : { mae: Infinity, rmse: Infinity };
 }
 
 /**
@@ -259,125 +306,6 @@ function withoutCalendar(y: readonly number[], first: number, cal: CalendarEffec
     if (c !== 0) x[t] = t >= 7 ? (x[t - 7] ?? 0) : (y[t] ?? 0) - c;
   }
   return x;
-}
-
-/**
- * Error quantiles per horizon h: the backtest errors at horizons within ±10 % of h (at least ±1
- * day) over every origin; beyond the backtest horizon those of its last horizon, widened by
- * √(h / horizon).
- */
-function horizonQuantiles(
-  errors: Map<number, Float64Array>,
-  hb: number,
-  horizon: number,
-  origins: readonly number[],
-): [number, number, number, number][] {
-  const at = (h: number, from: readonly number[]) => {
-    const k = Math.max(1, Math.round(h / 10));
-    const pool: number[] = [];
-    for (const o of from) {
-      const e = errors.get(o);
-      if (!e) continue;
-      for (let j = Math.max(1, h - k); j <= Math.min(hb, h + k); j++) {
-        const v = e[j - 1] ?? Number.NaN;
-        if (!Number.isNaN(v)) pool.push(v);
-      }
-    }
-    const sorted = Float64Array.from(pool).sort(); // typed arrays sort numerically, and fast
-    return errorQuantiles(sorted);
-  };
-  const out: [number, number, number, number][] = [];
-  for (let h = 1; h <= Math.min(hb, horizon); h++) out.push(at(h, origins));
-  const lastQ = out[out.length - 1] ?? [0, 0, 0, 0];
-  for (let h = hb + 1; h <= horizon; h++) {
-    const f = Math.sqrt(h / hb);
-    out.push(lastQ.map((q) => q * f) as [number, number, number, number]);
-  }
-  return out;
-}
-
-function accuracyOf(
-  errors: Map<number, Float64Array>,
-  naive: Map<number, Float64Array>,
-  y: readonly number[],
-  fitEnd: number,
-  hb: number,
-  first: number,
-): ForecastAccuracy {
-  const n = y.length;
-  const complete = [...errors.keys()].filter((o) => o + hb <= n).sort((a, b) => a - b);
-  let absErr = 0;
-  let absAct = 0;
-  let ape = 0;
-  let apeN = 0;
-  let zeroDays = 0;
-  let points = 0;
-  let naiveAbs = 0;
-  const totals: number[] = [];
-  const scale = Math.max(...y.map(Math.abs), 0) * 1e-3;
-  for (const o of complete) {
-    const e = errors.get(o) as Float64Array;
-    const en = naive.get(o);
-    let totalAct = 0;
-    let totalErr = 0;
-    for (let h = 1; h <= hb; h++) {
-      const act = y[o + h - 1] ?? 0;
-      const err = e[h - 1] ?? 0;
-      absErr += Math.abs(err);
-      absAct += Math.abs(act);
-      naiveAbs += Math.abs(en?.[h - 1] ?? 0);
-      points++;
-      if (Math.abs(act) <= scale) zeroDays++;
-      else {
-        ape += Math.abs(err / act);
-        apeN++;
-      }
-      totalAct += act;
-      totalErr += err;
-    }
-    if (Math.abs(totalAct) > scale * hb) totals.push(Math.abs(totalErr / totalAct));
-  }
-  totals.sort((a, b) => a - b);
-  // In-sample one-step weekly seasonal-naive MAE over the fit window (MASE's scale).
-  let snMae = 0;
-  for (let t = 7; t < fitEnd; t++) snMae += Math.abs((y[t] ?? 0) - (y[t - 7] ?? 0));
-  snMae /= Math.max(1, fitEnd - 7);
-  const mae = points ? absErr / points : 0;
-  // Coverage: intervals from the first half of the origins, counted on the second half.
-  const all = [...errors.keys()].sort((a, b) => a - b);
-  const half = all.slice(0, all.length >> 1);
-  const later = all.slice(all.length >> 1);
-  const q = horizonQuantiles(errors, hb, hb, half);
-  let in80 = 0;
-  let in95 = 0;
-  let counted = 0;
-  for (const o of later) {
-    const e = errors.get(o) as Float64Array;
-    for (let h = 1; h <= hb; h++) {
-      const v = e[h - 1] ?? Number.NaN;
-      const qh = q[h - 1];
-      if (Number.isNaN(v) || !qh) continue;
-      counted++;
-      if (v >= qh[1] && v <= qh[2]) in80++;
-      if (v >= qh[0] && v <= qh[3]) in95++;
-    }
-  }
-  const round = (v: number) => Math.round(v * 10_000) / 10_000;
-  return {
-    horizonDays: hb,
-    origins: complete.length,
-    from: toDate(first + (complete[0] ?? fitEnd) - 1),
-    to: toDate(first + (complete[complete.length - 1] ?? fitEnd) - 1),
-    mape: points && zeroDays / points <= 0.1 && apeN ? round(ape / apeN) : null,
-    wape: absAct ? round(absErr / absAct) : 0,
-    totalError: totals.length
-      ? { median: round(quantile(totals, 0.5)), p90: round(quantile(totals, 0.9)) }
-      : null,
-    mase: snMae > 0 ? round(mae / snMae) : null,
-    relativeMae: naiveAbs > 0 ? round(absErr / naiveAbs) : null,
-    coverage80: counted ? round(in80 / counted) : null,
-    coverage95: counted ? round(in95 / counted) : null,
-  };
 }
 
 /**
@@ -466,10 +394,11 @@ export function forecastTotal(
   const end = forecast.history.to ? toDay(forecast.history.to) : toDay(forecast.points[0]?.date ?? from) - 1;
   let actual = 0;
   let actualDays = 0;
-  for (const r of history) {
-    const d = toDay(r.date);
-    if (d >= a && d <= b && d <= end) actual += r.value;
-  }
+  if (a <= end)
+    for (const r of history) {
+      const d = toDay(r.date);
+      if (d >= a && d <= b && d <= end) actual += r.value;
+    }
   for (let d = Math.max(a, end - forecast.history.days + 1); d <= Math.min(b, end); d++) actualDays++;
   const h1 = Math.max(1, a - end);
   const h2 = b - end;

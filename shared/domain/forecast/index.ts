@@ -6,9 +6,12 @@ export {
   type ForecastAccuracy,
   type ForecastOptions,
   type ForecastPoint,
+  type ForecastSelection,
   type ForecastTotal,
   forecastSeries,
   forecastTotal,
   type MethodName,
+  selectionOf,
+  seriesFingerprint,
 } from './forecast';
 export { FORECAST_HISTORY_DAYS, forecastDays } from './legacy';

@@ -1,6 +1,6 @@
 /**
  * The legacy forecast, kept as the named baseline `weekday-mean` (docs/queries.md, "Forecast"):
- * the explorer's `period.forecastDays` still uses it through `shared/domain/queries/series.ts`,
+ * the explorer's `period.forecastDays` still uses it through `shared/domain/queries/explorer-forecast.ts`,
  * and the forecasting model offers it as one of its candidate methods.
  */
 const DAY_MS = 86_400_000;
@@ -18,18 +18,27 @@ export function forecastDays(
   dataThrough: number,
   days: number,
 ): { day: number; value: number }[] {
-  const out: { day: number; value: number }[] = [];
+  const at = (i: number) => daily.get(new Date(dataThrough + i * DAY_MS).toISOString().slice(0, 10)) ?? 0;
+  return Array.from(weekdayMeans(at, 0, days), (value, k) => ({
+    day: dataThrough + (k + 1) * DAY_MS,
+    value,
+  }));
+}
+
+/**
+ * The same rule over day indices: the forecast of days `last + 1 … last + days`, each the mean of
+ * the same weekday in the four weeks up to day `last`; `at(i)` reads day i (0 when missing).
+ */
+export function weekdayMeans(at: (i: number) => number, last: number, days: number): Float64Array {
+  const out = new Float64Array(days);
   for (let k = 1; k <= days; k++) {
-    const day = dataThrough + k * DAY_MS;
     let sum = 0;
     let n = 0;
-    // Same weekday in the four weeks up to dataThrough.
-    let back = day - 7 * DAY_MS * Math.ceil(k / 7);
-    for (; back > dataThrough - FORECAST_HISTORY_DAYS * DAY_MS; back -= 7 * DAY_MS) {
-      sum += daily.get(new Date(back).toISOString().slice(0, 10)) ?? 0;
+    for (let back = last + k - 7 * Math.ceil(k / 7); back > last - FORECAST_HISTORY_DAYS; back -= 7) {
+      sum += at(back);
       n++;
     }
-    out.push({ day, value: n ? sum / n : 0 });
+    out[k - 1] = n ? sum / n : 0;
   }
   return out;
 }

@@ -7,7 +7,7 @@
  * Weekly seasonality is indexed by `index mod 7`, so a series must start on the same weekday for
  * every origin (it does: the indices are absolute).
  */
-import { forecastDays } from './legacy';
+import { weekdayMeans } from './legacy';
 
 export type MethodName = 'ets' | 'theta' | 'ets-theta' | 'seasonal-naive' | 'weekday-mean';
 
@@ -16,7 +16,14 @@ export type Paths = Map<number, Float64Array>;
 
 export interface Candidate {
   name: MethodName;
-  run(x: readonly number[], fitEnd: number, origins: readonly number[], horizon: number): Paths;
+  /** `done`: the paths other candidates already made for the same arguments (a combination reuses them). */
+  run(
+    x: readonly number[],
+    fitEnd: number,
+    origins: readonly number[],
+    horizon: number,
+    done?: ReadonlyMap<MethodName, Paths>,
+  ): Paths;
 }
 
 const M = 7;
@@ -217,9 +224,9 @@ export const theta: Candidate = {
 /** The mean of the ETS and Theta forecasts (combinations are the most robust choice in M3/M4). */
 export const etsTheta: Candidate = {
   name: 'ets-theta',
-  run(x, fitEnd, origins, horizon) {
-    const a = ets.run(x, fitEnd, origins, horizon);
-    const b = theta.run(x, fitEnd, origins, horizon);
+  run(x, fitEnd, origins, horizon, done) {
+    const a = done?.get('ets') ?? ets.run(x, fitEnd, origins, horizon);
+    const b = done?.get('theta') ?? theta.run(x, fitEnd, origins, horizon);
     const out: Paths = new Map();
     for (const [o, fa] of a) {
       const fb = b.get(o) ?? fa;
@@ -250,17 +257,11 @@ export const seasonalNaive: Candidate = {
 export const weekdayMean: Candidate = {
   name: 'weekday-mean',
   run(x, _fitEnd, origins, horizon) {
-    // forecastDays reads a day-keyed map: key the index as a date counted from the epoch.
-    const daily = new Map<string, number>();
-    const key = (t: number) => new Date(t * 86_400_000).toISOString().slice(0, 10);
-    x.forEach((v, t) => {
-      daily.set(key(t), v);
-    });
     const paths: Paths = new Map();
     for (const o of origins)
       paths.set(
         o,
-        Float64Array.from(forecastDays(daily, (o - 1) * 86_400_000, horizon), (d) => d.value),
+        weekdayMeans((t) => x[t] ?? 0, o - 1, horizon),
       );
     return paths;
   },

@@ -1,13 +1,13 @@
 import type { DatePreset } from '../../enums';
 import { BadRequestError } from '../../errors';
-import { type DateRange, resolvePreset } from '../../warehouse/presets';
 import type { Period } from '../common/query-model';
+import { type DateRange, resolvePreset } from './presets';
 
 /**
  * Periods and buckets of the query engine. Every instant is epoch milliseconds (UTC); dates are
  * `YYYY-MM-DD` calendar days. A period is the half-open day range `[start, end)`:
  * - a date preset is resolved against "now" read in the organisation's timezone (so "today" is the
- *   organisation's today), with the preset table of shared/warehouse/presets.ts;
+ *   organisation's today), with the preset table of ./presets.ts;
  * - explicit `startDate`/`endDate` are taken by their calendar date as written (`2024-05-31T00:00:00Z`
  *   is May 31), both days included, like the reference product's inclusive `from`/`to`;
  * - with neither, the dashboard's, else the last 30 days (`TRAILING_30_DAYS`).

@@ -1,11 +1,9 @@
 import type { GroupKey } from '../common/expr/evaluate';
-import { FORECAST_HISTORY_DAYS, forecastSeries, forecastTotal } from '../forecast';
-import type { ForecastAccuracyOut, ForecastBucket, ForecastMethod } from './model';
-import { type AggBy, bucketFloor, DAY_MS, dayMs, nextBucket, ymd } from './period';
+import { type AggBy, bucketFloor, DAY_MS, nextBucket } from './period';
 
 /**
  * Series arithmetic of the engine, over values aligned to a list of bucket starts: reducers,
- * `rollingAggregation` and the forecast. Nothing here reads rows: the warehouse has already
+ * `rollingAggregation` and partial buckets. Nothing here reads rows: the warehouse has already
  * aggregated them per bucket and group.
  */
 export type Aggregator = 'SUM' | 'AVG' | 'MAX' | 'MIN';
@@ -99,71 +97,6 @@ export function rolling(
     out.push(reduce(values.slice(Math.max(0, i - n + 1), i + 1), spec.aggregator));
   }
   return out;
-}
-
-/**
- * The explorer's forecast of one daily series (docs/queries.md, "Forecast"): the forecasting model
- * (`shared/domain/forecast`) over `history`, its daily points summed into the request's buckets by
- * `forecastTotal`, so each bucket's interval is on the bucket's total (its actual days after
- * `periodStart` included: a month partly actual, partly forecast). Each bucket's `value` and
- * bounds are the forecast days' part; a bucket that also holds actual days adds `actual` and
- * `bucketTotal` (actual + forecast, interval on the whole bucket).
- */
-export function bucketForecast(
-  history: readonly { date: string; value: number }[],
-  options: { dataThrough: number; days: number; method: ForecastMethod },
-  aggBy: AggBy,
-  period: { start: number; end: number },
-  key: (t: number) => string,
-): { points: ForecastBucket[]; accuracy: ForecastAccuracyOut } {
-  const legacy = options.method === 'weekday-mean';
-  // The legacy baseline reads the four weeks it always read, missing days as 0 (the model's
-  // under-eight-weeks rule: the same-weekday mean of the whole weeks, here exactly four). Else
-  // leading days without data are not history (a group that started billing later).
-  const firstData = history.findIndex((r) => r.value !== 0);
-  const rows = legacy ? history.slice(-FORECAST_HISTORY_DAYS) : firstData < 0 ? [] : history.slice(firstData);
-  const f = forecastSeries(rows, {
-    horizonDays: options.days,
-    dataThrough: ymd(options.dataThrough),
-    ...(options.method === 'auto' || legacy ? {} : { method: options.method }),
-  });
-  const accuracy: ForecastAccuracyOut = {
-    method: f.method,
-    history: f.history,
-    accuracy: f.accuracy,
-    fallback: legacy ? null : (f.fallback ?? null),
-  };
-  if (aggBy === 'Hour') return { points: [], accuracy };
-  const buckets = new Map<number, number>(); // bucket start → last forecast day in it
-  for (const p of f.points) {
-    const t = dayMs(p.date);
-    buckets.set(bucketFloor(t, aggBy, period.start), t);
-  }
-  const points = [...buckets.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([b, last]) => {
-      const t = forecastTotal(f, rows, ymd(Math.max(b, period.start)), ymd(last));
-      const bounds = {
-        lower80: t.lower80 - t.actual,
-        upper80: t.upper80 - t.actual,
-        lower95: t.lower95 - t.actual,
-        upper95: t.upper95 - t.actual,
-      };
-      const out: ForecastBucket = { date: key(b), value: t.forecast, ...bounds };
-      if (t.actualDays > 0)
-        Object.assign(out, {
-          actual: t.actual,
-          bucketTotal: {
-            value: t.value,
-            lower80: t.lower80,
-            upper80: t.upper80,
-            lower95: t.lower95,
-            upper95: t.upper95,
-          },
-        });
-      return out;
-    });
-  return { points, accuracy };
 }
 
 /** True when the bucket starting at `t` ends after `dataThrough` (a day, epoch ms). */

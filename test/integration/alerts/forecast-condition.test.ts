@@ -7,15 +7,16 @@ import { CreateAlertBody } from '../../../shared/domain/alerts/schemas';
 import { createEngineSeriesSource } from '../../../shared/domain/alerts/series-source';
 import { createAlert } from '../../../shared/domain/alerts/service';
 import { parseOrThrow } from '../../../shared/validation';
-import type { WarehouseQueries } from '../../../shared/warehouse/port';
-import { setWarehouseQueries } from '../../../shared/warehouse/queries';
+import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { writeDailyFocusCsv } from '../../support/daily-focus';
 import { conditionBody, costQuery } from '../../unit/alerts/fixtures';
 
 /**
  * An alert on the month's FORECAST (docs/expressions.md, `forecast(x, MONTH)`), evaluated by the
- * alert evaluator through the query engine: the daily cost is a pure weekly pattern, so the month's
- * close is known here (the actual days plus the pattern on the rest), and the alert fires while the
- * month-to-date actual is still under its threshold.
+ * alert evaluator through the query engine over the DuckDB warehouse, on billing rows ingested
+ * here: the daily cost is a pure weekly pattern, so the month's close is known here (the actual
+ * days plus the pattern on the rest), and the alert fires while the month-to-date actual is still
+ * under its threshold.
  */
 const run = Math.random().toString(36).slice(2, 8);
 const orgId = `org_fcond${run}`;
@@ -34,28 +35,6 @@ const daysIn = (from: string, to: string) => {
 const monthActual = daysIn('2026-11-01', through).reduce((a, d) => a + weekly(d), 0);
 const monthClose = daysIn('2026-11-01', '2026-11-30').reduce((a, d) => a + weekly(d), 0);
 
-const fake: WarehouseQueries = {
-  kind: 'duckdb',
-  billingMonths: async () => ['2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-10', '2026-11'],
-  usageMetrics: async () => [],
-  billingInfo: async () => ({ lastChargeDay, currencies: ['USD'] }),
-  costSeries: async (q) => rows(q),
-  costSeriesMany: async (q, ids) => ids.map(() => rows(q)),
-  usageSeries: async () => [],
-  catalog: async () => undefined,
-  commitmentFacts: async () => [],
-  commitmentTerms: async () => [],
-};
-function rows(q: { start: string; end: string }) {
-  const out: { period: string; group: Record<string, never>; value: number }[] = [];
-  for (let t = Date.parse(q.start.slice(0, 10)); t < Date.parse(q.end.slice(0, 10)); t += DAY_MS) {
-    const period = new Date(t).toISOString().slice(0, 10);
-    if (period <= lastChargeDay && period >= '2026-03-01')
-      out.push({ period, group: {}, value: weekly(period) });
-  }
-  return out;
-}
-
 beforeAll(async () => {
   await ensureOrganization({
     id: orgId,
@@ -63,8 +42,15 @@ beforeAll(async () => {
     timezone: 'UTC',
     createdAt: new Date().toISOString(),
   });
-});
-afterEach(() => setWarehouseQueries(undefined));
+  const file = writeDailyFocusCsv({
+    seed: 11,
+    accountPrefix: `fcond${run}`,
+    from: '2026-03-01',
+    to: lastChargeDay,
+    series: [{ service: 'Compute', value: weekly }],
+  });
+  await new DuckDbWarehouse().ingestFile({ orgId, path: file, sourceName: 'focus_daily.csv' });
+}, 120_000);
 
 test('an alert on the month forecast fires while the month-to-date actual is under the threshold', async () => {
   const t0 = new Date('2026-11-21T05:00:00Z');
@@ -84,7 +70,6 @@ test('an alert on the month forecast fires while the month-to-date actual is und
     );
   const fires = await make('month forecast over', `forecast(spend, MONTH) > ${under}`);
   const quiet = await make('month forecast far over', `forecast(spend, MONTH) > ${over}`);
-  setWarehouseQueries(fake);
   const notes: Notification[] = [];
   const now = new Date('2026-11-21T06:00:00Z');
   const deps = {

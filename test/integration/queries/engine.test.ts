@@ -307,6 +307,43 @@ describe('query engine over DuckDB', () => {
     );
   });
 
+  it('forecasts each shown group and Other from their own history, the same when asked again', async () => {
+    const ask2 = () =>
+      ask({
+        period: {
+          startDate: '2024-10-14T00:00:00Z',
+          endDate: '2024-10-23T00:00:00Z',
+          aggBy: 'Day',
+          forecastDays: 3,
+          forecastMethod: 'weekday-mean',
+        },
+        queries: [q('a', { groupBy: 'service' })],
+        limitOverride: 2,
+      });
+    const first = await ask2();
+    const series = only(first, 'a').series;
+    const shown = series.filter((s) => !s.other).map((s) => String(s.group.service));
+    expect(shown).toHaveLength(2);
+    expect(series.some((s) => s.other)).toBe(true);
+    // Trailing same-weekday mean over the four weeks through dataThrough (2024-10-19), per group.
+    const expected = (d: string, keep: (r: CsvRow) => boolean) =>
+      [7, 14, 21, 28].reduce((acc, n) => {
+        const back = new Date(Date.parse(`${d}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
+        return acc + sum((r) => day(r) === back && keep(r));
+      }, 0) / 4;
+    const check = (answer: ExplorerResult) => {
+      for (const s of only(answer, 'a').series) {
+        const keep = s.other
+          ? (r: CsvRow) => !shown.includes(String(r.ServiceName))
+          : (r: CsvRow) => r.ServiceName === s.group.service;
+        expect(s.forecast?.map((f) => f.date)).toEqual(['2024-10-20', '2024-10-21', '2024-10-22']);
+        for (const f of s.forecast ?? []) expectClose(f.value, expected(f.date, keep));
+      }
+    };
+    check(first);
+    check(await ask2());
+  });
+
   it('resolves presets in the organisation timezone', async () => {
     // 2024-10-25T12:00Z is already the 26th in Auckland (UTC+13).
     const res = await ask(

@@ -69,4 +69,34 @@ describe('forecast(x, period)', () => {
       'forecast(x, MONTH) needs Day buckets (got Month) at 0',
     );
   });
+
+  it('forecastLower and forecastUpper: the 80 % interval of the period total, no width on a known pattern', () => {
+    expect(parseExpression('forecastUpper(a, MONTH) > 3000', { names: ['a'] }).lookback).toEqual({
+      days: 182,
+      months: 0,
+    });
+    expect(() => parseExpression('forecastLower(a, DAY)', { names: ['a'] })).toThrow(
+      new ExpressionError('the period of forecastLower(x, period) is WEEK or MONTH', 17),
+    );
+    // A pure weekly pattern is forecast without error, so its interval has no width.
+    const d = '2025-07-15';
+    const expected = days('2025-07-01', 31).reduce((acc, x) => acc + WEEKLY[weekday(x)]!, 0);
+    for (const fn of ['forecastLower', 'forecastUpper'])
+      expect(values(`${fn}(a, MONTH)`, { a: pattern }, D)[at(d)]).toBeCloseTo(expected, 6);
+    // With noise (±20 % of the pattern, a fixed sequence), the interval surrounds the forecast
+    // mid-month and closes on the period's last day, all actual.
+    const noisy = pattern.map((v, i) => v * (1 + 0.2 * Math.sin(i * 12.9898)));
+    const [lower, mid, upper] = ['forecastLower', 'forecast', 'forecastUpper'].map(
+      (fn) => values(`${fn}(a, MONTH)`, { a: noisy }, D)[at(d)]!,
+    );
+    expect(lower).toBeLessThan(mid!);
+    expect(mid).toBeLessThan(upper!);
+    // A Sunday: the ISO week Monday 07-07 … Sunday 07-13 is all actual.
+    const sunday = ['forecastLower', 'forecastUpper'].map(
+      (fn) => values(`${fn}(a, WEEK)`, { a: noisy }, D)[at('2025-07-13')],
+    );
+    let week = 0;
+    for (let k = at('2025-07-07'); k <= at('2025-07-13'); k++) week += noisy[k]!;
+    for (const v of sunday) expect(v).toBeCloseTo(week, 6);
+  });
 });

@@ -1,5 +1,5 @@
 import { seededRandom } from '../../../infra/local/demo-data/random';
-import { forecastDays, forecastSeries, forecastTotal } from '../../../shared/domain/forecast';
+import { forecastDays, forecastSeries, forecastTotal, selectionOf } from '../../../shared/domain/forecast';
 
 /**
  * The forecasting model on series whose right answer is known: every expected figure is computed
@@ -170,6 +170,22 @@ describe('forecastSeries: known structure', () => {
     f.points.forEach((p, i) => {
       const want = WEEK[(140 + i) % 7] ?? 0;
       expect(p.value).toBeCloseTo(want === 30 ? 0 : want, 6);
+    });
+  });
+
+  test('a selection passed back is reused on the same data and ignored on other data', () => {
+    const history = series(140, (t) => (WEEK[t % 7] ?? 0) + 0.5 * t);
+    const first = forecastSeries(history, { horizonDays: 28 });
+    const selection = selectionOf(first);
+    expect(selection).toBeDefined();
+    expect(forecastSeries(history, { horizonDays: 28, selection })).toEqual(first);
+    // Twice the series: the old selection's forecast would be half of it.
+    const doubled = forecastSeries(
+      series(140, (t) => 2 * ((WEEK[t % 7] ?? 0) + 0.5 * t)),
+      { horizonDays: 28, selection },
+    );
+    doubled.points.forEach((p, i) => {
+      expect(p.value).toBeCloseTo(2 * ((WEEK[(140 + i) % 7] ?? 0) + 0.5 * (140 + i)), 4);
     });
   });
 

@@ -6,6 +6,7 @@ import {
   type Expression,
   type ExprNode,
   FORECAST_LOOKBACK_DAYS,
+  type ForecastBound,
   type Unit,
   type WindowFunction,
 } from './parse';
@@ -147,7 +148,7 @@ class Evaluator {
       case 'window':
         return this.window(node.fn, this.run(node.arg), node.n, node.unit);
       case 'forecast':
-        return this.forecast(this.run(node.arg), node.unit, node.pos);
+        return this.forecast(this.run(node.arg), node.unit, node.pos, node.bound);
     }
   }
 
@@ -290,15 +291,17 @@ class Evaluator {
     return out;
   }
 
-  private forecast(v: Value, unit: 'WEEK' | 'MONTH', pos: number): Series {
-    if (this.input.bucket !== 'Day')
-      throw new ExpressionError(`forecast(x, ${unit}) needs Day buckets (got ${this.input.bucket})`, pos);
+  private forecast(v: Value, unit: 'WEEK' | 'MONTH', pos: number, bound?: ForecastBound): Series {
+    if (this.input.bucket !== 'Day') {
+      const fn = bound === 'lower80' ? 'forecastLower' : bound === 'upper80' ? 'forecastUpper' : 'forecast';
+      throw new ExpressionError(`${fn}(x, ${unit}) needs Day buckets (got ${this.input.bucket})`, pos);
+    }
     const series = this.toSeries(v);
     return makeSeries(
       series.groups.map((g) => ({
         id: g.id,
         key: g.key,
-        values: forecastEndOfPeriod(this.input.dates, g.values, unit),
+        values: forecastEndOfPeriod(this.input.dates, g.values, unit, bound),
       })),
     );
   }
@@ -332,12 +335,14 @@ const DAY_MS = 86_400_000;
  * `forecast(x, period)[d]` over one group's daily values: the total of the calendar WEEK (ISO) or
  * MONTH holding `d`, its days through `d` actual and the rest forecast by the forecasting model
  * from the values up to `d` (nulls count as 0, a day without rows). Null where fewer than
- * FORECAST_LOOKBACK_DAYS days precede `d` or every value up to `d` is null.
+ * FORECAST_LOOKBACK_DAYS days precede `d` or every value up to `d` is null. With `bound`, that
+ * bound of the total's 80 % prediction interval instead (on the last day of the period: the total).
  */
 function forecastEndOfPeriod(
   dates: readonly string[],
   values: Float64Array,
   unit: 'WEEK' | 'MONTH',
+  bound?: ForecastBound,
 ): Float64Array {
   const out = new Float64Array(values.length).fill(Number.NaN);
   const first = dayMs(dates[0] ?? '');
@@ -366,7 +371,7 @@ function forecastEndOfPeriod(
       continue;
     }
     const f = forecastSeries(history, { horizonDays: horizon });
-    out[i] = forecastTotal(f, history, ymdOf(start), ymdOf(end)).value;
+    out[i] = forecastTotal(f, history, ymdOf(start), ymdOf(end))[bound ?? 'value'];
   }
   return out;
 }

@@ -34,8 +34,16 @@ export const WINDOW_FUNCTIONS = [
   'timeShift',
 ] as const;
 export const SCALAR_FUNCTIONS = ['abs', 'min', 'max'] as const;
-/** `forecast(x, MONTH)`: the end-of-period forecast (docs/expressions.md). */
-export const FORECAST_FUNCTION = 'forecast';
+/**
+ * `forecast(x, MONTH)`: the end-of-period forecast; `forecastLower` / `forecastUpper`: the bounds
+ * of its 80 % prediction interval (docs/expressions.md).
+ */
+export const FORECAST_FUNCTIONS = {
+  forecast: undefined,
+  forecastLower: 'lower80',
+  forecastUpper: 'upper80',
+} as const;
+export type ForecastBound = 'lower80' | 'upper80';
 /**
  * Days of history `forecast(…)` reads before a date: a four-week fit window, 84 daily backtest
  * origins and a month's horizon, rounded up to 26 weeks (docs/forecasting.md).
@@ -58,7 +66,7 @@ export type ExprNode =
   | { type: 'binary'; op: BinaryOp; left: ExprNode; right: ExprNode; pos: number }
   | { type: 'call'; fn: ScalarFunction; args: ExprNode[]; pos: number }
   | { type: 'window'; fn: WindowFunction; arg: ExprNode; n: number; unit: Unit; pos: number }
-  | { type: 'forecast'; arg: ExprNode; unit: 'WEEK' | 'MONTH'; pos: number };
+  | { type: 'forecast'; arg: ExprNode; unit: 'WEEK' | 'MONTH'; bound?: ForecastBound; pos: number };
 
 export interface Lookback {
   days: number;
@@ -118,7 +126,11 @@ const COMPARISON_PREC = 4;
 const NEG_PREC = 7;
 
 const KEYWORDS = new Set(['and', 'or', 'not']);
-const FUNCTIONS: readonly string[] = [...WINDOW_FUNCTIONS, ...SCALAR_FUNCTIONS, FORECAST_FUNCTION];
+const FUNCTIONS: readonly string[] = [
+  ...WINDOW_FUNCTIONS,
+  ...SCALAR_FUNCTIONS,
+  ...Object.keys(FORECAST_FUNCTIONS),
+];
 
 function describe(t: Token): string {
   if (t.kind === 'eof') return 'end of expression';
@@ -295,15 +307,15 @@ class Parser {
       this.closeCall(fn);
       return { type: 'window', fn: fn as WindowFunction, arg, n, unit, pos: nameToken.pos };
     }
-    if (fn === FORECAST_FUNCTION) {
+    if (Object.hasOwn(FORECAST_FUNCTIONS, fn)) {
       const arg = this.expr(0, depth);
-      this.expect('comma', "',' and the period (WEEK or MONTH) of forecast(x, period)");
+      this.expect('comma', `',' and the period (WEEK or MONTH) of ${fn}(x, period)`);
       const t = this.peek();
       const unit = this.unit();
-      if (unit === 'DAY')
-        throw new ExpressionError('the period of forecast(x, period) is WEEK or MONTH', t.pos);
+      if (unit === 'DAY') throw new ExpressionError(`the period of ${fn}(x, period) is WEEK or MONTH`, t.pos);
       this.closeCall(fn);
-      return { type: 'forecast', arg, unit, pos: nameToken.pos };
+      const bound = FORECAST_FUNCTIONS[fn as keyof typeof FORECAST_FUNCTIONS];
+      return { type: 'forecast', arg, unit, ...(bound ? { bound } : {}), pos: nameToken.pos };
     }
     const args = [this.expr(0, depth)];
     while (this.peek().kind === 'comma') {

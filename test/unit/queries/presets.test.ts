@@ -1,5 +1,5 @@
+import { resolvePreset } from '../../../shared/domain/queries/presets';
 import { DATE_PRESETS } from '../../../shared/enums';
-import { resolvePreset } from '../../../shared/warehouse/presets';
 
 // Wednesday 2025-05-14, 15:30 UTC.
 const now = new Date('2025-05-14T15:30:00Z');

@@ -1,4 +1,4 @@
-import type { DatePreset } from '../enums';
+import type { DatePreset } from '../../enums';
 
 /**
  * Date presets resolved to half-open UTC date ranges `[start, end)` as `YYYY-MM-DD`.

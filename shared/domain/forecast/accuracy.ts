@@ -1,0 +1,175 @@
+/**
+ * The backtest's figures: the error quantiles the intervals are made of, and the accuracy a
+ * forecast carries (docs/forecasting.md, "Accuracy").
+ */
+import { toDate } from './days';
+
+export interface ForecastAccuracy {
+  /** Horizon of the backtest, days: the requested one, shortened when the history is too short. */
+  horizonDays: number;
+  /** Backtest origins whose whole horizon is in the history (one per day). */
+  origins: number;
+  /** First and last origin: the forecasts were made as of these days. */
+  from: string;
+  to: string;
+  /** Mean absolute % error of the daily values; null when over 10 % of the actual days are ~0. */
+  mape: number | null;
+  /** Sum of absolute errors over sum of absolute actuals (a scaled error that survives zeros). */
+  wape: number;
+  /** Absolute % error of the horizon total over the origins: median and 90th percentile. */
+  totalError: { median: number; p90: number } | null;
+  /** MAE over the MAE of one-step weekly seasonal naive in the fit window (Hyndman's MASE). */
+  mase: number | null;
+  /** MAE over the MAE of weekly seasonal naive at the same origins and horizon. */
+  relativeMae: number | null;
+  /** Share of actuals inside the 80 % / 95 % intervals (intervals from the first half of the
+   * origins, counted on the second half). */
+  coverage80: number | null;
+  coverage95: number | null;
+}
+
+const LEVELS = [0.025, 0.1, 0.9, 0.975] as const;
+
+/** Nearest-rank quantile of a sorted array. */
+function quantile(sorted: ArrayLike<number>, p: number): number {
+  if (!sorted.length) return 0;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
+  return sorted[i] ?? 0;
+}
+
+/**
+ * The 2.5th, 10th, 90th and 97.5th percentiles of sorted errors. The backtest's origins overlap, so
+ * its errors hold fewer independent values than they count, too few for the 2.5 % tails: the 95 %
+ * ones are at least the 80 % ones' distance from the median stretched as a normal
+ * distribution's are (1.96 / 1.2816).
+ */
+export function errorQuantiles(sorted: ArrayLike<number>): [number, number, number, number] {
+  const [e025, q10, q90, e975] = LEVELS.map((p) => quantile(sorted, p)) as [number, number, number, number];
+  const mid = quantile(sorted, 0.5);
+  const stretch = 1.96 / 1.2816;
+  return [Math.min(e025, mid + (q10 - mid) * stretch), q10, q90, Math.max(e975, mid + (q90 - mid) * stretch)];
+}
+
+/**
+ * Error quantiles per horizon h: the backtest errors at horizons within ±10 % of h (at least ±1
+ * day) over every origin; beyond the backtest horizon those of its last horizon, widened by
+ * √(h / horizon).
+ */
+export function horizonQuantiles(
+  errors: Map<number, Float64Array>,
+  hb: number,
+  horizon: number,
+  origins: readonly number[],
+): [number, number, number, number][] {
+  const at = (h: number, from: readonly number[]) => {
+    const k = Math.max(1, Math.round(h / 10));
+    const pool: number[] = [];
+    for (const o of from) {
+      const e = errors.get(o);
+      if (!e) continue;
+      for (let j = Math.max(1, h - k); j <= Math.min(hb, h + k); j++) {
+        const v = e[j - 1] ?? Number.NaN;
+        if (!Number.isNaN(v)) pool.push(v);
+      }
+    }
+    const sorted = Float64Array.from(pool).sort(); // typed arrays sort numerically, and fast
+    return errorQuantiles(sorted);
+  };
+  const out: [number, number, number, number][] = [];
+  for (let h = 1; h <= Math.min(hb, horizon); h++) out.push(at(h, origins));
+  const lastQ = out[out.length - 1] ?? [0, 0, 0, 0];
+  for (let h = hb + 1; h <= horizon; h++) {
+    const f = Math.sqrt(h / hb);
+    out.push(lastQ.map((q) => q * f) as [number, number, number, number]);
+  }
+  return out;
+}
+
+export function accuracyOf(
+  errors: Map<number, Float64Array>,
+  naive: Map<number, Float64Array>,
+  y: readonly number[],
+  fitEnd: number,
+  hb: number,
+  first: number,
+): ForecastAccuracy {
+  const n = y.length;
+  const complete = [...errors.keys()].filter((o) => o + hb <= n).sort((a, b) => a - b);
+  let absErr = 0;
+  let absAct = 0;
+  let ape = 0;
+  let apeN = 0;
+  let zeroDays = 0;
+  let points = 0;
+  let naiveAbs = 0;
+  const totals: number[] = [];
+  const scale = Math.max(...y.map(Math.abs), 0) * 1e-3;
+  for (const o of complete) {
+    const e = errors.get(o) as Float64Array;
+    const en = naive.get(o);
+    let totalAct = 0;
+    let totalErr = 0;
+    for (let h = 1; h <= hb; h++) {
+      const act = y[o + h - 1] ?? 0;
+      const err = e[h - 1] ?? 0;
+      absErr += Math.abs(err);
+      absAct += Math.abs(act);
+      naiveAbs += Math.abs(en?.[h - 1] ?? 0);
+      points++;
+      if (Math.abs(act) <= scale) zeroDays++;
+      else {
+        ape += Math.abs(err / act);
+        apeN++;
+      }
+      totalAct += act;
+      totalErr += err;
+    }
+    if (Math.abs(totalAct) > scale * hb) totals.push(Math.abs(totalErr / totalAct));
+  }
+  totals.sort((a, b) => a - b);
+  // In-sample one-step weekly seasonal-naive MAE over the fit window (MASE's scale).
+  let snMae = 0;
+  for (let t = 7; t < fitEnd; t++) snMae += Math.abs((y[t] ?? 0) - (y[t - 7] ?? 0));
+  snMae /= Math.max(1, fitEnd - 7);
+  const mae = points ? absErr / points : 0;
+  const { counted, in80, in95 } = coverageOf(errors, hb);
+  const round = (v: number) => Math.round(v * 10_000) / 10_000;
+  return {
+    horizonDays: hb,
+    origins: complete.length,
+    from: toDate(first + (complete[0] ?? fitEnd) - 1),
+    to: toDate(first + (complete[complete.length - 1] ?? fitEnd) - 1),
+    mape: points && zeroDays / points <= 0.1 && apeN ? round(ape / apeN) : null,
+    wape: absAct ? round(absErr / absAct) : 0,
+    totalError: totals.length
+      ? { median: round(quantile(totals, 0.5)), p90: round(quantile(totals, 0.9)) }
+      : null,
+    mase: snMae > 0 ? round(mae / snMae) : null,
+    relativeMae: naiveAbs > 0 ? round(absErr / naiveAbs) : null,
+    coverage80: counted ? round(in80 / counted) : null,
+    coverage95: counted ? round(in95 / counted) : null,
+  };
+}
+
+/** Coverage: intervals from the first half of the origins, counted on the second half. */
+function coverageOf(errors: Map<number, Float64Array>, hb: number) {
+  const all = [...errors.keys()].sort((a, b) => a - b);
+  const half = all.slice(0, all.length >> 1);
+  const later = all.slice(all.length >> 1);
+  const q = horizonQuantiles(errors, hb, hb, half);
+  let in80 = 0;
+  let in95 = 0;
+  let counted = 0;
+  for (const o of later) {
+    const e = errors.get(o) as Float64Array;
+    for (let h = 1; h <= hb; h++) {
+      const v = e[h - 1] ?? Number.NaN;
+      const qh = q[h - 1];
+      if (Number.isNaN(v) || !qh) continue;
+      counted++;
+      if (v >= qh[1] && v <= qh[2]) in80++;
+      if (v >= qh[0] && v <= qh[3]) in95++;
+    }
+  }
+  return { counted, in80, in95 };
+}

@@ -1,0 +1,68 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  csvLine,
+  FOCUS_HEADER,
+  type FocusRow,
+  generateFocusRows,
+} from '../../infra/local/demo-data/generator';
+
+const DAY_MS = 86_400_000;
+const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+
+/**
+ * A FOCUS export with one row a day per service, its cost given by `value(day)`, for the days
+ * `from` … `to` (inclusive, `YYYY-MM-DD`): series whose figures the tests know from the formula that
+ * generated them (the forecast's known-answer tests). Written to a fresh temporary folder; returns
+ * the file's path.
+ */
+export function writeDailyFocusCsv(options: {
+  seed: number;
+  accountPrefix: string;
+  from: string;
+  to: string;
+  series: readonly { service: string; value: (day: string) => number }[];
+}): string {
+  const template = generateFocusRows({
+    seed: options.seed,
+    months: [options.to.slice(0, 7)],
+    resourcesPerProvider: 1,
+    providers: ['AWS'],
+    accountPrefix: options.accountPrefix,
+  }).next().value as FocusRow;
+  const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(',')];
+  const last = Date.parse(`${options.to}T00:00:00Z`);
+  for (let t = Date.parse(`${options.from}T00:00:00Z`); t <= last; t += DAY_MS) {
+    const d = ymd(t);
+    const month = d.slice(0, 7);
+    const next = ymd(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).slice(0, 7);
+    for (const { service, value } of options.series) {
+      const cost = value(d);
+      lines.push(
+        csvLine({
+          ...template,
+          ServiceName: service,
+          ResourceId: `res-${service}`,
+          BilledCost: cost,
+          EffectiveCost: cost,
+          ListCost: cost,
+          ContractedCost: cost,
+          x_UnblendedCost: cost,
+          CommitmentDiscountCategory: null,
+          CommitmentDiscountId: null,
+          CommitmentDiscountName: null,
+          CommitmentDiscountStatus: null,
+          CommitmentDiscountType: null,
+          BillingPeriodStart: `${month}-01 00:00:00`,
+          BillingPeriodEnd: `${next}-01 00:00:00`,
+          ChargePeriodStart: `${d} 00:00:00`,
+          ChargePeriodEnd: `${ymd(t + DAY_MS)} 00:00:00`,
+        }),
+      );
+    }
+  }
+  const file = join(mkdtempSync(join(tmpdir(), 'daily-focus-')), 'focus_daily.csv');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
