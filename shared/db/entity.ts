@@ -225,3 +225,16 @@ export function conflictOnCancel(codes: string[], error: unknown): never {
   if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict')) versionConflict();
   throw error;
 }
+
+/**
+ * An UpdateCommand's `SET` of every attribute of `fields` (each through a placeholder, so no name
+ * meets a reserved word), with its names and values.
+ */
+export function setAll(fields: Record<string, unknown>) {
+  const names = Object.keys(fields);
+  return {
+    UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
+    ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, fields[n]])),
+  };
+}
