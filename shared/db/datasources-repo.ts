@@ -2,11 +2,12 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Datasource, MetricPoint } from '../domain/datasources/model';
 import { ConflictError, NotFoundError } from '../errors';
 import { mapLimit } from '../pool';
-import { db, isConditionalCheckFailed, tableName } from './client';
+import { db, tableName } from './client';
 import { defineEntity, transact } from './entity';
 import { getItem } from './items';
 import { keys, stripKeys } from './keys';
 import { type Page, queryListing } from './page';
+import { conditionHeld, ifConditionFails } from './writes';
 
 /** The metric-name set is created by the first push (DynamoDB has no empty sets), so it is not written with the record. */
 const datasources = defineEntity<Datasource>({
@@ -54,6 +55,8 @@ export async function listDatasources(
   return queryListing(keys.datasourcesListing(orgId), { limit, cursor }, fromItem);
 }
 
+const NOT_ARCHIVED = '(attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))';
+
 /**
  * Archives a datasource. Idempotent: an archived one is answered as stored (its first `archivedAt`
  * kept). Unknown (or another organisation's) id: NotFoundError.
@@ -63,25 +66,23 @@ export async function archiveDatasource(
   datasourceId: string,
   at: string,
 ): Promise<Datasource> {
-  try {
-    const res = await db().send(
+  const archived = await ifConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.datasource(orgId, datasourceId),
         UpdateExpression: 'SET archivedAt = :at, updatedAt = :at',
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))',
+        ConditionExpression: `attribute_exists(pk) AND ${NOT_ARCHIVED}`,
         ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    return fromItem(res.Attributes ?? {});
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    const current = await getDatasource(orgId, datasourceId);
-    if (!current) throw new NotFoundError('NOT_FOUND');
-    return current;
-  }
+    ),
+    () => undefined,
+  );
+  if (archived) return fromItem(archived.Attributes ?? {});
+  const current = await getDatasource(orgId, datasourceId);
+  if (!current) throw new NotFoundError('NOT_FOUND');
+  return current;
 }
 
 /** Most distinct metric names a datasource may hold (the set lives in the datasource item). */
@@ -99,15 +100,13 @@ export async function recordPush(
   metricNames: readonly string[],
   at: string,
 ): Promise<void> {
-  try {
-    await db().send(
+  const recorded = await conditionHeld(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.datasource(orgId, datasourceId),
         UpdateExpression: 'ADD metricNames :names SET updatedAt = :at, lastPushAt = :at',
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null)) ' +
-          'AND (attribute_not_exists(metricNames) OR size(metricNames) <= :cap)',
+        ConditionExpression: `attribute_exists(pk) AND ${NOT_ARCHIVED} AND (attribute_not_exists(metricNames) OR size(metricNames) <= :cap)`,
         ExpressionAttributeValues: {
           ':names': new Set(metricNames),
           ':at': at,
@@ -115,32 +114,30 @@ export async function recordPush(
           ':cap': MAX_METRIC_NAMES - metricNames.length,
         },
       }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    const current = await getDatasource(orgId, datasourceId);
-    if (!current) throw new NotFoundError('NOT_FOUND');
-    if (current.archivedAt) throw new ConflictError('DATASOURCE_ARCHIVED');
-    const fresh = metricNames.filter((n) => !current.metricNames.includes(n));
-    if (current.metricNames.length + fresh.length > MAX_METRIC_NAMES)
-      throw new ConflictError('TOO_MANY_METRICS');
-    // Every name is already known: the cap check was only pessimistic. Record without it.
-    await db()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.datasource(orgId, datasourceId),
-          UpdateExpression: 'SET updatedAt = :at, lastPushAt = :at',
-          ConditionExpression:
-            'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))',
-          ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
-        }),
-      )
-      .catch((e: unknown) => {
-        if (isConditionalCheckFailed(e)) throw new ConflictError('DATASOURCE_ARCHIVED');
-        throw e;
-      });
-  }
+    ),
+  );
+  if (recorded) return;
+  const current = await getDatasource(orgId, datasourceId);
+  if (!current) throw new NotFoundError('NOT_FOUND');
+  if (current.archivedAt) throw new ConflictError('DATASOURCE_ARCHIVED');
+  const fresh = metricNames.filter((n) => !current.metricNames.includes(n));
+  if (current.metricNames.length + fresh.length > MAX_METRIC_NAMES)
+    throw new ConflictError('TOO_MANY_METRICS');
+  // Every name is already known: the cap check was only pessimistic. Record without it.
+  await ifConditionFails(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.datasource(orgId, datasourceId),
+        UpdateExpression: 'SET updatedAt = :at, lastPushAt = :at',
+        ConditionExpression: `attribute_exists(pk) AND ${NOT_ARCHIVED}`,
+        ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
+      }),
+    ),
+    () => {
+      throw new ConflictError('DATASOURCE_ARCHIVED');
+    },
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SourceChange } from '../domain/uploads/model';
-import { db, isTransactionCanceled, tableName } from './client';
+import { tableName } from './client';
 import { getIngestion, type IngestionRecord } from './dimensions-repo';
+import { defineEntity, transact } from './entity';
 import { getItem } from './items';
 import { keys, stripKeys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
@@ -14,19 +14,16 @@ import { type Page, queryPage } from './page';
  */
 type Ref = Pick<IngestionRecord, 'orgId' | 'objectKey' | 'version'>;
 
+/** An upload id's pointer at its ingestion record (no `schemaVersion`: it never carried one). */
+const pointers = defineEntity<Ref & { uploadId: string }>({
+  name: 'upload-pointer',
+  key: (p) => keys.uploadPointer(p.orgId, p.uploadId),
+  attributes: (p) => ({ objectKey: p.objectKey, version: p.version }),
+});
+
 /** Writes the pointer of an upload id to its record (idempotent: the same content each time). */
 export async function putUploadPointer(ref: Ref, uploadId: string): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.uploadPointer(ref.orgId, uploadId),
-        entity: 'upload-pointer',
-        objectKey: ref.objectKey,
-        version: ref.version,
-      },
-    }),
-  );
+  await pointers.put({ ...ref, uploadId });
 }
 
 /** The upload record of an id within an organisation; undefined when there is none. */
@@ -68,29 +65,22 @@ async function updateWithOutbox(
   },
   entry: OutboxEntry,
 ): Promise<boolean> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.ingestion(ref.orgId, ref.objectKey, ref.version),
-              UpdateExpression: update.expression,
-              ConditionExpression: update.condition,
-              ...(update.names ? { ExpressionAttributeNames: update.names } : {}),
-              ExpressionAttributeValues: update.values,
-            },
-          },
-          outboxPut(entry),
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isTransactionCanceled(error)) return false;
-    throw error;
-  }
+  return transact(
+    [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.ingestion(ref.orgId, ref.objectKey, ref.version),
+          UpdateExpression: update.expression,
+          ConditionExpression: update.condition,
+          ...(update.names ? { ExpressionAttributeNames: update.names } : {}),
+          ExpressionAttributeValues: update.values,
+        },
+      },
+      outboxPut(entry),
+    ],
+    () => false,
+  );
 }
 
 /**
