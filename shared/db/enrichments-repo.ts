@@ -1,5 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { EnrichmentDocument } from '../domain/enrichments/document';
 import { PayloadTooLargeError } from '../errors';
 import { db, tableName } from './client';
 import { defineEntity } from './entity';
@@ -21,15 +22,7 @@ const PLAIN_TEXT_MAX_BYTES = 64 * 1024;
 const STORED_TEXT_MAX_BYTES = 350 * 1024;
 
 /** The parsed metadata kept beside the YAML, enough to list documents without parsing them. */
-export interface EnrichmentMetadata {
-  name: string;
-  description: string;
-  keyField: string;
-  priority: number;
-  conditions?: string;
-  targetColumns: { name: string; mode: string }[];
-  entryCount: number;
-}
+export type EnrichmentMetadata = Omit<EnrichmentDocument, 'entries'> & { entryCount: number };
 
 /** The two stored forms of one validated document. */
 export interface EnrichmentTexts {

@@ -132,18 +132,26 @@ export async function listOrganizations(
   return { items: (res.Items ?? []).map(organizationOf), cursor: encodeCursor(res.LastEvaluatedKey) };
 }
 
-/** The organisation's timezone (IANA name) from its record, or undefined when it has none. */
-export async function getOrganizationTimezone(orgId: string): Promise<string | undefined> {
+/** One attribute of the organisation's record (eventually consistent), if it is a non-empty string. */
+async function settingOf(
+  orgId: string,
+  attribute: 'timezone' | 'reportingCurrency',
+): Promise<string | undefined> {
   const res = await db().send(
     new GetCommand({
       TableName: tableName(),
       Key: keys.organization(orgId),
-      ProjectionExpression: '#tz',
-      ExpressionAttributeNames: { '#tz': 'timezone' },
+      ProjectionExpression: '#a',
+      ExpressionAttributeNames: { '#a': attribute },
     }),
   );
-  const tz = res.Item?.timezone;
-  return typeof tz === 'string' && tz ? tz : undefined;
+  const value = res.Item?.[attribute];
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+/** The organisation's timezone (IANA name) from its record, or undefined when it has none. */
+export function getOrganizationTimezone(orgId: string): Promise<string | undefined> {
+  return settingOf(orgId, 'timezone');
 }
 
 /**
@@ -151,16 +159,7 @@ export async function getOrganizationTimezone(orgId: string): Promise<string | u
  * `DEFAULT_REPORTING_CURRENCY` when it has not chosen one or is not registered.
  */
 export async function getOrganizationReportingCurrency(orgId: string): Promise<string> {
-  const res = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.organization(orgId),
-      ProjectionExpression: '#c',
-      ExpressionAttributeNames: { '#c': 'reportingCurrency' },
-    }),
-  );
-  const c = res.Item?.reportingCurrency;
-  return typeof c === 'string' && c ? c : DEFAULT_REPORTING_CURRENCY;
+  return (await settingOf(orgId, 'reportingCurrency')) ?? DEFAULT_REPORTING_CURRENCY;
 }
 
 /** The settings an admin may change on a registered organisation. */

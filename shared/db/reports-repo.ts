@@ -254,13 +254,28 @@ export async function markDeliveryStep(
   d: Pick<ReportDelivery, 'reportId' | 'runAt' | 'destinationType' | 'destination'>,
   step: string,
 ): Promise<void> {
+  await updateDelivery(orgId, d, {
+    UpdateExpression: 'ADD steps :step',
+    ExpressionAttributeValues: { ':step': new Set([step]) },
+  });
+}
+
+/** An update of an existing delivery record. */
+async function updateDelivery(
+  orgId: string,
+  d: Pick<ReportDelivery, 'reportId' | 'runAt' | 'destinationType' | 'destination'>,
+  update: {
+    UpdateExpression: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues: Record<string, unknown>;
+  },
+): Promise<void> {
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.reportDelivery(orgId, d.reportId, d.runAt, destKey(d)),
-      UpdateExpression: 'ADD steps :step',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':step': new Set([step]) },
+      ...update,
     }),
   );
 }
@@ -272,21 +287,16 @@ export async function finishDelivery(
   outcome: { status: Exclude<DeliveryStatus, 'PENDING'>; error: string | null; at: Date },
 ): Promise<void> {
   const at = outcome.at.toISOString();
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.reportDelivery(orgId, d.reportId, d.runAt, destKey(d)),
-      UpdateExpression: 'SET #status = :s, #error = :e, sentAt = :sent, updatedAt = :at REMOVE leaseUntil',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-      ExpressionAttributeValues: {
-        ':s': outcome.status,
-        ':e': outcome.error,
-        ':sent': outcome.status === 'SENT' ? at : null,
-        ':at': at,
-      },
-    }),
-  );
+  await updateDelivery(orgId, d, {
+    UpdateExpression: 'SET #status = :s, #error = :e, sentAt = :sent, updatedAt = :at REMOVE leaseUntil',
+    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+    ExpressionAttributeValues: {
+      ':s': outcome.status,
+      ':e': outcome.error,
+      ':sent': outcome.status === 'SENT' ? at : null,
+      ':at': at,
+    },
+  });
 }
 
 /** A report's delivery records, newest run first. */
