@@ -58,6 +58,28 @@ export async function listDatasources(
 const NOT_ARCHIVED = '(attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))';
 
 /**
+ * An update of a live datasource: conditional on it existing and not being archived (and on
+ * `alsoIf`, when given), at time `:at`.
+ */
+function updateLive(
+  orgId: string,
+  datasourceId: string,
+  at: string,
+  update: { set: string; alsoIf?: string; values?: Record<string, unknown>; returnNew?: boolean },
+) {
+  return db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.datasource(orgId, datasourceId),
+      UpdateExpression: update.set,
+      ConditionExpression: `attribute_exists(pk) AND ${NOT_ARCHIVED}${update.alsoIf ? ` AND ${update.alsoIf}` : ''}`,
+      ExpressionAttributeValues: { ':at': at, ':null': 'NULL', ...update.values },
+      ...(update.returnNew ? { ReturnValues: 'ALL_NEW' as const } : {}),
+    }),
+  );
+}
+
+/**
  * Archives a datasource. Idempotent: an archived one is answered as stored (its first `archivedAt`
  * kept). Unknown (or another organisation's) id: NotFoundError.
  */
@@ -67,16 +89,7 @@ export async function archiveDatasource(
   at: string,
 ): Promise<Datasource> {
   const archived = await ifConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.datasource(orgId, datasourceId),
-        UpdateExpression: 'SET archivedAt = :at, updatedAt = :at',
-        ConditionExpression: `attribute_exists(pk) AND ${NOT_ARCHIVED}`,
-        ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
-        ReturnValues: 'ALL_NEW',
-      }),
-    ),
+    updateLive(orgId, datasourceId, at, { set: 'SET archivedAt = :at, updatedAt = :at', returnNew: true }),
     () => undefined,
   );
   if (archived) return fromItem(archived.Attributes ?? {});
@@ -101,20 +114,11 @@ export async function recordPush(
   at: string,
 ): Promise<void> {
   const recorded = await conditionHeld(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.datasource(orgId, datasourceId),
-        UpdateExpression: 'ADD metricNames :names SET updatedAt = :at, lastPushAt = :at',
-        ConditionExpression: `attribute_exists(pk) AND ${NOT_ARCHIVED} AND (attribute_not_exists(metricNames) OR size(metricNames) <= :cap)`,
-        ExpressionAttributeValues: {
-          ':names': new Set(metricNames),
-          ':at': at,
-          ':null': 'NULL',
-          ':cap': MAX_METRIC_NAMES - metricNames.length,
-        },
-      }),
-    ),
+    updateLive(orgId, datasourceId, at, {
+      set: 'ADD metricNames :names SET updatedAt = :at, lastPushAt = :at',
+      alsoIf: '(attribute_not_exists(metricNames) OR size(metricNames) <= :cap)',
+      values: { ':names': new Set(metricNames), ':cap': MAX_METRIC_NAMES - metricNames.length },
+    }),
   );
   if (recorded) return;
   const current = await getDatasource(orgId, datasourceId);
@@ -125,15 +129,7 @@ export async function recordPush(
     throw new ConflictError('TOO_MANY_METRICS');
   // Every name is already known: the cap check was only pessimistic. Record without it.
   await ifConditionFails(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.datasource(orgId, datasourceId),
-        UpdateExpression: 'SET updatedAt = :at, lastPushAt = :at',
-        ConditionExpression: `attribute_exists(pk) AND ${NOT_ARCHIVED}`,
-        ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
-      }),
-    ),
+    updateLive(orgId, datasourceId, at, { set: 'SET updatedAt = :at, lastPushAt = :at' }),
     () => {
       throw new ConflictError('DATASOURCE_ARCHIVED');
     },
