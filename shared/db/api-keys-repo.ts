@@ -106,13 +106,8 @@ export async function listOrgKeys(orgId: string, limit: number, cursor?: string)
 }
 
 /** One key of a principal, by id (strongly consistent). */
-export async function getPrincipalKey(
-  orgId: string,
-  principalId: string,
-  keyId: string,
-): Promise<StoredKey | undefined> {
-  return mirrors.get(keys.principalKey(orgId, principalId, keyId));
-}
+export const getPrincipalKey = (orgId: string, principalId: string, keyId: string) =>
+  mirrors.get(keys.principalKey(orgId, principalId, keyId));
 
 /**
  * One key of the organisation by id, whoever owns it: the org's key index filtered by id. A key id

@@ -118,10 +118,5 @@ export async function listBudgetVersions(
   });
 }
 
-export async function getBudgetVersion(
-  orgId: string,
-  budgetId: string,
-  versionNumber: number,
-): Promise<BudgetVersion | undefined> {
-  return versions.get(keys.budgetVersion(orgId, budgetId, versionNumber));
-}
+export const getBudgetVersion = (orgId: string, budgetId: string, versionNumber: number) =>
+  versions.get(keys.budgetVersion(orgId, budgetId, versionNumber));

@@ -217,13 +217,8 @@ export async function getDashboard(
   return dashboards.get(keys.dashboard(orgId, dashboardId));
 }
 
-export async function getVersionHead(
-  orgId: string,
-  dashboardId: string,
-  version: number,
-): Promise<VersionHead | undefined> {
-  return heads.get(keys.dashboardVersionHead(orgId, dashboardId, version));
-}
+export const getVersionHead = (orgId: string, dashboardId: string, version: number) =>
+  heads.get(keys.dashboardVersionHead(orgId, dashboardId, version));
 
 async function readParts(orgId: string, dashboardId: string, version: number): Promise<Uint8Array[]> {
   const { pk } = keys.dashboardVersionHead(orgId, dashboardId, version);

@@ -31,13 +31,8 @@ export async function insertTeamOperation(op: TeamOperation, message: OutboxEntr
   );
 }
 
-export async function getTeamOperation(
-  orgId: string,
-  teamId: string,
-  operationId: string,
-): Promise<TeamOperation | undefined> {
-  return operations.get(keys.teamOperation(orgId, teamId, operationId));
-}
+export const getTeamOperation = (orgId: string, teamId: string, operationId: string) =>
+  operations.get(keys.teamOperation(orgId, teamId, operationId));
 
 /**
  * Moves an operation on: to RUNNING (from PENDING or RUNNING, a redelivery), or to a final
