@@ -249,6 +249,17 @@ export async function totals2024By(
   return out;
 }
 
+/** The dimensions every organisation has from its billing rows alone, before any label is published. */
+export const BUILT_IN_DIMENSIONS = [
+  'provider',
+  'service',
+  'service_category',
+  'region',
+  'sub_account',
+  'resource_type',
+  'charge_category',
+];
+
 /** `actual` holds exactly the keys of `expected`, each within `tolerance` (relative) of its value. */
 export function expectSameSums(actual: Map<string, number>, expected: Map<string, number>, tolerance = 1e-9) {
   expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
