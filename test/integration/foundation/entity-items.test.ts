@@ -23,6 +23,11 @@ async function stored(pk: string, sk: string) {
   return res.Item;
 }
 
+/** The item at `pk`/`sk` is exactly its key and `attributes`. */
+async function expectStored(pk: string, sk: string, attributes: Record<string, unknown>) {
+  expect(await stored(pk, sk)).toEqual({ pk, sk, ...attributes });
+}
+
 describe('entity items as stored', () => {
   test('a scope: key, envelope, then the record', async () => {
     const scope = {
@@ -38,9 +43,7 @@ describe('entity items as stored', () => {
       version: 1,
     };
     await insertScope(scope);
-    expect(await stored(`ORG#${orgId}`, 'SCOPE#scope_1')).toEqual({
-      pk: `ORG#${orgId}`,
-      sk: 'SCOPE#scope_1',
+    await expectStored(`ORG#${orgId}`, 'SCOPE#scope_1', {
       entity: 'scope',
       schemaVersion: 1,
       ...scope,
@@ -55,9 +58,7 @@ describe('entity items as stored', () => {
       createdAt: '2026-01-02T00:00:00.000Z',
     };
     await insertTeam(team);
-    expect(await stored(`ORG#${orgId}`, 'TEAM#team_x')).toEqual({
-      pk: `ORG#${orgId}`,
-      sk: 'TEAM#team_x',
+    await expectStored(`ORG#${orgId}`, 'TEAM#team_x', {
       gsi1pk: `ORG#${orgId}#TEAMNAME`,
       gsi1sk: 'data eng',
       entity: 'team',
@@ -79,9 +80,7 @@ describe('entity items as stored', () => {
     await putOutboxEntry(entry);
     let h = 0;
     for (const c of entry.id) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-    expect(await stored(`ORG#${orgId}#OUTBOX`, `${entry.createdAt}#${entry.id}`)).toEqual({
-      pk: `ORG#${orgId}#OUTBOX`,
-      sk: `${entry.createdAt}#${entry.id}`,
+    await expectStored(`ORG#${orgId}#OUTBOX`, `${entry.createdAt}#${entry.id}`, {
       gsi2pk: `OUTBOX#${h % 4}`,
       gsi2sk: entry.createdAt,
       entity: 'outbox',
@@ -93,9 +92,7 @@ describe('entity items as stored', () => {
 
   test('kinds that never carried a schemaVersion still do not', async () => {
     await putUploadPointer({ orgId, objectKey: 'billing/a.csv', version: 'v1' }, 'upl_1');
-    expect(await stored(`ORG#${orgId}#INGEST`, 'UPLOAD#upl_1')).toEqual({
-      pk: `ORG#${orgId}#INGEST`,
-      sk: 'UPLOAD#upl_1',
+    await expectStored(`ORG#${orgId}#INGEST`, 'UPLOAD#upl_1', {
       entity: 'upload-pointer',
       objectKey: 'billing/a.csv',
       version: 'v1',
@@ -108,9 +105,7 @@ describe('entity items as stored', () => {
       updatedAt: '2026-01-04T00:00:00.000Z',
     };
     await putDelivery(orgId, record);
-    expect(await stored(`ORG#${orgId}#NOTIFS`, 'NOTIF#ntf_1')).toEqual({
-      pk: `ORG#${orgId}#NOTIFS`,
-      sk: 'NOTIF#ntf_1',
+    await expectStored(`ORG#${orgId}#NOTIFS`, 'NOTIF#ntf_1', {
       entity: 'notification',
       ...record,
     });
