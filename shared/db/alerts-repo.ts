@@ -1,6 +1,5 @@
 import {
   BatchWriteCommand,
-  GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -8,13 +7,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { DedupRule } from '../domain/alerts/dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from '../domain/alerts/model';
-import { ConflictError } from '../errors';
 import { mapLimit } from '../pool';
-import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
+import { defineEntity, firstConditionFailed, type TransactItem, transact } from './entity';
 import { batchGetItems } from './items';
 import { INDEX_ON, keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
-import { replaceVersioned } from './writes';
+import { replaceVersioned, versionConflict } from './writes';
 
 /**
  * Cost alerts in the single table (docs/data-model.md): the alert `META` item (GSI1 for
@@ -22,32 +21,58 @@ import { replaceVersioned } from './writes';
  * archived and has a `nextEvalAt`), its thresholds `THRESHOLD#h`, its dedup state `DEDUP` and its
  * evaluations `EVAL#<ts>` (TTL) in the alert's partition.
  */
-const SCHEMA_VERSION = 1;
+const alerts = defineEntity<StoredAlert>({
+  name: 'costAlert',
+  schemaVersion: 1,
+  key: (alert) => keys.alert(alert.organizationId, alert.id),
+  indexes: (alert) => ({
+    ...keys.alertsIndex(alert.organizationId, `${alert.createdAt}#${alert.id}`),
+    ...(!alert.archivedAt && alert.nextEvalAt ? keys.alertDue(alert.id, alert.nextEvalAt) : {}),
+  }),
+});
+
+const thresholdsOf = defineEntity<AlertThreshold & { orgId: string }>({
+  name: 'alertThreshold',
+  schemaVersion: 1,
+  key: (t) => keys.alertThreshold(t.orgId, t.costAlertId, t.id),
+  attributes: ({ orgId: _org, ...t }) => t,
+});
+
+const evaluations = defineEntity<AlertEvaluation & { orgId: string }>({
+  name: 'alertEvaluation',
+  schemaVersion: 1,
+  key: (e) => keys.alertEvaluation(e.orgId, e.alertId, e.evaluatedAt),
+  attributes: ({ orgId: _org, ...evaluation }) => ({
+    ttl: Math.floor(Date.parse(evaluation.evaluatedAt) / 1000) + EVALUATION_RETENTION_DAYS * 86_400,
+    ...evaluation,
+  }),
+});
+
+interface DedupState {
+  orgId: string;
+  alertId: string;
+  windowKey?: string;
+  lastNotifiedDay: string;
+  notificationId: string;
+  updatedAt: string;
+}
+
+const dedupStates = defineEntity<DedupState>({
+  name: 'alertDedup',
+  schemaVersion: 1,
+  key: (d) => keys.alertDedup(d.orgId, d.alertId),
+  attributes: ({ orgId: _org, alertId: _alert, ...state }) => state,
+});
 
 /** The alert item; with `thresholds` (written in the same transaction), its `evalThresholds` copy of them. */
 function alertItem(alert: StoredAlert, thresholds?: readonly AlertThreshold[]): Record<string, unknown> {
-  const due = !alert.archivedAt && alert.nextEvalAt ? keys.alertDue(alert.id, alert.nextEvalAt) : {};
-  return {
-    ...keys.alert(alert.organizationId, alert.id),
-    ...keys.alertsIndex(alert.organizationId, `${alert.createdAt}#${alert.id}`),
-    ...due,
-    entity: 'costAlert',
-    schemaVersion: SCHEMA_VERSION,
-    ...alert,
-    ...(thresholds ? { evalThresholds: thresholds } : {}),
-  };
+  return alerts.item(thresholds ? ({ ...alert, evalThresholds: thresholds } as StoredAlert) : alert);
 }
 
-function thresholdItem(orgId: string, t: AlertThreshold): Record<string, unknown> {
-  return {
-    ...keys.alertThreshold(orgId, t.costAlertId, t.id),
-    entity: 'alertThreshold',
-    schemaVersion: SCHEMA_VERSION,
-    ...t,
-  };
-}
+const thresholdPut = (orgId: string, t: AlertThreshold): TransactItem =>
+  thresholdsOf.transactPut({ ...t, orgId }, null);
 
-const fromItem = (item: Record<string, unknown>) => stripKeys(item) as unknown as StoredAlert;
+const fromItem = alerts.read;
 
 /** Writes a new alert and its thresholds in one transaction. */
 export async function insertAlert(alert: StoredAlert, thresholds: readonly AlertThreshold[]): Promise<void> {
@@ -59,18 +84,13 @@ export async function insertAlert(alert: StoredAlert, thresholds: readonly Alert
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    ...thresholds.map((t) => ({
-      Put: { TableName: tableName(), Item: thresholdItem(alert.organizationId, t) },
-    })),
+    ...thresholds.map((t) => thresholdPut(alert.organizationId, t)),
   ];
-  await db().send(new TransactWriteCommand({ TransactItems: items }));
+  await transact(items);
 }
 
 export async function getAlert(orgId: string, alertId: string): Promise<StoredAlert | undefined> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.alert(orgId, alertId), ConsistentRead: true }),
-  );
-  return res.Item ? fromItem(res.Item) : undefined;
+  return alerts.get(keys.alert(orgId, alertId));
 }
 
 /** Several alerts of one organisation (BatchGet, strongly consistent): the ones found, by id. */
@@ -138,17 +158,9 @@ export async function replaceAlert(
     ...thresholds.remove.map((t) => ({
       Delete: { TableName: tableName(), Key: keys.alertThreshold(alert.organizationId, alert.id, t.id) },
     })),
-    ...thresholds.add.map((t) => ({
-      Put: { TableName: tableName(), Item: thresholdItem(alert.organizationId, t) },
-    })),
+    ...thresholds.add.map((t) => thresholdPut(alert.organizationId, t)),
   ];
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    if (isTransactionCanceled(error) && cancellationCodes(error)[0] === 'ConditionalCheckFailed')
-      throw new ConflictError('VERSION_CONFLICT');
-    throw error;
-  }
+  await transact(items, firstConditionFailed(versionConflict));
 }
 
 /** Alerts of an organisation, newest first. */
@@ -182,16 +194,8 @@ export async function listEvaluations(
 /** How long an evaluation stays in the history (days, by TTL). */
 export const EVALUATION_RETENTION_DAYS = 90;
 
-function evaluationItem(orgId: string, evaluation: AlertEvaluation): Record<string, unknown> {
-  const ttl = Math.floor(Date.parse(evaluation.evaluatedAt) / 1000) + EVALUATION_RETENTION_DAYS * 86_400;
-  return {
-    ...keys.alertEvaluation(orgId, evaluation.alertId, evaluation.evaluatedAt),
-    entity: 'alertEvaluation',
-    schemaVersion: SCHEMA_VERSION,
-    ttl,
-    ...evaluation,
-  };
-}
+const evaluationItem = (orgId: string, evaluation: AlertEvaluation) =>
+  evaluations.item({ ...evaluation, orgId });
 
 /** Records an evaluation (kept EVALUATION_RETENTION_DAYS by TTL). A replay of the same one overwrites it. */
 export async function putEvaluation(orgId: string, evaluation: AlertEvaluation): Promise<void> {
@@ -239,7 +243,7 @@ export async function dueAlerts(
     }),
   );
   return {
-    items: (res.Items ?? []).filter((i) => i.entity === 'costAlert').map(fromItem),
+    items: (res.Items ?? []).filter((i) => i.entity === alerts.name).map(fromItem),
     ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}),
   };
 }
@@ -335,29 +339,19 @@ export async function claimDedup(
     rule.kind === 'WINDOW'
       ? 'attribute_not_exists(pk) OR windowKey <> :key OR notificationId = :nid'
       : 'attribute_not_exists(pk) OR lastNotifiedDay <= :notAfter OR notificationId = :nid';
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.alertDedup(orgId, alertId),
-          entity: 'alertDedup',
-          schemaVersion: SCHEMA_VERSION,
-          ...(rule.kind === 'WINDOW' ? { windowKey: rule.windowKey } : {}),
-          lastNotifiedDay: evaluatedDay,
-          notificationId,
-          updatedAt: now.toISOString(),
-        },
-        ConditionExpression: condition,
-        ExpressionAttributeValues: {
-          ':nid': notificationId,
-          ...(rule.kind === 'WINDOW' ? { ':key': rule.windowKey } : { ':notAfter': rule.notAfter }),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+  const state: DedupState = {
+    orgId,
+    alertId,
+    ...(rule.kind === 'WINDOW' ? { windowKey: rule.windowKey } : {}),
+    lastNotifiedDay: evaluatedDay,
+    notificationId,
+    updatedAt: now.toISOString(),
+  };
+  return dedupStates.putIf(state, {
+    expression: condition,
+    values: {
+      ':nid': notificationId,
+      ...(rule.kind === 'WINDOW' ? { ':key': rule.windowKey } : { ':notAfter': rule.notAfter }),
+    },
+  });
 }

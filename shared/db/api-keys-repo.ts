@@ -1,11 +1,12 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '../ids';
 import { log } from '../log';
-import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
-import { getItem, queryPartition } from './items';
+import { db, isConditionalCheckFailed, tableName } from './client';
+import { defineEntity, transact } from './entity';
+import { queryPartition } from './items';
 import { INDEX_ON, keys } from './keys';
 import { type Page, queryPage } from './page';
-import { ifConditionFails } from './writes';
+import { conditionHeld } from './writes';
 
 /**
  * API keys as minted, listed and revoked. Each key is two items written together (`storeNewApiKey`):
@@ -44,6 +45,33 @@ function fromItem(item: Record<string, unknown>): StoredKey {
   };
 }
 
+/** The global item the credential check reads, keyed by the key's hash. */
+interface KeyLookup {
+  hash: string;
+  keyId: string;
+  orgId: string;
+  principalId: string;
+  kind: 'user' | 'org';
+  createdAt: string;
+}
+
+const lookups = defineEntity<KeyLookup>({
+  name: 'apiKeyLookup',
+  schemaVersion: 1,
+  key: (l) => keys.apiKeyLookup(l.hash),
+  attributes: ({ hash: _hash, ...lookup }) => lookup,
+});
+
+/** The mirror in the owner's principal partition, in the org's key index (GSI1) by creation time. */
+const mirrors = defineEntity<StoredKey & { orgId: string }, StoredKey>({
+  name: 'apiKey',
+  schemaVersion: 1,
+  key: (k) => keys.principalKey(k.orgId, k.principalId, k.id),
+  indexes: (k) => keys.apiKeysIndex(k.orgId, `${k.createdAt}#${k.id}`),
+  attributes: ({ orgId: _org, ...k }) => k,
+  read: fromItem,
+});
+
 /** The public view of a key: never the key, never its hash. */
 export function publicView(k: StoredKey | ApiKeyRecord): ApiKeyRecord {
   return {
@@ -78,13 +106,8 @@ export async function listOrgKeys(orgId: string, limit: number, cursor?: string)
 }
 
 /** One key of a principal, by id (strongly consistent). */
-export async function getPrincipalKey(
-  orgId: string,
-  principalId: string,
-  keyId: string,
-): Promise<StoredKey | undefined> {
-  return getItem(keys.principalKey(orgId, principalId, keyId), fromItem, { consistent: true });
-}
+export const getPrincipalKey = (orgId: string, principalId: string, keyId: string) =>
+  mirrors.get(keys.principalKey(orgId, principalId, keyId));
 
 /**
  * One key of the organisation by id, whoever owns it: the org's key index filtered by id. A key id
@@ -122,56 +145,38 @@ export async function revokeApiKey(
   key: { id: string; principalId: string; hash: string },
   at: string,
 ): Promise<boolean> {
-  const notRevoked = '(attribute_not_exists(revokedAt) OR attribute_type(revokedAt, :null))';
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.principalKey(orgId, key.principalId, key.id),
-              UpdateExpression: 'SET revokedAt = :at',
-              ConditionExpression: `attribute_exists(pk) AND ${notRevoked}`,
-              ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
-            },
-          },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.apiKeyLookup(key.hash),
-              UpdateExpression: 'SET revokedAt = :at',
-              // The lookup must be this org's key of this id: a forged hash can't revoke another's key.
-              ConditionExpression: 'attribute_exists(pk) AND keyId = :id AND orgId = :org',
-              ExpressionAttributeValues: { ':at': at, ':id': key.id, ':org': orgId },
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (!isTransactionCanceled(error)) throw error;
-    const [mirror, lookup] = cancellationCodes(error);
-    if (mirror === 'ConditionalCheckFailed') return false;
-    if (lookup !== 'ConditionalCheckFailed') throw error;
-  }
+  const mirrorRevoke = {
+    TableName: tableName(),
+    Key: keys.principalKey(orgId, key.principalId, key.id),
+    UpdateExpression: 'SET revokedAt = :at',
+    ConditionExpression:
+      'attribute_exists(pk) AND (attribute_not_exists(revokedAt) OR attribute_type(revokedAt, :null))',
+    ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
+  };
+  const outcome = await transact(
+    [
+      { Update: mirrorRevoke },
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.apiKeyLookup(key.hash),
+          UpdateExpression: 'SET revokedAt = :at',
+          // The lookup must be this org's key of this id: a forged hash can't revoke another's key.
+          ConditionExpression: 'attribute_exists(pk) AND keyId = :id AND orgId = :org',
+          ExpressionAttributeValues: { ':at': at, ':id': key.id, ':org': orgId },
+        },
+      },
+    ],
+    ([mirror, lookup], error) => {
+      if (mirror === 'ConditionalCheckFailed') return 'already revoked' as const;
+      if (lookup !== 'ConditionalCheckFailed') throw error;
+      return 'lookup damaged' as const;
+    },
+  );
+  if (outcome !== 'lookup damaged') return outcome === true;
   // The lookup item is gone or not this key's (a damaged pair): the key cannot authenticate, but the
   // mirror still says active, so revoke the mirror alone.
-  return ifConditionFails(
-    db()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.principalKey(orgId, key.principalId, key.id),
-          UpdateExpression: 'SET revokedAt = :at',
-          ConditionExpression: `attribute_exists(pk) AND ${notRevoked}`,
-          ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
-        }),
-      )
-      .then(() => true),
-    () => false,
-  );
+  return conditionHeld(db().send(new UpdateCommand(mirrorRevoke)));
 }
 
 /** `lastUsedAt` is written at most once per this interval per key. */
@@ -245,48 +250,24 @@ export async function storeNewApiKey(
   const { key, prefix, hash } = minted;
   const id = newId('key');
   const createdAt = new Date().toISOString();
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...keys.apiKeyLookup(hash),
-              entity: 'apiKeyLookup',
-              schemaVersion: 1,
-              keyId: id,
-              orgId,
-              principalId,
-              kind,
-              createdAt,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...keys.principalKey(orgId, principalId, id),
-              ...keys.apiKeysIndex(orgId, `${createdAt}#${id}`),
-              entity: 'apiKey',
-              schemaVersion: 1,
-              id,
-              hash,
-              prefix,
-              name,
-              principalId,
-              kind,
-              createdById,
-              createdAt,
-              revokedAt: null,
-              lastUsedAt: null,
-            },
-          },
-        },
-      ],
-    }),
-  );
+  await transact([
+    lookups.transactPut({ hash, keyId: id, orgId, principalId, kind, createdAt }),
+    mirrors.transactPut(
+      {
+        orgId,
+        id,
+        hash,
+        prefix,
+        name,
+        principalId,
+        kind,
+        createdById,
+        createdAt,
+        revokedAt: null,
+        lastUsedAt: null,
+      },
+      null,
+    ),
+  ]);
   return { id, key, prefix, name, principalId, kind, createdAt };
 }

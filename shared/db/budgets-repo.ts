@@ -1,11 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Budget, BudgetVersion } from '../domain/budgets/model';
-import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
-import { getItem } from './items';
+import { conflictOnCancel, defineEntity, type TransactItem, transact } from './entity';
 import { keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
-import { versionConflict } from './writes';
 
 /**
  * Budgets in the single table (docs/budgets.md):
@@ -17,23 +13,10 @@ import { versionConflict } from './writes';
  * record's put conditional on the version it was read at.
  */
 
-const ENTITY = 'budget';
-const VERSION_ENTITY = 'budgetVersion';
-const SCHEMA_VERSION = 1;
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-function recordItem(b: Budget): Record<string, unknown> {
-  const { lines, whereClause, ...rest } = b;
-  return {
-    ...keys.budget(b.organizationId, b.id),
-    ...keys.budgetsIndex(b.organizationId, b.archivedAt !== null, `${b.createdAt}#${b.id}`),
-    entity: ENTITY,
-    schemaVersion: SCHEMA_VERSION,
-    ...rest,
-    linesJson: JSON.stringify(lines),
-    whereClauseJson: JSON.stringify(whereClause),
-  };
+/** `lines` and `whereClause` as the JSON strings stored in their place. */
+function jsonFields<T extends Pick<Budget, 'lines' | 'whereClause'>>(record: T) {
+  const { lines, whereClause, ...rest } = record;
+  return { ...rest, linesJson: JSON.stringify(lines), whereClauseJson: JSON.stringify(whereClause) };
 }
 
 function fromJsonFields<T>(item: Record<string, unknown>): T {
@@ -45,56 +28,43 @@ function fromJsonFields<T>(item: Record<string, unknown>): T {
   } as T;
 }
 
-function versionItem(orgId: string, version: BudgetVersion): Record<string, unknown> {
-  const { lines, whereClause, ...rest } = version;
-  return {
-    ...keys.budgetVersion(orgId, version.budgetId, version.versionNumber),
-    entity: VERSION_ENTITY,
-    schemaVersion: SCHEMA_VERSION,
-    ...rest,
-    linesJson: JSON.stringify(lines),
-    whereClauseJson: JSON.stringify(whereClause),
-  };
-}
-
-async function transact(items: TransactItem[]): Promise<void> {
-  try {
-    // The SDK's own retries reuse the token, so a retried write that did commit is no false conflict.
-    await db().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }));
-  } catch (error) {
-    if (isTransactionCanceled(error)) {
-      const codes = cancellationCodes(error);
-      if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict')) versionConflict();
-    }
-    throw error;
-  }
-}
-
-const newVersionPut = (orgId: string, version: BudgetVersion): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: versionItem(orgId, version),
-    ConditionExpression: 'attribute_not_exists(pk)',
-  },
+const budgets = defineEntity<Budget>({
+  name: 'budget',
+  schemaVersion: 1,
+  key: (b) => keys.budget(b.organizationId, b.id),
+  indexes: (b) => keys.budgetsIndex(b.organizationId, b.archivedAt !== null, `${b.createdAt}#${b.id}`),
+  attributes: jsonFields,
+  read: fromJsonFields,
 });
+
+/** A saved version; its organisation is its budget's (the version record does not carry it). */
+const versions = defineEntity<BudgetVersion & { orgId: string }>({
+  name: 'budgetVersion',
+  schemaVersion: 1,
+  key: (v) => keys.budgetVersion(v.orgId, v.budgetId, v.versionNumber),
+  attributes: ({ orgId: _org, ...version }) => jsonFields(version),
+  read: fromJsonFields,
+});
+
+/** The transaction; a failed condition or a concurrent transaction on the same items is a 409 `VERSION_CONFLICT`. */
+async function save(items: TransactItem[]): Promise<void> {
+  await transact(items, conflictOnCancel, { idempotent: true });
+}
+
+const newVersionPut = (orgId: string, version: BudgetVersion): TransactItem =>
+  versions.transactPut({ ...version, orgId });
 
 /** The record's put, only while it is still at `expectedVersion` and not archived. */
-const recordPutAt = (b: Budget, expectedVersion: number): TransactItem => ({
-  Put: {
-    TableName: tableName(),
-    Item: recordItem(b),
-    ConditionExpression: 'attribute_exists(pk) AND #v = :expected AND attribute_type(archivedAt, :null)',
-    ExpressionAttributeNames: { '#v': 'versionNumber' },
-    ExpressionAttributeValues: { ':expected': expectedVersion, ':null': 'NULL' },
-  },
-});
+const recordPutAt = (b: Budget, expectedVersion: number): TransactItem =>
+  budgets.transactPut(b, {
+    expression: 'attribute_exists(pk) AND #v = :expected AND attribute_type(archivedAt, :null)',
+    names: { '#v': 'versionNumber' },
+    values: { ':expected': expectedVersion, ':null': 'NULL' },
+  });
 
 /** Creates the budget and its version 1 atomically. */
 export async function insertBudget(b: Budget, version: BudgetVersion): Promise<void> {
-  await transact([
-    { Put: { TableName: tableName(), Item: recordItem(b), ConditionExpression: 'attribute_not_exists(pk)' } },
-    newVersionPut(b.organizationId, version),
-  ]);
+  await save([budgets.transactPut(b), newVersionPut(b.organizationId, version)]);
 }
 
 /** Saves `version` and the record pointing at it, if the stored record is still at `expectedVersion`. */
@@ -103,16 +73,16 @@ export async function saveBudgetVersion(
   version: BudgetVersion,
   expectedVersion: number,
 ): Promise<void> {
-  await transact([recordPutAt(b, expectedVersion), newVersionPut(b.organizationId, version)]);
+  await save([recordPutAt(b, expectedVersion), newVersionPut(b.organizationId, version)]);
 }
 
 /** Replaces the record only (archive), if it is still at `expectedVersion` and not archived. */
 export async function replaceBudgetRecord(b: Budget, expectedVersion: number): Promise<void> {
-  await transact([recordPutAt(b, expectedVersion)]);
+  await save([recordPutAt(b, expectedVersion)]);
 }
 
 export async function getBudget(orgId: string, budgetId: string): Promise<Budget | undefined> {
-  return getItem(keys.budget(orgId, budgetId), (item) => fromJsonFields<Budget>(item), { consistent: true });
+  return budgets.get(keys.budget(orgId, budgetId));
 }
 
 /** Budgets newest first: active ones, or the archived ones. */
@@ -148,16 +118,5 @@ export async function listBudgetVersions(
   });
 }
 
-export async function getBudgetVersion(
-  orgId: string,
-  budgetId: string,
-  versionNumber: number,
-): Promise<BudgetVersion | undefined> {
-  return getItem(
-    keys.budgetVersion(orgId, budgetId, versionNumber),
-    (item) => fromJsonFields<BudgetVersion>(item),
-    {
-      consistent: true,
-    },
-  );
-}
+export const getBudgetVersion = (orgId: string, budgetId: string, versionNumber: number) =>
+  versions.get(keys.budgetVersion(orgId, budgetId, versionNumber));

@@ -1,23 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import {
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DashboardSummary, DashboardVersionSummary } from '../domain/dashboards/model';
 import type { ScopeRef } from '../domain/dashboards/rules';
 import { BadRequestError } from '../errors';
+import { db, decodeCursor, encodeCursor, tableName } from './client';
 import {
-  cancellationCodes,
-  db,
-  decodeCursor,
-  encodeCursor,
-  isTransactionCanceled,
-  tableName,
-} from './client';
-import { batchGetItems, getItem, queryPartition } from './items';
+  type Condition,
+  conditionInput,
+  conflictOnCancel,
+  defineEntity,
+  ifCanceled,
+  type TransactItem,
+} from './entity';
+import { batchGetItems, queryPartition } from './items';
 import { INDEX_ON, keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
 import { ifConditionFails, versionConflict } from './writes';
@@ -34,11 +30,6 @@ import { ifConditionFails, versionConflict } from './writes';
  * A create or publish writes the metadata, the head and every part (and deletes the pruned
  * oldest version) in one TransactWriteCommand: at most 1 + 1 + 4 + 1 + 4 items.
  */
-
-const ENTITY = 'dashboard';
-const HEAD_ENTITY = 'dashboardVersion';
-const PART_ENTITY = 'dashboardVersionPart';
-const SCHEMA_VERSION = 1;
 
 /** Largest part payload: well under the 400 KB item limit once keys and attribute names are added. */
 export const PART_BYTES = 300 * 1024;
@@ -78,38 +69,44 @@ export function decodeSnapshot<T>(parts: readonly Uint8Array[]): T {
   return JSON.parse(gunzipSync(zipped).toString('utf8')) as T;
 }
 
-function metaItem(d: DashboardSummary): Record<string, unknown> {
-  const { conditions, ...rest } = d;
-  return {
-    ...keys.dashboard(d.organizationId, d.id),
-    ...keys.dashboardsIndex(d.organizationId, `${d.updatedAt}#${d.id}`),
-    entity: ENTITY,
-    schemaVersion: SCHEMA_VERSION,
-    ...rest,
-    conditionsJson: JSON.stringify(conditions ?? null),
-  };
-}
+/** `conditions` as the JSON string stored in its place. */
+const dashboards = defineEntity<DashboardSummary>({
+  name: 'dashboard',
+  schemaVersion: 1,
+  key: (d) => keys.dashboard(d.organizationId, d.id),
+  indexes: (d) => keys.dashboardsIndex(d.organizationId, `${d.updatedAt}#${d.id}`),
+  attributes: ({ conditions, ...rest }) => ({ ...rest, conditionsJson: JSON.stringify(conditions ?? null) }),
+  read: (item) => {
+    const { conditionsJson, ...rest } = stripKeys(item);
+    return {
+      ...(rest as unknown as Omit<DashboardSummary, 'conditions'>),
+      conditions: typeof conditionsJson === 'string' ? JSON.parse(conditionsJson) : null,
+    };
+  },
+});
+const fromMetaItem = dashboards.read;
 
-function fromMetaItem(item: Record<string, unknown>): DashboardSummary {
-  const { conditionsJson, ...rest } = stripKeys(item);
-  return {
-    ...(rest as unknown as Omit<DashboardSummary, 'conditions'>),
-    conditions: typeof conditionsJson === 'string' ? JSON.parse(conditionsJson) : null,
-  };
-}
+const heads = defineEntity<VersionHead & { orgId: string }, VersionHead>({
+  name: 'dashboardVersion',
+  schemaVersion: 1,
+  key: (h) => keys.dashboardVersionHead(h.orgId, h.dashboardId, h.version),
+  attributes: ({ orgId: _org, ...head }) => head,
+});
+const fromHeadItem = heads.read;
 
-function headItem(orgId: string, head: VersionHead): Record<string, unknown> {
-  return {
-    ...keys.dashboardVersionHead(orgId, head.dashboardId, head.version),
-    entity: HEAD_ENTITY,
-    schemaVersion: SCHEMA_VERSION,
-    ...head,
-  };
-}
-
-function fromHeadItem(item: Record<string, unknown>): VersionHead {
-  return stripKeys(item) as unknown as VersionHead;
-}
+/** One part of a version's gzip-compressed JSON. */
+const parts = defineEntity<{
+  orgId: string;
+  dashboardId: string;
+  version: number;
+  part: number;
+  data: Uint8Array;
+}>({
+  name: 'dashboardVersionPart',
+  schemaVersion: 1,
+  key: (p) => keys.dashboardVersionPart(p.orgId, p.dashboardId, p.version, p.part),
+  attributes: ({ data }) => ({ data }),
+});
 
 /** The public part of a head: the history list does not show storage layout. */
 export function versionSummary(head: VersionHead): DashboardVersionSummary {
@@ -117,29 +114,11 @@ export function versionSummary(head: VersionHead): DashboardVersionSummary {
   return summary;
 }
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
 function versionWrites(orgId: string, head: VersionHead, encoded: EncodedSnapshot): TransactItem[] {
   return [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: headItem(orgId, head),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    ...encoded.parts.map(
-      (data, part): TransactItem => ({
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.dashboardVersionPart(orgId, head.dashboardId, head.version, part),
-            entity: PART_ENTITY,
-            schemaVersion: SCHEMA_VERSION,
-            data,
-          },
-        },
-      }),
+    heads.transactPut({ ...head, orgId }),
+    ...encoded.parts.map((data, part) =>
+      parts.transactPut({ orgId, dashboardId: head.dashboardId, version: head.version, part, data }, null),
     ),
   ];
 }
@@ -161,8 +140,8 @@ function sumWriteUnits(consumed: { CapacityUnits?: number; WriteCapacityUnits?: 
 }
 
 async function transact(items: TransactItem[]): Promise<WriteReport> {
-  try {
-    const res = await db().send(
+  const res = await ifCanceled(
+    db().send(
       new TransactWriteCommand({
         TransactItems: items,
         ReturnConsumedCapacity: 'TOTAL',
@@ -170,17 +149,10 @@ async function transact(items: TransactItem[]): Promise<WriteReport> {
         // commit is not answered with a false conflict.
         ClientRequestToken: randomUUID(),
       }),
-    );
-    return { consumedWriteUnits: sumWriteUnits(res.ConsumedCapacity) };
-  } catch (error) {
-    if (isTransactionCanceled(error)) {
-      const codes = cancellationCodes(error);
-      if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict')) {
-        versionConflict();
-      }
-    }
-    throw error;
-  }
+    ),
+    conflictOnCancel,
+  );
+  return { consumedWriteUnits: sumWriteUnits(res.ConsumedCapacity) };
 }
 
 /** Creates the dashboard and its version 1 atomically. */
@@ -189,17 +161,16 @@ export async function insertDashboard(
   head: VersionHead,
   encoded: EncodedSnapshot,
 ): Promise<WriteReport> {
-  return transact([
-    { Put: { TableName: tableName(), Item: metaItem(d), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...versionWrites(d.organizationId, head, encoded),
-  ]);
+  return transact([dashboards.transactPut(d), ...versionWrites(d.organizationId, head, encoded)]);
 }
 
-const STILL_AT = {
-  ConditionExpression:
+/** The metadata's condition: still at `expectedVersion` and not archived. */
+const stillAt = (expectedVersion: number): Condition => ({
+  expression:
     'attribute_exists(pk) AND #v = :expected AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))',
-  ExpressionAttributeNames: { '#v': 'version' },
-};
+  names: { '#v': 'version' },
+  values: { ':expected': expectedVersion, ':null': 'NULL' },
+});
 
 /**
  * Publishes: writes the new metadata (only if the stored `version` is still `expectedVersion`
@@ -214,14 +185,7 @@ export async function publishDashboardVersion(
   prune?: VersionHead,
 ): Promise<WriteReport> {
   return transact([
-    {
-      Put: {
-        TableName: tableName(),
-        Item: metaItem(d),
-        ...STILL_AT,
-        ExpressionAttributeValues: { ':expected': expectedVersion, ':null': 'NULL' },
-      },
-    },
+    dashboards.transactPut(d, stillAt(expectedVersion)),
     ...versionWrites(d.organizationId, head, encoded),
     ...(prune ? versionDeletes(d.organizationId, prune) : []),
   ]);
@@ -236,9 +200,8 @@ export async function replaceDashboardMeta(
     db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: metaItem(d),
-        ...STILL_AT,
-        ExpressionAttributeValues: { ':expected': expectedVersion, ':null': 'NULL' },
+        Item: dashboards.item(d),
+        ...conditionInput(stillAt(expectedVersion)),
         ReturnConsumedCapacity: 'TOTAL',
       }),
     ),
@@ -251,16 +214,11 @@ export async function getDashboard(
   orgId: string,
   dashboardId: string,
 ): Promise<DashboardSummary | undefined> {
-  return getItem(keys.dashboard(orgId, dashboardId), fromMetaItem, { consistent: true });
+  return dashboards.get(keys.dashboard(orgId, dashboardId));
 }
 
-export async function getVersionHead(
-  orgId: string,
-  dashboardId: string,
-  version: number,
-): Promise<VersionHead | undefined> {
-  return getItem(keys.dashboardVersionHead(orgId, dashboardId, version), fromHeadItem, { consistent: true });
-}
+export const getVersionHead = (orgId: string, dashboardId: string, version: number) =>
+  heads.get(keys.dashboardVersionHead(orgId, dashboardId, version));
 
 async function readParts(orgId: string, dashboardId: string, version: number): Promise<Uint8Array[]> {
   const { pk } = keys.dashboardVersionHead(orgId, dashboardId, version);

@@ -1,22 +1,39 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Datasource, MetricPoint } from '../domain/datasources/model';
 import { ConflictError, NotFoundError } from '../errors';
 import { mapLimit } from '../pool';
-import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { db, tableName } from './client';
+import { defineEntity, transact } from './entity';
 import { getItem } from './items';
 import { keys, stripKeys } from './keys';
 import { type Page, queryListing } from './page';
-import { insertNew } from './writes';
+import { conditionHeld, ifConditionFails } from './writes';
 
-function fromItem(item: Record<string, unknown>): Datasource {
-  const record = stripKeys(item) as unknown as Omit<Datasource, 'metricNames'> & { metricNames?: unknown };
-  const names = record.metricNames;
-  return {
-    ...record,
-    metricNames:
-      names instanceof Set ? [...(names as Set<string>)].sort() : Array.isArray(names) ? names : [],
-  } as Datasource;
-}
+/** The metric-name set is created by the first push (DynamoDB has no empty sets), so it is not written with the record. */
+const datasources = defineEntity<Datasource>({
+  name: 'metricsDatasource',
+  schemaVersion: 1,
+  key: (ds) => keys.datasource(ds.organizationId, ds.id),
+  attributes: ({ metricNames: _names, ...rest }) => rest,
+  read: (item) => {
+    const record = stripKeys(item) as unknown as Omit<Datasource, 'metricNames'> & { metricNames?: unknown };
+    const names = record.metricNames;
+    return {
+      ...record,
+      metricNames:
+        names instanceof Set ? [...(names as Set<string>)].sort() : Array.isArray(names) ? names : [],
+    } as Datasource;
+  },
+});
+const fromItem = datasources.read;
+
+/** One pushed value; a point written again overwrites the one of the same metric and timestamp. */
+const points = defineEntity<MetricPoint & { orgId: string; datasourceId: string; receivedAt: string }>({
+  name: 'metricPoint',
+  schemaVersion: 1,
+  key: (p) => keys.metricPoint(p.orgId, p.datasourceId, p.metric, p.timestamp),
+  attributes: (p) => ({ metric: p.metric, timestamp: p.timestamp, value: p.value, receivedAt: p.receivedAt }),
+});
 
 export async function getDatasource(
   orgId: string,
@@ -27,14 +44,7 @@ export async function getDatasource(
 }
 
 export async function insertDatasource(ds: Datasource): Promise<void> {
-  // The metric-name set is created by the first push (DynamoDB has no empty sets).
-  const { metricNames: _names, ...rest } = ds;
-  await insertNew({
-    ...keys.datasource(ds.organizationId, ds.id),
-    entity: 'metricsDatasource',
-    schemaVersion: 1,
-    ...rest,
-  });
+  await datasources.insert(ds);
 }
 
 export async function listDatasources(
@@ -43,6 +53,30 @@ export async function listDatasources(
   cursor?: string,
 ): Promise<Page<Datasource>> {
   return queryListing(keys.datasourcesListing(orgId), { limit, cursor }, fromItem);
+}
+
+const NOT_ARCHIVED = '(attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))';
+
+/**
+ * An update of a live datasource: conditional on it existing and not being archived (and on
+ * `alsoIf`, when given), at time `:at`.
+ */
+function updateLive(
+  orgId: string,
+  datasourceId: string,
+  at: string,
+  update: { set: string; alsoIf?: string; values?: Record<string, unknown>; returnNew?: boolean },
+) {
+  return db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.datasource(orgId, datasourceId),
+      UpdateExpression: update.set,
+      ConditionExpression: `attribute_exists(pk) AND ${NOT_ARCHIVED}${update.alsoIf ? ` AND ${update.alsoIf}` : ''}`,
+      ExpressionAttributeValues: { ':at': at, ':null': 'NULL', ...update.values },
+      ...(update.returnNew ? { ReturnValues: 'ALL_NEW' as const } : {}),
+    }),
+  );
 }
 
 /**
@@ -54,25 +88,14 @@ export async function archiveDatasource(
   datasourceId: string,
   at: string,
 ): Promise<Datasource> {
-  try {
-    const res = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.datasource(orgId, datasourceId),
-        UpdateExpression: 'SET archivedAt = :at, updatedAt = :at',
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))',
-        ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return fromItem(res.Attributes ?? {});
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    const current = await getDatasource(orgId, datasourceId);
-    if (!current) throw new NotFoundError('NOT_FOUND');
-    return current;
-  }
+  const archived = await ifConditionFails(
+    updateLive(orgId, datasourceId, at, { set: 'SET archivedAt = :at, updatedAt = :at', returnNew: true }),
+    () => undefined,
+  );
+  if (archived) return fromItem(archived.Attributes ?? {});
+  const current = await getDatasource(orgId, datasourceId);
+  if (!current) throw new NotFoundError('NOT_FOUND');
+  return current;
 }
 
 /** Most distinct metric names a datasource may hold (the set lives in the datasource item). */
@@ -90,48 +113,27 @@ export async function recordPush(
   metricNames: readonly string[],
   at: string,
 ): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.datasource(orgId, datasourceId),
-        UpdateExpression: 'ADD metricNames :names SET updatedAt = :at, lastPushAt = :at',
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null)) ' +
-          'AND (attribute_not_exists(metricNames) OR size(metricNames) <= :cap)',
-        ExpressionAttributeValues: {
-          ':names': new Set(metricNames),
-          ':at': at,
-          ':null': 'NULL',
-          ':cap': MAX_METRIC_NAMES - metricNames.length,
-        },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    const current = await getDatasource(orgId, datasourceId);
-    if (!current) throw new NotFoundError('NOT_FOUND');
-    if (current.archivedAt) throw new ConflictError('DATASOURCE_ARCHIVED');
-    const fresh = metricNames.filter((n) => !current.metricNames.includes(n));
-    if (current.metricNames.length + fresh.length > MAX_METRIC_NAMES)
-      throw new ConflictError('TOO_MANY_METRICS');
-    // Every name is already known: the cap check was only pessimistic. Record without it.
-    await db()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.datasource(orgId, datasourceId),
-          UpdateExpression: 'SET updatedAt = :at, lastPushAt = :at',
-          ConditionExpression:
-            'attribute_exists(pk) AND (attribute_not_exists(archivedAt) OR attribute_type(archivedAt, :null))',
-          ExpressionAttributeValues: { ':at': at, ':null': 'NULL' },
-        }),
-      )
-      .catch((e: unknown) => {
-        if (isConditionalCheckFailed(e)) throw new ConflictError('DATASOURCE_ARCHIVED');
-        throw e;
-      });
-  }
+  const recorded = await conditionHeld(
+    updateLive(orgId, datasourceId, at, {
+      set: 'ADD metricNames :names SET updatedAt = :at, lastPushAt = :at',
+      alsoIf: '(attribute_not_exists(metricNames) OR size(metricNames) <= :cap)',
+      values: { ':names': new Set(metricNames), ':cap': MAX_METRIC_NAMES - metricNames.length },
+    }),
+  );
+  if (recorded) return;
+  const current = await getDatasource(orgId, datasourceId);
+  if (!current) throw new NotFoundError('NOT_FOUND');
+  if (current.archivedAt) throw new ConflictError('DATASOURCE_ARCHIVED');
+  const fresh = metricNames.filter((n) => !current.metricNames.includes(n));
+  if (current.metricNames.length + fresh.length > MAX_METRIC_NAMES)
+    throw new ConflictError('TOO_MANY_METRICS');
+  // Every name is already known: the cap check was only pessimistic. Record without it.
+  await ifConditionFails(
+    updateLive(orgId, datasourceId, at, { set: 'SET updatedAt = :at, lastPushAt = :at' }),
+    () => {
+      throw new ConflictError('DATASOURCE_ARCHIVED');
+    },
+  );
 }
 
 /**
@@ -145,38 +147,20 @@ export async function recordPush(
 export async function putPoints(
   orgId: string,
   datasourceId: string,
-  points: readonly MetricPoint[],
+  pushed: readonly MetricPoint[],
   receivedAt: string,
 ): Promise<void> {
   const chunks: MetricPoint[][] = [];
-  for (let i = 0; i < points.length; i += 100) chunks.push(points.slice(i, i + 100));
+  for (let i = 0; i < pushed.length; i += 100) chunks.push(pushed.slice(i, i + 100));
   const writeChunk = async (chunk: MetricPoint[]) => {
-    const command = new TransactWriteCommand({
-      TransactItems: chunk.map((p) => ({
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...keys.metricPoint(orgId, datasourceId, p.metric, p.timestamp),
-            entity: 'metricPoint',
-            schemaVersion: 1,
-            metric: p.metric,
-            timestamp: p.timestamp,
-            value: p.value,
-            receivedAt,
-          },
-        },
-      })),
-    });
+    const items = chunk.map((p) => points.transactPut({ ...p, orgId, datasourceId, receivedAt }, null));
     for (let attempt = 0; ; attempt++) {
-      try {
-        await db().send(command);
-        return;
-      } catch (error) {
-        const conflict =
-          isTransactionCanceled(error) && cancellationCodes(error).includes('TransactionConflict');
-        if (!conflict || attempt >= 4) throw error;
-        await new Promise((r) => setTimeout(r, 50 * 2 ** attempt + Math.random() * 50));
-      }
+      const retry = await transact(items, (codes, error) => {
+        if (!codes.includes('TransactionConflict') || attempt >= 4) throw error;
+        return 'retry' as const;
+      });
+      if (retry === true) return;
+      await new Promise((r) => setTimeout(r, 50 * 2 ** attempt + Math.random() * 50));
     }
   };
   await mapLimit(chunks, 4, writeChunk);
@@ -194,7 +178,7 @@ export async function queryPoints(
   to: string,
   max: number,
 ): Promise<{ points: MetricPoint[]; truncated: boolean }> {
-  const points: MetricPoint[] = [];
+  const found: MetricPoint[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const res = await db().send(
@@ -214,10 +198,10 @@ export async function queryPoints(
     for (const item of res.Items ?? []) {
       const timestamp = String(item.timestamp);
       if (timestamp >= to) continue; // BETWEEN is inclusive; `to` is exclusive here
-      if (points.length >= max) return { points, truncated: true };
-      points.push({ metric, timestamp, value: Number(item.value) });
+      if (found.length >= max) return { points: found, truncated: true };
+      found.push({ metric, timestamp, value: Number(item.value) });
     }
     start = res.LastEvaluatedKey;
   } while (start);
-  return { points, truncated: false };
+  return { points: found, truncated: false };
 }

@@ -1,20 +1,15 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CacheKind, PublishedLabel, RefreshStatus, VirtualDimension } from '../domain/dimensions/model';
 import type { ConformanceReport, SourceChange } from '../domain/uploads/model';
 import { ConflictError } from '../errors';
-import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { db, tableName } from './client';
+import { type Condition, conditionInput, defineEntity, setAll, transact } from './entity';
 import { getItem, type Item, queryPartition } from './items';
-import { keys, stripKeys } from './keys';
+import { keys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
 import { type Page, queryPage } from './page';
-import { ifConditionFails, insertNew, replaceVersioned, versionConflict } from './writes';
+import { conditionHeld, ifConditionFails, versionConflict } from './writes';
 
 /**
  * Records of the billing warehouse and dimensions area: ingestion records (one per uploaded
@@ -23,6 +18,74 @@ import { ifConditionFails, insertNew, replaceVersioned, versionConflict } from '
  * come here: they live in the warehouse.
  */
 const SCHEMA_VERSION = 1;
+
+const ingestions = defineEntity<IngestionRecord>({
+  name: 'ingestion',
+  schemaVersion: SCHEMA_VERSION,
+  key: (r) => keys.ingestion(r.orgId, r.objectKey, r.version),
+});
+
+const vdims = defineEntity<VirtualDimension>({
+  name: 'virtual-dimension',
+  schemaVersion: SCHEMA_VERSION,
+  key: (vdim) => keys.virtualDimension(vdim.organizationId, vdim.id),
+});
+
+const labelConfigs = defineEntity<PublishedLabel & { orgId: string }, PublishedLabel>({
+  name: 'label-config',
+  schemaVersion: SCHEMA_VERSION,
+  key: (label) => keys.labelConfig(label.orgId, label.name),
+  attributes: ({ orgId: _org, ...label }) => label,
+});
+
+const refreshStatuses = defineEntity<RefreshStatus & { orgId: string }>({
+  name: 'refresh-status',
+  schemaVersion: SCHEMA_VERSION,
+  key: (status) => keys.refreshStatus(status.orgId),
+});
+
+/** A refresh request marked done, so a redelivered message is recognised (kept a week by TTL). */
+const refreshesDone = defineEntity<{ orgId: string; requestId: string; outcome: string; at: Date }>({
+  name: 'refresh-done',
+  schemaVersion: SCHEMA_VERSION,
+  key: (done) => keys.refreshDone(done.orgId, done.requestId),
+  attributes: (done) => ({
+    requestId: done.requestId,
+    outcome: done.outcome,
+    at: done.at.toISOString(),
+    ttl: Math.floor(done.at.getTime() / 1000) + DONE_TTL_SECONDS,
+  }),
+});
+
+interface CachePart {
+  orgId: string;
+  kind: CacheKind;
+  refreshId: string;
+  part: number;
+  data: Buffer;
+}
+
+const cacheParts = defineEntity<CachePart>({
+  name: 'dimension-cache-part',
+  schemaVersion: SCHEMA_VERSION,
+  key: (p) => keys.dimensionCachePart(p.orgId, p.kind, p.refreshId, p.part),
+  attributes: (p) => ({ data: p.data }),
+});
+
+/** Points at the refresh whose cache parts are current. */
+interface CachePointer {
+  refreshId: string;
+  refreshedAt: string;
+  parts: number;
+}
+
+const cachePointers = defineEntity<CachePointer & { orgId: string; kind: CacheKind }, CachePointer>({
+  name: 'dimension-cache',
+  schemaVersion: SCHEMA_VERSION,
+  key: (p) => keys.dimensionCachePointer(p.orgId, p.kind),
+  attributes: (p) => ({ refreshId: p.refreshId, refreshedAt: p.refreshedAt, parts: p.parts }),
+  read: (item) => item as unknown as CachePointer,
+});
 
 export type IngestionStatus = 'processing' | 'succeeded' | 'rejected';
 
@@ -92,10 +155,7 @@ export async function getIngestion(
   objectKey: string,
   version: string,
 ): Promise<IngestionRecord | undefined> {
-  return getItem(
-    keys.ingestion(orgId, objectKey, version),
-    (item) => stripKeys(item) as unknown as IngestionRecord,
-  );
+  return getItem(keys.ingestion(orgId, objectKey, version), ingestions.read);
 }
 
 /**
@@ -103,26 +163,11 @@ export async function getIngestion(
  * then. A retryable rejection does not count as finished.
  */
 export async function startIngestion(record: IngestionRecord): Promise<boolean> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.ingestion(record.orgId, record.objectKey, record.version),
-          entity: 'ingestion',
-          schemaVersion: SCHEMA_VERSION,
-          ...record,
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR #s = :processing OR retryable = :true',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':processing': 'processing', ':true': true },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  return ingestions.putIf(record, {
+    expression: 'attribute_not_exists(pk) OR #s = :processing OR retryable = :true',
+    names: { '#s': 'status' },
+    values: { ':processing': 'processing', ':true': true },
+  });
 }
 
 /**
@@ -144,8 +189,7 @@ export async function rejectIngestion(
   },
 ): Promise<boolean> {
   const set: Record<string, unknown> = {
-    entity: 'ingestion',
-    schemaVersion: SCHEMA_VERSION,
+    ...ingestions.envelope,
     orgId: record.orgId,
     objectKey: record.objectKey,
     version: record.version,
@@ -163,29 +207,26 @@ export async function rejectIngestion(
   );
   const names = [...Object.keys(set), ...removed];
   const alias = (a: string) => `#a${names.indexOf(a)}`;
-  return ifConditionFails(
-    db()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.ingestion(record.orgId, record.objectKey, record.version),
-          UpdateExpression: `SET ${Object.keys(set)
-            .map((a, i) => `${alias(a)} = :v${i}`)
-            .join(', ')}, #started = if_not_exists(#started, :f) REMOVE ${removed.map(alias).join(', ')}`,
-          ConditionExpression: `attribute_not_exists(pk) OR ${alias('status')} <> :succeeded`,
-          ExpressionAttributeNames: {
-            ...Object.fromEntries(names.map((a, i) => [`#a${i}`, a])),
-            '#started': 'startedAt',
-          },
-          ExpressionAttributeValues: {
-            ...Object.fromEntries(Object.values(set).map((v, i) => [`:v${i}`, v])),
-            ':f': detail.finishedAt,
-            ':succeeded': 'succeeded',
-          },
-        }),
-      )
-      .then(() => true),
-    () => false,
+  return conditionHeld(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.ingestion(record.orgId, record.objectKey, record.version),
+        UpdateExpression: `SET ${Object.keys(set)
+          .map((a, i) => `${alias(a)} = :v${i}`)
+          .join(', ')}, #started = if_not_exists(#started, :f) REMOVE ${removed.map(alias).join(', ')}`,
+        ConditionExpression: `attribute_not_exists(pk) OR ${alias('status')} <> :succeeded`,
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(names.map((a, i) => [`#a${i}`, a])),
+          '#started': 'startedAt',
+        },
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(Object.values(set).map((v, i) => [`:v${i}`, v])),
+          ':f': detail.finishedAt,
+          ':succeeded': 'succeeded',
+        },
+      }),
+    ),
   );
 }
 
@@ -197,23 +238,16 @@ export async function completeIngestion(
 ): Promise<void> {
   const set: Record<string, unknown> = { status: 'succeeded', ...result };
   for (const [k, value] of Object.entries(set)) if (value === undefined) delete set[k];
-  const names = Object.keys(set);
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: tableName(),
-            Key: keys.ingestion(record.orgId, record.objectKey, record.version),
-            UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
-            ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
-            ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, set[n]])),
-          },
-        },
-        outboxPut(refresh),
-      ],
-    }),
-  );
+  await transact([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.ingestion(record.orgId, record.objectKey, record.version),
+        ...setAll(set),
+      },
+    },
+    outboxPut(refresh),
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,15 +260,13 @@ function queryAll(pk: string, prefix: string, consistent = false): Promise<Item[
 
 export async function listPublishedLabels(orgId: string): Promise<PublishedLabel[]> {
   const items = await queryAll(keys.dimensionsPartition(orgId), keys.labelConfig(orgId, '').sk, true);
-  return items
-    .map((i) => stripKeys(i) as unknown as PublishedLabel)
-    .sort((a, b) => a.name.localeCompare(b.name));
+  return items.map(labelConfigs.read).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 export async function listVirtualDimensions(orgId: string): Promise<VirtualDimension[]> {
   const items = await queryAll(keys.dimensionsPartition(orgId), keys.virtualDimension(orgId, '').sk, true);
   return items
-    .map((i) => stripKeys(i) as unknown as VirtualDimension)
+    .map(vdims.read)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }
 
@@ -254,27 +286,16 @@ export async function listVirtualDimensionPage(
     consistent: true,
     limit,
     cursor,
-    map: (item) => stripKeys(item) as unknown as VirtualDimension,
+    map: vdims.read,
   });
-}
-
-function vdimItem(vdim: VirtualDimension): Record<string, unknown> {
-  return {
-    ...keys.virtualDimension(vdim.organizationId, vdim.id),
-    entity: 'virtual-dimension',
-    schemaVersion: SCHEMA_VERSION,
-    ...vdim,
-  };
 }
 
 export async function getVirtualDimension(orgId: string, id: string): Promise<VirtualDimension | undefined> {
-  return getItem(keys.virtualDimension(orgId, id), (item) => stripKeys(item) as unknown as VirtualDimension, {
-    consistent: true,
-  });
+  return vdims.get(keys.virtualDimension(orgId, id));
 }
 
 export async function insertVirtualDimension(vdim: VirtualDimension): Promise<void> {
-  await insertNew(vdimItem(vdim));
+  await vdims.insert(vdim);
 }
 
 /** Replaces a virtual dimension if it is still at `expectedVersion`; otherwise a 409. */
@@ -282,8 +303,15 @@ export async function replaceVirtualDimension(
   vdim: VirtualDimension,
   expectedVersion: number,
 ): Promise<void> {
-  await replaceVersioned(vdimItem(vdim), expectedVersion);
+  await vdims.replace(vdim, expectedVersion);
 }
+
+/** A write's condition: the virtual dimension is still at `expectedVersion`. */
+const atVersion = (expectedVersion: number): Condition => ({
+  expression: 'attribute_exists(pk) AND #v = :v',
+  names: { '#v': 'version' },
+  values: { ':v': expectedVersion },
+});
 
 export async function deleteVirtualDimension(
   orgId: string,
@@ -295,9 +323,7 @@ export async function deleteVirtualDimension(
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.virtualDimension(orgId, id),
-        ConditionExpression: 'attribute_exists(pk) AND #v = :v',
-        ExpressionAttributeNames: { '#v': 'version' },
-        ExpressionAttributeValues: { ':v': expectedVersion },
+        ...conditionInput(atVersion(expectedVersion)),
       }),
     ),
     versionConflict,
@@ -319,54 +345,29 @@ export interface PublishWrite {
  */
 export async function commitPublish(orgId: string, write: PublishWrite): Promise<void> {
   const items = [
-    ...write.labels.map((label) => ({
-      Put: {
-        TableName: tableName(),
-        Item: {
-          ...keys.labelConfig(orgId, label.name),
-          entity: 'label-config',
-          schemaVersion: SCHEMA_VERSION,
-          ...label,
-        },
-      },
-    })),
-    ...write.promote.map(({ vdim, expectedVersion }) => ({
-      Put: {
-        TableName: tableName(),
-        Item: vdimItem(vdim),
-        ConditionExpression: 'attribute_exists(pk) AND #v = :v',
-        ExpressionAttributeNames: { '#v': 'version' },
-        ExpressionAttributeValues: { ':v': expectedVersion },
-      },
-    })),
+    ...write.labels.map((label) => labelConfigs.transactPut({ ...label, orgId }, null)),
+    ...write.promote.map(({ vdim, expectedVersion }) => vdims.transactPut(vdim, atVersion(expectedVersion))),
     ...write.remove.map(({ id, expectedVersion }) => ({
       Delete: {
         TableName: tableName(),
         Key: keys.virtualDimension(orgId, id),
-        ConditionExpression: 'attribute_exists(pk) AND #v = :v',
-        ExpressionAttributeNames: { '#v': 'version' },
-        ExpressionAttributeValues: { ':v': expectedVersion },
+        ...conditionInput(atVersion(expectedVersion)),
       },
     })),
     outboxPut(write.refresh),
   ];
   if (items.length > 100) throw new Error(`publish transaction too large (${items.length} items)`);
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    if (isTransactionCanceled(error) && cancellationCodes(error).includes('ConditionalCheckFailed'))
-      throw new ConflictError('DIMENSIONS_CHANGED');
+  await transact(items, (codes, error) => {
+    if (codes.includes('ConditionalCheckFailed')) throw new ConflictError('DIMENSIONS_CHANGED');
     throw error;
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Refresh status and caches
 
 export async function getRefreshStatus(orgId: string): Promise<RefreshStatus | undefined> {
-  return getItem(keys.refreshStatus(orgId), (item) => stripKeys(item) as unknown as RefreshStatus, {
-    consistent: true,
-  });
+  return refreshStatuses.get(keys.refreshStatus(orgId));
 }
 
 /** Writes the status fields given, keeping the others (the last success survives a failure). */
@@ -376,8 +377,8 @@ export async function updateRefreshStatus(orgId: string, fields: Partial<Refresh
     .filter(([, v]) => v === undefined)
     .map(([k]) => k);
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':entity': 'refresh-status', ':v': SCHEMA_VERSION };
-  const sets = ['entity = :entity', 'schemaVersion = :v'];
+  const values: Record<string, unknown> = { ...refreshStatuses.envelopeSet.values };
+  const sets = [refreshStatuses.envelopeSet.expression];
   entries.forEach(([k, v], i) => {
     names[`#f${i}`] = k;
     values[`:f${i}`] = v;
@@ -409,30 +410,11 @@ export async function markRefreshDone(
   outcome: string,
   at: Date,
 ): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.refreshDone(orgId, requestId),
-        entity: 'refresh-done',
-        schemaVersion: SCHEMA_VERSION,
-        requestId,
-        outcome,
-        at: at.toISOString(),
-        ttl: Math.floor(at.getTime() / 1000) + DONE_TTL_SECONDS,
-      },
-    }),
-  );
+  await refreshesDone.put({ orgId, requestId, outcome, at });
 }
 
 /** Cache parts are gzipped JSON split into chunks well under DynamoDB's 400 KB item limit. */
 const CACHE_PART_BYTES = 300_000;
-
-interface CachePointer {
-  refreshId: string;
-  refreshedAt: string;
-  parts: number;
-}
 
 /**
  * Replaces a cache: the new parts are written under the refresh's id, then the pointer is moved
@@ -452,38 +434,14 @@ export async function writeCache(
     parts.push(data.subarray(at, at + CACHE_PART_BYTES));
   }
   for (let i = 0; i < parts.length; i++) {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.dimensionCachePart(orgId, kind, refreshId, i),
-          entity: 'dimension-cache-part',
-          schemaVersion: SCHEMA_VERSION,
-          data: parts[i],
-        },
-      }),
-    );
+    await cacheParts.put({ orgId, kind, refreshId, part: i, data: parts[i]! });
   }
-  const pointerKey = keys.dimensionCachePointer(orgId, kind);
-  const previous = await getItem(pointerKey, (item) => item as unknown as CachePointer, { consistent: true });
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...pointerKey,
-          entity: 'dimension-cache',
-          schemaVersion: SCHEMA_VERSION,
-          refreshId,
-          refreshedAt,
-          parts: parts.length,
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR refreshedAt <= :at',
-        ExpressionAttributeValues: { ':at': refreshedAt },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
+  const previous = await cachePointers.get(keys.dimensionCachePointer(orgId, kind));
+  const moved = await cachePointers.putIf(
+    { orgId, kind, refreshId, refreshedAt, parts: parts.length },
+    { expression: 'attribute_not_exists(pk) OR refreshedAt <= :at', values: { ':at': refreshedAt } },
+  );
+  if (!moved) {
     await deleteParts(orgId, kind, refreshId);
     return false;
   }
@@ -515,13 +473,7 @@ export async function readCache<T>(
   kind: CacheKind,
 ): Promise<{ refreshedAt: string; payload: T } | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const pointer = await getItem(
-      keys.dimensionCachePointer(orgId, kind),
-      (item) => item as unknown as CachePointer,
-      {
-        consistent: true,
-      },
-    );
+    const pointer = await cachePointers.get(keys.dimensionCachePointer(orgId, kind));
     if (!pointer) return undefined;
     const items = await queryAll(
       keys.dimensionsPartition(orgId),

@@ -1,15 +1,20 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { EnrichmentDocument } from '../domain/enrichments/document';
 import { PayloadTooLargeError } from '../errors';
 import { db, tableName } from './client';
+import { defineEntity } from './entity';
 import { getItem, queryPartition } from './items';
 import { keys } from './keys';
 import { type Page, queryListing } from './page';
-import { ifConditionFails, versionConflict } from './writes';
+import { conditionHeld, ifConditionFails, versionConflict } from './writes';
 
-const ENTITY = 'enrichment';
-/** 2: the canonical JSON copy (`json`/`jsonGz`) is stored beside the YAML; 1: YAML only. */
-const SCHEMA_VERSION = 2;
+/**
+ * Schema version 2: the canonical JSON copy (`json`/`jsonGz`) is stored beside the YAML; 1: YAML
+ * only. Documents are written through `SET` (the version counts up in place), so the entity lends
+ * its envelope only.
+ */
+const enrichments = defineEntity<never>({ name: 'enrichment', schemaVersion: 2 });
 
 /** Text (YAML or JSON) at most this long is stored plain; longer text is stored gzip-compressed. */
 const PLAIN_TEXT_MAX_BYTES = 64 * 1024;
@@ -17,15 +22,7 @@ const PLAIN_TEXT_MAX_BYTES = 64 * 1024;
 const STORED_TEXT_MAX_BYTES = 350 * 1024;
 
 /** The parsed metadata kept beside the YAML, enough to list documents without parsing them. */
-export interface EnrichmentMetadata {
-  name: string;
-  description: string;
-  keyField: string;
-  priority: number;
-  conditions?: string;
-  targetColumns: { name: string; mode: string }[];
-  entryCount: number;
-}
+export type EnrichmentMetadata = Omit<EnrichmentDocument, 'entries'> & { entryCount: number };
 
 /** The two stored forms of one validated document. */
 export interface EnrichmentTexts {
@@ -153,8 +150,7 @@ export async function saveEnrichment(
     removes.push(`#${attr}`);
   };
 
-  set('entity', ENTITY);
-  set('schemaVersion', SCHEMA_VERSION);
+  for (const [attr, value] of Object.entries(enrichments.envelope)) set(attr, value);
   set('name', meta.name);
   set('description', meta.description);
   set('keyField', meta.keyField);
@@ -299,7 +295,7 @@ export async function scanEnrichmentsWithoutJson(
       TableName: tableName(),
       FilterExpression: '#entity = :entity AND attribute_not_exists(#json) AND attribute_not_exists(#jsonGz)',
       ExpressionAttributeNames: { '#entity': 'entity', '#json': 'json', '#jsonGz': 'jsonGz' },
-      ExpressionAttributeValues: { ':entity': ENTITY },
+      ExpressionAttributeValues: { ':entity': enrichments.name },
       ...(start ? { ExclusiveStartKey: start } : {}),
     }),
   );
@@ -327,29 +323,26 @@ export async function addEnrichmentJson(legacy: LegacyEnrichment, json: string):
   if (legacy.storedYamlBytes + form.bytes > STORED_TEXT_MAX_BYTES) {
     throw new PayloadTooLargeError('PAYLOAD_TOO_LARGE: the JSON copy does not fit in the item');
   }
-  return ifConditionFails(
-    db()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: legacy.key,
-          UpdateExpression: `SET ${form.gz ? '#jsonGz' : '#json'} = :text, #sv = :sv`,
-          ConditionExpression:
-            'attribute_exists(pk) AND #v = :v AND attribute_not_exists(#json) AND attribute_not_exists(#jsonGz)',
-          ExpressionAttributeNames: {
-            '#sv': 'schemaVersion',
-            '#v': 'version',
-            '#json': 'json',
-            '#jsonGz': 'jsonGz',
-          },
-          ExpressionAttributeValues: {
-            ':text': form.gz ?? form.plain,
-            ':sv': SCHEMA_VERSION,
-            ':v': legacy.version,
-          },
-        }),
-      )
-      .then(() => true),
-    () => false,
+  return conditionHeld(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: legacy.key,
+        UpdateExpression: `SET ${form.gz ? '#jsonGz' : '#json'} = :text, #sv = :sv`,
+        ConditionExpression:
+          'attribute_exists(pk) AND #v = :v AND attribute_not_exists(#json) AND attribute_not_exists(#jsonGz)',
+        ExpressionAttributeNames: {
+          '#sv': 'schemaVersion',
+          '#v': 'version',
+          '#json': 'json',
+          '#jsonGz': 'jsonGz',
+        },
+        ExpressionAttributeValues: {
+          ':text': form.gz ?? form.plain,
+          ':sv': enrichments.envelope.schemaVersion,
+          ':v': legacy.version,
+        },
+      }),
+    ),
   );
 }

@@ -1,6 +1,7 @@
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredRateDay } from '../domain/fx/rates';
 import { db, tableName } from './client';
+import { defineEntity } from './entity';
 import type { Item } from './items';
 import { keys } from './keys';
 
@@ -18,21 +19,19 @@ function toDay(item: Item): StoredRateDay {
   };
 }
 
+const rateDays = defineEntity<StoredRateDay & { loadedAt: string }>({
+  name: 'fxRateDay',
+  schemaVersion: 1,
+  key: (d) => keys.fxRateDay(d.day),
+  attributes: (d) => ({ rates: d.rates, source: d.source, loadedAt: d.loadedAt }),
+});
+
 /** Writes the days (25 per batch, retrying unprocessed items). */
 export async function putRateDays(days: readonly StoredRateDay[], loadedAt: string): Promise<void> {
   for (let i = 0; i < days.length; i += 25) {
-    let pending: Record<string, unknown>[] = days.slice(i, i + 25).map((d) => ({
-      PutRequest: {
-        Item: {
-          ...keys.fxRateDay(d.day),
-          entity: 'fxRateDay',
-          schemaVersion: 1,
-          rates: d.rates,
-          source: d.source,
-          loadedAt,
-        },
-      },
-    }));
+    let pending: Record<string, unknown>[] = days
+      .slice(i, i + 25)
+      .map((d) => ({ PutRequest: { Item: rateDays.item({ ...d, loadedAt }) } }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 8) throw new Error('BatchWrite kept returning unprocessed items');
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));

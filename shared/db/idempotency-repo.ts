@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionalCheckFailed, tableName } from './client';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client';
+import { defineEntity } from './entity';
 import { keys } from './keys';
+import { conditionHeld } from './writes';
 
 /**
  * Idempotency records of `Idempotency-Key` requests (`IDEMP#<org>#<principal>#<sha256 of key>` / `REC`, kept
@@ -34,6 +36,13 @@ export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
 const keyOf = (c: Omit<IdempotencyClaim, 'requestHash'>) =>
   keys.idempotency(c.orgId, c.principalId, createHash('sha256').update(c.key).digest('base64url'));
 
+/** A claim (no `schemaVersion`: these items live a day and never carried one). */
+const claims = defineEntity<IdempotencyClaim & { leaseUntil: number; ttl: number }>({
+  name: 'idempotency',
+  key: keyOf,
+  attributes: (c) => ({ state: 'pending', requestHash: c.requestHash, leaseUntil: c.leaseUntil, ttl: c.ttl }),
+});
+
 /**
  * Claims a key: succeeds when no live record holds it, or when the holder of the same request
  * let its lease lapse (its Lambda died before it answered). Answers the record that stopped it
@@ -45,35 +54,18 @@ export async function claimIdempotencyKey(
   leaseMs: number,
 ): Promise<{ claimed: true } | { claimed: false; existing: IdempotencyRecord | undefined }> {
   const nowSeconds = Math.floor(now / 1000);
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keyOf(claim),
-          entity: 'idempotency',
-          state: 'pending',
-          requestHash: claim.requestHash,
-          leaseUntil: now + leaseMs,
-          ttl: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS,
-        },
-        // TTL deletion lags by up to days: an expired record counts as gone.
-        ConditionExpression:
-          'attribute_not_exists(pk) OR #ttl < :nowSeconds OR (#s = :pending AND leaseUntil < :now AND requestHash = :hash)',
-        ExpressionAttributeNames: { '#s': 'state', '#ttl': 'ttl' },
-        ExpressionAttributeValues: {
-          ':pending': 'pending',
-          ':now': now,
-          ':nowSeconds': nowSeconds,
-          ':hash': claim.requestHash,
-        },
-      }),
-    );
-    return { claimed: true };
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    return { claimed: false, existing: await getIdempotencyRecord(claim, now) };
-  }
+  const claimed = await claims.putIf(
+    { ...claim, leaseUntil: now + leaseMs, ttl: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS },
+    {
+      // TTL deletion lags by up to days: an expired record counts as gone.
+      expression:
+        'attribute_not_exists(pk) OR #ttl < :nowSeconds OR (#s = :pending AND leaseUntil < :now AND requestHash = :hash)',
+      names: { '#s': 'state', '#ttl': 'ttl' },
+      values: { ':pending': 'pending', ':now': now, ':nowSeconds': nowSeconds, ':hash': claim.requestHash },
+    },
+  );
+  if (claimed) return { claimed: true };
+  return { claimed: false, existing: await getIdempotencyRecord(claim, now) };
 }
 
 /** The live record of a key (an expired one awaiting TTL deletion is `undefined`). */
@@ -96,8 +88,9 @@ export async function completeIdempotencyKey(
   claim: IdempotencyClaim,
   response: StoredResponse,
 ): Promise<void> {
-  try {
-    await db().send(
+  // Another holder (after this one's lease lapsed) answered first: its answer stays.
+  await conditionHeld(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyOf(claim),
@@ -111,17 +104,14 @@ export async function completeIdempotencyKey(
           ':response': response,
         },
       }),
-    );
-  } catch (error) {
-    // Another holder (after this one's lease lapsed) answered first: its answer stays.
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+    ),
+  );
 }
 
 /** Gives a pending claim up (the route failed), so a retry with the same key runs again. */
 export async function releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
-  try {
-    await db().send(
+  await conditionHeld(
+    db().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: keyOf(claim),
@@ -129,8 +119,6 @@ export async function releaseIdempotencyKey(claim: IdempotencyClaim): Promise<vo
         ExpressionAttributeNames: { '#s': 'state' },
         ExpressionAttributeValues: { ':pending': 'pending', ':hash': claim.requestHash },
       }),
-    );
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-  }
+    ),
+  );
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from './client';
+import { defineEntity } from './entity';
 import { keys } from './keys';
+import { conditionHeld } from './writes';
 
 /**
  * Delivery records of notifications (`ORG#o#NOTIFS` / `NOTIF#id`, kept 30 days by TTL): the notify
@@ -35,13 +37,12 @@ export async function claimDelivery(
 ): Promise<{ claimed: true } | { claimed: false; existing: DeliveryRecord | undefined }> {
   const at = now.toISOString();
   const token = randomUUID();
-  try {
-    await db().send(
+  const claimed = await conditionHeld(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.notification(orgId, id),
-        UpdateExpression:
-          'SET #s = :sending, leaseUntil = :lease, updatedAt = :at, id = :id, entity = :entity, #ttl = :ttl, claimToken = :token ADD attempts :one',
+        UpdateExpression: `SET #s = :sending, leaseUntil = :lease, updatedAt = :at, id = :id, ${deliveries.envelopeSet.expression}, #ttl = :ttl, claimToken = :token ADD attempts :one`,
         ConditionExpression: 'attribute_not_exists(pk) OR #s = :failed',
         ExpressionAttributeNames: { '#s': 'status', '#ttl': 'ttl' },
         ExpressionAttributeValues: {
@@ -50,23 +51,28 @@ export async function claimDelivery(
           ':lease': new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
           ':at': at,
           ':id': id,
-          ':entity': 'notification',
+          ...deliveries.envelopeSet.values,
           ':ttl': Math.floor(now.getTime() / 1000) + RETENTION_SECONDS,
           ':one': 1,
           ':token': token,
         },
       }),
-    );
-    return { claimed: true };
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    const item = await readItem(orgId, id);
-    if (item?.status === 'sending' && item.claimToken === token) return { claimed: true };
-    return { claimed: false, existing: item && toRecord(id, item) };
-  }
+    ),
+  );
+  if (claimed) return { claimed: true };
+  const item = await readItem(orgId, id);
+  if (item?.status === 'sending' && item.claimToken === token) return { claimed: true };
+  return { claimed: false, existing: item && toRecord(id, item) };
 }
 
 type DeliveryItem = DeliveryRecord & { claimToken?: string };
+
+/** A delivery record (no `schemaVersion`: these items live a while by TTL and never carried one). */
+const deliveries = defineEntity<DeliveryRecord & { orgId: string }>({
+  name: 'notification',
+  key: (d) => keys.notification(d.orgId, d.id),
+  attributes: ({ orgId: _org, ...record }) => record,
+});
 
 async function readItem(orgId: string, id: string): Promise<DeliveryItem | undefined> {
   const res = await db().send(
@@ -123,10 +129,5 @@ export async function finishDelivery(
 
 /** Test helper and operator tool: writes a record as is. */
 export async function putDelivery(orgId: string, record: DeliveryRecord): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.notification(orgId, record.id), entity: 'notification', ...record },
-    }),
-  );
+  await deliveries.put({ ...record, orgId });
 }

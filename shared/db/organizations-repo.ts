@@ -1,16 +1,10 @@
-import { GetCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  cancellationCodes,
-  db,
-  decodeCursor,
-  encodeCursor,
-  isConditionalCheckFailed,
-  isTransactionCanceled,
-  tableName,
-} from './client';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, decodeCursor, encodeCursor, tableName } from './client';
+import { defineEntity, firstConditionFailed, setAll, transact } from './entity';
+import type { Item } from './items';
 import { keys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
-import { insertIfAbsent } from './writes';
+import { conditionHeld } from './writes';
 
 /**
  * Organisations: one META item each (`ORG#<id>` / `META`). One is registered by the first verified
@@ -40,7 +34,13 @@ export const DEFAULT_REPORTING_CURRENCY = 'USD';
 
 export type OrganizationSource = 'jwt' | 'cli' | 'seed';
 
-const SCHEMA_VERSION = 1;
+/** Registered through `SET` (see `registerOrganization`) or, by the local seed, put whole. */
+const organizations = defineEntity<Organization>({
+  name: 'organization',
+  schemaVersion: 1,
+  key: (org) => keys.organization(org.id),
+  read: organizationOf,
+});
 
 /**
  * The only attributes `registerOrganization` writes besides the key: a read-only route's IAM grant
@@ -59,7 +59,7 @@ export const ORGANIZATION_ATTRIBUTES = [
 
 /** Writes an organisation unless it exists (the local seed); answers whether it wrote. */
 export async function ensureOrganization(org: Organization): Promise<boolean> {
-  return insertIfAbsent({ ...keys.organization(org.id), entity: 'organization', schemaVersion: 1, ...org });
+  return organizations.insertIfAbsent(org);
 }
 
 /**
@@ -69,24 +69,18 @@ export async function ensureOrganization(org: Organization): Promise<boolean> {
  * rather than a PutItem so that a fine-grained IAM grant can name the attributes it may write.
  */
 export async function registerOrganization(org: Organization): Promise<boolean> {
-  const item: Record<string, unknown> = { entity: 'organization', schemaVersion: SCHEMA_VERSION, ...org };
-  const names = ORGANIZATION_ATTRIBUTES.filter((a) => item[a] !== undefined);
-  try {
-    await db().send(
+  const item: Record<string, unknown> = { ...organizations.envelope, ...org };
+  const written = ORGANIZATION_ATTRIBUTES.filter((a) => item[a] !== undefined);
+  return conditionHeld(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.organization(org.id),
         ConditionExpression: 'attribute_not_exists(pk)',
-        UpdateExpression: `SET ${names.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#a${i}`, n])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, item[n]])),
+        ...setAll(Object.fromEntries(written.map((a) => [a, item[a]]))),
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Whether the organisation exists (its META item was written). */
@@ -97,7 +91,7 @@ export async function organizationExists(orgId: string): Promise<boolean> {
   return Boolean(res.Item);
 }
 
-function organizationOf(item: Record<string, unknown>): Organization {
+function organizationOf(item: Item): Organization {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const via = str(item.registeredVia);
   const by = str(item.registeredBy);
@@ -115,10 +109,7 @@ function organizationOf(item: Record<string, unknown>): Organization {
 
 /** The organisation's record, read strongly consistent (an operator reads right after a create). */
 export async function getOrganization(orgId: string): Promise<Organization | undefined> {
-  const res = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.organization(orgId), ConsistentRead: true }),
-  );
-  return res.Item ? organizationOf(res.Item) : undefined;
+  return organizations.get(keys.organization(orgId));
 }
 
 /**
@@ -134,25 +125,33 @@ export async function listOrganizations(
     new ScanCommand({
       TableName: tableName(),
       FilterExpression: 'sk = :meta AND entity = :org',
-      ExpressionAttributeValues: { ':meta': 'META', ':org': 'organization' },
+      ExpressionAttributeValues: { ':meta': 'META', ':org': organizations.name },
       ...(start ? { ExclusiveStartKey: start } : {}),
     }),
   );
   return { items: (res.Items ?? []).map(organizationOf), cursor: encodeCursor(res.LastEvaluatedKey) };
 }
 
-/** The organisation's timezone (IANA name) from its record, or undefined when it has none. */
-export async function getOrganizationTimezone(orgId: string): Promise<string | undefined> {
+/** One attribute of the organisation's record (eventually consistent), if it is a non-empty string. */
+async function settingOf(
+  orgId: string,
+  attribute: 'timezone' | 'reportingCurrency',
+): Promise<string | undefined> {
   const res = await db().send(
     new GetCommand({
       TableName: tableName(),
       Key: keys.organization(orgId),
-      ProjectionExpression: '#tz',
-      ExpressionAttributeNames: { '#tz': 'timezone' },
+      ProjectionExpression: '#a',
+      ExpressionAttributeNames: { '#a': attribute },
     }),
   );
-  const tz = res.Item?.timezone;
-  return typeof tz === 'string' && tz ? tz : undefined;
+  const value = res.Item?.[attribute];
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+/** The organisation's timezone (IANA name) from its record, or undefined when it has none. */
+export function getOrganizationTimezone(orgId: string): Promise<string | undefined> {
+  return settingOf(orgId, 'timezone');
 }
 
 /**
@@ -160,16 +159,7 @@ export async function getOrganizationTimezone(orgId: string): Promise<string | u
  * `DEFAULT_REPORTING_CURRENCY` when it has not chosen one or is not registered.
  */
 export async function getOrganizationReportingCurrency(orgId: string): Promise<string> {
-  const res = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.organization(orgId),
-      ProjectionExpression: '#c',
-      ExpressionAttributeNames: { '#c': 'reportingCurrency' },
-    }),
-  );
-  const c = res.Item?.reportingCurrency;
-  return typeof c === 'string' && c ? c : DEFAULT_REPORTING_CURRENCY;
+  return (await settingOf(orgId, 'reportingCurrency')) ?? DEFAULT_REPORTING_CURRENCY;
 }
 
 /** The settings an admin may change on a registered organisation. */
@@ -192,19 +182,13 @@ export async function updateOrganization(
     TableName: tableName(),
     Key: keys.organization(orgId),
     ConditionExpression: 'attribute_exists(pk)',
-    UpdateExpression: `SET ${fields.map((_, i) => `#a${i} = :v${i}`).join(', ')}`,
-    ExpressionAttributeNames: Object.fromEntries(fields.map(([n], i) => [`#a${i}`, n])),
-    ExpressionAttributeValues: Object.fromEntries(fields.map(([, v], i) => [`:v${i}`, v])),
+    ...setAll(Object.fromEntries(fields)),
   };
-  try {
-    if (also)
-      await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, outboxPut(also)] }));
-    else await db().send(new UpdateCommand(update));
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return undefined;
-    if (isTransactionCanceled(error) && cancellationCodes(error)[0] === 'ConditionalCheckFailed')
-      return undefined;
-    throw error;
-  }
-  return getOrganization(orgId);
+  const written = also
+    ? await transact(
+        [{ Update: update }, outboxPut(also)],
+        firstConditionFailed(() => false),
+      )
+    : await conditionHeld(db().send(new UpdateCommand(update)));
+  return written ? getOrganization(orgId) : undefined;
 }

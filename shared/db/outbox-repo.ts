@@ -1,6 +1,7 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueueName } from '../queues';
 import { db, tableName } from './client';
+import { defineEntity, type TransactItem } from './entity';
 import { DUE_SHARDS, INDEX_ON, keys, stripKeys } from './keys';
 
 /**
@@ -19,28 +20,22 @@ export interface OutboxEntry {
   attempts: number;
 }
 
-const ENTITY = 'outbox';
-const SCHEMA_VERSION = 1;
+/** An entry sits in the sharded due index (GSI2) from the start, so the sweep finds it if the send fails. */
+const entries = defineEntity<OutboxEntry>({
+  name: 'outbox',
+  schemaVersion: 1,
+  key: (entry) => keys.outboxEntry(entry.orgId, entry.createdAt, entry.id),
+  indexes: (entry) => keys.outboxDue(entry.id, entry.createdAt),
+});
 
 /** The Put of a TransactWriteCommand that records `entry` beside the caller's own writes. */
-export function outboxPut(entry: OutboxEntry): { Put: { TableName: string; Item: Record<string, unknown> } } {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: {
-        ...keys.outboxEntry(entry.orgId, entry.createdAt, entry.id),
-        ...keys.outboxDue(entry.id, entry.createdAt),
-        entity: ENTITY,
-        schemaVersion: SCHEMA_VERSION,
-        ...entry,
-      },
-    },
-  };
+export function outboxPut(entry: OutboxEntry): TransactItem {
+  return entries.transactPut(entry, null);
 }
 
 /** Records an entry on its own (when there is no other write to pair it with). */
 export async function putOutboxEntry(entry: OutboxEntry): Promise<void> {
-  await db().send(new PutCommand(outboxPut(entry).Put));
+  await entries.put(entry);
 }
 
 /** Removes a sent entry. Deleting one already gone is fine (the sweep and the writer may race). */

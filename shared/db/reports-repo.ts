@@ -1,38 +1,37 @@
 import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryStatus, Report, ReportDelivery } from '../domain/reports/model';
-import { db, isConditionalCheckFailed, tableName } from './client';
+import { db, tableName } from './client';
+import { defineEntity } from './entity';
 import { getItem } from './items';
 import { DUE_SHARDS, INDEX_ON, keys, stripKeys } from './keys';
 import { type Page, queryPage } from './page';
 import { upgradeWidgets } from './reports-legacy';
-import { insertNew, replaceVersioned } from './writes';
-
-const ENTITY = 'report';
-/** 2: widgets carry the reference product's names (see legacy.ts) and the report has `nextRunAt`. */
-const SCHEMA_VERSION = 2;
-const DELIVERY_ENTITY = 'reportDelivery';
+import { conditionHeld, ifConditionFails } from './writes';
 
 /**
- * A report sits on the due index (`DUE#<shard>` / nextRunAt) exactly when it has a next run. The
- * reports domain gives a next run only to a report the sweep should deliver (`isDeliverable` in
- * domain/reports/schedule.ts: ACTIVE, scheduled, not archived) and clears it otherwise; anything
- * without one has no GSI2 keys at all.
+ * Schema version 2: widgets carry the reference product's names (see reports-legacy.ts) and the
+ * report has `nextRunAt`. A report sits on the due index (`DUE#<shard>` / nextRunAt) exactly when
+ * it has a next run. The reports domain gives a next run only to a report the sweep should deliver
+ * (`isDeliverable` in domain/reports/schedule.ts: ACTIVE, scheduled, not archived) and clears it
+ * otherwise; anything without one has no GSI2 keys at all.
  */
-function toItem(report: Report): Record<string, unknown> {
-  return {
-    ...keys.report(report.organizationId, report.id),
+const reports = defineEntity<Report>({
+  name: 'report',
+  schemaVersion: 2,
+  key: (report) => keys.report(report.organizationId, report.id),
+  indexes: (report) => ({
     ...keys.reportsIndex(report.organizationId, `${report.updatedAt}#${report.id}`),
     ...(report.nextRunAt ? keys.reportDue(report.id, report.nextRunAt) : {}),
-    entity: ENTITY,
-    schemaVersion: SCHEMA_VERSION,
-    ...report,
-  };
-}
+  }),
+  read: (item) => {
+    const report = upgradeWidgets(stripKeys(item)) as unknown as Report;
+    return { ...report, nextRunAt: report.nextRunAt ?? null };
+  },
+});
+const fromItem = reports.read;
 
-function fromItem(item: Record<string, unknown>): Report {
-  const report = upgradeWidgets(stripKeys(item)) as unknown as Report;
-  return { ...report, nextRunAt: report.nextRunAt ?? null };
-}
+/** One delivery record per (run, destination): written through `SET` by its claim. */
+const deliveries = defineEntity<never>({ name: 'reportDelivery', schemaVersion: 1 });
 
 export async function getReport(
   orgId: string,
@@ -43,12 +42,12 @@ export async function getReport(
 }
 
 export async function insertReport(report: Report): Promise<void> {
-  await insertNew(toItem(report));
+  await reports.insert(report);
 }
 
 /** Replaces a report only if the stored version is still `expectedVersion`; otherwise a 409. */
 export async function replaceReport(report: Report, expectedVersion: number): Promise<void> {
-  await replaceVersioned(toItem(report), expectedVersion);
+  await reports.replace(report, expectedVersion);
 }
 
 /** Reports of an organisation, most recently updated first. */
@@ -110,8 +109,8 @@ export async function advanceNextRun(
   runAt: string,
   next: string | null,
 ): Promise<boolean> {
-  try {
-    await db().send(
+  return conditionHeld(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.report(report.organizationId, report.id),
@@ -126,12 +125,8 @@ export async function advanceNextRun(
             }),
         ConditionExpression: 'attribute_exists(pk) AND nextRunAt = :runAt',
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -147,7 +142,7 @@ export async function scanReportsWithoutNextRun(
       TableName: tableName(),
       FilterExpression: '#entity = :entity AND (attribute_not_exists(nextRunAt) OR nextRunAt = :null)',
       ExpressionAttributeNames: { '#entity': 'entity' },
-      ExpressionAttributeValues: { ':entity': ENTITY, ':null': null },
+      ExpressionAttributeValues: { ':entity': reports.name, ':null': null },
       ...(start ? { ExclusiveStartKey: start } : {}),
     }),
   );
@@ -167,8 +162,8 @@ export async function setFirstNextRun(
   next: string,
 ): Promise<boolean> {
   const due = keys.reportDue(report.id, next);
-  try {
-    await db().send(
+  return conditionHeld(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.report(report.organizationId, report.id),
@@ -183,12 +178,8 @@ export async function setFirstNextRun(
           ':null': null,
         },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,19 +210,17 @@ export async function claimDelivery(
   leaseSeconds: number,
 ): Promise<ClaimedDelivery | null> {
   const at = now.toISOString();
-  try {
-    const res = await db().send(
+  const res = await ifConditionFails(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.reportDelivery(orgId, d.reportId, d.runAt, destKey(d)),
-        UpdateExpression:
-          'SET entity = :entity, schemaVersion = :sv, organizationId = :org, reportId = :rid, runAt = :runAt, #trigger = if_not_exists(#trigger, :trigger), destinationType = :dt, destination = :dest, #status = :pending, attempts = if_not_exists(attempts, :zero) + :one, #error = if_not_exists(#error, :null), sentAt = :null, updatedAt = :at, leaseUntil = :lease',
+        UpdateExpression: `SET ${deliveries.envelopeSet.expression}, organizationId = :org, reportId = :rid, runAt = :runAt, #trigger = if_not_exists(#trigger, :trigger), destinationType = :dt, destination = :dest, #status = :pending, attempts = if_not_exists(attempts, :zero) + :one, #error = if_not_exists(#error, :null), sentAt = :null, updatedAt = :at, leaseUntil = :lease`,
         ConditionExpression:
           'attribute_not_exists(pk) OR #status = :failed OR (#status = :pending AND leaseUntil < :at)',
         ExpressionAttributeNames: { '#status': 'status', '#error': 'error', '#trigger': 'trigger' },
         ExpressionAttributeValues: {
-          ':entity': DELIVERY_ENTITY,
-          ':sv': 1,
+          ...deliveries.envelopeSet.values,
           ':org': orgId,
           ':rid': d.reportId,
           ':runAt': d.runAt,
@@ -248,13 +237,12 @@ export async function claimDelivery(
         },
         ReturnValues: 'ALL_NEW',
       }),
-    );
-    const steps = res.Attributes?.steps;
-    return { steps: new Set(steps instanceof Set ? [...steps].map(String) : []) };
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return null;
-    throw error;
-  }
+    ),
+    () => null,
+  );
+  if (!res) return null;
+  const steps = res.Attributes?.steps;
+  return { steps: new Set(steps instanceof Set ? [...steps].map(String) : []) };
 }
 
 /**
@@ -266,13 +254,28 @@ export async function markDeliveryStep(
   d: Pick<ReportDelivery, 'reportId' | 'runAt' | 'destinationType' | 'destination'>,
   step: string,
 ): Promise<void> {
+  await updateDelivery(orgId, d, {
+    UpdateExpression: 'ADD steps :step',
+    ExpressionAttributeValues: { ':step': new Set([step]) },
+  });
+}
+
+/** An update of an existing delivery record. */
+async function updateDelivery(
+  orgId: string,
+  d: Pick<ReportDelivery, 'reportId' | 'runAt' | 'destinationType' | 'destination'>,
+  update: {
+    UpdateExpression: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues: Record<string, unknown>;
+  },
+): Promise<void> {
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.reportDelivery(orgId, d.reportId, d.runAt, destKey(d)),
-      UpdateExpression: 'ADD steps :step',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':step': new Set([step]) },
+      ...update,
     }),
   );
 }
@@ -284,21 +287,16 @@ export async function finishDelivery(
   outcome: { status: Exclude<DeliveryStatus, 'PENDING'>; error: string | null; at: Date },
 ): Promise<void> {
   const at = outcome.at.toISOString();
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.reportDelivery(orgId, d.reportId, d.runAt, destKey(d)),
-      UpdateExpression: 'SET #status = :s, #error = :e, sentAt = :sent, updatedAt = :at REMOVE leaseUntil',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-      ExpressionAttributeValues: {
-        ':s': outcome.status,
-        ':e': outcome.error,
-        ':sent': outcome.status === 'SENT' ? at : null,
-        ':at': at,
-      },
-    }),
-  );
+  await updateDelivery(orgId, d, {
+    UpdateExpression: 'SET #status = :s, #error = :e, sentAt = :sent, updatedAt = :at REMOVE leaseUntil',
+    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+    ExpressionAttributeValues: {
+      ':s': outcome.status,
+      ':e': outcome.error,
+      ':sent': outcome.status === 'SENT' ? at : null,
+      ':at': at,
+    },
+  });
 }
 
 /** A report's delivery records, newest run first. */

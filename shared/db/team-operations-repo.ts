@@ -1,11 +1,21 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TeamOperation, TeamOperationStatus } from '../domain/teams/model';
-import { cancellationCodes, db, isConditionalCheckFailed, isTransactionCanceled, tableName } from './client';
+import { db, tableName } from './client';
+import { defineEntity, firstConditionFailed, transact } from './entity';
 import { keys, stripKeys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
+import { conditionHeld } from './writes';
 
-const ENTITY = 'teamOperation';
-const SCHEMA_VERSION = 1;
+/** The record read back leaves out the envelope and the TTL a finished operation gets. */
+const operations = defineEntity<TeamOperation>({
+  name: 'teamOperation',
+  schemaVersion: 1,
+  key: (op) => keys.teamOperation(op.orgId, op.teamId, op.operationId),
+  read: (item) => {
+    const { ttl: _t, ...rest } = stripKeys(item);
+    return rest as unknown as TeamOperation;
+  },
+});
 /** Finished operations stay readable for this long, then DynamoDB's TTL removes them. */
 const RETAIN_SECONDS = 30 * 24 * 3600;
 
@@ -15,50 +25,14 @@ const RETAIN_SECONDS = 30 * 24 * 3600;
  * that id is already recorded: a repeated request hands off once.
  */
 export async function insertTeamOperation(op: TeamOperation, message: OutboxEntry): Promise<boolean> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.teamOperation(op.orgId, op.teamId, op.operationId),
-                entity: ENTITY,
-                schemaVersion: SCHEMA_VERSION,
-                ...op,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          outboxPut(message),
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isTransactionCanceled(error) && cancellationCodes(error)[0] === 'ConditionalCheckFailed')
-      return false;
-    throw error;
-  }
+  return transact(
+    [operations.transactPut(op), outboxPut(message)],
+    firstConditionFailed(() => false),
+  );
 }
 
-export async function getTeamOperation(
-  orgId: string,
-  teamId: string,
-  operationId: string,
-): Promise<TeamOperation | undefined> {
-  const res = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.teamOperation(orgId, teamId, operationId),
-      ConsistentRead: true,
-    }),
-  );
-  if (!res.Item) return undefined;
-  const { entity: _e, schemaVersion: _v, ttl: _t, ...rest } = stripKeys(res.Item);
-  return rest as TeamOperation;
-}
+export const getTeamOperation = (orgId: string, teamId: string, operationId: string) =>
+  operations.get(keys.teamOperation(orgId, teamId, operationId));
 
 /**
  * Moves an operation on: to RUNNING (from PENDING or RUNNING, a redelivery), or to a final
@@ -90,8 +64,8 @@ export async function updateTeamOperation(
     sets.push('#ttl = :ttl');
     values[':ttl'] = Math.floor(Date.parse(change.at) / 1000) + RETAIN_SECONDS;
   }
-  try {
-    await db().send(
+  return conditionHeld(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.teamOperation(orgId, teamId, operationId),
@@ -104,10 +78,6 @@ export async function updateTeamOperation(
         },
         ExpressionAttributeValues: values,
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }

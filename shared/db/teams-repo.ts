@@ -1,11 +1,12 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MembershipOp, SyncLock, TeamMembership } from '../domain/teams/model';
 import { ConflictError, NotFoundError } from '../errors';
-import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
+import { db, tableName } from './client';
+import { defineEntity, type TransactItem, transact } from './entity';
 import { getItem, queryExact, queryPartition } from './items';
-import { INDEX_ON, keys, stripKeys } from './keys';
+import { INDEX_ON, keys } from './keys';
 import { type Page, queryListing } from './page';
-import { ifConditionFails, insertIfAbsent, insertNew, notFound } from './writes';
+import { ifConditionFails, notFound } from './writes';
 
 export interface Team {
   id: string;
@@ -19,15 +20,51 @@ export interface Team {
   deletingAt?: string;
 }
 
-const fromItem = (item: Record<string, unknown>): Team => stripKeys(item) as unknown as Team;
-
-const toItem = (team: Team) => ({
-  ...keys.team(team.organizationId, team.id),
-  ...keys.teamByName(team.organizationId, team.name),
-  entity: 'team',
+/** A team, found by name through GSI1. */
+const teams = defineEntity<Team>({
+  name: 'team',
   schemaVersion: 1,
-  ...team,
+  key: (team) => keys.team(team.organizationId, team.id),
+  indexes: (team) => keys.teamByName(team.organizationId, team.name),
 });
+const fromItem = teams.read;
+
+interface MemberRef {
+  orgId: string;
+  teamId: string;
+}
+
+/** The team's member item. */
+const members = defineEntity<
+  MemberRef & { userId: string; email?: string; addedAt: string; addedById: string }
+>({
+  name: 'teamMember',
+  schemaVersion: 1,
+  key: (m) => keys.teamMember(m.orgId, m.teamId, m.userId),
+  attributes: ({ orgId: _org, ...member }) => member,
+});
+
+/** The principal's mirror of a membership, read with the principal on every request. */
+const memberships = defineEntity<MemberRef & { userId: string; addedAt: string }>({
+  name: 'membership',
+  schemaVersion: 1,
+  key: (m) => keys.principalTeam(m.orgId, m.userId, m.teamId),
+  attributes: (m) => ({ teamId: m.teamId, addedAt: m.addedAt }),
+});
+
+/** A pending invitation of an e-mail unknown to the org; GSI1 finds every team an e-mail is invited to. */
+const invites = defineEntity<
+  MemberRef & { email: string; invitedAt: string; invitedById: string; invitationId?: string }
+>({
+  name: 'teamInvite',
+  schemaVersion: 1,
+  key: (i) => keys.teamInvite(i.orgId, i.teamId, i.email),
+  indexes: (i) => keys.invitesByEmail(i.orgId, i.email, i.teamId),
+  attributes: ({ orgId: _org, email, ...invite }) => ({ ...invite, email: email.toLowerCase() }),
+});
+
+/** The team's membership version and chunked-sync lock, written through `SET` (no `schemaVersion`). */
+const syncStates = defineEntity<never>({ name: 'teamSyncState' });
 
 export async function getTeam(orgId: string, teamId: string): Promise<Team | undefined> {
   return getItem(keys.team(orgId, teamId), fromItem);
@@ -35,7 +72,7 @@ export async function getTeam(orgId: string, teamId: string): Promise<Team | und
 
 /** A team read strongly consistent (admin writes read their own previous write). */
 export async function getTeamConsistent(orgId: string, teamId: string): Promise<Team | undefined> {
-  return getItem(keys.team(orgId, teamId), fromItem, { consistent: true });
+  return teams.get(keys.team(orgId, teamId));
 }
 
 /** Teams whose name is `name`, case-insensitively (GSI1, eventually consistent). */
@@ -48,12 +85,12 @@ export async function listTeams(orgId: string, limit: number, cursor?: string): 
 }
 
 export async function insertTeam(team: Team): Promise<void> {
-  await insertNew(toItem(team));
+  await teams.insert(team);
 }
 
 /** Writes a team unless it exists (the local seed); answers whether it wrote. */
 export async function ensureTeam(team: Team): Promise<boolean> {
-  return insertIfAbsent(toItem(team));
+  return teams.insertIfAbsent(team);
 }
 
 /** Renames or re-describes a team that exists and is not being deleted; answers the new record. */
@@ -125,10 +162,6 @@ export async function readMembership(orgId: string, teamId: string): Promise<Tea
   return out;
 }
 
-type TransactItem = NonNullable<
-  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
->[number];
-
 function opItems(
   orgId: string,
   teamId: string,
@@ -137,36 +170,16 @@ function opItems(
 ): TransactItem[] {
   const TableName = tableName();
   switch (op.kind) {
-    case 'add':
+    case 'add': {
+      const member = { orgId, teamId, userId: op.userId, addedAt: ctx.at };
       return [
-        {
-          Put: {
-            TableName,
-            Item: {
-              ...keys.teamMember(orgId, teamId, op.userId),
-              entity: 'teamMember',
-              schemaVersion: 1,
-              teamId,
-              userId: op.userId,
-              ...(op.email ? { email: op.email } : {}),
-              addedAt: ctx.at,
-              addedById: ctx.actorId,
-            },
-          },
-        },
-        {
-          Put: {
-            TableName,
-            Item: {
-              ...keys.principalTeam(orgId, op.userId, teamId),
-              entity: 'membership',
-              schemaVersion: 1,
-              teamId,
-              addedAt: ctx.at,
-            },
-          },
-        },
+        members.transactPut(
+          { ...member, ...(op.email ? { email: op.email } : {}), addedById: ctx.actorId },
+          null,
+        ),
+        memberships.transactPut(member, null),
       ];
+    }
     case 'remove':
       return [
         { Delete: { TableName, Key: keys.teamMember(orgId, teamId, op.userId) } },
@@ -174,22 +187,17 @@ function opItems(
       ];
     case 'invite':
       return [
-        {
-          Put: {
-            TableName,
-            Item: {
-              ...keys.teamInvite(orgId, teamId, op.email),
-              ...keys.invitesByEmail(orgId, op.email, teamId),
-              entity: 'teamInvite',
-              schemaVersion: 1,
-              teamId,
-              email: op.email.toLowerCase(),
-              invitedAt: ctx.at,
-              invitedById: ctx.actorId,
-              ...(op.invitationId ? { invitationId: op.invitationId } : {}),
-            },
+        invites.transactPut(
+          {
+            orgId,
+            teamId,
+            email: op.email,
+            invitedAt: ctx.at,
+            invitedById: ctx.actorId,
+            ...(op.invitationId ? { invitationId: op.invitationId } : {}),
           },
-        },
+          null,
+        ),
       ];
     case 'cancelInvite':
       return [{ Delete: { TableName, Key: keys.teamInvite(orgId, teamId, op.email) } }];
@@ -208,7 +216,7 @@ export async function addTeamMember(
 ): Promise<void> {
   const op: MembershipOp = { kind: 'add', userId: principalId, ...(email ? { email } : {}) };
   const ctx = { at: new Date().toISOString(), actorId: principalId };
-  await db().send(new TransactWriteCommand({ TransactItems: opItems(orgId, teamId, op, ctx) }));
+  await transact(opItems(orgId, teamId, op, ctx));
 }
 
 /** The team must exist and not be under deletion for any membership write. */
@@ -230,13 +238,15 @@ const syncConflict = (): never => {
 export const TRANSACTION_OVERHEAD_ITEMS = 2;
 export const MAX_TRANSACTION_ITEMS = 100;
 
-function conflictFrom(error: unknown, teamCheckIndex: number): Error | undefined {
-  if (!isTransactionCanceled(error)) return undefined;
-  const codes = cancellationCodes(error);
-  if (codes[teamCheckIndex] === 'ConditionalCheckFailed') return new NotFoundError('NOT_FOUND');
+/**
+ * `onCanceled` of a membership transaction whose first item is the team check: a failed check is a
+ * 404 `NOT_FOUND`, any other failed condition or a concurrent transaction a 409 `SYNC_CONFLICT`.
+ */
+function membershipConflict(codes: string[], error: unknown): never {
+  if (codes[0] === 'ConditionalCheckFailed') throw new NotFoundError('NOT_FOUND');
   if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'))
-    return new ConflictError('SYNC_CONFLICT');
-  return undefined;
+    throw new ConflictError('SYNC_CONFLICT');
+  throw error;
 }
 
 /**
@@ -255,11 +265,7 @@ export async function applyMembership(
   const items: TransactItem[] = [teamLiveCheck(orgId, teamId), syncStateUpdate(orgId, teamId, expect, ctx)];
   for (const op of ops) items.push(...opItems(orgId, teamId, op, ctx));
   if (items.length > MAX_TRANSACTION_ITEMS) throw new Error(`transaction of ${items.length} items`);
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    throw conflictFrom(error, 0) ?? error;
-  }
+  await transact(items, membershipConflict);
 }
 
 function syncStateUpdate(
@@ -272,8 +278,7 @@ function syncStateUpdate(
     Update: {
       TableName: tableName(),
       Key: keys.teamSyncState(orgId, teamId),
-      UpdateExpression:
-        'SET #version = :next, lastSyncAt = :at, lastPayloadHash = :hash, entity = :entity, teamId = :teamId REMOVE #lock',
+      UpdateExpression: `SET #version = :next, lastSyncAt = :at, lastPayloadHash = :hash, ${syncStates.envelopeSet.expression}, teamId = :teamId REMOVE #lock`,
       ConditionExpression:
         (expect.version === 0
           ? '(attribute_not_exists(#version) OR #version = :expected)'
@@ -285,7 +290,7 @@ function syncStateUpdate(
         ':expected': expect.version,
         ':at': ctx.at,
         ':hash': ctx.payloadHash,
-        ':entity': 'teamSyncState',
+        ...syncStates.envelopeSet.values,
         ':teamId': teamId,
         ...(expect.lockOpId ? { ':lockOp': expect.lockOpId } : {}),
       },
@@ -316,8 +321,7 @@ export async function acquireSyncLock(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.teamSyncState(orgId, teamId),
-        UpdateExpression:
-          'SET #lock = :lock, entity = :entity, teamId = :teamId, #version = if_not_exists(#version, :zero)',
+        UpdateExpression: `SET #lock = :lock, ${syncStates.envelopeSet.expression}, teamId = :teamId, #version = if_not_exists(#version, :zero)`,
         ConditionExpression: `${versionCond} AND ${lockCond}`,
         ExpressionAttributeNames: { '#version': 'version', '#lock': 'lock' },
         ExpressionAttributeValues: {
@@ -325,7 +329,7 @@ export async function acquireSyncLock(
           ':expected': expect.version,
           ':now': now,
           ':zero': 0,
-          ':entity': 'teamSyncState',
+          ...syncStates.envelopeSet.values,
           ':teamId': teamId,
           ...(expect.lockOpId ? { ':seen': expect.lockOpId } : {}),
         },
@@ -362,11 +366,7 @@ export async function applyMembershipChunk(
   ];
   for (const op of ops) items.push(...opItems(orgId, teamId, op, ctx));
   if (items.length > MAX_TRANSACTION_ITEMS) throw new Error(`transaction of ${items.length} items`);
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (error) {
-    throw conflictFrom(error, 0) ?? error;
-  }
+  await transact(items, membershipConflict);
 }
 
 /** Ends a chunked sync: bumps the version (the membership changed) and drops the lock it holds. */
@@ -423,19 +423,15 @@ export async function removeMembershipItems(
   const items = ops.flatMap((op) => opItems(orgId, teamId, op, { at, actorId: '' }));
   if (items.length === 0) return;
   if (items.length > MAX_TRANSACTION_ITEMS) throw new Error(`transaction of ${items.length} items`);
-  await db().send(new TransactWriteCommand({ TransactItems: items }));
+  await transact(items);
 }
 
 /** Last step of a team delete: the team item and its sync state. */
 export async function deleteTeamRecord(orgId: string, teamId: string): Promise<void> {
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Delete: { TableName: tableName(), Key: keys.team(orgId, teamId) } },
-        { Delete: { TableName: tableName(), Key: keys.teamSyncState(orgId, teamId) } },
-      ],
-    }),
-  );
+  await transact([
+    { Delete: { TableName: tableName(), Key: keys.team(orgId, teamId) } },
+    { Delete: { TableName: tableName(), Key: keys.teamSyncState(orgId, teamId) } },
+  ]);
 }
 
 /** Pending invitations of an e-mail across the org's teams (GSI1). */
@@ -480,20 +476,18 @@ export async function convertInvitation(
       Update: {
         TableName,
         Key: keys.teamSyncState(orgId, teamId),
-        UpdateExpression:
-          'SET #version = if_not_exists(#version, :zero) + :one, entity = :entity, teamId = :teamId',
+        UpdateExpression: `SET #version = if_not_exists(#version, :zero) + :one, ${syncStates.envelopeSet.expression}, teamId = :teamId`,
         ConditionExpression: 'attribute_not_exists(#lock)',
         ExpressionAttributeNames: { '#version': 'version', '#lock': 'lock' },
-        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':entity': 'teamSyncState', ':teamId': teamId },
+        ExpressionAttributeValues: {
+          ':zero': 0,
+          ':one': 1,
+          ...syncStates.envelopeSet.values,
+          ':teamId': teamId,
+        },
       },
     },
     ...opItems(orgId, teamId, { kind: 'add', userId: user.id, email: user.email }, { at, actorId: user.id }),
   ];
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (error) {
-    if (isTransactionCanceled(error)) return false;
-    throw error;
-  }
+  return transact(items, () => false);
 }

@@ -1,7 +1,8 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SourceChange } from '../domain/uploads/model';
-import { db, isTransactionCanceled, tableName } from './client';
+import { db, tableName } from './client';
 import { getIngestion, type IngestionRecord } from './dimensions-repo';
+import { transact } from './entity';
 import { getItem } from './items';
 import { keys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
@@ -86,29 +87,22 @@ async function updateWithOutbox(
   },
   entry: OutboxEntry,
 ): Promise<boolean> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.ingestion(ref.orgId, ref.objectKey, ref.version),
-              UpdateExpression: update.expression,
-              ConditionExpression: update.condition,
-              ...(update.names ? { ExpressionAttributeNames: update.names } : {}),
-              ExpressionAttributeValues: update.values,
-            },
-          },
-          outboxPut(entry),
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isTransactionCanceled(error)) return false;
-    throw error;
-  }
+  return transact(
+    [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.ingestion(ref.orgId, ref.objectKey, ref.version),
+          UpdateExpression: update.expression,
+          ConditionExpression: update.condition,
+          ...(update.names ? { ExpressionAttributeNames: update.names } : {}),
+          ExpressionAttributeValues: update.values,
+        },
+      },
+      outboxPut(entry),
+    ],
+    () => false,
+  );
 }
 
 /**

@@ -1,9 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import { batchGetItems, getItem, queryExact } from './items';
-import { keys, stripKeys } from './keys';
+import { defineEntity } from './entity';
+import { batchGetItems, queryExact } from './items';
+import { keys } from './keys';
 import { type Page, queryPage } from './page';
-import { insertIfAbsent } from './writes';
 
 /** Users of an organisation: profiles in the principal partition, found by id, e-mail (GSI1) or listed (GSI2). */
 
@@ -18,26 +18,27 @@ export interface UserProfile {
 
 export type User = UserProfile & { updatedAt?: string; disabledAt?: string | null };
 
-function fromItem(item: Record<string, unknown>): User {
-  return stripKeys(item) as unknown as User;
-}
+/** A profile: indexed by e-mail (GSI1, only once it has one) and in the org's users list (GSI2, by id). */
+const users = defineEntity<UserProfile>({
+  name: 'user',
+  schemaVersion: 1,
+  key: (user) => keys.principalProfile(user.organizationId, user.id),
+  indexes: (user) => ({
+    ...(user.email ? keys.userByEmail(user.organizationId, user.email) : {}),
+    ...keys.usersIndex(user.organizationId),
+    gsi2sk: user.id,
+  }),
+});
+const fromItem = (item: Record<string, unknown>): User => users.read(item) as User;
 
 /** One user, strongly consistent. Another organisation's user is not found. */
 export async function getUser(orgId: string, userId: string): Promise<User | undefined> {
-  return getItem(keys.principalProfile(orgId, userId), fromItem, { consistent: true });
+  return users.get(keys.principalProfile(orgId, userId));
 }
 
 /** Writes a profile unless the user exists (the local seed); answers whether it wrote. */
 export async function ensureUser(user: UserProfile): Promise<boolean> {
-  return insertIfAbsent({
-    ...keys.principalProfile(user.organizationId, user.id),
-    ...keys.userByEmail(user.organizationId, user.email),
-    ...keys.usersIndex(user.organizationId),
-    gsi2sk: user.id,
-    entity: 'user',
-    schemaVersion: 1,
-    ...user,
-  });
+  return users.insertIfAbsent(user);
 }
 
 /**
@@ -51,12 +52,7 @@ export async function registerSignedInUser(
   user: { id: string; role: 'admin' | 'member' },
   at: string,
 ): Promise<boolean> {
-  return insertIfAbsent({
-    ...keys.principalProfile(orgId, user.id),
-    ...keys.usersIndex(orgId),
-    gsi2sk: user.id,
-    entity: 'user',
-    schemaVersion: 1,
+  return users.insertIfAbsent({
     id: user.id,
     organizationId: orgId,
     email: '',
@@ -108,12 +104,11 @@ export async function upsertUser(
       TableName: tableName(),
       Key: keys.principalProfile(orgId, user.id),
       UpdateExpression:
-        `SET #entity = :entity, schemaVersion = :sv, id = :id, organizationId = :org, email = :email, #name = ${name}, #role = ${role}, ` +
+        `SET ${users.envelopeSet.expression}, id = :id, organizationId = :org, email = :email, #name = ${name}, #role = ${role}, ` +
         'gsi1pk = :g1pk, gsi1sk = :g1sk, gsi2pk = :g2pk, gsi2sk = :id, createdAt = if_not_exists(createdAt, :at), updatedAt = :at',
-      ExpressionAttributeNames: { '#entity': 'entity', '#name': 'name', '#role': 'role' },
+      ExpressionAttributeNames: { '#name': 'name', '#role': 'role' },
       ExpressionAttributeValues: {
-        ':entity': 'user',
-        ':sv': 1,
+        ...users.envelopeSet.values,
         ':id': user.id,
         ':org': orgId,
         ':email': user.email,

@@ -84,6 +84,14 @@ export async function ifConditionFails<T, F>(
   }
 }
 
+/** Runs a conditional write: answers whether its condition held (and so it wrote). Other errors pass. */
+export function conditionHeld(write: Promise<unknown>): Promise<boolean> {
+  return ifConditionFails(
+    write.then(() => true),
+    () => false,
+  );
+}
+
 /** `onFailed` of a write conditional on the item existing: 404 `NOT_FOUND`. */
 export function notFound(): never {
   throw new NotFoundError('NOT_FOUND');
@@ -91,8 +99,5 @@ export function notFound(): never {
 
 /** Writes a new item unless its key is taken; answers whether it wrote (idempotent seeding). */
 export async function insertIfAbsent(item: Record<string, unknown>): Promise<boolean> {
-  return ifConditionFails(
-    insertNew(item).then(() => true),
-    () => false,
-  );
+  return conditionHeld(insertNew(item));
 }

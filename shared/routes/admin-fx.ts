@@ -1,17 +1,14 @@
 import { LoadRatesBody, LoadRatesResponse, RATE_FILE_MEDIA_TYPES } from '../domain/fx/admin';
-import { route } from '../http/route';
+import { type Area, declare } from './declare';
 
 /**
  * Platform administration of the euro reference rates (docs/currency.md): admins of a platform
  * organisation (`PLATFORM_ORG_IDS`) only; everyone else gets 403.
  */
-export const loadFxRates = route({
-  id: 'loadFxRates',
-  method: 'POST',
-  path: '/admin/fx-rates',
-  entry: 'admin/load-fx-rates',
+const AREA: Area = { tag: 'Admin', folder: 'admin' };
+
+export const loadFxRates = declare(AREA, 'POST /admin/fx-rates', 'loadFxRates', {
   auth: 'admin',
-  tag: 'Admin',
   summary:
     "Load euro reference rates (the ECB's eurofxref CSV or gesmes XML, as text/csv or application/xml); " +
     'platform admins only. Answers the days, currencies and publication range loaded',

@@ -13,17 +13,12 @@ import {
   WidgetDataSchema,
 } from '../domain/alerts/schemas';
 import { PageQuerySchema } from '../domain/common/enums';
-import { route } from '../http/route';
+import { type Area, declare } from './declare';
 
-const tag = 'Alerts';
+const AREA: Area = { tag: 'Alerts', folder: 'alerts' };
 
-export const createCostAlert = route({
-  id: 'createCostAlert',
-  method: 'POST',
-  path: '/alerts-v2/costAlerts',
-  entry: 'alerts/create-cost-alert',
+export const createCostAlert = declare(AREA, 'POST /alerts-v2/costAlerts', 'createCostAlert', {
   auth: 'member',
-  tag,
   summary: 'Create a cost alert: condition-based, threshold-based or period-change (see docs/alerts.md)',
   body: CreateAlertBody,
   successStatus: 201,
@@ -32,41 +27,32 @@ export const createCostAlert = route({
   response: AlertRecordSchema,
 });
 
-export const listCostAlerts = route({
-  id: 'listCostAlerts',
-  method: 'GET',
-  path: '/alerts-v2/costAlerts',
-  entry: 'alerts/list-cost-alerts',
+export const listCostAlerts = declare(AREA, 'GET /alerts-v2/costAlerts', 'listCostAlerts', {
   auth: 'member',
-  tag,
   summary: 'List the organisation’s cost alerts, newest first (not shown in the spec)',
   query: ListAlertsQuery,
   response: AlertPageSchema,
 });
 
-export const getCostAlertWidgetData = route({
-  id: 'getCostAlertWidgetData',
-  method: 'GET',
-  path: '/alerts-v2/costAlerts/{id}/widgetData',
-  entry: 'alerts/get-widget-data',
-  auth: 'member',
-  tag,
-  summary: 'One cost alert with its thresholds and its last 30 complete days, the rule drawn over them',
-  params: AlertIdParams,
-  response: WidgetDataSchema,
-  // The recent series is read through the query engine.
-  usesWarehouse: true,
-  memoryMb: 512,
-  timeoutSeconds: 29,
-});
+export const getCostAlertWidgetData = declare(
+  AREA,
+  'GET /alerts-v2/costAlerts/{id}/widgetData',
+  'getCostAlertWidgetData',
+  {
+    entry: 'get-widget-data',
+    auth: 'member',
+    summary: 'One cost alert with its thresholds and its last 30 complete days, the rule drawn over them',
+    params: AlertIdParams,
+    response: WidgetDataSchema,
+    // The recent series is read through the query engine.
+    usesWarehouse: true,
+    memoryMb: 512,
+    timeoutSeconds: 29,
+  },
+);
 
-export const updateCostAlert = route({
-  id: 'updateCostAlert',
-  method: 'PUT',
-  path: '/alerts-v2/costAlerts/{id}',
-  entry: 'alerts/update-cost-alert',
+export const updateCostAlert = declare(AREA, 'PUT /alerts-v2/costAlerts/{id}', 'updateCostAlert', {
   auth: 'member',
-  tag,
   summary:
     'Replace a cost alert’s definition (If-Match: "<version>" makes it conditional; not shown in the spec)',
   params: AlertIdParams,
@@ -76,76 +62,58 @@ export const updateCostAlert = route({
   response: AlertRecordSchema,
 });
 
-export const archiveCostAlert = route({
-  id: 'archiveCostAlert',
-  method: 'DELETE',
-  path: '/alerts-v2/costAlerts/{id}',
-  entry: 'alerts/archive-cost-alert',
+export const archiveCostAlert = declare(AREA, 'DELETE /alerts-v2/costAlerts/{id}', 'archiveCostAlert', {
   auth: 'member',
-  tag,
   summary: 'Archive a cost alert (sets archivedAt; idempotent; not shown in the spec)',
   params: AlertIdParams,
   response: AlertRecordSchema,
 });
 
-export const snoozeCostAlert = route({
-  id: 'snoozeCostAlert',
-  method: 'POST',
-  path: '/alerts-v2/costAlerts/{id}/snooze',
-  entry: 'alerts/snooze-cost-alert',
+export const snoozeCostAlert = declare(AREA, 'POST /alerts-v2/costAlerts/{id}/snooze', 'snoozeCostAlert', {
   auth: 'member',
-  tag,
   summary: 'Snooze a cost alert until a time (sets snoozedUntil; not shown in the spec)',
   params: AlertIdParams,
   body: SnoozeBody,
   response: AlertRecordSchema,
 });
 
-export const unsnoozeCostAlert = route({
-  id: 'unsnoozeCostAlert',
-  method: 'DELETE',
-  path: '/alerts-v2/costAlerts/{id}/snooze',
-  entry: 'alerts/unsnooze-cost-alert',
-  auth: 'member',
-  tag,
-  summary: 'End a cost alert’s snooze (snoozedUntil back to null; not shown in the spec)',
-  params: AlertIdParams,
-  response: AlertRecordSchema,
-});
+export const unsnoozeCostAlert = declare(
+  AREA,
+  'DELETE /alerts-v2/costAlerts/{id}/snooze',
+  'unsnoozeCostAlert',
+  {
+    auth: 'member',
+    summary: 'End a cost alert’s snooze (snoozedUntil back to null; not shown in the spec)',
+    params: AlertIdParams,
+    response: AlertRecordSchema,
+  },
+);
 
-export const costAlertHistory = route({
-  id: 'costAlertHistory',
-  method: 'GET',
-  path: '/alerts-v2/costAlerts/{id}/history',
-  entry: 'alerts/alert-history',
+export const costAlertHistory = declare(AREA, 'GET /alerts-v2/costAlerts/{id}/history', 'costAlertHistory', {
+  entry: 'alert-history',
   auth: 'member',
-  tag,
   summary: 'Evaluations of a cost alert, newest first (not shown in the spec)',
   params: AlertIdParams,
   query: PageQuerySchema,
   response: HistoryPageSchema,
 });
 
-export const sendBudgetAlertTest = route({
-  id: 'sendBudgetAlertTest',
-  method: 'POST',
-  path: '/alerts-v2/budgetAlerts/sendTest',
-  entry: 'alerts/send-test',
-  auth: 'member',
-  tag,
-  summary: 'Send a sample notification through the delivery path (EMAIL, SLACK or TEAMS)',
-  body: SendTestBody,
-  response: SendTestResponse,
-  sendsTo: ['notifications'],
-});
+export const sendBudgetAlertTest = declare(
+  AREA,
+  'POST /alerts-v2/budgetAlerts/sendTest',
+  'sendBudgetAlertTest',
+  {
+    entry: 'send-test',
+    auth: 'member',
+    summary: 'Send a sample notification through the delivery path (EMAIL, SLACK or TEAMS)',
+    body: SendTestBody,
+    response: SendTestResponse,
+    sendsTo: ['notifications'],
+  },
+);
 
-export const backtestCostAlert = route({
-  id: 'backtestCostAlert',
-  method: 'POST',
-  path: '/alerts-v2/costAlerts/backtest',
-  entry: 'alerts/backtest-cost-alert',
+export const backtestCostAlert = declare(AREA, 'POST /alerts-v2/costAlerts/backtest', 'backtestCostAlert', {
   auth: 'member',
-  tag,
   summary:
     'Replay an alert body over the last 90 complete days: the days it would have fired and the notifications dedup would have sent (nothing stored)',
   body: CreateAlertBody,

@@ -10,92 +10,57 @@ import {
   ListBudgetsQuery,
   ListBudgetVersionsQuery,
 } from '../domain/budgets/schemas';
-import { route } from '../http/route';
+import { type Area, declare } from './declare';
 
-const tag = 'Budgets';
+const AREA: Area = { tag: 'Budgets', folder: 'budgets' };
 
-export const createBudget = route({
-  id: 'createBudget',
-  method: 'POST',
-  path: '/budgets',
-  entry: 'budgets/create-budget',
+export const createBudget = declare(AREA, 'POST /budgets', 'createBudget', {
   auth: 'member',
-  tag,
   summary: 'Create a budget (lines × months) as version 1',
   body: BudgetBody,
   successStatus: 201,
   response: BudgetRecordSchema,
 });
 
-export const listBudgets = route({
-  id: 'listBudgets',
-  method: 'GET',
-  path: '/budgets',
-  entry: 'budgets/list-budgets',
+export const listBudgets = declare(AREA, 'GET /budgets', 'listBudgets', {
   auth: 'member',
-  tag,
   summary: 'List the budgets of the organisation, newest first (archived=true: the archived ones)',
   query: ListBudgetsQuery,
   response: BudgetPage,
 });
 
-export const getBudget = route({
-  id: 'getBudget',
-  method: 'GET',
-  path: '/budgets/{id}',
-  entry: 'budgets/get-budget',
+export const getBudget = declare(AREA, 'GET /budgets/{id}', 'getBudget', {
   auth: 'member',
-  tag,
   summary: 'Read a budget with its current version',
   params: BudgetIdParams,
   response: BudgetRecordSchema,
 });
 
-export const updateBudget = route({
-  id: 'updateBudget',
-  method: 'PUT',
-  path: '/budgets/{id}',
-  entry: 'budgets/update-budget',
+export const updateBudget = declare(AREA, 'PUT /budgets/{id}', 'updateBudget', {
   auth: 'member',
-  tag,
   summary: 'Save a new version of a budget (If-Match: the versionNumber read; 409 when stale)',
   params: BudgetIdParams,
   body: BudgetBody,
   response: BudgetRecordSchema,
 });
 
-export const archiveBudget = route({
-  id: 'archiveBudget',
-  method: 'DELETE',
-  path: '/budgets/{id}',
-  entry: 'budgets/archive-budget',
+export const archiveBudget = declare(AREA, 'DELETE /budgets/{id}', 'archiveBudget', {
   auth: 'member',
-  tag,
   summary: 'Archive a budget (idempotent)',
   params: BudgetIdParams,
   response: BudgetRecordSchema,
 });
 
-export const listBudgetVersions = route({
-  id: 'listBudgetVersions',
-  method: 'GET',
-  path: '/budgets/{id}/versions',
-  entry: 'budgets/list-budget-versions',
+export const listBudgetVersions = declare(AREA, 'GET /budgets/{id}/versions', 'listBudgetVersions', {
   auth: 'member',
-  tag,
   summary: 'List the saved versions of a budget, newest first, each as it was saved',
   params: BudgetIdParams,
   query: ListBudgetVersionsQuery,
   response: BudgetVersionPage,
 });
 
-export const getBudgetStatus = route({
-  id: 'getBudgetStatus',
-  method: 'GET',
-  path: '/budgets/{id}/status',
-  entry: 'budgets/get-budget-status',
+export const getBudgetStatus = declare(AREA, 'GET /budgets/{id}/status', 'getBudgetStatus', {
   auth: 'member',
-  tag,
   summary:
     "A month's budget, month-to-date actual and month-end forecast (80 % interval) per line and in total",
   params: BudgetIdParams,
@@ -109,25 +74,15 @@ export const getBudgetStatus = route({
   timeoutSeconds: 29,
 });
 
-export const exportBudgetCsv = route({
-  id: 'exportBudgetCsv',
-  method: 'GET',
-  path: '/budgets/{id}/export.csv',
-  entry: 'budgets/export-budget-csv',
+export const exportBudgetCsv = declare(AREA, 'GET /budgets/{id}/export.csv', 'exportBudgetCsv', {
   auth: 'member',
-  tag,
   summary: "The current version's lines × months grid as CSV (value,owner,YYYY-MM,…)",
   params: BudgetIdParams,
   responseContentType: 'text/csv',
 });
 
-export const importBudget = route({
-  id: 'importBudget',
-  method: 'POST',
-  path: '/budgets/{id}/import',
-  entry: 'budgets/import-budget',
+export const importBudget = declare(AREA, 'POST /budgets/{id}/import', 'importBudget', {
   auth: 'member',
-  tag,
   summary:
     'Replace the lines from a CSV grid (text/csv, or JSON {csv}) as a new version; each bad cell is named by row and column',
   params: BudgetIdParams,

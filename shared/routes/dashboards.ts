@@ -11,9 +11,9 @@ import {
   PatchDashboardBody,
   PublishDashboardBody,
 } from '../domain/dashboards/schemas';
-import { route } from '../http/route';
+import { type Area, declare } from './declare';
 
-const tag = 'Dashboards';
+const AREA: Area = { tag: 'Dashboards', folder: 'dashboards' };
 
 /*
  * Create, publish and PATCH validate their bodies in the domain (`deferBodyValidation`): the
@@ -21,13 +21,8 @@ const tag = 'Dashboards';
  * naming the failing field path.
  */
 
-export const createDashboard = route({
-  id: 'createDashboard',
-  method: 'POST',
-  path: '/dashboard-v2',
-  entry: 'dashboards/create-dashboard',
+export const createDashboard = declare(AREA, 'POST /dashboard-v2', 'createDashboard', {
   auth: 'member',
-  tag,
   summary: 'Create a dashboard (metadata plus widgets) as version 1',
   body: CreateDashboardBody,
   deferBodyValidation: true,
@@ -39,37 +34,22 @@ export const createDashboard = route({
   response: DashboardRecord,
 });
 
-export const listDashboards = route({
-  id: 'listDashboards',
-  method: 'GET',
-  path: '/dashboard-v2',
-  entry: 'dashboards/list-dashboards',
+export const listDashboards = declare(AREA, 'GET /dashboard-v2', 'listDashboards', {
   auth: 'member',
-  tag,
   summary: 'List the dashboards visible to the caller, newest update first (without widgets)',
   query: ListDashboardsQuery,
   response: DashboardPage,
 });
 
-export const getDashboard = route({
-  id: 'getDashboard',
-  method: 'GET',
-  path: '/dashboard-v2/{id}',
-  entry: 'dashboards/get-dashboard',
+export const getDashboard = declare(AREA, 'GET /dashboard-v2/{id}', 'getDashboard', {
   auth: 'member',
-  tag,
   summary: "Read a dashboard with its current version's widgets",
   params: DashboardIdParams,
   response: DashboardRecord,
 });
 
-export const publishDashboard = route({
-  id: 'publishDashboard',
-  method: 'PUT',
-  path: '/dashboard-v2/{id}',
-  entry: 'dashboards/publish-dashboard',
+export const publishDashboard = declare(AREA, 'PUT /dashboard-v2/{id}', 'publishDashboard', {
   auth: 'member',
-  tag,
   summary: 'Publish: save a new version (context plus widgets) and update the metadata in one transaction',
   params: DashboardIdParams,
   body: PublishDashboardBody,
@@ -80,13 +60,8 @@ export const publishDashboard = route({
   response: DashboardRecord,
 });
 
-export const patchDashboard = route({
-  id: 'patchDashboard',
-  method: 'PATCH',
-  path: '/dashboard-v2/{id}',
-  entry: 'dashboards/patch-dashboard',
+export const patchDashboard = declare(AREA, 'PATCH /dashboard-v2/{id}', 'patchDashboard', {
   auth: 'member',
-  tag,
   summary: 'Update metadata and context only; no new version',
   params: DashboardIdParams,
   body: PatchDashboardBody,
@@ -94,42 +69,37 @@ export const patchDashboard = route({
   response: DashboardRecord,
 });
 
-export const archiveDashboard = route({
-  id: 'archiveDashboard',
-  method: 'DELETE',
-  path: '/dashboard-v2/{id}',
-  entry: 'dashboards/archive-dashboard',
+export const archiveDashboard = declare(AREA, 'DELETE /dashboard-v2/{id}', 'archiveDashboard', {
   auth: 'member',
-  tag,
   summary: 'Archive a dashboard (idempotent)',
   params: DashboardIdParams,
   response: DashboardRecord,
 });
 
-export const listDashboardVersions = route({
-  id: 'listDashboardVersions',
-  method: 'GET',
-  path: '/dashboard-v2/{id}/versions',
-  entry: 'dashboards/list-dashboard-versions',
-  auth: 'member',
-  tag,
-  summary: 'List the saved versions of a dashboard, newest first',
-  params: DashboardIdParams,
-  query: ListVersionsQuery,
-  response: DashboardVersionPage,
-});
+export const listDashboardVersions = declare(
+  AREA,
+  'GET /dashboard-v2/{id}/versions',
+  'listDashboardVersions',
+  {
+    auth: 'member',
+    summary: 'List the saved versions of a dashboard, newest first',
+    params: DashboardIdParams,
+    query: ListVersionsQuery,
+    response: DashboardVersionPage,
+  },
+);
 
-export const getDashboardVersion = route({
-  id: 'getDashboardVersion',
-  method: 'GET',
-  path: '/dashboard-v2/{id}/versions/{n}',
-  entry: 'dashboards/get-dashboard-version',
-  auth: 'member',
-  tag,
-  summary: 'Read one saved version as it was published',
-  params: DashboardVersionParams,
-  response: DashboardVersionRecord,
-});
+export const getDashboardVersion = declare(
+  AREA,
+  'GET /dashboard-v2/{id}/versions/{n}',
+  'getDashboardVersion',
+  {
+    auth: 'member',
+    summary: 'Read one saved version as it was published',
+    params: DashboardVersionParams,
+    response: DashboardVersionRecord,
+  },
+);
 
 export const dashboardRoutes = [
   createDashboard,

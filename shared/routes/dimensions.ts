@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { ListVdimsQuery, PublishBody, VdimBody, VdimIdParams } from '../domain/dimensions/schemas';
 import { ConversionOut } from '../domain/queries/schemas';
-import { route } from '../http/route';
+import { type Area, declare } from './declare';
 
-const tag = 'Dimensions';
+const AREA: Area = { tag: 'Dimensions', folder: 'dimensions' };
 
 // Tree-shaking: esbuild treats a call into another module (valibot's builders, `route()`) as a side
 // effect even when that function is marked side-effect free, so every definition below would end
@@ -73,41 +73,38 @@ const RefreshStatusSchema = schema(() =>
   }),
 );
 
-export const listDimensions = /* @__PURE__ */ route({
-  id: 'listDimensions',
-  method: 'GET',
-  path: '/dimensions',
-  entry: 'dimensions/list-dimensions',
+export const listDimensions = /* @__PURE__ */ declare(AREA, 'GET /dimensions', 'listDimensions', {
   auth: 'member',
-  tag,
   summary:
     'Dimensions to filter and group by, from the cache the refresh writes (headers x-dimensions-refreshed-at, x-dimensions-refresh-status, x-dimensions-currency)',
   response: schema(() => v.array(DimensionSchema)),
 });
 
-export const listCandidates = /* @__PURE__ */ route({
-  id: 'listDimensionCandidates',
-  method: 'GET',
-  path: '/dimensions/candidates',
-  entry: 'dimensions/list-candidates',
-  auth: 'member',
-  tag,
-  statuses: [422],
-  summary:
-    "Tag keys of the billing data that could become labels (snake_case), from the refresh cache; costs in the organisation's reporting currency (header x-dimensions-currency)",
-  response: schema(() => v.array(CandidateSchema)),
-});
+export const listCandidates = /* @__PURE__ */ declare(
+  AREA,
+  'GET /dimensions/candidates',
+  'listDimensionCandidates',
+  {
+    entry: 'list-candidates',
+    auth: 'member',
+    statuses: [422],
+    summary:
+      "Tag keys of the billing data that could become labels (snake_case), from the refresh cache; costs in the organisation's reporting currency (header x-dimensions-currency)",
+    response: schema(() => v.array(CandidateSchema)),
+  },
+);
 
-export const getRefreshStatus = /* @__PURE__ */ route({
-  id: 'getDimensionsRefreshStatus',
-  method: 'GET',
-  path: '/dimensions/status',
-  entry: 'dimensions/refresh-status',
-  auth: 'member',
-  tag,
-  summary: 'Status and time of the last warehouse refresh of the organisation',
-  response: RefreshStatusSchema,
-});
+export const getRefreshStatus = /* @__PURE__ */ declare(
+  AREA,
+  'GET /dimensions/status',
+  'getDimensionsRefreshStatus',
+  {
+    entry: 'refresh-status',
+    auth: 'member',
+    summary: 'Status and time of the last warehouse refresh of the organisation',
+    response: RefreshStatusSchema,
+  },
+);
 
 const PublishResponse = schema(() =>
   v.object({
@@ -154,94 +151,80 @@ const VdimResponse = schema(() =>
   }),
 );
 
-export const publishDimensions = /* @__PURE__ */ route({
-  id: 'publishDimensions',
-  method: 'POST',
-  path: '/dimensions/publish',
-  entry: 'dimensions/publish',
-  auth: 'admin',
-  tag,
-  summary:
-    'Publish inline labels and pending virtual-dimension changes (scope all|labels|vdims); valid drafts are promoted atomically and a refresh is enqueued',
-  body: PublishBody,
-  validation: 'publish',
-  response: PublishResponse,
-  sendsTo: ['warehouse-refresh'],
-});
+export const publishDimensions = /* @__PURE__ */ declare(
+  AREA,
+  'POST /dimensions/publish',
+  'publishDimensions',
+  {
+    entry: 'publish',
+    auth: 'admin',
+    summary:
+      'Publish inline labels and pending virtual-dimension changes (scope all|labels|vdims); valid drafts are promoted atomically and a refresh is enqueued',
+    body: PublishBody,
+    validation: 'publish',
+    response: PublishResponse,
+    sendsTo: ['warehouse-refresh'],
+  },
+);
 
-export const listLabels = /* @__PURE__ */ route({
-  id: 'listLabels',
-  method: 'GET',
-  path: '/dimensions/labels',
-  entry: 'dimensions/list-labels',
+export const listLabels = /* @__PURE__ */ declare(AREA, 'GET /dimensions/labels', 'listLabels', {
   auth: 'member',
-  tag,
   summary: 'Published label configurations',
   response: schema(() => v.array(LabelResponse)),
 });
 
-export const createVdim = /* @__PURE__ */ route({
-  id: 'createVirtualDimension',
-  method: 'POST',
-  path: '/dimensions/vdims',
-  entry: 'dimensions/create-vdim',
+export const createVdim = /* @__PURE__ */ declare(AREA, 'POST /dimensions/vdims', 'createVirtualDimension', {
+  entry: 'create-vdim',
   auth: 'admin',
-  tag,
   summary: 'Create a virtual-dimension draft (live after the next publish)',
   body: VdimBody,
   successStatus: 201,
   response: VdimResponse,
 });
 
-export const listVdims = /* @__PURE__ */ route({
-  id: 'listVirtualDimensions',
-  method: 'GET',
-  path: '/dimensions/vdims',
-  entry: 'dimensions/list-vdims',
+export const listVdims = /* @__PURE__ */ declare(AREA, 'GET /dimensions/vdims', 'listVirtualDimensions', {
+  entry: 'list-vdims',
   auth: 'member',
-  tag,
   summary:
     'Virtual dimensions with their drafts and live definitions, a page at a time in creation order (?limit&cursor)',
   query: ListVdimsQuery,
   response: schema(() => v.object({ items: v.array(VdimResponse), nextCursor: v.nullable(v.string()) })),
 });
 
-export const getVdim = /* @__PURE__ */ route({
-  id: 'getVirtualDimension',
-  method: 'GET',
-  path: '/dimensions/vdims/{id}',
-  entry: 'dimensions/get-vdim',
+export const getVdim = /* @__PURE__ */ declare(AREA, 'GET /dimensions/vdims/{id}', 'getVirtualDimension', {
+  entry: 'get-vdim',
   auth: 'member',
-  tag,
   summary: 'Read one virtual dimension',
   params: VdimIdParams,
   response: VdimResponse,
 });
 
-export const updateVdim = /* @__PURE__ */ route({
-  id: 'updateVirtualDimension',
-  method: 'PUT',
-  path: '/dimensions/vdims/{id}',
-  entry: 'dimensions/update-vdim',
-  auth: 'admin',
-  tag,
-  summary: 'Replace the draft of a virtual dimension (live after the next publish)',
-  params: VdimIdParams,
-  body: VdimBody,
-  response: VdimResponse,
-});
+export const updateVdim = /* @__PURE__ */ declare(
+  AREA,
+  'PUT /dimensions/vdims/{id}',
+  'updateVirtualDimension',
+  {
+    entry: 'update-vdim',
+    auth: 'admin',
+    summary: 'Replace the draft of a virtual dimension (live after the next publish)',
+    params: VdimIdParams,
+    body: VdimBody,
+    response: VdimResponse,
+  },
+);
 
-export const deleteVdim = /* @__PURE__ */ route({
-  id: 'deleteVirtualDimension',
-  method: 'DELETE',
-  path: '/dimensions/vdims/{id}',
-  entry: 'dimensions/delete-vdim',
-  auth: 'admin',
-  tag,
-  summary: 'Delete a draft, or mark a live virtual dimension for removal at the next publish',
-  params: VdimIdParams,
-  successStatus: 204,
-});
+export const deleteVdim = /* @__PURE__ */ declare(
+  AREA,
+  'DELETE /dimensions/vdims/{id}',
+  'deleteVirtualDimension',
+  {
+    entry: 'delete-vdim',
+    auth: 'admin',
+    summary: 'Delete a draft, or mark a live virtual dimension for removal at the next publish',
+    params: VdimIdParams,
+    successStatus: 204,
+  },
+);
 
 export const dimensionRoutes = [
   listDimensions,

@@ -6,30 +6,20 @@ import {
   ListEnrichmentsQuery,
   YAML_MEDIA_TYPES,
 } from '../domain/enrichments/schemas';
-import { route } from '../http/route';
+import { type Area, declare } from './declare';
 
-const tag = 'Enrichments';
+const AREA: Area = { tag: 'Enrichments', folder: 'enrichments' };
 
-export const listEnrichments = route({
-  id: 'listEnrichments',
-  method: 'GET',
-  path: '/enrichments',
-  entry: 'enrichments/list-enrichments',
+export const listEnrichments = declare(AREA, 'GET /enrichments', 'listEnrichments', {
   auth: 'member',
-  tag,
   summary:
     'List enrichment documents (metadata only, by name) a page at a time (not shown in the spec; see docs/enrichments.md)',
   query: ListEnrichmentsQuery,
   response: v.object({ items: v.array(EnrichmentSummaryResponse), nextCursor: v.nullable(v.string()) }),
 });
 
-export const getEnrichment = route({
-  id: 'getEnrichment',
-  method: 'GET',
-  path: '/enrichments/{name}',
-  entry: 'enrichments/get-enrichment',
+export const getEnrichment = declare(AREA, 'GET /enrichments/{name}', 'getEnrichment', {
   auth: 'member',
-  tag,
   summary: 'Read one enrichment document (JSON form of the stored YAML; ETag = version)',
   params: EnrichmentNameParams,
   response: EnrichmentDocumentBody,
@@ -41,13 +31,8 @@ export const getEnrichment = route({
  * as text; the handler decodes YAML and validates both against `EnrichmentDocumentBody` itself
  * (`deferBodyValidation`), with the document rules and their messages.
  */
-export const putEnrichment = route({
-  id: 'putEnrichment',
-  method: 'PUT',
-  path: '/enrichments/{name}',
-  entry: 'enrichments/put-enrichment',
+export const putEnrichment = declare(AREA, 'PUT /enrichments/{name}', 'putEnrichment', {
   auth: 'admin',
-  tag,
   summary:
     'Create (201) or replace (200) an enrichment document; body: the GET document as application/json or application/yaml; optional If-Match',
   params: EnrichmentNameParams,
@@ -63,13 +48,8 @@ export const putEnrichment = route({
   sendsTo: ['warehouse-refresh'],
 });
 
-export const deleteEnrichment = route({
-  id: 'deleteEnrichment',
-  method: 'DELETE',
-  path: '/enrichments/{name}',
-  entry: 'enrichments/delete-enrichment',
+export const deleteEnrichment = declare(AREA, 'DELETE /enrichments/{name}', 'deleteEnrichment', {
   auth: 'admin',
-  tag,
   summary: 'Delete an enrichment document (hard delete, 204); optional If-Match',
   params: EnrichmentNameParams,
   successStatus: 204,

@@ -12,17 +12,12 @@ import {
   ReportRecord,
   SendReportResponse,
 } from '../domain/reports/schemas';
-import { route } from '../http/route';
+import { type Area, declare } from './declare';
 
-const tag = 'Reports';
+const AREA: Area = { tag: 'Reports', folder: 'reports' };
 
-export const createReport = route({
-  id: 'createReport',
-  method: 'POST',
-  path: '/reports',
-  entry: 'reports/create-report',
+export const createReport = declare(AREA, 'POST /reports', 'createReport', {
   auth: 'member',
-  tag,
   summary: 'Create a report (not shown in the spec; see docs/reports.md)',
   body: CreateReportBody,
   validation: 'detailed',
@@ -32,37 +27,22 @@ export const createReport = route({
   response: ReportRecord,
 });
 
-export const listReports = route({
-  id: 'listReports',
-  method: 'GET',
-  path: '/reports',
-  entry: 'reports/list-reports',
+export const listReports = declare(AREA, 'GET /reports', 'listReports', {
   auth: 'member',
-  tag,
   summary: 'List reports visible to the caller, newest update first',
   query: ListReportsQuery,
   response: ReportPage,
 });
 
-export const getReport = route({
-  id: 'getReport',
-  method: 'GET',
-  path: '/reports/{id}',
-  entry: 'reports/get-report',
+export const getReport = declare(AREA, 'GET /reports/{id}', 'getReport', {
   auth: 'member',
-  tag,
   summary: 'Read one report',
   params: ReportIdParams,
   response: ReportRecord,
 });
 
-export const patchReport = route({
-  id: 'patchReport',
-  method: 'PATCH',
-  path: '/reports/{id}',
-  entry: 'reports/patch-report',
+export const patchReport = declare(AREA, 'PATCH /reports/{id}', 'patchReport', {
   auth: 'member',
-  tag,
   summary: 'Partially update a report',
   params: ReportIdParams,
   body: PatchReportBody,
@@ -74,13 +54,8 @@ export const patchReport = route({
   response: ReportRecord,
 });
 
-export const duplicateReport = route({
-  id: 'duplicateReport',
-  method: 'POST',
-  path: '/reports/{id}/duplicate',
-  entry: 'reports/duplicate-report',
+export const duplicateReport = declare(AREA, 'POST /reports/{id}/duplicate', 'duplicateReport', {
   auth: 'member',
-  tag,
   summary: 'Duplicate a report under a new name',
   params: ReportIdParams,
   body: DuplicateReportBody,
@@ -89,25 +64,15 @@ export const duplicateReport = route({
   response: DuplicateReportResponse,
 });
 
-export const archiveReport = route({
-  id: 'archiveReport',
-  method: 'DELETE',
-  path: '/reports/{id}',
-  entry: 'reports/archive-report',
+export const archiveReport = declare(AREA, 'DELETE /reports/{id}', 'archiveReport', {
   auth: 'member',
-  tag,
   summary: 'Archive a report (it stops delivering and rejects updates with REPORT_ARCHIVED)',
   params: ReportIdParams,
   response: ReportRecord,
 });
 
-export const sendReport = route({
-  id: 'sendReport',
-  method: 'POST',
-  path: '/reports/{id}/send',
-  entry: 'reports/send-report',
+export const sendReport = declare(AREA, 'POST /reports/{id}/send', 'sendReport', {
   auth: 'member',
-  tag,
   summary: 'Deliver a report now to all its destinations (not shown in the spec)',
   params: ReportIdParams,
   successStatus: 202,
@@ -115,26 +80,18 @@ export const sendReport = route({
   sendsTo: ['report-delivery'],
 });
 
-export const listReportDeliveries = route({
-  id: 'listReportDeliveries',
-  method: 'GET',
-  path: '/reports/{id}/deliveries',
-  entry: 'reports/list-deliveries',
+export const listReportDeliveries = declare(AREA, 'GET /reports/{id}/deliveries', 'listReportDeliveries', {
+  entry: 'list-deliveries',
   auth: 'member',
-  tag,
   summary: 'The delivery log of a report: one entry per run and destination, newest run first',
   params: ReportIdParams,
   query: ListDeliveriesQuery,
   response: DeliveryPage,
 });
 
-export const previewReportWidget = route({
-  id: 'previewReportWidget',
-  method: 'POST',
-  path: '/reports/preview-widget',
-  entry: 'reports/preview-widget',
+export const previewReportWidget = declare(AREA, 'POST /reports/preview-widget', 'previewReportWidget', {
+  entry: 'preview-widget',
   auth: 'member',
-  tag,
   summary: "A widget's rendered data for a report context, as a delivery would compute it now",
   body: PreviewWidgetBody,
   validation: 'detailed',

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { PageQuerySchema } from '../domain/common/enums';
-import { route } from '../http/route';
+import { type Area, declare } from './declare';
 
-const tag = 'Billing uploads';
+const AREA: Area = { tag: 'Billing uploads', folder: 'uploads' };
 
 // Each schema is built by a function marked side-effect free, so a bundle keeps only its route's.
 /* @__NO_SIDE_EFFECTS__ */
@@ -89,13 +89,9 @@ const UploadResponse = schema(() =>
 const UploadSummaryResponse = schema(() => uploadResponse(v.object(ConformanceSummary)));
 const ListUploadsQuery = schema(() => v.object({ ...PageQuerySchema.entries }));
 
-export const listUploads = /* @__PURE__ */ route({
-  id: 'listBillingUploads',
-  method: 'GET',
-  path: '/billing/uploads',
-  entry: 'uploads/list-uploads',
+export const listUploads = /* @__PURE__ */ declare(AREA, 'GET /billing/uploads', 'listBillingUploads', {
+  entry: 'list-uploads',
   auth: 'member',
-  tag,
   summary:
     "The organisation's billing uploads, newest first, a page at a time (?limit&cursor): status, detected format, file, rows, months, what each replaced and its FOCUS conformance score",
   query: ListUploadsQuery,
@@ -104,32 +100,29 @@ export const listUploads = /* @__PURE__ */ route({
   ),
 });
 
-export const getUpload = /* @__PURE__ */ route({
-  id: 'getBillingUpload',
-  method: 'GET',
-  path: '/billing/uploads/{id}',
-  entry: 'uploads/get-upload',
+export const getUpload = /* @__PURE__ */ declare(AREA, 'GET /billing/uploads/{id}', 'getBillingUpload', {
+  entry: 'get-upload',
   auth: 'member',
-  tag,
   summary:
     'One billing upload: status, detected format, file, rows, months, what it replaced (rows and cost per currency before and after, warnings, restorable until) and its FOCUS conformance report (per requirement: pass, fail or not applicable, violating rows, sample lines)',
   params: UploadIdParams,
   response: UploadResponse,
 });
 
-export const restoreUpload = /* @__PURE__ */ route({
-  id: 'restoreBillingUpload',
-  method: 'POST',
-  path: '/billing/uploads/{id}/restore',
-  entry: 'uploads/restore-upload',
-  auth: 'admin',
-  tag,
-  summary:
-    'Put back the billing rows an upload replaced (within 30 days of it): 202 while the billing-ingest worker restores them; what they replace is kept in turn',
-  params: UploadIdParams,
-  successStatus: 202,
-  response: RestoreResponse,
-  sendsTo: ['billing-ingest'],
-});
+export const restoreUpload = /* @__PURE__ */ declare(
+  AREA,
+  'POST /billing/uploads/{id}/restore',
+  'restoreBillingUpload',
+  {
+    entry: 'restore-upload',
+    auth: 'admin',
+    summary:
+      'Put back the billing rows an upload replaced (within 30 days of it): 202 while the billing-ingest worker restores them; what they replace is kept in turn',
+    params: UploadIdParams,
+    successStatus: 202,
+    response: RestoreResponse,
+    sendsTo: ['billing-ingest'],
+  },
+);
 
 export const uploadRoutes = [listUploads, getUpload, restoreUpload];

@@ -1,18 +1,16 @@
 import * as v from 'valibot';
-import { route } from '../http/route';
+import { type Area, declare } from './declare';
 
 /** Response schema, for the OpenAPI document. */
 export const UsageMetricsResponse = v.array(
   v.object({ consumed_unit: v.string(), service_names: v.array(v.string()) }),
 );
 
-export const listUsageMetrics = route({
-  id: 'listUsageMetrics',
-  method: 'GET',
-  path: '/queries/usage-metrics',
-  entry: 'queries/usage-metrics',
+const AREA: Area = { tag: 'Usage metrics', folder: 'queries' };
+
+export const listUsageMetrics = declare(AREA, 'GET /queries/usage-metrics', 'listUsageMetrics', {
+  entry: 'usage-metrics',
   auth: 'member',
-  tag: 'Usage metrics',
   summary: 'Consumed units with the services that report them (the usage series metric ids)',
   response: UsageMetricsResponse,
   usesWarehouse: true,

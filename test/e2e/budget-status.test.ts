@@ -5,6 +5,7 @@ import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo
 import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk as ingestCli } from '../support/cli';
+import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -59,12 +60,7 @@ interface Status {
   month: string;
   currency: string;
   dataThrough: string | null;
-  conversion: {
-    from: string[];
-    to: string;
-    source: string | null;
-    rates: { from: string; to: string } | null;
-  } | null;
+  conversion: Conversion | null;
   lines: (Figures & { value: string | null; owner: string | null })[];
   total: Figures;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DASHBOARD_DEFAULTS } from '../fixtures/dashboards/defaults';
+import { condition, cost, formula, metric } from '../fixtures/dashboards/queries';
 import { realisticDashboard, simpleWidget } from '../fixtures/dashboards/realistic';
 import { api, session } from '../support/session';
 
@@ -349,29 +350,6 @@ describe('dashboards over HTTP: validation', () => {
 });
 
 describe('dashboards over HTTP: formulas, conditions and metric queries are checked at save time', () => {
-  const cost = (name: string) => ({ type: 'cost', name, colorIndex: 0, chartType: 'BAR' });
-  const formula = (name: string, f: string) => ({
-    type: 'formula',
-    name,
-    colorIndex: 1,
-    chartType: 'LINE',
-    formula: f,
-  });
-  const condition = (name: string, e: string) => ({
-    type: 'condition',
-    name,
-    colorIndex: 2,
-    chartType: 'BAR',
-    expression: e,
-  });
-  const metric = (name: string, metricId: string) => ({
-    type: 'metric',
-    name,
-    colorIndex: 3,
-    chartType: 'LINE',
-    metricId,
-    aggregator: 'SUM',
-  });
   const body = (...queryLists: Record<string, unknown>[][]) => ({
     name: unique('Checked'),
     widgets: queryLists.map((queries, i) => simpleWidget(`k${i + 1}`, { queries })),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { readSeed, SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
-import { costQuery } from '../support/explorer';
+import { type Conversion, costQuery } from '../support/explorer';
 import { api, session } from '../support/session';
 
 /**
@@ -27,12 +27,7 @@ interface Answer {
   queries: { name: string; currency: string | null; series: Series[]; total: number | null }[];
   dataThrough: string | null;
   currency: string | null;
-  conversion: {
-    from: string[];
-    to: string;
-    source: string | null;
-    rates: { from: string; to: string } | null;
-  } | null;
+  conversion: Conversion | null;
 }
 
 const s = () => session();

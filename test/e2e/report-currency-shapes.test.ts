@@ -7,6 +7,7 @@ import { money } from '../../shared/domain/reports/render/widgets';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk as ingestCli } from '../support/cli';
+import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { isPdf, isValidPng } from '../support/report-delivery-files';
 import { api, session } from '../support/session';
@@ -81,12 +82,6 @@ const monthBefore = () => {
 interface Period {
   startDate: string;
   endDate: string;
-}
-interface Conversion {
-  from: string[];
-  to: string;
-  source: string | null;
-  rates: { from: string; to: string } | null;
 }
 interface Node {
   value: string | null;

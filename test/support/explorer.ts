@@ -11,3 +11,11 @@ export function queryNamed(res: Pick<ExplorerResult, 'queries'>, name: string): 
   if (!out) throw new Error(`no query ${name}`);
   return out;
 }
+
+/** The `conversion` block of an answer in a reporting currency (explorer, report, budget status). */
+export interface Conversion {
+  from: string[];
+  to: string;
+  source: string | null;
+  rates: { from: string; to: string } | null;
+}

@@ -20,6 +20,7 @@ import { parseOrThrow } from '../../shared/validation';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
 import { conditionBody } from '../unit/alerts/fixtures';
 import { costQuery } from './explorer';
+import { adminOf as admin } from './principals';
 
 /**
  * What the worker and schedule suites of test/reliability share: queues of the test's own that
@@ -122,13 +123,8 @@ export async function emailCount(address: string): Promise<number> {
   return emails.filter((e) => e.destination.to.some((t) => t.includes(address))).length;
 }
 
-export const adminOf = (orgId: string): Principal => ({
-  orgId,
-  principalId: 'user_rel',
-  kind: 'user',
-  role: 'admin',
-  teamIds: [],
-});
+/** The reliability suites' admin. */
+export const adminOf = (orgId: string): Principal => admin(orgId, 'user_rel');
 
 /** Generated billing data up to today for `orgId`, in this process's warehouse. */
 export async function seedRecentBilling(orgId: string): Promise<void> {

@@ -1,4 +1,3 @@
-import type { Principal } from '../../../shared/auth/principal';
 import { ensureTeam } from '../../../shared/db/teams-repo';
 import { ensureUser } from '../../../shared/db/users-repo';
 import type { Invitation } from '../../../shared/domain/teams/invitations';
@@ -23,13 +22,7 @@ export async function seedOrg(org: string, users: number): Promise<string[]> {
   return ids;
 }
 
-export const adminOf = (org: string): Principal => ({
-  orgId: org,
-  principalId: 'user_admin',
-  kind: 'user',
-  role: 'admin',
-  teamIds: [],
-});
+export { adminOf } from '../../support/principals';
 
 /** An IdP invitation adapter that records what it was asked to send. */
 export function recordingInvitations(sent: Invitation[]) {

@@ -67,6 +67,10 @@ async function receive(expected: number): Promise<SQSEvent> {
         QueueUrl: queueUrl,
         MaxNumberOfMessages: 10,
         WaitTimeSeconds: 1,
+        // A message received here is handled (or dropped) by the test and never deleted: hidden for
+        // the rest of the suite, it cannot come back into a later test's receive when the machine
+        // is slow enough for the default 30 s to run out.
+        VisibilityTimeout: 900,
         MessageSystemAttributeNames: ['All'],
       }),
     );

@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../../../shared/auth/principal';
 import { createDashboard, publishDashboard } from '../../../shared/domain/dashboards/service';
 import { createDatasource } from '../../../shared/domain/datasources/service';
 import type { WarehouseQueries } from '../../../shared/warehouse/port';
 import { setWarehouseQueries } from '../../../shared/warehouse/queries';
 import { simpleWidget } from '../../fixtures/dashboards/realistic';
+import { adminOf } from '../../support/principals';
 
 // The save-time metric check reads the warehouse only for a metricId that is not a datasource, and
 // a warehouse failure then is a 503 that writes nothing.
-const adminOf = (orgId: string): Principal => ({
-  orgId,
-  principalId: 'user_admin',
-  kind: 'user',
-  role: 'admin',
-  teamIds: [],
-});
 
 const metric = (metricId: string) => ({
   type: 'metric',

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../../../shared/auth/principal';
 import { db, tableName } from '../../../shared/db/client';
 import {
   encodeSnapshot,
@@ -25,22 +24,9 @@ import {
 import { BadRequestError, ConflictError, ForbiddenError } from '../../../shared/errors';
 import { DASHBOARD_DEFAULTS } from '../../fixtures/dashboards/defaults';
 import { realisticDashboard, simpleWidget } from '../../fixtures/dashboards/realistic';
+import { adminOf, memberOf } from '../../support/principals';
 
 const newOrg = () => `org_it_${randomUUID().slice(0, 8)}`;
-const adminOf = (orgId: string): Principal => ({
-  orgId,
-  principalId: 'user_admin',
-  kind: 'user',
-  role: 'admin',
-  teamIds: [],
-});
-const memberOf = (orgId: string, teamIds: string[] = [], principalId = 'user_member'): Principal => ({
-  orgId,
-  principalId,
-  kind: 'user',
-  role: 'member',
-  teamIds,
-});
 
 async function putScope(orgId: string, scopeId: string, extra: Record<string, unknown>) {
   await db().send(

@@ -3,7 +3,17 @@ import { runRefresh } from '../../../shared/domain/billing/refresh';
 import { listDimensions } from '../../../shared/domain/dimensions/service';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import type { EnrichmentFeature } from '../../../shared/warehouse/features';
-import { type CsvRow, close, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf } from './support';
+import {
+  type CsvRow,
+  close,
+  expectSameSums,
+  FOCUS_SAMPLE,
+  num,
+  readCsv,
+  sumBy,
+  tagsOf,
+  totals2024By,
+} from './support';
 
 const warehouse = new DuckDbWarehouse();
 const sample = readCsv(FOCUS_SAMPLE);
@@ -72,6 +82,8 @@ function expectedCostCenter(r: CsvRow): string {
   const v10 = r.SubAccountId === accounts[0] ? 'CC-1' : r.SubAccountId === accounts[1] ? 'CC-2' : null;
   return v5 ?? v10 ?? '';
 }
+const totalsBy = (groupBy: string) => totals2024By(warehouse, org, groupBy);
+
 /** Every target column starts empty (a label of another name does not feed it). */
 function expectedOwner(r: CsvRow): string {
   const v10 = r.SubAccountId === accounts[0] ? 'alice' : r.SubAccountId === accounts[2] ? 'bob' : null;
@@ -79,26 +91,6 @@ function expectedOwner(r: CsvRow): string {
   return v20 ?? v10 ?? '';
 }
 const applicationLabel = (r: CsvRow): string => tagsOf(r).application ?? '';
-
-async function totals(groupBy: string): Promise<Map<string, number>> {
-  const rows = await warehouse.costSeries({
-    orgId: org,
-    metricId: 'cost',
-    groupBy,
-    granularity: 'Month',
-    start: '2024-01-01',
-    end: '2025-01-01',
-  });
-  const out = new Map<string, number>();
-  for (const r of rows) out.set(r.group[groupBy] ?? '', (out.get(r.group[groupBy] ?? '') ?? 0) + r.value);
-  return out;
-}
-
-function expectSums(actual: Map<string, number>, expected: Map<string, number>) {
-  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
-  for (const [k, v] of expected)
-    if (!close(actual.get(k) ?? Number.NaN, v)) throw new Error(`${k}: ${actual.get(k)} ≠ ${v}`);
-}
 
 describe('full refresh applies enrichments by priority', () => {
   beforeAll(async () => {
@@ -122,17 +114,20 @@ describe('full refresh applies enrichments by priority', () => {
       ['owner', 'enrichment'],
     ]);
     expect(catalog.warnings).toEqual([expect.stringMatching(/^enrichment broken skipped: .*NotAColumn/)]);
-    expectSums(
-      await totals('cost_center'),
+    expectSameSums(
+      await totalsBy('cost_center'),
       sumBy(sample, expectedCostCenter, (r) => num(r.BilledCost)),
+      1e-6,
     );
-    expectSums(
-      await totals('owner'),
+    expectSameSums(
+      await totalsBy('owner'),
       sumBy(sample, expectedOwner, (r) => num(r.BilledCost)),
+      1e-6,
     );
-    expectSums(
-      await totals('app'),
+    expectSameSums(
+      await totalsBy('app'),
       sumBy(sample, applicationLabel, (r) => num(r.BilledCost)),
+      1e-6,
     );
     // The condition really filtered: some AWS rows are not "Amazon…" services.
     expect(sample.some((r) => r.ProviderName === 'AWS' && !(r.ServiceName ?? '').startsWith('Amazon'))).toBe(
@@ -173,9 +168,10 @@ describe('full refresh applies enrichments by priority', () => {
         deps,
       ),
     ).toBe('refreshed');
-    expectSums(
-      await totals('cost_center'),
+    expectSameSums(
+      await totalsBy('cost_center'),
       sumBy(sample, expectedCostCenter, (r) => num(r.BilledCost)),
+      1e-6,
     );
   });
 
@@ -199,13 +195,15 @@ describe('full refresh applies enrichments by priority', () => {
       'enrichment accounts: column owner is the name of a published label and is not applied',
       'enrichment network_dev: column owner is the name of a published label and is not applied',
     ]);
-    expectSums(
-      await totals('Owner'),
+    expectSameSums(
+      await totalsBy('Owner'),
       sumBy(sample, applicationLabel, (r) => num(r.BilledCost)),
+      1e-6,
     );
-    expectSums(
-      await totals('cost_center'),
+    expectSameSums(
+      await totalsBy('cost_center'),
       sumBy(sample, expectedCostCenter, (r) => num(r.BilledCost)),
+      1e-6,
     );
   });
 });

@@ -22,12 +22,13 @@ import { listCandidates, listDimensions } from '../../../shared/domain/dimension
 import { createVdim, deleteVdim, updateVdim } from '../../../shared/domain/dimensions/vdims';
 import { ShapedError } from '../../../shared/errors';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import { close, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf } from './support';
+import { close, expectSameSums, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf, totals2024By } from './support';
 
 const warehouse = new DuckDbWarehouse();
 const sample = readCsv(FOCUS_SAMPLE);
 const run = Date.now().toString(36);
 const org = `org_pub_${run}`;
+const totalsBy = (groupBy: string) => totals2024By(warehouse, org, groupBy);
 const admin: Principal = { orgId: org, principalId: 'user_admin', kind: 'user', role: 'admin', teamIds: [] };
 const deps = { loadEnrichments: async () => [], now: () => new Date() };
 const refreshDeps = { warehouse, loadEnrichments: async () => [], now: () => new Date() };
@@ -75,26 +76,6 @@ async function refreshFromQueue(): Promise<RefreshRequest> {
   if (!req) throw new Error('no refresh request was sent');
   expect(await runRefresh(req, refreshDeps)).toBe('refreshed');
   return req;
-}
-
-async function groupTotals(groupBy: string): Promise<Map<string, number>> {
-  const rows = await warehouse.costSeries({
-    orgId: org,
-    metricId: 'cost',
-    groupBy,
-    granularity: 'Month',
-    start: '2024-01-01',
-    end: '2025-01-01',
-  });
-  const out = new Map<string, number>();
-  for (const r of rows) out.set(r.group[groupBy] ?? '', (out.get(r.group[groupBy] ?? '') ?? 0) + r.value);
-  return out;
-}
-
-function expectSums(actual: Map<string, number>, expected: Map<string, number>) {
-  expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
-  for (const [k, v] of expected)
-    if (!close(actual.get(k) ?? Number.NaN, v)) throw new Error(`${k}: ${actual.get(k)} ≠ ${v}`);
 }
 
 beforeAll(async () => {
@@ -177,7 +158,7 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
       },
       (r) => num(r.BilledCost),
     );
-    expectSums(await groupTotals('environment_label'), expected);
+    expectSameSums(await totalsBy('environment_label'), expected, 1e-6);
     const { dimensions } = await listDimensions(admin);
     const label = dimensions.find((d) => d.name === 'environment_label');
     expect(label).toMatchObject({ groupTitle: 'Labels' });
@@ -257,11 +238,11 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
       },
       (r) => num(r.BilledCost),
     );
-    expectSums(await groupTotals('stage'), expected);
+    expectSameSums(await totalsBy('stage'), expected, 1e-6);
 
     // An edit is a new pending draft; the live definition stays until the next publish.
     await updateVdim(admin, good.id, { name: 'stage', description: '', rules: [], defaultValue: 'all' });
-    expectSums(await groupTotals('stage'), expected);
+    expectSameSums(await totalsBy('stage'), expected, 1e-6);
     await deleteVdim(admin, bad.id);
     await deleteVdim(admin, good.id);
     expect((await listVirtualDimensions(org)).map((v) => [v.id, v.pendingDelete])).toEqual([[good.id, true]]);
@@ -274,7 +255,7 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
     });
     await refreshFromQueue();
     expect(await listVirtualDimensions(org)).toEqual([]);
-    await expect(groupTotals('stage')).rejects.toThrow('Unknown dimension "stage"');
+    await expect(totalsBy('stage')).rejects.toThrow('Unknown dimension "stage"');
   });
 
   it('narrows to the scope: labels never look at drafts, vdims never touch labels', async () => {

@@ -8,7 +8,7 @@ import { listCandidates, listDimensions } from '../../../shared/domain/dimension
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import type { WarehousePort } from '../../../shared/warehouse/port';
 import { sqsEventOf } from '../../support/sqs';
-import { close, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf } from './support';
+import { BUILT_IN_DIMENSIONS, close, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf } from './support';
 
 const warehouse = new DuckDbWarehouse();
 const sample = readCsv(FOCUS_SAMPLE);
@@ -107,17 +107,7 @@ describe('warehouse refresh: candidates and dimension caches from focus_sample.c
     for (const v of service.values)
       expect(close(v.proportionCostAllocated, (byService.get(v.name) ?? 0) / total)).toBe(true);
     expect(service.operators).toContainEqual({ name: 'in', value: 'in', label: 'is any of' });
-    expect(dimensions.map((d) => d.name)).toEqual(
-      expect.arrayContaining([
-        'provider',
-        'service',
-        'service_category',
-        'region',
-        'sub_account',
-        'resource_type',
-        'charge_category',
-      ]),
-    );
+    expect(dimensions.map((d) => d.name)).toEqual(expect.arrayContaining(BUILT_IN_DIMENSIONS));
     expect(dimensions.find((d) => d.name === 'resource_id')?.values).toEqual([]);
   });
 

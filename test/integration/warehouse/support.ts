@@ -230,10 +230,40 @@ export async function novemberByProvider(
   return new Map(rows.map((r) => [`${Object.values(r.group).join('|')}|${r.period}`, r.value]));
 }
 
-/** `actual` holds exactly the keys of `expected`, each within 1e-9 of its value. */
-export function expectSameSums(actual: Map<string, number>, expected: Map<string, number>) {
+/** The 2024 cost per value of `groupBy` (`''` for rows without one) through the warehouse port. */
+export async function totals2024By(
+  warehouse: Pick<WarehouseQueries, 'costSeries'>,
+  orgId: string,
+  groupBy: string,
+): Promise<Map<string, number>> {
+  const rows = await warehouse.costSeries({
+    orgId,
+    metricId: 'cost',
+    groupBy,
+    granularity: 'Month',
+    start: '2024-01-01',
+    end: '2025-01-01',
+  });
+  const out = new Map<string, number>();
+  for (const r of rows) out.set(r.group[groupBy] ?? '', (out.get(r.group[groupBy] ?? '') ?? 0) + r.value);
+  return out;
+}
+
+/** The dimensions every organisation has from its billing rows alone, before any label is published. */
+export const BUILT_IN_DIMENSIONS = [
+  'provider',
+  'service',
+  'service_category',
+  'region',
+  'sub_account',
+  'resource_type',
+  'charge_category',
+];
+
+/** `actual` holds exactly the keys of `expected`, each within `tolerance` (relative) of its value. */
+export function expectSameSums(actual: Map<string, number>, expected: Map<string, number>, tolerance = 1e-9) {
   expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
   for (const [k, v] of expected)
-    if (!close(actual.get(k) ?? Number.NaN, v, 1e-9))
+    if (!close(actual.get(k) ?? Number.NaN, v, tolerance))
       throw new Error(`${k}: got ${actual.get(k)}, expected ${v}`);
 }

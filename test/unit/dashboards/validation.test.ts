@@ -7,33 +7,10 @@ import {
   metricIssue,
   metricReferences,
 } from '../../../shared/domain/dashboards/validation';
+import { condition, cost, formula, metric } from '../../fixtures/dashboards/queries';
 import { realisticDashboard, simpleWidget } from '../../fixtures/dashboards/realistic';
 
 type Json = Record<string, unknown>;
-
-const cost = (name: string) => ({ type: 'cost', name, colorIndex: 0, chartType: 'BAR' });
-const formula = (name: string, f: string) => ({
-  type: 'formula',
-  name,
-  colorIndex: 1,
-  chartType: 'LINE',
-  formula: f,
-});
-const condition = (name: string, e: string) => ({
-  type: 'condition',
-  name,
-  colorIndex: 2,
-  chartType: 'BAR',
-  expression: e,
-});
-const metric = (name: string, metricId: string) => ({
-  type: 'metric',
-  name,
-  colorIndex: 3,
-  chartType: 'LINE',
-  metricId,
-  aggregator: 'SUM',
-});
 
 /** Widgets as the schema outputs them (defaults filled in). */
 function widgets(...queryLists: Json[][]): Widget[] {
