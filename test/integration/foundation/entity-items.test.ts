@@ -91,8 +91,11 @@ describe('entity items as stored', () => {
   });
 
   test('kinds that never carried a schemaVersion still do not', async () => {
-    await putUploadPointer({ orgId, objectKey: 'billing/a.csv', version: 'v1' }, 'upl_1');
+    const at = '2026-01-04T00:00:00.000Z';
+    await putUploadPointer({ orgId, objectKey: 'billing/a.csv', version: 'v1' }, 'upl_1', at);
     await expectStored(`ORG#${orgId}#INGEST`, 'UPLOAD#upl_1', {
+      gsi1pk: `ORG#${orgId}#UPLOADS`,
+      gsi1sk: `${at}#upl_1`,
       entity: 'upload-pointer',
       objectKey: 'billing/a.csv',
       version: 'v1',
