@@ -2,6 +2,7 @@ import type { RouteDef } from './http/route';
 import { adminRoutes } from './routes/admin';
 import { fxRoutes } from './routes/admin-fx';
 import { alertRoutes } from './routes/alerts';
+import { budgetAlertRoutes } from './routes/budget-alerts';
 import { budgetRoutes } from './routes/budgets';
 import { dashboardRoutes } from './routes/dashboards';
 import { dimensionRoutes } from './routes/dimensions';
@@ -28,4 +29,5 @@ export const routes: readonly RouteDef[] = [
   ...alertRoutes,
   ...uploadRoutes,
   ...budgetRoutes,
+  ...budgetAlertRoutes,
 ];
