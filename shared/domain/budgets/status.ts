@@ -95,12 +95,30 @@ export async function budgetStatus(
     loadBudget(principal, budgetId),
     getOrganizationTimezone(principal.orgId),
   ]);
-  const m = month ?? localDay(now, timeZone).slice(0, 7);
+  return (await statusOf(budget, month ?? localDay(now, timeZone).slice(0, 7), timeZone, now)).status;
+}
+
+/** A status and the daily series behind it (the budget alerts' message and burn chart read them). */
+export interface StatusDetail {
+  status: BudgetStatus;
+  /** Day → amount, per line value (`null`: the single line of a budget without `groupBy`; `Other`). */
+  daily: Map<string | null, Map<string, number>>;
+  /** Day → amount of every row (the total). */
+  totalDaily: Map<string, number>;
+}
+
+/** The status of a loaded budget for `m` (the route's and the budget alerts' one computation). */
+export async function statusOf(
+  budget: Budget,
+  m: string,
+  timeZone: string | undefined,
+  now: Date,
+): Promise<StatusDetail> {
   const { first, last } = monthDays(m);
   const result = await runExplorer(
     statusRequest(budget, ymdOf(dayMs(first) - STATUS_HISTORY_DAYS * DAY_MS), last),
     {
-      orgId: principal.orgId,
+      orgId: budget.organizationId,
       currency: budget.currency,
       timeZone: timeZone ?? 'UTC',
       now,
@@ -111,9 +129,11 @@ export async function budgetStatus(
   const total = new Map<string, number>();
   for (const s of series) addInto(total, s);
   const lines: BudgetStatus['lines'] = [];
+  const dailyOf = new Map<string | null, Map<string, number>>();
   const budgetOf = (b: Budget['lines'][number]) => b.amounts[m] ?? 0;
   if (budget.groupBy === null) {
     const line = budget.lines[0];
+    dailyOf.set(null, total);
     if (line)
       lines.push({ value: null, owner: line.owner, ...monthFigures(total, m, dataThrough, budgetOf(line)) });
   } else {
@@ -122,6 +142,7 @@ export async function budgetStatus(
     for (const line of budget.lines) {
       const daily = new Map<string, number>();
       for (const s of series) if (!s.other && s.group[dim] === line.value) addInto(daily, s);
+      dailyOf.set(line.value, daily);
       lines.push({
         value: line.value,
         owner: line.owner,
@@ -130,10 +151,11 @@ export async function budgetStatus(
     }
     const rest = new Map<string, number>();
     for (const s of series) if (s.other || !values.has(s.group[dim] ?? null)) addInto(rest, s);
+    dailyOf.set(OTHER, rest);
     lines.push({ value: OTHER, owner: null, ...monthFigures(rest, m, dataThrough, 0) });
   }
   const budgetTotal = budget.lines.reduce((a, l) => a + budgetOf(l), 0);
-  return {
+  const status: BudgetStatus = {
     budgetId: budget.id,
     versionId: budget.versionId,
     month: m,
@@ -143,10 +165,18 @@ export async function budgetStatus(
     lines,
     total: monthFigures(total, m, dataThrough, budgetTotal),
   };
+  return { status, daily: dailyOf, totalDaily: total };
 }
 
-/** The explorer request of a status: the budget's cost by day from `from` to the month's last day. */
-function statusRequest(budget: Budget, from: string, last: string): ExplorerRequest {
+/**
+ * The explorer request of a status: the budget's cost by day from `from` to `last`, grouped by
+ * `groupBy` (the budget's own by default) and filtered by its where clause.
+ */
+export function statusRequest(
+  budget: Pick<Budget, 'scopeId' | 'metricId' | 'currency' | 'groupBy' | 'whereClause'>,
+  from: string,
+  last: string,
+): ExplorerRequest {
   return {
     period: { aggBy: 'Day', startDate: from, endDate: last },
     ...(budget.scopeId ? { scopeId: budget.scopeId } : {}),
