@@ -5,11 +5,17 @@ import {
   messageAlertIds,
 } from '../../shared/domain/alerts/evaluate';
 import { createEngineSeriesSource } from '../../shared/domain/alerts/series-source';
+import {
+  type BudgetEvaluationMessage,
+  evaluateBudgetAlerts,
+  isBudgetEvaluationMessage,
+} from '../../shared/domain/budgets/alerts/evaluate';
 import { withInvocationLogContext } from '../../shared/log';
 import { processPartialResponse } from '../../shared/workers/batch';
 
-function parse(body: string): EvaluationMessage {
+function parse(body: string): EvaluationMessage | BudgetEvaluationMessage {
   const m = JSON.parse(body) as Partial<EvaluationMessage>;
+  if (isBudgetEvaluationMessage(m)) return m;
   const ids = [
     ...(Array.isArray(m.alertIds) ? m.alertIds : []),
     ...(m.alertId === undefined ? [] : [m.alertId]),
@@ -39,7 +45,9 @@ async function run(event: SQSEvent): Promise<SQSBatchResponse> {
       return error instanceof Error ? error : new Error(String(error));
     }
   });
-  const valid = parsed.filter((m): m is EvaluationMessage => !(m instanceof Error));
+  const valid = parsed.filter(
+    (m): m is EvaluationMessage => !(m instanceof Error) && !isBudgetEvaluationMessage(m),
+  );
   // One source for the invocation: alerts of the batch that ask the same queries share the reads.
   const outcomes = evaluateMessages(valid, { source: createEngineSeriesSource(), now: () => new Date() });
   outcomes.catch(() => undefined); // awaited below, once per record
@@ -48,6 +56,8 @@ async function run(event: SQSEvent): Promise<SQSBatchResponse> {
     async (_record, { index }) => {
       const msg = parsed[index]!;
       if (msg instanceof Error) throw msg;
+      if (isBudgetEvaluationMessage(msg))
+        return void (await evaluateBudgetAlerts(msg, { now: () => new Date() }));
       const outcome = (await outcomes)[valid.indexOf(msg)]!;
       if (!outcome.ok) throw outcome.error;
     },
