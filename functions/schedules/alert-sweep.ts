@@ -1,5 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { sweepDueAlerts } from '../../shared/domain/alerts/evaluate';
+import { sweepDueBudgetAlerts } from '../../shared/domain/budgets/alerts/evaluate';
 import { orgFilterOf } from '../../shared/domain/common/sweep-filter';
 import { withInvocationLogContext } from '../../shared/log';
 
@@ -7,9 +8,16 @@ import { withInvocationLogContext } from '../../shared/log';
  * Enqueues every due alert (the due index, never a scan); archived and snoozed ones are skipped.
  * A `detail.orgIds` list (the local tick only; EventBridge sends `{}`) sweeps just those organisations.
  */
-async function run(event: ScheduledEvent): Promise<{ enqueued: number; snoozed: number; messages: number }> {
-  const now = event.time ? new Date(event.time) : new Date();
-  return sweepDueAlerts(Number.isNaN(now.getTime()) ? new Date() : now, undefined, orgFilterOf(event.detail));
+async function run(event: ScheduledEvent) {
+  const time = event.time ? new Date(event.time) : new Date();
+  const now = Number.isNaN(time.getTime()) ? new Date() : time;
+  const only = orgFilterOf(event.detail);
+  // Budget alerts are due on their own index and go out on the same queue (docs/budgets.md).
+  const [costs, budgets] = await Promise.all([
+    sweepDueAlerts(now, undefined, only),
+    sweepDueBudgetAlerts(now, undefined, only),
+  ]);
+  return { ...costs, budgetAlerts: budgets.enqueued };
 }
 
 /** Every line logged during an invocation carries its Lambda request id. */
