@@ -46,7 +46,13 @@ interface StoredEmail {
   subject: string;
   destination: { to: string[] };
   body: { text?: string; html?: string };
-  attachments?: unknown[];
+  attachments: {
+    filename: string;
+    contentType: string;
+    contentDisposition: string;
+    cid?: string;
+    content: string;
+  }[];
 }
 interface Captured {
   path?: string;
@@ -68,7 +74,8 @@ async function emailsTo(address: string): Promise<StoredEmail[]> {
 async function chat(kind: 'slack' | 'teams'): Promise<Captured[]> {
   return (await (await fetch(`${s().chatUrl}?kind=${kind}`)).json()) as Captured[];
 }
-const slackTo = async (channel: string) => (await chat('slack')).filter((m) => m.body.channel === channel);
+const slackTo = async (channel: string) =>
+  (await chat('slack')).filter((m) => m.path?.endsWith('/chat.postMessage') && m.body.channel === channel);
 const teamsTo = async (hook: string) =>
   (await chat('teams')).filter((m) => m.path === new URL(hook).pathname);
 
@@ -313,6 +320,15 @@ describe('budget alerts through the sweep and the evaluator', () => {
       );
       expect(text).toMatch(/Open the budget’s spend: http.*#\/explorer\?/);
     }
+    // The burn chart: inline in each e-mail (its Content-ID used by the HTML), and shared in Slack.
+    for (const m of mails) {
+      expect(m.attachments.map((a) => [a.filename, a.contentType, a.contentDisposition, a.cid])).toEqual([
+        ['burn-chart.png', 'image/png', 'inline', 'burn-chart.png'],
+      ]);
+      const png = Buffer.from(m.attachments[0]!.content, 'base64');
+      expect(png.subarray(1, 4).toString()).toBe('PNG');
+      expect(m.body.html).toContain(`src="data:image/png;base64,${m.attachments[0]!.content}"`);
+    }
     expect(forecasted).toContain('Threshold crossed: WARNING: forecast ≥');
     expect(actualFired).toContain('Threshold crossed: WARNING: actual ≥ 50% of budget');
 
@@ -336,6 +352,15 @@ describe('budget alerts through the sweep and the evaluator', () => {
       notificationId: expect.any(String),
     });
     expect(Math.abs(eurHistory.body.items[0]!.checks[0]!.measured - eur(inMonth))).toBeLessThan(1e-6);
+    const files = (await (
+      await fetch(`${process.env.CAPTURE_URL}/slack/files?channel=${encodeURIComponent(channel)}`)
+    ).json()) as { filename: string; content: string | null }[];
+    expect(files.map((f) => f.filename)).toEqual(['burn-chart.png']);
+    expect(
+      Buffer.from(files[0]!.content ?? '', 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
     const teams = await atLeast(() => teamsTo(teamsHook()), 1);
     expect(teams).toHaveLength(1);
     const card = JSON.stringify(teams[0]!.body);

@@ -21,6 +21,7 @@ import type { Notification } from '../../alerts/notification';
 import { nextEvaluationAt } from '../../alerts/schedule';
 import type { Budget } from '../model';
 import { monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
+import { budgetAlertMessage } from './burn-chart';
 import {
   type BudgetAlertEvaluation,
   type BudgetAlertThreshold,
@@ -28,7 +29,7 @@ import {
   EACH_LINE,
   type StoredBudgetAlert,
 } from './model';
-import { type BudgetFiring, budgetLink, burnSeries, renderBudgetAlertMessage } from './render';
+import { type BudgetFiring, budgetLink, burnSeries } from './render';
 import { topContributors } from './top';
 
 /**
@@ -246,7 +247,7 @@ async function evaluateOne(
           emails: alert.emails,
           slackChannelId: alert.slackChannelId,
           teamsUrl: alert.teamsChannelId,
-          message: await renderBudgetAlertMessage(firing),
+          message: await budgetAlertMessage(firing),
           createdAt: now.toISOString(),
         },
       });

@@ -51,6 +51,9 @@ export interface BurnSeries {
   upper: (number | null)[];
 }
 
+/** The file name (and e-mail Content-ID) of the burn chart (./burn-chart.ts draws it). */
+export const BURN_CHART_FILE = 'burn-chart.png';
+
 const DAY_MS = 86_400_000;
 const addDay = (d: string, n: number) =>
   new Date(Date.parse(`${d}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
@@ -228,7 +231,7 @@ export function renderBudgetAlertMessage(f: BudgetFiring): RenderedMessage {
 <tr><td style="background:${color};color:#ffffff;padding:16px 24px;font-size:18px;font-weight:600">${escapeHtml(title)}</td></tr>
 ${f.test ? `<tr><td style="padding:12px 24px;background:#fef3c7;color:#92400e">${escapeHtml(testLine)}</td></tr>` : ''}
 <tr><td style="padding:20px 24px 4px 24px;font-size:16px;line-height:1.5"><strong>${escapeHtml(headline)}.</strong></td></tr>
-<tr><td style="padding:12px 24px"><img src="cid:${BURN_CHART_CID}" alt="Burn chart: cumulative actual against cumulative budget, forecast shaded" width="600" style="display:block;width:100%;max-width:600px;height:auto;border:0"></td></tr>
+<tr><td style="padding:12px 24px"><img src="cid:${BURN_CHART_FILE}" alt="Burn chart: cumulative actual against cumulative budget, forecast shaded" width="600" style="display:block;width:100%;max-width:600px;height:auto;border:0"></td></tr>
 <tr><td style="padding:12px 24px"><table role="presentation" width="100%" style="border-collapse:collapse;font-size:14px">${rows}</table></td></tr>
 <tr><td style="padding:20px 24px 24px 24px"><a href="${escapeHtml(link)}" style="display:inline-block;background:#1d4ed8;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">${linkLabel}</a></td></tr>
 </table>
@@ -291,6 +294,3 @@ ${f.test ? `<tr><td style="padding:12px 24px;background:#fef3c7;color:#92400e">$
 
   return { subject, html, text, slackBlocks, slackText, teamsCard };
 }
-
-/** The content id of the burn chart attached to the e-mail (`<img src="cid:…">`). */
-export const BURN_CHART_CID = 'burn-chart';
