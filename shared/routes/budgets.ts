@@ -9,6 +9,8 @@ import {
   ImportBudgetBody,
   ListBudgetsQuery,
   ListBudgetVersionsQuery,
+  SuggestBudgetBody,
+  SuggestBudgetSchema,
 } from '../domain/budgets/schemas';
 import { route } from '../http/route';
 
@@ -137,6 +139,23 @@ export const importBudget = route({
   response: BudgetRecordSchema,
 });
 
+export const suggestBudget = route({
+  id: 'suggestBudget',
+  method: 'POST',
+  path: '/budgets/suggest',
+  entry: 'budgets/suggest-budget',
+  auth: 'member',
+  tag,
+  summary:
+    'Suggested amounts for the next months, per line, from the forecast with its 80 % interval (nothing is saved)',
+  body: SuggestBudgetBody,
+  response: SuggestBudgetSchema,
+  statuses: [422],
+  usesWarehouse: true,
+  memoryMb: 512,
+  timeoutSeconds: 29,
+});
+
 export const budgetRoutes = [
   createBudget,
   listBudgets,
@@ -147,4 +166,5 @@ export const budgetRoutes = [
   getBudgetStatus,
   exportBudgetCsv,
   importBudget,
+  suggestBudget,
 ];

@@ -293,6 +293,7 @@ const NOT_STORING: Record<string, string> = {
   publishDimensions: 'promotes drafts; the body names which',
   runExplorer: 'a query, stores nothing',
   importBudget: 'the CSV is parsed cell by cell into lines; no body field is copied onto the budget',
+  suggestBudget: 'a forecast of what a budget would cover, stores nothing',
   sendBudgetAlertTest: 'sends a test notification, stores nothing',
   backtestCostAlert: 'evaluates a draft alert, stores nothing',
 };
