@@ -253,6 +253,31 @@ describe('GET /budgets/{id}/status', () => {
     expect(past.body.error).toMatch(/startMonth/);
   });
 
+  it("a DIGEST says how many of the organisation's budget lines are forecast over budget this month", async () => {
+    const list = await api<{ items: { id: string; groupBy: string | null }[] }>('GET', '/budgets?limit=100', {
+      token,
+    });
+    let over = 0;
+    let lines = 0;
+    for (const b of list.body.items) {
+      const st = await status(b.id);
+      const own = b.groupBy === null ? st.lines : st.lines.filter((l, i) => i < st.lines.length - 1);
+      lines += own.length;
+      over += own.filter((l) => l.forecast && l.forecast.value > l.budget).length;
+    }
+    expect(lines).toBeGreaterThan(1);
+    const preview = await api<{ budgets: { month: string; over: number; lines: number } | null }>(
+      'POST',
+      '/reports/preview-widget',
+      {
+        token,
+        body: { context: { groupBy: 'service', datePreset: 'LAST_MONTH' }, widget: { type: 'DIGEST' } },
+      },
+    );
+    expect(preview.status).toBe(200);
+    expect(preview.body.budgets).toEqual({ month: thisMonth, over, lines });
+  });
+
   it('a month that is no month is 400; another organisation gets 404', async () => {
     const id = await create({
       name: `Bad month ${run}`,
