@@ -115,8 +115,31 @@ export async function statusOf(
   now: Date,
 ): Promise<StatusDetail> {
   const { first, last } = monthDays(m);
+  // One request, two queries: the total (every row), and with `groupBy` the lines' values only
+  // (filtered to them, so the engine groups at most 200 values, never past its group cap); the
+  // `Other` line is the total less the lines, day by day.
+  const from = ymdOf(dayMs(first) - STATUS_HISTORY_DAYS * DAY_MS);
+  const totalRequest = statusRequest({ ...budget, groupBy: null }, from, last);
+  const values = budget.lines.flatMap((l) => (l.value === null ? [] : [l.value]));
+  const lineQuery =
+    budget.groupBy && values.length
+      ? statusRequest(
+          {
+            ...budget,
+            whereClause: {
+              combinator: 'and',
+              rules: [
+                ...(budget.whereClause ? [budget.whereClause] : []),
+                { field: budget.groupBy, operator: 'in', value: values },
+              ],
+            },
+          },
+          from,
+          last,
+        ).queries.map((q) => ({ ...q, name: 'lines' }))
+      : [];
   const result = await runExplorer(
-    statusRequest(budget, ymdOf(dayMs(first) - STATUS_HISTORY_DAYS * DAY_MS), last),
+    { ...totalRequest, queries: [...totalRequest.queries, ...lineQuery] },
     {
       orgId: budget.organizationId,
       currency: budget.currency,
@@ -124,10 +147,10 @@ export async function statusOf(
       now,
     },
   );
-  const series = result.queries[0]?.series ?? [];
+  const series = result.queries.find((q) => q.name === 'lines')?.series ?? [];
   const dataThrough = result.dataThrough;
   const total = new Map<string, number>();
-  for (const s of series) addInto(total, s);
+  for (const s of result.queries[0]?.series ?? []) addInto(total, s);
   const lines: BudgetStatus['lines'] = [];
   const dailyOf = new Map<string | null, Map<string, number>>();
   const budgetOf = (b: Budget['lines'][number]) => b.amounts[m] ?? 0;
@@ -138,7 +161,6 @@ export async function statusOf(
       lines.push({ value: null, owner: line.owner, ...monthFigures(total, m, dataThrough, budgetOf(line)) });
   } else {
     const dim = budget.groupBy;
-    const values = new Set(budget.lines.map((l) => l.value));
     for (const line of budget.lines) {
       const daily = new Map<string, number>();
       for (const s of series) if (!s.other && s.group[dim] === line.value) addInto(daily, s);
@@ -149,8 +171,8 @@ export async function statusOf(
         ...monthFigures(daily, m, dataThrough, budgetOf(line)),
       });
     }
-    const rest = new Map<string, number>();
-    for (const s of series) if (s.other || !values.has(s.group[dim] ?? null)) addInto(rest, s);
+    const rest = new Map(total);
+    for (const daily of dailyOf.values()) for (const [d, x] of daily) rest.set(d, (rest.get(d) ?? 0) - x);
     dailyOf.set(OTHER, rest);
     lines.push({ value: OTHER, owner: null, ...monthFigures(rest, m, dataThrough, 0) });
   }
