@@ -14,7 +14,7 @@ import { getBudget } from '../../../db/budgets-repo';
 import { DUE_SHARDS } from '../../../db/keys';
 import { getOrganizationTimezone } from '../../../db/organizations-repo';
 import { log } from '../../../log';
-import { mapSettled, type Settled } from '../../../pool';
+import { mapSettled } from '../../../pool';
 import { QUEUE } from '../../../queues';
 import { localDay } from '../../alerts/dedup';
 import type { Notification } from '../../alerts/notification';
@@ -165,7 +165,7 @@ export async function evaluateBudgetAlerts(
     const alert = await getBudgetAlert(msg.orgId, alertId);
     if (!alert || alert.archivedAt) return null;
     const loaded = await statusFor(alert.budgetId);
-    if (!loaded || !loaded.detail.status.dataThrough) {
+    if (!loaded?.detail.status.dataThrough) {
       log.info('budget alert not evaluated: no budget or no billing data', { orgId: msg.orgId, alertId });
       return null;
     }
