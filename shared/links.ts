@@ -133,3 +133,12 @@ export function explorerLink(consoleBaseUrl: string, state: ExplorerUrlState): s
 export function alertPageLink(consoleBaseUrl: string, alertId: string | null): string {
   return consoleLink(consoleBaseUrl, alertId ? `alerts/${encodeURIComponent(alertId)}` : 'alerts');
 }
+
+/**
+ * A budget's page. The console has no budget page yet, so a budget opens in the explorer on its
+ * spend (its query, scope and month, by day, titled with its name): the one place to change when
+ * the page exists.
+ */
+export function budgetPageLink(consoleBaseUrl: string, view: ExplorerUrlState): string {
+  return explorerLink(consoleBaseUrl, { aggBy: 'Day', ...view });
+}

@@ -2,6 +2,7 @@ import type { RouteDef } from './http/route';
 import { adminRoutes } from './routes/admin';
 import { fxRoutes } from './routes/admin-fx';
 import { alertRoutes } from './routes/alerts';
+import { budgetAlertRoutes } from './routes/budget-alerts';
 import { budgetRoutes } from './routes/budgets';
 import { commitmentRoutes } from './routes/commitments';
 import { dashboardRoutes } from './routes/dashboards';
@@ -30,4 +31,5 @@ export const routes: readonly RouteDef[] = [
   ...uploadRoutes,
   ...budgetRoutes,
   ...commitmentRoutes,
+  ...budgetAlertRoutes,
 ];

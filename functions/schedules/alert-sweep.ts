@@ -1,6 +1,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { sweepDeps } from '../../shared/domain/alerts/adapters/sweep';
 import { sweepDueAlerts } from '../../shared/domain/alerts/sweep';
+import { sweepDueBudgetAlerts } from '../../shared/domain/budgets/alerts/evaluate';
 import { orgFilterOf } from '../../shared/domain/common/sweep-filter';
 import { withInvocationLogContext } from '../../shared/log';
 
@@ -8,13 +9,16 @@ import { withInvocationLogContext } from '../../shared/log';
  * Enqueues every due alert (the due index, never a scan); archived and snoozed ones are skipped.
  * A `detail.orgIds` list (the local tick only; EventBridge sends `{}`) sweeps just those organisations.
  */
-async function run(event: ScheduledEvent): Promise<{ enqueued: number; snoozed: number; messages: number }> {
-  const now = event.time ? new Date(event.time) : new Date();
-  return sweepDueAlerts(
-    Number.isNaN(now.getTime()) ? new Date() : now,
-    sweepDeps(),
-    orgFilterOf(event.detail),
-  );
+async function run(event: ScheduledEvent) {
+  const time = event.time ? new Date(event.time) : new Date();
+  const now = Number.isNaN(time.getTime()) ? new Date() : time;
+  const only = orgFilterOf(event.detail);
+  // Budget alerts are due on their own index and go out on the same queue (docs/budgets.md).
+  const [costs, budgets] = await Promise.all([
+    sweepDueAlerts(now, sweepDeps(), only),
+    sweepDueBudgetAlerts(now, undefined, only),
+  ]);
+  return { ...costs, budgetAlerts: budgets.enqueued };
 }
 
 /** Every line logged during an invocation carries its Lambda request id. */

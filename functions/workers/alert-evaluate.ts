@@ -5,11 +5,17 @@ import {
   evaluateMessages,
   messageAlertIds,
 } from '../../shared/domain/alerts/evaluator';
+import {
+  type BudgetEvaluationMessage,
+  evaluateBudgetAlerts,
+  isBudgetEvaluationMessage,
+} from '../../shared/domain/budgets/alerts/evaluate';
 import { withInvocationLogContext } from '../../shared/log';
 import { processPartialResponse } from '../../shared/workers/batch';
 
-function parse(body: string): EvaluationMessage {
+function parse(body: string): EvaluationMessage | BudgetEvaluationMessage {
   const m = JSON.parse(body) as Partial<EvaluationMessage>;
+  if (isBudgetEvaluationMessage(m)) return m;
   const ids = [
     ...(Array.isArray(m.alertIds) ? m.alertIds : []),
     ...(m.alertId === undefined ? [] : [m.alertId]),
@@ -49,6 +55,8 @@ async function run(event: SQSEvent): Promise<SQSBatchResponse> {
     async (_record, { index }) => {
       const msg = parsed[index]!;
       if (msg instanceof Error) throw msg;
+      if (isBudgetEvaluationMessage(msg))
+        return void (await evaluateBudgetAlerts(msg, { now: () => new Date() }));
       const outcome = (await outcomes)[valid.indexOf(msg)]!;
       if (!outcome.ok) throw outcome.error;
     },

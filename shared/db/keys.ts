@@ -167,6 +167,45 @@ export const keys = {
     skPrefix: 'V#',
   }),
 
+  /** A budget alert (`META`), its evaluations `EVAL#<ts>` and its fired thresholds `FIRED#…` share one partition. */
+  budgetAlert: (orgId: string, alertId: string): ItemKey => ({
+    pk: `${org(orgId)}#BALERT#${alertId}`,
+    sk: 'META',
+  }),
+  budgetAlertsIndex: (orgId: string, createdAtId: string) => ({
+    gsi1pk: `${org(orgId)}#BALERTS`,
+    gsi1sk: createdAtId,
+  }),
+  /** The sharded due index of budget alerts (the sweep reads each shard up to now). */
+  budgetAlertDue: (alertId: string, nextEvalAt: string) => ({
+    gsi2pk: keys.budgetAlertDueShard(shardOf(alertId)),
+    gsi2sk: nextEvalAt,
+  }),
+  budgetAlertDueShard: (shard: number) => `BADUE#${shard}`,
+  budgetAlertEvaluation: (orgId: string, alertId: string, evaluatedAt: string): ItemKey => ({
+    pk: `${org(orgId)}#BALERT#${alertId}`,
+    sk: `EVAL#${evaluatedAt}`,
+  }),
+  budgetAlertPartition: (orgId: string, alertId: string) => `${org(orgId)}#BALERT#${alertId}`,
+  budgetAlertEvaluationPrefix: 'EVAL#',
+  /**
+   * A threshold that fired: one item per budget month, line and threshold (written conditionally,
+   * so it fires once). `line` is the line's value (`null` the total); `threshold` names the
+   * threshold by what it compares (basis, mode, value and the amount it meant that month), so a new
+   * budget version that changes the amount re-arms it and one that does not leaves it fired.
+   */
+  budgetAlertFired: (
+    orgId: string,
+    alertId: string,
+    month: string,
+    line: string | null,
+    threshold: string,
+  ): ItemKey => ({
+    pk: `${org(orgId)}#BALERT#${alertId}`,
+    sk: `FIRED#${month}#${line === null ? 'TOTAL' : `L:${encodeURIComponent(line)}`}#${threshold}`,
+  }),
+  budgetAlertFiredPrefix: 'FIRED#',
+
   alert: (orgId: string, alertId: string): ItemKey => ({ pk: `${org(orgId)}#ALERT#${alertId}`, sk: 'META' }),
   alertsIndex: (orgId: string, createdAt: string) => ({ gsi1pk: `${org(orgId)}#ALERTS`, gsi1sk: createdAt }),
   alertDue: (alertId: string, nextEvalAt: string) => ({

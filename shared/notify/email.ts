@@ -126,6 +126,16 @@ export async function composeEmail(e: EmailParts): Promise<Buffer> {
   return composer.compile().build();
 }
 
+/** A notification's PNG images as inline attachments (Content-ID: the filename). */
+export function imagesOf(n: Notification): Attachment[] {
+  return (n.message.images ?? []).map((i) => ({
+    filename: i.filename,
+    contentType: 'image/png' as const,
+    content: new Uint8Array(Buffer.from(i.base64, 'base64')),
+    inline: true,
+  }));
+}
+
 /** An alert notification's message. */
 export function buildRawEmail(n: Notification, from: string): Promise<Buffer> {
   return composeEmail({
@@ -135,6 +145,7 @@ export function buildRawEmail(n: Notification, from: string): Promise<Buffer> {
     text: n.message.text,
     html: n.message.html,
     headers: { 'X-Notification-Id': n.id },
+    attachments: imagesOf(n),
   });
 }
 

@@ -3,7 +3,7 @@ import { config } from '../config';
 import type { Notification } from '../domain/alerts/notification';
 import type { WebhookPolicy } from '../net/address-policy';
 import { guardedPost } from '../net/guarded-fetch';
-import type { Attachment } from './email';
+import { type Attachment, imagesOf } from './email';
 
 let cachedToken: Promise<string> | undefined;
 
@@ -127,4 +127,6 @@ export async function uploadSlackFiles(
 export async function sendSlack(n: Notification): Promise<void> {
   if (!n.slackChannelId) throw new Error('SLACK notification without a channel');
   await postSlackMessage(n.slackChannelId, { text: n.message.slackText, blocks: n.message.slackBlocks });
+  // Images (a budget alert's burn chart) follow the message as files shared in the channel.
+  await uploadSlackFiles(n.slackChannelId, imagesOf(n));
 }

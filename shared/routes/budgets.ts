@@ -9,6 +9,8 @@ import {
   ImportBudgetBody,
   ListBudgetsQuery,
   ListBudgetVersionsQuery,
+  SuggestBudgetBody,
+  SuggestBudgetSchema,
 } from '../domain/budgets/schemas';
 import { type Area, declare } from './declare';
 
@@ -92,6 +94,23 @@ export const importBudget = declare(AREA, 'POST /budgets/{id}/import', 'importBu
   response: BudgetRecordSchema,
 });
 
+export const suggestBudget = route({
+  id: 'suggestBudget',
+  method: 'POST',
+  path: '/budgets/suggest',
+  entry: 'budgets/suggest-budget',
+  auth: 'member',
+  tag,
+  summary:
+    'Suggested amounts for the next months, per line, from the forecast with its 80 % interval (nothing is saved)',
+  body: SuggestBudgetBody,
+  response: SuggestBudgetSchema,
+  statuses: [422],
+  usesWarehouse: true,
+  memoryMb: 512,
+  timeoutSeconds: 29,
+});
+
 export const budgetRoutes = [
   createBudget,
   listBudgets,
@@ -102,4 +121,5 @@ export const budgetRoutes = [
   getBudgetStatus,
   exportBudgetCsv,
   importBudget,
+  suggestBudget,
 ];

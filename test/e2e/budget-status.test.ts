@@ -195,6 +195,85 @@ describe('GET /budgets/{id}/status', () => {
     expectClose(st.lines[0]!.actual, expected);
   });
 
+  it('POST /budgets/suggest: per service the months ahead from the forecast; the current month is the status forecast', async () => {
+    const all = services();
+    const res = await api<{
+      currency: string;
+      months: string[];
+      dataThrough: string;
+      lines: {
+        value: string | null;
+        amounts: Record<string, { value: number; lower80: number; upper80: number }>;
+      }[];
+      total: Record<string, { value: number; lower80: number; upper80: number }>;
+    }>('POST', '/budgets/suggest', {
+      token,
+      body: { groupBy: 'service', startMonth: thisMonth, months: 2 },
+    });
+    expect(res.status).toBe(200);
+    const next = monthStart(new Date(`${thisMonth}-15T00:00:00Z`), -1).slice(0, 7);
+    expect(res.body.months).toEqual([thisMonth, next]);
+    expect(res.body.lines.map((l) => l.value).sort()).toEqual(all);
+    for (const l of res.body.lines)
+      for (const m of res.body.months) {
+        const a = l.amounts[m]!;
+        expect(a.lower80).toBeLessThanOrEqual(a.value + 1e-9);
+        expect(a.upper80).toBeGreaterThanOrEqual(a.value - 1e-9);
+      }
+    // The current month: the month-to-date actual plus the forecast days, as the status states it.
+    const id = await create({
+      name: `Suggested ${run}`,
+      groupBy: 'service',
+      startMonth: thisMonth,
+      lines: res.body.lines.map((l) => ({
+        value: l.value,
+        owner: null,
+        amounts: Object.fromEntries(Object.entries(l.amounts).map(([m, a]) => [m, Math.round(a.value)])),
+      })),
+    });
+    const st = await status(id);
+    for (const line of st.lines.filter((l) => l.value !== 'Other')) {
+      const suggested = res.body.lines.find((l) => l.value === line.value)!.amounts[thisMonth]!;
+      expect(Math.abs(suggested.value - line.forecast!.value)).toBeLessThan(0.01);
+      expectClose(
+        line.actual,
+        sum((r) => inMonth(thisMonth, st.dataThrough)(r) && r.ServiceName === line.value),
+      );
+      expect(suggested.value).toBeGreaterThanOrEqual(line.actual - 0.01);
+    }
+    const past = await api<{ error: string }>('POST', '/budgets/suggest', {
+      token,
+      body: { startMonth: months[0] },
+    });
+    expect(past.status).toBe(400);
+    expect(past.body.error).toMatch(/startMonth/);
+  });
+
+  it("a DIGEST says how many of the organisation's budget lines are forecast over budget this month", async () => {
+    const list = await api<{ items: { id: string; groupBy: string | null }[] }>('GET', '/budgets?limit=100', {
+      token,
+    });
+    let over = 0;
+    let lines = 0;
+    for (const b of list.body.items) {
+      const st = await status(b.id);
+      const own = b.groupBy === null ? st.lines : st.lines.slice(0, -1);
+      lines += own.length;
+      over += own.filter((l) => l.forecast && l.forecast.value > l.budget).length;
+    }
+    expect(lines).toBeGreaterThan(1);
+    const preview = await api<{ budgets: { month: string; over: number; lines: number } | null }>(
+      'POST',
+      '/reports/preview-widget',
+      {
+        token,
+        body: { context: { groupBy: 'service', datePreset: 'LAST_MONTH' }, widget: { type: 'DIGEST' } },
+      },
+    );
+    expect(preview.status).toBe(200);
+    expect(preview.body.budgets).toEqual({ month: thisMonth, over, lines });
+  });
+
   it('a month that is no month is 400; another organisation gets 404', async () => {
     const id = await create({
       name: `Bad month ${run}`,

@@ -1,5 +1,6 @@
 import type { RouteDef } from '../../shared/http/route';
 import { routes } from '../../shared/routes';
+import { budgetAlertBody } from '../fixtures/budgets/alert-body';
 import { budgetBody } from '../fixtures/budgets/body';
 import { objectsIn, recordsIn, type SchemaNode } from '../support/schema-walk';
 import { api, session } from '../support/session';
@@ -240,6 +241,34 @@ const STORING: Record<string, () => Promise<Case>> = {
       read,
     };
   },
+  createBudgetAlert: async () => {
+    const budgetId = await create('/budgets', budgetBody({ name: unique('Mass') }));
+    return {
+      method: 'POST',
+      path: '/alerts-v2/budgetAlerts',
+      body: () => budgetAlertBody(budgetId, { name: unique('Mass') }),
+    };
+  },
+  updateBudgetAlert: async () => {
+    const budgetId = await create('/budgets', budgetBody({ name: unique('Mass') }));
+    const id = await create('/alerts-v2/budgetAlerts', budgetAlertBody(budgetId, { name: unique('Mass') }));
+    return {
+      method: 'PUT',
+      path: `/alerts-v2/budgetAlerts/${id}`,
+      body: () => budgetAlertBody(budgetId, { name: unique('Updated') }),
+      read: () => get(`/alerts-v2/budgetAlerts/${id}`),
+    };
+  },
+  snoozeBudgetAlert: async () => {
+    const budgetId = await create('/budgets', budgetBody({ name: unique('Mass') }));
+    const id = await create('/alerts-v2/budgetAlerts', budgetAlertBody(budgetId, { name: unique('Mass') }));
+    return {
+      method: 'POST',
+      path: `/alerts-v2/budgetAlerts/${id}/snooze`,
+      body: () => ({ until: new Date(Date.now() + 86_400_000).toISOString() }),
+      read: () => get(`/alerts-v2/budgetAlerts/${id}`),
+    };
+  },
   snoozeCostAlert: async () => {
     const id = await create('/alerts-v2/costAlerts', thresholdBody({ name: unique('Mass') }));
     const read = async () =>
@@ -264,6 +293,7 @@ const NOT_STORING: Record<string, string> = {
   publishDimensions: 'promotes drafts; the body names which',
   runExplorer: 'a query, stores nothing',
   importBudget: 'the CSV is parsed cell by cell into lines; no body field is copied onto the budget',
+  suggestBudget: 'a forecast of what a budget would cover, stores nothing',
   sendBudgetAlertTest: 'sends a test notification, stores nothing',
   backtestCostAlert: 'evaluates a draft alert, stores nothing',
   simulateCommitment: 'simulates savings-plan levels, stores nothing',

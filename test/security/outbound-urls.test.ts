@@ -7,6 +7,8 @@ import { guardedGet, guardedPost, guardedPostForm } from '../../shared/net/guard
 import { postSlackMessage, uploadSlackFiles } from '../../shared/notify/slack';
 import { sendTeams } from '../../shared/notify/teams';
 import { routes } from '../../shared/routes';
+import { budgetAlertBody } from '../fixtures/budgets/alert-body';
+import { budgetBody } from '../fixtures/budgets/body';
 import { fieldsIn, type SchemaNode } from '../support/schema-walk';
 import { api, session } from '../support/session';
 import { periodChangeBody, thresholdBody } from '../unit/alerts/fixtures';
@@ -57,6 +59,12 @@ const TARGETS: Record<string, 'webhook' | 'slack channel' | 'slack or email' | s
   'backtestCostAlert notificationChannel': 'an enum (EMAIL, SLACK, TEAMS)',
   'backtestCostAlert slackChannelId': 'slack channel',
   'backtestCostAlert teamsChannelId': 'webhook',
+  'createBudgetAlert notificationChannel': 'an enum (EMAIL, SLACK, TEAMS)',
+  'createBudgetAlert slackChannelId': 'slack channel',
+  'createBudgetAlert teamsChannelId': 'webhook',
+  'updateBudgetAlert notificationChannel': 'an enum (EMAIL, SLACK, TEAMS)',
+  'updateBudgetAlert slackChannelId': 'slack channel',
+  'updateBudgetAlert teamsChannelId': 'webhook',
 };
 
 it('every body field that could name a call target is listed with what it is', () => {
@@ -147,6 +155,16 @@ async function createAlert(body: Record<string, unknown>): Promise<string> {
   return res.body.id;
 }
 
+let budget: Promise<string> | undefined;
+/** A budget of the session's organisation for the budget-alert bodies (made once). */
+function budgetId(): Promise<string> {
+  budget ??= api<{ id: string }>('POST', '/budgets', {
+    token: token(),
+    body: budgetBody({ name: `${MARKER} budget` }),
+  }).then((res) => res.body.id);
+  return budget;
+}
+
 const expect400 = (what: string, res: { status: number; body: unknown }, field: string) => {
   expect({ what, status: res.status }).toEqual({ what, status: 400 });
   expect({ what, names: JSON.stringify(res.body).includes(field) }).toEqual({ what, names: true });
@@ -175,6 +193,16 @@ describe('a webhook URL to an internal address, not https, or with credentials i
       body: { notificationChannel: 'TEAMS', teamsChannelId: url },
     });
     expect400(`sendTest ${url}`, test, 'teamsChannelId');
+    const budgetAlert = await api('POST', '/alerts-v2/budgetAlerts', {
+      token: token(),
+      body: budgetAlertBody(await budgetId(), {
+        name,
+        notificationChannel: 'TEAMS',
+        emails: [],
+        teamsChannelId: url,
+      }),
+    });
+    expect400(`budget alert ${url}`, budgetAlert, 'teamsChannelId');
   });
 
   it('an update to any of them is refused and the stored URL is unchanged', async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import type { RouteDef } from '../../shared/http/route';
 import { routes } from '../../shared/routes';
+import { budgetAlertBody } from '../fixtures/budgets/alert-body';
 import { budgetBody } from '../fixtures/budgets/body';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { CUR_SAMPLE } from '../integration/warehouse/support';
@@ -44,6 +45,7 @@ interface Records {
   /** A's upload that replaced an earlier one (so it has a version to restore). */
   uploadId: string;
   budgetId: string;
+  budgetAlertId: string;
 }
 
 interface Case {
@@ -94,6 +96,10 @@ const datasourceSnap = (r: Records) => async () => ({
 const vdimSnap = (r: Records) => () => read(`/dimensions/vdims/${r.vdimId}`);
 const enrichmentSnap = (r: Records) => () => read(`/enrichments/${r.enrichment}`);
 const uploadSnap = (r: Records) => () => read(`/billing/uploads/${r.uploadId}`);
+const budgetAlertSnap = (r: Records) => async () => ({
+  alert: await read(`/alerts-v2/budgetAlerts/${r.budgetAlertId}`),
+  history: await read(`/alerts-v2/budgetAlerts/${r.budgetAlertId}/history`),
+});
 const budgetSnap = (r: Records) => async () => ({
   budget: await read(`/budgets/${r.budgetId}`),
   versions: await read(`/budgets/${r.budgetId}/versions`),
@@ -122,6 +128,32 @@ function replacingUpload(): string {
 /** One entry per manifest route with a path parameter. */
 const FIXTURES: Record<string, (r: Records) => Case> = {
   getBudget: (r) => ({ path: `/budgets/${r.budgetId}`, snapshot: budgetSnap(r) }),
+  getBudgetAlert: (r) => ({
+    path: `/alerts-v2/budgetAlerts/${r.budgetAlertId}`,
+    snapshot: budgetAlertSnap(r),
+  }),
+  updateBudgetAlert: (r) => ({
+    path: `/alerts-v2/budgetAlerts/${r.budgetAlertId}`,
+    body: budgetAlertBody(r.budgetId, { name: 'hijack' }),
+    snapshot: budgetAlertSnap(r),
+  }),
+  archiveBudgetAlert: (r) => ({
+    path: `/alerts-v2/budgetAlerts/${r.budgetAlertId}`,
+    snapshot: budgetAlertSnap(r),
+  }),
+  snoozeBudgetAlert: (r) => ({
+    path: `/alerts-v2/budgetAlerts/${r.budgetAlertId}/snooze`,
+    body: { until: '2099-01-01T00:00:00Z' },
+    snapshot: budgetAlertSnap(r),
+  }),
+  unsnoozeBudgetAlert: (r) => ({
+    path: `/alerts-v2/budgetAlerts/${r.budgetAlertId}/snooze`,
+    snapshot: budgetAlertSnap(r),
+  }),
+  budgetAlertHistory: (r) => ({
+    path: `/alerts-v2/budgetAlerts/${r.budgetAlertId}/history`,
+    snapshot: budgetAlertSnap(r),
+  }),
   updateBudget: (r) => ({
     path: `/budgets/${r.budgetId}`,
     body: budgetBody({ name: 'hijack' }),
@@ -348,7 +380,15 @@ beforeAll(async () => {
     ).id,
     uploadId: replacingUpload(),
     budgetId: (await created<{ id: string }>('POST', '/budgets', budgetBody({ name: RECORD_NAME }))).id,
+    budgetAlertId: '',
   };
+  records.budgetAlertId = (
+    await created<{ id: string }>(
+      'POST',
+      '/alerts-v2/budgetAlerts',
+      budgetAlertBody(records.budgetId, { name: RECORD_NAME }),
+    )
+  ).id;
   const key = await loadOrCreateSigningKey(s().stateDir);
   const jwt = await mintToken(key, { userId: s().users.outsider, orgId: s().otherOrgId, role: 'admin' });
   // The control: B's JWT is a working credential (so each refusal below is about the organisation).

@@ -15,6 +15,8 @@ export interface RenderedMessage {
   slackText: string;
   /** An Adaptive Card (1.5) for a Teams Workflows webhook. */
   teamsCard: Record<string, unknown>;
+  /** PNG images (a budget alert's burn chart): inline in the e-mail (`cid:<filename>`), uploaded to Slack. */
+  images?: { filename: string; base64: string }[];
 }
 
 export const RenderedMessageSchema = v.object({
@@ -24,6 +26,11 @@ export const RenderedMessageSchema = v.object({
   slackBlocks: v.array(v.record(v.string(), v.unknown())),
   slackText: v.string(),
   teamsCard: v.record(v.string(), v.unknown()),
+  images: v.optional(
+    v.array(
+      v.object({ filename: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,100}\.png$/)), base64: v.string() }),
+    ),
+  ),
 });
 
 export const NotificationSchema = v.object({

@@ -15,12 +15,26 @@ export function budgetCsv(budget: Pick<Budget, 'startMonth' | 'lines'>): string 
   const rows = [
     ['value', 'owner', ...months],
     ...budget.lines.map((l) => [
-      l.value ?? '',
-      l.owner ?? '',
+      defuse(l.value ?? ''),
+      defuse(l.owner ?? ''),
       ...months.map((m) => (l.amounts[m] === undefined ? '' : String(l.amounts[m]))),
     ]),
   ];
   return `${rows.map((r) => r.map(quote).join(',')).join('\r\n')}\r\n`;
+}
+
+/**
+ * CSV injection: a text cell a spreadsheet would read as a formula (it starts with `=`, `+`, `-`,
+ * `@`, a tab or a CR) is written with a leading `'`, which spreadsheets show as text; the import
+ * takes that `'` off again, so an export imports back unchanged.
+ */
+const FORMULA_LEAD = /^[=+\-@\t\r]/;
+export function defuse(cell: string): string {
+  return FORMULA_LEAD.test(cell) ? `'${cell}` : cell;
+}
+/** The import's inverse of `defuse`. */
+export function undefuse(cell: string): string {
+  return cell.startsWith("'") && FORMULA_LEAD.test(cell.slice(1)) ? cell.slice(1) : cell;
 }
 
 function quote(cell: string): string {
@@ -115,8 +129,8 @@ export function parseBudgetCsv(text: string): BudgetLine[] {
         );
       else amounts[m] = Number(cell);
     });
-    const value = (record[0] ?? '').trim();
-    const owner = (record[1] ?? '').trim();
+    const value = undefuse((record[0] ?? '').trim());
+    const owner = undefuse((record[1] ?? '').trim());
     lines.push({ value: value === '' ? null : value, owner: owner === '' ? null : owner, amounts });
   });
   if (bad.length) {

@@ -140,3 +140,31 @@ export const BudgetStatusSchema = v.object({
 export const ImportBudgetBody = v.strictObject({
   csv: v.pipe(v.string(), v.description('The lines × months grid: value,owner,YYYY-MM,…')),
 });
+
+/** POST /budgets/suggest: what a budget would cover (its scope, filter, metric, currency and lines). */
+export const SuggestBudgetBody = v.strictObject({
+  currency: BUDGET_BODY_ENTRIES.currency,
+  metricId: BUDGET_BODY_ENTRIES.metricId,
+  scopeId: BUDGET_BODY_ENTRIES.scopeId,
+  whereClause: BUDGET_BODY_ENTRIES.whereClause,
+  groupBy: BUDGET_BODY_ENTRIES.groupBy,
+  /** The first month to suggest; default the month after the current one (organisation's zone). */
+  startMonth: v.optional(Month),
+  /** How many months from `startMonth`: 1 to 12, default 3. */
+  months: v.optional(
+    v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1), v.maxValue(12)),
+    3,
+  ),
+});
+export type SuggestBudgetInput = v.InferOutput<typeof SuggestBudgetBody>;
+
+const Suggested = v.object({ value: v.number(), lower80: v.number(), upper80: v.number() });
+export const SuggestBudgetSchema = v.object({
+  currency: v.string(),
+  groupBy: v.nullable(v.string()),
+  dataThrough: v.nullable(v.string()),
+  months: v.array(v.string()),
+  conversion: BudgetStatusSchema.entries.conversion,
+  lines: v.array(v.object({ value: v.nullable(v.string()), amounts: v.record(v.string(), Suggested) })),
+  total: v.record(v.string(), Suggested),
+});

@@ -95,45 +95,89 @@ export async function budgetStatus(
     loadBudget(principal, budgetId),
     getOrganizationTimezone(principal.orgId),
   ]);
-  const m = month ?? localDay(now, timeZone).slice(0, 7);
+  return (await statusOf(budget, month ?? localDay(now, timeZone).slice(0, 7), timeZone, now)).status;
+}
+
+/** A status and the daily series behind it (the budget alerts' message and burn chart read them). */
+export interface StatusDetail {
+  status: BudgetStatus;
+  /** Day → amount, per line value (`null`: the single line of a budget without `groupBy`; `Other`). */
+  daily: Map<string | null, Map<string, number>>;
+  /** Day → amount of every row (the total). */
+  totalDaily: Map<string, number>;
+}
+
+/** The status of a loaded budget for `m` (the route's and the budget alerts' one computation). */
+export async function statusOf(
+  budget: Budget,
+  m: string,
+  timeZone: string | undefined,
+  now: Date,
+): Promise<StatusDetail> {
   const { first, last } = monthDays(m);
+  // One request, two queries: the total (every row), and with `groupBy` the lines' values only
+  // (filtered to them, so the engine groups at most 200 values, never past its group cap); the
+  // `Other` line is the total less the lines, day by day.
+  const from = ymdOf(dayMs(first) - STATUS_HISTORY_DAYS * DAY_MS);
+  const totalRequest = statusRequest({ ...budget, groupBy: null }, from, last);
+  const values = budget.lines.flatMap((l) => (l.value === null ? [] : [l.value]));
+  const lineQuery =
+    budget.groupBy && values.length
+      ? statusRequest(
+          {
+            ...budget,
+            whereClause: {
+              combinator: 'and',
+              rules: [
+                ...(budget.whereClause ? [budget.whereClause] : []),
+                { field: budget.groupBy, operator: 'in', value: values },
+              ],
+            },
+          },
+          from,
+          last,
+        ).queries.map((q) => ({ ...q, name: 'lines' }))
+      : [];
   const result = await runExplorer(
-    statusRequest(budget, ymdOf(dayMs(first) - STATUS_HISTORY_DAYS * DAY_MS), last),
+    { ...totalRequest, queries: [...totalRequest.queries, ...lineQuery] },
     {
-      orgId: principal.orgId,
+      orgId: budget.organizationId,
       currency: budget.currency,
       timeZone: timeZone ?? 'UTC',
       now,
     },
   );
-  const series = result.queries[0]?.series ?? [];
+  const series = result.queries.find((q) => q.name === 'lines')?.series ?? [];
   const dataThrough = result.dataThrough;
   const total = new Map<string, number>();
-  for (const s of series) addInto(total, s);
+  for (const s of result.queries[0]?.series ?? []) addInto(total, s);
   const lines: BudgetStatus['lines'] = [];
+  const dailyOf = new Map<string | null, Map<string, number>>();
   const budgetOf = (b: Budget['lines'][number]) => b.amounts[m] ?? 0;
   if (budget.groupBy === null) {
     const line = budget.lines[0];
+    dailyOf.set(null, total);
     if (line)
       lines.push({ value: null, owner: line.owner, ...monthFigures(total, m, dataThrough, budgetOf(line)) });
   } else {
     const dim = budget.groupBy;
-    const values = new Set(budget.lines.map((l) => l.value));
     for (const line of budget.lines) {
       const daily = new Map<string, number>();
       for (const s of series) if (!s.other && s.group[dim] === line.value) addInto(daily, s);
+      dailyOf.set(line.value, daily);
       lines.push({
         value: line.value,
         owner: line.owner,
         ...monthFigures(daily, m, dataThrough, budgetOf(line)),
       });
     }
-    const rest = new Map<string, number>();
-    for (const s of series) if (s.other || !values.has(s.group[dim] ?? null)) addInto(rest, s);
+    const rest = new Map(total);
+    for (const daily of dailyOf.values()) for (const [d, x] of daily) rest.set(d, (rest.get(d) ?? 0) - x);
+    dailyOf.set(OTHER, rest);
     lines.push({ value: OTHER, owner: null, ...monthFigures(rest, m, dataThrough, 0) });
   }
   const budgetTotal = budget.lines.reduce((a, l) => a + budgetOf(l), 0);
-  return {
+  const status: BudgetStatus = {
     budgetId: budget.id,
     versionId: budget.versionId,
     month: m,
@@ -143,10 +187,18 @@ export async function budgetStatus(
     lines,
     total: monthFigures(total, m, dataThrough, budgetTotal),
   };
+  return { status, daily: dailyOf, totalDaily: total };
 }
 
-/** The explorer request of a status: the budget's cost by day from `from` to the month's last day. */
-function statusRequest(budget: Budget, from: string, last: string): ExplorerRequest {
+/**
+ * The explorer request of a status: the budget's cost by day from `from` to `last`, grouped by
+ * `groupBy` (the budget's own by default) and filtered by its where clause.
+ */
+export function statusRequest(
+  budget: Pick<Budget, 'scopeId' | 'metricId' | 'currency' | 'groupBy' | 'whereClause'>,
+  from: string,
+  last: string,
+): ExplorerRequest {
   return {
     period: { aggBy: 'Day', startDate: from, endDate: last },
     ...(budget.scopeId ? { scopeId: budget.scopeId } : {}),

@@ -1,3 +1,4 @@
+import { budgetsSentence } from '../../budgets/digest';
 import { oneLine } from '../../common/text';
 import type { Report, ReportAttachment } from '../model';
 import { attachmentName } from './attachments';
@@ -93,7 +94,7 @@ function widgetHtml(w: WidgetData, index: number): string {
         money(w.totals.current, w.currency),
       )}</strong> total, <span style="color:${colour(w.totals.diff)}">${escapeHtml(
         `${w.totals.diff > 0 ? '+' : ''}${money(w.totals.diff, w.currency)} (${pct(w.totals.relativeDiff)})`,
-      )}</span> vs the previous period.</p>${w.forecast ? `<p>${escapeHtml(forecastSentence(w.forecast, w.currency))}</p>` : ''}`;
+      )}</span> vs the previous period.</p>${w.forecast ? `<p>${escapeHtml(forecastSentence(w.forecast, w.currency))}</p>` : ''}${w.budgets ? `<p>${escapeHtml(budgetsSentence(w.budgets))}</p>` : ''}`;
       if (w.display === 'summary') return `${head}<p>${escapeHtml(w.summary)}</p>`;
       if (w.display === 'table') {
         const rows = w.movers
@@ -148,6 +149,7 @@ function widgetText(w: WidgetData, index: number): string {
         periodLine(w),
         w.summary,
         ...(w.forecast ? [forecastSentence(w.forecast, w.currency)] : []),
+        ...(w.budgets ? [budgetsSentence(w.budgets)] : []),
         ...w.movers.map((n) => `- ${lineText(n, w.currency, pathName(n, w.groupBy, ' / '))}`),
       ].join('\n');
     case 'TOP_FLOP':
@@ -191,7 +193,7 @@ function widgetBlocks(w: WidgetData, index: number): unknown[] {
     case 'DIGEST':
       return [
         section(
-          `*${escapeMrkdwn(w.title ?? `Cost changes by ${w.groupBy.join(' › ')}`)}*\n${escapeMrkdwn(w.summary)}${w.forecast ? `\n${escapeMrkdwn(forecastSentence(w.forecast, w.currency))}` : ''}`,
+          `*${escapeMrkdwn(w.title ?? `Cost changes by ${w.groupBy.join(' › ')}`)}*\n${escapeMrkdwn(w.summary)}${w.forecast ? `\n${escapeMrkdwn(forecastSentence(w.forecast, w.currency))}` : ''}${w.budgets ? `\n${escapeMrkdwn(budgetsSentence(w.budgets))}` : ''}`,
         ),
         ...(w.display === 'summary' || !w.movers.length
           ? []

@@ -10,6 +10,7 @@ import {
 import { getOrganizationReportingCurrency } from '../../../db/organizations-repo';
 import { NotFoundError } from '../../../errors';
 import { MissingRateError } from '../../../warehouse/sql/compile';
+import { type BudgetsOverview, budgetsOverview } from '../../budgets/digest';
 import { ExplorerRequestSchema } from '../../common/query-model';
 import type { Dashboard } from '../../dashboards/model';
 import { readDashboard } from '../../dashboards/service';
@@ -127,6 +128,8 @@ export type WidgetData =
       summary: string;
       /** The month in progress, forecast to its end (null without billing data). */
       forecast: MonthForecast | null;
+      /** The organisation's budget lines forecast over budget this month (null without budgets). */
+      budgets: BudgetsOverview | null;
     })
   | (PeriodInfo & {
       type: 'TOP_FLOP';
@@ -489,6 +492,7 @@ export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue
         movers,
         summary: summarise(totals, tree, res.currency, res.period),
         forecast: await monthForecast(ctx, r, res.dataThrough),
+        budgets: await budgetsOverview(ctx.orgId, ctx.timeZone, ctx.now),
       };
     }
     case 'TOP_FLOP': {

@@ -1,0 +1,210 @@
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { BudgetAlertEvaluation, StoredBudgetAlert } from '../domain/budgets/alerts/model';
+import { db, isConditionalCheckFailed, tableName } from './client';
+import { getItem } from './items';
+import { INDEX_ON, keys, stripKeys } from './keys';
+import { type Page, queryPage } from './page';
+import { insertNew, replaceVersioned } from './writes';
+
+/**
+ * Budget alerts in the single table (docs/budgets.md): the alert `META` item (GSI1 for the
+ * organisation's list by creation time; GSI2, the sharded due index, only while it is not archived
+ * and has a `nextEvalAt`), its evaluations `EVAL#<ts>` (TTL) and the thresholds that fired
+ * `FIRED#<month>#<line>#<threshold>` (one conditional put each: a threshold fires once per month
+ * and line) in the alert's partition. Thresholds are part of the record.
+ */
+const ENTITY = 'budgetAlert';
+const SCHEMA_VERSION = 1;
+
+function alertItem(a: StoredBudgetAlert): Record<string, unknown> {
+  const due = !a.archivedAt && a.nextEvalAt ? keys.budgetAlertDue(a.id, a.nextEvalAt) : {};
+  return {
+    ...keys.budgetAlert(a.organizationId, a.id),
+    ...keys.budgetAlertsIndex(a.organizationId, `${a.createdAt}#${a.id}`),
+    ...due,
+    entity: ENTITY,
+    schemaVersion: SCHEMA_VERSION,
+    ...a,
+  };
+}
+
+const fromItem = (item: Record<string, unknown>) => stripKeys(item) as unknown as StoredBudgetAlert;
+
+export async function insertBudgetAlert(a: StoredBudgetAlert): Promise<void> {
+  await insertNew(alertItem(a));
+}
+
+/** Replaces the alert while its stored version is still `expectedVersion` (409 otherwise). */
+export async function replaceBudgetAlert(a: StoredBudgetAlert, expectedVersion: number): Promise<void> {
+  await replaceVersioned(alertItem(a), expectedVersion);
+}
+
+export async function getBudgetAlert(orgId: string, alertId: string): Promise<StoredBudgetAlert | undefined> {
+  return getItem(keys.budgetAlert(orgId, alertId), fromItem, { consistent: true });
+}
+
+/** Budget alerts of an organisation, newest first. */
+export async function listBudgetAlerts(
+  orgId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<StoredBudgetAlert>> {
+  return queryPage({
+    partition: { attribute: 'gsi1pk', value: keys.budgetAlertsIndex(orgId, '').gsi1pk },
+    descending: true,
+    limit,
+    cursor,
+    map: fromItem,
+  });
+}
+
+/** How long an evaluation stays in the history (days, by TTL). */
+export const BUDGET_EVALUATION_RETENTION_DAYS = 90;
+
+export async function putBudgetAlertEvaluation(orgId: string, e: BudgetAlertEvaluation): Promise<void> {
+  const ttl = Math.floor(Date.parse(e.evaluatedAt) / 1000) + BUDGET_EVALUATION_RETENTION_DAYS * 86_400;
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.budgetAlertEvaluation(orgId, e.alertId, e.evaluatedAt),
+        entity: 'budgetAlertEvaluation',
+        schemaVersion: SCHEMA_VERSION,
+        ttl,
+        ...e,
+      },
+    }),
+  );
+}
+
+/** Evaluations of a budget alert, newest first. */
+export async function listBudgetAlertEvaluations(
+  orgId: string,
+  alertId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<BudgetAlertEvaluation>> {
+  return queryPage({
+    partition: { attribute: 'pk', value: keys.budgetAlertPartition(orgId, alertId) },
+    skPrefix: keys.budgetAlertEvaluationPrefix,
+    descending: true,
+    limit,
+    cursor,
+    map: (item) => stripKeys(item) as unknown as BudgetAlertEvaluation,
+  });
+}
+
+/** Due budget alerts of one shard at or before `at` (the index projects the whole records). */
+export async function dueBudgetAlerts(
+  shard: number,
+  at: string,
+  limit: number,
+  cursor?: Record<string, unknown>,
+): Promise<{ items: StoredBudgetAlert[]; next?: Record<string, unknown> }> {
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: INDEX_ON.gsi2pk,
+      KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :at',
+      ExpressionAttributeValues: { ':p': keys.budgetAlertDueShard(shard), ':at': at },
+      Limit: limit,
+      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
+    }),
+  );
+  return {
+    items: (res.Items ?? []).filter((i) => i.entity === ENTITY).map(fromItem),
+    ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}),
+  };
+}
+
+/**
+ * Moves a due alert's `nextEvalAt` from `from` to `to`, conditional on `from` and on the alert not
+ * being archived: of two sweeps exactly one takes it. Answers whether this call moved it.
+ */
+export async function advanceBudgetAlert(
+  orgId: string,
+  alertId: string,
+  from: string,
+  to: string,
+): Promise<boolean> {
+  const due = keys.budgetAlertDue(alertId, to);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.budgetAlert(orgId, alertId),
+        UpdateExpression: 'SET nextEvalAt = :to, gsi2pk = :gpk, gsi2sk = :gsk',
+        ConditionExpression: 'attribute_exists(pk) AND nextEvalAt = :from AND archivedAt = :null',
+        ExpressionAttributeValues: {
+          ':to': to,
+          ':from': from,
+          ':gpk': due.gsi2pk,
+          ':gsk': due.gsi2sk,
+          ':null': null,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/** The claim of a threshold that fired for a month and line. */
+export interface FiredClaim {
+  month: string;
+  line: string | null;
+  /** The threshold as it compares (basis, mode, value and amount): see `keys.budgetAlertFired`. */
+  threshold: string;
+  notificationId: string;
+}
+
+/**
+ * Claims a threshold's firing for its month and line with one conditional put: `claimed` when this
+ * call wrote it; otherwise `pending` says the earlier claim's notification was never confirmed on
+ * the queue (the claimer failed after claiming), so the caller enqueues it again under the same
+ * notification id (the notify worker delivers an id once).
+ */
+export async function claimFired(
+  orgId: string,
+  alertId: string,
+  c: FiredClaim,
+  now: Date,
+): Promise<{ claimed: boolean; pending: boolean }> {
+  const key = keys.budgetAlertFired(orgId, alertId, c.month, c.line, c.threshold);
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...key,
+          entity: 'budgetAlertFired',
+          schemaVersion: SCHEMA_VERSION,
+          alertId,
+          ...c,
+          enqueued: false,
+          firedAt: now.toISOString(),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return { claimed: true, pending: false };
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    const existing = await getItem(key, (item) => item, { consistent: true });
+    return { claimed: false, pending: existing?.enqueued === false };
+  }
+}
+
+/** Marks a claim's notification as on the queue. */
+export async function markFiredEnqueued(orgId: string, alertId: string, c: FiredClaim): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.budgetAlertFired(orgId, alertId, c.month, c.line, c.threshold),
+      UpdateExpression: 'SET enqueued = :t',
+      ExpressionAttributeValues: { ':t': true },
+    }),
+  );
+}

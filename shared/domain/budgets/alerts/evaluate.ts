@@ -1,0 +1,354 @@
+import { createHash } from 'node:crypto';
+import { enqueueMany } from '../../../cloud/queue';
+import { config } from '../../../config';
+import {
+  advanceBudgetAlert,
+  claimFired,
+  dueBudgetAlerts,
+  type FiredClaim,
+  getBudgetAlert,
+  markFiredEnqueued,
+  putBudgetAlertEvaluation,
+} from '../../../db/budget-alerts-repo';
+import { getBudget } from '../../../db/budgets-repo';
+import { DUE_SHARDS } from '../../../db/keys';
+import { getOrganizationTimezone } from '../../../db/organizations-repo';
+import { log } from '../../../log';
+import { mapSettled } from '../../../pool';
+import { QUEUE } from '../../../queues';
+import { localDay } from '../../alerts/dedup';
+import type { Notification } from '../../alerts/notification';
+import { nextEvaluationAt } from '../../alerts/schedule';
+import type { Budget } from '../model';
+import { monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
+import { budgetAlertMessage } from './burn-chart';
+import {
+  type BudgetAlertEvaluation,
+  type BudgetAlertThreshold,
+  type BudgetThresholdCheck,
+  EACH_LINE,
+  type StoredBudgetAlert,
+} from './model';
+import { type BudgetFiring, budgetLink, burnSeries } from './render';
+import { topContributors } from './top';
+
+/**
+ * Scheduled evaluation of budget alerts, by the cost alerts' sweep and evaluator (docs/budgets.md
+ * "Budget alerts"): the sweep takes due alerts off their own due index (daily, 06:00 UTC, after the
+ * billing data's cut-off) and enqueues them on `alert-evaluation` as `kind: 'budget'` messages;
+ * the evaluator computes the budget's status for the month of the last complete day, checks each
+ * threshold of each line it watches, and sends a notification for a crossed threshold only when
+ * its conditional `FIRED` claim (month, line, threshold) is new: once per month, line and
+ * threshold, whatever the sweeps and redeliveries. A snoozed alert is evaluated and recorded but
+ * claims and sends nothing (a threshold still crossed fires once the snooze has ended); an archived
+ * one is not evaluated.
+ */
+export interface BudgetEvaluationMessage {
+  kind: 'budget';
+  orgId: string;
+  budgetAlertIds: string[];
+  scheduledFor: string;
+}
+
+/** Budget alerts per evaluation message. */
+export const MAX_BUDGET_ALERTS_PER_MESSAGE = 25;
+
+export function isBudgetEvaluationMessage(m: unknown): m is BudgetEvaluationMessage {
+  const x = m as Partial<BudgetEvaluationMessage> | null;
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    x.kind === 'budget' &&
+    typeof x.orgId === 'string' &&
+    typeof x.scheduledFor === 'string' &&
+    Array.isArray(x.budgetAlertIds) &&
+    x.budgetAlertIds.length > 0 &&
+    x.budgetAlertIds.every((id) => typeof id === 'string')
+  );
+}
+
+export interface BudgetEvaluateDeps {
+  now: () => Date;
+  enqueueNotifications?: (ns: readonly Notification[]) => Promise<(Error | null)[]>;
+}
+
+/** What a threshold means in the budget's currency for a line: a percentage of its budget made an amount. */
+export function thresholdAmount(
+  t: Pick<BudgetAlertThreshold, 'value' | 'metricMode'>,
+  budget: number,
+): number | null {
+  if (t.metricMode === 'ABSOLUTE_SPEND') return t.value;
+  // A percentage of a line without budget this month means nothing: never crossed.
+  return budget > 0 ? (t.value / 100) * budget : null;
+}
+
+/** The figure a threshold compares: the actual to date, or the month-end forecast. */
+export function measuredFor(t: Pick<BudgetAlertThreshold, 'basis'>, f: StatusFigures): number | null {
+  return t.basis === 'ACTUAL' ? f.actual : (f.forecast?.value ?? null);
+}
+
+/**
+ * The threshold's identity in its `FIRED` key: what it compares, not its id, so a PUT of the alert
+ * that keeps a threshold keeps it fired, and a budget version that changes the line's amount (so a
+ * percentage's amount) re-arms it while one that does not leaves it fired.
+ */
+export function thresholdKey(
+  t: Pick<BudgetAlertThreshold, 'basis' | 'metricMode' | 'value'>,
+  amount: number,
+): string {
+  return `${t.basis}.${t.metricMode}.${t.value}.${amount.toFixed(2)}`;
+}
+
+/**
+ * The lines an alert watches, with their figures, from a status: the total (`line` null), one line,
+ * or each of the budget's lines (`*`; the `Other` line has no budget and is not watched).
+ */
+export function watchedLines(
+  alert: Pick<StoredBudgetAlert, 'line'>,
+  budget: Pick<Budget, 'groupBy'>,
+  detail: StatusDetail,
+): { line: string | null; owner: string | null; figures: StatusFigures; daily: Map<string, number> }[] {
+  const { status } = detail;
+  if (alert.line === null) {
+    const owner = budget.groupBy === null ? (status.lines[0]?.owner ?? null) : null;
+    return [{ line: null, owner, figures: status.total, daily: detail.totalDaily }];
+  }
+  const own = budget.groupBy === null ? status.lines : status.lines.slice(0, -1);
+  return own
+    .filter((l) => alert.line === EACH_LINE || l.value === alert.line)
+    .map(({ value, owner, ...figures }) => ({
+      line: value,
+      owner,
+      figures,
+      daily: detail.daily.get(value) ?? new Map<string, number>(),
+    }));
+}
+
+const hash = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 16);
+
+/** The notification id of a threshold's firing: one per alert, month, line and threshold. */
+export function firedNotificationId(alertId: string, claim: Omit<FiredClaim, 'notificationId'>): string {
+  return `${alertId}:${claim.month}:${hash(`${claim.line ?? '\u0000'}#${claim.threshold}`)}`;
+}
+
+/** The month an evaluation looks at: the current one in the organisation's zone, or the one of the last complete day. */
+function monthToEvaluate(now: Date, timeZone: string | undefined): string {
+  return localDay(now, timeZone).slice(0, 7);
+}
+
+/** Evaluates the budget alerts of one message; throws the first error (the message is retried whole). */
+export async function evaluateBudgetAlerts(
+  msg: BudgetEvaluationMessage,
+  deps: BudgetEvaluateDeps,
+): Promise<(BudgetAlertEvaluation | null)[]> {
+  const now = deps.now();
+  const timeZone = await getOrganizationTimezone(msg.orgId);
+  const statuses = new Map<string, Promise<{ budget: Budget; detail: StatusDetail } | null>>();
+  const statusFor = (budgetId: string) => {
+    let p = statuses.get(budgetId);
+    if (!p) {
+      p = (async () => {
+        const budget = await getBudget(msg.orgId, budgetId);
+        if (!budget || budget.archivedAt) return null;
+        let detail = await statusOf(budget, monthToEvaluate(now, timeZone), timeZone, now);
+        const through = detail.status.dataThrough;
+        // Early in a month the last complete day may still be in the previous one: that month is evaluated.
+        if (through && through < monthDays(detail.status.month).first)
+          detail = await statusOf(budget, through.slice(0, 7), timeZone, now);
+        return { budget, detail };
+      })();
+      statuses.set(budgetId, p);
+    }
+    return p;
+  };
+  const results = await mapSettled([...new Set(msg.budgetAlertIds)], 4, async (alertId) => {
+    const alert = await getBudgetAlert(msg.orgId, alertId);
+    if (!alert || alert.archivedAt) return null;
+    const loaded = await statusFor(alert.budgetId);
+    if (!loaded?.detail.status.dataThrough) {
+      log.info('budget alert not evaluated: no budget or no billing data', { orgId: msg.orgId, alertId });
+      return null;
+    }
+    return evaluateOne(alert, loaded.budget, loaded.detail, now, deps, timeZone);
+  });
+  const failed = results.find((r) => !r.ok);
+  if (failed && !failed.ok) throw failed.error;
+  return results.map((r) => (r.ok ? r.value : null));
+}
+
+async function evaluateOne(
+  alert: StoredBudgetAlert,
+  budget: Budget,
+  detail: StatusDetail,
+  now: Date,
+  deps: BudgetEvaluateDeps,
+  timeZone: string | undefined,
+): Promise<BudgetAlertEvaluation> {
+  const { status } = detail;
+  const month = status.month;
+  const dataThrough = status.dataThrough!;
+  const snoozed = !!alert.snoozedUntil && Date.parse(alert.snoozedUntil) > now.getTime();
+  const checks: BudgetThresholdCheck[] = [];
+  const notes: { note: Notification; claim: FiredClaim }[] = [];
+  const appUrl = config().consoleBaseUrl;
+  for (const watched of watchedLines(alert, budget, detail)) {
+    for (const t of alert.thresholds) {
+      const amount = thresholdAmount(t, watched.figures.budget);
+      const measured = measuredFor(t, watched.figures);
+      const crossed = amount !== null && measured !== null && measured >= amount;
+      const check: BudgetThresholdCheck = {
+        thresholdId: t.id,
+        line: watched.line,
+        basis: t.basis,
+        amount: amount ?? 0,
+        measured,
+        crossed,
+        notificationId: null,
+        suppressedBy: null,
+      };
+      checks.push(check);
+      if (!crossed) continue;
+      if (snoozed) {
+        check.suppressedBy = 'SNOOZE';
+        continue;
+      }
+      const base = { month, line: watched.line, threshold: thresholdKey(t, amount) };
+      const claim: FiredClaim = { ...base, notificationId: firedNotificationId(alert.id, base) };
+      const { claimed, pending } = await claimFired(alert.organizationId, alert.id, claim, now);
+      if (!claimed && !pending) {
+        check.suppressedBy = 'FIRED';
+        continue;
+      }
+      check.notificationId = claim.notificationId;
+      const firing: BudgetFiring = {
+        alert: { id: alert.id, name: alert.name },
+        budget: { id: budget.id, name: budget.name, currency: budget.currency, groupBy: budget.groupBy },
+        link: budgetLink(appUrl, budget, watched.line, month),
+        line: watched.line,
+        owner: watched.owner,
+        month,
+        dataThrough,
+        figures: watched.figures,
+        threshold: { ...t, amount },
+        measured: measured!,
+        top: await topContributors(budget, watched.line, month, dataThrough, timeZone, now),
+        conversion: status.conversion,
+        burn: burnSeries(watched.daily, month, dataThrough, watched.figures),
+        appUrl,
+      };
+      notes.push({
+        claim,
+        note: {
+          id: claim.notificationId,
+          orgId: alert.organizationId,
+          kind: 'ALERT',
+          alertId: alert.id,
+          channel: alert.notificationChannel,
+          emails: alert.emails,
+          slackChannelId: alert.slackChannelId,
+          teamsUrl: alert.teamsChannelId,
+          message: await budgetAlertMessage(firing),
+          createdAt: now.toISOString(),
+        },
+      });
+    }
+  }
+  if (notes.length) {
+    const sent = await (deps.enqueueNotifications ?? ((ns) => enqueueMany(QUEUE.notifications, ns)))(
+      notes.map((n) => n.note),
+    );
+    const error = sent.find((e) => e);
+    // The claims stay unconfirmed: the retried message enqueues them again under the same ids.
+    if (error) throw error;
+    for (const n of notes) await markFiredEnqueued(alert.organizationId, alert.id, n.claim);
+  }
+  const evaluation: BudgetAlertEvaluation = {
+    alertId: alert.id,
+    evaluatedAt: now.toISOString(),
+    budgetVersionId: budget.versionId,
+    month,
+    dataThrough,
+    checks,
+    triggered: checks.some((c) => c.crossed),
+  };
+  await putBudgetAlertEvaluation(alert.organizationId, evaluation);
+  log.info('budget alert evaluated', {
+    orgId: alert.organizationId,
+    alertId: alert.id,
+    month,
+    dataThrough,
+    crossed: checks.filter((c) => c.crossed).length,
+    notified: notes.length,
+  });
+  return evaluation;
+}
+
+/**
+ * The budget alerts' sweep: every shard of their due index up to `now`; each due alert's
+ * `nextEvalAt` moves to the next 06:00 UTC with a conditional write (of two sweeps, one takes it),
+ * and the taken alerts go out grouped by organisation, `MAX_BUDGET_ALERTS_PER_MESSAGE` a message.
+ * A message SQS refuses moves its alerts back for the next sweep and fails the sweep.
+ */
+export async function sweepDueBudgetAlerts(
+  now: Date,
+  send: (ms: readonly BudgetEvaluationMessage[]) => Promise<(Error | null)[]> = (ms) =>
+    enqueueMany(QUEUE.alertEvaluation, ms),
+  only: (orgId: string) => boolean = () => true,
+): Promise<{ enqueued: number; messages: number }> {
+  const at = now.toISOString();
+  const next = nextEvaluationAt('DAILY', now);
+  const taken = new Map<string, { alertId: string; was: string }[]>();
+  await mapSettled(
+    Array.from({ length: DUE_SHARDS }, (_, i) => i),
+    DUE_SHARDS,
+    async (shard) => {
+      let cursor: Record<string, unknown> | undefined;
+      do {
+        const page = await dueBudgetAlerts(shard, at, 100, cursor);
+        cursor = page.next;
+        const due = page.items.filter((a) => only(a.organizationId) && !a.archivedAt && a.nextEvalAt);
+        const moved = await mapSettled(due, 16, (a) =>
+          advanceBudgetAlert(a.organizationId, a.id, a.nextEvalAt!, next),
+        );
+        due.forEach((a, i) => {
+          const m = moved[i]!;
+          if (!m.ok || !m.value) return;
+          const list = taken.get(a.organizationId) ?? [];
+          list.push({ alertId: a.id, was: a.nextEvalAt! });
+          taken.set(a.organizationId, list);
+        });
+      } while (cursor);
+    },
+  );
+  const groups: { orgId: string; alerts: { alertId: string; was: string }[] }[] = [];
+  for (const [orgId, list] of taken)
+    for (let i = 0; i < list.length; i += MAX_BUDGET_ALERTS_PER_MESSAGE)
+      groups.push({ orgId, alerts: list.slice(i, i + MAX_BUDGET_ALERTS_PER_MESSAGE) });
+  let enqueued = 0;
+  let messages = 0;
+  let firstError: Error | null = null;
+  for (let i = 0; i < groups.length; i += 10) {
+    const batch = groups.slice(i, i + 10);
+    const results = await send(
+      batch.map((g) => ({
+        kind: 'budget' as const,
+        orgId: g.orgId,
+        budgetAlertIds: g.alerts.map((a) => a.alertId),
+        scheduledFor: at,
+      })),
+    );
+    await mapSettled(batch, 1, async (g, k) => {
+      const error = results[k];
+      if (!error) {
+        enqueued += g.alerts.length;
+        messages++;
+        return;
+      }
+      firstError ??= error;
+      for (const a of g.alerts)
+        await advanceBudgetAlert(g.orgId, a.alertId, next, a.was).catch(() => undefined);
+    });
+  }
+  if (firstError) throw firstError;
+  return { enqueued, messages };
+}

@@ -1,0 +1,296 @@
+import { budgetPageLink } from '../../../links';
+import type { RenderedMessage } from '../../alerts/notification';
+import { cardText, escapeHtml, escapeSlack, money } from '../../alerts/render';
+import { daysBetween } from '../../alerts/schedule';
+import { oneLine } from '../../common/text';
+import type { WhereClause } from '../../common/where-clause';
+import type { ConversionOut } from '../../queries/model';
+import type { Budget } from '../model';
+import { monthDays, type StatusFigures, statusRequest } from '../status';
+import type { BudgetAlertThreshold } from './model';
+
+/**
+ * The message of a budget alert's threshold (docs/budgets.md "Budget alerts"): a pure function
+ * from a firing to the e-mail's subject, HTML and text, Slack blocks and a Teams card. It explains
+ * itself: the budget and line, owner, budget amount, actual to date, forecast with its interval,
+ * days left, the threshold crossed, the top three dimension values behind the spend, what was
+ * converted, and a link to the budget in the console.
+ */
+export interface BudgetFiring {
+  alert: { id: string; name: string };
+  budget: Pick<Budget, 'id' | 'name' | 'currency' | 'groupBy'>;
+  /** The budget in the console (`budgetLink`). */
+  link: string;
+  /** The line's value; null: the budget's total. */
+  line: string | null;
+  owner: string | null;
+  month: string;
+  dataThrough: string;
+  figures: StatusFigures;
+  threshold: Pick<BudgetAlertThreshold, 'value' | 'severityLevel' | 'metricMode' | 'basis'> & {
+    amount: number;
+  };
+  /** The actual (ACTUAL) or the month-end forecast (FORECASTED) that crossed. */
+  measured: number;
+  top: { dimension: string; values: { value: string; amount: number }[] };
+  conversion: ConversionOut | null;
+  burn: BurnSeries;
+  appUrl: string;
+  /** A test send: the figures are a sample. */
+  test?: boolean;
+}
+
+/** The month's days with the cumulative actual (to `dataThrough`), budget and forecast band. */
+export interface BurnSeries {
+  days: string[];
+  actual: (number | null)[];
+  budget: number[];
+  /** The forecast's path from the last actual to the month-end value and its 80 % band; null before. */
+  forecast: (number | null)[];
+  lower: (number | null)[];
+  upper: (number | null)[];
+}
+
+/** The file name (and e-mail Content-ID) of the burn chart (./burn-chart.ts draws it). */
+export const BURN_CHART_FILE = 'burn-chart.png';
+
+const DAY_MS = 86_400_000;
+const addDay = (d: string, n: number) =>
+  new Date(Date.parse(`${d}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * The burn series of a line: the budget spread evenly over the month's days (cumulative), the
+ * cumulative actual up to `dataThrough`, and from there a straight path to the month-end forecast
+ * with its interval widening the same way.
+ */
+export function burnSeries(
+  daily: ReadonlyMap<string, number>,
+  month: string,
+  dataThrough: string,
+  figures: StatusFigures,
+): BurnSeries {
+  const { first, last } = monthDays(month);
+  const n = daysBetween(first, last) + 1;
+  const out: BurnSeries = { days: [], actual: [], budget: [], forecast: [], lower: [], upper: [] };
+  let cum = 0;
+  let lastActual = 0;
+  const known = Math.min(n, Math.max(0, daysBetween(first, dataThrough) + 1));
+  for (let i = 0; i < n; i++) {
+    const day = addDay(first, i);
+    out.days.push(day);
+    out.budget.push((figures.budget * (i + 1)) / n);
+    if (i < known) {
+      cum += daily.get(day) ?? 0;
+      out.actual.push(cum);
+      lastActual = cum;
+    } else out.actual.push(null);
+  }
+  const f = figures.forecast;
+  for (let i = 0; i < n; i++) {
+    if (!f || i < known - 1 || known === n) {
+      out.forecast.push(null);
+      out.lower.push(null);
+      out.upper.push(null);
+      continue;
+    }
+    const share = (i - (known - 1)) / (n - known + (known === 0 ? 0 : 0) || 1);
+    const at = (end: number) => lastActual + (end - lastActual) * Math.min(1, share);
+    out.forecast.push(at(f.value));
+    out.lower.push(at(f.lower80));
+    out.upper.push(at(f.upper80));
+  }
+  return out;
+}
+
+const pct = (x: number) => `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 }).format(x)}%`;
+
+export function lineLabel(f: Pick<BudgetFiring, 'line' | 'budget'>): string {
+  return f.line === null ? 'the budget total' : `${f.budget.groupBy ?? 'line'} ${f.line}`;
+}
+
+/**
+ * The link to the budget in the console (shared/links.ts): its spend in the explorer over the
+ * month, the line's value as a filter (the console has no budget page yet).
+ */
+export function budgetLink(
+  appUrl: string,
+  budget: Pick<Budget, 'name' | 'scopeId' | 'metricId' | 'currency' | 'groupBy' | 'whereClause'>,
+  line: string | null,
+  month: string,
+): string {
+  const { first, last } = monthDays(month);
+  const rules: WhereClause['rules'] = [
+    ...(budget.whereClause ? [budget.whereClause] : []),
+    ...(line !== null && budget.groupBy ? [{ field: budget.groupBy, operator: 'in', value: [line] }] : []),
+  ];
+  const request = statusRequest(
+    { ...budget, whereClause: rules.length ? { combinator: 'and', rules } : null },
+    first,
+    last,
+  );
+  return budgetPageLink(appUrl, {
+    title: line === null ? budget.name : `${budget.name} / ${line}`,
+    queries: request.queries as unknown as Record<string, unknown>[],
+    startDate: first,
+    endDate: last,
+    ...(budget.scopeId ? { scopeId: budget.scopeId } : {}),
+  });
+}
+
+/** The message's facts, in order: what crossed, then the figures as label/value pairs. */
+export function explainBudgetFiring(f: BudgetFiring): { headline: string; figures: [string, string][] } {
+  const c = f.budget.currency;
+  const t = f.threshold;
+  const { last } = monthDays(f.month);
+  const daysLeft = Math.max(0, daysBetween(f.dataThrough, last));
+  const what =
+    t.basis === 'FORECASTED'
+      ? `The month-end forecast of ${lineLabel(f)} for ${f.month} is ${money(f.measured, c)}`
+      : `The actual spend of ${lineLabel(f)} in ${f.month} is ${money(f.measured, c)} through ${f.dataThrough}`;
+  const share =
+    f.figures.budget > 0
+      ? `, ${pct((f.measured / f.figures.budget) * 100)} of its budget of ${money(f.figures.budget, c)}`
+      : '';
+  const limit =
+    t.metricMode === 'PERCENTAGE_OF_BUDGET'
+      ? `${pct(t.value)} of budget (${money(t.amount, c)})`
+      : money(t.amount, c);
+  const headline = `${what}${share}: it crossed the ${t.severityLevel} threshold of ${limit}`;
+  const fc = f.figures.forecast;
+  const figures: [string, string][] = [
+    ['Budget', f.budget.name],
+    ['Line', f.line === null ? 'Total' : `${f.budget.groupBy ?? ''} = ${f.line}`],
+    ['Owner', f.owner ?? 'none'],
+    [`Budget for ${f.month}`, money(f.figures.budget, c)],
+    [`Actual to date (through ${f.dataThrough})`, money(f.figures.actual, c)],
+    [
+      'Month-end forecast',
+      fc ? `${money(fc.value, c)} (80% interval ${money(fc.lower80, c)} – ${money(fc.upper80, c)})` : 'n/a',
+    ],
+    ['Forecast − budget', f.figures.delta === null ? 'n/a' : money(f.figures.delta, c)],
+    ['Days left in the month', String(daysLeft)],
+    [
+      'Threshold crossed',
+      `${t.severityLevel}: ${t.basis === 'FORECASTED' ? 'forecast' : 'actual'} ≥ ${limit}`,
+    ],
+  ];
+  if (f.top.values.length)
+    figures.push([
+      `Top ${f.top.dimension} values this month`,
+      f.top.values.map((v) => `${v.value} ${money(v.amount, c)}`).join(', '),
+    ]);
+  if (f.conversion)
+    figures.push([
+      'Currency',
+      `converted from ${f.conversion.from.join(', ')} to ${f.conversion.to} at each day's rate${f.conversion.source ? ` (${f.conversion.source}${f.conversion.rates ? `, rates of ${f.conversion.rates.from} to ${f.conversion.rates.to}` : ''})` : ''}`,
+    ]);
+  return { headline, figures };
+}
+
+export function renderBudgetAlertMessage(f: BudgetFiring): RenderedMessage {
+  const { headline, figures } = explainBudgetFiring(f);
+  const link = f.link;
+  const linkLabel = 'Open the budget’s spend';
+  const prefix = f.test ? '[Test] ' : '';
+  const testLine = f.test ? 'This is a test notification: the figures below are a sample.' : '';
+  const title = oneLine(`${prefix}Budget alert: ${f.alert.name}`);
+  const subject = oneLine(
+    `${prefix}Budget alert: ${f.alert.name} — ${f.budget.name}${f.line === null ? '' : ` / ${f.line}`} ${f.threshold.severityLevel} (${f.month})`,
+  ).slice(0, 250);
+
+  const text = [
+    testLine,
+    title,
+    '',
+    `${headline}.`,
+    '',
+    ...figures.map(([k, v]) => `${k}: ${v}`),
+    '',
+    `${linkLabel}: ${link}`,
+  ]
+    .filter((line, i, all) => line !== '' || (i > 0 && all[i - 1] !== ''))
+    .join('\n')
+    .trim();
+
+  const rows = figures
+    .map(
+      ([k, v]) =>
+        `<tr><td style="padding:6px 12px;border-bottom:1px solid #e5e7eb;color:#374151">${escapeHtml(k)}</td><td style="padding:6px 12px;border-bottom:1px solid #e5e7eb;text-align:right;font-variant-numeric:tabular-nums;color:#111827"><strong>${escapeHtml(v)}</strong></td></tr>`,
+    )
+    .join('');
+  const color =
+    f.threshold.severityLevel === 'CRITICAL'
+      ? '#b91c1c'
+      : f.threshold.severityLevel === 'WARNING'
+        ? '#b45309'
+        : '#1d4ed8';
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>
+<body style="margin:0;padding:24px;background:#f3f4f6;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#111827">
+<table role="presentation" width="100%" style="max-width:640px;margin:0 auto;background:#ffffff;border-radius:8px;border-collapse:separate;border-spacing:0;overflow:hidden">
+<tr><td style="background:${color};color:#ffffff;padding:16px 24px;font-size:18px;font-weight:600">${escapeHtml(title)}</td></tr>
+${f.test ? `<tr><td style="padding:12px 24px;background:#fef3c7;color:#92400e">${escapeHtml(testLine)}</td></tr>` : ''}
+<tr><td style="padding:20px 24px 4px 24px;font-size:16px;line-height:1.5"><strong>${escapeHtml(headline)}.</strong></td></tr>
+<tr><td style="padding:12px 24px"><img src="cid:${BURN_CHART_FILE}" alt="Burn chart: cumulative actual against cumulative budget, forecast shaded" width="600" style="display:block;width:100%;max-width:600px;height:auto;border:0"></td></tr>
+<tr><td style="padding:12px 24px"><table role="presentation" width="100%" style="border-collapse:collapse;font-size:14px">${rows}</table></td></tr>
+<tr><td style="padding:20px 24px 24px 24px"><a href="${escapeHtml(link)}" style="display:inline-block;background:#1d4ed8;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">${linkLabel}</a></td></tr>
+</table>
+<p style="max-width:640px;margin:12px auto 0 auto;color:#9ca3af;font-size:12px;text-align:center">Budget alert ${escapeHtml(f.alert.id)} · sent because you are a recipient of this alert.</p>
+</body></html>
+`;
+
+  const slackText = escapeSlack(oneLine(`${prefix}Budget alert: ${f.alert.name} — ${headline}`));
+  const slackBlocks: Record<string, unknown>[] = [
+    { type: 'header', text: { type: 'plain_text', text: title.slice(0, 150), emoji: false } },
+    ...(f.test ? [{ type: 'section', text: { type: 'plain_text', text: testLine, emoji: false } }] : []),
+    { type: 'section', text: { type: 'plain_text', text: `${headline}.`, emoji: false } },
+    {
+      type: 'section',
+      fields: figures
+        .slice(0, 10)
+        .map(([k, v]) => ({ type: 'plain_text', text: `${k}\n${v}`, emoji: false })),
+    },
+    ...(figures.length > 10
+      ? [
+          {
+            type: 'section',
+            text: {
+              type: 'plain_text',
+              text: figures
+                .slice(10)
+                .map(([k, v]) => `${k}: ${v}`)
+                .join('\n'),
+              emoji: false,
+            },
+          },
+        ]
+      : []),
+    {
+      type: 'actions',
+      elements: [{ type: 'button', text: { type: 'plain_text', text: linkLabel }, url: link }],
+    },
+  ];
+
+  const teamsCard: Record<string, unknown> = {
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+    type: 'AdaptiveCard',
+    version: '1.5',
+    msteams: { width: 'Full' },
+    body: [
+      cardText(title, { weight: 'Bolder', size: 'Large', color: 'Attention' }),
+      ...(f.test ? [cardText(testLine, { isSubtle: true })] : []),
+      cardText(`${headline}.`, { weight: 'Bolder' }),
+      ...figures.map(([k, v]) => ({
+        type: 'ColumnSet',
+        spacing: 'Small',
+        columns: [
+          { type: 'Column', width: 'stretch', items: [cardText(k, { weight: 'Bolder' })] },
+          { type: 'Column', width: 'auto', items: [cardText(v)] },
+        ],
+      })),
+    ],
+    actions: [{ type: 'Action.OpenUrl', title: linkLabel, url: link }],
+  };
+
+  return { subject, html, text, slackBlocks, slackText, teamsCard };
+}
