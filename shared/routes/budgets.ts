@@ -94,13 +94,8 @@ export const importBudget = declare(AREA, 'POST /budgets/{id}/import', 'importBu
   response: BudgetRecordSchema,
 });
 
-export const suggestBudget = route({
-  id: 'suggestBudget',
-  method: 'POST',
-  path: '/budgets/suggest',
-  entry: 'budgets/suggest-budget',
+export const suggestBudget = declare(AREA, 'POST /budgets/suggest', 'suggestBudget', {
   auth: 'member',
-  tag,
   summary:
     'Suggested amounts for the next months, per line, from the forecast with its 80 % interval (nothing is saved)',
   body: SuggestBudgetBody,

@@ -8,17 +8,12 @@ import {
   SummaryQuery,
   SummarySchema,
 } from '../domain/commitments/schemas';
-import { route } from '../http/route';
+import { type Area, declare } from './declare';
 
-const tag = 'Commitments';
+const AREA: Area = { tag: 'Commitments', folder: 'commitments' };
 
-export const listCommitments = route({
-  id: 'listCommitments',
-  method: 'GET',
-  path: '/commitments',
-  entry: 'commitments/list-commitments',
+export const listCommitments = declare(AREA, 'GET /commitments', 'listCommitments', {
   auth: 'member',
-  tag,
   summary:
     'Commitment discounts (reservations, savings plans, committed use discounts) with their terms and, for the period, cost, used, unused, utilisation, savings and effective savings rate',
   query: InventoryQuery,
@@ -29,13 +24,8 @@ export const listCommitments = route({
   timeoutSeconds: 29,
 });
 
-export const getCommitmentSummary = route({
-  id: 'getCommitmentSummary',
-  method: 'GET',
-  path: '/commitments/summary',
-  entry: 'commitments/get-commitment-summary',
+export const getCommitmentSummary = declare(AREA, 'GET /commitments/summary', 'getCommitmentSummary', {
   auth: 'member',
-  tag,
   summary:
     'Utilisation, coverage, unused cost and effective savings rate per day, week or month, by provider, account, type or service',
   query: SummaryQuery,
@@ -45,13 +35,8 @@ export const getCommitmentSummary = route({
   timeoutSeconds: 29,
 });
 
-export const listExpiringCommitments = route({
-  id: 'listExpiringCommitments',
-  method: 'GET',
-  path: '/commitments/expiring',
-  entry: 'commitments/list-expiring-commitments',
+export const listExpiringCommitments = declare(AREA, 'GET /commitments/expiring', 'listExpiringCommitments', {
   auth: 'member',
-  tag,
   summary: 'Commitments whose term ends within the next 30, 60 or 90 days, soonest first',
   query: ExpiringQuery,
   response: ExpiringSchema,
@@ -59,13 +44,8 @@ export const listExpiringCommitments = route({
   timeoutSeconds: 29,
 });
 
-export const simulateCommitment = route({
-  id: 'simulateCommitment',
-  method: 'POST',
-  path: '/commitments/simulate',
-  entry: 'commitments/simulate-commitment',
+export const simulateCommitment = declare(AREA, 'POST /commitments/simulate', 'simulateCommitment', {
   auth: 'member',
-  tag,
   summary:
     'Simulate savings-plan commitment levels ($/hour) over the hourly eligible on-demand usage of a 7, 30 or 60-day lookback: utilisation, coverage, net savings, break-even month and the recommended level',
   body: SimulateBody,

@@ -1,6 +1,6 @@
 import { buildChartSpec, type ChartSeries, type EChartsSpec, stampLines } from '../../../charts/spec';
+import { money } from '../../alerts/explain';
 import type { RenderedMessage } from '../../alerts/notification';
-import { money } from '../../alerts/render';
 import { chartPng } from '../../reports/render/png';
 import { monthDays } from '../status';
 import { BURN_CHART_FILE, type BudgetFiring, renderBudgetAlertMessage } from './render';

@@ -1,6 +1,7 @@
 import { budgetPageLink } from '../../../links';
+import { money } from '../../alerts/explain';
 import type { RenderedMessage } from '../../alerts/notification';
-import { cardText, escapeHtml, escapeSlack, money } from '../../alerts/render';
+import { cardText, escapeHtml, escapeSlack } from '../../alerts/render';
 import { daysBetween } from '../../alerts/schedule';
 import { oneLine } from '../../common/text';
 import type { WhereClause } from '../../common/where-clause';
