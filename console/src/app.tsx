@@ -8,6 +8,7 @@ import { Explorer } from './explorer';
 import type { Callback } from './oidc';
 import { ReportList, ReportPage } from './reports';
 import { SignIn } from './sign-in';
+import { forgetUsers, Identity } from './users';
 
 function useHash(): string {
   const [hash, setHash] = useState(location.hash || '#/dashboards');
@@ -90,6 +91,7 @@ export function App({ callback = { kind: 'none' } }: { callback?: Callback }) {
         onAgain={() => setVisit(visit + 1)}
         onSignOut={() => {
           credential.clear();
+          forgetUsers();
           setSignedIn(false);
         }}
       />
@@ -120,12 +122,13 @@ function Header(p: { hash: string; onAgain: () => void; onSignOut: () => void })
             href={n.href}
             aria-current={n.current(p.hash) ? 'page' : undefined}
             // The link of the page shown (no hash change): load it again.
-            onClick={() => location.hash === n.href && p.onAgain()}
+            onClick={() => p.hash === n.href && p.onAgain()}
           >
             {n.text}
           </a>
         ))}
       </nav>
+      <Identity />
       <button type="button" class="link" onClick={p.onSignOut}>
         Sign out
       </button>

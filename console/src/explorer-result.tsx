@@ -1,30 +1,28 @@
 /** The explorer's answer (its chart and table) and the form that saves it as a dashboard widget. */
 import { useMemo, useState } from 'preact/hooks';
-import { buildChartSpec } from '../../shared/charts/spec';
 import { api } from './api';
 import { Chart } from './chart';
 import { describe, useAsync } from './hooks';
 import {
-  chartInput,
   type Dashboard,
   type ExplorerForm,
   type ExplorerResult,
   explorerRequest,
   isEmptyResult,
   newWidget,
+  pageChart,
   publishBody,
 } from './shape';
 import { ErrorText } from './ui';
 
 export function ExplorerResultView({ form, result }: { form: ExplorerForm; result: ExplorerResult }) {
+  const request = useMemo(() => explorerRequest(form), [form]);
+  const title = form.title ?? 'Explorer';
   const chart = useMemo(
-    () => buildChartSpec(chartInput(result, { title: form.title ?? 'Explorer', chartType: form.chartType })),
-    [result, form.chartType, form.title],
+    () => pageChart(result, request, { title, chartType: form.chartType }),
+    [result, form.chartType, title],
   );
-  const table = useMemo(
-    () => buildChartSpec(chartInput(result, { title: form.title ?? 'Explorer', chartType: 'TABLE' })),
-    [result, form.title],
-  );
+  const table = useMemo(() => pageChart(result, request, { title, chartType: 'TABLE' }), [result, title]);
   if (isEmptyResult(result))
     return (
       <p class="empty">
@@ -33,8 +31,10 @@ export function ExplorerResultView({ form, result }: { form: ExplorerForm; resul
     );
   return (
     <div class="result">
-      {form.chartType !== 'TABLE' && <Chart spec={chart} height={420} />}
-      <Chart spec={table} height={0} />
+      {form.chartType !== 'TABLE' && (
+        <Chart spec={chart.spec} format={chart.format} height={420} aggBy={result.period.aggBy} />
+      )}
+      <Chart spec={table.spec} format={table.format} aggBy={result.period.aggBy} />
       <SaveWidget form={form} />
     </div>
   );

@@ -17,6 +17,7 @@ import {
   urlStateOfForm,
 } from './shape';
 import { ErrorText } from './ui';
+import { aggWords, chartWords, metricWords, presetWords } from './words';
 
 const AGG = ['Day', 'Week', 'Month', 'Period'];
 const CHARTS: ChartType[] = ['BAR', 'LINE', 'AREA', 'WATERFALL', 'TABLE'];
@@ -100,7 +101,9 @@ function QueryFields({ form, set, dims }: FieldsProps & { dims: DimensionEntry[]
           onChange={(e) => set({ metricId: (e.target as HTMLSelectElement).value })}
         >
           {COST_METRIC_IDS.map((m) => (
-            <option key={m}>{m}</option>
+            <option key={m} value={m}>
+              {metricWords(m)}
+            </option>
           ))}
         </select>
       </label>
@@ -130,7 +133,9 @@ function PeriodFields({ form, set }: FieldsProps) {
           onChange={(e) => set({ datePreset: (e.target as HTMLSelectElement).value })}
         >
           {DATE_PRESETS.map((p) => (
-            <option key={p}>{p}</option>
+            <option key={p} value={p}>
+              {presetWords(p)}
+            </option>
           ))}
           {form.startDate && form.endDate && <option value="">Custom dates</option>}
         </select>
@@ -159,7 +164,9 @@ function PeriodFields({ form, set }: FieldsProps) {
         By{' '}
         <select value={form.aggBy} onChange={(e) => set({ aggBy: (e.target as HTMLSelectElement).value })}>
           {AGG.map((a) => (
-            <option key={a}>{a}</option>
+            <option key={a} value={a}>
+              {aggWords(a)}
+            </option>
           ))}
         </select>
       </label>
@@ -170,7 +177,9 @@ function PeriodFields({ form, set }: FieldsProps) {
           onChange={(e) => set({ chartType: (e.target as HTMLSelectElement).value as ChartType })}
         >
           {CHARTS.map((c) => (
-            <option key={c}>{c}</option>
+            <option key={c} value={c}>
+              {chartWords(c)}
+            </option>
           ))}
         </select>
       </label>

@@ -11,12 +11,10 @@ import {
   gridArea,
   isEmptyResult,
   type Widget,
-  widgetSpec,
+  widgetChart,
   withPreset,
 } from './shape';
 import { ErrorText } from './ui';
-
-const ROW_PX = 90;
 
 /** Widget-data requests of the dashboard page (see `WIDGET_CONCURRENCY`). */
 const widgetQueue = new RequestQueue(WIDGET_CONCURRENCY);
@@ -56,7 +54,6 @@ export function WidgetCard(p: { dashboard: Dashboard; widget: Widget; preset: st
     if (seen) widgetQueue.promote(task);
   }, [seen, task]);
   useEffect(() => () => widgetQueue.cancel(task), [task]);
-  const height = Math.max(2, widget.h) * ROW_PX - 16;
   const title = widget.title || widget.key;
   return (
     <article
@@ -72,14 +69,15 @@ export function WidgetCard(p: { dashboard: Dashboard; widget: Widget; preset: st
       {/* Charts are drawn when they come into view (ECharts' work stays off the first paint). */}
       {data.status === 'ok' && !seen && <p class="loading">{title}</p>}
       {data.status === 'ok' && seen && (
-        <WidgetBody widget={widget} result={data.value} height={height} currency={dashboard.currency} />
+        <WidgetBody widget={widget} result={data.value} currency={dashboard.currency} />
       )}
     </article>
   );
 }
 
-function WidgetBody(p: { widget: Widget; result: ExplorerResult; height: number; currency: string | null }) {
-  const spec = useMemo(() => widgetSpec(p.widget, p.result, p.currency), [p.widget, p.result, p.currency]);
+/** The widget's chart or table under its title; the plot fills the card (style.css, `.widget`). */
+function WidgetBody(p: { widget: Widget; result: ExplorerResult; currency: string | null }) {
+  const chart = useMemo(() => widgetChart(p.widget, p.result, p.currency), [p.widget, p.result, p.currency]);
   if (isEmptyResult(p.result))
     return (
       <div class="empty">
@@ -91,8 +89,8 @@ function WidgetBody(p: { widget: Widget; result: ExplorerResult; height: number;
     );
   return (
     <>
-      {spec.kind === 'table' && <h2>{spec.title}</h2>}
-      <Chart spec={spec} height={p.height} />
+      {chart.spec.kind === 'table' && <h2>{chart.spec.title}</h2>}
+      <Chart spec={chart.spec} format={chart.format} aggBy={p.result.period.aggBy} />
     </>
   );
 }
