@@ -36,33 +36,67 @@ export function forgetUsers(): void {
   names = undefined;
 }
 
-export function useUsers(): Users {
+/** Names by id; `when` (default: now) starts the read, `enabled` false reads nothing. */
+export function useUsers(enabled = true, when: (start: () => void) => () => void = now): Users {
   const [map, setMap] = useState<Map<string, string>>(new Map());
   useEffect(() => {
+    if (!enabled) return;
     let live = true;
-    void loadNames().then((m) => live && setMap(m));
+    const cancel = when(() => void loadNames().then((m) => live && setMap(m)));
     return () => {
       live = false;
+      cancel();
     };
-  }, []);
+  }, [enabled]);
   return { nameOf: (id) => map.get(id) ?? id };
+}
+
+const now = (start: () => void) => {
+  start();
+  return () => {};
+};
+
+/**
+ * Runs `start` 2 s after the page has loaded, when the browser is idle: the header's reads wait
+ * for the page's own (a dashboard's widgets asked for at once answered a third later with them).
+ */
+function whenIdle(start: () => void): () => void {
+  let t: ReturnType<typeof setTimeout> | undefined;
+  let idle: number | undefined;
+  const later = () => {
+    t = setTimeout(() => {
+      if (typeof requestIdleCallback === 'function') idle = requestIdleCallback(start, { timeout: 3000 });
+      else start();
+    }, 2000);
+  };
+  if (document.readyState === 'complete') later();
+  else addEventListener('load', later, { once: true });
+  return () => {
+    removeEventListener('load', later);
+    clearTimeout(t);
+    if (idle !== undefined) cancelIdleCallback(idle);
+  };
 }
 
 /** The header's "who and where": the user's name (or e-mail, or id) and the organisation's name. */
 export function Identity() {
-  const users = useUsers();
+  const who = credentialHolder(credential.get());
+  // Read once the page's own requests are out (idle): the first chart does not wait on the header.
+  const users = useUsers(who.sub !== undefined, whenIdle);
   const [org, setOrg] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
-    api.organization().then(
-      (o) => live && setOrg(o.name || o.id),
-      () => live && setOrg(null),
+    const cancel = whenIdle(() =>
+      api.organization().then(
+        (o) => live && setOrg(o.name || o.id),
+        () => live && setOrg(null),
+      ),
     );
     return () => {
       live = false;
+      cancel();
     };
   }, []);
-  const who = credentialHolder(credential.get());
   const user = who.sub ? users.nameOf(who.sub) : undefined;
   const named = user && user !== who.sub ? user : (who.email ?? who.sub);
   return (
