@@ -3,6 +3,7 @@
  * beside the page), with the signed-in credential as a bearer token. Nothing else is fetched.
  */
 import type { AlertEvaluation, AlertWidgetData, CostAlert } from './alerts-shape';
+import type { Budget, BudgetStatus } from './budgets-shape';
 import type { OidcConfig } from './oidc';
 import type { Delivery, Report } from './reports-shape';
 import type { Candidate, Dashboard, ExplorerRequest, ExplorerResult, WhereClause } from './shape';
@@ -177,6 +178,15 @@ export const ENDPOINTS = {
   publishDimensions: { method: 'POST', path: '/dimensions/publish', ok: 200, handles: [400, 403] },
   getOrganization: { method: 'GET', path: '/organization', ok: 200, handles: [409] },
   listUsers: { method: 'GET', path: '/iac/users', ok: 200, query: ['limit', 'cursor'], handles: [403] },
+  listBudgets: { method: 'GET', path: '/budgets', ok: 200, query: ['limit', 'cursor', 'archived'] },
+  getBudget: { method: 'GET', path: '/budgets/{id}', ok: 200, handles: [404] },
+  budgetStatus: {
+    method: 'GET',
+    path: '/budgets/{id}/status',
+    ok: 200,
+    query: ['month'],
+    handles: [404, 422],
+  },
   listAlerts: { method: 'GET', path: '/alerts-v2/costAlerts', ok: 200, query: ['limit', 'includeArchived'] },
   alertWidgetData: { method: 'GET', path: '/alerts-v2/costAlerts/{id}/widgetData', ok: 200, handles: [404] },
   alertHistory: { method: 'GET', path: '/alerts-v2/costAlerts/{id}/history', ok: 200, query: ['limit'] },
@@ -291,6 +301,10 @@ export const api = {
     call('listUsers', { query: { limit: '100', cursor } }) as Promise<
       Page<{ id: string; name: string; email: string }>
     >,
+
+  budgets: () => call('listBudgets', { query: { limit: '100' } }) as Promise<Page<Budget>>,
+  budget: (id: string) => call('getBudget', { params: { id } }) as Promise<Budget>,
+  budgetStatus: (id: string) => call('budgetStatus', { params: { id } }) as Promise<BudgetStatus>,
 
   alerts: (includeArchived: boolean) =>
     call('listAlerts', {

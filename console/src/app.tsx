@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { AlertList, AlertPage } from './alerts';
 import { credential, onCredentialRefused } from './api';
+import { BudgetList, BudgetPage } from './budgets';
 import { DashboardList, DashboardPage } from './dashboards';
 import { Dimensions } from './dimensions';
 import { Explorer } from './explorer';
@@ -108,6 +109,7 @@ const NAV: { href: string; text: string; current: (hash: string) => boolean }[] 
   { href: '#/dimensions', text: 'Dimensions', current: (h) => h === '#/dimensions' },
   { href: '#/alerts', text: 'Alerts', current: (h) => h.startsWith('#/alerts') },
   { href: '#/reports', text: 'Reports', current: (h) => h.startsWith('#/reports') },
+  { href: '#/budgets', text: 'Budgets', current: (h) => h.startsWith('#/budgets') },
 ];
 
 /** The top bar: the pages, who is signed in to which organisation, and "Sign out". */
@@ -141,6 +143,7 @@ function Page({ hash }: { hash: string }) {
   const dash = /^#\/dashboards\/([^/]+)$/.exec(hash);
   const alert = /^#\/alerts\/([^/]+)$/.exec(hash);
   const report = /^#\/reports\/([^/]+)$/.exec(hash);
+  const budget = /^#\/budgets\/([^/]+)$/.exec(hash);
   if (dash) return <DashboardPage id={decodeURIComponent(dash[1]!)} />;
   // Keyed by the link followed: a new link opens its own view (the page's own runs only replace
   // the address, which fires no hashchange).
@@ -150,6 +153,8 @@ function Page({ hash }: { hash: string }) {
   if (hash === '#/alerts') return <AlertList />;
   if (report) return <ReportPage key={report[1]} id={decodeURIComponent(report[1]!)} />;
   if (hash === '#/reports') return <ReportList />;
+  if (budget) return <BudgetPage key={budget[1]} id={decodeURIComponent(budget[1]!)} />;
+  if (hash === '#/budgets') return <BudgetList />;
   return <DashboardList />;
 }
 

@@ -4,7 +4,7 @@ import { DATE_PRESETS, VISIBILITY_TYPES } from '../../shared/enums';
 import { api } from './api';
 import { describe, useAsync } from './hooks';
 import { type Dashboard, matchingName, readingOrder } from './shape';
-import { ErrorText, Loaded } from './ui';
+import { ErrorText, Loaded, WordSelect } from './ui';
 import { useUsers } from './users';
 import { WidgetCard } from './widget';
 import { presetWords, visibilityWords } from './words';
@@ -80,17 +80,14 @@ function ListFilters(p: {
 }) {
   return (
     <div class="filters">
-      <label>
-        Type{' '}
-        <select value={p.type} onChange={(e) => p.setType((e.target as HTMLSelectElement).value)}>
-          <option value="">All</option>
-          {VISIBILITY_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {visibilityWords(t)}
-            </option>
-          ))}
-        </select>
-      </label>
+      <WordSelect
+        label="Type"
+        value={p.type}
+        codes={VISIBILITY_TYPES}
+        words={visibilityWords}
+        onChange={p.setType}
+        first={['', 'All']}
+      />
       <label>
         Team id{' '}
         <input
@@ -132,17 +129,14 @@ export function DashboardPage({ id }: { id: string }) {
       <h1>{d.name}</h1>
       {d.description && <p>{d.description}</p>}
       <div class="filters">
-        <label>
-          Period{' '}
-          <select value={preset} onChange={(e) => setPreset((e.target as HTMLSelectElement).value)}>
-            <option value="">As saved</option>
-            {DATE_PRESETS.map((p) => (
-              <option key={p} value={p}>
-                {presetWords(p)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <WordSelect
+          label="Period"
+          value={preset}
+          codes={DATE_PRESETS}
+          words={presetWords}
+          onChange={setPreset}
+          first={['', 'As saved']}
+        />
         <button type="button" class="link" onClick={() => setShowVersions(!showVersions)}>
           {showVersions ? 'Hide versions' : `Versions (v${d.publishedVersion ?? d.version})`}
         </button>

@@ -16,7 +16,7 @@ import {
   formFromUrlState,
   urlStateOfForm,
 } from './shape';
-import { ErrorText } from './ui';
+import { ErrorText, WordSelect } from './ui';
 import { aggWords, chartWords, metricWords, presetWords } from './words';
 
 const AGG = ['Day', 'Week', 'Month', 'Period'];
@@ -94,19 +94,13 @@ interface FieldsProps {
 function QueryFields({ form, set, dims }: FieldsProps & { dims: DimensionEntry[] }) {
   return (
     <>
-      <label>
-        Metric{' '}
-        <select
-          value={form.metricId}
-          onChange={(e) => set({ metricId: (e.target as HTMLSelectElement).value })}
-        >
-          {COST_METRIC_IDS.map((m) => (
-            <option key={m} value={m}>
-              {metricWords(m)}
-            </option>
-          ))}
-        </select>
-      </label>
+      <WordSelect
+        label="Metric"
+        value={form.metricId}
+        codes={COST_METRIC_IDS}
+        words={metricWords}
+        onChange={(metricId) => set({ metricId })}
+      />
       {[0, 1].map((i) => (
         <div class="field" key={i}>
           <label for={`group-by-${i}`}>Group by {i + 1}</label>
@@ -126,20 +120,14 @@ function QueryFields({ form, set, dims }: FieldsProps & { dims: DimensionEntry[]
 function PeriodFields({ form, set }: FieldsProps) {
   return (
     <>
-      <label>
-        Period{' '}
-        <select
-          value={form.datePreset}
-          onChange={(e) => set({ datePreset: (e.target as HTMLSelectElement).value })}
-        >
-          {DATE_PRESETS.map((p) => (
-            <option key={p} value={p}>
-              {presetWords(p)}
-            </option>
-          ))}
-          {form.startDate && form.endDate && <option value="">Custom dates</option>}
-        </select>
-      </label>
+      <WordSelect
+        label="Period"
+        value={form.datePreset}
+        codes={DATE_PRESETS}
+        words={presetWords}
+        onChange={(datePreset) => set({ datePreset })}
+        last={form.startDate && form.endDate && <option value="">Custom dates</option>}
+      />
       {!form.datePreset && form.startDate && form.endDate && (
         <>
           <label>
@@ -160,29 +148,20 @@ function PeriodFields({ form, set }: FieldsProps) {
           </label>
         </>
       )}
-      <label>
-        By{' '}
-        <select value={form.aggBy} onChange={(e) => set({ aggBy: (e.target as HTMLSelectElement).value })}>
-          {AGG.map((a) => (
-            <option key={a} value={a}>
-              {aggWords(a)}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Chart{' '}
-        <select
-          value={form.chartType}
-          onChange={(e) => set({ chartType: (e.target as HTMLSelectElement).value as ChartType })}
-        >
-          {CHARTS.map((c) => (
-            <option key={c} value={c}>
-              {chartWords(c)}
-            </option>
-          ))}
-        </select>
-      </label>
+      <WordSelect
+        label="By"
+        value={form.aggBy}
+        codes={AGG}
+        words={aggWords}
+        onChange={(aggBy) => set({ aggBy })}
+      />
+      <WordSelect
+        label="Chart"
+        value={form.chartType}
+        codes={CHARTS}
+        words={chartWords}
+        onChange={(c) => set({ chartType: c as ChartType })}
+      />
     </>
   );
 }

@@ -35,6 +35,7 @@ let browser: Browser;
 let jwt = '';
 let dashboardId = '';
 let alertId = '';
+let budgetId = '';
 
 const usd = (x: number) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
@@ -116,6 +117,22 @@ beforeAll(async () => {
   });
   expect(alert.status).toBe(201);
   alertId = alert.body.id;
+  const month = new Date().toISOString().slice(0, 7);
+  const budget = await api<{ id: string }>('POST', '/budgets', {
+    token: jwt,
+    body: {
+      name: `Console pages budget ${Date.now()}`,
+      currency: 'USD',
+      groupBy: 'provider',
+      startMonth: month,
+      lines: [
+        { value: 'AWS', owner: 'ops@example.com', amounts: { [month]: 5000 } },
+        { value: 'Google Cloud', owner: null, amounts: { [month]: 1000 } },
+      ],
+    },
+  });
+  expect(budget.status).toBe(201);
+  budgetId = budget.body.id;
   // Ten minutes when Debian's chromium has to be installed first (test/support/browser.ts).
 }, 600_000);
 
@@ -316,6 +333,49 @@ describe('the console reads like a product (issue 29 §4)', () => {
     await page.close();
   }, 120_000);
 
+  it("shows a budget's month: budget, actual, forecast with its 80% range and delta per line, and the total", async () => {
+    type F = {
+      budget: number;
+      actual: number;
+      forecast: { value: number; lower80: number; upper80: number } | null;
+      delta: number | null;
+    };
+    const status = await api<{ lines: (F & { value: string | null; owner: string | null })[]; total: F }>(
+      'GET',
+      `/budgets/${budgetId}/status`,
+      { token: jwt },
+    );
+    expect(status.status).toBe(200);
+    const signed = (x: number | null) =>
+      x === null ? '–' : `${x > 0 ? '+' : x < 0 ? '−' : ''}${usd(Math.abs(x))}`;
+    const cells = (f: F, line: string, owner: string) => [
+      line,
+      owner,
+      usd(f.budget),
+      usd(f.actual),
+      f.forecast
+        ? `${usd(f.forecast.value)}80%: ${usd(f.forecast.lower80)} – ${usd(f.forecast.upper80)}`
+        : '–',
+      signed(f.delta),
+    ];
+    const { page, errors } = await open(SIZES[1]!);
+    await page.click('nav a[href="#/budgets"]');
+    await page.click(`a[href="#/budgets/${budgetId}"]`);
+    await page.waitForSelector('table.budget-status tfoot td', { timeout: 60_000 });
+    const rows = await page
+      .locator('table.budget-status tr')
+      .evaluateAll((trs) =>
+        trs.slice(1).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+      );
+    expect(rows).toEqual([
+      ...status.body.lines.map((l) => cells(l, l.value ?? 'All costs', l.owner ?? '')),
+      cells(status.body.total, 'Total', ''),
+    ]);
+    await page.screenshot({ path: join(ARTIFACTS, 'budget-1440.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
   it('pages the dashboards list, searches it by name and loads it again from the nav link', async () => {
     const run = Date.now().toString(36);
     const key = await freshOrg(`org_console_pages_${run}`, `user_console_pages_${run}`, 'Pages');
@@ -362,6 +422,8 @@ describe('every page at 390 and 1440 px (issue 29 §5)', () => {
     ['alerts', '#/alerts', '.alert-list li'],
     ['alert', `#/alerts/${alertId}`, '.summary'],
     ['reports', '#/reports', '.report-list li, p.empty'],
+    ['budgets', '#/budgets', '.budget-list li'],
+    ['budget', `#/budgets/${budgetId}`, 'table.budget-status tfoot td'],
   ];
 
   it.each(SIZES)(
