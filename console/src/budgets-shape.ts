@@ -3,6 +3,7 @@
  * status table, every figure in the budget's currency (docs/budgets.md, "Status").
  */
 import { formatFigure } from '../../shared/charts/spec';
+import type { BudgetStatus, StatusFigures } from '../../shared/domain/budgets/status';
 import { monthLabel } from './words';
 
 export interface Budget {
@@ -17,21 +18,10 @@ export interface Budget {
   archivedAt: string | null;
 }
 
-interface Figures {
-  budget: number;
-  actual: number;
-  forecast: { value: number; lower80: number; upper80: number } | null;
-  delta: number | null;
-}
+/** `GET /budgets/{id}/status` (the service's own type: the console only reads it). */
+export type { BudgetStatus };
 
-export interface BudgetStatus {
-  budgetId: string;
-  month: string;
-  currency: string;
-  dataThrough: string | null;
-  lines: (Figures & { value: string | null; owner: string | null })[];
-  total: Figures;
-}
+type Figures = StatusFigures;
 
 export interface StatusRow {
   line: string;

@@ -4,6 +4,8 @@ import { type BudgetStatus, statusRows } from '../../../console/src/budgets-shap
 describe('a budget status as table rows', () => {
   const status: BudgetStatus = {
     budgetId: 'bud_1',
+    versionId: 'bver_1',
+    conversion: null,
     month: '2026-11',
     currency: 'EUR',
     dataThrough: '2026-11-25',
