@@ -5,6 +5,7 @@
  */
 import { formatAxis, formatFigure } from '../../shared/charts/spec';
 import type { AlertEvaluation } from '../../shared/domain/alerts/model';
+import { type AlertFiring, explain } from '../../shared/domain/alerts/render';
 
 /** One evaluation of `GET …/history` (the service's own type: the console only reads it). */
 export type { AlertEvaluation };
@@ -27,7 +28,7 @@ export interface CostAlert {
   snoozedUntil: string | null;
   currency: string;
   queryName: string;
-  queries: { name: string; type?: string }[];
+  queries: { name: string; type?: string; alias?: string | null }[];
   evaluationPeriod: string;
   thresholdType: string;
   condition: string | null;
@@ -73,7 +74,7 @@ const PERIOD_WORDS: Record<string, { adj: string; noun: string }> = {
 
 /** The alert's rule in words, one line per threshold (or the condition). */
 export function ruleLines(a: CostAlert, thresholds: readonly AlertThreshold[]): string[] {
-  if (a.condition) return [`Condition: ${a.condition}`];
+  if (a.condition) return [`Condition: ${explainEvaluation(a, thresholds, {}).rule}`];
   const p = PERIOD_WORDS[a.evaluationPeriod] ?? { adj: a.evaluationPeriod, noun: 'period' };
   const dir = a.thresholdType === 'UNDER' ? 'below' : 'above';
   return thresholds.map((t) => {
@@ -179,6 +180,10 @@ export function alertChartOption(d: AlertWidgetData): Record<string, any> | null
     animation: false,
     color: ['#5470c6', '#91cc75', '#fac858', '#73c0de', '#3ba272'],
     legend: { top: 0, type: 'scroll' },
+    tooltip: {
+      trigger: 'axis',
+      valueFormatter: (x: unknown) => (typeof x === 'number' ? money(x, d.currency) : '–'),
+    },
     grid: { left: 12, right: thresholdLabelRoom(lines, d.currency), top: 40, bottom: 24, containLabel: true },
     xAxis: { type: 'category', data: s.dates, axisLabel: { formatter: (x: string) => x.slice(5) } },
     yAxis: {
@@ -189,7 +194,7 @@ export function alertChartOption(d: AlertWidgetData): Record<string, any> | null
     series: [
       ...s.queries.map((q) => ({
         type: 'line',
-        name: q.name,
+        name: queryLabel(d, q.name),
         data: q.values,
         showSymbol: false,
         ...(q === main && lines.length
@@ -216,7 +221,7 @@ export function alertChartOption(d: AlertWidgetData): Record<string, any> | null
       })),
       ...(s.baselines ?? []).map((b) => ({
         type: 'line',
-        name: b.key,
+        name: baselineLabel(d, b.key),
         data: b.values,
         showSymbol: false,
         lineStyle: { type: 'dashed' },
@@ -240,8 +245,8 @@ export function alertDayRows(d: AlertWidgetData): { columns: string[]; rows: Ale
   const s = d.series;
   if (!s) return { columns: [], rows: [] };
   const cols = [
-    ...s.queries.map((q) => ({ name: q.name, values: q.values })),
-    ...(s.baselines ?? []).map((b) => ({ name: b.key, values: b.values })),
+    ...s.queries.map((q) => ({ name: queryLabel(d, q.name), values: q.values })),
+    ...(s.baselines ?? []).map((b) => ({ name: baselineLabel(d, b.key), values: b.values })),
   ];
   const rows = s.dates.map((date, i) => ({
     date,
@@ -259,12 +264,64 @@ const SUPPRESSED: Record<string, string> = {
 };
 
 /** An evaluation's figures (`changePercent` in percent, the rest in the alert's currency). */
-export function evaluationValues(e: Pick<AlertEvaluation, 'values'>, currency: string): string {
+export function evaluationValues(
+  e: Pick<AlertEvaluation, 'values' | 'evaluatedDay'>,
+  alert: CostAlert,
+  thresholds: readonly AlertThreshold[] = [],
+): string {
+  const currency = alert.currency;
+  if (alert.condition)
+    // The message's own words: "S3 cost" and "S3 cost, 28-day median", never `rollingMedian(s3,28,DAY)`.
+    return explainEvaluation(alert, thresholds, e.values, e.evaluatedDay)
+      .figures.map(([label, value]) => `${label} ${value}`)
+      .join(' · ');
   return Object.entries(e.values)
     .map(([k, x]) =>
-      k === 'changePercent' ? `${k} ${x === null ? '—' : `${x.toFixed(1)}%`}` : `${k} ${money(x, currency)}`,
+      k === 'changePercent'
+        ? `Change ${x === null ? '—' : `${x.toFixed(1)}%`}`
+        : `${VALUE_WORDS[k] ?? queryLabel(alert, k)} ${money(x, currency)}`,
     )
     .join(' · ');
+}
+
+/**
+ * A condition's baseline (`rollingMedian(s3,28,DAY)`, as the series and the history key it) in the
+ * messages' words ("S3 cost, 28-day median"): the explanation of that one value names it.
+ */
+export function baselineLabel(alert: CostAlert, key: string): string {
+  const named = explainEvaluation(alert, [], { [key]: 0 }).figures.find(([l]) => l.includes(', '));
+  return named?.[0] ?? key;
+}
+
+/** The threshold variants' other figures (docs/alerts.md, history). */
+const VALUE_WORDS: Record<string, string> = { change: 'Change', baseline: 'Previous period' };
+
+/** A query as its alias names it (the name it was given when it has none). */
+export function queryLabel(alert: Pick<CostAlert, 'queries'>, name: string): string {
+  const q = alert.queries.find((x) => x.name === name);
+  return q?.alias || name;
+}
+
+/**
+ * The alert messages' explanation (shared/domain/alerts/render.ts) of values on `day`: the rule in
+ * words and each figure named. `values` holds the queries' values and the condition's baselines,
+ * keyed as the history records them.
+ */
+function explainEvaluation(
+  alert: CostAlert,
+  thresholds: readonly AlertThreshold[],
+  values: Record<string, number | null>,
+  day = '',
+) {
+  return explain({
+    alert: { ...alert, urlState: null } as unknown as AlertFiring['alert'],
+    thresholds: thresholds as AlertFiring['thresholds'],
+    evaluatedDay: day,
+    period: { start: day, end: day },
+    values,
+    baselines: values,
+    appUrl: '',
+  });
 }
 
 /** What came of an evaluation: notified, suppressed (and why), or the rule did not hold. */

@@ -11,6 +11,7 @@ import {
   evaluationOutcome,
   evaluationValues,
   isSnoozed,
+  queryLabel,
   ruleLines,
   snoozeUntil,
   thresholdsOnChart,
@@ -91,7 +92,7 @@ export function AlertPage({ id }: { id: string }) {
                   <tr key={e.evaluatedAt} class={e.notificationId ? 'fired' : ''}>
                     <td data-label="Billing day">{e.evaluatedDay}</td>
                     <td data-label="Evaluated">{utc(e.evaluatedAt)}</td>
-                    <td data-label="Figures">{evaluationValues(e, d.currency)}</td>
+                    <td data-label="Figures">{evaluationValues(e, d, d.thresholds)}</td>
                     <td data-label="Outcome">{evaluationOutcome(e)}</td>
                     <td data-label="Notification">{e.notificationId ?? '—'}</td>
                   </tr>
@@ -106,7 +107,6 @@ export function AlertPage({ id }: { id: string }) {
 }
 
 function AlertSummary({ alert, onChanged }: { alert: AlertWidgetData; onChanged: () => void }) {
-  const [days, setDays] = useState('1');
   const [busy, setBusy] = useState(false);
   const [confirmArchive, setConfirmArchive] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
@@ -149,62 +149,19 @@ function AlertSummary({ alert, onChanged }: { alert: AlertWidgetData; onChanged:
         </dd>
         <dt>Figures</dt>
         <dd>
-          {alert.currency}, query “{alert.queryName}”, evaluated {alert.evaluationPeriod.toLowerCase()}
+          {alert.currency}, query “{queryLabel(alert, alert.queryName)}”, evaluated{' '}
+          {alert.evaluationPeriod.toLowerCase()}
         </dd>
       </dl>
       {!alert.archivedAt && (
-        <div class="actions">
-          {snoozed ? (
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() => act('Snooze ended.', () => api.unsnoozeAlert(alert.id))}
-            >
-              Unsnooze
-            </button>
-          ) : (
-            <>
-              <label>
-                Snooze for{' '}
-                <select value={days} onChange={(e) => setDays((e.target as HTMLSelectElement).value)}>
-                  <option value="1">1 day</option>
-                  <option value="7">7 days</option>
-                  <option value="30">30 days</option>
-                </select>
-              </label>
-              <button
-                type="button"
-                disabled={busy}
-                onClick={() =>
-                  act(`Snoozed for ${days} day${days === '1' ? '' : 's'}.`, () =>
-                    api.snoozeAlert(alert.id, snoozeUntil(new Date(), Number(days))),
-                  )
-                }
-              >
-                Snooze
-              </button>
-            </>
-          )}
-          {confirmArchive ? (
-            <>
-              <button
-                type="button"
-                class="danger"
-                disabled={busy}
-                onClick={() => act('Archived: it is no longer evaluated.', () => api.archiveAlert(alert.id))}
-              >
-                Archive it
-              </button>
-              <button type="button" class="link" onClick={() => setConfirmArchive(false)}>
-                Keep it
-              </button>
-            </>
-          ) : (
-            <button type="button" class="link" disabled={busy} onClick={() => setConfirmArchive(true)}>
-              Archive…
-            </button>
-          )}
-        </div>
+        <AlertActions
+          alert={alert}
+          busy={busy}
+          snoozed={snoozed}
+          confirmArchive={confirmArchive}
+          setConfirmArchive={setConfirmArchive}
+          act={act}
+        />
       )}
       {message && (
         <p
@@ -235,7 +192,11 @@ function AlertSeries({ data }: { data: AlertWidgetData }) {
           the daily line.
         </p>
       )}
-      <Canvas option={option} height={320} label={`${data.name}: daily ${data.queryName}`} />
+      <Canvas
+        option={option}
+        height={320}
+        label={`${data.name}: daily ${queryLabel(data, data.queryName)}`}
+      />
       <details>
         <summary>Figures by day</summary>
         <div class="table-wrap">
@@ -267,6 +228,74 @@ function AlertSeries({ data }: { data: AlertWidgetData }) {
           </table>
         </div>
       </details>
+    </div>
+  );
+}
+
+/** Snooze (for 1, 7 or 30 days) or unsnooze, and archive after a confirmation. */
+function AlertActions(p: {
+  alert: AlertWidgetData;
+  busy: boolean;
+  snoozed: boolean;
+  confirmArchive: boolean;
+  setConfirmArchive: (v: boolean) => void;
+  act: (what: string, run: () => Promise<unknown>) => Promise<void>;
+}) {
+  const { alert, busy, act, confirmArchive, setConfirmArchive } = p;
+  const [days, setDays] = useState('1');
+  const snoozed = p.snoozed;
+  return (
+    <div class="actions">
+      {snoozed ? (
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => act('Snooze ended.', () => api.unsnoozeAlert(alert.id))}
+        >
+          Unsnooze
+        </button>
+      ) : (
+        <>
+          <label>
+            Snooze for{' '}
+            <select value={days} onChange={(e) => setDays((e.target as HTMLSelectElement).value)}>
+              <option value="1">1 day</option>
+              <option value="7">7 days</option>
+              <option value="30">30 days</option>
+            </select>
+          </label>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() =>
+              act(`Snoozed for ${days} day${days === '1' ? '' : 's'}.`, () =>
+                api.snoozeAlert(alert.id, snoozeUntil(new Date(), Number(days))),
+              )
+            }
+          >
+            Snooze
+          </button>
+        </>
+      )}
+      {confirmArchive ? (
+        <>
+          <button
+            type="button"
+            class="danger"
+            disabled={busy}
+            onClick={() => act('Archived: it is no longer evaluated.', () => api.archiveAlert(alert.id))}
+          >
+            Archive it
+          </button>
+          <button type="button" class="link" onClick={() => setConfirmArchive(false)}>
+            Keep it
+          </button>
+        </>
+      ) : (
+        <button type="button" class="link" disabled={busy} onClick={() => setConfirmArchive(true)}>
+          Archive…
+        </button>
+      )}
     </div>
   );
 }

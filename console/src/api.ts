@@ -3,6 +3,7 @@
  * beside the page), with the signed-in credential as a bearer token. Nothing else is fetched.
  */
 import type { AlertEvaluation, AlertWidgetData, CostAlert } from './alerts-shape';
+import type { Budget, BudgetStatus } from './budgets-shape';
 import type { OidcConfig } from './oidc';
 import type { Delivery, Report } from './reports-shape';
 import type { Candidate, Dashboard, ExplorerRequest, ExplorerResult, WhereClause } from './shape';
@@ -49,6 +50,29 @@ export const credential = {
     sessionStorage.removeItem(CREDENTIAL_KEY);
   },
 };
+
+/** What a credential says of its holder: a JWT's subject, e-mail and organisation; a key says nothing. */
+export function credentialHolder(token: string | null): {
+  kind: 'jwt' | 'key';
+  sub?: string;
+  email?: string;
+  org?: string;
+} {
+  if (!token) return { kind: 'key' };
+  const parts = token.split('.');
+  if (parts.length !== 3) return { kind: 'key' };
+  try {
+    const json = atob(parts[1]!.replace(/-/g, '+').replace(/_/g, '/'));
+    const c = JSON.parse(json) as Record<string, unknown>;
+    const text = (k: string) => (typeof c[k] === 'string' ? (c[k] as string) : undefined);
+    const sub = text('sub');
+    const email = text('email');
+    const org = text('org_id');
+    return { kind: 'jwt', ...(sub ? { sub } : {}), ...(email ? { email } : {}), ...(org ? { org } : {}) };
+  } catch {
+    return { kind: 'key' };
+  }
+}
 
 let config: Promise<ConsoleConfig> | undefined;
 export function loadConfig(): Promise<ConsoleConfig> {
@@ -152,6 +176,17 @@ export const ENDPOINTS = {
   candidates: { method: 'GET', path: '/dimensions/candidates', ok: 200 },
   refreshStatus: { method: 'GET', path: '/dimensions/status', ok: 200 },
   publishDimensions: { method: 'POST', path: '/dimensions/publish', ok: 200, handles: [400, 403] },
+  getOrganization: { method: 'GET', path: '/organization', ok: 200, handles: [409] },
+  listUsers: { method: 'GET', path: '/iac/users', ok: 200, query: ['limit', 'cursor'], handles: [403] },
+  listBudgets: { method: 'GET', path: '/budgets', ok: 200, query: ['limit', 'cursor', 'archived'] },
+  getBudget: { method: 'GET', path: '/budgets/{id}', ok: 200, handles: [404] },
+  budgetStatus: {
+    method: 'GET',
+    path: '/budgets/{id}/status',
+    ok: 200,
+    query: ['month'],
+    handles: [404, 422],
+  },
   listAlerts: { method: 'GET', path: '/alerts-v2/costAlerts', ok: 200, query: ['limit', 'includeArchived'] },
   alertWidgetData: { method: 'GET', path: '/alerts-v2/costAlerts/{id}/widgetData', ok: 200, handles: [404] },
   alertHistory: { method: 'GET', path: '/alerts-v2/costAlerts/{id}/history', ok: 200, query: ['limit'] },
@@ -259,6 +294,17 @@ export const api = {
   publish: (id: string, body: Record<string, unknown>) =>
     call('publishDashboard', { params: { id }, body }) as Promise<Dashboard>,
   create: (body: Record<string, unknown>) => call('createDashboard', { body }) as Promise<Dashboard>,
+
+  organization: () => call('getOrganization') as Promise<{ id: string; name: string }>,
+  /** The organisation's users (admins only: a member's call is refused with 403). */
+  users: (cursor?: string) =>
+    call('listUsers', { query: { limit: '100', cursor } }) as Promise<
+      Page<{ id: string; name: string; email: string }>
+    >,
+
+  budgets: () => call('listBudgets', { query: { limit: '100' } }) as Promise<Page<Budget>>,
+  budget: (id: string) => call('getBudget', { params: { id } }) as Promise<Budget>,
+  budgetStatus: (id: string) => call('budgetStatus', { params: { id } }) as Promise<BudgetStatus>,
 
   alerts: (includeArchived: boolean) =>
     call('listAlerts', {

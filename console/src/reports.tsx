@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
 import { describe, useAsync } from './hooks';
 import {
+  type Delivery,
   destinationsText,
   type Report,
   runPending,
@@ -209,49 +210,52 @@ function DeliveryLog({ report }: { report: Report }) {
       )}
       {sendState.kind === 'error' && <ErrorText message={sendState.text} />}
       <Loaded state={log} loading="Loading the delivery log…" empty="Not delivered yet.">
-        {(items) => (
-          <div class="table-wrap">
-            <table class="deliveries stack">
-              <thead>
-                <tr>
-                  <th scope="col">Run</th>
-                  <th scope="col">Trigger</th>
-                  <th scope="col">Destination</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Attempts
-                  </th>
-                  <th scope="col">Sent</th>
-                  <th scope="col">Error</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((d) => (
-                  <tr key={`${d.runAt}|${d.destinationType}|${d.destination}`}>
-                    <td data-label="Run">{utc(d.runAt)}</td>
-                    <td data-label="Trigger">{d.trigger === 'MANUAL' ? 'Send now' : 'Schedule'}</td>
-                    <td data-label="Destination">
-                      {d.destinationType === 'EMAIL' ? 'E-mail' : 'Slack'} {d.destination}
-                    </td>
-                    <td data-label="Status">
-                      <span
-                        class={`badge ${d.status === 'SENT' ? 'on' : d.status === 'FAILED' ? 'bad' : 'warn'}`}
-                      >
-                        {d.status}
-                      </span>
-                    </td>
-                    <td data-label="Attempts" class="num">
-                      {d.attempts}
-                    </td>
-                    <td data-label="Sent">{utc(d.sentAt)}</td>
-                    <td data-label="Error">{d.error ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        {(items) => <DeliveryTable items={items} />}
       </Loaded>
+    </div>
+  );
+}
+
+/** The log's rows, newest first (stacked cards on a phone: `table.stack`). */
+function DeliveryTable({ items }: { items: Delivery[] }) {
+  return (
+    <div class="table-wrap">
+      <table class="deliveries stack">
+        <thead>
+          <tr>
+            <th scope="col">Run</th>
+            <th scope="col">Trigger</th>
+            <th scope="col">Destination</th>
+            <th scope="col">Status</th>
+            <th scope="col" class="num">
+              Attempts
+            </th>
+            <th scope="col">Sent</th>
+            <th scope="col">Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((d) => (
+            <tr key={`${d.runAt}|${d.destinationType}|${d.destination}`}>
+              <td data-label="Run">{utc(d.runAt)}</td>
+              <td data-label="Trigger">{d.trigger === 'MANUAL' ? 'Send now' : 'Schedule'}</td>
+              <td data-label="Destination">
+                {d.destinationType === 'EMAIL' ? 'E-mail' : 'Slack'} {d.destination}
+              </td>
+              <td data-label="Status">
+                <span class={`badge ${d.status === 'SENT' ? 'on' : d.status === 'FAILED' ? 'bad' : 'warn'}`}>
+                  {d.status}
+                </span>
+              </td>
+              <td data-label="Attempts" class="num">
+                {d.attempts}
+              </td>
+              <td data-label="Sent">{utc(d.sentAt)}</td>
+              <td data-label="Error">{d.error ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }

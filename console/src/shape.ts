@@ -14,6 +14,8 @@ import {
   type EngineQuery,
 } from '../../shared/charts/spec';
 import type { ExplorerUrlState } from '../../shared/links';
+import { type FigureFormat, figureFormat } from './chart-option';
+import { metricWords } from './words';
 
 export { chartInputOf as chartInput, formatFigure } from '../../shared/charts/spec';
 
@@ -100,16 +102,61 @@ export function widgetChartType(w: Pick<Widget, 'source'>): ChartType {
   return chartTypeOfQueries(w.source.request.queries);
 }
 
-/** The spec a widget draws from its data (an ECharts option or a table). */
-export function widgetSpec(w: Widget, r: ExplorerResult, requestedCurrency: string | null = null): ChartSpec {
-  return buildChartSpec(
-    chartInputOf(r, {
-      title: w.title || w.key,
-      chartType: widgetChartType(w),
-      displayOptions: w.source.request.displayOptions,
-      requestedCurrency,
+/** A chart to draw: the builder's spec and how the page says its figures. */
+export interface PageChart {
+  spec: ChartSpec;
+  format: FigureFormat;
+}
+
+/**
+ * The answer with every query named as a user reads it: its alias; a query without one is named
+ * by its metric in words ("Cost", "Net amortized cost") when it is the only one, else keeps its
+ * name (several queries are told apart by the names their author gave them).
+ */
+export function labelQueries(r: ExplorerResult, queries: readonly ExplorerQuery[]): ExplorerResult {
+  if (r.queries.length !== 1) return r;
+  return {
+    ...r,
+    queries: r.queries.map((q) => {
+      if (q.alias) return q;
+      const asked = queries.find((x) => x.name === q.name);
+      const alias = typeof asked?.alias === 'string' && asked.alias ? asked.alias : null;
+      return { ...q, alias: alias ?? metricWords(asked?.metricId ?? (q.type === 'cost' ? 'cost' : q.name)) };
     }),
-  );
+  };
+}
+
+/** The chart of an answer to `request`, titled `title`, drawn as `chartType`. */
+export function pageChart(
+  r: ExplorerResult,
+  request: Pick<ExplorerRequest, 'queries' | 'displayOptions'>,
+  o: { title: string; chartType: ChartType; requestedCurrency?: string | null },
+): PageChart {
+  const input = chartInputOf(labelQueries(r, request.queries), {
+    title: o.title,
+    chartType: o.chartType,
+    displayOptions: request.displayOptions,
+    requestedCurrency: o.requestedCurrency ?? null,
+  });
+  return { spec: buildChartSpec(input), format: figureFormat(input) };
+}
+
+/** The chart a widget draws from its data (an ECharts option or a table). */
+export function widgetChart(
+  w: Widget,
+  r: ExplorerResult,
+  requestedCurrency: string | null = null,
+): PageChart {
+  return pageChart(r, w.source.request, {
+    title: w.title || w.key,
+    chartType: widgetChartType(w),
+    requestedCurrency,
+  });
+}
+
+/** The spec of `widgetChart`. */
+export function widgetSpec(w: Widget, r: ExplorerResult, requestedCurrency: string | null = null): ChartSpec {
+  return widgetChart(w, r, requestedCurrency).spec;
 }
 
 /** True when the answer has no figure to draw (no series, or only nulls and zeros). */
@@ -117,6 +164,12 @@ export function isEmptyResult(r: ExplorerResult): boolean {
   return r.queries.every((q) =>
     q.series.every((s) => (s.total ?? 0) === 0 && s.points.every((p) => (p.value ?? 0) === 0)),
   );
+}
+
+/** Dashboards whose name holds `search` (any case); all of them for an empty search. */
+export function matchingName<T extends { name: string }>(items: readonly T[], search: string): T[] {
+  const q = search.trim().toLowerCase();
+  return q ? items.filter((d) => d.name.toLowerCase().includes(q)) : [...items];
 }
 
 /** CSS grid placement of a widget on the dashboard's 12-column grid (1-based lines). */

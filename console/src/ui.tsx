@@ -87,3 +87,32 @@ export function ArchivableList<T extends { id: string }>(p: {
     </section>
   );
 }
+
+/**
+ * A labelled select of the API's codes, each shown in words (the option's value stays the code);
+ * `first` is an option before them ("All", "As saved"), `last` options after them.
+ */
+export function WordSelect(p: {
+  label: string;
+  value: string;
+  codes: readonly string[];
+  words: (code: string) => string;
+  onChange: (code: string) => void;
+  first?: [string, string];
+  last?: ComponentChildren;
+}) {
+  return (
+    <label>
+      {p.label}{' '}
+      <select value={p.value} onChange={(e) => p.onChange((e.target as HTMLSelectElement).value)}>
+        {p.first && <option value={p.first[0]}>{p.first[1]}</option>}
+        {p.codes.map((c) => (
+          <option key={c} value={c}>
+            {p.words(c)}
+          </option>
+        ))}
+        {p.last}
+      </select>
+    </label>
+  );
+}

@@ -131,7 +131,11 @@ describe('alert page shaping', () => {
     ]);
     const cond = alert({ condition: 'ec2 > rollingMedian(ec2, 28, DAY) * 1.5', thresholds: [] });
     expect(alertKind(cond)).toBe('Condition');
-    expect(ruleLines(cond, [])).toEqual(['Condition: ec2 > rollingMedian(ec2, 28, DAY) * 1.5']);
+    // In words, with the query's alias (as the alert's messages say it), never the raw expression.
+    const named = { ...cond, queries: [{ name: 'ec2', alias: 'EC2 cost' }] };
+    expect(ruleLines(named, [])).toEqual([
+      'Condition: EC2 cost is above the 28-day median of EC2 cost × 1.5',
+    ]);
   });
 
   it('lists the days newest first with every figure in the alert currency', () => {
@@ -160,7 +164,17 @@ describe('alert page shaping', () => {
       suppressedBy: null,
       notificationId: 'al_1:2026-11-23',
     };
-    expect(evaluationValues(e, 'EUR')).toBe(`ec2 ${eur(980.125)} · changePercent 12.3%`);
+    expect(evaluationValues(e, alert())).toBe(`ec2 ${eur(980.125)} · Change 12.3%`);
+    const s3 = alert({
+      condition: 's3 > rollingMedian(s3, 28, DAY) * 1.5',
+      queryName: 's3',
+      queries: [{ name: 's3', alias: 'S3 cost' }],
+      thresholds: [],
+    });
+    // The baseline key the history records is named in words, as the alert's messages name it.
+    expect(evaluationValues({ ...e, values: { s3: 1500, 'rollingMedian(s3,28,DAY)': 600 } }, s3)).toBe(
+      `S3 cost €1,500 · S3 cost, 28-day median €600`,
+    );
     expect(evaluationOutcome(e)).toBe('Notified');
     expect(evaluationOutcome({ ...e, notificationId: null, suppressedBy: 'SNOOZE' })).toBe(
       'Rule held, not sent: snoozed',

@@ -1,0 +1,115 @@
+/** The budgets pages: the list (`#/budgets`) and one budget's month (`#/budgets/{id}`): its status table. */
+import { api } from './api';
+import { type Budget, type StatusRow, statusRows } from './budgets-shape';
+import { useAsync } from './hooks';
+import { BackLink, ErrorPage, Loaded } from './ui';
+
+export function BudgetList() {
+  const list = useAsync(() => api.budgets(), []);
+  return (
+    <section>
+      <h1>Budgets</h1>
+      <Loaded
+        state={list}
+        loading="Loading budgets…"
+        empty={
+          <>
+            No budgets yet. Create one with <code>POST /budgets</code> (docs/budgets.md).
+          </>
+        }
+      >
+        {(items) => (
+          <ul class="dash-list budget-list">
+            {items.map((b: Budget) => (
+              <li key={b.id}>
+                <a href={`#/budgets/${encodeURIComponent(b.id)}`}>{b.name}</a>
+                <span class="meta">
+                  {b.currency} · from {b.startMonth} · {b.lines.length} line{b.lines.length === 1 ? '' : 's'}
+                  {b.groupBy ? ` by ${b.groupBy}` : ''} · version {b.versionNumber}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+export function BudgetPage({ id }: { id: string }) {
+  const budget = useAsync(() => api.budget(id), [id]);
+  const status = useAsync(() => api.budgetStatus(id), [id]);
+  if (budget.status === 'loading') return <p class="loading">Loading the budget…</p>;
+  if (budget.status === 'error')
+    return <ErrorPage href="#/budgets" back="Budgets" message={budget.message} />;
+  const b = budget.value;
+  return (
+    <section>
+      <BackLink href="#/budgets">Budgets</BackLink>
+      <h1>{b.name}</h1>
+      {b.description && <p>{b.description}</p>}
+      {status.status === 'loading' && <p class="loading">Loading this month's status…</p>}
+      {status.status === 'error' && <ErrorPage href="#/budgets" back="Budgets" message={status.message} />}
+      {status.status === 'ok' && (
+        <StatusTable shape={statusRows(status.value)} through={status.value.dataThrough} />
+      )}
+    </section>
+  );
+}
+
+function StatusTable({ shape, through }: { shape: ReturnType<typeof statusRows>; through: string | null }) {
+  const cells = (r: StatusRow) => (
+    <>
+      <td data-label="Line">{r.line}</td>
+      <td data-label="Owner">{r.owner}</td>
+      <td data-label="Budget" class="num">
+        {r.budget}
+      </td>
+      <td data-label="Actual" class="num">
+        {r.actual}
+      </td>
+      <td data-label="Forecast" class="num">
+        <span class="fig">{r.forecast}</span>
+        {r.range && <span class="range">80%: {r.range}</span>}
+      </td>
+      <td data-label="Delta" class={`num ${r.over ? 'over' : ''}`}>
+        {r.delta}
+      </td>
+    </>
+  );
+  return (
+    <div class="card table-wrap">
+      <h2>
+        {shape.month}: month to date {through ? `(data through ${through})` : '(no billing data yet)'}
+      </h2>
+      <table class="budget-status stack">
+        <thead>
+          <tr>
+            <th scope="col">Line</th>
+            <th scope="col">Owner</th>
+            <th scope="col" class="num">
+              Budget
+            </th>
+            <th scope="col" class="num">
+              Actual
+            </th>
+            <th scope="col" class="num">
+              Forecast (80% range)
+            </th>
+            <th scope="col" class="num">
+              Delta
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {shape.rows.map((r) => (
+            <tr key={r.line}>{cells(r)}</tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>{cells(shape.total)}</tr>
+        </tfoot>
+      </table>
+    </div>
+  );
+}
