@@ -4,8 +4,8 @@
  * and its history rows. Figures in the alert's currency (docs/alerts.md: widget data, history).
  */
 import { formatAxis, formatFigure } from '../../shared/charts/spec';
+import { type AlertFiring, explain } from '../../shared/domain/alerts/explain';
 import type { AlertEvaluation } from '../../shared/domain/alerts/model';
-import { type AlertFiring, explain } from '../../shared/domain/alerts/render';
 
 /** One evaluation of `GET …/history` (the service's own type: the console only reads it). */
 export type { AlertEvaluation };
