@@ -84,8 +84,6 @@ export class ServiceFunction extends Construct {
     super(scope, id);
     this.entry = props.entry;
     const duckDb = props.needsDuckDb === true;
-    if (duckDb && isSplitEntry(props.entry))
-      throw new Error(`${props.entry}: code splitting and DuckDB both set command hooks; pick one`);
     this.architecture = duckDb ? Architecture.X86_64 : Architecture.ARM_64;
     this.nodeModules = duckDb ? [...DUCKDB_NODE_MODULES] : [];
     const memorySize = props.memoryMb ?? DEFAULT_MEMORY_MB;
@@ -151,7 +149,7 @@ export class ServiceFunction extends Construct {
           ...(props.rendersCharts && !duckDb ? chartAliasArgs(PROJECT_ROOT) : {}),
         },
         ...(duckDb ? duckDbBundling() : {}),
-        ...(duckDb ? {} : afterBundling(props.entry, props.rendersCharts === true)),
+        ...afterBundling(props.entry, props.rendersCharts === true && !duckDb, duckDb),
       },
     });
     // Tracing is set on the L1 resource so that CDK does not add an `xray:*` on `*` statement to
@@ -207,14 +205,20 @@ export class ServiceFunction extends Construct {
 }
 
 /**
- * What runs after CDK's own single-file esbuild run, in one `commandHooks` (a second would replace
- * the first): for a function built with code splitting (`SPLIT_ENTRIES` of infra/bundling.ts), the
- * same build with splitting (and the chart aliases) replaces `index.mjs` and adds its chunks; for a
- * function that renders charts, the fonts and resvg's wasm are copied into `assets/`.
+ * What runs after CDK's own single-file esbuild run (and after the install of `nodeModules`), in
+ * one `commandHooks` (a second would replace the first): for a function built with code splitting
+ * (`isSplitEntry` of infra/bundling.ts), the same build with splitting (and the chart aliases)
+ * replaces `index.mjs` and adds its chunks; for a function that renders charts, the fonts and
+ * resvg's wasm are copied into `assets/`; for one that opens DuckDB, a check that its binding was
+ * installed (`duckDbBundling`).
  */
-function afterBundling(entry: string, rendersCharts: boolean): Pick<BundlingOptions, 'commandHooks'> {
+function afterBundling(
+  entry: string,
+  rendersCharts: boolean,
+  duckDb: boolean,
+): Pick<BundlingOptions, 'commandHooks'> {
   const split = isSplitEntry(entry);
-  if (!split && !rendersCharts) return {};
+  if (!split && !rendersCharts && !duckDb) return {};
   return {
     commandHooks: {
       beforeBundling: () => [],
@@ -230,6 +234,7 @@ function afterBundling(entry: string, rendersCharts: boolean): Pick<BundlingOpti
             ]
           : []),
         ...(rendersCharts ? chartAssetCommands(inputDir, outputDir) : []),
+        ...(duckDb ? [duckDbBindingCheck(outputDir)] : []),
       ],
     },
   };
@@ -240,10 +245,10 @@ function afterBundling(entry: string, rendersCharts: boolean): Pick<BundlingOpti
  * `@duckdb/node-api` at the version of ours, copy package-lock.json and run `npm ci` in the asset
  * folder. The npm platform settings make that install the linux-x64 glibc binding whatever the
  * machine that synthesises (a Mac would otherwise install its own); `prefer-offline` takes the
- * packages from the npm cache when they are there. The last hook fails synth if the binding is
+ * packages from the npm cache when they are there. `duckDbBindingCheck`, run after the install, fails synth if the binding is
  * missing, rather than deploying a function that fails at its first upload.
  */
-function duckDbBundling(): Pick<BundlingOptions, 'nodeModules' | 'environment' | 'commandHooks'> {
+function duckDbBundling(): Pick<BundlingOptions, 'nodeModules' | 'environment'> {
   return {
     nodeModules: [...DUCKDB_NODE_MODULES],
     environment: {
@@ -254,14 +259,12 @@ function duckDbBundling(): Pick<BundlingOptions, 'nodeModules' | 'environment' |
       npm_config_audit: 'false',
       npm_config_fund: 'false',
     },
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (_inputDir: string, outputDir: string) => [
-        `test -f "${outputDir}/${DUCKDB_BINDING_FILE}" || { echo "DuckDB binding ${DUCKDB_BINDING_FILE} was not installed in ${outputDir}" >&2; exit 1; }`,
-      ],
-    },
   };
+}
+
+/** Fails synth when the DuckDB binding is missing from the asset (see `duckDbBundling`). */
+function duckDbBindingCheck(outputDir: string): string {
+  return `test -f "${outputDir}/${DUCKDB_BINDING_FILE}" || { echo "DuckDB binding ${DUCKDB_BINDING_FILE} was not installed in ${outputDir}" >&2; exit 1; }`;
 }
 
 /** One customer-managed policy per stack for X-Ray writes, shared by every function role. */

@@ -46,7 +46,6 @@ export class Warehouse extends Construct {
   readonly databaseName: string;
   readonly tableName = 'focus_billing';
   readonly workgroupName: string;
-  private readonly glueTable: CfnTable;
 
   constructor(scope: Construct, id: string, props: WarehouseProps) {
     super(scope, id);
@@ -56,8 +55,16 @@ export class Warehouse extends Construct {
     const suffix = stackInstanceSuffix(stack);
     this.databaseName = `cost_management_${props.stage}_${suffix}`;
     this.workgroupName = `cost-management-${props.stage}-${suffix}`;
+    this.accessLogsBucket = this.accessLogs();
+    this.billingBucket = this.billing(props.ingestQueue, suffix);
+    this.resultsBucket = this.results();
+    this.catalog();
+    this.workgroup(props.stage);
+  }
 
-    this.accessLogsBucket = new Bucket(this, 'AccessLogs', {
+  /** The server-access-log target of the other buckets. */
+  private accessLogs(): Bucket {
+    const bucket = new Bucket(this, 'AccessLogs', {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -66,11 +73,17 @@ export class Warehouse extends Construct {
       lifecycleRules: [{ expiration: Duration.days(90) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(this.accessLogsBucket).acknowledge({
+    Validations.of(bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:
         'This bucket is the server-access-log target of the other buckets; logging it into itself would loop.',
     });
+    return bucket;
+  }
+
+  /** The billing bucket: uploads announced to the ingest queue, versioned, curated Parquet. */
+  private billing(ingestQueue: Queue, suffix: string): Bucket {
+    const stack = Stack.of(this);
 
     // The name is fixed up front so the ingest queue's policy can name the bucket before the bucket
     // exists: S3 checks that it may send to the queue when the notification is created, and this
@@ -91,12 +104,12 @@ export class Warehouse extends Construct {
       account: '',
       resource: billingBucketName,
     });
-    props.ingestQueue.addToResourcePolicy(
+    ingestQueue.addToResourcePolicy(
       new PolicyStatement({
         sid: 'AllowBillingBucketNotifications',
         principals: [new ServicePrincipal('s3.amazonaws.com')],
         actions: ['sqs:SendMessage'],
-        resources: [props.ingestQueue.queueArn],
+        resources: [ingestQueue.queueArn],
         conditions: {
           ArnEquals: { 'aws:SourceArn': billingBucketArn },
           StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
@@ -104,7 +117,7 @@ export class Warehouse extends Construct {
       }),
     );
 
-    this.billingBucket = new Bucket(this, 'BillingBucket', {
+    const bucket = new Bucket(this, 'BillingBucket', {
       bucketName: billingBucketName,
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -122,20 +135,24 @@ export class Warehouse extends Construct {
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    const cfnBilling = this.billingBucket.node.defaultChild as CfnBucket;
+    const cfnBilling = bucket.node.defaultChild as CfnBucket;
     cfnBilling.notificationConfiguration = {
       queueConfigurations: [
         {
           event: EventType.OBJECT_CREATED,
-          queue: props.ingestQueue.queueArn,
+          queue: ingestQueue.queueArn,
           filter: { s3Key: { rules: [{ name: 'prefix', value: UPLOADS_PREFIX }] } },
         },
       ],
     };
     // The queue construct holds its policy, so the bucket is created after the policy allows S3.
-    this.billingBucket.node.addDependency(props.ingestQueue);
+    bucket.node.addDependency(ingestQueue);
+    return bucket;
+  }
 
-    this.resultsBucket = new Bucket(this, 'AthenaResults', {
+  /** Athena's results: encrypted, kept a week. */
+  private results(): Bucket {
+    return new Bucket(this, 'AthenaResults', {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -149,7 +166,10 @@ export class Warehouse extends Construct {
       ],
       removalPolicy: RemovalPolicy.RETAIN,
     });
+  }
 
+  /** The Glue database and the FOCUS table over the curated Parquet (partition projection). */
+  private catalog(): void {
     const database = new CfnDatabase(this, 'Database', {
       catalogId: Aws.ACCOUNT_ID,
       databaseInput: {
@@ -159,7 +179,7 @@ export class Warehouse extends Construct {
     });
 
     const location = `s3://${this.billingBucket.bucketName}/${CURATED_PREFIX}`;
-    this.glueTable = new CfnTable(this, 'FocusTable', {
+    const table = new CfnTable(this, 'FocusTable', {
       catalogId: Aws.ACCOUNT_ID,
       databaseName: this.databaseName,
       tableInput: {
@@ -192,13 +212,16 @@ export class Warehouse extends Construct {
         },
       },
     });
-    this.glueTable.addResourceDependency(database);
+    table.addResourceDependency(database);
+  }
 
+  /** The enforced Athena workgroup the functions query in. */
+  private workgroup(stage: DeployStage): void {
     new CfnWorkGroup(this, 'Workgroup', {
       name: this.workgroupName,
       description: 'Cost management queries (enforced settings, encrypted results)',
       state: 'ENABLED',
-      recursiveDeleteOption: props.stage !== 'prod',
+      recursiveDeleteOption: stage !== 'prod',
       workGroupConfiguration: {
         enforceWorkGroupConfiguration: true,
         publishCloudWatchMetricsEnabled: true,

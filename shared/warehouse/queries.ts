@@ -1,6 +1,4 @@
 import { config } from '../config';
-import { AthenaQueries } from './athena/queries';
-import { DuckDbQueries } from './duckdb/queries';
 import type { WarehouseQueries } from './port';
 import type { CostSeriesQuery, SeriesRow, UsageSeriesQuery } from './query-model';
 
@@ -9,21 +7,25 @@ import type { CostSeriesQuery, SeriesRow, UsageSeriesQuery } from './query-model
  * from the adapter `config().warehouse` names. Ingestion and the refresh live in the whole
  * adapters (`getWarehouse()` in ./warehouse.ts), which only workers and the local stack load.
  *
- * Both query adapters are imported statically. Every Lambda is bundled into one file, so a
- * dynamic `import()` of our own modules would not keep either out of a bundle (esbuild inlines
- * it), and it would cost tree-shaking: esbuild wraps a dynamically imported module and keeps
- * everything it imports (the whole DynamoDB and Athena clients: +90 KB). Importing either is
- * cheap: the Athena client is created when `AthenaQueries` is constructed, and DuckDB's native
- * module is loaded when the database is first opened (`duckdb/database.ts`), never at import.
+ * The adapter is imported when first asked for, and only the one the deployment names: HTTP
+ * functions are built with code splitting (infra/bundling.ts `SPLIT_FOLDERS`), so the Athena
+ * client and the SQL compiler are a chunk that a route's cold start does not parse, a request that
+ * is refused before it queries never loads, and a local run never loads at all (and DuckDB's
+ * native module is loaded when the database is first opened, `duckdb/database.ts`).
  */
 let queries: WarehouseQueries | undefined;
 let override: WarehouseQueries | undefined;
 
-export function getWarehouseQueries(): Promise<WarehouseQueries> {
-  if (override) return Promise.resolve(override);
+export async function getWarehouseQueries(): Promise<WarehouseQueries> {
+  if (override) return override;
   const kind = config().warehouse;
-  if (queries?.kind !== kind) queries = kind === 'athena' ? new AthenaQueries() : new DuckDbQueries();
-  return Promise.resolve(queries);
+  if (queries?.kind !== kind) {
+    queries =
+      kind === 'athena'
+        ? new (await import('./athena/queries')).AthenaQueries()
+        : new (await import('./duckdb/queries')).DuckDbQueries();
+  }
+  return queries;
 }
 
 /** For tests that swap the adapter (`setWarehouse` in ./warehouse.ts sets this too). */

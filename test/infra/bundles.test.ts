@@ -4,38 +4,66 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { esbuildOptions } from '../../infra/bundling';
+import { esbuildOptions, loadedAtImport } from '../../infra/bundling';
 import { routes } from '../../shared/routes';
 
-// The HTTP functions as CDK bundles them (`esbuildOptions` of infra/bundling.ts), built in one
-// esbuild run. DuckDB is external to every bundle and shipped to `billing-ingest` only, so an
-// HTTP function must never import it at the top of its bundle: that would load the native addon
-// at cold start and crash at import in AWS, where the package is not there.
+// The HTTP functions as CDK bundles them (`esbuildOptions` of infra/bundling.ts: code-split), each
+// built on its own as CDK builds it (one run for all would share chunks between entries, and a
+// shared chunk holds what any of them uses). A function is its entry file and every chunk it can
+// reach; what it loads at import is the entry and its static chunks, the rest behind dynamic
+// imports. DuckDB is external to every bundle and shipped to `billing-ingest` only, so an HTTP
+// function must never import it at import time: that would load the native addon at cold start
+// and crash in AWS, where the package is not there.
 const out = mkdtempSync(join(tmpdir(), 'cms-http-bundles-'));
 const httpEntries = [...new Set(routes.map((r) => `functions/http/${r.entry}.ts`))];
-let bundles: Map<string, Metafile['outputs'][string] & { file: string }>;
+type Output = Metafile['outputs'][string];
+interface Bundle {
+  file: string;
+  /** Every source in the entry or a chunk it can reach. */
+  inputs: Output['inputs'];
+  /** The imports of those files; those of lazily loaded chunks count as dynamic. */
+  imports: Output['imports'];
+}
+let bundles: Map<string, Bundle>;
+
+/** The output files an entry can load: statically or by dynamic import, transitively. */
+function reachable(outputs: Metafile['outputs'], entry: string): string[] {
+  const seen = new Set<string>();
+  const stack = [entry];
+  while (stack.length) {
+    const file = stack.pop() as string;
+    if (seen.has(file) || !outputs[file]) continue;
+    seen.add(file);
+    for (const i of outputs[file].imports) if (!i.external) stack.push(i.path);
+  }
+  return [...seen];
+}
+
+async function bundleOf(entry: string): Promise<Bundle> {
+  const outfile = join(out, entry.replace(/\.ts$/, ''), 'index.mjs');
+  const metafile = (await build(esbuildOptions(entry, outfile))).metafile as Metafile;
+  const outputs = metafile.outputs;
+  const key = relative(process.cwd(), outfile);
+  const atImport = new Set(loadedAtImport(metafile, key));
+  const files = reachable(outputs, key);
+  return {
+    file: outfile,
+    inputs: Object.assign({}, ...files.map((f) => outputs[f]?.inputs)),
+    imports: files.flatMap((f) =>
+      (outputs[f]?.imports ?? []).map((i) =>
+        atImport.has(f) ? i : { ...i, kind: 'dynamic-import' as const },
+      ),
+    ),
+  };
+}
 
 beforeAll(async () => {
-  const options = esbuildOptions(httpEntries[0] as string, join(out, 'unused.mjs'));
-  const result = await build({
-    ...options,
-    outfile: undefined,
-    entryPoints: httpEntries,
-    outdir: out,
-    outbase: '.',
-    outExtension: { '.js': '.mjs' },
-  });
-  const outputs = (result.metafile as Metafile).outputs;
-  bundles = new Map(
-    Object.entries(outputs)
-      .filter(([, o]) => o.entryPoint)
-      .map(([file, o]) => [o.entryPoint as string, { ...o, file: join(process.cwd(), file) }]),
-  );
-}, 120_000);
+  bundles = new Map(await Promise.all(httpEntries.map(async (e) => [e, await bundleOf(e)] as const)));
+}, 300_000);
 
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-const packagesIn = (o: Metafile['outputs'][string]) =>
+const packagesIn = (o: Bundle) =>
   new Set(
     Object.keys(o.inputs).flatMap((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? []),
   );

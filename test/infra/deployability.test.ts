@@ -1,4 +1,5 @@
-import { CLOUDFORMATION_RESOURCE_LIMIT, INTEGRATION_TIMEOUT, routeArea } from '../../infra/stack';
+import { INTEGRATION_TIMEOUT, routeArea } from '../../infra/constructs/route-area';
+import { CLOUDFORMATION_RESOURCE_LIMIT } from '../../infra/stack';
 import type { RouteDef } from '../../shared/http/route';
 import { routes } from '../../shared/routes';
 import {

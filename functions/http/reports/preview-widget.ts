@@ -1,4 +1,4 @@
-import { previewWidget } from '../../../shared/domain/reports/service';
+import { previewWidget } from '../../../shared/domain/reports/preview';
 import { httpRoute } from '../../../shared/http/handler';
 import { previewReportWidget as def } from '../../../shared/routes/reports';
 

@@ -15,7 +15,8 @@ import type { Report, ReportDelivery } from './model';
 import { renderAttachments } from './render/attachments';
 import { formatReport, type RenderedReport } from './render/format';
 import { renderWidget, type WidgetData } from './render/widgets';
-import { isDeliverable, nextRunAfter, validZone } from './schedule';
+import { isDeliverable, nextRunAfter } from './schedule';
+import { validZone } from './time-zone';
 
 /** The `report-delivery` message: with the report, `runAt` is the run's idempotency key. */
 export const DeliveryMessage = v.strictObject({

@@ -1,5 +1,6 @@
 import { DateTime, FixedOffsetZone } from 'luxon';
 import type { Report } from './model';
+import { validZone } from './time-zone';
 
 /**
  * When a scheduled report runs next. Runs happen at the delivery hour (DEFAULT_DELIVERY_HOUR,
@@ -11,7 +12,6 @@ import type { Report } from './model';
  * forward by the gap, and a repeated hour (autumn) is the first of the two.
  */
 export const DEFAULT_DELIVERY_HOUR = 8;
-export const DEFAULT_TIME_ZONE = 'UTC';
 
 export type ScheduleFields = Pick<Report, 'scheduledPeriod' | 'scheduledWeekday'>;
 
@@ -87,12 +87,6 @@ function firstInstant(t: WallTime, zone: string): DateTime {
     if (same && alt.toMillis() < best.toMillis()) best = alt;
   }
   return best;
-}
-
-/** The zone if luxon knows it, else UTC (an organisation's stored timezone is validated on write). */
-export function validZone(timeZone: string | null | undefined): string {
-  if (!timeZone) return DEFAULT_TIME_ZONE;
-  return DateTime.now().setZone(timeZone).isValid ? timeZone : DEFAULT_TIME_ZONE;
 }
 
 /** True when a change of these fields means the next run must be computed again. */

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { isAdmin, isTeamMember, type Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import type { Page } from '../../db/page';
-import { upgradeWidget, upgradeWidgets } from '../../db/reports-legacy';
+import { upgradeWidgets } from '../../db/reports-legacy';
 import { getReport, insertReport, listDeliveries, listReports, replaceReport } from '../../db/reports-repo';
 import { getTeam } from '../../db/teams-repo';
 import {
@@ -20,10 +20,9 @@ import type { Dashboard } from '../dashboards/model';
 import { readDashboard } from '../dashboards/service';
 import type { Enqueue } from './delivery';
 import type { Report, ReportDelivery } from './model';
-import { renderWidget, type WidgetData } from './render/widgets';
 import { canEdit, canView, needsTeamMembershipToDuplicate, scheduleIssues } from './rules';
-import { isDeliverable, nextRunAfter, scheduleChanged, validZone } from './schedule';
-import { type CreateReportInput, PatchReportBody, type PatchReportInput, PreviewWidgetBody } from './schemas';
+import { isDeliverable, nextRunAfter, scheduleChanged } from './schedule';
+import { type CreateReportInput, PatchReportBody, type PatchReportInput } from './schemas';
 
 const now = () => new Date().toISOString();
 
@@ -377,25 +376,4 @@ export async function listReportDeliveries(
 ): Promise<Page<ReportDelivery>> {
   await loadVisible(principal, reportId);
   return listDeliveries(principal.orgId, reportId, opts.limit, opts.cursor);
-}
-
-/** `POST /reports/preview-widget`: one widget's data for a context, as a delivery would render it now. */
-export async function previewWidget(principal: Principal, rawBody: unknown): Promise<WidgetData> {
-  const upgraded =
-    rawBody && typeof rawBody === 'object' && !Array.isArray(rawBody)
-      ? {
-          ...(rawBody as Record<string, unknown>),
-          widget: upgradeWidget((rawBody as Record<string, unknown>).widget),
-        }
-      : rawBody;
-  const result = v.safeParse(PreviewWidgetBody, upgraded, { abortPipeEarly: true });
-  if (!result.success) {
-    const issues = toFieldIssues(result.issues);
-    throw new ValidationError(`${issues[0]?.path}: ${issues[0]?.message}`, issues);
-  }
-  const timeZone = validZone(await getOrganizationTimezone(principal.orgId));
-  return renderWidget(
-    { orgId: principal.orgId, context: result.output.context, now: new Date(), timeZone, viewer: principal },
-    result.output.widget,
-  );
 }
