@@ -365,6 +365,50 @@ describe('a budget query in a widget and in a cost alert', () => {
     expectClose(byName('utilisation').total, actual / amounts[lastMonth]!, 'utilisation');
   });
 
+  it('a report GRAPH_SNAPSHOT draws a budget query next to the cost it plans', async () => {
+    const res = await api<{
+      currency: string | null;
+      chart: { series: { name: string; total: number | null; points: Point[] }[] };
+    }>('POST', '/reports/preview-widget', {
+      token,
+      body: {
+        context: { datePreset: 'LAST_MONTH', currency: 'USD' },
+        widget: {
+          type: 'GRAPH_SNAPSHOT',
+          aggBy: 'Day',
+          queries: [
+            {
+              type: 'cost',
+              name: 'cost',
+              alias: 'Actual',
+              whereClause: costOfService('cost').whereClause,
+            },
+            { type: 'budget', name: 'budget', alias: 'Plan', budgetId: usdBudget, line: service },
+          ],
+        },
+      },
+    });
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: expect.anything() });
+    const names = res.body.chart.series.map((x) => x.name);
+    const plan = res.body.chart.series.find((x) => x.name === 'Plan');
+    const actualSeries = res.body.chart.series.find((x) => x.name === 'Actual');
+    if (!plan || !actualSeries) throw new Error(`series ${JSON.stringify(names)}`);
+    expectClose(plan.total, amounts[lastMonth]!, 'plan');
+    expectClose(
+      actualSeries.total,
+      daysOf(lastMonth).reduce((a, d) => a + costOn(d), 0),
+      'actual',
+    );
+    const bad = await api<{ error: string }>('POST', '/reports/preview-widget', {
+      token,
+      body: {
+        context: { datePreset: 'LAST_MONTH', currency: 'USD' },
+        widget: { type: 'DIGEST', queries: [{ type: 'budget', name: 'b', budgetId: usdBudget }] },
+      },
+    });
+    expect(bad.status).toBe(400);
+  });
+
   it('a cost alert `cost > budget` fires on exactly the days whose cost exceeds the day’s budget', async () => {
     const body = {
       name: `Over budget ${run}`,

@@ -18,7 +18,12 @@ import { bucketForecast, forecastHistoryDays } from '../../queries/explorer-fore
 import type { ExplorerResult, PeriodOut } from '../../queries/model';
 import { DAY_MS, ymd } from '../../queries/period';
 import { runDashboardWidget } from '../../queries/service';
-import type { ReportContextValue, ReportCostQueryValue, ReportWidgetValue } from '../schemas';
+import type {
+  ReportBudgetQueryValue,
+  ReportContextValue,
+  ReportCostQueryValue,
+  ReportWidgetValue,
+} from '../schemas';
 import { markdownToHtml, markdownToMrkdwn, markdownToText } from './markdown';
 
 /**
@@ -631,7 +636,9 @@ async function graphSnapshot(
   // groupBy, metricId, currency, filter, alias and chartType override those again.
   const widgetDims = widget.groupBy ? [widget.groupBy] : asDims(ctx.context.groupBy);
   const currency = await contextCurrency(ctx);
-  const queries: ReportCostQueryValue[] = widget.queries ?? [{ type: 'cost', name: 'cost' }];
+  const queries: (ReportCostQueryValue | ReportBudgetQueryValue)[] = widget.queries ?? [
+    { type: 'cost', name: 'cost' },
+  ];
   const chartType = queries[0]?.chartType ?? widget.chartType;
   const request = v.parse(ExplorerRequestSchema, {
     period: {
@@ -639,6 +646,8 @@ async function graphSnapshot(
       aggBy: widget.aggBy ?? 'Day',
     },
     queries: queries.map((q, i) => {
+      if (q.type === 'budget')
+        return { ...q, colorIndex: q.colorIndex ?? i, chartType: q.chartType ?? widget.chartType };
       const dims = q.groupBy !== undefined ? asDims(q.groupBy) : widgetDims;
       return {
         type: 'cost',
@@ -662,9 +671,12 @@ async function graphSnapshot(
     conditions: ctx.context.conditions ?? null,
   });
   // One currency asked by every query (a query's own, else the context's): the chart states it.
-  const asked = [...new Set(queries.map((q) => q.currency ?? currency))];
+  // (A budget query is answered in the context's currency.)
+  const asked = [...new Set(queries.map((q) => (q.type === 'cost' ? q.currency : undefined) ?? currency))];
   const requested = asked.length === 1 ? asked[0]! : null;
-  const firstDims = queries[0]?.groupBy !== undefined ? asDims(queries[0].groupBy) : widgetDims;
+  const first = queries[0];
+  const firstDims =
+    first?.type === 'cost' && first.groupBy !== undefined ? asDims(first.groupBy) : widgetDims;
   const title =
     widget.title ??
     (queries.length === 1 ? queries[0]?.alias : undefined) ??
