@@ -354,6 +354,33 @@ describe('a budget query in a widget and in a cost alert', () => {
       },
     });
     expect(created.status).toBe(201);
+    const badLine = await api<{ error: string }>('POST', '/dashboard-v2', {
+      token,
+      body: {
+        name: `Bad line ${run}`,
+        widgets: [
+          {
+            key: 'k',
+            x: 0,
+            y: 0,
+            w: 6,
+            h: 4,
+            title: 't',
+            source: {
+              type: 'advancedExplorer',
+              request: {
+                period: { aggBy: 'Day' },
+                queries: [q('budget', { name: 'b', budgetId: usdBudget, line: 'Nope' })],
+              },
+            },
+          },
+        ],
+      },
+    });
+    expect({ status: badLine.status, error: badLine.body.error }).toEqual({
+      status: 400,
+      error: `Invalid body: widgets.0.source.request.queries.0.line: widget "k", query "b": budget ${usdBudget} has no line Nope`,
+    });
     const res = await api<Answer>('GET', `/dashboard-v2/${created.body.id}/widgets/bva/data`, { token });
     expect(res.status).toBe(200);
     const byName = (name: string) => res.body.queries.find((x) => x.name === name)!;
@@ -439,8 +466,16 @@ describe('a budget query in a widget and in a cost alert', () => {
       expectClose(f.values.cost, costOn(f.day), `cost ${f.day}`);
       expectClose(f.values.budget, budgetOn(f.day), `budget ${f.day}`);
     }
-    // Saved: the same body is a valid alert.
+    // Saved: the same body is a valid alert; an unknown budget or line is refused when saved.
     const saved = await api<{ id: string }>('POST', '/alerts-v2/costAlerts', { token, body });
     expect(saved.status).toBe(201);
+    const unknown = await api<{ error: string }>('POST', '/alerts-v2/costAlerts', {
+      token,
+      body: { ...body, queries: [body.queries[0], { ...body.queries[1], budgetId: 'bud_nope' }] },
+    });
+    expect({ status: unknown.status, error: unknown.body.error }).toEqual({
+      status: 400,
+      error: 'Invalid body: queries.1.budgetId: query "budget": unknown budget bud_nope',
+    });
   });
 });

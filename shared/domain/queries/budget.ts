@@ -1,6 +1,7 @@
 import { getBudget } from '../../db/budgets-repo';
 import { BadRequestError } from '../../errors';
 import { MissingRateError } from '../../warehouse/sql/compile';
+import type { Budget } from '../budgets/model';
 import { budgetAmounts, plannedBetween } from '../budgets/query-series';
 import type { Query } from '../common/query-model';
 import { conversionFactors, storedRateRange } from '../fx/service';
@@ -42,6 +43,52 @@ export async function budgetSeries(run: Run, q: BudgetQuery, w: Window): Promise
     currency: target,
     ...(conversion ? { conversion } : {}),
   };
+}
+
+type Resolved =
+  | { budget: Budget; amounts: Map<string, number> }
+  | { field: 'budgetId' | 'line'; message: string };
+
+/** The budget a query names, read under `orgId` only, and the amounts of its line (or total). */
+async function resolveBudget(
+  orgId: string,
+  q: Pick<BudgetQuery, 'budgetId' | 'line'>,
+  read: typeof getBudget = getBudget,
+): Promise<Resolved> {
+  const budget = await read(orgId, q.budgetId);
+  if (!budget) return { field: 'budgetId', message: `unknown budget ${q.budgetId}` };
+  const amounts = budgetAmounts(budget, q.line);
+  if (!amounts) return { field: 'line', message: `budget ${q.budgetId} has no line ${q.line}` };
+  return { budget, amounts };
+}
+
+/**
+ * The save-time check of the budget queries of a query list (a dashboard widget's, a cost alert's):
+ * the first whose budget is not the organisation's or whose `line` the budget does not have, at
+ * its body path (`at(index, field)`) with the message naming the query (`labelOf`); undefined when
+ * every one resolves. Each budget is read once.
+ */
+export async function budgetQueryIssue(
+  orgId: string,
+  queries: readonly Query[],
+  at: (queryIndex: number, field: string) => string,
+  labelOf: (query: { name: string }) => string,
+): Promise<{ path: string; message: string } | undefined> {
+  const reads = new Map<string, Promise<Budget | undefined>>();
+  const once = (org: string, id: string) => {
+    let read = reads.get(id);
+    if (!read) {
+      read = getBudget(org, id);
+      reads.set(id, read);
+    }
+    return read;
+  };
+  for (const [i, q] of queries.entries()) {
+    if (q.type !== 'budget') continue;
+    const found = await resolveBudget(orgId, q, once);
+    if ('field' in found) return { path: at(i, found.field), message: `${labelOf(q)}: ${found.message}` };
+  }
+  return undefined;
 }
 
 /**
