@@ -16,6 +16,7 @@ import { validationFailure } from '../../validation';
 import { retryLostRace } from '../common/lost-race';
 import { assertMetricReferences, assertScopesAssignable } from '../dashboards/service';
 import { queryListExpressionIssue, queryListMetricReferences } from '../dashboards/validation';
+import { budgetQueryIssue } from '../queries/budget';
 import {
   type AlertEvaluation,
   type AlertThreshold,
@@ -49,7 +50,9 @@ const queryLabel = (query: { name: string }) => `query "${query.name}"`;
  * - formulas (and condition queries) parse against the alert's query names, without cycles: 400
  *   naming `queries.<i>.formula`;
  * - every metric query's `metricId` names a metrics datasource (id or id/metric, not archived) or a
- *   usage metric of the organisation: 400 naming `queries.<i>.metricId`.
+ *   usage metric of the organisation: 400 naming `queries.<i>.metricId`;
+ * - every budget query names a budget of the organisation and, with `line`, one of its lines: 400
+ *   naming `queries.<i>.budgetId` or `.line`.
  * Nothing is stored when one fails.
  */
 export async function assertAlertReferences(principal: Principal, fields: AlertFields): Promise<void> {
@@ -63,6 +66,8 @@ export async function assertAlertReferences(principal: Principal, fields: AlertF
     principal.orgId,
     queryListMetricReferences(fields.queries, queryPath, queryLabel),
   );
+  const budget = await budgetQueryIssue(principal.orgId, fields.queries, queryPath, queryLabel);
+  if (budget) throw validationFailure('plain', 'body', [budget]);
 }
 
 function thresholdsOf(alertId: string, fields: AlertFields): AlertThreshold[] {

@@ -240,11 +240,26 @@ const CostQueryObject = v.strictObject({
 });
 export const CostQuerySchema = v.pipe(CostQueryObject, shiftTogether());
 
-/** One query, discriminated by `type`: `cost`, `metric`, `formula` or `condition`. */
+/**
+ * A budget's planned amounts as a daily series (issue 28; docs/queries.md, "Budget queries"):
+ * `line` names a line's value, omitted for the budget's total (every line summed).
+ */
+export const BudgetQuerySchema = v.strictObject({
+  type: v.literal('budget'),
+  ...commonEntries,
+  budgetId: IdSchema,
+  line: v.optional(NonEmptyText(500)),
+});
+
+/** The query types, in the order error messages list them. */
+export const QUERY_TYPES = ['cost', 'metric', 'formula', 'condition', 'budget'] as const;
+const TYPE_MESSAGE = `type must be one of ${QUERY_TYPES.join(', ')}`;
+
+/** One query, discriminated by `type`: `cost`, `metric`, `formula`, `condition` or `budget`. */
 export const QuerySchema = v.variant(
   'type',
-  [CostQuerySchema, MetricQuerySchema, FormulaQuerySchema, ConditionQuerySchema],
-  'type must be one of cost, metric, formula, condition',
+  [CostQuerySchema, MetricQuerySchema, FormulaQuerySchema, ConditionQuerySchema, BudgetQuerySchema],
+  TYPE_MESSAGE,
 );
 
 /** Index pairs of queries sharing a name: each later duplicate, with the index of the first. */
@@ -310,8 +325,9 @@ export const ExplorerQueriesSchema = v.pipe(
         v.pipe(v.partial(MetricQueryObject, DISPLAY_ONLY), shiftTogether()),
         v.pipe(v.partial(FormulaQueryObject, DISPLAY_ONLY), shiftTogether()),
         v.partial(ConditionQuerySchema, DISPLAY_ONLY),
+        v.partial(BudgetQuerySchema, DISPLAY_ONLY),
       ],
-      'type must be one of cost, metric, formula, condition',
+      TYPE_MESSAGE,
     ),
   ),
   v.maxLength(QUERY_LIMITS.queriesPerRequest, TOO_MANY_QUERIES),

@@ -35,6 +35,7 @@ import { getWarehouseQueries } from '../../warehouse/queries';
 import { IdSchema } from '../common/enums';
 import { retryLostRace } from '../common/lost-race';
 import { resolveMetricRef } from '../datasources/points';
+import { budgetQueryIssue } from '../queries/budget';
 import type {
   Dashboard,
   DashboardFields,
@@ -62,10 +63,12 @@ import {
 } from './schemas';
 import {
   expressionIssue,
+  label,
   type MetricCatalog,
   type MetricReference,
   metricIssue,
   metricReferences,
+  queryPath,
 } from './validation';
 
 const now = () => new Date().toISOString();
@@ -134,8 +137,18 @@ export async function assertMetricReferences(orgId: string, refs: readonly Metri
   if (issue) throw invalid(issue.path, issue.message);
 }
 
-async function assertMetricsExist(orgId: string, widgets: readonly Widget[]): Promise<void> {
+/** 400 when a metric query's metric or a budget query's budget (or line) is not the organisation's. */
+async function assertReferencesExist(orgId: string, widgets: readonly Widget[]): Promise<void> {
   await assertMetricReferences(orgId, metricReferences(widgets));
+  for (const [wi, widget] of widgets.entries()) {
+    const issue = await budgetQueryIssue(
+      orgId,
+      widget.source.request.queries,
+      (qi, field) => queryPath(wi, qi, field),
+      (query) => label(widget, query),
+    );
+    if (issue) throw invalid(issue.path, issue.message);
+  }
 }
 
 /**
@@ -310,7 +323,7 @@ export async function createDashboard(principal: Principal, raw: unknown): Promi
   const json = versionJson(body);
   assertExpressions(body.widgets);
   await assertAssignable(principal, body.teamId, scopeReferences(body));
-  await assertMetricsExist(principal.orgId, body.widgets);
+  await assertReferencesExist(principal.orgId, body.widgets);
   const at = now();
   const id = newId('dash');
   const summary: DashboardSummary = present({
@@ -366,7 +379,7 @@ export async function publishDashboard(
     assertAssignable(principal, body.teamId, scopeReferences(body)),
     pruneVersion ? getVersionHead(principal.orgId, dashboardId, pruneVersion) : undefined,
   ]);
-  await assertMetricsExist(principal.orgId, body.widgets);
+  await assertReferencesExist(principal.orgId, body.widgets);
 
   const at = now();
   const summary: DashboardSummary = present({

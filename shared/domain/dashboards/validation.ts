@@ -15,10 +15,11 @@ export interface QueryIssue {
   message: string;
 }
 
-const queryPath = (widgetIndex: number, queryIndex: number, field: string) =>
+export const queryPath = (widgetIndex: number, queryIndex: number, field: string) =>
   `widgets.${widgetIndex}.source.request.queries.${queryIndex}.${field}`;
 
-const label = (widget: Widget, query: { name: string }) => `widget "${widget.key}", query "${query.name}"`;
+export const label = (widget: Widget, query: { name: string }) =>
+  `widget "${widget.key}", query "${query.name}"`;
 
 type ExpressionQuery = Extract<Query, { type: 'formula' | 'condition' }>;
 

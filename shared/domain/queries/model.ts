@@ -57,7 +57,7 @@ export interface SeriesOut {
 
 export interface QueryOut {
   name: string;
-  type: 'cost' | 'metric' | 'formula' | 'condition';
+  type: 'cost' | 'metric' | 'formula' | 'condition' | 'budget';
   alias: string | null;
   unit: string | null;
   currency: string | null;

@@ -2,6 +2,7 @@ import { BadRequestError } from '../../errors';
 import { ExpressionError } from '../common/expr/errors';
 import { type Expression, parseExpression } from '../common/expr/parse';
 import type { Query } from '../common/query-model';
+import type { BudgetQuery } from './budget';
 import type { ShiftUnit } from './period';
 import type { RollingSpec } from './series';
 
@@ -13,7 +14,8 @@ export type SeriesQuery = Extract<Query, { type: 'cost' | 'metric' }>;
 export type ExprQuery = Extract<Query, { type: 'formula' | 'condition' }>;
 
 export interface Plan {
-  series: SeriesQuery[];
+  /** Cost, metric and budget queries: the series the expressions read. */
+  series: (SeriesQuery | BudgetQuery)[];
   /** Formulas and conditions in evaluation order (each after what it references). */
   exprs: { query: ExprQuery; expr: Expression }[];
   /** Days of history before the period the expressions need, at most. */
@@ -82,7 +84,9 @@ export function planQueries(queries: readonly Query[]): Plan {
     for (const ref of parsed.get(name)!.refs) need.set(ref, Math.max(need.get(ref) ?? 0, total));
   }
   return {
-    series: queries.filter((q): q is SeriesQuery => q.type === 'cost' || q.type === 'metric'),
+    series: queries.filter(
+      (q): q is SeriesQuery | BudgetQuery => q.type === 'cost' || q.type === 'metric' || q.type === 'budget',
+    ),
     exprs: order.map((name) => ({ query: byName.get(name) as ExprQuery, expr: parsed.get(name)! })),
     historyDays: Math.max(0, ...need.values()),
   };

@@ -9,6 +9,7 @@ import type { Expression } from '../common/expr/parse';
 import type { ExplorerRequest, Query } from '../common/query-model';
 import { DEFAULT_METRIC } from '../datasources/model';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
+import { type BudgetQuery, budgetSeries } from './budget';
 import { CURRENCY_GROUP, type CurrencyPlan, CurrencyPlanner } from './conversion';
 import { type ConversionOut, OTHER } from './model';
 import {
@@ -152,7 +153,8 @@ export class Run {
   }
 
   /** A cost or metric query's series over the window's buckets, with its rolling window and shift. */
-  async series(q: SeriesQuery, w: Window): Promise<Computed> {
+  async series(q: SeriesQuery | BudgetQuery, w: Window): Promise<Computed> {
+    if (q.type === 'budget') return budgetSeries(this, q, w);
     const aggBy = w.period.aggBy;
     const plan = this.fetchPlan(q, w);
     let groups: Grouped[];

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { DASHBOARD_CURRENCIES, IdSchema } from '../common/enums';
-import { AGG_BY, ExplorerCallRequestSchema, FORECAST_METHODS } from '../common/query-model';
+import { AGG_BY, ExplorerCallRequestSchema, FORECAST_METHODS, QUERY_TYPES } from '../common/query-model';
 import { WhereClauseSchema } from '../common/where-clause';
 import { DASHBOARD_LIMITS } from '../dashboards/schemas';
 import type { MethodName } from '../forecast';
@@ -79,7 +79,7 @@ export const ConversionOut = v.object({
 });
 const QueryOut = v.object({
   name: v.string(),
-  type: v.picklist(['cost', 'metric', 'formula', 'condition']),
+  type: v.picklist(QUERY_TYPES),
   alias: v.nullable(v.string()),
   unit: v.nullable(v.string()),
   currency: v.nullable(v.string()),

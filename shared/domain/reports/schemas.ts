@@ -61,10 +61,31 @@ const OneQuery = (widget: string) =>
     v.pipe(v.array(ReportCostQuery), v.length(1, `a ${widget} widget takes exactly one cost query`)),
   );
 
-/** A GRAPH_SNAPSHOT draws 1 to 10 cost queries, their names unique. */
+/**
+ * A budget query inside a GRAPH_SNAPSHOT (docs/queries.md, "Budget queries"): the budget's planned
+ * amounts drawn next to the cost queries, in the chart's currency.
+ */
+export const ReportBudgetQuery = v.strictObject({
+  type: v.literal('budget'),
+  name: QueryNameSchema,
+  alias: v.optional(AliasSchema),
+  chartType: v.optional(QueryChartTypeSchema),
+  colorIndex: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(100))),
+  budgetId: IdSchema,
+  line: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(500))),
+});
+export type ReportBudgetQueryValue = v.InferOutput<typeof ReportBudgetQuery>;
+
+/** A GRAPH_SNAPSHOT draws 1 to 10 cost or budget queries, their names unique. */
 const ChartQueries = v.optional(
   v.pipe(
-    v.array(ReportCostQuery),
+    v.array(
+      v.variant(
+        'type',
+        [ReportCostQuery, ReportBudgetQuery],
+        'type must be cost or budget: a GRAPH_SNAPSHOT draws cost and budget queries',
+      ),
+    ),
     v.minLength(1, 'give at least one cost query, or leave queries out'),
     v.maxLength(10, 'a GRAPH_SNAPSHOT draws at most 10 queries'),
     v.check((qs) => duplicateQueryNames(qs).length === 0, 'query names must be unique within a widget'),

@@ -154,7 +154,7 @@ describe('query model: kinds, defaults and shapes', () => {
   it('discriminates by type and refuses an unknown kind', () => {
     expect(firstIssue(QuerySchema, cost({ type: 'sql' }))).toEqual({
       path: 'type',
-      message: 'type must be one of cost, metric, formula, condition',
+      message: 'type must be one of cost, metric, formula, condition, budget',
     });
   });
 

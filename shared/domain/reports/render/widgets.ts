@@ -15,9 +15,16 @@ import { ExplorerRequestSchema } from '../../common/query-model';
 import type { Dashboard } from '../../dashboards/model';
 import { readDashboard } from '../../dashboards/service';
 import { runExplorer } from '../../queries/engine';
+import { bucketForecast, forecastHistoryDays } from '../../queries/explorer-forecast';
 import type { ExplorerResult, PeriodOut } from '../../queries/model';
+import { DAY_MS, ymd } from '../../queries/period';
 import { runDashboardWidget } from '../../queries/service';
-import type { ReportContextValue, ReportCostQueryValue, ReportWidgetValue } from '../schemas';
+import type {
+  ReportBudgetQueryValue,
+  ReportContextValue,
+  ReportCostQueryValue,
+  ReportWidgetValue,
+} from '../schemas';
 import { markdownToHtml, markdownToMrkdwn, markdownToText } from './markdown';
 
 /**
@@ -44,6 +51,8 @@ export interface RenderContext {
    * nor a query asks one. Read from the organisation when not given.
    */
   reportingCurrency?: string;
+  /** The DIGESTs' daily cost histories read in this run, by query, currency and days (see `monthForecast`). */
+  histories?: Map<string, Promise<ExplorerResult>>;
 }
 
 /** One chart of a report: what it draws (`chart`) and the period and cut-off it states. */
@@ -259,9 +268,12 @@ function compare(ctx: RenderContext, r: Resolved, groupBy: string[]): Promise<Ex
 
 /**
  * The month in progress forecast to its end (the month holding the day after `dataThrough`): the
- * widget's cost query, ungrouped, in its currency, through the explorer's forecast (the model),
- * its interval on the whole month. Null without billing data, or when a rate its history needs is
- * missing.
+ * widget's cost query, ungrouped, in its currency, by the explorer's forecast (the model), its
+ * interval on the whole month. One read: the daily history the explorer's forecast would read
+ * (`forecastHistoryDays` days through `dataThrough`, the month's actual days included) and
+ * `bucketForecast` over it, so the figures are the explorer's without its second call; DIGESTs of
+ * a report asking the same query share that read (`RenderContext.histories`). Null without billing
+ * data, or when a rate its history needs is missing.
  */
 async function monthForecast(
   ctx: RenderContext,
@@ -269,37 +281,51 @@ async function monthForecast(
   dataThrough: string | null,
 ): Promise<MonthForecast | null> {
   if (!dataThrough) return null;
-  const next = new Date(Date.parse(`${dataThrough}T00:00:00Z`) + 86_400_000);
+  const through = Date.parse(`${dataThrough}T00:00:00Z`);
+  const next = new Date(through + DAY_MS);
   const month = next.toISOString().slice(0, 7);
-  const end = new Date(Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 0)).toISOString().slice(0, 10);
-  const days = Math.round(
-    (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${dataThrough}T00:00:00Z`)) / 86_400_000,
-  );
+  const monthStart = Date.UTC(next.getUTCFullYear(), next.getUTCMonth(), 1);
+  const monthEnd = Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 1);
+  const days = Math.round((monthEnd - DAY_MS - through) / DAY_MS);
+  const from = `${ymd(through - (forecastHistoryDays(days) - 1) * DAY_MS)}T00:00:00Z`;
+  const key = JSON.stringify([r.metricId, r.query?.whereClause ?? null, r.currency, from, dataThrough]);
+  ctx.histories ??= new Map();
+  let read = ctx.histories.get(key);
+  if (!read) {
+    read = askCost(ctx, r, { startDate: from, endDate: `${dataThrough}T00:00:00Z`, aggBy: 'Day' }, []);
+    ctx.histories.set(key, read);
+  }
   // The forecast reads history before the widget's period; a rate missing there (the widget's own
   // figures had theirs) leaves the digest without its forecast line rather than failing it.
   let res: ExplorerResult;
   try {
-    res = await askCost(
-      ctx,
-      r,
-      { startDate: `${month}-01T00:00:00Z`, endDate: `${end}T00:00:00Z`, aggBy: 'Month', forecastDays: days },
-      [],
-    );
+    res = await read;
   } catch (error) {
     if (error instanceof MissingRateError) return null;
     throw error;
   }
-  const series = res.queries[0]?.series[0];
-  const bucket = series?.forecast?.[0];
-  if (!bucket || !res.dataThrough) return null;
+  if (res.dataThrough !== dataThrough) return null;
+  const history = (res.queries[0]?.series[0]?.points ?? []).map((p) => ({
+    date: p.date,
+    value: p.value ?? 0,
+  }));
+  const f = bucketForecast(
+    history,
+    { dataThrough: through, days, method: 'auto' },
+    'Month',
+    { start: monthStart, end: monthEnd },
+    ymd,
+  );
+  const bucket = f.points[0];
+  if (!bucket) return null;
   const total = bucket.bucketTotal ?? bucket;
   return {
     month,
     value: total.value,
     lower80: total.lower80,
     upper80: total.upper80,
-    dataThrough: res.dataThrough,
-    method: series.forecastAccuracy?.method ?? 'weekday-mean',
+    dataThrough,
+    method: f.accuracy.method,
   };
 }
 
@@ -614,7 +640,9 @@ async function graphSnapshot(
   // groupBy, metricId, currency, filter, alias and chartType override those again.
   const widgetDims = widget.groupBy ? [widget.groupBy] : asDims(ctx.context.groupBy);
   const currency = await contextCurrency(ctx);
-  const queries: ReportCostQueryValue[] = widget.queries ?? [{ type: 'cost', name: 'cost' }];
+  const queries: (ReportCostQueryValue | ReportBudgetQueryValue)[] = widget.queries ?? [
+    { type: 'cost', name: 'cost' },
+  ];
   const chartType = queries[0]?.chartType ?? widget.chartType;
   const request = v.parse(ExplorerRequestSchema, {
     period: {
@@ -622,6 +650,8 @@ async function graphSnapshot(
       aggBy: widget.aggBy ?? 'Day',
     },
     queries: queries.map((q, i) => {
+      if (q.type === 'budget')
+        return { ...q, colorIndex: q.colorIndex ?? i, chartType: q.chartType ?? widget.chartType };
       const dims = q.groupBy !== undefined ? asDims(q.groupBy) : widgetDims;
       return {
         type: 'cost',
@@ -645,9 +675,12 @@ async function graphSnapshot(
     conditions: ctx.context.conditions ?? null,
   });
   // One currency asked by every query (a query's own, else the context's): the chart states it.
-  const asked = [...new Set(queries.map((q) => q.currency ?? currency))];
+  // (A budget query is answered in the context's currency.)
+  const asked = [...new Set(queries.map((q) => (q.type === 'cost' ? q.currency : undefined) ?? currency))];
   const requested = asked.length === 1 ? asked[0]! : null;
-  const firstDims = queries[0]?.groupBy !== undefined ? asDims(queries[0].groupBy) : widgetDims;
+  const first = queries[0];
+  const firstDims =
+    first?.type === 'cost' && first.groupBy !== undefined ? asDims(first.groupBy) : widgetDims;
   const title =
     widget.title ??
     (queries.length === 1 ? queries[0]?.alias : undefined) ??
