@@ -81,14 +81,14 @@ function causesHtml(causes: CauseLines): string {
 // ---------------------------------------------------------------------------------------------
 // Output formats
 
-function escapeHtml(s: string): string {
+export function escapeHtml(s: string): string {
   return s.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 }
 
-function escapeSlack(s: string): string {
+export function escapeSlack(s: string): string {
   return s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
 }
 
@@ -96,7 +96,7 @@ function escapeSlack(s: string): string {
  * Text for an Adaptive Card, shown literally: a RichTextBlock of one TextRun (no markdown). `{{`
  * is broken with a word joiner so a DATE()/TIME() template in user text is not expanded.
  */
-function cardText(text: string, style: Record<string, unknown> = {}): Record<string, unknown> {
+export function cardText(text: string, style: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     type: 'RichTextBlock',
     inlines: [{ type: 'TextRun', text: text.replaceAll('{{', '{\u2060{'), ...style }],

@@ -51,7 +51,11 @@ export function variantOf(input: Pick<CreateAlertInput, 'condition' | 'threshold
   return modes.has('PERIOD_CHANGE') ? 'PERIOD_CHANGE' : 'THRESHOLD';
 }
 
-function channelTarget(input: CreateAlertInput, policy: WebhookPolicy) {
+/** The notification target of a channel, validated (shared by cost and commitment alerts). */
+export function channelTarget(
+  input: Pick<CreateAlertInput, 'notificationChannel' | 'emails' | 'slackChannelId' | 'teamsChannelId'>,
+  policy: WebhookPolicy,
+) {
   const channel: AlertChannel = input.notificationChannel;
   if (channel === 'EMAIL' && input.emails.length === 0)
     throw bad('emails: at least one e-mail address is required for notificationChannel EMAIL');

@@ -175,7 +175,9 @@ export async function listAlertsPage(
   let cursor = opts.cursor;
   for (let read = 0; read < MAX_LIST_READS; read++) {
     const page = await listAlerts(principal.orgId, opts.limit - items.length, cursor);
-    items.push(...page.items.filter((a) => opts.includeArchived || !a.archivedAt).map(toRecord));
+    // Expiring-commitment alerts have their own list (`/alerts-v2/commitmentAlerts`).
+    const costAlerts = page.items.filter((a) => a.variant !== 'COMMITMENT_EXPIRY');
+    items.push(...costAlerts.filter((a) => opts.includeArchived || !a.archivedAt).map(toRecord));
     cursor = page.nextCursor ?? undefined;
     if (!cursor || items.length >= opts.limit) break;
   }
