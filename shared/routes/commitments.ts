@@ -1,4 +1,12 @@
 import {
+  CommitmentAlertIdParams,
+  CommitmentAlertPageSchema,
+  CommitmentAlertSchema,
+  CommitmentAlertSnoozeBody,
+  CreateCommitmentAlertBody,
+  ListCommitmentAlertsQuery,
+} from '../domain/commitments/alert-resource';
+import {
   ExpiringQuery,
   ExpiringSchema,
   InventoryQuery,
@@ -77,9 +85,64 @@ export const simulateCommitment = route({
   timeoutSeconds: 29,
 });
 
+export const createCommitmentAlert = route({
+  id: 'createCommitmentAlert',
+  method: 'POST',
+  path: '/alerts-v2/commitmentAlerts',
+  entry: 'commitments/create-commitment-alert',
+  auth: 'member',
+  tag: 'Alerts',
+  summary:
+    'Create an alert for commitments ending within 30, 60 or 90 days: each commitment is announced once per window (docs/commitments.md)',
+  body: CreateCommitmentAlertBody,
+  successStatus: 201,
+  response: CommitmentAlertSchema,
+});
+
+export const listCommitmentAlerts = route({
+  id: 'listCommitmentAlerts',
+  method: 'GET',
+  path: '/alerts-v2/commitmentAlerts',
+  entry: 'commitments/list-commitment-alerts',
+  auth: 'member',
+  tag: 'Alerts',
+  summary: 'List the organisation’s expiring-commitment alerts, newest first',
+  query: ListCommitmentAlertsQuery,
+  response: CommitmentAlertPageSchema,
+});
+
+export const archiveCommitmentAlert = route({
+  id: 'archiveCommitmentAlert',
+  method: 'DELETE',
+  path: '/alerts-v2/commitmentAlerts/{id}',
+  entry: 'commitments/archive-commitment-alert',
+  auth: 'member',
+  tag: 'Alerts',
+  summary: 'Archive an expiring-commitment alert (sets archivedAt; idempotent): it sends nothing again',
+  params: CommitmentAlertIdParams,
+  response: CommitmentAlertSchema,
+});
+
+export const snoozeCommitmentAlert = route({
+  id: 'snoozeCommitmentAlert',
+  method: 'POST',
+  path: '/alerts-v2/commitmentAlerts/{id}/snooze',
+  entry: 'commitments/snooze-commitment-alert',
+  auth: 'member',
+  tag: 'Alerts',
+  summary: 'Snooze an expiring-commitment alert until a time: it sends nothing until then',
+  params: CommitmentAlertIdParams,
+  body: CommitmentAlertSnoozeBody,
+  response: CommitmentAlertSchema,
+});
+
 export const commitmentRoutes = [
   listCommitments,
   getCommitmentSummary,
   listExpiringCommitments,
   simulateCommitment,
+  createCommitmentAlert,
+  listCommitmentAlerts,
+  archiveCommitmentAlert,
+  snoozeCommitmentAlert,
 ];
