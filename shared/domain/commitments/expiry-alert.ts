@@ -150,6 +150,8 @@ export async function evaluateCommitmentExpiry(
 // The message
 
 const pct = (u: number) => `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 }).format(u * 100)}%`;
+/** An hourly commitment as the export's currency amount, to 4 decimals (`0.1`, `2.4`, `1.2345`). */
+const hourly = (h: number) => new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 }).format(h);
 
 /** One commitment's facts, in the order every format shows them. */
 function factsOf(c: ExpiringCommitment): string[] {
@@ -157,7 +159,9 @@ function factsOf(c: ExpiringCommitment): string[] {
     `${c.provider ?? 'unknown provider'}`,
     `${c.type ?? 'commitment'}`,
     `ends ${c.endDay} (${c.daysLeft} day${c.daysLeft === 1 ? '' : 's'} left)`,
-    c.hourlyCommitment === null ? 'hourly commitment unknown' : `hourly commitment ${c.hourlyCommitment}/h`,
+    c.hourlyCommitment === null
+      ? 'hourly commitment unknown'
+      : `hourly commitment ${hourly(c.hourlyCommitment)}/h`,
     c.utilization === null ? 'utilisation unknown' : `utilisation ${pct(c.utilization)} (last 30 days)`,
   ];
 }
