@@ -1,21 +1,28 @@
 import * as v from 'valibot';
 import type { Principal } from '../../auth/principal';
-import { getAlert, insertAlert, listAlerts } from '../../db/alerts-repo';
+import { getAlert, insertAlert } from '../../db/alerts-repo';
 import type { Page } from '../../db/page';
 import { NotFoundError } from '../../errors';
 import type { StoredAlert } from '../alerts/model';
 import { channelTarget } from '../alerts/rules';
 import {
-  ALERT_LIMITS,
   AlertIdParams,
   ChannelSchema,
+  CreateAlertBody,
   EmailsSchema,
+  ListAlertsQuery,
   SlackChannelIdSchema,
   SnoozeBody,
   TeamsUrlSchema,
 } from '../alerts/schemas';
-import { ALERT_NOT_FOUND, archiveAlert, newAlert, snoozeAlert, webhookPolicy } from '../alerts/service';
-import { PageQuerySchema } from '../common/enums';
+import {
+  ALERT_NOT_FOUND,
+  archiveAlert,
+  listStoredAlertsPage,
+  newAlert,
+  snoozeAlert,
+  webhookPolicy,
+} from '../alerts/service';
 import { EXPIRY_WINDOWS } from './expiry-alert';
 
 /**
@@ -25,14 +32,7 @@ import { EXPIRY_WINDOWS } from './expiry-alert';
  * `COMMITMENT_EXPIRY`, so the cost alerts' due index, sweep, evaluator, archive and snooze carry it.
  */
 export const CreateCommitmentAlertBody = v.strictObject({
-  name: v.pipe(
-    v.string(),
-    v.transform((s) => s.trim()),
-    v.minLength(1, 'must not be empty'),
-    v.maxLength(ALERT_LIMITS.nameMaxLength, `must be at most ${ALERT_LIMITS.nameMaxLength} characters`),
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to refuse them
-    v.regex(/^[^\u0000-\u001f\u007f]*$/, 'name must not contain control characters (CR, LF, tab…)'),
-  ),
+  name: CreateAlertBody.entries.name,
   withinDays: v.picklist(EXPIRY_WINDOWS, 'must be 30, 60 or 90'),
   notificationChannel: ChannelSchema,
   emails: v.optional(EmailsSchema, []),
@@ -40,11 +40,11 @@ export const CreateCommitmentAlertBody = v.strictObject({
   teamsChannelId: v.optional(v.nullable(TeamsUrlSchema)),
 });
 export type CreateCommitmentAlertInput = v.InferOutput<typeof CreateCommitmentAlertBody>;
-export { AlertIdParams as CommitmentAlertIdParams, SnoozeBody as CommitmentAlertSnoozeBody };
-export const ListCommitmentAlertsQuery = v.object({
-  ...PageQuerySchema.entries,
-  includeArchived: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
-});
+export {
+  AlertIdParams as CommitmentAlertIdParams,
+  ListAlertsQuery as ListCommitmentAlertsQuery,
+  SnoozeBody as CommitmentAlertSnoozeBody,
+};
 
 export const CommitmentAlertSchema = v.strictObject({
   id: v.string(),
@@ -131,23 +131,13 @@ async function loadCommitmentAlert(orgId: string, id: string): Promise<StoredAle
   return alert;
 }
 
-const MAX_LIST_READS = 5;
-
 /** The organisation's commitment alerts, newest first; archived ones only with `includeArchived`. */
 export async function listCommitmentAlerts(
   principal: Principal,
   opts: { limit: number; cursor?: string; includeArchived: boolean },
 ): Promise<Page<CommitmentAlert>> {
-  const items: CommitmentAlert[] = [];
-  let cursor = opts.cursor;
-  for (let read = 0; read < MAX_LIST_READS; read++) {
-    const page = await listAlerts(principal.orgId, opts.limit - items.length, cursor);
-    for (const a of page.items)
-      if (a.variant === KIND && (opts.includeArchived || !a.archivedAt)) items.push(commitmentAlertRecord(a));
-    cursor = page.nextCursor ?? undefined;
-    if (!cursor || items.length >= opts.limit) break;
-  }
-  return { items, nextCursor: cursor ?? null };
+  const page = await listStoredAlertsPage(principal.orgId, opts, (a) => a.variant === KIND);
+  return { items: page.items.map(commitmentAlertRecord), nextCursor: page.nextCursor };
 }
 
 /** Archives a commitment alert (idempotent): it leaves the due index and sends nothing again. */
