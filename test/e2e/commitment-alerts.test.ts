@@ -1,9 +1,16 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { num, parseCsv } from '../integration/warehouse/support';
-import { atLeast, drainQueues, emailsTo, slackTo, sweepAlertsOf, teamsTo } from '../support/alert-messages';
+import {
+  atLeast,
+  drainQueues,
+  emailsTo,
+  sendEvaluationMessage,
+  slackTo,
+  sweepAlertsOf,
+  teamsTo,
+} from '../support/alert-messages';
 import { ingestOk } from '../support/cli';
 import { CUR2_HEADER, csvText, curCommitmentLines, RI_ARN, SP_ARN } from '../support/commitment-exports';
 import { freshOrg } from '../support/fresh-org';
@@ -147,21 +154,11 @@ describe('expiring-commitment alerts on the local stack', () => {
   test('later ticks and a redelivered evaluation send nothing more', async () => {
     await tick(new Date(now + DAY_MS));
     await tick(new Date(now + 2 * DAY_MS));
-    const sqs = new SQSClient({
-      endpoint: session().endpoints.sqs,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    await sendEvaluationMessage({
+      orgId,
+      alertIds: [ids.slack!, ids.teams!, ids.snoozed!],
+      scheduledFor: new Date().toISOString(),
     });
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: session().queues['alert-evaluation']!.url,
-        MessageBody: JSON.stringify({
-          orgId,
-          alertIds: [ids.slack, ids.teams, ids.snoozed],
-          scheduledFor: new Date().toISOString(),
-        }),
-      }),
-    );
     expect(await drainQueues()).toBe(true);
     await new Promise((r) => setTimeout(r, 1000));
     expect(await slackTo(channel)).toHaveLength(1);
