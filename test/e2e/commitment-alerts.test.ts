@@ -170,6 +170,16 @@ describe('expiring-commitment alerts on the local stack', () => {
     expect(listed.body.items.map((a) => a.id).sort()).toEqual([ids.slack, ids.teams, ids.snoozed].sort());
     const costAlerts = await api<{ items: unknown[] }>('GET', '/alerts-v2/costAlerts', { token });
     expect(costAlerts.body.items).toEqual([]);
+    const widget = await api('GET', `/alerts-v2/costAlerts/${ids.slack}/widgetData`, { token });
+    expect(widget.status).toBe(404);
+    const history = await api<{ items: { triggered: boolean; notificationId: string | null }[] }>(
+      'GET',
+      `/alerts-v2/costAlerts/${ids.slack}/history`,
+      { token },
+    );
+    // The first tick announced; every later evaluation found nothing new.
+    expect(history.body.items.filter((e) => e.notificationId !== null)).toHaveLength(1);
+    expect(history.body.items.filter((e) => e.triggered)).toHaveLength(1);
   });
 
   test('the notification target is checked like the cost alerts’ (400 naming the field)', async () => {

@@ -150,7 +150,7 @@ export async function readWidgetData(
     getAlert(principal.orgId, alertId),
     getThresholds(principal.orgId, alertId),
   ]);
-  if (!alert) throw new NotFoundError(ALERT_NOT_FOUND);
+  if (!alert || alert.variant === 'COMMITMENT_EXPIRY') throw new NotFoundError(ALERT_NOT_FOUND);
   thresholds.sort((a, b) => (a.id < b.id ? -1 : 1));
   const series = await widgetSeries(alert, thresholds, createEngineSeriesSource(), now);
   return { ...toRecord(alert), thresholds, series };
@@ -248,6 +248,8 @@ export async function updateAlert(
   const fields = alertFields(input, webhookPolicy());
   await assertAlertReferences(principal, fields);
   return changeAlert(principal, alertId, ifMatch, async (current) => {
+    // An expiring-commitment alert is not a cost alert: it has no cost-alert definition to replace.
+    if (current.variant === 'COMMITMENT_EXPIRY') throw new NotFoundError(ALERT_NOT_FOUND);
     if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
     const next: StoredAlert = { ...current, ...stored(fields), updatedAt: now.toISOString() };
     return { next, thresholds: thresholdsOf(alertId, fields) };
