@@ -4,6 +4,7 @@ import type { AlertEvaluation, StoredAlert } from '../alerts/model';
 import type { Notification, RenderedMessage } from '../alerts/notification';
 import { cardText, escapeHtml, escapeSlack } from '../alerts/render';
 import { oneLine } from '../common/text';
+import type { ExpiringCommitment, ExpiringCommitmentSource, ExpiryClaimStore } from './ports';
 
 /**
  * Expiring-commitment alerts (docs/commitments.md, "Expiring-commitment alerts"): an alert of the
@@ -17,43 +18,6 @@ import { oneLine } from '../common/text';
  */
 export const EXPIRY_WINDOWS = [30, 60, 90] as const;
 export type ExpiryWindow = (typeof EXPIRY_WINDOWS)[number];
-
-/** One expiring commitment as the message names it. */
-export interface ExpiringCommitment {
-  id: string;
-  name: string | null;
-  provider: string | null;
-  type: string | null;
-  /** The last day of its term (`YYYY-MM-DD`). */
-  endDay: string;
-  daysLeft: number;
-  /** The export's hourly commitment (billing currency), null when the export gives none. */
-  hourlyCommitment: number | null;
-  /** Utilisation over the last 30 days (0–1), null when it had no commitment cost there. */
-  utilization: number | null;
-}
-
-/** The commitments ending within `withinDays` days of the organisation's today. */
-export interface ExpiringCommitmentSource {
-  expiring(
-    orgId: string,
-    withinDays: number,
-    now: Date,
-  ): Promise<{ today: string; items: ExpiringCommitment[] }>;
-}
-
-/** The claims of an alert: one per commitment and window, written once. */
-export interface ExpiryClaimStore {
-  /** The claims the alert holds, as `window#commitmentId`. */
-  claimed(orgId: string, alertId: string): Promise<Set<string>>;
-  /** The conditional write of one claim: true when this call wrote it. */
-  claim(
-    orgId: string,
-    alertId: string,
-    claim: { window: number; commitmentId: string; notificationId: string },
-    now: Date,
-  ): Promise<boolean>;
-}
 
 export interface ExpiryDeps {
   source: ExpiringCommitmentSource;

@@ -10,8 +10,8 @@ import { planConversion } from '../queries/conversion';
 import type { ConversionOut } from '../queries/model';
 import { addMonths, DAY_MS, dayMs, resolvePeriod, ymd } from '../queries/period';
 import { eligibleClause } from './eligibility';
-import type { ExpiringCommitmentSource } from './expiry-alert';
 import { type Amounts, addInto, bucketOf, factAmounts, type Rates, ratesOf, zero } from './figures';
+import type { ExpiringCommitmentSource } from './ports';
 import {
   HOURS_PER_MONTH,
   type LevelOutcome,

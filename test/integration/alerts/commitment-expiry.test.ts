@@ -11,11 +11,8 @@ import {
   listCommitmentAlerts,
   snoozeCommitmentAlert,
 } from '../../../shared/domain/commitments/alert-resource';
-import {
-  type ExpiringCommitment,
-  type ExpiryDeps,
-  evaluateCommitmentExpiry,
-} from '../../../shared/domain/commitments/expiry-alert';
+import { type ExpiryDeps, evaluateCommitmentExpiry } from '../../../shared/domain/commitments/expiry-alert';
+import type { ExpiringCommitment } from '../../../shared/domain/commitments/ports';
 
 /**
  * Expiring-commitment alerts through the sweep and the batch evaluator, on the DynamoDB emulator:

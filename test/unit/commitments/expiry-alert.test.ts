@@ -1,9 +1,9 @@
 import {
-  type ExpiringCommitment,
   expiryNotificationId,
   expiryWindowOf,
   renderExpiryMessage,
 } from '../../../shared/domain/commitments/expiry-alert';
+import type { ExpiringCommitment } from '../../../shared/domain/commitments/ports';
 
 describe('expiring-commitment windows', () => {
   test.each([
