@@ -339,6 +339,15 @@ export const keys = {
     pk: `${org(orgId)}#ALERT#${alertId}`,
     sk: 'DEDUP',
   }),
+  /**
+   * An expiring-commitments alert's claim of one commitment in one window (30/60/90 days): written
+   * once, conditionally, so the commitment is announced once per window (docs/commitments.md).
+   */
+  commitmentExpiryClaim: (orgId: string, alertId: string, window: number, commitmentId: string): ItemKey => ({
+    pk: `${org(orgId)}#ALERT#${alertId}`,
+    sk: `${keys.commitmentExpiryClaimPrefix}${window}#${commitmentId}`,
+  }),
+  commitmentExpiryClaimPrefix: 'CEXP#',
   /** One evaluation of an alert (history, TTL); `evaluatedAt` is an ISO time, so the list sorts by time. */
   alertEvaluation: (orgId: string, alertId: string, evaluatedAt: string): ItemKey => ({
     pk: `${org(orgId)}#ALERT#${alertId}`,

@@ -1,4 +1,12 @@
 import {
+  CommitmentAlertIdParams,
+  CommitmentAlertPageSchema,
+  CommitmentAlertSchema,
+  CommitmentAlertSnoozeBody,
+  CreateCommitmentAlertBody,
+  ListCommitmentAlertsQuery,
+} from '../domain/commitments/alert-resource';
+import {
   ExpiringQuery,
   ExpiringSchema,
   InventoryQuery,
@@ -11,6 +19,8 @@ import {
 import { type Area, declare } from './declare';
 
 const AREA: Area = { tag: 'Commitments', folder: 'commitments' };
+/** The expiring-commitment alerts: listed with the other alerts, built with the commitments. */
+const ALERTS_AREA: Area = { tag: 'Alerts', folder: 'commitments' };
 
 export const listCommitments = declare(AREA, 'GET /commitments', 'listCommitments', {
   auth: 'member',
@@ -57,9 +67,64 @@ export const simulateCommitment = declare(AREA, 'POST /commitments/simulate', 's
   timeoutSeconds: 29,
 });
 
+export const createCommitmentAlert = declare(
+  ALERTS_AREA,
+  'POST /alerts-v2/commitmentAlerts',
+  'createCommitmentAlert',
+  {
+    auth: 'member',
+    summary:
+      'Create an alert for commitments ending within 30, 60 or 90 days: each commitment is announced once per window (docs/commitments.md)',
+    body: CreateCommitmentAlertBody,
+    successStatus: 201,
+    response: CommitmentAlertSchema,
+  },
+);
+
+export const listCommitmentAlerts = declare(
+  ALERTS_AREA,
+  'GET /alerts-v2/commitmentAlerts',
+  'listCommitmentAlerts',
+  {
+    auth: 'member',
+    summary: 'List the organisation’s expiring-commitment alerts, newest first',
+    query: ListCommitmentAlertsQuery,
+    response: CommitmentAlertPageSchema,
+  },
+);
+
+export const archiveCommitmentAlert = declare(
+  ALERTS_AREA,
+  'DELETE /alerts-v2/commitmentAlerts/{id}',
+  'archiveCommitmentAlert',
+  {
+    auth: 'member',
+    summary: 'Archive an expiring-commitment alert (sets archivedAt; idempotent): it sends nothing again',
+    params: CommitmentAlertIdParams,
+    response: CommitmentAlertSchema,
+  },
+);
+
+export const snoozeCommitmentAlert = declare(
+  ALERTS_AREA,
+  'POST /alerts-v2/commitmentAlerts/{id}/snooze',
+  'snoozeCommitmentAlert',
+  {
+    auth: 'member',
+    summary: 'Snooze an expiring-commitment alert until a time: it sends nothing until then',
+    params: CommitmentAlertIdParams,
+    body: CommitmentAlertSnoozeBody,
+    response: CommitmentAlertSchema,
+  },
+);
+
 export const commitmentRoutes = [
   listCommitments,
   getCommitmentSummary,
   listExpiringCommitments,
   simulateCommitment,
+  createCommitmentAlert,
+  listCommitmentAlerts,
+  archiveCommitmentAlert,
+  snoozeCommitmentAlert,
 ];

@@ -1,3 +1,4 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { api, session } from './session';
 
 /**
@@ -58,6 +59,30 @@ export async function sweepAlertsOf(orgIds: string[], now: Date): Promise<boolea
   });
   if (res.status !== 200) throw new Error(`alert-sweep tick answered ${res.status}`);
   return drainQueues();
+}
+
+/** Puts one message on the local `alert-evaluation` queue (a redelivery, or one alert's evaluation). */
+export async function sendEvaluationMessage(body: {
+  orgId: string;
+  alertId?: string;
+  alertIds?: string[];
+  scheduledFor: string;
+}): Promise<void> {
+  const sqs = new SQSClient({
+    endpoint: session().endpoints.sqs,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: session().queues['alert-evaluation']!.url,
+        MessageBody: JSON.stringify(body),
+      }),
+    );
+  } finally {
+    sqs.destroy();
+  }
 }
 
 /** Money as alert messages write it (USD): whole units from 100 up, cents below. */

@@ -2,7 +2,7 @@ import { config } from '../../config';
 import { log } from '../../log';
 import { mapSettled, type Settled } from '../../pool';
 import { dedupRule, localDay } from './dedup';
-import type { AlertEvaluation, AlertThreshold, StoredAlert } from './model';
+import type { AlertEvaluation, AlertThreshold, AlertVariant, StoredAlert } from './model';
 import { alertNotificationId, type Notification } from './notification';
 import type { Enqueue, EvaluationStore, RootCauseSource } from './ports';
 import { renderAlertMessage } from './render';
@@ -46,6 +46,12 @@ export interface EvaluateDeps {
   enqueueNotifications: Enqueue<Notification>;
   /** The root causes of a firing, shown in its message; without it messages carry none. */
   rootCauses?: RootCauseSource;
+  /**
+   * Evaluators of the alert kinds that read no series (by `variant`): each decides, dedups and
+   * notifies on its own and answers the evaluation to record (`COMMITMENT_EXPIRY`,
+   * docs/commitments.md). An alert of a kind with no evaluator here fails its message.
+   */
+  kinds?: Partial<Record<AlertVariant, (alert: StoredAlert, now: Date) => Promise<AlertEvaluation>>>;
   now: () => Date;
 }
 
@@ -137,7 +143,7 @@ async function load({ deps, byOrg }: Batch): Promise<void> {
 
 /** Phase 2: one engine read per distinct query set (all in flight), then each decision in memory. */
 async function readAndDecide({ now, deps, work }: Batch): Promise<void> {
-  const live = [...work.values()].filter((w) => ok(w) && w.loaded);
+  const live = [...work.values()].filter((w) => ok(w) && w.loaded && !isKind(w.loaded.alert));
   deps.source.prepare?.(
     live.flatMap((w) => (w.loaded ? [w.loaded.alert] : [])),
     { now },
@@ -157,6 +163,25 @@ async function readAndDecide({ now, deps, work }: Batch): Promise<void> {
       }
       const result = decide(loaded.alert, loaded.thresholds, series, appUrl);
       w.decided = { ...loaded, result, evaluatedDay: series.dataThrough };
+    } catch (error) {
+      w.error = error;
+    }
+  });
+}
+
+/** Alerts of the kinds that read no series (`EvaluateDeps.kinds`). */
+const KINDS: readonly AlertVariant[] = ['COMMITMENT_EXPIRY'];
+const isKind = (alert: StoredAlert) => KINDS.includes(alert.variant);
+
+/** Phase 2 (kinds): each alert of a series-less kind through its own evaluator. */
+async function evaluateKinds({ now, deps, work }: Batch): Promise<void> {
+  const kinds = [...work.values()].filter((w) => ok(w) && w.loaded && isKind(w.loaded.alert));
+  await mapSettled(kinds, IO_CONCURRENCY, async (w) => {
+    const alert = w.loaded!.alert;
+    try {
+      const evaluate = deps.kinds?.[alert.variant];
+      if (!evaluate) throw new Error(`no evaluator for alerts of kind ${alert.variant}`);
+      w.evaluation = await evaluate(alert, now);
     } catch (error) {
       w.error = error;
     }
@@ -308,7 +333,7 @@ export async function evaluateMessages(
 ): Promise<Settled<(AlertEvaluation | null)[]>[]> {
   const batch = batchOf(msgs, deps);
   await load(batch);
-  await readAndDecide(batch);
+  await Promise.all([readAndDecide(batch), evaluateKinds(batch)]);
   const claims = suppress(batch);
   await claimDedups(batch, claims);
   await notify(batch, claims);

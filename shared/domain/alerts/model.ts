@@ -30,8 +30,12 @@ export type ChangeBasis = (typeof CHANGE_BASES)[number];
 /** Default window of a ROLLING dedup when the body gives no `dedupWindowDays`. */
 export const DEFAULT_DEDUP_WINDOW_DAYS = 7;
 
-/** Which of the three create variants an alert is (derived from the body, never sent). */
-export type AlertVariant = 'CONDITION' | 'THRESHOLD' | 'PERIOD_CHANGE';
+/**
+ * Which of the three create variants an alert is (derived from the body, never sent), or
+ * `COMMITMENT_EXPIRY`: an expiring-commitments alert (`/alerts-v2/commitmentAlerts`,
+ * docs/commitments.md), evaluated by its own kind evaluator (`EvaluateDeps.kinds`).
+ */
+export type AlertVariant = 'CONDITION' | 'THRESHOLD' | 'PERIOD_CHANGE' | 'COMMITMENT_EXPIRY';
 
 export interface CostAlert {
   id: string;
@@ -115,6 +119,8 @@ export interface StoredAlert extends CostAlert {
    * (their thresholds are queried).
    */
   evalThresholds?: AlertThreshold[];
+  /** `COMMITMENT_EXPIRY` only: the days before a commitment's end it is announced (30, 60 or 90). */
+  expiryWithinDays?: number;
 }
 
 export function toRecord(alert: CostAlert): CostAlert {

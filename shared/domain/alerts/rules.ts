@@ -51,7 +51,7 @@ export function variantOf(input: Pick<CreateAlertInput, 'condition' | 'threshold
   return modes.has('PERIOD_CHANGE') ? 'PERIOD_CHANGE' : 'THRESHOLD';
 }
 
-/** The notification target of a body (cost and budget alerts): 400 naming what is missing or refused. */
+/** The notification target of a body (cost, budget and commitment alerts): 400 naming what is missing or refused. */
 export function channelTarget(
   input: Pick<CreateAlertInput, 'notificationChannel' | 'emails' | 'slackChannelId' | 'teamsChannelId'>,
   policy: WebhookPolicy,

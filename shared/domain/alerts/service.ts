@@ -155,7 +155,7 @@ export async function readWidgetData(
     getAlert(principal.orgId, alertId),
     getThresholds(principal.orgId, alertId),
   ]);
-  if (!alert) throw new NotFoundError(ALERT_NOT_FOUND);
+  if (!alert || alert.variant === 'COMMITMENT_EXPIRY') throw new NotFoundError(ALERT_NOT_FOUND);
   thresholds.sort((a, b) => (a.id < b.id ? -1 : 1));
   const series = await widgetSeries(alert, thresholds, createEngineSeriesSource(), now);
   return { ...toRecord(alert), thresholds, series };
@@ -171,20 +171,33 @@ export async function readAlert(
 
 const MAX_LIST_READS = 5;
 
-/** A page of the organisation's alerts, newest first; archived ones only with `includeArchived`. */
-export async function listAlertsPage(
-  principal: Principal,
+/**
+ * A page of the organisation's stored alerts that `keep` keeps, newest first; archived ones only
+ * with `includeArchived` (cost alerts here, expiring-commitment alerts in `commitments/`).
+ */
+export async function listStoredAlertsPage(
+  orgId: string,
   opts: { limit: number; cursor?: string; includeArchived: boolean },
-): Promise<Page<CostAlert>> {
-  const items: CostAlert[] = [];
+  keep: (alert: StoredAlert) => boolean,
+): Promise<Page<StoredAlert>> {
+  const items: StoredAlert[] = [];
   let cursor = opts.cursor;
   for (let read = 0; read < MAX_LIST_READS; read++) {
-    const page = await listAlerts(principal.orgId, opts.limit - items.length, cursor);
-    items.push(...page.items.filter((a) => opts.includeArchived || !a.archivedAt).map(toRecord));
+    const page = await listAlerts(orgId, opts.limit - items.length, cursor);
+    items.push(...page.items.filter((a) => keep(a) && (opts.includeArchived || !a.archivedAt)));
     cursor = page.nextCursor ?? undefined;
     if (!cursor || items.length >= opts.limit) break;
   }
   return { items, nextCursor: cursor ?? null };
+}
+
+/** A page of the organisation's cost alerts (expiring-commitment alerts have their own list). */
+export async function listAlertsPage(
+  principal: Principal,
+  opts: { limit: number; cursor?: string; includeArchived: boolean },
+): Promise<Page<CostAlert>> {
+  const page = await listStoredAlertsPage(principal.orgId, opts, (a) => a.variant !== 'COMMITMENT_EXPIRY');
+  return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
 }
 
 /** `"3"`, `W/"3"` or `3` make a write conditional on that version; `*` or none do not. */
@@ -240,6 +253,8 @@ export async function updateAlert(
   const fields = alertFields(input, webhookPolicy());
   await assertAlertReferences(principal, fields);
   return changeAlert(principal, alertId, ifMatch, async (current) => {
+    // An expiring-commitment alert is not a cost alert: it has no cost-alert definition to replace.
+    if (current.variant === 'COMMITMENT_EXPIRY') throw new NotFoundError(ALERT_NOT_FOUND);
     if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
     const next: StoredAlert = { ...current, ...stored(fields), updatedAt: now.toISOString() };
     return { next, thresholds: thresholdsOf(alertId, fields) };

@@ -11,6 +11,7 @@ import type { ConversionOut } from '../queries/model';
 import { addMonths, DAY_MS, dayMs, resolvePeriod, ymd } from '../queries/period';
 import { eligibleClause } from './eligibility';
 import { type Amounts, addInto, bucketOf, factAmounts, type Rates, ratesOf, zero } from './figures';
+import type { ExpiringCommitmentSource } from './ports';
 import {
   HOURS_PER_MONTH,
   type LevelOutcome,
@@ -272,6 +273,35 @@ export async function expiringCommitments(
     .sort((a, b) => a.daysLeft - b.daysLeft || a.id.localeCompare(b.id));
   return { today, withinDays, items };
 }
+
+/**
+ * The expiring-commitment alerts' source (`expiry-alert.ts`): the commitments ending within
+ * `withinDays` days, each with its utilisation over the last 30 days (`GET /commitments` over
+ * TRAILING_30_DAYS; null when it had no commitment cost there). Only read when some commitment ends.
+ */
+export const expiringCommitmentSource: ExpiringCommitmentSource = {
+  async expiring(orgId, withinDays, now) {
+    const principal: Principal = { orgId, principalId: 'alerts', kind: 'org', role: 'admin', teamIds: [] };
+    const { today, items } = await expiringCommitments(principal, withinDays, now);
+    const inventory = items.length
+      ? await commitmentInventory(principal, { datePreset: 'TRAILING_30_DAYS' }, now)
+      : { items: [] };
+    const utilization = new Map(inventory.items.map((i) => [i.id, i.utilization]));
+    return {
+      today,
+      items: items.map((c) => ({
+        id: c.id,
+        name: c.name,
+        provider: c.provider,
+        type: c.type,
+        endDay: endDay(c.end!)!,
+        daysLeft: c.daysLeft,
+        hourlyCommitment: c.hourlyCommitment,
+        utilization: utilization.get(c.id) ?? null,
+      })),
+    };
+  },
+};
 
 /** The UTC calendar day a term ends on (`2025-01-14T23:59:59Z` → `2025-01-14`), null when unreadable. */
 function endDay(end: string): string | null {

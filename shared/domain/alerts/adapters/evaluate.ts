@@ -1,6 +1,10 @@
 import { enqueueMany } from '../../../cloud/queue';
+import { config } from '../../../config';
 import { claimDedup, getAlerts, getThresholdsOf, putEvaluations } from '../../../db/alerts-repo';
+import { claimCommitmentExpiry, listCommitmentExpiryClaims } from '../../../db/commitment-expiry-repo';
 import { getOrganizationTimezone } from '../../../db/organizations-repo';
+import { type ExpiryDeps, evaluateCommitmentExpiry } from '../../commitments/expiry-alert';
+import { expiringCommitmentSource } from '../../commitments/service';
 import type { EvaluateDeps } from '../evaluator';
 import type { Notification } from '../notification';
 import type { Enqueue, EvaluationStore } from '../ports';
@@ -21,6 +25,19 @@ export const evaluationStore: EvaluationStore = {
 
 export const notificationQueue: Enqueue<Notification> = (ns) => enqueueMany('notifications', ns);
 
+/** The expiring-commitment alerts' dependencies: the warehouse, their claims, the `notifications` queue. */
+export function expiryDeps(): ExpiryDeps {
+  return {
+    source: expiringCommitmentSource,
+    claims: { claimed: listCommitmentExpiryClaims, claim: claimCommitmentExpiry },
+    enqueue: async (n) => {
+      const [error] = await notificationQueue([n]);
+      if (error) throw error;
+    },
+    appUrl: config().consoleBaseUrl,
+  };
+}
+
 /** The evaluator's dependencies for one worker invocation (one series source: shared reads). */
 export function evaluatorDeps(now: () => Date = () => new Date()): EvaluateDeps {
   return {
@@ -28,6 +45,7 @@ export function evaluatorDeps(now: () => Date = () => new Date()): EvaluateDeps 
     store: evaluationStore,
     enqueueNotifications: notificationQueue,
     rootCauses: createEngineRootCauses(),
+    kinds: { COMMITMENT_EXPIRY: (alert, at) => evaluateCommitmentExpiry(alert, expiryDeps(), at) },
     now,
   };
 }

@@ -1,0 +1,160 @@
+import * as v from 'valibot';
+import type { Principal } from '../../auth/principal';
+import { getAlert, insertAlert } from '../../db/alerts-repo';
+import type { Page } from '../../db/page';
+import { NotFoundError } from '../../errors';
+import type { StoredAlert } from '../alerts/model';
+import { channelTarget } from '../alerts/rules';
+import {
+  AlertIdParams,
+  ChannelSchema,
+  CreateAlertBody,
+  EmailsSchema,
+  ListAlertsQuery,
+  SlackChannelIdSchema,
+  SnoozeBody,
+  TeamsUrlSchema,
+} from '../alerts/schemas';
+import {
+  ALERT_NOT_FOUND,
+  archiveAlert,
+  listStoredAlertsPage,
+  newAlert,
+  snoozeAlert,
+  webhookPolicy,
+} from '../alerts/service';
+import { EXPIRY_WINDOWS } from './expiry-alert';
+
+/**
+ * `/alerts-v2/commitmentAlerts` (docs/commitments.md, "Expiring-commitment alerts"): an alert for
+ * commitments ending within 30, 60 or 90 days, with the cost alerts' notification target and its
+ * checks (EMAIL/SLACK/TEAMS, the Teams webhook's address policy). It is stored as an alert of kind
+ * `COMMITMENT_EXPIRY`, so the cost alerts' due index, sweep, evaluator, archive and snooze carry it.
+ */
+export const CreateCommitmentAlertBody = v.strictObject({
+  name: CreateAlertBody.entries.name,
+  withinDays: v.picklist(EXPIRY_WINDOWS, 'must be 30, 60 or 90'),
+  notificationChannel: ChannelSchema,
+  emails: v.optional(EmailsSchema, []),
+  slackChannelId: v.optional(v.nullable(SlackChannelIdSchema)),
+  teamsChannelId: v.optional(v.nullable(TeamsUrlSchema)),
+});
+export type CreateCommitmentAlertInput = v.InferOutput<typeof CreateCommitmentAlertBody>;
+export {
+  AlertIdParams as CommitmentAlertIdParams,
+  ListAlertsQuery as ListCommitmentAlertsQuery,
+  SnoozeBody as CommitmentAlertSnoozeBody,
+};
+
+export const CommitmentAlertSchema = v.strictObject({
+  id: v.string(),
+  organizationId: v.string(),
+  createdById: v.string(),
+  createdAt: v.string(),
+  archivedAt: v.nullable(v.string()),
+  snoozedUntil: v.nullable(v.string()),
+  name: v.string(),
+  withinDays: v.number(),
+  notificationChannel: ChannelSchema,
+  emails: v.array(v.string()),
+  slackChannelId: v.nullable(v.string()),
+  teamsChannelId: v.nullable(v.string()),
+});
+export type CommitmentAlert = v.InferOutput<typeof CommitmentAlertSchema>;
+export const CommitmentAlertPageSchema = v.object({
+  items: v.array(CommitmentAlertSchema),
+  nextCursor: v.nullable(v.string()),
+});
+
+const KIND = 'COMMITMENT_EXPIRY';
+
+export function commitmentAlertRecord(a: StoredAlert): CommitmentAlert {
+  return {
+    id: a.id,
+    organizationId: a.organizationId,
+    createdById: a.createdById,
+    createdAt: a.createdAt,
+    archivedAt: a.archivedAt,
+    snoozedUntil: a.snoozedUntil,
+    name: a.name,
+    withinDays: a.expiryWithinDays ?? 30,
+    notificationChannel: a.notificationChannel,
+    emails: a.emails,
+    slackChannelId: a.slackChannelId,
+    teamsChannelId: a.teamsChannelId,
+  };
+}
+
+export async function createCommitmentAlert(
+  principal: Principal,
+  input: CreateCommitmentAlertInput,
+  now = new Date(),
+): Promise<CommitmentAlert> {
+  const target = channelTarget(input, webhookPolicy());
+  const at = now.toISOString();
+  // Stored with the cost alerts' fields it does not use left empty; due at once, then daily.
+  const { alert } = newAlert(
+    principal,
+    {
+      variant: KIND,
+      urlState: '',
+      name: input.name,
+      description: '',
+      scopeId: null,
+      queryName: '',
+      currency: 'USD',
+      queries: [],
+      evaluationPeriod: 'DAILY',
+      thresholdType: 'ABOVE',
+      condition: null,
+      conditionAdvancedExplorerQuery: {} as StoredAlert['conditionAdvancedExplorerQuery'],
+      dedupKind: null,
+      dedupCalendarUnit: null,
+      dedupWindowDays: null,
+      notificationChannel: input.notificationChannel,
+      ...target,
+      minCost: null,
+      tagIds: [],
+      thresholds: [],
+    },
+    at,
+    at,
+  );
+  const stored: StoredAlert = { ...alert, expiryWithinDays: input.withinDays };
+  await insertAlert(stored, []);
+  return commitmentAlertRecord(stored);
+}
+
+async function loadCommitmentAlert(orgId: string, id: string): Promise<StoredAlert> {
+  const alert = await getAlert(orgId, id);
+  if (!alert || alert.variant !== KIND) throw new NotFoundError(ALERT_NOT_FOUND);
+  return alert;
+}
+
+/** The organisation's commitment alerts, newest first; archived ones only with `includeArchived`. */
+export async function listCommitmentAlerts(
+  principal: Principal,
+  opts: { limit: number; cursor?: string; includeArchived: boolean },
+): Promise<Page<CommitmentAlert>> {
+  const page = await listStoredAlertsPage(principal.orgId, opts, (a) => a.variant === KIND);
+  return { items: page.items.map(commitmentAlertRecord), nextCursor: page.nextCursor };
+}
+
+/** Archives a commitment alert (idempotent): it leaves the due index and sends nothing again. */
+export async function archiveCommitmentAlert(principal: Principal, id: string, now = new Date()) {
+  await loadCommitmentAlert(principal.orgId, id);
+  await archiveAlert(principal, id, undefined, now);
+  return commitmentAlertRecord(await loadCommitmentAlert(principal.orgId, id));
+}
+
+/** Snoozes a commitment alert: nothing is sent (nor claimed) until then. */
+export async function snoozeCommitmentAlert(
+  principal: Principal,
+  id: string,
+  until: string,
+  now = new Date(),
+) {
+  await loadCommitmentAlert(principal.orgId, id);
+  await snoozeAlert(principal, id, until, undefined, now);
+  return commitmentAlertRecord(await loadCommitmentAlert(principal.orgId, id));
+}
