@@ -428,6 +428,26 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
       names.push('Total');
       offsets.push(Math.min(0, running));
     }
+    // A labelled bar of the waterfall's stack; `sign` turns the stored magnitude back into the step's value.
+    const stepBar = (
+      name: string,
+      color: string,
+      show: boolean,
+      position: 'top' | 'bottom',
+      sign: 1 | -1,
+      data: (number | string)[],
+    ) => ({
+      type: 'bar',
+      stack: 'w',
+      name,
+      itemStyle: { color },
+      label: {
+        show,
+        position,
+        formatter: (p: { value: number }) => valueFmt(sign === 1 ? p.value : -p.value),
+      },
+      data,
+    });
     return {
       kind: 'echarts',
       title: input.title,
@@ -453,45 +473,15 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
             data: offsets,
             silent: true,
           },
-          {
-            type: 'bar',
-            stack: 'w',
-            name: 'Increase',
-            itemStyle: { color: '#5470c6' },
-            label: {
-              show: names.length <= 12,
-              position: 'top',
-              formatter: (p: { value: number }) => valueFmt(p.value),
-            },
-            data: split ? ups : [...ups, '-'],
-          },
-          {
-            type: 'bar',
-            stack: 'w',
-            name: 'Decrease',
-            itemStyle: { color: '#3ba272' },
-            label: {
-              show: names.length <= 12,
-              position: 'bottom',
-              formatter: (p: { value: number }) => valueFmt(-p.value),
-            },
-            data: split ? downs : [...downs, '-'],
-          },
+          stepBar('Increase', '#5470c6', names.length <= 12, 'top', 1, split ? ups : [...ups, '-']),
+          stepBar('Decrease', '#3ba272', names.length <= 12, 'bottom', -1, split ? downs : [...downs, '-']),
           ...(split
             ? []
             : [
-                {
-                  type: 'bar',
-                  stack: 'w',
-                  name: 'Total',
-                  itemStyle: { color: '#555' },
-                  label: {
-                    show: true,
-                    position: 'top',
-                    formatter: (p: { value: number }) => valueFmt(p.value),
-                  },
-                  data: [...names.slice(0, -1).map(() => '-'), Math.abs(running)],
-                },
+                stepBar('Total', '#555', true, 'top', 1, [
+                  ...names.slice(0, -1).map(() => '-'),
+                  Math.abs(running),
+                ]),
               ]),
         ],
       },
