@@ -12,6 +12,7 @@ import { resetDb } from '../shared/db/client';
 import type { Report } from '../shared/domain/reports/model';
 import type { Attachment } from '../shared/notify/email';
 import { workers } from '../shared/queues';
+import { emailReport } from '../test/support/reliability';
 import { tinyPdf, tinyPng } from '../test/support/report-delivery-files';
 import { percentile, startStack } from './support';
 
@@ -43,30 +44,20 @@ export default async function reportDeliveryBench(): Promise<Record<string, unkn
     const makeReports = async (label: string) => {
       const out: Report[] = [];
       for (let i = 0; i < REPORTS; i++) {
-        const now = new Date().toISOString();
-        const r = {
-          id: `rep_bench${label}${tag}${i}`,
-          organizationId: session.orgId,
-          name: `Bench ${label} ${i}`,
-          description: '',
-          type: 'PUBLIC',
-          teamId: null,
-          context: { metricId: 'cost', groupBy: null, datePreset: 'LAST_MONTH', currency: 'USD' },
-          scheduledPeriod: null,
-          scheduledWeekday: null,
-          status: 'ACTIVE',
-          widgets: [{ type: 'TEXT', contentMarkdown: `## Week ${i}\n\nSpend is **up** 4 %.` }],
-          destinations: [
-            { destinationType: 'EMAIL', destinationValues: [`bench+${label}${i}@example.com`] },
-            { destinationType: 'SLACK', destinationValues: [`CBENCH${label.toUpperCase()}${i}`] },
-          ],
-          createdById: 'usr_bench',
-          createdAt: now,
-          updatedAt: now,
-          archivedAt: null,
-          version: 1,
-          nextRunAt: null,
-        } as unknown as Report;
+        const r = emailReport(
+          session.orgId,
+          `rep_bench${label}${tag}${i}`,
+          `bench+${label}${i}@example.com`,
+          {
+            name: `Bench ${label} ${i}`,
+            widgets: [{ type: 'TEXT', contentMarkdown: `## Week ${i}\n\nSpend is **up** 4 %.` }],
+            destinations: [
+              { destinationType: 'EMAIL', destinationValues: [`bench+${label}${i}@example.com`] },
+              { destinationType: 'SLACK', destinationValues: [`CBENCH${label.toUpperCase()}${i}`] },
+            ],
+            createdById: 'usr_bench',
+          },
+        );
         await insertReport(r);
         out.push(r);
       }

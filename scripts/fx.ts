@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isConnectionRefused, wantsHelp } from './lib/cli';
+import { isConnectionRefused, printedHelp } from './lib/cli';
 import { noStackMessage, pointAtTable, readStackSession } from './lib/stack-table';
 
 const USAGE = [
@@ -63,10 +63,7 @@ function pointAtStack(stateDir: string): void {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (wantsHelp(argv)) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  if (printedHelp(argv, USAGE)) return;
   const args = parseFxArgs(argv);
   let text: string | undefined;
   if (args.command === 'load') {

@@ -23,7 +23,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type ConformanceReport, conformanceSummary } from '../shared/warehouse/conformance/report';
 import { MANIFEST_LABEL, partFileName, readManifestFile } from '../shared/warehouse/ingest/manifest';
 import { joinParts } from '../shared/warehouse/ingest/parts';
-import { wantsHelp } from './lib/cli';
+import { printedHelp } from './lib/cli';
 
 const USAGE = [
   'usage: npm run ingest -- [--org ORG_ID] [--state-dir DIR] [--session FILE] [--no-wait] [--timeout SECONDS] FILE [PART…]',
@@ -116,10 +116,7 @@ async function assertReachable(baseUrl: string, sessionFile: string): Promise<vo
 async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const argv = process.argv.slice(2);
-  if (wantsHelp(argv)) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  if (printedHelp(argv, USAGE)) return;
   const args = parseArgs(argv);
   if (!args.files.length) fail(`give the file to ingest\n${USAGE}`, 2);
   const files = args.files.map((f) => resolve(f));

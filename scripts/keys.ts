@@ -14,7 +14,7 @@
  * principal must be the org itself and gets an organisation key.
  */
 import { resolve } from 'node:path';
-import { isConnectionRefused, UsageError, wantsHelp } from './lib/cli';
+import { isConnectionRefused, printedHelp, UsageError } from './lib/cli';
 import { noStackMessage, pointAtTable, readStackSession, type TableSession } from './lib/stack-table';
 
 export { UsageError } from './lib/cli';
@@ -87,10 +87,7 @@ interface LocalSession extends TableSession {
 }
 
 async function main(): Promise<void> {
-  if (wantsHelp(process.argv.slice(2))) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  if (printedHelp(process.argv.slice(2), USAGE)) return;
   const args = parseKeysArgs(process.argv.slice(2));
   const session = readStackSession<LocalSession>(args.stateDir);
   if (!session && !process.env.DYNAMODB_ENDPOINT && !process.env.TABLE_NAME) {

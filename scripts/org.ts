@@ -23,7 +23,7 @@ import {
 } from '../shared/domain/admin/schemas';
 import { DASHBOARD_CURRENCIES } from '../shared/enums';
 import { isTimeZone } from '../shared/validation';
-import { isConnectionRefused, UsageError, wantsHelp } from './lib/cli';
+import { isConnectionRefused, printedHelp, UsageError } from './lib/cli';
 import { noStackMessage, pointAtTable, readStackSession, type TableSession } from './lib/stack-table';
 
 export { UsageError } from './lib/cli';
@@ -175,10 +175,7 @@ export function target(args: Where, env: NodeJS.ProcessEnv = process.env): strin
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  if (wantsHelp(argv)) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  if (printedHelp(argv, USAGE)) return;
   const args = parseOrgArgs(argv);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const where = target(args);

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../infra/local/idp';
 import { roleFromClaim } from '../shared/auth/principal';
-import { UsageError, wantsHelp } from './lib/cli';
+import { printedHelp, UsageError } from './lib/cli';
 
 const USER_ID = /^user_[A-Za-z0-9_-]{1,64}$/;
 const ORG_ID = /^org_[A-Za-z0-9_-]{1,64}$/;
@@ -97,10 +97,7 @@ export function unseededUserNote(user: string, org: string, role: string | undef
 }
 
 async function main(): Promise<void> {
-  if (wantsHelp(process.argv.slice(2))) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  if (printedHelp(process.argv.slice(2), USAGE)) return;
   const args = parseTokenArgs(process.argv.slice(2));
   const session = readSession(args.stateDir);
   const org = args.org ?? defaultOrg(args.user, session);

@@ -10,6 +10,13 @@ export function wantsHelp(argv: readonly string[]): boolean {
   return argv.some((a) => a === '--help' || a === '-h');
 }
 
+/** With `--help` or `-h` in `argv`: prints `usage` to stdout and answers true (the tool then stops, exit 0). */
+export function printedHelp(argv: readonly string[], usage: string): boolean {
+  if (!wantsHelp(argv)) return false;
+  process.stdout.write(`${usage}\n`);
+  return true;
+}
+
 /** True when the error (or one it wraps) is a refused or reset connection: no stack is running. */
 export function isConnectionRefused(error: unknown): boolean {
   const e = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | null;

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { wantsHelp } from './cli';
+import { printedHelp } from './cli';
 import { noStackMessage, pointAtTable, readStackSession } from './stack-table';
 
 /**
@@ -17,10 +17,7 @@ export function runMigration<T>(
 ): void {
   const main = async (): Promise<void> => {
     const argv = process.argv.slice(2);
-    if (wantsHelp(argv)) {
-      process.stdout.write(`${usage}\n`);
-      return;
-    }
+    if (printedHelp(argv, usage)) return;
     const stateDir = stateDirOf(argv, name, usage);
     const session = readStackSession(stateDir);
     if (!session && !process.env.DYNAMODB_ENDPOINT && !process.env.TABLE_NAME) {

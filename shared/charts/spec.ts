@@ -408,6 +408,13 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
       splitLine: { lineStyle: { color: '#e6e6e6' } },
     },
   };
+  // Every chart: the common options, then the kind's own (which override them).
+  const echarts = (option: Record<string, unknown>): EChartsSpec => ({
+    kind: 'echarts',
+    title: input.title,
+    stamp: input.stamp,
+    option: { ...base, ...option },
+  });
 
   if (input.chartType === 'WATERFALL') {
     const names: string[] = [];
@@ -428,74 +435,58 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
       names.push('Total');
       offsets.push(Math.min(0, running));
     }
-    return {
-      kind: 'echarts',
-      title: input.title,
-      stamp: input.stamp,
-      option: {
-        ...base,
-        legend: { show: false },
-        xAxis: {
-          type: 'category',
-          data: names,
-          axisLabel: {
-            interval: 0,
-            rotate: names.length > 6 ? 30 : 0,
-            width: names.length > 6 ? 130 : Math.max(60, 700 / names.length),
-            overflow: 'truncate',
-          },
-        },
-        series: [
-          {
-            type: 'bar',
-            stack: 'w',
-            itemStyle: { color: 'transparent' },
-            data: offsets,
-            silent: true,
-          },
-          {
-            type: 'bar',
-            stack: 'w',
-            name: 'Increase',
-            itemStyle: { color: '#5470c6' },
-            label: {
-              show: names.length <= 12,
-              position: 'top',
-              formatter: (p: { value: number }) => valueFmt(p.value),
-            },
-            data: split ? ups : [...ups, '-'],
-          },
-          {
-            type: 'bar',
-            stack: 'w',
-            name: 'Decrease',
-            itemStyle: { color: '#3ba272' },
-            label: {
-              show: names.length <= 12,
-              position: 'bottom',
-              formatter: (p: { value: number }) => valueFmt(-p.value),
-            },
-            data: split ? downs : [...downs, '-'],
-          },
-          ...(split
-            ? []
-            : [
-                {
-                  type: 'bar',
-                  stack: 'w',
-                  name: 'Total',
-                  itemStyle: { color: '#555' },
-                  label: {
-                    show: true,
-                    position: 'top',
-                    formatter: (p: { value: number }) => valueFmt(p.value),
-                  },
-                  data: [...names.slice(0, -1).map(() => '-'), Math.abs(running)],
-                },
-              ]),
-        ],
+    // A labelled bar of the waterfall's stack; `sign` turns the stored magnitude back into the step's value.
+    const stepBar = (
+      name: string,
+      color: string,
+      show: boolean,
+      position: 'top' | 'bottom',
+      sign: 1 | -1,
+      data: (number | string)[],
+    ) => ({
+      type: 'bar',
+      stack: 'w',
+      name,
+      itemStyle: { color },
+      label: {
+        show,
+        position,
+        formatter: (p: { value: number }) => valueFmt(sign === 1 ? p.value : -p.value),
       },
-    };
+      data,
+    });
+    return echarts({
+      legend: { show: false },
+      xAxis: {
+        type: 'category',
+        data: names,
+        axisLabel: {
+          interval: 0,
+          rotate: names.length > 6 ? 30 : 0,
+          width: names.length > 6 ? 130 : Math.max(60, 700 / names.length),
+          overflow: 'truncate',
+        },
+      },
+      series: [
+        {
+          type: 'bar',
+          stack: 'w',
+          itemStyle: { color: 'transparent' },
+          data: offsets,
+          silent: true,
+        },
+        stepBar('Increase', '#5470c6', names.length <= 12, 'top', 1, split ? ups : [...ups, '-']),
+        stepBar('Decrease', '#3ba272', names.length <= 12, 'bottom', -1, split ? downs : [...downs, '-']),
+        ...(split
+          ? []
+          : [
+              stepBar('Total', '#555', true, 'top', 1, [
+                ...names.slice(0, -1).map(() => '-'),
+                Math.abs(running),
+              ]),
+            ]),
+      ],
+    });
   }
 
   const dates = series[0]?.points.map((p) => p.date) ?? [];
@@ -515,39 +506,33 @@ export function buildChartSpec(input: ChartInput): ChartSpec {
   }
   const through = input.dataThrough;
   const drawn = (p: ChartPoint) => (through && p.date.slice(0, 10) > through && !p.value ? null : p.value);
-  return {
-    kind: 'echarts',
-    title: input.title,
-    stamp: input.stamp,
-    option: {
-      ...base,
-      // ECharts measures text narrower than DejaVu Sans draws it: wrap the legend in less width.
-      legend: {
-        bottom: 8,
-        left: 'center',
-        width: Math.round(CHART_PLOT_WIDTH * 0.82),
-        type: 'plain',
-        itemGap: 18,
-        textStyle: { fontSize: 11 },
-        formatter: legendName,
-      },
-      grid: { ...base.grid, bottom: 40 + 20 * rows },
-      xAxis: {
-        type: 'category',
-        data: dates.map(bucketLabel),
-        boundaryGap: kind === 'bar',
-        axisLabel: { hideOverlap: true },
-      },
-      series: series.map((s) => ({
-        type: kind,
-        name: s.name,
-        ...(input.chartType !== 'LINE' ? { stack: 'total' } : {}),
-        ...(input.chartType === 'AREA' ? { areaStyle: { opacity: 0.6 } } : {}),
-        ...(kind === 'line' ? { showSymbol: dates.length <= 31, symbolSize: 4 } : {}),
-        data: s.points.map(drawn),
-      })),
+  return echarts({
+    // ECharts measures text narrower than DejaVu Sans draws it: wrap the legend in less width.
+    legend: {
+      bottom: 8,
+      left: 'center',
+      width: Math.round(CHART_PLOT_WIDTH * 0.82),
+      type: 'plain',
+      itemGap: 18,
+      textStyle: { fontSize: 11 },
+      formatter: legendName,
     },
-  };
+    grid: { ...base.grid, bottom: 40 + 20 * rows },
+    xAxis: {
+      type: 'category',
+      data: dates.map(bucketLabel),
+      boundaryGap: kind === 'bar',
+      axisLabel: { hideOverlap: true },
+    },
+    series: series.map((s) => ({
+      type: kind,
+      name: s.name,
+      ...(input.chartType !== 'LINE' ? { stack: 'total' } : {}),
+      ...(input.chartType === 'AREA' ? { areaStyle: { opacity: 0.6 } } : {}),
+      ...(kind === 'line' ? { showSymbol: dates.length <= 31, symbolSize: 4 } : {}),
+      data: s.points.map(drawn),
+    })),
+  });
 }
 
 /** The shape of an engine answer the builder reads (structurally `QueryOut[]` of the explorer). */

@@ -122,6 +122,44 @@ const candidateWindow = () => {
   return rows.filter((r) => months.includes(billingMonth(r)));
 };
 
+/** The figure of provider `name` against the sums over `list`'s rows of that provider, in `currency`. */
+function providerFigure(
+  name: string | null,
+  actual: number | null | undefined,
+  currency: Parameters<typeof sumIn>[1],
+  list = inLast(),
+) {
+  const own = list.filter((r) => r.ProviderName === name);
+  return { what: `provider ${name}`, actual, expected: sumIn(own, currency), oneToOne: naive(own) };
+}
+
+/** A report widget previewed over last month by provider, in `currency`. */
+function previewWidget<T>(
+  currency: Parameters<typeof sumIn>[1],
+  widget: Record<string, unknown>,
+): Promise<T> {
+  return ok(
+    api<T>('POST', '/reports/preview-widget', {
+      token,
+      body: { context: { groupBy: 'provider', datePreset: 'LAST_MONTH', currency }, widget },
+    }),
+  );
+}
+
+/** A cost alert on the daily `spend` query (e-mailed), with the rest of its body from `body`. */
+function createSpendAlert(body: Record<string, unknown>): Promise<{ id: string }> {
+  return ok(
+    api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
+      token,
+      body: {
+        queries: [cost('spend', { metricId: 'cost', chartType: 'LINE' })],
+        notificationChannel: 'EMAIL',
+        ...body,
+      },
+    }),
+  );
+}
+
 const CASES: Case[] = [
   {
     name: 'POST /queries/explorer in USD: total and per provider',
@@ -133,15 +171,9 @@ const CASES: Case[] = [
       const q = a.queries[0]!;
       return [
         { what: 'total', actual: q.total, expected: sumIn(inLast(), 'USD'), oneToOne: naive(inLast()) },
-        ...byProvider(inLast()).map((p) => {
-          const list = inLast().filter((r) => r.ProviderName === p);
-          return {
-            what: `provider ${p}`,
-            actual: q.series.find((x) => x.group.provider === p)?.total,
-            expected: sumIn(list, 'USD'),
-            oneToOne: naive(list),
-          };
-        }),
+        ...byProvider(inLast()).map((p) =>
+          providerFigure(p, q.series.find((x) => x.group.provider === p)?.total, 'USD'),
+        ),
       ];
     },
   },
@@ -331,28 +363,21 @@ const CASES: Case[] = [
   {
     name: 'GET /alerts-v2/costAlerts/{id}/widgetData (alert currency EUR): the daily series',
     figures: async () => {
-      const alert = await ok(
-        api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
-          token,
-          body: {
-            name: 'daily spend',
-            currency: 'EUR',
-            queries: [cost('spend', { metricId: 'cost', chartType: 'LINE' })],
-            thresholds: [
-              {
-                value: 1000,
-                severityLevel: 'INFO',
-                metricMode: 'ABSOLUTE_SPEND',
-                changeBasis: 'ABSOLUTE_DELTA',
-              },
-            ],
-            thresholdType: 'ABOVE',
-            evaluationPeriod: 'DAILY',
-            notificationChannel: 'EMAIL',
-            emails: ['finops@example.com'],
+      const alert = await createSpendAlert({
+        name: 'daily spend',
+        currency: 'EUR',
+        thresholds: [
+          {
+            value: 1000,
+            severityLevel: 'INFO',
+            metricMode: 'ABSOLUTE_SPEND',
+            changeBasis: 'ABSOLUTE_DELTA',
           },
-        }),
-      );
+        ],
+        thresholdType: 'ABOVE',
+        evaluationPeriod: 'DAILY',
+        emails: ['finops@example.com'],
+      });
       const w = await ok(
         api<{ series: { dates: string[]; queries: { name: string; values: (number | null)[] }[] } | null }>(
           'GET',
@@ -372,21 +397,14 @@ const CASES: Case[] = [
   {
     name: 'alert evaluation by the alert sweep (alert currency USD): the values in its history',
     figures: async () => {
-      const alert = await ok(
-        api<{ id: string }>('POST', '/alerts-v2/costAlerts', {
-          token,
-          body: {
-            name: 'any spend',
-            currency: 'USD',
-            queries: [cost('spend', { metricId: 'cost', chartType: 'LINE' })],
-            condition: 'spend > 0',
-            dedup: { kind: 'CALENDAR', calendarUnit: 'WEEK' },
-            thresholds: [],
-            notificationChannel: 'EMAIL',
-            emails: [`sweep-${run}@example.com`],
-          },
-        }),
-      );
+      const alert = await createSpendAlert({
+        name: 'any spend',
+        currency: 'USD',
+        condition: 'spend > 0',
+        dedup: { kind: 'CALENDAR', calendarUnit: 'WEEK' },
+        thresholds: [],
+        emails: [`sweep-${run}@example.com`],
+      });
       const tick = await api('POST', '/_local/tick', {
         body: { schedule: 'alert-sweep', now: new Date().toISOString(), detail: { orgIds: [ORG] } },
       });
@@ -443,19 +461,10 @@ const CASES: Case[] = [
   {
     name: 'POST /reports/preview-widget DIGEST (report currency USD)',
     figures: async () => {
-      const p = await ok(
-        api<{ totals: { current: number }; tree: { value: string | null; current: number }[] }>(
-          'POST',
-          '/reports/preview-widget',
-          {
-            token,
-            body: {
-              context: { groupBy: 'provider', datePreset: 'LAST_MONTH', currency: 'USD' },
-              widget: { type: 'DIGEST' },
-            },
-          },
-        ),
-      );
+      const p = await previewWidget<{
+        totals: { current: number };
+        tree: { value: string | null; current: number }[];
+      }>('USD', { type: 'DIGEST' });
       return [
         {
           what: 'total',
@@ -463,46 +472,24 @@ const CASES: Case[] = [
           expected: sumIn(inLast(), 'USD'),
           oneToOne: naive(inLast()),
         },
-        ...p.tree.map((n) => {
-          const list = inLast().filter((r) => r.ProviderName === n.value);
-          return {
-            what: `provider ${n.value}`,
-            actual: n.current,
-            expected: sumIn(list, 'USD'),
-            oneToOne: naive(list),
-          };
-        }),
+        ...p.tree.map((n) => providerFigure(n.value, n.current, 'USD')),
       ];
     },
   },
   {
     name: 'POST /reports/preview-widget TOP_FLOP (report currency EUR): the increases',
     figures: async () => {
-      const p = await ok(
-        api<Record<string, unknown>>('POST', '/reports/preview-widget', {
-          token,
-          body: {
-            context: { groupBy: 'provider', datePreset: 'LAST_MONTH', currency: 'EUR' },
-            widget: { type: 'TOP_FLOP', groupBy: 'provider' },
-          },
-        }),
-      );
+      const p = await previewWidget<Record<string, unknown>>('EUR', {
+        type: 'TOP_FLOP',
+        groupBy: 'provider',
+      });
       const ups = (p.increases ?? p.top ?? []) as {
         value?: string | null;
         group?: string;
         current: number;
       }[];
       if (!ups.length) throw new Error(`no increases in ${JSON.stringify(p).slice(0, 300)}`);
-      return ups.map((u) => {
-        const name = u.value ?? u.group ?? null;
-        const list = inLast().filter((r) => r.ProviderName === name);
-        return {
-          what: `provider ${name}`,
-          actual: u.current,
-          expected: sumIn(list, 'EUR'),
-          oneToOne: naive(list),
-        };
-      });
+      return ups.map((u) => providerFigure(u.value ?? u.group ?? null, u.current, 'EUR'));
     },
   },
   {
@@ -556,17 +543,9 @@ const CASES: Case[] = [
   {
     name: 'POST /reports/preview-widget GRAPH_SNAPSHOT (report currency USD): series and the drawn Total line',
     figures: async () => {
-      const p = await ok(
-        api<{
-          currency: string | null;
-          chart: Parameters<typeof buildChartSpec>[0];
-        }>('POST', '/reports/preview-widget', {
-          token,
-          body: {
-            context: { groupBy: 'provider', datePreset: 'LAST_MONTH', currency: 'USD' },
-            widget: { type: 'GRAPH_SNAPSHOT' },
-          },
-        }),
+      const p = await previewWidget<{ currency: string | null; chart: Parameters<typeof buildChartSpec>[0] }>(
+        'USD',
+        { type: 'GRAPH_SNAPSHOT' },
       );
       // The PNG is drawn from this chart input: its subtitle's first line is the "Total" it shows.
       const drawn = buildChartSpec({
@@ -584,16 +563,7 @@ const CASES: Case[] = [
           expected: sumIn(inLast(), 'USD'),
           oneToOne: naive(inLast()),
         },
-        ...p.chart.series.map((series) => {
-          const name = series.name;
-          const list = inLast().filter((r) => r.ProviderName === name);
-          return {
-            what: `provider ${name}`,
-            actual: series.total,
-            expected: sumIn(list, 'USD'),
-            oneToOne: naive(list),
-          };
-        }),
+        ...p.chart.series.map((series) => providerFigure(series.name, series.total, 'USD')),
       ];
     },
   },

@@ -47,6 +47,14 @@ function windowOf(rows: CsvRow[]): string[] {
   return [...new Set(rows.map(month))].sort().slice(-3);
 }
 
+/** The organisation's seeded rows in the candidate window, the window's months and its total BilledCost. */
+function seededWindow(orgId = s().orgId): { window: string[]; inWindow: CsvRow[]; total: number } {
+  const rows = seedRows(orgId);
+  const window = windowOf(rows);
+  const inWindow = rows.filter((r) => window.includes(month(r)));
+  return { window, inWindow, total: inWindow.reduce((sum, r) => sum + num(r.BilledCost), 0) };
+}
+
 /** Runs `npm run ingest`; without an org it must default to the session's. */
 function ingestCli(
   orgId: string | undefined,
@@ -103,10 +111,7 @@ describe('GET /dimensions', () => {
   });
 
   it('has provider proportions equal to plain sums over the seeded CSV (last three billing months)', async () => {
-    const rows = seedRows(s().orgId);
-    const window = windowOf(rows);
-    const inWindow = rows.filter((r) => window.includes(month(r)));
-    const total = inWindow.reduce((sum, r) => sum + num(r.BilledCost), 0);
+    const { window, inWindow, total } = seededWindow();
     const byProvider = sumBy(
       inWindow,
       (r) => r.ProviderName,
@@ -129,10 +134,7 @@ describe('GET /dimensions', () => {
 
 describe('GET /dimensions/candidates', () => {
   it("computes the second organisation's candidates as plain sums over its seeded CSV", async () => {
-    const rows = seedRows(s().otherOrgId);
-    const window = windowOf(rows);
-    const inWindow = rows.filter((r) => window.includes(month(r)));
-    const total = inWindow.reduce((sum, r) => sum + num(r.BilledCost), 0);
+    const { window, inWindow, total } = seededWindow(s().otherOrgId);
     const res = await api<Candidate[]>('GET', '/dimensions/candidates', { token: s().apiKeys.outsider });
     expect(res.status).toBe(200);
     const keys = [...new Set(inWindow.flatMap((r) => Object.keys(tagsOf(r))))].sort();
@@ -359,10 +361,7 @@ describe('POST /dimensions/publish', () => {
     const drained = await api('POST', '/_local/drain', { body: { timeoutMs: 60_000 } });
     expect(drained.status).toBe(200);
 
-    const rows = seedRows(s().orgId);
-    const window = windowOf(rows);
-    const inWindow = rows.filter((r) => window.includes(month(r)));
-    const total = inWindow.reduce((sum, r) => sum + num(r.BilledCost), 0);
+    const { inWindow, total } = seededWindow();
     const expected = sumBy(
       inWindow,
       (r) => {

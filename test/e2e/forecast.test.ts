@@ -62,6 +62,15 @@ async function explore(period: Record<string, unknown>): Promise<Answer> {
   if (res.status !== 200) throw new Error(`explorer ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
+/** Daily buckets from `past` days before the data's last day to `ahead` days after it, forecast over those days. */
+const exploreDays = (past: number, ahead: number, extra: Record<string, unknown> = {}) =>
+  explore({
+    startDate: ymd(dayMs(through) - past * DAY_MS),
+    endDate: ymd(dayMs(through) + ahead * DAY_MS),
+    aggBy: 'Day',
+    forecastDays: ahead,
+    ...extra,
+  });
 const seriesOf = (a: Answer, service: string) => {
   const s = a.queries[0]!.series.find((x) => x.group.service === service);
   if (!s?.forecast) throw new Error(`no forecast for ${service}`);
@@ -102,12 +111,7 @@ jest.setTimeout(300_000);
 
 describe('explorer forecast (forecasting model)', () => {
   it('reproduces a pure weekly pattern and extrapolates a pure line, with intervals and accuracy', async () => {
-    const a = await explore({
-      startDate: ymd(dayMs(through) - 13 * DAY_MS),
-      endDate: ymd(dayMs(through) + 28 * DAY_MS),
-      aggBy: 'Day',
-      forecastDays: 28,
-    });
+    const a = await exploreDays(13, 28);
     expect(a.dataThrough).toBe(through);
     const w = seriesOf(a, 'Weekly');
     const t = seriesOf(a, 'Trend');
@@ -171,13 +175,7 @@ describe('explorer forecast (forecasting model)', () => {
   });
 
   it('keeps the legacy same-weekday mean as the named baseline', async () => {
-    const a = await explore({
-      startDate: ymd(dayMs(through) - 6 * DAY_MS),
-      endDate: ymd(dayMs(through) + 7 * DAY_MS),
-      aggBy: 'Day',
-      forecastDays: 7,
-      forecastMethod: 'weekday-mean',
-    });
+    const a = await exploreDays(6, 7, { forecastMethod: 'weekday-mean' });
     const t = seriesOf(a, 'Trend');
     expect(t.forecastAccuracy?.method).toBe('weekday-mean');
     for (const p of t.forecast) {

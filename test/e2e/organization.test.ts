@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
+import type { OrganizationView } from '../../shared/domain/admin/organization';
 import { type CsvRow, close, FOCUS_SAMPLE, num, parseCsv, tagsOf } from '../integration/warehouse/support';
 import { ingestCli, orgCli } from '../support/cli';
 import { api, session } from '../support/session';
@@ -14,16 +15,6 @@ import { rateOn, seedUsdPerEur } from '../support/stack-cli';
  */
 const s = () => session();
 const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
-
-interface OrgView {
-  id: string;
-  name: string;
-  timezone: string;
-  reportingCurrency: string;
-  createdAt: string;
-  updatedAt: string | null;
-  registeredVia: string | null;
-}
 
 const ingest = ingestCli;
 
@@ -65,7 +56,7 @@ describe('GET and PATCH /organization', () => {
   it('answers 409 before the organisation is registered, then its defaults after the first admin sign-in', async () => {
     const before = await api('GET', '/organization', { token: member });
     expect(before).toMatchObject({ status: 409, body: { error: 'ORGANIZATION_NOT_REGISTERED' } });
-    const res = await api<OrgView>('GET', '/organization', { token: admin });
+    const res = await api<OrganizationView>('GET', '/organization', { token: admin });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       id: org,
@@ -79,7 +70,7 @@ describe('GET and PATCH /organization', () => {
   });
 
   it('lets an admin set the name, time zone and reporting currency, keeping what is not sent', async () => {
-    const res = await api<OrgView>('PATCH', '/organization', {
+    const res = await api<OrganizationView>('PATCH', '/organization', {
       token: admin,
       body: { name: '  Settings Inc. ', timezone: 'Europe/Paris' },
     });
@@ -90,7 +81,7 @@ describe('GET and PATCH /organization', () => {
       reportingCurrency: 'USD',
     });
     expect(res.body.updatedAt).not.toBeNull();
-    const cur = await api<OrgView>('PATCH', '/organization', {
+    const cur = await api<OrganizationView>('PATCH', '/organization', {
       token: admin,
       body: { reportingCurrency: 'GBP' },
     });
@@ -99,7 +90,7 @@ describe('GET and PATCH /organization', () => {
       timezone: 'Europe/Paris',
       reportingCurrency: 'GBP',
     });
-    const read = await api<OrgView>('GET', '/organization', { token: member });
+    const read = await api<OrganizationView>('GET', '/organization', { token: member });
     expect(read.body).toEqual(cur.body);
     // The operator command shows the same record.
     expect(JSON.parse(orgCli('show', org).stdout)).toMatchObject({
@@ -110,7 +101,7 @@ describe('GET and PATCH /organization', () => {
   });
 
   it('refuses members (403) and bad values (400 naming the field), changing nothing', async () => {
-    const before = (await api<OrgView>('GET', '/organization', { token: admin })).body;
+    const before = (await api<OrganizationView>('GET', '/organization', { token: admin })).body;
     const denied = await api('PATCH', '/organization', { token: member, body: { name: 'x' } });
     expect(denied).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
     const cases: [Record<string, unknown>, RegExp][] = [
@@ -125,7 +116,7 @@ describe('GET and PATCH /organization', () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(message);
     }
-    expect((await api<OrgView>('GET', '/organization', { token: admin })).body).toEqual(before);
+    expect((await api<OrganizationView>('GET', '/organization', { token: admin })).body).toEqual(before);
   });
 
   it('npm run org -- update changes the settings given, and refuses an unknown organisation or bad values', () => {
@@ -172,7 +163,7 @@ describe('the reporting currency of the dimension figures', () => {
     const tagged = rows.filter((r) => tagsOf(r).business_unit !== undefined);
     const expected = tagged.reduce((a, r) => a + inEur(r), 0);
 
-    const patched = await api<OrgView>('PATCH', '/organization', {
+    const patched = await api<OrganizationView>('PATCH', '/organization', {
       token: admin,
       body: { reportingCurrency: 'EUR' },
     });

@@ -97,6 +97,17 @@ export function toDuckDb(sql: string, params: string[]): string {
   return applyEdits(sql, edits);
 }
 
+/** A query's columns (name, type) and rows as Athena's GetQueryResults answers them: a header row, then the data. */
+export function athenaResultSet(r: { columns: [string, string][]; rows: (string | null)[][] }) {
+  return {
+    ResultSetMetadata: { ColumnInfo: r.columns.map(([Name, Type]) => ({ Name, Type })) },
+    Rows: [
+      { Data: r.columns.map(([name]) => ({ VarCharValue: name })) },
+      ...r.rows.map((row) => ({ Data: row.map((v) => (v === null ? {} : { VarCharValue: v })) })),
+    ],
+  };
+}
+
 /** S3's ETag of a single-part object: the quoted MD5 of its body. */
 function etag(body: Uint8Array): string {
   return `"${createHash('md5').update(body).digest('hex')}"`;
@@ -179,13 +190,7 @@ export class AthenaEmulator {
       const r = this.results.get(input.QueryExecutionId);
       if (!r || r instanceof Error) throw new Error('no results');
       return {
-        ResultSet: {
-          ResultSetMetadata: { ColumnInfo: r.columns.map(([Name, Type]) => ({ Name, Type })) },
-          Rows: [
-            { Data: r.columns.map(([name]) => ({ VarCharValue: name })) },
-            ...r.rows.map((row) => ({ Data: row.map((v) => (v === null ? {} : { VarCharValue: v })) })),
-          ],
-        },
+        ResultSet: athenaResultSet(r),
       };
     });
   }

@@ -1,3 +1,4 @@
+import { type Cell, csvTable } from './csv-text';
 /**
  * Generated provider exports with commitment lines, for the commitments suites and the benchmark:
  * an AWS CUR 2.0 (Savings Plan and RI lines of every type, on-demand eligible and ineligible
@@ -5,14 +6,11 @@
  * on-demand), and a Google Cloud BigQuery export in JSON lines (resource- and spend-based CUD fees
  * and credits). Each is the raw text of the file; the tests parse it back to compute their figures.
  */
-type Cell = string | number | null | undefined;
-
 export function csvText(header: readonly string[], rows: readonly Record<string, Cell>[]): string {
-  const cell = (v: Cell) => {
-    const s = v === null || v === undefined ? '' : String(v);
-    return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-  };
-  return `${[header.join(','), ...rows.map((r) => header.map((h) => cell(r[h])).join(','))].join('\n')}\n`;
+  return csvTable(
+    header,
+    rows.map((r) => header.map((h) => r[h])),
+  );
 }
 
 export const CUR2_HEADER = [

@@ -231,10 +231,8 @@ const Timestamp = v.pipe(v.string(), v.isoTimestamp());
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const Version = v.pipe(v.number(), v.integer(), v.minValue(1));
 
-const summaryEntries = {
-  id: v.string(),
-  organizationId: v.string(),
-  name: v.string(),
+/** The body fields of a dashboard (after its name, before its widgets), current or as published. */
+const bodyEntries = {
   description: v.string(),
   type: VisibilitySchema,
   teamId: v.nullable(v.string()),
@@ -246,6 +244,13 @@ const summaryEntries = {
   endDate: v.nullable(v.string()),
   conditions: v.nullable(v.record(v.string(), v.unknown())),
   currency: Currency,
+};
+
+const summaryEntries = {
+  id: v.string(),
+  organizationId: v.string(),
+  name: v.string(),
+  ...bodyEntries,
   widgetCount: Count,
   /** Optimistic-locking counter: grows on every write; send it back as `version` or `If-Match`. */
   version: Version,
@@ -286,17 +291,7 @@ export const DashboardVersionPage = v.object({
 /** One saved version: its summary and every body field as published, widgets included. */
 export const DashboardVersionRecord = v.object({
   ...versionSummaryEntries,
-  description: v.string(),
-  type: VisibilitySchema,
-  teamId: v.nullable(v.string()),
-  scopeId: v.nullable(v.string()),
-  metricId: v.nullable(v.string()),
-  groupBy: v.nullable(v.string()),
-  datePreset: DatePreset,
-  startDate: v.nullable(v.string()),
-  endDate: v.nullable(v.string()),
-  conditions: v.nullable(v.record(v.string(), v.unknown())),
-  currency: Currency,
+  ...bodyEntries,
   widgets: v.array(WidgetSchema),
 });
 

@@ -33,6 +33,24 @@ export interface DesiredMembership {
 const lower = (email: string) => email.trim().toLowerCase();
 
 /**
+ * The issue of member `i` when its `field` (a user id or an e-mail) was already given by an earlier
+ * member; otherwise records it as member `i`'s and answers undefined.
+ */
+function repeated(
+  seen: Map<string, number>,
+  key: string | undefined,
+  i: number,
+  field: 'userId' | 'email',
+): FieldIssue | undefined {
+  if (key === undefined) return undefined;
+  const first = seen.get(key);
+  if (first !== undefined)
+    return { path: `members.${i}.${field}`, message: `duplicate of members.${first}.${field}` };
+  seen.set(key, i);
+  return undefined;
+}
+
+/**
  * Resolves each payload entry to a user or an invitation, collecting every problem with its path:
  * the same userId or e-mail twice, an unknown userId, a userId whose e-mail differs from the one
  * given, an e-mail shared by several users, and two entries that resolve to the same user.
@@ -52,21 +70,10 @@ export function resolveDesired(entries: readonly SyncMemberInput[], users: UserD
       issues.push({ path: `members.${i}`, message: 'each member needs a userId or an email' });
       return;
     }
-    if (userId !== undefined) {
-      const first = seenIds.get(userId);
-      if (first !== undefined) {
-        issues.push({ path: `members.${i}.userId`, message: `duplicate of members.${first}.userId` });
-        return;
-      }
-      seenIds.set(userId, i);
-    }
-    if (email !== undefined) {
-      const first = seenEmails.get(email);
-      if (first !== undefined) {
-        issues.push({ path: `members.${i}.email`, message: `duplicate of members.${first}.email` });
-        return;
-      }
-      seenEmails.set(email, i);
+    const duplicate = repeated(seenIds, userId, i, 'userId') ?? repeated(seenEmails, email, i, 'email');
+    if (duplicate) {
+      issues.push(duplicate);
+      return;
     }
 
     let resolved: KnownUser | undefined;

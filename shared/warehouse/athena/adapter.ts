@@ -23,6 +23,7 @@ import { stageBillingFile } from '../ingest/stage';
 import { downloadObjectIfExists, uploadObject } from '../object-store';
 import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog, CurrencyConversion } from '../query-model';
+import { toWindowAggregates } from '../sql/aggregates';
 import { athenaDialect, inlineParams, missingRateOf } from '../sql/compile';
 import { dimensionFields, dimensionValueRows } from '../sql/features';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
@@ -346,17 +347,10 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
     const providers = new Map<string, string[]>();
     for (const r of keyProviders)
       providers.set(String(r.key), [...(providers.get(String(r.key)) ?? []), String(r.provider)]);
-    return {
-      months: totals.map((r) => ({ month: String(r.month), cost: Number(r.cost) })),
-      keys: keys.map((r) => ({
-        key: String(r.key),
-        cost: Number(r.cost),
-        values: Number(r.n),
-        providers: providers.get(String(r.key)) ?? [],
-      })),
-      keyMonths: keyMonths.map((r) => ({ key: String(r.key), month: String(r.month), cost: Number(r.cost) })),
-      keyValues: keyValues.map((r) => ({ key: String(r.key), value: String(r.value), cost: Number(r.cost) })),
-    };
+    return toWindowAggregates(
+      { totals, keys, keyMonths, keyValues },
+      (r) => providers.get(String(r.key)) ?? [],
+    );
   }
 
   async dimensionValues(

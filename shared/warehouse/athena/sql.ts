@@ -3,7 +3,7 @@ import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../features';
 import { FOCUS_COLUMN_TYPES, type FocusColumn, focusColumnOf } from '../focus-columns';
 import type { Catalog, ComputedDimension, CurrencyConversion } from '../query-model';
 import { athenaDialect, convertedAmountSql, inlineParams, utcTimestamp } from '../sql/compile';
-import { computedOutputs, enrichmentChains, labelMapSql, labelMergedSql, vdimColumns } from '../sql/features';
+import { computedOutputs, enrichmentChains, labelColumns, vdimColumns } from '../sql/features';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 
 /**
@@ -139,16 +139,7 @@ export function featureSource(
   if (!features) return { sql: `(${base})`, dimensions: [], warnings: [] };
   const warnings: string[] = [];
   const ctx = { dialect: athenaDialect, params: inlineParams() };
-  const inner: string[] = [];
-  const labelExprs = new Map<string, string>();
-  features.labels.forEach((label, i) => {
-    try {
-      inner.push(`${labelMergedSql(label, ctx)} AS m_${i}`);
-      labelExprs.set(label.name, labelMapSql(label, `m_${i}`, ctx));
-    } catch (error) {
-      warnings.push(`label ${label.name} skipped: ${(error as Error).message}`);
-    }
-  });
+  const { inner, outer: labelExprs } = labelColumns(features.labels, ctx, warnings);
 
   const joins: string[] = [];
   const applied: { doc: EnrichmentFeature; index: number }[] = [];

@@ -14,6 +14,7 @@ import { sourceKeySql } from '../ingest/sources';
 import { stageBillingFile } from '../ingest/stage';
 import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import type { Catalog, ComputedDimension, CurrencyConversion } from '../query-model';
+import { toWindowAggregates } from '../sql/aggregates';
 import {
   convertedAmountSql,
   duckDialect,
@@ -26,8 +27,7 @@ import {
   dimensionFields,
   dimensionValueRows,
   enrichmentChains,
-  labelMapSql,
-  labelMergedSql,
+  labelColumns,
   vdimColumns,
 } from '../sql/features';
 import { quoteIdent } from '../sql/quote';
@@ -221,17 +221,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
         if (full) {
           const params = positionalParams([orgId]);
           const ctx = { dialect: duckDialect, params };
-          const inner: string[] = [];
-          const labelOut = new Map<string, string>();
-          materialised = [];
-          model.labels.forEach((label, i) => {
-            try {
-              inner.push(`${labelMergedSql(label, ctx)} AS m_${i}`);
-              labelOut.set(label.name, labelMapSql(label, `m_${i}`, ctx));
-            } catch (error) {
-              warnings.push(`label ${label.name} skipped: ${(error as Error).message}`);
-            }
-          });
+          const { inner, outer: labelOut } = labelColumns(model.labels, ctx, warnings);
           prepared = await prepareEnrichments(conn, orgId, model.enrichments);
           warnings.push(...prepared.warnings);
           const chains = enrichmentChains(labelOut, prepared.applied, prepared.valueOf, warnings);
@@ -327,25 +317,10 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
            QUALIFY row_number() OVER (PARTITION BY k ORDER BY coalesce(sum(cost), 0) DESC, v) <= $1 ORDER BY 1, 3 DESC, 2`,
           [topValues],
         );
-        return {
-          months: totals.map((r) => ({ month: String(r.month), cost: Number(r.cost) })),
-          keys: keys.map((r) => ({
-            key: String(r.key),
-            cost: Number(r.cost),
-            values: Number(r.n),
-            providers: (r.providers as string[]) ?? [],
-          })),
-          keyMonths: keyMonths.map((r) => ({
-            key: String(r.key),
-            month: String(r.month),
-            cost: Number(r.cost),
-          })),
-          keyValues: keyValues.map((r) => ({
-            key: String(r.key),
-            value: String(r.value),
-            cost: Number(r.cost),
-          })),
-        };
+        return toWindowAggregates(
+          { totals, keys, keyMonths, keyValues },
+          (r) => (r.providers as string[]) ?? [],
+        );
       } finally {
         await conn.run(`DROP TABLE IF EXISTS ${kv}`);
       }

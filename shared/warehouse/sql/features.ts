@@ -30,6 +30,28 @@ export function labelMapSql(label: LabelFeature, subject: string, ctx: CompileCo
   return `CASE ${whens.join(' ')} ELSE ${subject} END`;
 }
 
+/**
+ * Every label's inner column (`m_i`, its merged value) and outer expression (its maps applied to
+ * `m_i`), in the order of `labels`; a label that fails to compile is skipped with a warning.
+ */
+export function labelColumns(
+  labels: readonly LabelFeature[],
+  ctx: CompileContext,
+  warnings: string[],
+): { inner: string[]; outer: Map<string, string> } {
+  const inner: string[] = [];
+  const outer = new Map<string, string>();
+  labels.forEach((label, i) => {
+    try {
+      inner.push(`${labelMergedSql(label, ctx)} AS m_${i}`);
+      outer.set(label.name, labelMapSql(label, `m_${i}`, ctx));
+    } catch (error) {
+      warnings.push(`label ${label.name} skipped: ${(error as Error).message}`);
+    }
+  });
+  return { inner, outer };
+}
+
 export function vdimSql(vdim: VdimFeature, ctx: CompileContext): string {
   const whens = vdim.rules.map((r) => {
     const cond = whereSql(r.whereClause, ctx);

@@ -19,10 +19,11 @@ import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
 import { resetObjectStore } from '../../../shared/warehouse/object-store';
 import { computedColumn } from '../../../shared/warehouse/sql/compile';
 import { setWarehouse } from '../../../shared/warehouse/warehouse';
+import { athenaResultSet } from '../../support/athena-emulator';
 import { session } from '../../support/session';
 import { assertTrino } from '../../support/trino';
 import { authContext, invoke } from './http-support';
-import { FOCUS_SAMPLE, readCsv } from './support';
+import { FOCUS_SAMPLE, ingestFocusSample, readCsv } from './support';
 
 type Cell = string | null;
 interface Result {
@@ -61,13 +62,7 @@ function engine(answers: [RegExp | string, Result | 'FAIL'][]) {
   athena.on(GetQueryResultsCommand).callsFake((input: { QueryExecutionId: string }) => {
     const r = results.get(input.QueryExecutionId) as Result;
     return {
-      ResultSet: {
-        ResultSetMetadata: { ColumnInfo: r.columns.map(([Name, Type]) => ({ Name, Type })) },
-        Rows: [
-          { Data: r.columns.map(([name]) => ({ VarCharValue: name })) },
-          ...r.rows.map((row) => ({ Data: row.map((v) => (v === null ? {} : { VarCharValue: v })) })),
-        ],
-      },
+      ResultSet: athenaResultSet(r),
     };
   });
 }
@@ -379,14 +374,7 @@ describe('Athena warehouse adapter', () => {
     });
     // No month was written before (no legacy data.parquet).
     s3.on(GetObjectCommand).rejects(Object.assign(new Error('no such key'), { name: 'NoSuchKey' }));
-    const result = await adapter().ingestFile({
-      orgId: 'org_pq',
-      path: FOCUS_SAMPLE,
-      sourceName: 'focus_sample.csv',
-    });
-    const { conformance, ...rest } = result;
-    expect(rest).toEqual({ format: 'focus', rows: 1000, months: ['2024-09', '2024-10'] });
-    expect(conformance?.rows).toBe(1000);
+    await ingestFocusSample(adapter(), 'org_pq');
     const raw = readCsv(FOCUS_SAMPLE);
     const sources = [
       ...new Set(

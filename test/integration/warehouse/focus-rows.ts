@@ -1,3 +1,4 @@
+import { csvTable } from '../../support/csv-text';
 /**
  * FOCUS 1.2 rows built for the conformance tests: a usage row, a tax row and a row covered by a
  * commitment discount that keep every requirement the checker implements, and the CSV text of
@@ -98,9 +99,8 @@ export const valid = (): Row[] => [usage(1), usage(2), usage(3), usage(4), commi
 
 export function csv(rows: Row[], drop: string[] = []): string {
   const header = Object.keys(rows[0] as Row).filter((h) => !drop.includes(h));
-  const cell = (v: Row[string]) => {
-    const s = v === null || v === undefined ? '' : String(v);
-    return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-  };
-  return `${[header.join(','), ...rows.map((r) => header.map((h) => cell(r[h] ?? null)).join(','))].join('\n')}\n`;
+  return csvTable(
+    header,
+    rows.map((r) => header.map((h) => r[h] ?? null)),
+  );
 }

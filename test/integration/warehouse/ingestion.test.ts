@@ -6,7 +6,7 @@ import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import { MalformedFileError } from '../../../shared/warehouse/ingest/normalise';
-import { close, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf } from './support';
+import { close, FOCUS_SAMPLE, ingestFocusSample, num, readCsv, sumBy, tagsOf } from './support';
 
 const dir = mkdtempSync(join(tmpdir(), 'wh-ingest-'));
 const warehouse = new DuckDbWarehouse();
@@ -49,14 +49,7 @@ function write(name: string, text: string | Buffer): string {
 
 describe('FOCUS ingestion into DuckDB (real focus_sample.csv)', () => {
   beforeAll(async () => {
-    const result = await warehouse.ingestFile({
-      orgId: 'org_ing_a',
-      path: FOCUS_SAMPLE,
-      sourceName: 'focus_sample.csv',
-    });
-    const { conformance, ...rest } = result;
-    expect(rest).toEqual({ format: 'focus', rows: 1000, months: ['2024-09', '2024-10'] });
-    expect(conformance?.rows).toBe(1000);
+    await ingestFocusSample(warehouse, 'org_ing_a');
   });
 
   it('stores every row with its cost: per-provider totals match a plain sum of the CSV', async () => {

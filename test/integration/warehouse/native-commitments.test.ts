@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
-import { AZURE_HEADER } from '../../support/commitment-exports';
+import {
+  AZURE_HEADER,
+  type GcpLine,
+  gcpCommitmentLines,
+  gcpJsonLines,
+} from '../../support/commitment-exports';
+import { type Cell, csvTable } from '../../support/csv-text';
 import { type CsvRow, close, num, parseCsv } from './support';
 
 /**
@@ -21,16 +27,6 @@ const run = Date.now().toString(36);
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'native-commitments-'));
 });
-
-type Cell = string | number | null | undefined;
-
-function csvText(header: string[], rows: Cell[][]): string {
-  const cell = (v: Cell) => {
-    const s = v === null || v === undefined ? '' : String(v);
-    return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-  };
-  return `${[header, ...rows].map((r) => r.map(cell).join(',')).join('\n')}\n`;
-}
 
 async function ingestText(org: string, name: string, text: string) {
   const path = join(dir, name);
@@ -361,7 +357,7 @@ describe.each([
 ] as const)('AWS %s commitment lines', (label, form) => {
   const header = CUR_COLUMNS.map((pair) => pair[form]);
   const lines = curLines();
-  const text = csvText(
+  const text = csvTable(
     header,
     lines.map((l) => CUR_COLUMNS.map(([slash]) => l[slash] ?? '')),
   );
@@ -607,7 +603,7 @@ function azureRows(): Cell[][] {
 }
 
 describe('Azure reservations and savings plans', () => {
-  const text = csvText(AZ_HEADER, azureRows());
+  const text = csvTable(AZ_HEADER, azureRows());
   const org = `org_cmt_azure_${run}`;
   let rows: Stored[] = [];
   let raw: CsvRow[] = [];
@@ -690,117 +686,8 @@ describe('Azure reservations and savings plans', () => {
 // ---------------------------------------------------------------------------------------------
 // Google Cloud: resource- and spend-based CUDs, their fee SKUs and credits, in JSON lines.
 
-interface GcpLine {
-  day: string;
-  service: [string, string];
-  sku: string;
-  region: string;
-  cost: number;
-  amount: number;
-  unit: string;
-  credits: { name: string; amount: number; type: string; id: string }[];
-}
-
-function gcpLines(): GcpLine[] {
-  const gce: [string, string] = ['6F81-5844-456A', 'Compute Engine'];
-  const sql: [string, string] = ['9662-B51E-5089', 'Cloud SQL'];
-  const out: GcpLine[] = [];
-  ['2024-05-01', '2024-05-02', '2024-05-03'].forEach((day, i) => {
-    out.push({
-      day,
-      service: gce,
-      sku: 'Commitment v1: Cpu in us-central1 for 1 Year',
-      region: 'us-central1',
-      cost: 15.12,
-      amount: 192,
-      unit: 'hour',
-      credits: [],
-    });
-    out.push({
-      day,
-      service: sql,
-      sku: 'Commitment - dollar based v1: Cloud SQL for 1 year',
-      region: 'europe-west1',
-      cost: 5.5,
-      amount: 5.5,
-      unit: 'hour',
-      credits: [],
-    });
-    out.push({
-      day,
-      service: gce,
-      sku: 'N2 Instance Core running in Americas',
-      region: 'us-central1',
-      cost: 24.1 - i,
-      amount: 200,
-      unit: 'hour',
-      credits: [
-        {
-          name: 'Committed use discount: CPU',
-          amount: -(20 - i * 3),
-          type: 'COMMITTED_USAGE_DISCOUNT',
-          id: 'CommittedUsageDiscountCpu:',
-        },
-        {
-          name: 'Sustained use discount',
-          amount: -0.4,
-          type: 'SUSTAINED_USAGE_DISCOUNT',
-          id: 'SustainedUsageDiscount:',
-        },
-      ],
-    });
-    out.push({
-      day,
-      service: sql,
-      sku: 'Cloud SQL for PostgreSQL: Zonal - vCPU in Belgium',
-      region: 'europe-west1',
-      cost: 9.9,
-      amount: 72,
-      unit: 'hour',
-      credits: [
-        {
-          name: 'Committed use discount - dollar based',
-          amount: -(7.4 - i),
-          type: 'COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE',
-          id: '',
-        },
-      ],
-    });
-    out.push({
-      day,
-      service: sql,
-      sku: 'Storage PD SSD',
-      region: 'europe-west1',
-      cost: 0.8,
-      amount: 10,
-      unit: 'gibibyte month',
-      credits: [],
-    });
-  });
-  return out;
-}
-
 describe('Google Cloud committed use discounts', () => {
-  const lines = gcpLines();
-  const text = lines
-    .map((l) =>
-      JSON.stringify({
-        billing_account_id: '01ABCD-234567-89EFGH',
-        service: { id: l.service[0], description: l.service[1] },
-        sku: { id: `sku-${l.sku.length}`, description: l.sku },
-        usage_start_time: `${l.day} 00:00:00 UTC`,
-        usage_end_time: `${l.day} 01:00:00 UTC`,
-        project: { id: 'p-1', name: 'one' },
-        location: { location: l.region, region: l.region },
-        cost: l.cost,
-        currency: 'USD',
-        usage: { amount: l.amount, unit: l.unit, amount_in_pricing_units: l.amount, pricing_unit: l.unit },
-        credits: l.credits.map((c) => ({ ...c, full_name: null })),
-        cost_type: 'regular',
-        cost_at_list: l.cost,
-      }),
-    )
-    .join('\n');
+  const text = gcpJsonLines(gcpCommitmentLines(['2024-05-01', '2024-05-02', '2024-05-03']));
   const org = `org_cmt_gcp_${run}`;
   let rows: Stored[] = [];
   let raw: GcpLine[] = [];
@@ -808,19 +695,22 @@ describe('Google Cloud committed use discounts', () => {
   beforeAll(async () => {
     await ingestText(org, 'commitments-gcp.jsonl', text);
     rows = await stored(org);
-    raw = text.split('\n').map((t) => {
-      const j = JSON.parse(t);
-      return {
-        day: j.usage_start_time.slice(0, 10),
-        service: [j.service.id, j.service.description],
-        sku: j.sku.description,
-        region: j.location.region,
-        cost: j.cost,
-        amount: j.usage.amount_in_pricing_units,
-        unit: j.usage.pricing_unit,
-        credits: j.credits,
-      } as GcpLine;
-    });
+    raw = text
+      .trimEnd()
+      .split('\n')
+      .map((t) => {
+        const j = JSON.parse(t);
+        return {
+          day: j.usage_start_time.slice(0, 10),
+          service: [j.service.id, j.service.description],
+          sku: j.sku.description,
+          region: j.location.region,
+          cost: j.cost,
+          amount: j.usage.amount_in_pricing_units,
+          pricingUnit: j.usage.pricing_unit,
+          credits: j.credits,
+        } as GcpLine;
+      });
   });
 
   it('BilledCost and EffectiveCost per day equal cost plus credits of the raw lines', () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
+import { type Cell, csvTable } from '../../support/csv-text';
 import { type CsvRow, close, dailyByService, expectSameSums, num, parseCsv, SAMPLES } from './support';
 
 /**
@@ -22,17 +23,6 @@ const run = Date.now().toString(36);
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'native-variants-'));
 });
-
-type Cell = string | number | null | undefined;
-
-/** RFC 4180 text: cells quoted when they hold a comma, a quote or a line break. */
-function csvText(header: string[], rows: Cell[][], eol = '\n', trailer = ''): string {
-  const cell = (v: Cell) => {
-    const s = v === null || v === undefined ? '' : String(v);
-    return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-  };
-  return `${[header, ...rows].map((r) => r.map(cell).join(',')).join(eol)}${eol}${trailer}`;
-}
 
 function write(name: string, data: string | Buffer): string {
   const path = join(dir, name);
@@ -93,7 +83,7 @@ describe('AWS CUR variants', () => {
               : r[h],
       ),
     );
-    const text = csvText(header, rows, '\r\n', '\r\n\r\n');
+    const text = csvTable(header, rows, '\r\n', '\r\n\r\n');
     const path = write('cur1-variant.csv.gz', gzipSync(Buffer.from(text)));
     const parsed = parseCsv(text);
     expect(parsed).toHaveLength(raw.length);
@@ -245,7 +235,7 @@ describe('AWS CUR variants', () => {
       tagname,
       i === 0 ? 'AssumedRole:AROA:me' : '',
     ]);
-    const text = csvText(CUR1_HEADER, rows);
+    const text = csvTable(CUR1_HEADER, rows);
     const parsed = parseCsv(text);
     const org = `org_var_cur1_types_${run}`;
     await ingest(org, write('cur1-types.csv', text));
@@ -332,7 +322,7 @@ describe('AWS CUR variants', () => {
         cost,
       ]);
     }
-    const text = csvText(header, rows, '\r\n', '\r\n');
+    const text = csvTable(header, rows, '\r\n', '\r\n');
     const parsed = parseCsv(text);
     const org = `org_var_cur2_${run}`;
     expect((await ingest(org, write('cur2-variant.csv', text))).rows).toBe(rows.length);
@@ -466,7 +456,7 @@ describe('Azure variants', () => {
   }
 
   it('MCA camelCase export (EUR): ISO, zero-padded, short and spreadsheet-saved dates; tags with and without braces, empty', async () => {
-    const text = csvText(MCA_HEADER, mcaRows('EUR'), '\r\n', '\r\n\r\n');
+    const text = csvTable(MCA_HEADER, mcaRows('EUR'), '\r\n', '\r\n\r\n');
     const parsed = parseCsv(text);
     const org = `org_var_mca_${run}`;
     expect((await ingest(org, write('mca.csv', text))).rows).toBe(parsed.length);
@@ -503,7 +493,7 @@ describe('Azure variants', () => {
     );
     header.push('CostCenter', 'ServiceInfo1');
     const rows = mcaRows('CAD').map((r, i) => [...r, i % 2 ? 'CC, 1' : '', 'line one\nline two']);
-    const text = `\ufeff${csvText(header, rows)}\n`;
+    const text = `\ufeff${csvTable(header, rows)}\n`;
     const parsed = parseCsv(text);
     const org = `org_var_ea_${run}`;
     expect((await ingest(org, write('ea.csv', text))).rows).toBe(parsed.length);
@@ -580,7 +570,7 @@ describe('Google Cloud variants', () => {
       '202407',
       'regular',
     ]);
-    const text = csvText(header, rows, '\r\n', '\r\n');
+    const text = csvTable(header, rows, '\r\n', '\r\n');
     const org = `org_var_gcp_csv_${run}`;
     const result = await ingest(org, write('gcp-flat.csv', text));
     expect(result.rows).toBe(lines.length + lines.reduce((a, l) => a + l.credits.length, 0));
@@ -665,7 +655,7 @@ describe('OCI variants', () => {
                 : r[h],
       ),
     );
-    const text = csvText(header, rows, '\r\n', '\r\n\r\n');
+    const text = csvTable(header, rows, '\r\n', '\r\n\r\n');
     const parsed = parseCsv(text);
     const org = `org_var_oci_${run}`;
     expect((await ingest(org, write('oci-variant.csv', text))).rows).toBe(raw.length);

@@ -31,6 +31,13 @@ const org = `org_pub_${run}`;
 const totalsBy = (groupBy: string) => totals2024By(warehouse, org, groupBy);
 const admin: Principal = { orgId: org, principalId: 'user_admin', kind: 'user', role: 'admin', teamIds: [] };
 const deps = { loadEnrichments: async () => [], now: () => new Date() };
+/** Publishes only the labels: one named `name` over the tag key `key`. */
+const publishLabel = (name: string, key: string) =>
+  publishDimensions(
+    admin,
+    { scope: 'labels', labels: [{ name, columnsMerged: [{ name: key, type: 'label' }], maps: [] }] },
+    deps,
+  );
 const refreshDeps = { warehouse, loadEnrichments: async () => [], now: () => new Date() };
 const sqs = new SQSClient({
   endpoint: process.env.SQS_ENDPOINT,
@@ -264,14 +271,7 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
       rules: [],
       defaultValue: 'x',
     });
-    const labelsOnly = await publishDimensions(
-      admin,
-      {
-        scope: 'labels',
-        labels: [{ name: 'scoped', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] }],
-      },
-      deps,
-    );
+    const labelsOnly = await publishLabel('scoped', 'env');
     expect(labelsOnly).toEqual({ ok: true, publishedLabels: true, publishedVdimIds: [], unpublished: [] });
     expect(await refreshFromQueue()).toMatchObject({ mode: 'full' });
     const labelsBefore = await listPublishedLabels(org);
@@ -311,14 +311,7 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
   it('keeps the refresh request in the outbox when SQS is down after the commit', async () => {
     process.env.QUEUE_URL_WAREHOUSE_REFRESH = `${queueUrl}-gone`;
     resetConfig();
-    const result = await publishDimensions(
-      admin,
-      {
-        scope: 'labels',
-        labels: [{ name: 'app', columnsMerged: [{ name: 'application', type: 'label' }], maps: [] }],
-      },
-      deps,
-    );
+    const result = await publishLabel('app', 'application');
     expect(result).toEqual({ ok: true, publishedLabels: true, publishedVdimIds: [], unpublished: [] });
     expect((await listPublishedLabels(org)).map((l) => l.name)).toContain('app');
     const pending = (await dueOutboxEntries(new Date(Date.now() + 60_000).toISOString())).filter(

@@ -43,6 +43,16 @@ const part2 = data.slice(900);
 const text = (lines: string[]) => `${[header, ...lines].join('\n')}\n`;
 const rowsOf = (lines: string[]) => parseCsv(text(lines));
 const usd = (lines: string[]) => rowsOf(lines).reduce((a, r) => a + num(r['lineItem/UnblendedCost']), 0);
+/** A version's figures as an upload record states them: its rows and USD cost, summed here from its lines. */
+const figures = (lines: string[]) => ({ rows: lines.length, cost: { USD: expect.closeTo(usd(lines), 6) } });
+/** The November source of the payer account, replaced: its figures before and after. */
+const replacedSource = (before: string[], after: string[]) => ({
+  month: '2023-11',
+  provider: 'AWS',
+  account: CUR_PAYER,
+  before: figures(before),
+  after: figures(after),
+});
 
 const novemberDaily = async (orgId: string) => novemberByProvider(await getWarehouse(), orgId);
 
@@ -71,16 +81,7 @@ describe('an upload that replaces a source with markedly less (DuckDB, billing-i
     upload(key2, Buffer.from(text(part2)));
     expect((await handler(s3Event(key2, 'e2'))).batchItemFailures).toEqual([]);
     const second = await getIngestion(org, key2, 'e2');
-    expect(second?.replaced).toEqual([
-      {
-        month: '2023-11',
-        provider: 'AWS',
-        account: CUR_PAYER,
-        before: { rows: part1.length, cost: { USD: expect.closeTo(usd(part1), 6) } },
-        after: { rows: part2.length, cost: { USD: expect.closeTo(usd(part2), 6) } },
-        kept: true,
-      },
-    ]);
+    expect(second?.replaced).toEqual([{ ...replacedSource(part1, part2), kept: true }]);
     expect(part2.length).toBeLessThan(part1.length * 0.9);
     expect(second?.warnings).toHaveLength(1);
     const money = (n: number) =>
@@ -113,8 +114,8 @@ describe('an upload that replaces a source with markedly less (DuckDB, billing-i
     expect(record?.restoredAt).toBeDefined();
     expect(record?.restored).toEqual([
       expect.objectContaining({
-        before: { rows: part2.length, cost: { USD: expect.closeTo(usd(part2), 6) } },
-        after: { rows: part1.length, cost: { USD: expect.closeTo(usd(part1), 6) } },
+        before: figures(part2),
+        after: figures(part1),
       }),
     ]);
     // A redelivered restore changes nothing.
@@ -130,15 +131,7 @@ describe('an upload that replaces a source with markedly less (DuckDB, billing-i
     upload(key3, Buffer.from(text(part1)));
     expect((await handler(s3Event(key3, 'e3'))).batchItemFailures).toEqual([]);
     const record = await getIngestion(org, key3, 'e3');
-    expect(record?.replaced).toEqual([
-      {
-        month: '2023-11',
-        provider: 'AWS',
-        account: CUR_PAYER,
-        before: { rows: part1.length, cost: { USD: expect.closeTo(usd(part1), 6) } },
-        after: { rows: part1.length, cost: { USD: expect.closeTo(usd(part1), 6) } },
-      },
-    ]);
+    expect(record?.replaced).toEqual([replacedSource(part1, part1)]);
     expect(record?.warnings).toBeUndefined();
     expect(record?.restorableUntil).toBeUndefined();
     await expect(requestRestore(admin, uploadIdOf(org, key3, 'e3'), new Date())).rejects.toMatchObject({

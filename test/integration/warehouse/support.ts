@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { WarehouseQueries } from '../../../shared/warehouse/port';
+import type { WarehousePort, WarehouseQueries } from '../../../shared/warehouse/port';
 
 /**
  * Test helpers that compute expected figures independently of the code under test: a plain
@@ -261,6 +261,20 @@ export const BUILT_IN_DIMENSIONS = [
 ];
 
 /** `actual` holds exactly the keys of `expected`, each within `tolerance` (relative) of its value. */
+/** Ingests the real FOCUS sample for `orgId` and checks what the engine says of it: 1000 rows, two months. */
+export async function ingestFocusSample(
+  warehouse: Pick<WarehousePort, 'ingestFile'>,
+  orgId: string,
+): Promise<void> {
+  const { conformance, ...rest } = await warehouse.ingestFile({
+    orgId,
+    path: FOCUS_SAMPLE,
+    sourceName: 'focus_sample.csv',
+  });
+  expect(rest).toEqual({ format: 'focus', rows: 1000, months: ['2024-09', '2024-10'] });
+  expect(conformance?.rows).toBe(1000);
+}
+
 export function expectSameSums(actual: Map<string, number>, expected: Map<string, number>, tolerance = 1e-9) {
   expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
   for (const [k, v] of expected)

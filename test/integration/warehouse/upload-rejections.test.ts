@@ -30,29 +30,20 @@ afterAll(() => {
 describe('registerOrganization', () => {
   it('registers once under concurrent first requests, none fails, and never changes the record', async () => {
     const org = `org_race_${run}`;
-    const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        registerOrganization({
-          id: org,
-          name: `name ${i}`,
-          timezone: 'UTC',
-          createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-          registeredVia: 'jwt',
-          registeredBy: `user_${i}`,
-        }),
-      ),
-    );
+    // The registration of the i-th concurrent first request.
+    const attempt = (i: number) => ({
+      id: org,
+      name: `name ${i}`,
+      timezone: 'UTC',
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+      registeredVia: 'jwt' as const,
+      registeredBy: `user_${i}`,
+    });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => registerOrganization(attempt(i))));
     expect(results.filter(Boolean)).toHaveLength(1);
     const winner = results.indexOf(true);
     const stored = await getOrganization(org);
-    expect(stored).toEqual({
-      id: org,
-      name: `name ${winner}`,
-      timezone: 'UTC',
-      createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, winner)).toISOString(),
-      registeredVia: 'jwt',
-      registeredBy: `user_${winner}`,
-    });
+    expect(stored).toEqual(attempt(winner));
     const again = await registerOrganization({
       id: org,
       name: 'renamed',
