@@ -357,7 +357,7 @@ describe('a brand-new organisation with a CUR and an Azure export of the same mo
       ...prefixed('AWS', curDaily(corrected.rows)),
       ...prefixed('Microsoft', azureDaily(azure.rows)),
     ]);
-  });
+  }, 300_000);
 
   it('ingests the parts of one CUR given together as one upload (parts uploaded alone would replace each other)', async () => {
     const token = tokenCli('user_onb_sources', org, 'admin');
@@ -382,7 +382,7 @@ describe('a brand-new organisation with a CUR and an Azure export of the same mo
     const refused = ingestCli(org, part1, other);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('has another header line than the first part; nothing was uploaded');
-  });
+  }, 300_000);
 });
 
 describe('registration by sign-in', () => {

@@ -479,5 +479,6 @@ describe('GET /billing/uploads: newest first, a page at a time, each with its de
     ]);
     const times = all.map((u) => u.startedAt);
     expect([...times].sort().reverse()).toEqual(times);
-  });
+    // Three CLI ingests, one after the other (each up to ingestCli's own 240 s bound).
+  }, 600_000);
 });
