@@ -2,11 +2,13 @@ import {
   allowed,
   isNull,
   list,
+  noBlankString,
   notNull,
   notNullable,
   nullWhenNull,
   presence,
   type Requirement,
+  recommended,
   setWhenSet,
 } from './rules';
 import { CHARGE_CATEGORIES, CHARGE_FREQUENCIES, NON_NATIONAL_CURRENCIES } from './values';
@@ -96,4 +98,13 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
     columns: ['ChargeDescription'],
     violates: () => isNull('ChargeDescription'),
   },
+
+  // Added with the column-family split: RECOMMENDED presence, StringHandling of not-nullable strings.
+  recommended('CostAndUsage-D-027-O', 'ChargeFrequency'),
+  recommended('CostAndUsage-D-033-O', 'InvoiceId'),
+  noBlankString('BillingAccountId-C-003-M', 'BillingAccountId'),
+  noBlankString('BillingCurrency-C-002-M', 'BillingCurrency'),
+  noBlankString('InvoiceIssuerName-C-002-M', 'InvoiceIssuerName'),
+  noBlankString('ProviderName-C-002-M', 'ProviderName'),
+  noBlankString('PublisherName-C-002-M', 'PublisherName'),
 ];

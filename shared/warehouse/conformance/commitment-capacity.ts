@@ -116,4 +116,17 @@ export const COMMITMENT_CAPACITY_REQUIREMENTS: readonly Requirement[] = [
     feature: 'commitment',
     violates: oneValuePer('CommitmentDiscountId', 'CommitmentDiscountUnit'),
   },
+
+  {
+    // The model checks every Purchase row; a purchase "intended to cover future eligible charges"
+    // is that of a commitment discount (its cost is amortised into the covered usage).
+    id: 'EffectiveCost-C-005-C',
+    keyword: 'MUST',
+    statement:
+      'EffectiveCost MUST be 0 when ChargeCategory is "Purchase" and the purchase is intended to cover future eligible charges (a commitment discount purchase).',
+    columns: ['EffectiveCost', 'ChargeCategory', 'CommitmentDiscountId'],
+    feature: 'commitment',
+    violates: () =>
+      `"ChargeCategory" = 'Purchase' AND ${notNull('CommitmentDiscountId')} AND ${notCorrection} AND "EffectiveCost" <> 0`,
+  },
 ];

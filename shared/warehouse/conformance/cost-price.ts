@@ -12,6 +12,7 @@ import {
   type Requirement,
   setForUsage,
   setWhenSet,
+  validDecimal,
 } from './rules';
 import { PRICING_CATEGORIES } from './values';
 
@@ -89,4 +90,31 @@ export const COST_PRICE_REQUIREMENTS: readonly Requirement[] = [
     columns: ['ContractedUnitPrice', 'PricingQuantity', 'ContractedCost', 'ChargeClass'],
     violates: () => productMismatch('ContractedUnitPrice', 'PricingQuantity', 'ContractedCost'),
   },
+
+  // Valid decimals (NaN and Infinity read as numbers), the unit-price side of the cost products,
+  // and the pricing currency.
+  validDecimal('BilledCost-C-004-M', 'BilledCost'),
+  validDecimal('ContractedCost-C-004-M', 'ContractedCost'),
+  validDecimal('EffectiveCost-C-004-M', 'EffectiveCost'),
+  validDecimal('ListCost-C-004-M', 'ListCost'),
+  validDecimal('PricingQuantity-C-008-M', 'PricingQuantity'),
+  validDecimal('PricingCurrencyEffectiveCost-C-004-M', 'PricingCurrencyEffectiveCost'),
+  {
+    id: 'ListUnitPrice-C-010-C',
+    keyword: 'MUST',
+    statement:
+      'The product of ListUnitPrice and PricingQuantity MUST match the ListCost when PricingQuantity is not null and ChargeClass is not "Correction".',
+    columns: ['ListUnitPrice', 'PricingQuantity', 'ListCost', 'ChargeClass'],
+    violates: () => productMismatch('ListUnitPrice', 'PricingQuantity', 'ListCost'),
+  },
+  {
+    id: 'ContractedUnitPrice-C-011-C',
+    keyword: 'MUST',
+    statement:
+      'The product of ContractedUnitPrice and PricingQuantity MUST match the ContractedCost when PricingQuantity is not null and ChargeClass is not "Correction".',
+    columns: ['ContractedUnitPrice', 'PricingQuantity', 'ContractedCost', 'ChargeClass'],
+    violates: () => productMismatch('ContractedUnitPrice', 'PricingQuantity', 'ContractedCost'),
+  },
+  notNullable('PricingCurrency-C-004-M', 'PricingCurrency'),
+  notNullable('PricingCurrencyEffectiveCost-C-003-M', 'PricingCurrencyEffectiveCost'),
 ];

@@ -1,6 +1,7 @@
 import {
   allowed,
   list,
+  noBlankString,
   notNull,
   notNullable,
   nullForTax,
@@ -8,6 +9,7 @@ import {
   oneValuePer,
   presence,
   type Requirement,
+  recommended,
   setForUsage,
   setWhenSet,
 } from './rules';
@@ -89,4 +91,9 @@ export const RESOURCE_SERVICE_SKU_REQUIREMENTS: readonly Requirement[] = [
     columns: ['SkuMeter', 'SkuId'],
     violates: oneValuePer('SkuId', 'SkuMeter'),
   },
+
+  nullWhenNull('RegionName-C-004-C', 'RegionName', 'RegionId'),
+  setWhenSet('RegionName-C-005-C', 'RegionName', 'RegionId'),
+  noBlankString('ServiceName-C-002-M', 'ServiceName'),
+  recommended('CostAndUsage-D-042-O', 'ServiceSubcategory'),
 ];

@@ -141,6 +141,46 @@ export function nonNegative(id: string, column: FocusColumn): Requirement {
   };
 }
 
+/**
+ * `column` MUST be a valid decimal value: the reader stores a number it cannot read as null (or
+ * refuses the file), but `NaN` and `Infinity` read as numbers and are none.
+ */
+export function validDecimal(id: string, column: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST be a valid decimal value.`,
+    columns: [column],
+    violates: () => `${notNull(column)} AND NOT isfinite(${q(column)})`,
+  };
+}
+
+/**
+ * StringHandling of a not-nullable string column: it SHOULD NOT contain empty strings or strings of
+ * whitespace only (the reader reads an empty cell as null, so a cell of spaces is what remains).
+ * The requirements model marks these MUST; the attribute's text says SHOULD NOT.
+ */
+export function noBlankString(id: string, column: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'SHOULD NOT',
+    statement: `${column} SHOULD NOT contain empty strings or strings consisting solely of whitespace (StringHandling).`,
+    columns: [column],
+    violates: () => `${notNull(column)} AND regexp_full_match(${q(column)}, '\\s*')`,
+  };
+}
+
+/** A RECOMMENDED column: SHOULD be present (checked on the header). */
+export function recommended(id: string, column: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'SHOULD',
+    statement: `${column} is RECOMMENDED to be present in a FOCUS dataset.`,
+    columns: [column],
+    presence: true,
+  };
+}
+
 /** Rows whose `key` has more than one distinct non-null `value` in the file. */
 export function oneValuePer(key: FocusColumn, value: FocusColumn) {
   return (table: string) =>
