@@ -8,7 +8,7 @@ import {
   nullForTax,
   nullWhenNull,
   presence,
-  productMismatch,
+  productMatches,
   type Requirement,
   setForUsage,
   setWhenSet,
@@ -74,22 +74,8 @@ export const COST_PRICE_REQUIREMENTS: readonly Requirement[] = [
   nonNegative('ContractedUnitPrice-C-009-C', 'ContractedUnitPrice'),
   nonNegative('PricingCurrencyListUnitPrice-C-008-M', 'PricingCurrencyListUnitPrice'),
   nonNegative('PricingCurrencyContractedUnitPrice-C-008-C', 'PricingCurrencyContractedUnitPrice'),
-  {
-    id: 'ListCost-C-009-C',
-    keyword: 'MUST',
-    statement:
-      'The product of ListUnitPrice and PricingQuantity MUST match the ListCost when ListUnitPrice is not null, PricingQuantity is not null, and ChargeClass is not "Correction".',
-    columns: ['ListUnitPrice', 'PricingQuantity', 'ListCost', 'ChargeClass'],
-    violates: () => productMismatch('ListUnitPrice', 'PricingQuantity', 'ListCost'),
-  },
-  {
-    id: 'ContractedCost-C-009-C',
-    keyword: 'MUST',
-    statement:
-      'The product of ContractedUnitPrice and PricingQuantity MUST match the ContractedCost when ContractedUnitPrice is not null, PricingQuantity is not null, and ChargeClass is not "Correction".',
-    columns: ['ContractedUnitPrice', 'PricingQuantity', 'ContractedCost', 'ChargeClass'],
-    violates: () => productMismatch('ContractedUnitPrice', 'PricingQuantity', 'ContractedCost'),
-  },
+  productMatches('ListCost-C-009-C', 'ListUnitPrice', 'ListCost', 'cost'),
+  productMatches('ContractedCost-C-009-C', 'ContractedUnitPrice', 'ContractedCost', 'cost'),
 
   // Valid decimals (NaN and Infinity read as numbers), the unit-price side of the cost products,
   // and the pricing currency.
@@ -99,22 +85,8 @@ export const COST_PRICE_REQUIREMENTS: readonly Requirement[] = [
   validDecimal('ListCost-C-004-M', 'ListCost'),
   validDecimal('PricingQuantity-C-008-M', 'PricingQuantity'),
   validDecimal('PricingCurrencyEffectiveCost-C-004-M', 'PricingCurrencyEffectiveCost'),
-  {
-    id: 'ListUnitPrice-C-010-C',
-    keyword: 'MUST',
-    statement:
-      'The product of ListUnitPrice and PricingQuantity MUST match the ListCost when PricingQuantity is not null and ChargeClass is not "Correction".',
-    columns: ['ListUnitPrice', 'PricingQuantity', 'ListCost', 'ChargeClass'],
-    violates: () => productMismatch('ListUnitPrice', 'PricingQuantity', 'ListCost'),
-  },
-  {
-    id: 'ContractedUnitPrice-C-011-C',
-    keyword: 'MUST',
-    statement:
-      'The product of ContractedUnitPrice and PricingQuantity MUST match the ContractedCost when PricingQuantity is not null and ChargeClass is not "Correction".',
-    columns: ['ContractedUnitPrice', 'PricingQuantity', 'ContractedCost', 'ChargeClass'],
-    violates: () => productMismatch('ContractedUnitPrice', 'PricingQuantity', 'ContractedCost'),
-  },
+  productMatches('ListUnitPrice-C-010-C', 'ListUnitPrice', 'ListCost', 'price'),
+  productMatches('ContractedUnitPrice-C-011-C', 'ContractedUnitPrice', 'ContractedCost', 'price'),
   notNullable('PricingCurrency-C-004-M', 'PricingCurrency'),
   notNullable('PricingCurrencyEffectiveCost-C-003-M', 'PricingCurrencyEffectiveCost'),
 ];

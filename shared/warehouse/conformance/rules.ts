@@ -36,9 +36,32 @@ export const usageOrPurchase = `"ChargeCategory" IN ('Usage', 'Purchase')`;
  */
 export const PRODUCT_TOLERANCE = { absolute: 0.01, relative: 0.0001 };
 
-export function productMismatch(a: FocusColumn, b: FocusColumn, c: FocusColumn): string {
+function productMismatch(a: FocusColumn, b: FocusColumn, c: FocusColumn): string {
   const { absolute, relative } = PRODUCT_TOLERANCE;
   return `${notNull(a)} AND ${notNull(b)} AND ${notCorrection} AND (${isNull(c)} OR abs(${q(a)} * ${q(b)} - ${q(c)}) > greatest(${absolute}, ${relative} * abs(${q(c)})))`;
+}
+
+/**
+ * `price` × PricingQuantity MUST match `cost` within the tolerance: a requirement of the cost
+ * column (which names the price's "not null" in its condition) and one of the price column.
+ */
+export function productMatches(
+  id: string,
+  price: 'ListUnitPrice' | 'ContractedUnitPrice',
+  cost: 'ListCost' | 'ContractedCost',
+  of: 'cost' | 'price',
+): Requirement {
+  const when =
+    of === 'cost'
+      ? `${price} is not null, PricingQuantity is not null, and ChargeClass is not "Correction"`
+      : 'PricingQuantity is not null and ChargeClass is not "Correction"';
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `The product of ${price} and PricingQuantity MUST match the ${cost} when ${when}.`,
+    columns: [price, 'PricingQuantity', cost, 'ChargeClass'],
+    violates: () => productMismatch(price, 'PricingQuantity', cost),
+  };
 }
 
 // Builders of the usual shapes.

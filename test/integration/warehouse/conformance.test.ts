@@ -133,7 +133,7 @@ describe('FOCUS conformance of an upload', () => {
   });
 
   it('a pricing currency column has no null; blank strings fail the StringHandling SHOULD NOT', async () => {
-    const rows = valid().map((r) => ({ ...r, PricingCurrency: 'USD' }));
+    const rows = valid().map((r): Row => ({ ...r, PricingCurrency: 'USD' }));
     rows[1] = { ...(rows[1] as Row), PricingCurrency: null };
     rows[2] = { ...(rows[2] as Row), ServiceName: '   ' };
     rows[4] = { ...(rows[4] as Row), InvoiceIssuerName: ' ' };
