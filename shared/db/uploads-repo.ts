@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SourceChange } from '../domain/uploads/model';
 import { db, tableName } from './client';
 import { getIngestion, type IngestionRecord } from './dimensions-repo';
@@ -7,6 +7,7 @@ import { getItem } from './items';
 import { keys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
 import { type Page, queryPage } from './page';
+import { conditionHeld } from './writes';
 
 /**
  * Billing uploads by id. The ingestion record (one per object key and version, dimensions-repo.ts)
@@ -36,6 +37,59 @@ export async function putUploadPointer(ref: Ref, uploadId: string, at: string): 
         ':s': index.gsi1sk,
       },
     }),
+  );
+}
+
+/** An upload pointer written before the uploads index (no GSI1 attributes): what the backfill needs. */
+export interface UnindexedPointer {
+  orgId: string;
+  uploadId: string;
+  objectKey: string;
+  version: string;
+}
+
+/**
+ * A page of the upload pointers that have no place in the uploads index (written before it,
+ * scripts/migrate-upload-index.ts), from a scan of the whole table; `next` continues it.
+ */
+export async function scanUnindexedUploadPointers(
+  start?: Record<string, unknown>,
+): Promise<{ items: UnindexedPointer[]; next: Record<string, unknown> | undefined }> {
+  const res = await db().send(
+    new ScanCommand({
+      TableName: tableName(),
+      FilterExpression: 'entity = :e AND attribute_not_exists(gsi1pk)',
+      ExpressionAttributeValues: { ':e': 'upload-pointer' },
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  const items = (res.Items ?? []).map((item) => ({
+    orgId: String(item.pk)
+      .replace(/^ORG#/, '')
+      .replace(/#INGEST$/, ''),
+    uploadId: String(item.sk).replace(/^UPLOAD#/, ''),
+    objectKey: String(item.objectKey),
+    version: String(item.version),
+  }));
+  return { items, next: res.LastEvaluatedKey };
+}
+
+/**
+ * Gives an existing pointer without one its place in the uploads index (the time `at`). Answers
+ * false when the pointer is gone or was indexed meanwhile (conditional: never creates a pointer).
+ */
+export async function indexUploadPointer(orgId: string, uploadId: string, at: string): Promise<boolean> {
+  const index = keys.uploadsIndex(orgId, `${at}#${uploadId}`);
+  return conditionHeld(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.uploadPointer(orgId, uploadId),
+        UpdateExpression: 'SET gsi1pk = :p, gsi1sk = :s',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(gsi1pk)',
+        ExpressionAttributeValues: { ':p': index.gsi1pk, ':s': index.gsi1sk },
+      }),
+    ),
   );
 }
 

@@ -109,10 +109,94 @@ describe('FOCUS conformance of an upload', () => {
     rows[2] = { ...usage(3), ListCost: 5.5 }; // wrong
     rows[3] = { ...usage(4), ContractedCost: 3.9, BilledCost: 3.9, EffectiveCost: 3.9 }; // wrong
     const report = await check(rows);
+    // The same equality is a requirement of the cost column and of the unit price column.
     expect(failures(report)).toEqual({
       'ListCost-C-009-C': [1, [4]],
+      'ListUnitPrice-C-010-C': [1, [4]],
       'ContractedCost-C-009-C': [1, [5]],
+      'ContractedUnitPrice-C-011-C': [1, [5]],
     });
+  });
+
+  it('region name and id go together; NaN and Infinity are no valid decimals', async () => {
+    const rows = valid();
+    rows[0] = { ...usage(1), RegionId: null };
+    rows[2] = { ...usage(3), RegionName: null };
+    rows[3] = { ...usage(4), EffectiveCost: 'NaN', BilledCost: 4 };
+    rows[5] = { ...tax(6), EffectiveCost: 'Infinity', BilledCost: 1 };
+    const report = await check(rows);
+    expect(failures(report)).toEqual({
+      'RegionName-C-004-C': [1, [2]],
+      'RegionName-C-005-C': [1, [4]],
+      'EffectiveCost-C-004-M': [2, [5, 7]],
+    });
+  });
+
+  it('a pricing currency column has no null; blank strings fail the StringHandling SHOULD NOT', async () => {
+    const rows = valid().map((r): Row => ({ ...r, PricingCurrency: 'USD' }));
+    rows[1] = { ...(rows[1] as Row), PricingCurrency: null };
+    rows[2] = { ...(rows[2] as Row), ServiceName: '   ' };
+    rows[4] = { ...(rows[4] as Row), InvoiceIssuerName: ' ' };
+    const report = await check(rows);
+    expect(failures(report)).toEqual({
+      'PricingCurrency-C-004-M': [1, [3]],
+      'ServiceName-C-002-M': [1, [4]],
+      'InvoiceIssuerName-C-002-M': [1, [6]],
+    });
+    // The model's MUST is the attribute's SHOULD NOT: the MUST score is untouched by the blanks.
+    expect(report.requirements.find((r) => r.id === 'ServiceName-C-002-M')?.keyword).toBe('SHOULD NOT');
+    const should = report.requirements.filter(
+      (r) => r.keyword.startsWith('SHOULD') && r.status !== 'not_applicable',
+    ).length;
+    expect(report.score.SHOULD).toEqual({ met: should - 2, applicable: should });
+  });
+
+  it('a commitment purchase has EffectiveCost 0 (EffectiveCost-C-005-C); other purchases are not held to it', async () => {
+    const purchase = (i: number, cost: number, commitment: boolean): Row => ({
+      ...tax(i),
+      ChargeCategory: 'Purchase',
+      ChargeDescription: 'Purchase',
+      ChargeFrequency: 'One-Time',
+      BilledCost: 120,
+      ContractedCost: 120,
+      ListCost: 120,
+      ListUnitPrice: 120,
+      ContractedUnitPrice: 120,
+      EffectiveCost: cost,
+      PricingCategory: 'Standard',
+      PricingQuantity: 1,
+      PricingUnit: 'Units',
+      SkuId: 'sku-p',
+      SkuMeter: 'Purchase',
+      SkuPriceId: 'price-p',
+      ...(commitment
+        ? {
+            CommitmentDiscountCategory: 'Usage',
+            CommitmentDiscountId: 'cd-1',
+            CommitmentDiscountName: 'RI one',
+            CommitmentDiscountQuantity: 10,
+            CommitmentDiscountType: 'Reserved Instance',
+            CommitmentDiscountUnit: 'Hours',
+          }
+        : {}),
+    });
+    const rows = [...valid(), purchase(7, 0, true), purchase(8, 120, true), purchase(9, 120, false)];
+    const report = await check(rows);
+    // Line 10 (row 9, a marketplace purchase) keeps its cost: the model would fail it too.
+    expect(failures(report)).toEqual({ 'EffectiveCost-C-005-C': [1, [9]] });
+  });
+
+  it('RECOMMENDED columns missing fail their SHOULD presence, never a MUST', async () => {
+    const report = await check(valid(), ['InvoiceId', 'ChargeFrequency']);
+    expect(failures(report)).toEqual({
+      'CostAndUsage-D-027-O': [6, []],
+      'CostAndUsage-D-033-O': [6, []],
+    });
+    expect(status(report, 'ChargeFrequency-C-003-M')).toBe('not_applicable');
+    const applicable = report.requirements.filter(
+      (r) => r.keyword.startsWith('MUST') && r.status !== 'not_applicable',
+    ).length;
+    expect(report.score.MUST).toEqual({ met: applicable, applicable });
   });
 
   it('commitment status: Used/Unused allowed (not Active/Expired/Pending), null when there is no commitment', async () => {

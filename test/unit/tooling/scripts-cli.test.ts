@@ -42,6 +42,7 @@ describe('the scripts in scripts/', () => {
     ['org.ts', ['list']],
     ['migrate-enrichments.ts', []],
     ['migrate-report-schedules.ts', []],
+    ['migrate-upload-index.ts', []],
   ])('%s without a running stack says so in one line and exits 1', (script, args) => {
     const stateDir = mkdtempSync(join(tmpdir(), 'no-stack-'));
     try {

@@ -269,7 +269,9 @@ function awsCur(h: Header, from: string): Converted {
       ELSE ${billed} END`,
     ListUnitPrice: c('pricing/publicOnDemandRate', 'pricing_public_on_demand_rate'),
     BillingCurrency: c('lineItem/CurrencyCode', 'line_item_currency_code'),
-    PricingCurrency: c('pricing/currency', 'pricing_currency'),
+    // FOCUS: PricingCurrency MUST NOT be null; CUR leaves it blank on lines with no price (taxes,
+    // fees), which are priced in the billing currency.
+    PricingCurrency: `coalesce(${c('pricing/currency', 'pricing_currency')}, ${c('lineItem/CurrencyCode', 'line_item_currency_code')})`,
     ChargePeriodStart: c('lineItem/UsageStartDate', 'line_item_usage_start_date'),
     ChargePeriodEnd: c('lineItem/UsageEndDate', 'line_item_usage_end_date'),
     BillingPeriodStart: c('bill/BillingPeriodStartDate', 'bill_billing_period_start_date'),
@@ -291,7 +293,9 @@ function awsCur(h: Header, from: string): Converted {
     ServiceCategory: serviceCategory(AWS_SERVICE_CATEGORIES, productCode, productName),
     ServiceName: `coalesce(${productName}, ${productCode})`,
     RegionId: c('product/regionCode', 'product_region_code'),
-    RegionName: c('product/location', 'product_location'),
+    // FOCUS: RegionName MUST be null when RegionId is (CUR names a location "Any" or a global
+    // edge location for lines with no region code).
+    RegionName: `CASE WHEN ${c('product/regionCode', 'product_region_code')} IS NOT NULL THEN ${c('product/location', 'product_location')} END`,
     AvailabilityZone: c('lineItem/AvailabilityZone', 'line_item_availability_zone'),
     ResourceId: c('lineItem/ResourceId', 'line_item_resource_id'),
     SkuId: c('product/sku', 'product_sku'),

@@ -116,7 +116,9 @@ function azure(h: Header, from: string): Converted {
     ServiceCategory: serviceCategory(AZURE_SERVICE_CATEGORIES, h.col('MeterCategory')),
     ServiceName: h.col(...AZ.service),
     RegionId: h.col('ResourceLocation'),
-    RegionName: h.col('MeterRegion'),
+    // FOCUS: RegionName is set exactly when RegionId is; an EA export's MeterRegion is often blank
+    // where ResourceLocation (itself a region name) is not.
+    RegionName: `CASE WHEN ${h.col('ResourceLocation')} IS NOT NULL THEN coalesce(${h.col('MeterRegion')}, ${h.col('ResourceLocation')}) END`,
     AvailabilityZone: h.col('AvailabilityZone'),
     ResourceId: h.col('ResourceId', 'InstanceName'),
     ResourceName: h.col('ResourceName'),

@@ -1,0 +1,211 @@
+import type { FocusColumn } from '../focus-columns';
+import { quoteLiteral } from '../sql/quote';
+import type { Keyword } from './report';
+
+/** The shape of a requirement and the builders of its usual kinds (requirements.ts lists them all). */
+export type Feature = 'commitment' | 'capacity';
+
+export interface Requirement {
+  id: string;
+  keyword: Keyword;
+  /** The specification's sentence, on one line. */
+  statement: string;
+  /** The FOCUS columns the check reads: not applicable when the file lacks one of them. */
+  columns: FocusColumn[];
+  /** Presence requirements: checked on the file's header, not on rows. */
+  presence?: true;
+  /** The optional feature it belongs to: not applicable when no row uses it. */
+  feature?: Feature;
+  /** A row that breaks it (SQL over the staged table `t`, which `table` names for sub-queries). */
+  violates?: (table: string) => string;
+  /** A failure would make figures wrong: the upload is refused before the check (never a stored fail). */
+  refuses?: true;
+}
+
+export const q = (c: FocusColumn) => `"${c}"`;
+export const list = (values: readonly string[]) => values.map(quoteLiteral).join(', ');
+export const isNull = (c: FocusColumn) => `${q(c)} IS NULL`;
+export const notNull = (c: FocusColumn) => `${q(c)} IS NOT NULL`;
+export const notCorrection = `"ChargeClass" IS DISTINCT FROM 'Correction'`;
+export const usageOrPurchase = `"ChargeCategory" IN ('Usage', 'Purchase')`;
+
+/**
+ * The tolerance of `A × B = C` (docs/focus-conformance.md): exports round each figure on its own
+ * (costs to cents or to a few decimals, unit prices to more), so a product matches a cost when it
+ * differs by at most one hundredth of a currency unit or 0.01 % of the cost, whichever is larger.
+ */
+export const PRODUCT_TOLERANCE = { absolute: 0.01, relative: 0.0001 };
+
+function productMismatch(a: FocusColumn, b: FocusColumn, c: FocusColumn): string {
+  const { absolute, relative } = PRODUCT_TOLERANCE;
+  return `${notNull(a)} AND ${notNull(b)} AND ${notCorrection} AND (${isNull(c)} OR abs(${q(a)} * ${q(b)} - ${q(c)}) > greatest(${absolute}, ${relative} * abs(${q(c)})))`;
+}
+
+/**
+ * `price` × PricingQuantity MUST match `cost` within the tolerance: a requirement of the cost
+ * column (which names the price's "not null" in its condition) and one of the price column.
+ */
+export function productMatches(
+  id: string,
+  price: 'ListUnitPrice' | 'ContractedUnitPrice',
+  cost: 'ListCost' | 'ContractedCost',
+  of: 'cost' | 'price',
+): Requirement {
+  const when =
+    of === 'cost'
+      ? `${price} is not null, PricingQuantity is not null, and ChargeClass is not "Correction"`
+      : 'PricingQuantity is not null and ChargeClass is not "Correction"';
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `The product of ${price} and PricingQuantity MUST match the ${cost} when ${when}.`,
+    columns: [price, 'PricingQuantity', cost, 'ChargeClass'],
+    violates: () => productMismatch(price, 'PricingQuantity', cost),
+  };
+}
+
+// Builders of the usual shapes.
+export function presence(id: string, column: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST be present in a FOCUS dataset.`,
+    columns: [column],
+    presence: true,
+  };
+}
+
+export function notNullable(id: string, column: FocusColumn, refuses?: true): Requirement {
+  return {
+    id,
+    keyword: 'MUST NOT',
+    statement: `${column} MUST NOT be null.`,
+    columns: [column],
+    violates: () => isNull(column),
+    ...(refuses ? { refuses } : {}),
+  };
+}
+
+export function allowed(
+  id: string,
+  column: FocusColumn,
+  values: readonly string[],
+  feature?: Feature,
+): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST be one of the allowed values (${values.join(', ')}).`,
+    columns: [column],
+    violates: () => `${notNull(column)} AND ${q(column)} NOT IN (${list(values)})`,
+    ...(feature ? { feature } : {}),
+  };
+}
+
+/** `column` MUST be null when ChargeCategory is "Tax". */
+export function nullForTax(id: string, column: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST be null when ChargeCategory is "Tax".`,
+    columns: [column, 'ChargeCategory'],
+    violates: () => `"ChargeCategory" = 'Tax' AND ${notNull(column)}`,
+  };
+}
+
+/** `column` MUST NOT be null when ChargeCategory is "Usage" or "Purchase" and ChargeClass is not "Correction". */
+export function setForUsage(id: string, column: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST NOT',
+    statement: `${column} MUST NOT be null when ChargeCategory is "Usage" or "Purchase" and ChargeClass is not "Correction".`,
+    columns: [column, 'ChargeCategory', 'ChargeClass'],
+    violates: () => `${usageOrPurchase} AND ${notCorrection} AND ${isNull(column)}`,
+  };
+}
+
+/** `column` MUST be null when `other` is null. */
+export function nullWhenNull(id: string, column: FocusColumn, other: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST be null when ${other} is null.`,
+    columns: [column, other],
+    // The spec's way: a value where `other` is null breaks it (the model tests NOT null here).
+    violates: () => `${isNull(other)} AND ${notNull(column)}`,
+  };
+}
+
+/** `column` MUST (or SHOULD) NOT be null when `other` is not null. */
+export function setWhenSet(
+  id: string,
+  column: FocusColumn,
+  other: FocusColumn,
+  keyword: 'MUST NOT' | 'SHOULD NOT' = 'MUST NOT',
+  feature?: Feature,
+): Requirement {
+  return {
+    id,
+    keyword,
+    statement: `${column} ${keyword} be null when ${other} is not null.`,
+    columns: [column, other],
+    violates: () => `${notNull(other)} AND ${isNull(column)}`,
+    ...(feature ? { feature } : {}),
+  };
+}
+
+export function nonNegative(id: string, column: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST be a non-negative decimal value.`,
+    columns: [column],
+    violates: () => `${q(column)} < 0`,
+  };
+}
+
+/**
+ * `column` MUST be a valid decimal value: the reader stores a number it cannot read as null (or
+ * refuses the file), but `NaN` and `Infinity` read as numbers and are none.
+ */
+export function validDecimal(id: string, column: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST be a valid decimal value.`,
+    columns: [column],
+    violates: () => `${notNull(column)} AND NOT isfinite(${q(column)})`,
+  };
+}
+
+/**
+ * StringHandling of a not-nullable string column: it SHOULD NOT contain empty strings or strings of
+ * whitespace only (the reader reads an empty cell as null, so a cell of spaces is what remains).
+ * The requirements model marks these MUST; the attribute's text says SHOULD NOT.
+ */
+export function noBlankString(id: string, column: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'SHOULD NOT',
+    statement: `${column} SHOULD NOT contain empty strings or strings consisting solely of whitespace (StringHandling).`,
+    columns: [column],
+    violates: () => `${notNull(column)} AND regexp_full_match(${q(column)}, '\\s*')`,
+  };
+}
+
+/** A RECOMMENDED column: SHOULD be present (checked on the header). */
+export function recommended(id: string, column: FocusColumn): Requirement {
+  return {
+    id,
+    keyword: 'SHOULD',
+    statement: `${column} is RECOMMENDED to be present in a FOCUS dataset.`,
+    columns: [column],
+    presence: true,
+  };
+}
+
+/** Rows whose `key` has more than one distinct non-null `value` in the file. */
+export function oneValuePer(key: FocusColumn, value: FocusColumn) {
+  return (table: string) =>
+    `${q(key)} IN (SELECT ${q(key)} FROM ${table} WHERE ${notNull(key)} GROUP BY 1 HAVING count(DISTINCT ${q(value)}) > 1)`;
+}
