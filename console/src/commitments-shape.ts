@@ -127,7 +127,11 @@ export function curveChart(sim: Simulation): Option {
                 symbol: 'pin',
                 data: [{ name: 'Recommended', coord: [rec.hourlyCommitment, rec.netSavings], value: 'Best' }],
               },
-              markLine: { symbol: 'none', data: [{ xAxis: rec.hourlyCommitment }], label: { show: false } },
+              markLine: {
+                symbol: 'none',
+                data: [{ xAxis: rec.hourlyCommitment }],
+                label: { show: true, position: 'insideEndTop', formatter: 'Recommended' },
+              },
             }
           : {}),
       },

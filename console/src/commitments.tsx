@@ -85,7 +85,7 @@ export function Commitments() {
             </>
           ))}
       </div>
-      <div class="card table-wrap">
+      <div class="card table-wrap inventory-card">
         <h2>Inventory</h2>
         {inventory.status === 'loading' && <p class="loading">Loading the commitments…</p>}
         {inventory.status === 'error' && <ErrorText message={inventory.message} />}
