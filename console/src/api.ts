@@ -8,6 +8,7 @@ import type { Expiring, Inventory, Simulation, Summary } from './commitments-sha
 import type { OidcConfig } from './oidc';
 import type { Delivery, Report } from './reports-shape';
 import type { Candidate, Dashboard, ExplorerRequest, ExplorerResult, WhereClause } from './shape';
+import type { Upload } from './uploads-shape';
 
 const CREDENTIAL_KEY = 'finops.console.credential';
 
@@ -360,6 +361,8 @@ export const api = {
   expiringCommitments: () =>
     call('expiringCommitments', { query: { withinDays: '90' } }) as Promise<Expiring>,
   simulate: (body: Record<string, unknown>) => call('simulateCommitment', { body }) as Promise<Simulation>,
+  uploads: () => call('listUploads', { query: { limit: '100' } }) as Promise<Page<Upload>>,
+  upload: (id: string) => call('getUpload', { params: { id } }) as Promise<Upload>,
 
   alerts: (includeArchived: boolean) =>
     call('listAlerts', {

@@ -6,6 +6,7 @@ import { credential, onCredentialRefused } from './api';
 import { BudgetList, BudgetPage } from './budgets';
 import { Commitments } from './commitments';
 import { DashboardList, DashboardPage } from './dashboards';
+import { UploadList, UploadPage } from './data';
 import { Dimensions } from './dimensions';
 import { Explorer } from './explorer';
 import type { Callback } from './oidc';
@@ -113,6 +114,7 @@ const NAV: { href: string; text: string; current: (hash: string) => boolean }[] 
   { href: '#/reports', text: 'Reports', current: (h) => h.startsWith('#/reports') },
   { href: '#/budgets', text: 'Budgets', current: (h) => h.startsWith('#/budgets') },
   { href: '#/commitments', text: 'Commitments', current: (h) => h === '#/commitments' },
+  { href: '#/data', text: 'Data', current: (h) => h.startsWith('#/data') },
 ];
 
 /** The top bar: the pages, who is signed in to which organisation, and "Sign out". */
@@ -146,6 +148,7 @@ function Page({ hash }: { hash: string }) {
   const dash = /^#\/dashboards\/([^/]+)$/.exec(hash);
   const alert = /^#\/alerts\/([^/]+)$/.exec(hash);
   const report = /^#\/reports\/([^/]+)$/.exec(hash);
+  const upload = /^#\/data\/([^/]+)$/.exec(hash);
   const budget = /^#\/budgets\/([^/?]+)(\?.*)?$/.exec(hash);
   if (dash) return <DashboardPage id={decodeURIComponent(dash[1]!)} />;
   // Keyed by the link followed: a new link opens its own view (the page's own runs only replace
@@ -166,6 +169,8 @@ function Page({ hash }: { hash: string }) {
     );
   if (hash === '#/budgets') return <BudgetList />;
   if (hash === '#/commitments') return <Commitments />;
+  if (upload) return <UploadPage key={upload[1]} id={decodeURIComponent(upload[1]!)} />;
+  if (hash === '#/data') return <UploadList />;
   return <DashboardList />;
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
-import { launchChromium, signInConsole } from '../support/browser';
+import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -130,14 +130,8 @@ it("follows a budget alert's link to the budget's month, its figures summed from
     { token: key },
   );
   const firedAt = history.body.items[0]!.evaluatedAt;
-  for (const size of [
-    { name: '390', width: 390, height: 844 },
-    { name: '1440', width: 1440, height: 900 },
-  ]) {
-    const page = await browser.newPage({ viewport: { width: size.width, height: size.height } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await signInConsole(page, `${s().baseUrl}/console/`, key);
+  for (const size of CONSOLE_SIZES) {
+    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
     // The message's link as sent, on the stack's own host.
     await page.goto(link!.replace(/^https?:\/\/[^/]+/, s().baseUrl));
     await page.waitForSelector('table.budget-status tr.marked td', { timeout: 60_000 });
@@ -165,9 +159,7 @@ it("follows a budget alert's link to the budget's month, its figures summed from
         Math.round(actual * 1.5) * 0.5,
       )}`,
     );
-    expect(
-      await page.evaluate(() => (document.scrollingElement?.scrollWidth ?? 0) - window.innerWidth),
-    ).toBeLessThanOrEqual(0);
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(ARTIFACTS, `budget-link-${size.name}.png`), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
