@@ -25,6 +25,10 @@ const GRANULARITIES = ['DAY', 'WEEK'] as const;
 /** The providers the simulator knows (docs/commitments.md "Simulator"). */
 const SIM_PROVIDERS = ['AWS', 'Microsoft'] as const;
 const LOOKBACKS = ['7', '30', '60'] as const;
+const RATES = [
+  ['utilization', 'Utilisation'],
+  ['coverage', 'Coverage'],
+] as const;
 
 export function Commitments() {
   const [period, setPeriod] = useState<string>('TRAILING_90_DAYS');
@@ -65,22 +69,16 @@ export function Commitments() {
                 {percent(summary.value.total.utilization)} · coverage {percent(summary.value.total.coverage)}
               </p>
               <div class="two">
-                <div>
-                  <h3>Utilisation</h3>
-                  <Canvas
-                    label="Utilisation by provider"
-                    height={260}
-                    option={rateChart(summary.value, 'utilization', 'Utilisation')}
-                  />
-                </div>
-                <div>
-                  <h3>Coverage</h3>
-                  <Canvas
-                    label="Coverage by provider"
-                    height={260}
-                    option={rateChart(summary.value, 'coverage', 'Coverage')}
-                  />
-                </div>
+                {RATES.map(([key, title]) => (
+                  <div key={key}>
+                    <h3>{title}</h3>
+                    <Canvas
+                      label={`${title} by provider`}
+                      height={260}
+                      option={rateChart(summary.value, key, title)}
+                    />
+                  </div>
+                ))}
               </div>
             </>
           ))}
@@ -104,21 +102,29 @@ export function Commitments() {
   );
 }
 
+/** The inventory's columns: heading, field, and whether it is a figure (right-aligned). */
+const COLUMNS: [string, Exclude<keyof InventoryRow, 'id' | 'soon'>, boolean][] = [
+  ['Commitment', 'name', false],
+  ['Provider', 'provider', false],
+  ['Type', 'kind', false],
+  ['Term', 'term', false],
+  ['Ends', 'ends', false],
+  ['Days left', 'daysLeft', false],
+  ['Cost', 'cost', true],
+  ['Used', 'used', true],
+  ['Unused', 'unused', true],
+  ['Utilisation', 'utilization', true],
+  ['Savings', 'savings', true],
+];
+
 function InventoryTable({ rows, currency }: { rows: InventoryRow[]; currency: string }) {
-  const heads = ['Commitment', 'Provider', 'Type', 'Term', 'Ends', 'Days left'];
-  const money = ['Cost', 'Used', 'Unused', 'Utilisation', 'Savings'];
   return (
     <table class="inventory stack">
       <caption>Figures in {currency}</caption>
       <thead>
         <tr>
-          {heads.map((h) => (
-            <th key={h} scope="col">
-              {h}
-            </th>
-          ))}
-          {money.map((h) => (
-            <th key={h} scope="col" class="num">
+          {COLUMNS.map(([h, , num]) => (
+            <th key={h} scope="col" class={num ? 'num' : undefined}>
               {h}
             </th>
           ))}
@@ -127,31 +133,15 @@ function InventoryTable({ rows, currency }: { rows: InventoryRow[]; currency: st
       <tbody>
         {rows.map((r) => (
           <tr key={r.id} data-id={r.id}>
-            <td data-label="Commitment" class="name">
-              {r.name}
-            </td>
-            <td data-label="Provider">{r.provider}</td>
-            <td data-label="Type">{r.kind}</td>
-            <td data-label="Term">{r.term}</td>
-            <td data-label="Ends">{r.ends}</td>
-            <td data-label="Days left" class={r.soon ? 'over' : undefined}>
-              {r.daysLeft}
-            </td>
-            <td data-label="Cost" class="num">
-              {r.cost}
-            </td>
-            <td data-label="Used" class="num">
-              {r.used}
-            </td>
-            <td data-label="Unused" class="num">
-              {r.unused}
-            </td>
-            <td data-label="Utilisation" class="num">
-              {r.utilization}
-            </td>
-            <td data-label="Savings" class="num">
-              {r.savings}
-            </td>
+            {COLUMNS.map(([h, k, num]) => (
+              <td
+                key={k}
+                data-label={h}
+                class={num ? 'num' : k === 'daysLeft' && r.soon ? 'over' : k === 'name' ? 'name' : undefined}
+              >
+                {r[k]}
+              </td>
+            ))}
           </tr>
         ))}
       </tbody>
