@@ -134,11 +134,37 @@ export function alertPageLink(consoleBaseUrl: string, alertId: string | null): s
   return consoleLink(consoleBaseUrl, alertId ? `alerts/${encodeURIComponent(alertId)}` : 'alerts');
 }
 
-/**
- * A budget's page. The console has no budget page yet, so a budget opens in the explorer on its
- * spend (its query, scope and month, by day, titled with its name): the one place to change when
- * the page exists.
- */
-export function budgetPageLink(consoleBaseUrl: string, view: ExplorerUrlState): string {
-  return explorerLink(consoleBaseUrl, { aggBy: 'Day', ...view });
+/** What a budget's page is opened on: a month other than the current one, a line to mark. */
+export interface BudgetPageState {
+  /** `YYYY-MM`; absent: the current month in the organisation's zone. */
+  month?: string;
+  /** A line's value; absent or null: the budget's total. */
+  line?: string | null;
+}
+
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** The route of a budget's page: `budgets/<id>`, then `?month=YYYY-MM&line=<value>` when given. */
+export function budgetPageRoute(budgetId: string, s: BudgetPageState = {}): string {
+  const p = new URLSearchParams();
+  if (s.month) p.append('month', s.month);
+  if (s.line !== undefined && s.line !== null) p.append('line', s.line);
+  const qs = p.toString();
+  return `budgets/${encodeURIComponent(budgetId)}${qs ? `?${qs}` : ''}`;
+}
+
+/** The state a budget page's query string (with or without its `?`) describes; a bad month is dropped. */
+export function parseBudgetPageQuery(qs: string): BudgetPageState {
+  const p = new URLSearchParams(qs.replace(/^\?/, ''));
+  const s: BudgetPageState = {};
+  const month = p.get('month')?.trim();
+  if (month && MONTH.test(month)) s.month = month;
+  const line = p.get('line');
+  if (line !== null) s.line = line;
+  return s;
+}
+
+/** A budget's page in the console (`#/budgets/<id>`): its month's status table and its alerts. */
+export function budgetPageLink(consoleBaseUrl: string, budgetId: string, s: BudgetPageState = {}): string {
+  return consoleLink(consoleBaseUrl, budgetPageRoute(budgetId, s));
 }

@@ -3,10 +3,12 @@
  * beside the page), with the signed-in credential as a bearer token. Nothing else is fetched.
  */
 import type { AlertEvaluation, AlertWidgetData, CostAlert } from './alerts-shape';
-import type { Budget, BudgetStatus } from './budgets-shape';
+import type { Budget, BudgetAlert, BudgetAlertEvaluation, BudgetStatus } from './budgets-shape';
+import type { Expiring, Inventory, Simulation, Summary } from './commitments-shape';
 import type { OidcConfig } from './oidc';
 import type { Delivery, Report } from './reports-shape';
 import type { Candidate, Dashboard, ExplorerRequest, ExplorerResult, WhereClause } from './shape';
+import type { Upload } from './uploads-shape';
 
 const CREDENTIAL_KEY = 'finops.console.credential';
 
@@ -187,6 +189,43 @@ export const ENDPOINTS = {
     query: ['month'],
     handles: [404, 422],
   },
+  listBudgetAlerts: {
+    method: 'GET',
+    path: '/alerts-v2/budgetAlerts',
+    ok: 200,
+    query: ['limit', 'budgetId', 'includeArchived'],
+  },
+  budgetAlertHistory: {
+    method: 'GET',
+    path: '/alerts-v2/budgetAlerts/{id}/history',
+    ok: 200,
+    query: ['limit'],
+    handles: [404],
+  },
+  listCommitments: {
+    method: 'GET',
+    path: '/commitments',
+    ok: 200,
+    query: ['datePreset'],
+    handles: [400, 422],
+  },
+  commitmentSummary: {
+    method: 'GET',
+    path: '/commitments/summary',
+    ok: 200,
+    query: ['datePreset', 'groupBy', 'granularity'],
+    handles: [400, 422],
+  },
+  expiringCommitments: {
+    method: 'GET',
+    path: '/commitments/expiring',
+    ok: 200,
+    query: ['withinDays'],
+    handles: [400],
+  },
+  simulateCommitment: { method: 'POST', path: '/commitments/simulate', ok: 200, handles: [400, 422] },
+  listUploads: { method: 'GET', path: '/billing/uploads', ok: 200, query: ['limit', 'cursor'] },
+  getUpload: { method: 'GET', path: '/billing/uploads/{id}', ok: 200, handles: [404] },
   listAlerts: { method: 'GET', path: '/alerts-v2/costAlerts', ok: 200, query: ['limit', 'includeArchived'] },
   alertWidgetData: { method: 'GET', path: '/alerts-v2/costAlerts/{id}/widgetData', ok: 200, handles: [404] },
   alertHistory: { method: 'GET', path: '/alerts-v2/costAlerts/{id}/history', ok: 200, query: ['limit'] },
@@ -304,7 +343,26 @@ export const api = {
 
   budgets: () => call('listBudgets', { query: { limit: '100' } }) as Promise<Page<Budget>>,
   budget: (id: string) => call('getBudget', { params: { id } }) as Promise<Budget>,
-  budgetStatus: (id: string) => call('budgetStatus', { params: { id } }) as Promise<BudgetStatus>,
+  budgetStatus: (id: string, month?: string) =>
+    call('budgetStatus', { params: { id }, query: { month } }) as Promise<BudgetStatus>,
+  budgetAlerts: (budgetId: string) =>
+    call('listBudgetAlerts', { query: { limit: '100', budgetId } }) as Promise<Page<BudgetAlert>>,
+  budgetAlertHistory: (id: string) =>
+    call('budgetAlertHistory', { params: { id }, query: { limit: '100' } }) as Promise<
+      Page<BudgetAlertEvaluation>
+    >,
+
+  commitments: (datePreset: string) =>
+    call('listCommitments', { query: { datePreset } }) as Promise<Inventory>,
+  commitmentSummary: (datePreset: string, granularity: string) =>
+    call('commitmentSummary', {
+      query: { datePreset, granularity, groupBy: 'provider' },
+    }) as Promise<Summary>,
+  expiringCommitments: () =>
+    call('expiringCommitments', { query: { withinDays: '90' } }) as Promise<Expiring>,
+  simulate: (body: Record<string, unknown>) => call('simulateCommitment', { body }) as Promise<Simulation>,
+  uploads: () => call('listUploads', { query: { limit: '100' } }) as Promise<Page<Upload>>,
+  upload: (id: string) => call('getUpload', { params: { id } }) as Promise<Upload>,
 
   alerts: (includeArchived: boolean) =>
     call('listAlerts', {

@@ -1,9 +1,12 @@
 /** The console's shell: sign-in or the signed-in header and the page of the hash route. No server routing. */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { parseBudgetPageQuery } from '../../shared/links';
 import { AlertList, AlertPage } from './alerts';
 import { credential, onCredentialRefused } from './api';
 import { BudgetList, BudgetPage } from './budgets';
+import { Commitments } from './commitments';
 import { DashboardList, DashboardPage } from './dashboards';
+import { UploadList, UploadPage } from './data';
 import { Dimensions } from './dimensions';
 import { Explorer } from './explorer';
 import type { Callback } from './oidc';
@@ -110,6 +113,8 @@ const NAV: { href: string; text: string; current: (hash: string) => boolean }[] 
   { href: '#/alerts', text: 'Alerts', current: (h) => h.startsWith('#/alerts') },
   { href: '#/reports', text: 'Reports', current: (h) => h.startsWith('#/reports') },
   { href: '#/budgets', text: 'Budgets', current: (h) => h.startsWith('#/budgets') },
+  { href: '#/commitments', text: 'Commitments', current: (h) => h === '#/commitments' },
+  { href: '#/data', text: 'Data', current: (h) => h.startsWith('#/data') },
 ];
 
 /** The top bar: the pages, who is signed in to which organisation, and "Sign out". */
@@ -143,7 +148,8 @@ function Page({ hash }: { hash: string }) {
   const dash = /^#\/dashboards\/([^/]+)$/.exec(hash);
   const alert = /^#\/alerts\/([^/]+)$/.exec(hash);
   const report = /^#\/reports\/([^/]+)$/.exec(hash);
-  const budget = /^#\/budgets\/([^/]+)$/.exec(hash);
+  const upload = /^#\/data\/([^/]+)$/.exec(hash);
+  const budget = /^#\/budgets\/([^/?]+)(\?.*)?$/.exec(hash);
   if (dash) return <DashboardPage id={decodeURIComponent(dash[1]!)} />;
   // Keyed by the link followed: a new link opens its own view (the page's own runs only replace
   // the address, which fires no hashchange).
@@ -153,8 +159,18 @@ function Page({ hash }: { hash: string }) {
   if (hash === '#/alerts') return <AlertList />;
   if (report) return <ReportPage key={report[1]} id={decodeURIComponent(report[1]!)} />;
   if (hash === '#/reports') return <ReportList />;
-  if (budget) return <BudgetPage key={budget[1]} id={decodeURIComponent(budget[1]!)} />;
+  if (budget)
+    return (
+      <BudgetPage
+        key={hash}
+        id={decodeURIComponent(budget[1]!)}
+        state={parseBudgetPageQuery(budget[2] ?? '')}
+      />
+    );
   if (hash === '#/budgets') return <BudgetList />;
+  if (hash === '#/commitments') return <Commitments />;
+  if (upload) return <UploadPage key={upload[1]} id={decodeURIComponent(upload[1]!)} />;
+  if (hash === '#/data') return <UploadList />;
   return <DashboardList />;
 }
 

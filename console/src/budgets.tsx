@@ -1,6 +1,10 @@
-/** The budgets pages: the list (`#/budgets`) and one budget's month (`#/budgets/{id}`): its status table. */
+/**
+ * The budgets pages: the list (`#/budgets`) and one budget's month (`#/budgets/{id}?month&line`,
+ * shared/links.ts): its status table, the line a link names marked, and the budget's alerts.
+ */
+import type { BudgetPageState } from '../../shared/links';
 import { api } from './api';
-import { type Budget, type StatusRow, statusRows } from './budgets-shape';
+import { type AlertRow, alertRow, type Budget, type StatusRow, statusRows } from './budgets-shape';
 import { useAsync } from './hooks';
 import { BackLink, ErrorPage, Loaded } from './ui';
 
@@ -36,9 +40,18 @@ export function BudgetList() {
   );
 }
 
-export function BudgetPage({ id }: { id: string }) {
+export function BudgetPage({ id, state = {} }: { id: string; state?: BudgetPageState }) {
   const budget = useAsync(() => api.budget(id), [id]);
-  const status = useAsync(() => api.budgetStatus(id), [id]);
+  const status = useAsync(() => api.budgetStatus(id, state.month), [id, state.month]);
+  // Each alert with its evaluations (newest first), for its last firing.
+  const alerts = useAsync(async () => {
+    const list = await api.budgetAlerts(id);
+    return {
+      items: await Promise.all(
+        list.items.map(async (a) => ({ alert: a, history: (await api.budgetAlertHistory(a.id)).items })),
+      ),
+    };
+  }, [id]);
   if (budget.status === 'loading') return <p class="loading">Loading the budget…</p>;
   if (budget.status === 'error')
     return <ErrorPage href="#/budgets" back="Budgets" message={budget.message} />;
@@ -48,16 +61,60 @@ export function BudgetPage({ id }: { id: string }) {
       <BackLink href="#/budgets">Budgets</BackLink>
       <h1>{b.name}</h1>
       {b.description && <p>{b.description}</p>}
-      {status.status === 'loading' && <p class="loading">Loading this month's status…</p>}
+      {status.status === 'loading' && <p class="loading">Loading the month's status…</p>}
       {status.status === 'error' && <ErrorPage href="#/budgets" back="Budgets" message={status.message} />}
       {status.status === 'ok' && (
-        <StatusTable shape={statusRows(status.value)} through={status.value.dataThrough} />
+        <StatusTable
+          shape={statusRows(status.value)}
+          through={status.value.dataThrough}
+          marked={state.line === undefined ? undefined : (state.line ?? 'Total')}
+        />
       )}
+      <div class="card">
+        <h2>Alerts on this budget</h2>
+        <Loaded
+          state={alerts}
+          loading="Loading the budget's alerts…"
+          empty={
+            <>
+              No alerts on this budget. Create one with <code>POST /alerts-v2/budgetAlerts</code>{' '}
+              (docs/budgets.md).
+            </>
+          }
+        >
+          {(items) => (
+            <ul class="budget-alerts">
+              {items
+                .map(({ alert, history }) => alertRow(alert, history, b.currency))
+                .map((a: AlertRow) => (
+                  <li key={a.id}>
+                    <strong>{a.name}</strong>
+                    <span class="meta">
+                      Watches {a.watches === 'Total' ? 'the total' : a.watches}
+                      {a.snoozedUntil ? ` · snoozed until ${a.snoozedUntil.slice(0, 10)}` : ''}
+                    </span>
+                    <span class="thresholds">{a.thresholds.join(' · ')}</span>
+                    <span class="last-fired">Last fired: {a.lastFired}</span>
+                  </li>
+                ))}
+            </ul>
+          )}
+        </Loaded>
+      </div>
     </section>
   );
 }
 
-function StatusTable({ shape, through }: { shape: ReturnType<typeof statusRows>; through: string | null }) {
+function StatusTable({
+  shape,
+  through,
+  marked,
+}: {
+  shape: ReturnType<typeof statusRows>;
+  through: string | null;
+  /** The row a link named (a line's value, or "Total"). */
+  marked?: string | undefined;
+}) {
   const cells = (r: StatusRow) => (
     <>
       <td data-label="Line">{r.line}</td>
@@ -103,11 +160,13 @@ function StatusTable({ shape, through }: { shape: ReturnType<typeof statusRows>;
         </thead>
         <tbody>
           {shape.rows.map((r) => (
-            <tr key={r.line}>{cells(r)}</tr>
+            <tr key={r.line} class={r.line === marked ? 'marked' : undefined}>
+              {cells(r)}
+            </tr>
           ))}
         </tbody>
         <tfoot>
-          <tr>{cells(shape.total)}</tr>
+          <tr class={marked === 'Total' ? 'marked' : undefined}>{cells(shape.total)}</tr>
         </tfoot>
       </table>
     </div>

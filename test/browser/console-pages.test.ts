@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, signInConsole } from '../support/browser';
+import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
 import { tokenCli } from '../support/cli';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -18,10 +18,7 @@ import { conditionBody, costQuery } from '../unit/alerts/fixtures';
  */
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
-const SIZES = [
-  { name: '390', width: 390, height: 844 },
-  { name: '1440', width: 1440, height: 900 },
-];
+const SIZES = CONSOLE_SIZES;
 
 interface Answer {
   period: { aggBy: string };
@@ -36,6 +33,8 @@ let jwt = '';
 let dashboardId = '';
 let alertId = '';
 let budgetId = '';
+/** The organisation's newest upload, if any (the demo's are made by `npm start`). */
+let uploadId = '';
 
 const usd = (x: number) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
@@ -133,6 +132,9 @@ beforeAll(async () => {
   });
   expect(budget.status).toBe(201);
   budgetId = budget.body.id;
+  const uploads = await api<{ items: { id: string }[] }>('GET', '/billing/uploads?limit=1', { token: jwt });
+  expect(uploads.status).toBe(200);
+  uploadId = uploads.body.items[0]?.id ?? '';
   // Ten minutes when Debian's chromium has to be installed first (test/support/browser.ts).
 }, 600_000);
 
@@ -144,11 +146,7 @@ async function open(
   size: { width: number; height: number },
   credential = jwt,
 ): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: size.width, height: size.height } });
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await signInConsole(page, `${s().baseUrl}/console/`, credential);
-  return { page, errors };
+  return openConsole(browser, `${s().baseUrl}/console/`, credential, size);
 }
 
 const rectOf = (text: string | null) => {
@@ -175,9 +173,7 @@ async function legendsOverPlots(page: Page): Promise<string[]> {
     .map((c) => `${c.label}: legend ${c.legend} over plot ${c.plot}`);
 }
 
-/** How far the page scrolls sideways (0: not at all). */
-const overflow = (page: Page) =>
-  page.evaluate(() => (document.scrollingElement?.scrollWidth ?? 0) - window.innerWidth);
+const overflow = sidewaysScroll;
 
 async function allDrawn(page: Page): Promise<void> {
   await page.waitForFunction(
@@ -424,6 +420,10 @@ describe('every page at 390 and 1440 px (issue 29 §5)', () => {
     ['reports', '#/reports', '.report-list li, p.empty'],
     ['budgets', '#/budgets', '.budget-list li'],
     ['budget', `#/budgets/${budgetId}`, 'table.budget-status tfoot td'],
+    // The organisation may hold no commitment (their figures: test/browser/commitments-page.test.ts).
+    ['commitments', '#/commitments', '.inventory-card :is(table.inventory, p.empty, p.error)'],
+    ['data', '#/data', 'table.uploads tbody tr, p.empty'],
+    ...(uploadId ? [['upload', `#/data/${uploadId}`, '.conformance h2']] : []),
   ];
 
   it.each(SIZES)(

@@ -319,7 +319,10 @@ describe('budget alerts through the sweep and the evaluator', () => {
       expect(text).toContain(
         `Top service values this month: ${three.map(([v, x]) => `${v} ${money(x, 'USD')}`).join(', ')}`,
       );
-      expect(text).toMatch(/Open the budget’s spend: http.*#\/explorer\?/);
+      // The link opens the budget's page on the month fired (the console's round trip: test/browser).
+      expect(text).toMatch(
+        new RegExp(`Open the budget: http\\S*/#/budgets/${ids.total}\\?month=${month}(\\s|$)`),
+      );
     }
     // The burn chart: inline in each e-mail (its Content-ID used by the HTML), and shared in Slack.
     for (const m of mails) {

@@ -724,6 +724,8 @@ describe('the web console in a browser', () => {
     const back = await tabTo(page, (f) => f.name === 'Skip to content', { key: 'Shift+Tab', max: 20 });
     expect(back.map((f) => f.name)).toEqual([
       'Sign out',
+      'Data',
+      'Commitments',
       'Budgets',
       'Reports',
       'Alerts',

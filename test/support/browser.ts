@@ -141,6 +141,30 @@ export async function signInConsole(page: Page, consoleUrl: string, credential: 
   await page.waitForSelector('h1:text("Dashboards")', { timeout: 30_000 });
 }
 
+/** The console's two checked widths: a phone (390 px) and a desktop (1440 px). */
+export const CONSOLE_SIZES = [
+  { name: '390', width: 390, height: 844 },
+  { name: '1440', width: 1440, height: 900 },
+];
+
+/** A new page of the given size, signed in to the console, collecting its uncaught errors. */
+export async function openConsole(
+  browser: Browser,
+  consoleUrl: string,
+  credential: string,
+  size: { width: number; height: number },
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: size.width, height: size.height } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await signInConsole(page, consoleUrl, credential);
+  return { page, errors };
+}
+
+/** How far the page scrolls sideways (0: not at all). */
+export const sidewaysScroll = (page: Page) =>
+  page.evaluate(() => (document.scrollingElement?.scrollWidth ?? 0) - window.innerWidth);
+
 /** Every http(s) URL a rendered message carries: its text, its HTML's hrefs (unescaped) and JSON `url`s (not an Adaptive Card's `$schema`). */
 export function linksOf(message: unknown): string[] {
   const found = new Set<string>();

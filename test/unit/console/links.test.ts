@@ -7,9 +7,11 @@ import {
 } from '../../../console/src/shape';
 import {
   alertPageLink,
+  budgetPageLink,
   consoleLink,
   explorerLink,
   explorerQueryString,
+  parseBudgetPageQuery,
   parseExplorerQueryString,
 } from '../../../shared/links';
 
@@ -128,5 +130,23 @@ describe('console links (shared/links.ts)', () => {
     });
     // What the page writes back to its address is the same view (the form's own query left out).
     expect(urlStateOfForm(form)).toEqual(view);
+  });
+});
+
+describe("a budget's page link", () => {
+  test('opens the budget on a month with a line marked, and reads back what it wrote', () => {
+    const link = budgetPageLink('http://127.0.0.1:3000/console', 'bdg_1 2', {
+      month: '2026-11',
+      line: 'A&B',
+    });
+    expect(link).toBe('http://127.0.0.1:3000/console/#/budgets/bdg_1%202?month=2026-11&line=A%26B');
+    expect(parseBudgetPageQuery(hashQuery(link))).toEqual({ month: '2026-11', line: 'A&B' });
+    // The total: no line; no month: the current one.
+    expect(budgetPageLink('https://finops.example.com', 'b', { month: '2026-01', line: null })).toBe(
+      'https://finops.example.com/#/budgets/b?month=2026-01',
+    );
+    expect(budgetPageLink('https://finops.example.com', 'b')).toBe('https://finops.example.com/#/budgets/b');
+    // A malformed month is dropped; an empty line is a line.
+    expect(parseBudgetPageQuery('?month=2026-13&line=')).toEqual({ line: '' });
   });
 });

@@ -4,10 +4,9 @@ import type { RenderedMessage } from '../../alerts/notification';
 import { cardText, escapeHtml, escapeSlack } from '../../alerts/render';
 import { daysBetween } from '../../alerts/schedule';
 import { oneLine } from '../../common/text';
-import type { WhereClause } from '../../common/where-clause';
 import type { ConversionOut } from '../../queries/model';
 import type { Budget } from '../model';
-import { monthDays, type StatusFigures, statusRequest } from '../status';
+import { monthDays, type StatusFigures } from '../status';
 import type { BudgetAlertThreshold } from './model';
 
 /**
@@ -109,33 +108,14 @@ export function lineLabel(f: Pick<BudgetFiring, 'line' | 'budget'>): string {
   return f.line === null ? 'the budget total' : `${f.budget.groupBy ?? 'line'} ${f.line}`;
 }
 
-/**
- * The link to the budget in the console (shared/links.ts): its spend in the explorer over the
- * month, the line's value as a filter (the console has no budget page yet).
- */
+/** The link to the budget's page in the console (shared/links.ts): the month fired, the line marked. */
 export function budgetLink(
   appUrl: string,
-  budget: Pick<Budget, 'name' | 'scopeId' | 'metricId' | 'currency' | 'groupBy' | 'whereClause'>,
+  budget: Pick<Budget, 'id'>,
   line: string | null,
   month: string,
 ): string {
-  const { first, last } = monthDays(month);
-  const rules: WhereClause['rules'] = [
-    ...(budget.whereClause ? [budget.whereClause] : []),
-    ...(line !== null && budget.groupBy ? [{ field: budget.groupBy, operator: 'in', value: [line] }] : []),
-  ];
-  const request = statusRequest(
-    { ...budget, whereClause: rules.length ? { combinator: 'and', rules } : null },
-    first,
-    last,
-  );
-  return budgetPageLink(appUrl, {
-    title: line === null ? budget.name : `${budget.name} / ${line}`,
-    queries: request.queries as unknown as Record<string, unknown>[],
-    startDate: first,
-    endDate: last,
-    ...(budget.scopeId ? { scopeId: budget.scopeId } : {}),
-  });
+  return budgetPageLink(appUrl, budget.id, { month, line });
 }
 
 /** The message's facts, in order: what crossed, then the figures as label/value pairs. */
@@ -191,7 +171,7 @@ export function explainBudgetFiring(f: BudgetFiring): { headline: string; figure
 export function renderBudgetAlertMessage(f: BudgetFiring): RenderedMessage {
   const { headline, figures } = explainBudgetFiring(f);
   const link = f.link;
-  const linkLabel = 'Open the budget’s spend';
+  const linkLabel = 'Open the budget';
   const prefix = f.test ? '[Test] ' : '';
   const testLine = f.test ? 'This is a test notification: the figures below are a sample.' : '';
   const title = oneLine(`${prefix}Budget alert: ${f.alert.name}`);

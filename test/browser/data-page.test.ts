@@ -1,0 +1,92 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { csv, usage, valid } from '../integration/warehouse/focus-rows';
+import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { ingestOk } from '../support/cli';
+import { freshOrg } from '../support/fresh-org';
+import { api, session } from '../support/session';
+
+/**
+ * The console's Data page (issue 31, console part) in headless Chromium on the local stack, for a
+ * new organisation: the uploads list (file, format, status, rows, time, score) and an upload's
+ * conformance report, for a FOCUS file written here with one row breaking one MUST (a Refund
+ * with a consumed quantity left null): MUST and SHOULD met, the failing requirement with its one
+ * violating row and that row's line in the file. Screenshots at 390 and 1440 px:
+ * test/artifacts/console-pages/.
+ */
+const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
+const s = () => session();
+const run = Date.now().toString(36);
+const orgId = `org_dpage${run}`;
+
+let browser: Browser;
+let key = '';
+const rows = valid();
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium();
+  key = await freshOrg(orgId, `user_dpage${run}`, `data page ${run}`);
+  // The third data row (line 4, after the header) breaks ChargeCategory-C-003-M.
+  rows[2] = { ...usage(3), ChargeCategory: 'Refund', ConsumedQuantity: null, ConsumedUnit: null };
+  const file = join(mkdtempSync(join(tmpdir(), 'data-page-')), 'focus-refund.csv');
+  writeFileSync(file, csv(rows));
+  ingestOk(orgId, file);
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+it("lists the uploads and shows an upload's conformance report with the failing row", async () => {
+  const list = await api<{
+    items: {
+      id: string;
+      file: string;
+      finishedAt: string;
+      conformance: { score: Record<'MUST' | 'SHOULD', { met: number; applicable: number }> };
+    }[];
+  }>('GET', '/billing/uploads', { token: key });
+  expect(list.body.items).toHaveLength(1);
+  const u = list.body.items[0]!;
+  // The stored object's name: the CLI prefixes the file's with the upload time.
+  expect(u.file).toMatch(/focus-refund\.csv$/);
+  const { MUST, SHOULD } = u.conformance.score;
+  // One MUST broken by the one row changed here.
+  expect(MUST.applicable - MUST.met).toBe(1);
+  const score = `MUST ${MUST.met}/${MUST.applicable} · SHOULD ${SHOULD.met}/${SHOULD.applicable}`;
+  for (const size of CONSOLE_SIZES) {
+    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    await page.click('nav a[href="#/data"]');
+    await page.waitForSelector('table.uploads tbody tr', { timeout: 60_000 });
+    expect(await page.locator('table.uploads tbody tr td').allTextContents()).toEqual([
+      u.file,
+      'FOCUS',
+      'Ingested',
+      String(rows.length),
+      `${u.finishedAt.slice(0, 10)} ${u.finishedAt.slice(11, 16)} UTC`,
+      score,
+    ]);
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(ARTIFACTS, `data-${size.name}.png`), fullPage: true });
+
+    await page.click(`table.uploads a:text("${u.file}")`);
+    await page.waitForSelector('.conformance .score', { timeout: 60_000 });
+    expect(await page.locator('.conformance .score').textContent()).toContain(`${score} met`);
+    const failing = page.locator('.conformance .failing li');
+    expect(await failing.count()).toBe(1);
+    expect(await failing.getAttribute('data-id')).toBe('ChargeCategory-C-003-M');
+    expect(await failing.locator('.violations').textContent()).toBe('Violated by 1 row');
+    // The sample: line 4 of the file, its ChargeCategory as written.
+    const head = await failing.locator('table.samples th').allTextContents();
+    const cells = await failing.locator('table.samples tbody td').allTextContents();
+    expect(cells[0]).toBe('4');
+    if (head.includes('ChargeCategory')) expect(cells[head.indexOf('ChargeCategory')]).toBe('Refund');
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(ARTIFACTS, `upload-${size.name}.png`), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }
+}, 600_000);
