@@ -13,7 +13,7 @@ import { gzipSync } from 'node:zlib';
 import { stop as stopEsbuild } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { bundleConsole } from '../console/bundle';
-import { WIDGET_CONCURRENCY } from '../console/src/queue';
+import { WIDGET_CONCURRENCY } from '../console/src/request-queue';
 import { findBrowser } from '../test/support/browser';
 import { startStack } from './support';
 

@@ -15,8 +15,8 @@ import { buildCandidates, CANDIDATE_TOP_VALUES } from '../shared/domain/dimensio
 import { DIMENSION_TOP_VALUES, dimensionNames } from '../shared/domain/dimensions/dimension-list';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { billingTableDdl, resetDuckDb } from '../shared/warehouse/duckdb/database';
-import type { EnrichmentFeature, FeatureModel } from '../shared/warehouse/features';
 import { BILLING_COLUMNS } from '../shared/warehouse/focus-columns';
+import type { EnrichmentFeature, FeatureModel } from '../shared/warehouse/view-features';
 import { round, timed } from './support';
 
 const ORG = 'org_bench';

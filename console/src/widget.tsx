@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api } from './api';
 import { Chart } from './chart';
 import { useAsync } from './hooks';
-import { RequestQueue, WIDGET_CONCURRENCY } from './queue';
+import { RequestQueue, WIDGET_CONCURRENCY } from './request-queue';
 import {
   type Dashboard,
   dashboardConditions,

@@ -1,5 +1,5 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { sendRawEmail } from '../cloud/email';
+import { sendRawEmail } from '../cloud/ses';
 import { config } from '../config';
 import type { Notification } from '../domain/alerts/notification';
 

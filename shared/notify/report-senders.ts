@@ -1,4 +1,4 @@
-import { sendRawEmail } from '../cloud/email';
+import { sendRawEmail } from '../cloud/ses';
 import { config } from '../config';
 import type { DeliverySteps } from '../domain/reports/delivery';
 import { type Attachment, composeEmail } from './email';

@@ -1,8 +1,9 @@
 import type { ConformanceReport } from './conformance/report';
-import type { FeatureModel, RefreshMode } from './features';
 import type { MetricId } from './focus-columns';
 import type { BillingFormat } from './ingest/native';
 import type { SourceChange } from './ingest/replacements';
+import type { CommitmentFact, CommitmentFactsQuery, CommitmentTerms } from './sql/commitments';
+import type { FeatureModel, RefreshMode } from './view-features';
 import type {
   BillingInfo,
   Catalog,
@@ -10,8 +11,7 @@ import type {
   CurrencyConversion,
   SeriesRow,
   UsageSeriesQuery,
-} from './query-model';
-import type { CommitmentFact, CommitmentFactsQuery, CommitmentTerms } from './sql/commitments';
+} from './warehouse-query';
 
 /**
  * The warehouse port. Two adapters implement it from the same query model: DuckDB (embedded, the

@@ -1,6 +1,6 @@
 import { config } from '../config';
 import type { WarehouseQueries } from './port';
-import type { CostSeriesQuery, SeriesRow, UsageSeriesQuery } from './query-model';
+import type { CostSeriesQuery, SeriesRow, UsageSeriesQuery } from './warehouse-query';
 
 /**
  * The warehouse as request-time code sees it (HTTP routes, alerts, reports): the queries only,

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { resetEmailClient, sendRawEmail } from '../../shared/cloud/email';
 import { resetQueueClient, sendToQueue } from '../../shared/cloud/queue';
+import { resetEmailClient, sendRawEmail } from '../../shared/cloud/ses';
 import { resetConfig } from '../../shared/config';
 import { db, resetDb } from '../../shared/db/client';
 import { errorToResult } from '../../shared/http/middlewares';

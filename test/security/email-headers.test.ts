@@ -1,4 +1,4 @@
-import { resetEmailClient, sendRawEmail } from '../../shared/cloud/email';
+import { resetEmailClient, sendRawEmail } from '../../shared/cloud/ses';
 import { resetConfig } from '../../shared/config';
 import type { Notification } from '../../shared/domain/alerts/notification';
 import { renderAlertMessage } from '../../shared/domain/alerts/render';

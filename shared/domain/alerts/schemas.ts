@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ALERT_CURRENCIES } from '../../enums';
-import { IdSchema, PageQuerySchema } from '../common/enums';
+import { IdSchema, PageQuerySchema } from '../common/enum-schemas';
 import { QueriesSchema } from '../common/query-model';
 import {
   ALERT_CHANNELS,

@@ -1,7 +1,7 @@
 import { DependencyUnavailableError } from '../../errors';
 import { log } from '../../log';
 import { getWarehouseQueries } from '../../warehouse/queries';
-import type { BillingInfo } from '../../warehouse/query-model';
+import type { BillingInfo } from '../../warehouse/warehouse-query';
 import { parseExpression } from '../common/expr/parse';
 import { windowNodes } from '../common/expr/walk';
 import type { ExplorerRequest, Query } from '../common/query-model';

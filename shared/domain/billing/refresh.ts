@@ -9,10 +9,10 @@ import {
 } from '../../db/dimensions-repo';
 import { getOrganizationReportingCurrency } from '../../db/organizations-repo';
 import { log } from '../../log';
-import type { EnrichmentFeature, VdimFeature } from '../../warehouse/features';
 import type { WarehousePort } from '../../warehouse/port';
-import type { CurrencyConversion } from '../../warehouse/query-model';
 import { MissingRateError } from '../../warehouse/sql/compile';
+import type { EnrichmentFeature, VdimFeature } from '../../warehouse/view-features';
+import type { CurrencyConversion } from '../../warehouse/warehouse-query';
 import { buildCandidates, CANDIDATE_TOP_VALUES, WINDOW_MONTHS } from '../dimensions/candidates';
 import { buildDimensionList, DIMENSION_TOP_VALUES, dimensionNames } from '../dimensions/dimension-list';
 import type { VirtualDimension } from '../dimensions/model';

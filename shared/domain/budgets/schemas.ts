@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { COST_METRIC_IDS, DASHBOARD_CURRENCIES, IdSchema, PageQuerySchema } from '../common/enums';
+import { COST_METRIC_IDS, DASHBOARD_CURRENCIES, IdSchema, PageQuerySchema } from '../common/enum-schemas';
 import { WhereClauseSchema } from '../common/where-clause';
 
 /**

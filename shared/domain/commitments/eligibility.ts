@@ -1,4 +1,4 @@
-import type { WhereClause, WhereRule } from '../../warehouse/query-model';
+import type { WhereClause, WhereRule } from '../../warehouse/warehouse-query';
 
 /**
  * Which usage a commitment could cover, where the export does not say (none of the supported

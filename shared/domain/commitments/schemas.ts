@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { COMMITMENT_DIMENSIONS } from '../../warehouse/sql/commitments';
-import { DatePresetSchema } from '../common/enums';
+import { DatePresetSchema } from '../common/enum-schemas';
 import { ConversionOut } from '../queries/schemas';
 import { PAYMENT_OPTIONS, TERMS } from './simulation';
 

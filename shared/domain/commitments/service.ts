@@ -3,8 +3,8 @@ import { getOrganizationReportingCurrency, getOrganizationTimezone } from '../..
 import type { DatePreset } from '../../enums';
 import { UnprocessableError } from '../../errors';
 import { getWarehouseQueries } from '../../warehouse/queries';
-import type { CurrencyConversion } from '../../warehouse/query-model';
 import type { CommitmentDimension, CommitmentFact, CommitmentTerms } from '../../warehouse/sql/commitments';
+import type { CurrencyConversion } from '../../warehouse/warehouse-query';
 import { localDay } from '../alerts/dedup';
 import { planConversion } from '../queries/conversion';
 import type { ConversionOut } from '../queries/model';

@@ -1,5 +1,11 @@
 import * as v from 'valibot';
-import { COST_METRIC_IDS, DASHBOARD_CURRENCIES, DatePresetSchema, GroupBySchema, IdSchema } from './enums';
+import {
+  COST_METRIC_IDS,
+  DASHBOARD_CURRENCIES,
+  DatePresetSchema,
+  GroupBySchema,
+  IdSchema,
+} from './enum-schemas';
 import { WHERE_LIMITS, WhereClauseSchema } from './where-clause';
 
 /**

@@ -1,4 +1,4 @@
-import type { VisibilityType } from '../common/enums';
+import type { VisibilityType } from '../common/enum-schemas';
 import type { DashboardBody, Widget } from './schemas';
 
 /** The dashboard body fields other than `widgets`: metadata (name, type, team, scope) and context. */

@@ -5,7 +5,7 @@ import {
   IdSchema,
   PageQuerySchema,
   VisibilitySchema,
-} from '../common/enums';
+} from '../common/enum-schemas';
 import { datesInOrder, WidgetSourceSchema } from '../common/query-model';
 
 /**

@@ -32,7 +32,7 @@ import { newId } from '../../ids';
 import { log } from '../../log';
 import { toFieldIssues, validationFailure } from '../../validation';
 import { getWarehouseQueries } from '../../warehouse/queries';
-import { IdSchema } from '../common/enums';
+import { IdSchema } from '../common/enum-schemas';
 import { retryLostRace } from '../common/lost-race';
 import { resolveMetricRef } from '../datasources/points';
 import { budgetQueryIssue } from '../queries/budget';

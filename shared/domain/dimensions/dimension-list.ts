@@ -1,11 +1,11 @@
-import type { EnrichmentFeature } from '../../warehouse/features';
 import {
   BUILTIN_DIMENSIONS,
   builtinDimensionOf,
   HIGH_CARDINALITY_DIMENSIONS,
 } from '../../warehouse/focus-columns';
 import type { DimensionValues } from '../../warehouse/port';
-import { type Catalog, OPERATORS } from '../../warehouse/query-model';
+import type { EnrichmentFeature } from '../../warehouse/view-features';
+import { type Catalog, OPERATORS } from '../../warehouse/warehouse-query';
 import type { DimensionEntry, PublishedLabel, VdimDefinition } from './model';
 
 /**

@@ -1,4 +1,4 @@
-import type { LabelFeature, VdimFeature } from '../../warehouse/features';
+import type { LabelFeature, VdimFeature } from '../../warehouse/view-features';
 import type { ConversionOut } from '../queries/model';
 
 /**

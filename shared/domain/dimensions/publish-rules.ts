@@ -1,12 +1,12 @@
-import { isTagSource, LABEL_SOURCE_TYPES } from '../../warehouse/features';
 import {
   builtinDimensionOf,
   FOCUS_COLUMN_TYPES,
   focusColumnOf,
   isReservedDimensionName,
 } from '../../warehouse/focus-columns';
-import type { ComputedDimension } from '../../warehouse/query-model';
 import { duckDialect, inlineParams, whereSql } from '../../warehouse/sql/compile';
+import { isTagSource, LABEL_SOURCE_TYPES } from '../../warehouse/view-features';
+import type { ComputedDimension } from '../../warehouse/warehouse-query';
 import type { VdimDefinition } from './model';
 import type { LabelConfigInput } from './schemas';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { IdSchema, PageQuerySchema } from '../common/enums';
+import { IdSchema, PageQuerySchema } from '../common/enum-schemas';
 import { WhereClauseSchema } from '../common/where-clause';
 
 /**

@@ -1,5 +1,5 @@
 import type { WarehouseQueries } from '../../warehouse/port';
-import type { BillingInfo, CurrencyConversion } from '../../warehouse/query-model';
+import type { BillingInfo, CurrencyConversion } from '../../warehouse/warehouse-query';
 import { conversionFactors } from '../fx/service';
 import type { ConversionOut } from './model';
 import { addMonths, DAY_MS, dayMs, ymd } from './period';

@@ -1,5 +1,5 @@
 import { getWarehouseQueries } from '../../warehouse/queries';
-import type { BillingInfo } from '../../warehouse/query-model';
+import type { BillingInfo } from '../../warehouse/warehouse-query';
 import type { ExplorerRequest } from '../common/query-model';
 import { mergeConversions } from './conversion';
 import { addForecast } from './explorer-forecast';

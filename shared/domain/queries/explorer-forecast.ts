@@ -1,4 +1,4 @@
-import type { WhereRule } from '../../warehouse/query-model';
+import type { WhereRule } from '../../warehouse/warehouse-query';
 import type { Query } from '../common/query-model';
 import {
   FORECAST_BACKTEST_ORIGINS,

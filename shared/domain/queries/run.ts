@@ -2,7 +2,7 @@ import { getDatasource } from '../../db/datasources-repo';
 import { BadRequestError } from '../../errors';
 import type { MetricId } from '../../warehouse/focus-columns';
 import type { WarehouseQueries } from '../../warehouse/port';
-import type { BillingInfo, CostSeriesQuery, SeriesRow, WhereClause } from '../../warehouse/query-model';
+import type { BillingInfo, CostSeriesQuery, SeriesRow, WhereClause } from '../../warehouse/warehouse-query';
 import { ExpressionError } from '../common/expr/errors';
 import { asCondition, evaluateExpression, type GroupedSeries } from '../common/expr/evaluate';
 import type { Expression } from '../common/expr/parse';

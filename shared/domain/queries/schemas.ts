@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DASHBOARD_CURRENCIES, IdSchema } from '../common/enums';
+import { DASHBOARD_CURRENCIES, IdSchema } from '../common/enum-schemas';
 import { AGG_BY, ExplorerCallRequestSchema, FORECAST_METHODS, QUERY_TYPES } from '../common/query-model';
 import { WhereClauseSchema } from '../common/where-clause';
 import { DASHBOARD_LIMITS } from '../dashboards/schemas';

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { getScope } from '../../db/scopes-repo';
 import { BadRequestError } from '../../errors';
-import type { WhereClause } from '../../warehouse/query-model';
+import type { WhereClause } from '../../warehouse/warehouse-query';
 import { WhereClauseSchema } from '../common/where-clause';
 
 /**

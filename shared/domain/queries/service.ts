@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { NotFoundError } from '../../errors';
-import type { WhereClause } from '../../warehouse/query-model';
+import type { WhereClause } from '../../warehouse/warehouse-query';
 import type { Dashboard } from '../dashboards/model';
 import { readDashboard } from '../dashboards/service';
 import { runExplorer } from './engine';

@@ -1,4 +1,4 @@
-import type { VisibilityType } from '../common/enums';
+import type { VisibilityType } from '../common/enum-schemas';
 import type {
   REPORT_STATUSES,
   ReportContextValue,

@@ -8,7 +8,7 @@ import {
   IdSchema,
   PageQuerySchema,
   VisibilitySchema,
-} from '../common/enums';
+} from '../common/enum-schemas';
 import {
   AliasSchema,
   DisplayOptionsSchema,

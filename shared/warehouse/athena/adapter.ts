@@ -7,7 +7,6 @@ import { compileCondition } from '../conditions';
 import { checkConformance } from '../conformance/check';
 import type { ConformanceReport } from '../conformance/report';
 import { query, withConnection } from '../duckdb/database';
-import type { FeatureModel, RefreshMode } from '../features';
 import { BILLING_COLUMNS } from '../focus-columns';
 import {
   changesOf,
@@ -22,11 +21,12 @@ import { type BillingSource, inSourcesSql, sourceKeySql, sourceObjectName } from
 import { stageBillingFile } from '../ingest/stage';
 import { downloadObjectIfExists, uploadObject } from '../object-store';
 import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
-import type { Catalog, CurrencyConversion } from '../query-model';
 import { toWindowAggregates } from '../sql/aggregates';
 import { athenaDialect, inlineParams, missingRateOf } from '../sql/compile';
-import { dimensionFields, dimensionValueRows } from '../sql/features';
+import { dimensionFields, dimensionValueRows } from '../sql/computed-dimensions';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
+import type { FeatureModel, RefreshMode } from '../view-features';
+import type { Catalog, CurrencyConversion } from '../warehouse-query';
 import { AthenaQueries } from './queries';
 import {
   type AthenaCatalog,

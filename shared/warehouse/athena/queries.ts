@@ -2,7 +2,6 @@ import { config } from '../../config';
 import { readCache } from '../../db/dimensions-repo';
 import type { MetricId } from '../focus-columns';
 import type { UsageMetric, WarehouseQueries } from '../port';
-import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
 import {
   type CommitmentFact,
   type CommitmentFactsQuery,
@@ -22,6 +21,7 @@ import {
   toBillingInfo,
   toSeriesRows,
 } from '../sql/compile';
+import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../warehouse-query';
 import { type AthenaRunner, athenaRunner } from './client';
 import {
   type AthenaCatalog,

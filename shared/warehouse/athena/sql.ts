@@ -1,10 +1,10 @@
 import { BadRequestError } from '../../errors';
-import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../features';
 import { FOCUS_COLUMN_TYPES, type FocusColumn, focusColumnOf } from '../focus-columns';
-import type { Catalog, ComputedDimension, CurrencyConversion } from '../query-model';
 import { athenaDialect, convertedAmountSql, inlineParams, utcTimestamp } from '../sql/compile';
-import { computedOutputs, enrichmentChains, labelColumns, vdimColumns } from '../sql/features';
+import { computedOutputs, enrichmentChains, labelColumns, vdimColumns } from '../sql/computed-dimensions';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
+import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../view-features';
+import type { Catalog, ComputedDimension, CurrencyConversion } from '../warehouse-query';
 
 /**
  * SQL of the Athena adapter. The curated table is partitioned by `org_id` with injected partition

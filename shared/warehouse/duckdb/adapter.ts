@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { checkConformance } from '../conformance/check';
-import type { FeatureModel, RefreshMode } from '../features';
 import {
   changesOf,
   keptChanges,
@@ -13,7 +12,6 @@ import {
 import { sourceKeySql } from '../ingest/sources';
 import { stageBillingFile } from '../ingest/stage';
 import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
-import type { Catalog, ComputedDimension, CurrencyConversion } from '../query-model';
 import { toWindowAggregates } from '../sql/aggregates';
 import {
   convertedAmountSql,
@@ -29,8 +27,10 @@ import {
   enrichmentChains,
   labelColumns,
   vdimColumns,
-} from '../sql/features';
+} from '../sql/computed-dimensions';
 import { quoteIdent } from '../sql/quote';
+import type { FeatureModel, RefreshMode } from '../view-features';
+import type { Catalog, ComputedDimension, CurrencyConversion } from '../warehouse-query';
 import {
   BILLING_TABLE,
   CATALOG_TABLE,

@@ -2,7 +2,6 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { BadRequestError } from '../../errors';
 import type { MetricId } from '../focus-columns';
 import type { UsageMetric, WarehouseQueries } from '../port';
-import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../query-model';
 import {
   type CommitmentFact,
   type CommitmentFactsQuery,
@@ -24,6 +23,7 @@ import {
   toSeriesRowsByMeasure,
 } from '../sql/compile';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
+import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../warehouse-query';
 import { BILLING_TABLE, CATALOG_TABLE, dataGeneration, query, withReadConnection } from './database';
 import { orgObjects } from './names';
 

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../../errors';
-import type { CurrencyConversion, WhereClause } from '../query-model';
+import type { CurrencyConversion, WhereClause } from '../warehouse-query';
 import { type CompileContext, convertedAmountSql, fieldExpr, utcTimestamp, whereSql } from './compile';
 
 /**

@@ -22,7 +22,7 @@ import {
   type SeriesRow,
   type WhereClause,
   type WhereRule,
-} from '../query-model';
+} from '../warehouse-query';
 import { quoteIdent, quoteLiteral, safeName } from './quote';
 
 /**

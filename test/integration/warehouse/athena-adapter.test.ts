@@ -13,11 +13,11 @@ import { handler as usageMetricsHandler } from '../../../functions/http/queries/
 import { AthenaWarehouse } from '../../../shared/warehouse/athena/adapter';
 import { athenaRunner } from '../../../shared/warehouse/athena/client';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
-import type { EnrichmentFeature } from '../../../shared/warehouse/features';
 import { glueColumns } from '../../../shared/warehouse/focus-columns';
 import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
 import { resetObjectStore } from '../../../shared/warehouse/object-store';
 import { computedColumn } from '../../../shared/warehouse/sql/compile';
+import type { EnrichmentFeature } from '../../../shared/warehouse/view-features';
 import { setWarehouse } from '../../../shared/warehouse/warehouse';
 import { athenaResultSet } from '../../support/athena-emulator';
 import { session } from '../../support/session';

@@ -6,17 +6,17 @@ import { AthenaQueries, AthenaWarehouse } from '../../../shared/warehouse/athena
 import { rangeMonths } from '../../../shared/warehouse/athena/sql';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
-import type { FeatureModel } from '../../../shared/warehouse/features';
 import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
 import { ObjectChangedError, uploadObject } from '../../../shared/warehouse/object-store';
 import type { WarehousePort } from '../../../shared/warehouse/port';
+import { MissingRateError } from '../../../shared/warehouse/sql/compile';
+import type { FeatureModel } from '../../../shared/warehouse/view-features';
 import type {
   CostSeriesQuery,
   SeriesRow,
   UsageSeriesQuery,
   WhereClause,
-} from '../../../shared/warehouse/query-model';
-import { MissingRateError } from '../../../shared/warehouse/sql/compile';
+} from '../../../shared/warehouse/warehouse-query';
 import { AthenaEmulator } from '../../support/athena-emulator';
 import { CUR2_HEADER, csvText, curCommitmentLines } from '../../support/commitment-exports';
 import { assertPartitioned, assertTrino } from '../../support/trino';

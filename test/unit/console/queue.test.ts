@@ -1,4 +1,4 @@
-import { RequestQueue } from '../../../console/src/queue';
+import { RequestQueue } from '../../../console/src/request-queue';
 
 /** A task the test settles by hand; records when it started. */
 function controlled(started: string[], name: string) {

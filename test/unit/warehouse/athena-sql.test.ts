@@ -9,8 +9,8 @@ import {
   rangeMonths,
   usageMetricsSql,
 } from '../../../shared/warehouse/athena/sql';
-import type { EnrichmentFeature } from '../../../shared/warehouse/features';
 import { computedColumn } from '../../../shared/warehouse/sql/compile';
+import type { EnrichmentFeature } from '../../../shared/warehouse/view-features';
 import { assertPartitioned, assertTrino, trinoErrors } from '../../support/trino';
 
 const t = { database: 'cost_management_dev', table: 'focus_billing' };

@@ -7,7 +7,7 @@ import {
   SlackChannelIdSchema,
   TeamsUrlSchema,
 } from '../../alerts/schemas';
-import { IdSchema, PageQuerySchema } from '../../common/enums';
+import { IdSchema, PageQuerySchema } from '../../common/enum-schemas';
 import { BUDGET_BASES, BUDGET_METRIC_MODES } from './model';
 
 /**

@@ -1,7 +1,7 @@
-import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../features';
-import { isTagSource } from '../features';
 import { builtinDimensionOf } from '../focus-columns';
-import type { ComputedDimension } from '../query-model';
+import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../view-features';
+import { isTagSource } from '../view-features';
+import type { ComputedDimension } from '../warehouse-query';
 import { type CompileContext, computedColumn, fieldExpr, whereSql } from './compile';
 
 /**
