@@ -1,15 +1,25 @@
 import { getBudget } from '../../db/budgets-repo';
 import { BadRequestError } from '../../errors';
 import { MissingRateError } from '../../warehouse/sql/compile';
+import type { BillingInfo } from '../../warehouse/warehouse-query';
 import type { Budget } from '../budgets/model';
 import { budgetAmounts, plannedBetween } from '../budgets/query-series';
 import type { Query } from '../common/query-model';
 import { conversionFactors, storedRateRange } from '../fx/service';
-import type { ConversionOut } from './model';
+import type { Computed, ConversionOut, Window } from './model';
 import { DAY_MS, ymd } from './period';
-import type { Computed, Run, Window } from './run';
 
 export type BudgetQuery = Extract<Query, { type: 'budget' }>;
+
+/** What a budget series needs of the explorer run it is part of (run.ts passes its own). */
+export interface BudgetRun {
+  orgId: string;
+  /** The currency the answer is asked in, if any. */
+  currency?: string | null;
+  info: Promise<BillingInfo>;
+  /** Where a conversion the answer states is recorded. */
+  money: { conversions: ConversionOut[] };
+}
 
 /**
  * A `budget` query (docs/queries.md, "Budget queries"): the budget's planned amounts over the
@@ -17,8 +27,8 @@ export type BudgetQuery = Extract<Query, { type: 'budget' }>;
  * currency. The budget is read under the run's organisation only, so another organisation's
  * budget is the same 400 as an unknown one.
  */
-export async function budgetSeries(run: Run, q: BudgetQuery, w: Window): Promise<Computed> {
-  const budget = await getBudget(run.ctx.orgId, q.budgetId);
+export async function budgetSeries(run: BudgetRun, q: BudgetQuery, w: Window): Promise<Computed> {
+  const budget = await getBudget(run.orgId, q.budgetId);
   if (!budget) throw new BadRequestError(`query ${q.name}: budgetId: unknown budget ${q.budgetId}`);
   const amounts = budgetAmounts(budget, q.line);
   if (!amounts)
@@ -96,8 +106,8 @@ export async function budgetQueryIssue(
  * alert's or report's), else the organisation's single billing currency (so `cost / budget` divides
  * like amounts), else the budget's own.
  */
-async function targetCurrency(run: Run, own: string): Promise<string> {
-  if (run.ctx.currency) return run.ctx.currency;
+async function targetCurrency(run: BudgetRun, own: string): Promise<string> {
+  if (run.currency) return run.currency;
   const info = await run.info;
   return info.currencies.length === 1 ? info.currencies[0]! : own;
 }

@@ -9,7 +9,15 @@ import {
   selectionOf,
   seriesFingerprint,
 } from '../forecast';
-import type { ForecastAccuracyOut, ForecastBucket, ForecastMethod, QueryOut, SeriesOut } from './model';
+import type {
+  Computed,
+  ForecastAccuracyOut,
+  ForecastBucket,
+  ForecastMethod,
+  QueryOut,
+  SeriesOut,
+  Window,
+} from './model';
 import {
   type AggBy,
   bucketFloor,
@@ -21,7 +29,7 @@ import {
   ymd,
 } from './period';
 import { groupByOf, warehouseCall } from './rows';
-import type { Computed, Run, Window } from './run';
+import type { Run } from './run';
 
 type CostQuery = Extract<Query, { type: 'cost' }>;
 

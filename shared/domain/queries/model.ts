@@ -1,5 +1,7 @@
+import type { Query } from '../common/query-model';
 import type { ForecastAccuracy, MethodName } from '../forecast';
-import type { AggBy } from './period';
+import type { AggBy, ResolvedPeriod } from './period';
+import type { Grouped } from './series';
 
 /** `period.forecastMethod`: the model's backtest choice (`auto`) or one named method. */
 export type ForecastMethod = 'auto' | MethodName;
@@ -113,3 +115,22 @@ export const DEFAULT_TOP_N = 100;
 export const MAX_TOP_N = 1_000;
 /** The group values of the summed rest. */
 export const OTHER = 'Other';
+
+/** A window of buckets an explorer run computes over. */
+export interface Window {
+  /** Buckets the expressions see (the period's, preceded by history). */
+  starts: number[];
+  period: ResolvedPeriod;
+  /** Index in `starts` of the period's first bucket. */
+  offset: number;
+}
+
+export interface Computed {
+  query: Query;
+  groups: Grouped[];
+  unit: string | null;
+  currency: string | null;
+  /** Billing currencies of a cost query answered per currency (no total across them). */
+  currencies?: string[];
+  conversion?: ConversionOut;
+}

@@ -11,7 +11,7 @@ import { DEFAULT_METRIC } from '../datasources/model';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
 import { type BudgetQuery, budgetSeries } from './budget';
 import { CURRENCY_GROUP, type CurrencyPlan, CurrencyPlanner } from './conversion';
-import { type ConversionOut, OTHER } from './model';
+import { type Computed, OTHER, type Window } from './model';
 import {
   type AggBy,
   addUnits,
@@ -20,7 +20,6 @@ import {
   bucketStarts,
   MAX_INTERNAL_BUCKETS,
   type PeriodDefaults,
-  type ResolvedPeriod,
 } from './period';
 import type { ExprQuery, SeriesQuery } from './plan';
 import { align, andWhere, groupByOf, portTime, topNOf, warehouseCall } from './rows';
@@ -47,24 +46,6 @@ export interface ExplorerContext {
    * currency when the organisation has several (docs/currency.md).
    */
   currency?: string | null;
-}
-
-export interface Window {
-  /** Buckets the expressions see (the period's, preceded by history). */
-  starts: number[];
-  period: ResolvedPeriod;
-  /** Index in `starts` of the period's first bucket. */
-  offset: number;
-}
-
-export interface Computed {
-  query: Query;
-  groups: Grouped[];
-  unit: string | null;
-  currency: string | null;
-  /** Billing currencies of a cost query answered per currency (no total across them). */
-  currencies?: string[];
-  conversion?: ConversionOut;
 }
 
 type CostBatchQuery = Omit<CostSeriesQuery, 'metricId' | 'groupBy'>;
@@ -154,7 +135,12 @@ export class Run {
 
   /** A cost or metric query's series over the window's buckets, with its rolling window and shift. */
   async series(q: SeriesQuery | BudgetQuery, w: Window): Promise<Computed> {
-    if (q.type === 'budget') return budgetSeries(this, q, w);
+    if (q.type === 'budget')
+      return budgetSeries(
+        { orgId: this.ctx.orgId, currency: this.ctx.currency, info: this.info, money: this.money },
+        q,
+        w,
+      );
     const aggBy = w.period.aggBy;
     const plan = this.fetchPlan(q, w);
     let groups: Grouped[];

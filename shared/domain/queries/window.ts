@@ -1,7 +1,7 @@
 import { evaluateExpression, type GroupedSeries } from '../common/expr/evaluate';
 import type { Expression } from '../common/expr/parse';
 import type { ExplorerRequest, Query } from '../common/query-model';
-import type { QueryOut, SeriesOut } from './model';
+import type { Computed, QueryOut, SeriesOut, Window } from './model';
 import {
   bucketFloor,
   bucketKey,
@@ -13,7 +13,7 @@ import {
   ymd,
 } from './period';
 import { lookbackDays, type Plan } from './plan';
-import type { Computed, Run, Window } from './run';
+import type { Run } from './run';
 import { type Aggregator, type Grouped, isPartial, reduce } from './series';
 
 /**
