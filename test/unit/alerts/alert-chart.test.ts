@@ -6,6 +6,7 @@ import type { Notification } from '../../../shared/domain/alerts/notification';
 import { ALERT_CHART_FILE } from '../../../shared/domain/alerts/render';
 import type { AlertSeries } from '../../../shared/domain/alerts/series';
 import { buildRawEmail } from '../../../shared/notify/email';
+import { pngSize } from '../../support/alert-messages';
 import { costQuery } from './fixtures';
 
 /**
@@ -79,12 +80,6 @@ function weeklyFiring(): AlertFiring {
 
 function sum(from: string, to: string): number {
   return days.reduce((t, d, i) => (d >= from && d <= to ? t + ec2[i]! : t), 0);
-}
-
-function pngSize(png: Buffer): { width: number; height: number } {
-  expect(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
-  expect(png.subarray(12, 16).toString('latin1')).toBe('IHDR');
-  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
 async function look(name: string, firing: AlertFiring) {
