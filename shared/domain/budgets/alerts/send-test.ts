@@ -45,7 +45,7 @@ export async function sendBudgetTest(
  * The sample a budget-alert test send renders (`POST /alerts-v2/budgetAlerts/sendTest`): a
  * FORECASTED WARNING at 90 % of a $4,000 monthly budget on the EC2 line (`SAMPLE_LINE`) of a budget by service,
  * over the month of the last complete day (yesterday), marked as a test. The daily amounts are made
- * up (a weekly pattern around $150); the month-to-date actual is their sum, the month-end forecast
+ * up (a weekly pattern of $130 to $142, so the forecast crosses 90 % on any day of any month); the month-to-date actual is their sum, the month-end forecast
  * that actual plus the same average for each day left (±10 % as its interval), so the message's
  * figures and its burn chart agree with each other. Its link opens the explorer over the month.
  */
@@ -58,7 +58,7 @@ export function sampleBudgetFiring(now: Date, appUrl: string): BudgetFiring {
   const { first, last } = monthDays(month);
   const daily = new Map<string, number>();
   for (let day = first, i = 0; day <= dataThrough; day = addDays(day, 1), i++)
-    daily.set(day, 130 + (i % 7) * 8);
+    daily.set(day, 130 + (i % 7) * 2);
   const amounts = [...daily.values()];
   const actual = amounts.reduce((a, b) => a + b, 0);
   const left = [...Array(31).keys()].filter((i) => addDays(dataThrough, i + 1) <= last).length;
