@@ -29,7 +29,7 @@ describe('budget alert test send and the notify worker', () => {
     expect(text).toMatch(/^This is a test notification: the figures below are a sample\./);
     expect(text).toContain('Threshold crossed: WARNING: forecast ≥ 90% of budget ($3,600)');
     expect(text).toContain(`Budget for ${month}: $4,000`);
-    expect(text).toMatch(/Open the budget’s spend: http.*#\/explorer\?/);
+    expect(text).toMatch(/: http.*\/console\/#\/budgets$/m);
     // Its sample burn chart, inline (the HTML uses its Content-ID), a real 800 × 420 PNG.
     const atts = mails[0]!.attachments ?? [];
     expect(atts.map((a) => [a.filename, a.contentType, a.contentDisposition, a.cid])).toEqual([

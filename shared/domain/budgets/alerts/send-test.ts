@@ -1,11 +1,12 @@
 import { enqueue } from '../../../cloud/queue';
 import { config } from '../../../config';
+import { consoleLink } from '../../../links';
 import { QUEUE } from '../../../queues';
 import type { Notification } from '../../alerts/notification';
 import { addDays } from '../../alerts/schedule';
 import { monthDays } from '../status';
 import { budgetAlertMessage } from './burn-chart';
-import { type BudgetFiring, budgetLink, burnSeries } from './render';
+import { type BudgetFiring, burnSeries } from './render';
 
 /**
  * A budget-alert test send on its way to the worker that draws burn charts (`alert-evaluate`, as
@@ -47,9 +48,10 @@ export async function sendBudgetTest(
  * over the month of the last complete day (yesterday), marked as a test. The daily amounts are made
  * up (a weekly pattern of $130 to $142, so the forecast crosses 90 % on any day of any month); the month-to-date actual is their sum, the month-end forecast
  * that actual plus the same average for each day left (±10 % as its interval), so the message's
- * figures and its burn chart agree with each other. Its link opens the explorer over the month.
+ * figures and its burn chart agree with each other. It names no budget, so its link is the
+ * console's Budgets list (as a cost-alert test send links the alerts list).
  */
-/** The sample's line: EC2 as billing data names it, so the link shows the organisation's EC2 spend. */
+/** The sample's line: EC2 as billing data names it. */
 export const SAMPLE_LINE = 'Amazon Elastic Compute Cloud';
 
 export function sampleBudgetFiring(now: Date, appUrl: string): BudgetFiring {
@@ -77,7 +79,7 @@ export function sampleBudgetFiring(now: Date, appUrl: string): BudgetFiring {
   return {
     alert: { id: 'balrt_test', name: 'Test notification' },
     budget,
-    link: budgetLink(appUrl, budget, SAMPLE_LINE, month),
+    link: consoleLink(appUrl, 'budgets'),
     line: SAMPLE_LINE,
     owner: null,
     month,
