@@ -444,6 +444,8 @@ describe('every link of every alert message opens the console on the right figur
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
       await page.goto(testLinks[0]!);
       await page.waitForSelector('h1:text("Budgets")', { timeout: 30_000 });
+      // Loaded: this organisation has no budget, so the page says how to create one.
+      await page.waitForSelector('text=No budgets yet', { timeout: 30_000 });
       await page.screenshot({ path: join(ARTIFACTS, `test-budgets-${width}.png`), fullPage: true });
       visited++;
     }
