@@ -108,6 +108,8 @@ export const workers: readonly WorkerDef[] = [
     memoryMb: 1024,
     usesWarehouse: true,
     sendsTo: [QUEUE.notifications],
+    // Cost alerts' charts and budget alerts' burn charts are drawn here (shared/domain/alerts/chart.ts).
+    rendersCharts: true,
   },
   {
     // One operation per invocation: a 2,000-member sync (4,000 items, invitations) takes minutes.

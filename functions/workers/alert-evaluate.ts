@@ -10,12 +10,17 @@ import {
   evaluateBudgetAlerts,
   isBudgetEvaluationMessage,
 } from '../../shared/domain/budgets/alerts/evaluate';
+import {
+  type BudgetTestMessage,
+  isBudgetTestMessage,
+  sendBudgetTest,
+} from '../../shared/domain/budgets/alerts/send-test';
 import { withInvocationLogContext } from '../../shared/log';
 import { processPartialResponse } from '../../shared/workers/batch';
 
-function parse(body: string): EvaluationMessage | BudgetEvaluationMessage {
+function parse(body: string): EvaluationMessage | BudgetEvaluationMessage | BudgetTestMessage {
   const m = JSON.parse(body) as Partial<EvaluationMessage>;
-  if (isBudgetEvaluationMessage(m)) return m;
+  if (isBudgetEvaluationMessage(m) || isBudgetTestMessage(m)) return m;
   const ids = [
     ...(Array.isArray(m.alertIds) ? m.alertIds : []),
     ...(m.alertId === undefined ? [] : [m.alertId]),
@@ -55,6 +60,7 @@ async function run(event: SQSEvent): Promise<SQSBatchResponse> {
     async (_record, { index }) => {
       const msg = parsed[index]!;
       if (msg instanceof Error) throw msg;
+      if (isBudgetTestMessage(msg)) return sendBudgetTest(msg);
       if (isBudgetEvaluationMessage(msg))
         return void (await evaluateBudgetAlerts(msg, { now: () => new Date() }));
       const outcome = (await outcomes)[valid.indexOf(msg)]!;

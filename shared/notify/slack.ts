@@ -86,12 +86,13 @@ function uploadPolicy(): WebhookPolicy {
  * Shares files in a channel with Slack's external upload flow: for each file
  * `files.getUploadURLExternal` (form: filename, length) then a POST of its bytes to the returned
  * `upload_url` (through the guarded fetch), then one `files.completeUploadExternal` (files
- * `[{id, title}]`, `channel_id`, optional `initial_comment`) that shares them all. Answers the file ids.
+ * `[{id, title}]`, `channel_id`, optional `initial_comment` and `thread_ts`: shared as replies in
+ * that message's thread) that shares them all. Answers the file ids.
  */
 export async function uploadSlackFiles(
   channel: string,
   files: readonly SlackFile[],
-  opts: { initialComment?: string } = {},
+  opts: { initialComment?: string; threadTs?: string } = {},
 ): Promise<string[]> {
   if (files.length === 0) return [];
   const uploaded: { id: string; title: string }[] = [];
@@ -118,6 +119,7 @@ export async function uploadSlackFiles(
       files: JSON.stringify(uploaded),
       channel_id: channel,
       ...(opts.initialComment ? { initial_comment: opts.initialComment } : {}),
+      ...(opts.threadTs ? { thread_ts: opts.threadTs } : {}),
     },
   });
   return uploaded.map((u) => u.id);
@@ -126,7 +128,10 @@ export async function uploadSlackFiles(
 /** `chat.postMessage` to the alert's channel. */
 export async function sendSlack(n: Notification): Promise<void> {
   if (!n.slackChannelId) throw new Error('SLACK notification without a channel');
-  await postSlackMessage(n.slackChannelId, { text: n.message.slackText, blocks: n.message.slackBlocks });
-  // Images (a budget alert's burn chart) follow the message as files shared in the channel.
-  await uploadSlackFiles(n.slackChannelId, imagesOf(n));
+  const { ts } = await postSlackMessage(n.slackChannelId, {
+    text: n.message.slackText,
+    blocks: n.message.slackBlocks,
+  });
+  // Images (a cost alert's chart, a budget alert's burn chart) go into the message's thread.
+  await uploadSlackFiles(n.slackChannelId, imagesOf(n), ts ? { threadTs: ts } : {});
 }

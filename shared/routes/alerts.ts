@@ -108,7 +108,8 @@ export const sendBudgetAlertTest = declare(
     summary: 'Send a sample notification through the delivery path (EMAIL, SLACK or TEAMS)',
     body: SendTestBody,
     response: SendTestResponse,
-    sendsTo: ['notifications'],
+    // The sample is rendered (its burn chart drawn) by the alert-evaluate worker (budgets/alerts/send-test.ts).
+    sendsTo: ['alert-evaluation'],
   },
 );
 

@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Notification } from '../../shared/domain/alerts/notification';
-import { atLeast, captured, emailsTo } from '../support/alert-messages';
+import { atLeast, captured, emailsTo, pngSize, slackFiles } from '../support/alert-messages';
 import { api, session } from '../support/session';
 
 const s = () => session();
@@ -20,10 +20,23 @@ describe('budget alert test send and the notify worker', () => {
     await drain();
     const mails = await atLeast(() => emailsTo(to), 1);
     expect(mails).toHaveLength(1);
-    expect(mails[0]!.subject).toMatch(/^\[Test\] Cost alert: Test notification — \d{4}-\d{2}-\d{2}$/);
-    expect(mails[0]!.body.text).toContain('EC2 cost on');
-    expect(mails[0]!.body.text).toContain('2.3× its 28-day median of $540');
-    expect(mails[0]!.body.html).toContain('Open in the explorer');
+    // A sample of the budget-alert message, marked as a test, over the month of yesterday.
+    const month = new Date(Date.now() - 86_400_000).toISOString().slice(0, 7);
+    expect(mails[0]!.subject).toBe(
+      `[Test] Budget alert: Test notification — Test budget / Amazon Elastic Compute Cloud WARNING (${month})`,
+    );
+    const text = mails[0]!.body.text ?? '';
+    expect(text).toMatch(/^This is a test notification: the figures below are a sample\./);
+    expect(text).toContain('Threshold crossed: WARNING: forecast ≥ 90% of budget ($3,600)');
+    expect(text).toContain(`Budget for ${month}: $4,000`);
+    expect(text).toMatch(/: http.*\/console\/#\/budgets$/m);
+    // Its sample burn chart, inline (the HTML uses its Content-ID), a real 800 × 420 PNG.
+    const atts = mails[0]!.attachments ?? [];
+    expect(atts.map((a) => [a.filename, a.contentType, a.contentDisposition, a.cid])).toEqual([
+      ['burn-chart.png', 'image/png', 'inline', 'burn-chart.png'],
+    ]);
+    expect(pngSize(Buffer.from(atts[0]!.content, 'base64'))).toEqual({ width: 800, height: 420 });
+    expect(mails[0]!.body.text).not.toContain('Cost alert');
   });
 
   test('SLACK and TEAMS test sends reach the capture server', async () => {
@@ -44,9 +57,20 @@ describe('budget alert test send and the notify worker', () => {
     expect(posted).toHaveLength(1);
     expect(posted[0]!.path).toBe('/slack/api/chat.postMessage');
     expect(posted[0]!.headers.authorization).toMatch(/^Bearer /);
-    expect(JSON.stringify(posted[0]!.body.blocks)).toContain('28-day median');
+    expect(JSON.stringify(posted[0]!.body.blocks)).toContain('Test budget');
+    // The burn chart is shared in the message's thread.
+    const ts = posted[0]!.answer?.ts;
+    expect(ts).toEqual(expect.any(String));
+    const shares = (await captured('slack')).filter(
+      (c) => c.path === '/slack/api/files.completeUploadExternal' && c.body.channel_id === channel,
+    );
+    expect(shares.map((c) => c.body.thread_ts)).toEqual([ts]);
+    const files = await slackFiles(channel);
+    expect(files.map((f) => f.filename)).toEqual(['burn-chart.png']);
+    expect(pngSize(Buffer.from(files[0]!.content ?? '', 'base64'))).toEqual({ width: 800, height: 420 });
     const cards = (await captured('teams')).filter((c) => c.path === `/teams/${run}`);
     expect(cards).toHaveLength(1);
+    expect(JSON.stringify(cards[0]!.body)).toContain('[Test] Budget alert: Test notification');
     expect(cards[0]!.body).toMatchObject({
       type: 'message',
       attachments: [

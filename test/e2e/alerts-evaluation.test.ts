@@ -10,8 +10,11 @@ import { createApiKey } from '../../shared/domain/apikeys/mint';
 import { parseExplorerQueryString } from '../../shared/links';
 import {
   atLeast,
+  captured,
   drainQueues,
   emailsTo,
+  pngSize,
+  slackFiles,
   slackTo,
   sweepAlertsOf,
   teamsTo,
@@ -196,9 +199,30 @@ describe('scheduled alert evaluation through the query engine', () => {
     expect(text).toContain(spikeDay);
     expect(mails[0]!.subject).toContain('EC2 spike (email)');
 
+    // The chart: inline in the e-mail (its Content-ID used by the HTML), an 800 × 420 PNG, written
+    // to test/artifacts/alerts-e2e with the e-mail's HTML to be looked at.
+    const atts = mails[0]!.attachments ?? [];
+    expect(atts.map((a) => [a.filename, a.contentType, a.contentDisposition, a.cid])).toEqual([
+      ['alert-chart.png', 'image/png', 'inline', 'alert-chart.png'],
+    ]);
+    const png = Buffer.from(atts[0]!.content, 'base64');
+    expect(pngSize(png)).toEqual({ width: 800, height: 420 });
+    const out = join(__dirname, '..', 'artifacts', 'alerts-e2e');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'alert-chart.png'), png);
+    writeFileSync(join(out, 'alert-email.html'), mails[0]!.body.html ?? '');
+
     const slack = await atLeast(() => slackTo(channel), 1);
     expect(slack).toHaveLength(1);
     expect(JSON.stringify(slack[0]!.body)).toContain(usd(spike));
+    // The same chart uploaded into the Slack message's thread.
+    const shares = (await captured('slack')).filter(
+      (c) => c.path === '/slack/api/files.completeUploadExternal' && c.body.channel_id === channel,
+    );
+    expect(shares.map((c) => c.body.thread_ts)).toEqual([slack[0]!.answer?.ts]);
+    const files = await slackFiles(channel);
+    expect(files.map((f) => f.filename)).toEqual(['alert-chart.png']);
+    expect(pngSize(Buffer.from(files[0]!.content ?? '', 'base64'))).toEqual({ width: 800, height: 420 });
 
     expect(await emailsTo(snoozedTo)).toHaveLength(0);
     expect(await emailsTo(archivedTo)).toHaveLength(0);
@@ -355,31 +379,12 @@ describe('every link of every alert message opens the console on the right figur
     const [testMail] = await atLeast(() => emailsTo(testTo), 1);
     const consoleBase = `${s().baseUrl}/console/`;
     const spike = ec2On(rows, spikeDay);
-    // What the test send's sample query (all cost) shows over its day, yesterday: every row of it.
-    const allOnLastDay = rows.filter((r) => r.day === lastRowDay).reduce((a, r) => a + r.cost, 0);
 
-    type Expect = { explorer: { title: string; figure: number } | null; alert: string | null; list: boolean };
+    type Expect = { explorer: { title: string; figure: number } | null; alert: string | null };
     const messages: [string, unknown, Expect][] = [
-      [
-        'email',
-        mail!.body,
-        { explorer: { title: 'EC2 spike (email)', figure: spike }, alert: ids.email!, list: false },
-      ],
-      [
-        'slack',
-        slack!.body,
-        { explorer: { title: 'EC2 spike (slack)', figure: spike }, alert: ids.slack!, list: false },
-      ],
-      [
-        'teams',
-        teams!.body,
-        { explorer: { title: 'EC2 spike (teams)', figure: spike }, alert: ids.teams!, list: false },
-      ],
-      [
-        'test',
-        testMail!.body,
-        { explorer: { title: 'Test notification', figure: allOnLastDay }, alert: null, list: true },
-      ],
+      ['email', mail!.body, { explorer: { title: 'EC2 spike (email)', figure: spike }, alert: ids.email! }],
+      ['slack', slack!.body, { explorer: { title: 'EC2 spike (slack)', figure: spike }, alert: ids.slack! }],
+      ['teams', teams!.body, { explorer: { title: 'EC2 spike (teams)', figure: spike }, alert: ids.teams! }],
     ];
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
@@ -420,25 +425,31 @@ describe('every link of every alert message opens the console on the right figur
         visited++;
 
         await page.goto(pages[0]!);
-        if (want.alert) {
-          // The alert's page: its name, and the history row of the firing with the figure it fired on.
-          expect(pages[0]).toBe(`${consoleBase}#/alerts/${want.alert}`);
-          await page.waitForSelector(`h1:text("${want.explorer!.title}")`, { timeout: 30_000 });
-          await page.waitForSelector('table.history tbody tr', { timeout: 30_000 });
-          const row = page.locator('table.history tbody tr').first();
-          expect(await row.locator('td').first().textContent()).toBe(spikeDay);
-          expect(await row.locator('td').nth(2).textContent()).toContain(`spend ${cents(spike)}`);
-        } else {
-          // A test send names no alert: its link is the list of the organisation's alerts.
-          expect(pages[0]).toBe(`${consoleBase}#/alerts`);
-          await page.waitForSelector('h1:text("Alerts")', { timeout: 30_000 });
-          await page.waitForSelector(`a:text("EC2 spike (email)")`, { timeout: 30_000 });
-        }
+        // The alert's page: its name, and the history row of the firing with the figure it fired on.
+        expect(pages[0]).toBe(`${consoleBase}#/alerts/${want.alert}`);
+        await page.waitForSelector(`h1:text("${want.explorer!.title}")`, { timeout: 30_000 });
+        await page.waitForSelector('table.history tbody tr', { timeout: 30_000 });
+        const row = page.locator('table.history tbody tr').first();
+        expect(await row.locator('td').first().textContent()).toBe(spikeDay);
+        // The values as the console words them (the query's alias, money as the messages write it).
+        expect(await row.locator('td').nth(2).textContent()).toContain(`EC2 cost ${usd(spike)}`);
         await page.screenshot({ path: join(ARTIFACTS, `${kind}-page-${width}.png`), fullPage: true });
         visited++;
       }
     }
-    expect(visited).toBe(16);
+    // The test send, a budget-alert sample, names no budget: its one link is the Budgets list.
+    const testLinks = linksOf(testMail!.body);
+    expect(testLinks).toEqual([`${consoleBase}#/budgets`]);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.goto(testLinks[0]!);
+      await page.waitForSelector('h1:text("Budgets")', { timeout: 30_000 });
+      // Loaded: this organisation has no budget, so the page says how to create one.
+      await page.waitForSelector('text=No budgets yet', { timeout: 30_000 });
+      await page.screenshot({ path: join(ARTIFACTS, `test-budgets-${width}.png`), fullPage: true });
+      visited++;
+    }
+    expect(visited).toBe(14);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -21,7 +21,8 @@ beforeAll(() => {
     context: { ...cdkJsonContext(), env: 'dev', 'aws:cdk:enable-asset-metadata': true },
   });
   const chartWorkers = workers.filter((w) => w.rendersCharts);
-  expect(chartWorkers.map((w) => w.name)).toEqual(['report-delivery']);
+  // Reports' charts and PDFs; cost alerts' charts and budget alerts' burn charts (alert-evaluate).
+  expect(chartWorkers.map((w) => w.name).sort()).toEqual(['alert-evaluate', 'report-delivery']);
   const stack = new CostManagementStack(app, 'CostManagement-dev', {
     config: readDeployConfig(app.node, 'dev'),
     routes: [],
@@ -39,17 +40,18 @@ beforeAll(() => {
   assetDirs = Object.values(template.Resources)
     .filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description?.startsWith('Worker '))
     .map((r) => join(outdir, r.Metadata?.['aws:asset:path'] ?? 'missing'));
-  expect(assetDirs).toHaveLength(1);
+  expect(assetDirs).toHaveLength(2);
 }, 180_000);
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('the asset of a worker that renders charts', () => {
   it('holds the bundle, the fonts with their licence and the resvg wasm, as in the repository', () => {
-    const dir = assetDirs[0]!;
-    readFileSync(join(dir, 'index.mjs'));
-    for (const f of CHART_ASSET_FILES)
-      expect(readFileSync(join(dir, f.to)).equals(readFileSync(join(ROOT, f.from)))).toBe(true);
+    for (const dir of assetDirs) {
+      readFileSync(join(dir, 'index.mjs'));
+      for (const f of CHART_ASSET_FILES)
+        expect(readFileSync(join(dir, f.to)).equals(readFileSync(join(ROOT, f.from)))).toBe(true);
+    }
   });
 
   it('are what the render code reads from the Lambda task root, before the repository copy', () => {

@@ -9,6 +9,14 @@ export interface StoredEmail {
   subject: string;
   destination: { to: string[] };
   body: { text?: string; html?: string };
+  /** Attachments as the SES emulator stored them (inline images carry their Content-ID). */
+  attachments?: {
+    filename: string;
+    contentType: string;
+    contentDisposition: string;
+    cid?: string;
+    content: string;
+  }[];
 }
 
 export interface Captured {
@@ -16,6 +24,8 @@ export interface Captured {
   path: string;
   headers: Record<string, string>;
   body: Record<string, unknown>;
+  /** Slack: what the method answered (`ts` of a posted message). */
+  answer?: Record<string, unknown>;
 }
 
 export async function emailsTo(address: string): Promise<StoredEmail[]> {
@@ -26,6 +36,23 @@ export async function emailsTo(address: string): Promise<StoredEmail[]> {
 /** Every captured Slack or Teams post. */
 export async function captured(kind: 'slack' | 'teams'): Promise<Captured[]> {
   return (await (await fetch(`${session().chatUrl}?kind=${kind}`)).json()) as Captured[];
+}
+
+/** Files shared in a Slack channel through the upload flow (the capture server's record). */
+export async function slackFiles(channel: string): Promise<{ filename: string; content: string | null }[]> {
+  const base = new URL(session().chatUrl).origin;
+  return (await (await fetch(`${base}/slack/files?channel=${encodeURIComponent(channel)}`)).json()) as {
+    filename: string;
+    content: string | null;
+  }[];
+}
+
+/** A PNG's size from its IHDR (after checking its signature): it decodes as a PNG of that size. */
+export function pngSize(png: Buffer): { width: number; height: number } {
+  if (!png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    throw new Error('not a PNG');
+  if (png.subarray(12, 16).toString('latin1') !== 'IHDR') throw new Error('PNG without IHDR first');
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
 export async function slackTo(channel: string): Promise<Captured[]> {

@@ -1,14 +1,14 @@
 import { config } from '../../config';
 import { log } from '../../log';
 import { mapSettled, type Settled } from '../../pool';
+import { alertChartOf, alertMessage, CHART_DAYS } from './chart';
 import { dedupRule, localDay } from './dedup';
 import type { AlertEvaluation, AlertThreshold, AlertVariant, StoredAlert } from './model';
 import { alertNotificationId, type Notification } from './notification';
 import type { Enqueue, EvaluationStore, RootCauseSource } from './ports';
-import { renderAlertMessage } from './render';
 import { clearsFloor, decide, type EvaluationResult } from './rule';
 import { daysBetween } from './schedule';
-import type { AlertSeriesSource } from './series';
+import type { AlertSeries, AlertSeriesSource } from './series';
 
 /**
  * The batch evaluator: reads each alert's daily series through `AlertSeriesSource` (wired to the
@@ -68,6 +68,8 @@ interface Loaded {
 interface Decided extends Loaded {
   result: EvaluationResult;
   evaluatedDay: string;
+  /** The series read (the message's chart draws it). */
+  series: AlertSeries;
 }
 
 /** One alert as the evaluator carries it through the phases; each phase fills its own field. */
@@ -144,16 +146,18 @@ async function load({ deps, byOrg }: Batch): Promise<void> {
 /** Phase 2: one engine read per distinct query set (all in flight), then each decision in memory. */
 async function readAndDecide({ now, deps, work }: Batch): Promise<void> {
   const live = [...work.values()].filter((w) => ok(w) && w.loaded && !isKind(w.loaded.alert));
+  // `CHART_DAYS`: the message's chart shows the days before the evaluated one.
+  const opts = { now, days: CHART_DAYS };
   deps.source.prepare?.(
     live.flatMap((w) => (w.loaded ? [w.loaded.alert] : [])),
-    { now },
+    opts,
   );
   const appUrl = config().consoleBaseUrl;
   await mapSettled(live, live.length, async (w) => {
     const loaded = w.loaded;
     if (!loaded) return;
     try {
-      const series = await deps.source.read(loaded.alert, { now });
+      const series = await deps.source.read(loaded.alert, opts);
       if (!series) {
         log.info('alert not evaluated: no complete day of billing data', {
           orgId: w.orgId,
@@ -162,7 +166,7 @@ async function readAndDecide({ now, deps, work }: Batch): Promise<void> {
         return;
       }
       const result = decide(loaded.alert, loaded.thresholds, series, appUrl);
-      w.decided = { ...loaded, result, evaluatedDay: series.dataThrough };
+      w.decided = { ...loaded, result, evaluatedDay: series.dataThrough, series };
     } catch (error) {
       w.error = error;
     }
@@ -246,7 +250,7 @@ async function explainFirings({ now, deps }: Batch, notifying: readonly Claim[])
   });
 }
 
-/** Phase 4b: render the notifications of the claimed alerts and enqueue them, batched. */
+/** Phase 4b: render the notifications of the claimed alerts (with their charts) and enqueue them, batched. */
 async function notify(batch: Batch, claims: readonly Claim[]): Promise<void> {
   const { now, deps } = batch;
   const claimed = claims.filter((w) => ok(w) && w.notificationId);
@@ -254,8 +258,10 @@ async function notify(batch: Batch, claims: readonly Claim[]): Promise<void> {
   const notifying: Work[] = [];
   const notes: Notification[] = [];
   for (const w of claimed) {
-    const { alert, result } = w.decided;
+    const { alert, result, series } = w.decided;
     try {
+      const chart = alertChartOf(result.firing, series);
+      if (chart) result.firing.chart = chart;
       notes.push({
         id: w.notificationId as string,
         orgId: w.orgId,
@@ -265,7 +271,7 @@ async function notify(batch: Batch, claims: readonly Claim[]): Promise<void> {
         emails: alert.emails,
         slackChannelId: alert.slackChannelId,
         teamsUrl: alert.teamsChannelId,
-        message: renderAlertMessage(result.firing),
+        message: await alertMessage(result.firing),
         createdAt: now.toISOString(),
       });
       notifying.push(w);

@@ -46,6 +46,32 @@ export interface AlertFiring {
   test?: boolean;
   /** The top contributors to the change (root-causes.ts), when they could be computed. */
   rootCauses?: RootCauses;
+  /** The series the message's chart draws (chart.ts), when the evaluator had it. */
+  chart?: AlertChart;
+}
+
+/**
+ * What the message's chart draws: the alert's value per bucket (a day, or a week or month for
+ * threshold variants evaluated WEEKLY or MONTHLY) over the evaluated period and the ones before it,
+ * with reference lines (thresholds, or the condition's baselines) and the evaluated bucket marked.
+ */
+export interface AlertChart {
+  buckets: string[];
+  /** The bucket evaluated (an index into `buckets`). */
+  marked: number;
+  series: { name: string; values: (number | null)[]; reference: boolean }[];
+}
+
+/** A baseline key (`rollingMedian(ec2,28,DAY)`) in words: "EC2 cost, 28-day median". */
+export function baselineLabel(firing: AlertFiring, key: string): string {
+  const m = /^(\w+)\(([^,]+),(\d+),(\w+)\)$/.exec(key);
+  if (!m) return key;
+  const [, fn, query, n, unit] = m as unknown as [string, string, string, string, string];
+  const what =
+    fn === 'timeShift'
+      ? `${n} ${unit.toLowerCase()}${n === '1' ? '' : 's'} earlier`
+      : `${span(Number(n), unit)} ${FN_WORDS[fn] ?? fn}`;
+  return `${labelOf(firing, query)}, ${what}`;
 }
 
 export function baselineKey(fn: string, query: string, n: number, unit: string): string {

@@ -20,6 +20,9 @@ import type { RootCause } from './root-causes';
  */
 export type { AlertFiring } from './explain';
 
+/** The file name (and e-mail Content-ID) of the message's chart (chart.ts draws it). */
+export const ALERT_CHART_FILE = 'alert-chart.png';
+
 // ---------------------------------------------------------------------------------------------
 // Root causes
 
@@ -189,7 +192,12 @@ ${alert.description ? `<tr><td style="padding:4px 24px;color:#4b5563">${escapeHt
 <tr><td style="padding:12px 24px;line-height:1.5"><span style="color:#6b7280">Why it fired:</span> ${escapeHtml(ex.rule)}.</td></tr>
 ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padding-left:20px;line-height:1.6">${ex.facts.map((f) => `<li>${escapeHtml(f)}.</li>`).join('')}</ul></td></tr>` : ''}
 <tr><td style="padding:12px 24px"><table role="presentation" width="100%" style="border-collapse:collapse;font-size:14px">${rows}</table></td></tr>
-${causes ? causesHtml(causes) : ''}<tr><td style="padding:4px 24px;color:#6b7280;font-size:13px">${escapeHtml(periodLine)}</td></tr>
+${
+  firing.chart?.buckets.length
+    ? `<tr><td style="padding:12px 24px"><img src="cid:${ALERT_CHART_FILE}" alt="${escapeHtml(`Chart: ${alert.name} per ${firing.alert.condition || alert.evaluationPeriod === 'DAILY' ? 'day' : alert.evaluationPeriod === 'WEEKLY' ? 'week' : 'month'} through ${firing.period.end}, the evaluated one in red`)}" width="600" style="display:block;width:100%;max-width:600px;height:auto;border:0"></td></tr>
+`
+    : ''
+}${causes ? causesHtml(causes) : ''}<tr><td style="padding:4px 24px;color:#6b7280;font-size:13px">${escapeHtml(periodLine)}</td></tr>
 <tr><td style="padding:20px 24px 24px 24px"><a href="${escapeHtml(link)}" style="display:inline-block;background:#1d4ed8;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">Open in the explorer</a> <a href="${escapeHtml(pageLink)}" style="display:inline-block;color:#1d4ed8;padding:10px 12px;font-weight:600">${pageLabel}</a></td></tr>
 </table>
 <p style="max-width:640px;margin:12px auto 0 auto;color:#9ca3af;font-size:12px;text-align:center">Alert ${escapeHtml(alert.id)} · sent because you are a recipient of this alert.</p>

@@ -14,7 +14,8 @@ export interface EvaluationResult {
   values: Record<string, number | null>;
 }
 
-function sumOver(series: AlertSeries, name: string, p: { start: string; end: string }): number | null {
+/** A query's total over a period of the series (null: no value on any of its days). */
+export function sumOver(series: AlertSeries, name: string, p: { start: string; end: string }): number | null {
   const vals = series.values[name];
   if (!vals) return null;
   let total = 0;

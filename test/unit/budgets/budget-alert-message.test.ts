@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { budgetAlertMessage, burnChartPng } from '../../../shared/domain/budgets/alerts/burn-chart';
 import { type BudgetFiring, burnSeries } from '../../../shared/domain/budgets/alerts/render';
+import { sampleBudgetFiring } from '../../../shared/domain/budgets/alerts/send-test';
 
 /**
  * The budget alert's message and burn chart, rendered from a firing whose figures are made here:
@@ -110,5 +111,22 @@ describe('the message', () => {
     expect(m.subject).toMatch(/^\[Test\] Budget alert: /);
     expect(m.text).toContain('This is a test notification');
     expect((await burnChartPng(firing())).byteLength).toBeGreaterThan(1000);
+  });
+});
+
+describe('the test send sample', () => {
+  it('on any day of a year: a test over the month of yesterday, its forecast crossing 90 % of the budget', () => {
+    for (let d = 0; d < 366; d++) {
+      const now = new Date(Date.UTC(2026, 0, 1) + d * 86_400_000);
+      const f = sampleBudgetFiring(now, 'http://127.0.0.1:3000/console/');
+      const yesterday = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
+      expect(f.test).toBe(true);
+      expect(f.dataThrough).toBe(yesterday);
+      expect(f.month).toBe(yesterday.slice(0, 7));
+      // The actual is the burn series' last cumulative value; the forecast crosses the threshold.
+      expect(f.burn.actual.filter((x) => x !== null).at(-1)).toBeCloseTo(f.figures.actual, 9);
+      expect(f.measured).toBeGreaterThanOrEqual(f.threshold.amount);
+      expect(f.threshold.amount).toBe(f.figures.budget * 0.9);
+    }
   });
 });
