@@ -65,6 +65,9 @@ const TARGETS: Record<string, 'webhook' | 'slack channel' | 'slack or email' | s
   'updateBudgetAlert notificationChannel': 'an enum (EMAIL, SLACK, TEAMS)',
   'updateBudgetAlert slackChannelId': 'slack channel',
   'updateBudgetAlert teamsChannelId': 'webhook',
+  'createCommitmentAlert notificationChannel': 'an enum (EMAIL, SLACK, TEAMS)',
+  'createCommitmentAlert slackChannelId': 'slack channel',
+  'createCommitmentAlert teamsChannelId': 'webhook',
 };
 
 it('every body field that could name a call target is listed with what it is', () => {
@@ -203,6 +206,11 @@ describe('a webhook URL to an internal address, not https, or with credentials i
       }),
     });
     expect400(`budget alert ${url}`, budgetAlert, 'teamsChannelId');
+    const commitmentAlert = await api('POST', '/alerts-v2/commitmentAlerts', {
+      token: token(),
+      body: { name, withinDays: 30, notificationChannel: 'TEAMS', teamsChannelId: url },
+    });
+    expect400(`commitment alert ${url}`, commitmentAlert, 'teamsChannelId');
   });
 
   it('an update to any of them is refused and the stored URL is unchanged', async () => {
