@@ -46,6 +46,7 @@ interface Records {
   uploadId: string;
   budgetId: string;
   budgetAlertId: string;
+  commitmentAlertId: string;
 }
 
 interface Case {
@@ -149,6 +150,15 @@ const FIXTURES: Record<string, (r: Records) => Case> = {
   unsnoozeBudgetAlert: (r) => ({
     path: `/alerts-v2/budgetAlerts/${r.budgetAlertId}/snooze`,
     snapshot: budgetAlertSnap(r),
+  }),
+  archiveCommitmentAlert: (r) => ({
+    path: `/alerts-v2/commitmentAlerts/${r.commitmentAlertId}`,
+    snapshot: () => findIn('/alerts-v2/commitmentAlerts?includeArchived=true&limit=100', r.commitmentAlertId),
+  }),
+  snoozeCommitmentAlert: (r) => ({
+    path: `/alerts-v2/commitmentAlerts/${r.commitmentAlertId}/snooze`,
+    body: { until: '2099-01-01T00:00:00Z' },
+    snapshot: () => findIn('/alerts-v2/commitmentAlerts?includeArchived=true&limit=100', r.commitmentAlertId),
   }),
   budgetAlertHistory: (r) => ({
     path: `/alerts-v2/budgetAlerts/${r.budgetAlertId}/history`,
@@ -381,7 +391,16 @@ beforeAll(async () => {
     uploadId: replacingUpload(),
     budgetId: (await created<{ id: string }>('POST', '/budgets', budgetBody({ name: RECORD_NAME }))).id,
     budgetAlertId: '',
+    commitmentAlertId: '',
   };
+  records.commitmentAlertId = (
+    await created<{ id: string }>('POST', '/alerts-v2/commitmentAlerts', {
+      name: RECORD_NAME,
+      withinDays: 60,
+      notificationChannel: 'EMAIL',
+      emails: ['owner@example.com'],
+    })
+  ).id;
   records.budgetAlertId = (
     await created<{ id: string }>(
       'POST',
