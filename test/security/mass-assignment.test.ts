@@ -97,6 +97,12 @@ const vdimBody = () => ({
   ],
   defaultValue: 'other',
 });
+const commitmentAlertBody = () => ({
+  name: unique('Mass'),
+  withinDays: 60,
+  notificationChannel: 'EMAIL',
+  emails: ['owner@example.com'],
+});
 const unique = (label: string) => `${label} ${run} ${Math.random().toString(36).slice(2, 7)}`;
 
 /** Routes that store what they are sent, with a record of the session's org to aim at. */
@@ -267,6 +273,26 @@ const STORING: Record<string, () => Promise<Case>> = {
       path: `/alerts-v2/budgetAlerts/${id}/snooze`,
       body: () => ({ until: new Date(Date.now() + 86_400_000).toISOString() }),
       read: () => get(`/alerts-v2/budgetAlerts/${id}`),
+    };
+  },
+  createCommitmentAlert: async () => ({
+    method: 'POST',
+    path: '/alerts-v2/commitmentAlerts',
+    body: () => commitmentAlertBody(),
+  }),
+  snoozeCommitmentAlert: async () => {
+    const id = await create('/alerts-v2/commitmentAlerts', commitmentAlertBody());
+    const read = async () =>
+      (
+        (await get('/alerts-v2/commitmentAlerts?includeArchived=true&limit=100')) as {
+          items: { id: string }[];
+        }
+      ).items.find((a) => a.id === id);
+    return {
+      method: 'POST',
+      path: `/alerts-v2/commitmentAlerts/${id}/snooze`,
+      body: () => ({ until: new Date(Date.now() + 86_400_000).toISOString() }),
+      read,
     };
   },
   snoozeCostAlert: async () => {
