@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EnrichmentDocument } from '../domain/enrichments/document';
+import type { EnrichmentDocument } from '../domain/enrichments/model';
 import { PayloadTooLargeError } from '../errors';
 import { db, tableName } from './client';
 import { defineEntity } from './entity';

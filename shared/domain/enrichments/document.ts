@@ -1,25 +1,12 @@
 import type { Principal } from '../../auth/principal';
 import { getEnrichmentJson } from '../../db/enrichments-repo';
 import { NotFoundError } from '../../errors';
+import type { EnrichmentDocument } from './model';
+
+export type { EnrichmentDocument };
 
 // Nothing here may import the YAML library: GET reads the stored JSON copy, so its bundle stays
 // small (see docs/enrichments.md, "Storage and concurrency").
-
-/**
- * An enrichment document, in its JSON form: rows whose `keyField` value equals an entry's `key`
- * (and that satisfy `conditions`, a CEL expression over `input.<column>`) get the entry's `then`
- * values in the declared target columns, combined according to each column's `mode`
- * (see docs/enrichments.md).
- */
-export interface EnrichmentDocument {
-  name: string;
-  description: string;
-  keyField: string;
-  priority: number;
-  conditions?: string;
-  targetColumns: { name: string; mode: string }[];
-  entries: { key: string; then: Record<string, string> }[];
-}
 
 export interface VersionedDocument {
   document: EnrichmentDocument;
