@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RootCauses } from '../../shared/domain/alerts/root-causes';
 import { atLeast, emailsTo, slackTo, sweepAlertsOf, teamsTo, usd } from '../support/alert-messages';
 import { ingestOk } from '../support/cli';
 import { type CostRow, focusCsv } from '../support/focus-csv';
@@ -227,7 +228,7 @@ describe('every cost-alert message names the top contributors to the change', ()
     return fired[0]!.rootCauses!;
   }
 
-  function expectFigures(kept: RootCausesKept, want: ReturnType<typeof contributors>) {
+  function expectFigures(kept: RootCauses, want: ReturnType<typeof contributors>) {
     const cents = 2;
     expect(kept.before).toBeCloseTo(want.before, cents);
     expect(kept.after).toBeCloseTo(want.after, cents);
@@ -270,28 +271,10 @@ describe('every cost-alert message names the top contributors to the change', ()
   });
 });
 
-interface RootCausesKept {
-  dimension: string;
-  query: string;
-  period: { start: string; end: string };
-  baseline: { start: string; end: string; label: string };
-  before: number;
-  after: number;
-  change: number;
-  top: {
-    label: string;
-    before: number;
-    after: number;
-    change: number;
-    changePercent: number | null;
-    share: number | null;
-  }[];
-  explained: number | null;
-}
 interface HistoryItem {
   evaluatedDay: string;
   triggered: boolean;
   suppressedBy: string | null;
   notificationId: string | null;
-  rootCauses: RootCausesKept | null;
+  rootCauses: RootCauses | null;
 }
