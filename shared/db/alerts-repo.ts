@@ -187,7 +187,10 @@ export async function listEvaluations(
     descending: true,
     limit,
     cursor,
-    map: (item) => stripKeys(item) as unknown as AlertEvaluation,
+    map: (item) => {
+      const evaluation = stripKeys(item) as unknown as AlertEvaluation;
+      return { ...evaluation, rootCauses: evaluation.rootCauses ?? null };
+    },
   });
 }
 

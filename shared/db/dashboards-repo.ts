@@ -267,15 +267,23 @@ export interface DashboardListFilter {
   teamId?: string;
   type?: DashboardSummary['type'];
   includeArchived: boolean;
+  /** Only dashboards whose name contains this, ignoring case (already lower-cased, non-empty). */
+  nameContains?: string;
 }
+
+/** Whether a dashboard's name contains `needle` (lower case), ignoring case. */
+const nameMatches = (name: unknown, needle: string): boolean =>
+  typeof name === 'string' && name.toLowerCase().includes(needle);
 
 /** Query rounds per list request before answering a short page with a cursor. */
 const MAX_LIST_ROUNDS = 5;
 
 /**
- * Dashboards of an organisation, most recently updated first, filtered in DynamoDB. Reads
- * again (up to `MAX_LIST_ROUNDS` queries) while the filters leave the page short, so pages are
- * full unless the index is exhausted; the cursor then points at the last item returned.
+ * Dashboards of an organisation, most recently updated first, filtered in DynamoDB (the name, which
+ * DynamoDB can only match with case, after the read). Reads again (up to `MAX_LIST_ROUNDS` queries)
+ * while the filters leave the page short, so pages are full unless the index is exhausted; the
+ * cursor then points at the last item returned, or past the last item read when a round ended
+ * the page short.
  */
 export async function listDashboards(
   orgId: string,
@@ -326,7 +334,9 @@ export async function listDashboards(
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
-    const items = res.Items ?? [];
+    const needle = filter.nameContains;
+    const read = res.Items ?? [];
+    const items = needle ? read.filter((item) => nameMatches(item.name, needle)) : read;
     const room = limit - taken.length;
     taken.push(...items.slice(0, room));
     if (items.length > room) {

@@ -189,13 +189,15 @@ const destKey = (d: Pick<ReportDelivery, 'destinationType' | 'destination'>) =>
   `${d.destinationType}#${d.destination}`;
 
 function deliveryFromItem(item: Record<string, unknown>): ReportDelivery {
-  const { organizationId: _o, leaseUntil: _l, steps: _s, ...rest } = stripKeys(item);
+  const { organizationId: _o, leaseUntil: _l, steps: _s, stepRefs: _r, ...rest } = stripKeys(item);
   return rest as unknown as ReportDelivery;
 }
 
 /** A claimed destination: the steps of it an earlier attempt already completed (e.g. Slack's message). */
 export interface ClaimedDelivery {
   steps: ReadonlySet<string>;
+  /** What those steps left for the later ones, by step (Slack's message: its `ts`). */
+  refs: ReadonlyMap<string, string>;
 }
 
 /**
@@ -215,7 +217,7 @@ export async function claimDelivery(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.reportDelivery(orgId, d.reportId, d.runAt, destKey(d)),
-        UpdateExpression: `SET ${deliveries.envelopeSet.expression}, organizationId = :org, reportId = :rid, runAt = :runAt, #trigger = if_not_exists(#trigger, :trigger), destinationType = :dt, destination = :dest, #status = :pending, attempts = if_not_exists(attempts, :zero) + :one, #error = if_not_exists(#error, :null), sentAt = :null, updatedAt = :at, leaseUntil = :lease`,
+        UpdateExpression: `SET ${deliveries.envelopeSet.expression}, organizationId = :org, reportId = :rid, runAt = :runAt, #trigger = if_not_exists(#trigger, :trigger), destinationType = :dt, destination = :dest, #status = :pending, attempts = if_not_exists(attempts, :zero) + :one, #error = if_not_exists(#error, :null), sentAt = :null, updatedAt = :at, leaseUntil = :lease, stepRefs = if_not_exists(stepRefs, :noRefs)`,
         ConditionExpression:
           'attribute_not_exists(pk) OR #status = :failed OR (#status = :pending AND leaseUntil < :at)',
         ExpressionAttributeNames: { '#status': 'status', '#error': 'error', '#trigger': 'trigger' },
@@ -234,6 +236,7 @@ export async function claimDelivery(
           ':null': null,
           ':at': at,
           ':lease': new Date(now.getTime() + leaseSeconds * 1000).toISOString(),
+          ':noRefs': {},
         },
         ReturnValues: 'ALL_NEW',
       }),
@@ -242,21 +245,33 @@ export async function claimDelivery(
   );
   if (!res) return null;
   const steps = res.Attributes?.steps;
-  return { steps: new Set(steps instanceof Set ? [...steps].map(String) : []) };
+  const refs = res.Attributes?.stepRefs;
+  return {
+    steps: new Set(steps instanceof Set ? [...steps].map(String) : []),
+    refs: new Map(
+      Object.entries(refs && typeof refs === 'object' ? (refs as Record<string, unknown>) : {}).flatMap(
+        ([step, ref]) => (typeof ref === 'string' ? [[step, ref] as const] : []),
+      ),
+    ),
+  };
 }
 
 /**
  * Records that one step of a claimed destination is done (a string set on the record), so a retry
  * of that destination skips it: Slack's message is not posted again when only its files failed.
+ * `ref`, what the step leaves for the later ones (Slack's message `ts`), goes into the record's
+ * `stepRefs` map, which the claim created.
  */
 export async function markDeliveryStep(
   orgId: string,
   d: Pick<ReportDelivery, 'reportId' | 'runAt' | 'destinationType' | 'destination'>,
   step: string,
+  ref?: string,
 ): Promise<void> {
   await updateDelivery(orgId, d, {
-    UpdateExpression: 'ADD steps :step',
-    ExpressionAttributeValues: { ':step': new Set([step]) },
+    UpdateExpression: ref === undefined ? 'ADD steps :step' : 'ADD steps :step SET stepRefs.#step = :ref',
+    ...(ref === undefined ? {} : { ExpressionAttributeNames: { '#step': step } }),
+    ExpressionAttributeValues: { ':step': new Set([step]), ...(ref === undefined ? {} : { ':ref': ref }) },
   });
 }
 

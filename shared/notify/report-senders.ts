@@ -46,22 +46,34 @@ export async function sendReportEmail(
 const NO_STEPS: DeliverySteps = { done: new Set(), mark: async () => {} };
 
 /**
- * The report in one channel: `chat.postMessage` with its blocks, then every attachment shared in
- * the channel through Slack's external upload flow. Each of the two is recorded as a step when
- * done, so a retry after a failed upload does not post the message again.
+ * The report in one channel: `chat.postMessage` with its blocks, then every attachment shared as a
+ * reply in that message's thread (`thread_ts`: the message's `ts`) with a comment naming the files,
+ * through Slack's external upload flow. Each of the two is recorded as a step when done, the
+ * message with its `ts`, so a retry after a failed upload does not post the message again and
+ * still puts the files in its thread. (A message recorded without its `ts`, before it was kept, has
+ * its files shared in the channel.)
  */
 export async function postSlackReport(
   channel: string,
   m: OutgoingMessage,
   steps: DeliverySteps = NO_STEPS,
 ): Promise<void> {
+  let ts = steps.refs?.get('message');
   if (!steps.done.has('message')) {
-    await postSlackMessage(channel, { text: m.slackText, blocks: m.slackBlocks });
-    await steps.mark('message');
+    ts = (await postSlackMessage(channel, { text: m.slackText, blocks: m.slackBlocks })).ts;
+    await steps.mark('message', ts);
   }
   const files = m.attachments ?? [];
   if (files.length > 0 && !steps.done.has('files')) {
-    await uploadSlackFiles(channel, files);
+    await uploadSlackFiles(channel, files, {
+      initialComment: filesComment(m.subject, files),
+      ...(ts ? { threadTs: ts } : {}),
+    });
     await steps.mark('files');
   }
+}
+
+/** The comment the files are shared with: "Files of <subject>: a.png, b.pdf". */
+export function filesComment(subject: string, files: readonly Pick<Attachment, 'filename'>[]): string {
+  return `Files of ${subject}: ${files.map((f) => f.filename).join(', ')}`;
 }

@@ -1,5 +1,6 @@
 import {
   ListUsersQuery,
+  MeResponse,
   OrganizationResponse,
   PatchOrganizationBody,
   PutUserBody,
@@ -142,6 +143,14 @@ export const listUsers = declare(AREA, 'GET /iac/users', 'listUsers', {
   query: ListUsersQuery,
 });
 
+export const getMe = declare(AREA, 'GET /me', 'getMe', {
+  auth: 'member',
+  summary:
+    'Who the caller is: user id, name, e-mail, role, teams and organisation (id, name); an API key says ' +
+    'what it is (credential, the key id, name and prefix; an organisation key is the organisation principal)',
+  response: MeResponse,
+});
+
 export const putUser = declare(AREA, 'PUT /iac/users/{id}', 'putUser', {
   auth: 'admin',
   summary: "Register or update a user (e-mail, name, role); converts the e-mail's pending invitations",
@@ -263,6 +272,7 @@ export const adminRoutes = [
   patchScope,
   deleteScope,
   listUsers,
+  getMe,
   putUser,
   createDatasource,
   listDatasources,

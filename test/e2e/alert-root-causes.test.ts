@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RootCauses } from '../../shared/domain/alerts/root-causes';
 import { atLeast, emailsTo, slackTo, sweepAlertsOf, teamsTo, usd } from '../support/alert-messages';
 import { ingestOk } from '../support/cli';
 import { type CostRow, focusCsv } from '../support/focus-csv';
@@ -96,6 +97,8 @@ const lineOf = (c: Expected, total: number) =>
 
 let key = '';
 let rows: CostRow[] = [];
+let emailAlertId = '';
+let slackAlertId = '';
 const to = `rootc-${run}@example.com`;
 const channel = `CROOT${run.toUpperCase()}`;
 const teamsHook = () => `${session().endpoints.capture}/teams/rootc-${run}`;
@@ -131,11 +134,13 @@ beforeAll(async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'alert-root-causes-')), 'focus_root_causes.csv');
   writeFileSync(file, focusCsv(rows));
   ingestOk(orgId, file);
-  await create(dayChange({ name: 'Daily jump (email)', notificationChannel: 'EMAIL', emails: [to] }));
+  emailAlertId = await create(
+    dayChange({ name: 'Daily jump (email)', notificationChannel: 'EMAIL', emails: [to] }),
+  );
   await create(
     dayChange({ name: 'Daily jump (teams)', notificationChannel: 'TEAMS', teamsChannelId: teamsHook() }),
   );
-  await create({
+  slackAlertId = await create({
     name: 'Region spike (slack)',
     currency: 'USD',
     queries: [spend({ groupBy: 'region' })],
@@ -206,4 +211,70 @@ describe('every cost-alert message names the top contributors to the change', ()
     );
     for (const c of top) expect(blocks).toContain(`• ${lineOf(c, total)}`);
   });
+
+  /** The root causes the alert's history keeps with its firing (the one evaluation that notified). */
+  async function historyRootCauses(alertId: string) {
+    const res = await api<{ items: HistoryItem[]; nextCursor: string | null }>(
+      'GET',
+      `/alerts-v2/costAlerts/${alertId}/history`,
+      { token: key },
+    );
+    expect(res.status).toBe(200);
+    const fired = res.body.items.filter((e) => e.notificationId !== null);
+    expect(fired).toHaveLength(1);
+    expect(fired[0]).toMatchObject({ evaluatedDay: spikeDay, triggered: true, suppressedBy: null });
+    // Evaluations that sent nothing keep none.
+    for (const e of res.body.items) if (e.notificationId === null) expect(e.rootCauses).toBeNull();
+    return fired[0]!.rootCauses!;
+  }
+
+  function expectFigures(kept: RootCauses, want: ReturnType<typeof contributors>) {
+    const cents = 2;
+    expect(kept.before).toBeCloseTo(want.before, cents);
+    expect(kept.after).toBeCloseTo(want.after, cents);
+    expect(kept.change).toBeCloseTo(want.total, cents);
+    expect(kept.top.map((c) => c.label)).toEqual(want.top.map((c) => c.label));
+    want.top.forEach((c, i) => {
+      const k = kept.top[i]!;
+      expect(k.before).toBeCloseTo(c.before, cents);
+      expect(k.after).toBeCloseTo(c.after, cents);
+      expect(k.change).toBeCloseTo(c.change, cents);
+      expect(k.changePercent).toBeCloseTo((c.change / c.before) * 100, 1);
+      expect(k.share).toBeCloseTo((c.change / want.total) * 100, 1);
+    });
+    const explained = want.top.reduce((t, c) => t + c.change, 0);
+    expect(kept.explained).toBeCloseTo((explained / want.total) * 100, 1);
+  }
+
+  test("the alert's history keeps the root causes with the firing: against the previous day", async () => {
+    const kept = await historyRootCauses(emailAlertId);
+    expect(kept).toMatchObject({
+      query: 'All spend',
+      period: { start: spikeDay, end: spikeDay },
+      baseline: { start: prevDay, end: prevDay },
+    });
+    expectFigures(kept, contributors(rows, byCombo, [prevDay]));
+  });
+
+  test("the alert's history keeps the root causes with the firing: by region against the 7-day average", async () => {
+    const week = Array.from({ length: 7 }, (_, i) => dayAgo(3 + i));
+    const kept = await historyRootCauses(slackAlertId);
+    expect(kept).toMatchObject({
+      dimension: 'region',
+      period: { start: spikeDay, end: spikeDay },
+      baseline: { start: week.at(-1), end: prevDay },
+    });
+    expectFigures(
+      kept,
+      contributors(rows, (r) => r.region ?? '', week),
+    );
+  });
 });
+
+interface HistoryItem {
+  evaluatedDay: string;
+  triggered: boolean;
+  suppressedBy: string | null;
+  notificationId: string | null;
+  rootCauses: RootCauses | null;
+}

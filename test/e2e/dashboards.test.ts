@@ -663,6 +663,35 @@ describe('dashboards over HTTP: visibility, teams and lists', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('searches by name (?name=, any case, every page through nextCursor) and validates it', async () => {
+    const token = `Needle${Date.now().toString(36)}`;
+    const made = [];
+    for (const name of [`${token} one`, `two ${token.toLowerCase()}`, `THREE ${token.toUpperCase()}`])
+      made.push(await createOk(member(), { name: unique(name) }));
+    await createOk(member(), { name: unique('Haystack') });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const qs: string = `?limit=2&name=${encodeURIComponent(` ${token.toUpperCase()} `)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const res = await api<Page<Dashboard>>('GET', `/dashboard-v2${qs}`, { token: member() });
+      expect(res.status).toBe(200);
+      seen.push(...res.body.items.map((d) => d.id));
+      cursor = res.body.nextCursor;
+      pages++;
+    } while (cursor && pages < 20);
+    expect(pages).toBeGreaterThanOrEqual(2);
+    expect(seen).toEqual(made.map((d) => d.id).reverse());
+
+    const tooLong = await api('GET', `/dashboard-v2?name=${'x'.repeat(201)}`, { token: member() });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body).toEqual({ error: 'Invalid query: name: must be at most 200 characters' });
+    // Empty (after trimming) is no filter.
+    const empty = await api<Page<Dashboard>>('GET', '/dashboard-v2?limit=1&name=%20', { token: member() });
+    expect(empty.status).toBe(200);
+    expect(empty.body.items).toHaveLength(1);
+  });
+
   it('refuses to let a member assign a team they are not in, on create, publish and PATCH', async () => {
     const team = s().teams[0]!.id;
     const created = await create(member(), { name: unique('TeamMember'), teamId: team });

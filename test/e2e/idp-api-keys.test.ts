@@ -86,6 +86,20 @@ describe('API keys made in the identity provider', () => {
     // The stored profile's role decides: the demo member is not an admin, whatever the key claims.
     const claimsAdmin = await issue({ subject: s().users.member, orgId: s().orgId, role: 'org:admin' });
     expect((await api('GET', '/iac/users', { token: claimsAdmin.key })).status).toBe(403);
+    // GET /me: the key's user, as the provider's key (of which the service holds no record).
+    const me = await api('GET', '/me', { token: key });
+    expect(me).toMatchObject({
+      status: 200,
+      body: {
+        kind: 'user',
+        userId: s().users.member,
+        email: s().emails.member,
+        role: 'member',
+        organization: { id: s().orgId },
+        credential: 'idpApiKey',
+        apiKey: null,
+      },
+    });
   });
 
   it('the organisation is the one the provider names: another organisation’s key sees none of ours', async () => {
@@ -116,6 +130,11 @@ describe('API keys made in the identity provider', () => {
     expect(users.body.items.map((u) => u.id)).toEqual(
       expect.arrayContaining([s().users.admin, s().users.member]),
     );
+    const me = await api('GET', '/me', { token: key });
+    expect(me).toMatchObject({
+      status: 200,
+      body: { kind: 'org', principalId: s().orgId, userId: null, role: 'admin', credential: 'idpApiKey' },
+    });
   });
 
   it('a user the service has no profile of yet gets the role the provider claims', async () => {

@@ -37,7 +37,16 @@ interface StoredEmail {
 }
 interface Captured {
   path: string;
-  body: { channel?: string; channel_id?: string; blocks?: unknown[]; text?: string; files?: string };
+  body: {
+    channel?: string;
+    channel_id?: string;
+    blocks?: unknown[];
+    text?: string;
+    files?: string;
+    thread_ts?: string;
+    initial_comment?: string;
+  };
+  answer?: { ts?: string };
 }
 interface CapturedFile {
   id: string;
@@ -301,7 +310,7 @@ describe('a weekly report with every widget type, end to end', () => {
     expect(size.height).toBeGreaterThanOrEqual(300);
     expect(expectPdf(pdfBytes).pages).toBeGreaterThanOrEqual(1);
 
-    // Slack: one message, then both files uploaded by the external flow and shared in the channel.
+    // Slack: one message, then both files uploaded by the external flow and shared in its thread.
     const posts = await postsTo(channel);
     expect(posts).toHaveLength(1);
     const files = await filesIn(channel);
@@ -316,6 +325,12 @@ describe('a weekly report with every widget type, end to end', () => {
       (c) => c.path.endsWith('/files.completeUploadExternal') && c.body?.channel_id === channel,
     );
     expect(completes).toHaveLength(1);
+    const ts = posts[0]!.answer?.ts;
+    expect(ts).toEqual(expect.any(String));
+    expect(completes[0]!.body?.thread_ts).toBe(ts);
+    expect(completes[0]!.body?.initial_comment).toBe(
+      `Files of ${mail.subject}: ${mail.attachments.map((a) => a.filename).join(', ')}`,
+    );
 
     // Kept to look at (test/artifacts is ignored by git): the e-mail, its image already a data: URI.
     mkdirSync(ARTIFACTS, { recursive: true });

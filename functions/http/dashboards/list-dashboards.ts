@@ -9,5 +9,6 @@ export const handler = httpRoute(def, async ({ principal, query }) =>
     ...(query.cursor ? { cursor: query.cursor } : {}),
     ...(query.teamId ? { teamId: query.teamId } : {}),
     ...(query.type ? { type: query.type } : {}),
+    ...(query.name ? { name: query.name } : {}),
   }),
 );

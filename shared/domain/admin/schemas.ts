@@ -59,3 +59,17 @@ export const OrganizationResponse = v.object({
   updatedAt: v.nullable(v.string()),
   registeredVia: v.nullable(v.string()),
 });
+
+/** `GET /me` (`MeView`, me.ts). */
+export const MeResponse = v.object({
+  principalId: v.string(),
+  kind: v.picklist(['user', 'org']),
+  userId: v.nullable(v.string()),
+  name: v.nullable(v.string()),
+  email: v.nullable(v.string()),
+  role: v.picklist(['admin', 'member']),
+  teamIds: v.array(v.string()),
+  organization: v.object({ id: v.string(), name: v.nullable(v.string()) }),
+  credential: v.picklist(['session', 'apiKey', 'idpApiKey']),
+  apiKey: v.nullable(v.object({ id: v.string(), name: v.string(), prefix: v.string() })),
+});

@@ -302,6 +302,8 @@ async function record({ now, deps, work, byOrg }: Batch): Promise<void> {
         triggered: w.decided.result.triggered,
         suppressedBy: w.suppressedBy,
         notificationId: w.notificationId,
+        // Computed for the firings that notify only (`explainFirings`), as their messages show them.
+        rootCauses: (w.notificationId && w.decided.result.firing.rootCauses) || null,
       };
   await mapSettled([...byOrg], 4, async ([orgId, ws]) => {
     const evaluations = ws.flatMap((w) => (w.evaluation ? [w.evaluation] : []));

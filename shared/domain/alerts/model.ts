@@ -1,4 +1,5 @@
 import type { ExplorerRequest, Query } from '../common/query-model';
+import type { RootCauses } from './root-causes';
 
 /**
  * Cost alerts. `CostAlert` is exactly the record of the spec ("Cost alert"): create, widget data,
@@ -141,4 +142,11 @@ export interface AlertEvaluation {
   /** Why a true evaluation sent nothing: dedup window, snooze, or below the noise floor. */
   suppressedBy: 'DEDUP' | 'SNOOZE' | 'MIN_COST' | null;
   notificationId: string | null;
+  /**
+   * The root causes the firing's message showed (root-causes.ts: the top contributors to the change
+   * against the baseline), kept with the evaluation; null for an evaluation that sent no message,
+   * when they could not be computed, and on evaluations recorded before they were kept (the history
+   * answers null for those). Optional here only for the evaluators of other kinds, which have none.
+   */
+  rootCauses?: RootCauses | null;
 }

@@ -253,8 +253,42 @@ export const WidgetDataSchema = v.strictObject({
     }),
   ),
 });
+const Days = v.object({ start: v.string(), end: v.string() });
+const Percent = v.nullable(v.number());
+/** `RootCauses` (root-causes.ts) as the history answers it. */
+const RootCausesSchema = v.object({
+  dimension: v.string(),
+  query: v.string(),
+  period: Days,
+  baseline: v.object({ ...Days.entries, label: v.string() }),
+  before: v.number(),
+  after: v.number(),
+  change: v.number(),
+  top: v.array(
+    v.object({
+      label: v.string(),
+      before: v.number(),
+      after: v.number(),
+      change: v.number(),
+      changePercent: Percent,
+      share: Percent,
+    }),
+  ),
+  explained: Percent,
+});
+/** One evaluation (`AlertEvaluation`, model.ts). */
+const EvaluationSchema = v.object({
+  alertId: v.string(),
+  evaluatedAt: v.string(),
+  evaluatedDay: v.string(),
+  values: v.record(v.string(), v.nullable(v.number())),
+  triggered: v.boolean(),
+  suppressedBy: v.nullable(v.picklist(['DEDUP', 'SNOOZE', 'MIN_COST'])),
+  notificationId: v.nullable(v.string()),
+  rootCauses: v.nullable(RootCausesSchema),
+});
 export const HistoryPageSchema = v.object({
-  items: v.array(v.looseObject({ evaluatedAt: v.string() })),
+  items: v.array(EvaluationSchema),
   nextCursor: v.nullable(v.string()),
 });
 export const SendTestResponse = v.object({ message: v.string() });

@@ -220,6 +220,17 @@ export const ListDashboardsQuery = v.object({
   includeArchived: v.optional(v.picklist(['true', 'false']), 'false'),
   teamId: v.optional(IdSchema),
   type: v.optional(VisibilitySchema),
+  /** Only dashboards whose name contains it, ignoring case (trimmed; empty: no filter). */
+  name: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.maxLength(
+        DASHBOARD_LIMITS.nameMaxLength,
+        `must be at most ${DASHBOARD_LIMITS.nameMaxLength} characters`,
+      ),
+    ),
+  ),
 });
 
 export const ListVersionsQuery = v.object({ ...PageQuerySchema.entries });

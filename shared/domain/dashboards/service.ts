@@ -472,6 +472,8 @@ export interface ListDashboardsOptions {
   includeArchived: boolean;
   teamId?: string;
   type?: DashboardSummary['type'];
+  /** Only names containing it, ignoring case, over every page (not only the page read). */
+  name?: string;
 }
 
 /** GET /dashboard-v2: the dashboards the principal may see, newest update first, without widgets. */
@@ -485,6 +487,7 @@ export async function listVisibleDashboards(
       ...(isAdmin(principal) ? {} : { viewerId: principal.principalId }),
       ...(opts.teamId ? { teamId: opts.teamId } : {}),
       ...(opts.type ? { type: opts.type } : {}),
+      ...(opts.name ? { nameContains: opts.name.toLowerCase() } : {}),
       includeArchived: opts.includeArchived,
     },
     opts.limit,

@@ -34,7 +34,13 @@ export type DeliveryMessage = v.InferOutput<typeof DeliveryMessage>;
  */
 export interface DeliverySteps {
   done: ReadonlySet<string>;
-  mark(step: string): Promise<void>;
+  /**
+   * What a done step left for the later ones, by step (Slack's `message`: the message's `ts`, the
+   * thread its files go into). Absent for a step done before references were kept.
+   */
+  refs?: ReadonlyMap<string, string>;
+  /** Records `step` as done, with what it leaves for the later steps (`ref`) if anything. */
+  mark(step: string, ref?: string): Promise<void>;
 }
 
 /**
@@ -116,7 +122,8 @@ export async function deliverRun(
       else
         await senders.slack(t.destination, rendered, {
           done: claim.steps,
-          mark: (step) => markDeliveryStep(msg.orgId, record, step),
+          refs: claim.refs,
+          mark: (step, ref) => markDeliveryStep(msg.orgId, record, step, ref),
         });
       await finishDelivery(msg.orgId, record, { status: 'SENT', error: null, at: clock() });
       sent++;

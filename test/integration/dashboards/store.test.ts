@@ -16,6 +16,7 @@ import { DASHBOARD_LIMITS } from '../../../shared/domain/dashboards/schemas';
 import {
   createDashboard,
   listDashboardVersions,
+  listVisibleDashboards,
   patchDashboard,
   publishDashboard,
   readDashboard,
@@ -157,6 +158,66 @@ describe('dashboards repo (DynamoDB Local)', () => {
 });
 
 describe('dashboards service (DynamoDB Local)', () => {
+  it('filters the list by name, ignoring case, across pages: every match once, newest first', async () => {
+    const orgId = newOrg();
+    const owner = memberOf(orgId, [], 'user_owner');
+    const viewer = memberOf(orgId, [], 'user_viewer');
+    const names = [
+      'AWS Costs',
+      'costs by team',
+      'Spend',
+      'COST centre review',
+      'Storage',
+      'Unit cost per tenant',
+      'co st',
+    ];
+    // 56 dashboards, oldest first: more than one DynamoDB read (25 items) and than one page (4).
+    const made: { id: string; name: string; type: string }[] = [];
+    for (let i = 0; i < 56; i++) {
+      const name = `${names[i % names.length]} ${i}`;
+      const type = i % 5 === 0 ? 'PRIVATE' : 'PUBLIC';
+      const d = await createDashboard(owner, { name, type: type as 'PUBLIC' });
+      made.push({ id: d.id, name, type });
+    }
+    // Computed here: names containing "cost" in any case, that the viewer may see, newest first.
+    const expected = made
+      .filter((d) => d.name.toLowerCase().includes('cost') && d.type !== 'PRIVATE')
+      .map((d) => d.id)
+      .reverse();
+    expect(expected.length).toBeGreaterThan(8);
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await listVisibleDashboards(viewer, {
+        limit: 4,
+        includeArchived: false,
+        name: 'cOsT',
+        ...(cursor ? { cursor } : {}),
+      });
+      for (const d of page.items) expect(d.name.toLowerCase()).toContain('cost');
+      seen.push(...page.items.map((d) => d.id));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor && pages < 50);
+    expect(pages).toBeGreaterThanOrEqual(3);
+    expect(seen).toEqual(expected);
+
+    // The owner sees their private matches too; a name that matches nothing is an empty last page.
+    const all = await listVisibleDashboards(owner, { limit: 100, includeArchived: false, name: 'COST' });
+    expect(all.items.map((d) => d.id)).toEqual(
+      made
+        .filter((d) => d.name.toLowerCase().includes('cost'))
+        .map((d) => d.id)
+        .reverse(),
+    );
+    expect(all.nextCursor).toBeNull();
+    expect(
+      await listVisibleDashboards(owner, { limit: 10, includeArchived: false, name: 'nothing like it' }),
+    ).toEqual({ items: [], nextCursor: null });
+  });
+
   it(`keeps at most ${DASHBOARD_LIMITS.maxVersions} versions, deleting the oldest head and parts in the publish`, async () => {
     const p = adminOf(newOrg());
     const d = await createDashboard(p, { name: 'history', widgets: [simpleWidget('w1')] });

@@ -52,7 +52,7 @@ interface StoredEmail {
 interface CapturedCall {
   path: string;
   body: Record<string, unknown>;
-  answer?: { ok: boolean; error?: string };
+  answer?: { ok: boolean; error?: string; ts?: string };
 }
 interface CapturedFile {
   id: string;
@@ -194,10 +194,11 @@ describe('senders with attachments', () => {
     expect(isPdf(pdfBack)).toBe(true);
   });
 
-  it('posts the Slack message, then shares each file in the channel by the external upload flow', async () => {
+  it("posts the Slack message, then shares each file in the message's thread by the external upload flow", async () => {
     const channel = `CF${uniq().toUpperCase()}`;
     await postSlackReport(channel, message('Slack files'));
-    expect(await postsTo(channel)).toHaveLength(1);
+    const posts = await postsTo(channel);
+    expect(posts).toHaveLength(1);
     const files = await filesIn(channel);
     expect(files.map((f) => [f.filename, f.title]).sort()).toEqual([
       ['chart-spend.png', 'chart-spend.png'],
@@ -224,6 +225,9 @@ describe('senders with attachments', () => {
       (c) => c.path.endsWith('/files.completeUploadExternal') && c.body.channel_id === channel,
     );
     expect(completes).toHaveLength(1);
+    // In the report message's thread, with a comment naming the files.
+    expect(completes[0]!.body.thread_ts).toBe(posts[0]!.answer?.ts);
+    expect(completes[0]!.body.initial_comment).toBe('Files of Slack files: chart-spend.png, dashboard.pdf');
     expect(JSON.parse(String(completes[0]!.body.files))).toEqual(
       files.map((f) => ({ id: f.id, title: f.filename })).sort((a, b) => (a.id < b.id ? -1 : 1)),
     );
@@ -350,11 +354,18 @@ describe('each destination is delivered once', () => {
       error: 'Slack files.completeUploadExternal failed: 200 internal_error',
     });
     await deliverRun(msg, sendersWithFiles);
-    expect(await postsTo(channel)).toHaveLength(1);
+    const posts = await postsTo(channel);
+    expect(posts).toHaveLength(1);
     expect((await filesIn(channel)).map((f) => f.filename).sort()).toEqual([
       'chart-spend.png',
       'dashboard.pdf',
     ]);
+    // The retry still shares them in the thread of the message posted by the first attempt.
+    const shared = (await slackCalls()).filter(
+      (c) =>
+        c.path.endsWith('/files.completeUploadExternal') && c.body.channel_id === channel && c.answer?.ok,
+    );
+    expect(shared.map((c) => c.body.thread_ts)).toEqual([posts[0]!.answer?.ts]);
     expect((await listDeliveries(orgId, r.id, 10)).items[0]).toMatchObject({ status: 'SENT', attempts: 2 });
   });
 
