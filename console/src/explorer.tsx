@@ -1,5 +1,5 @@
 /** The explorer page: its form (metric, grouping, period, step, chart, filters) and its run. */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ChartType } from '../../shared/charts/spec';
 import { COST_METRIC_IDS, DATE_PRESETS } from '../../shared/enums';
 import { explorerQueryString, parseExplorerQueryString } from '../../shared/links';
@@ -38,15 +38,20 @@ export function Explorer() {
   );
   const [result, setResult] = useState<State<ExplorerResult> | null>(null);
   const set = (patch: Partial<ExplorerForm>) => setForm({ ...form, ...patch });
+  // The latest run's answer wins (a Run while the opening view still loads).
+  const latest = useRef(0);
   const run = async (e?: Event) => {
     e?.preventDefault();
+    const mine = ++latest.current;
     history.replaceState(null, '', `#/explorer?${explorerQueryString(urlStateOfForm(form))}`);
     setResult({ status: 'loading' });
+    let next: State<ExplorerResult>;
     try {
-      setResult({ status: 'ok', value: await api.explore(explorerRequest(form)) });
+      next = { status: 'ok', value: await api.explore(explorerRequest(form)) };
     } catch (err) {
-      setResult({ status: 'error', message: describe(err) });
+      next = { status: 'error', message: describe(err) };
     }
+    if (mine === latest.current) setResult(next);
   };
   // The view shows its figures straight away: a link's, or the default (last 3 months by
   // service), whose state the address then shows.
