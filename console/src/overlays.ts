@@ -7,6 +7,7 @@
  * previous-period series is matched to its current one by name.
  */
 import { type ChartSeries, formatFigure, seriesFromQueries, type TableSpec } from '../../shared/charts/spec';
+import type { ForecastPoint } from '../../shared/domain/forecast/forecast';
 import { BAND_ID } from './chart-option';
 import type { ExplorerQuery, ExplorerResult, ResultQuery } from './shape';
 import { labelQueries } from './shape';
@@ -18,14 +19,7 @@ type Option = Record<string, any>;
 /** One series' forecast as drawn: a bucket's value is the whole bucket (actual days included). */
 export interface ForecastLine {
   name: string;
-  points: {
-    date: string;
-    value: number;
-    lower80: number;
-    upper80: number;
-    lower95: number;
-    upper95: number;
-  }[];
+  points: ForecastPoint[];
 }
 
 /** What the explorer adds to a chart: the previous period's series, the forecasts. */
@@ -45,22 +39,20 @@ export function previousSeries(r: ExplorerResult, asked: readonly ExplorerQuery[
   return qs ? seriesFromQueries(labelled(qs, r, asked)) : null;
 }
 
-/** Each forecast series of the answer (named as the chart names its actual series). */
-export function forecastLines(r: ExplorerResult, asked: readonly ExplorerQuery[]): ForecastLine[] {
+/** Each series of the answer with its query, named as the chart names it. */
+function namedSeries(r: ExplorerResult, asked: readonly ExplorerQuery[]) {
   const qs = labelled(r.queries, r, asked);
   const names = seriesFromQueries(qs).map((s) => s.name);
-  const lines: ForecastLine[] = [];
-  let i = 0;
-  for (const q of qs)
-    for (const s of q.series) {
-      const name = names[i++]!;
-      if (!s.forecast?.length) continue;
-      lines.push({
-        name,
-        points: s.forecast.map((b) => ({ date: b.date, ...(b.bucketTotal ?? b) })),
-      });
-    }
-  return lines;
+  return qs.flatMap((q) => q.series.map((s) => ({ q, s }))).map((x, i) => ({ ...x, name: names[i]! }));
+}
+
+/** Each forecast series of the answer (named as the chart names its actual series). */
+export function forecastLines(r: ExplorerResult, asked: readonly ExplorerQuery[]): ForecastLine[] {
+  return namedSeries(r, asked).flatMap(({ s, name }) =>
+    s.forecast?.length
+      ? [{ name, points: s.forecast.map((b) => ({ date: b.date, ...(b.bucketTotal ?? b) })) }]
+      : [],
+  );
 }
 
 export function overlayOf(r: ExplorerResult, asked: readonly ExplorerQuery[]): Overlay | null {
@@ -231,31 +223,26 @@ export function accuracyNotes(
   asked: readonly ExplorerQuery[],
   currency: string | null,
 ): string[] {
-  const qs = labelled(r.queries, r, asked);
-  const names = seriesFromQueries(qs).map((s) => s.name);
   const notes: string[] = [];
-  let i = 0;
-  for (const q of qs)
-    for (const s of q.series) {
-      const name = names[i++]!;
-      const fa = s.forecastAccuracy;
-      if (!fa) continue;
-      const a = fa.accuracy;
-      const method = forecastMethodWords(fa.method);
-      let text: string;
-      if (a?.totalError) {
-        const weeks = Math.max(1, Math.round(a.origins / 7));
-        text = `${name}: within ${(a.totalError.median * 100).toFixed(1)}% on ${a.horizonDays}-day totals over the last ${weeks} week${weeks === 1 ? '' : 's'} (${method}; 9 in 10 within ${(a.totalError.p90 * 100).toFixed(1)}%)`;
-      } else if (fa.fallback) text = `${name}: ${fa.fallback.detail} (${method}; accuracy not measured)`;
-      else text = `${name}: ${method}, accuracy not measured`;
-      const open = s.forecast?.find((b) => b.bucketTotal);
-      if (open?.bucketTotal) {
-        const c = q.currency ?? currency;
-        const f = (x: number) => formatFigure(x, c, 2, null);
-        const t = open.bucketTotal;
-        text += `. ${r.period.aggBy === 'Month' ? monthLabel(open.date) : `The bucket of ${open.date}`} will close at ${f(t.value)}, 80% between ${f(t.lower80)} and ${f(t.upper80)}`;
-      }
-      notes.push(`${text}.`);
+  for (const { q, s, name } of namedSeries(r, asked)) {
+    const fa = s.forecastAccuracy;
+    if (!fa) continue;
+    const a = fa.accuracy;
+    const method = forecastMethodWords(fa.method);
+    let text: string;
+    if (a?.totalError) {
+      const weeks = Math.max(1, Math.round(a.origins / 7));
+      text = `${name}: within ${(a.totalError.median * 100).toFixed(1)}% on ${a.horizonDays}-day totals over the last ${weeks} week${weeks === 1 ? '' : 's'} (${method}; 9 in 10 within ${(a.totalError.p90 * 100).toFixed(1)}%)`;
+    } else if (fa.fallback) text = `${name}: ${fa.fallback.detail} (${method}; accuracy not measured)`;
+    else text = `${name}: ${method}, accuracy not measured`;
+    const open = s.forecast?.find((b) => b.bucketTotal);
+    if (open?.bucketTotal) {
+      const c = q.currency ?? currency;
+      const f = (x: number) => formatFigure(x, c, 2, null);
+      const t = open.bucketTotal;
+      text += `. ${r.period.aggBy === 'Month' ? monthLabel(open.date) : `The bucket of ${open.date}`} will close at ${f(t.value)}, 80% between ${f(t.lower80)} and ${f(t.upper80)}`;
     }
+    notes.push(`${text}.`);
+  }
   return notes;
 }

@@ -21,7 +21,7 @@ import { metricWords } from './words';
 export { chartInputOf as chartInput, formatFigure } from '../../shared/charts/spec';
 
 /** A query of the answer: the builder's shape, with a series' forecast when one was asked. */
-export type ResultQuery = EngineQuery & {
+export type ResultQuery = Omit<EngineQuery, 'series'> & {
   type: string;
   total: number | null;
   series: (EngineQuery['series'][number] & Pick<SeriesOut, 'forecast' | 'forecastAccuracy'>)[];

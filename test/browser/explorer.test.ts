@@ -1,13 +1,14 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
+import { generateFocusRows } from '../../infra/local/demo-data/generator';
 import { putEvaluation } from '../../shared/db/alerts-repo';
 import type { AlertEvaluation } from '../../shared/domain/alerts/model';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
+import { usd as msgUsd } from '../support/alert-messages';
 import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
 import { ingestOk } from '../support/cli';
+import { writeFocusCsv } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { costQuery, thresholdBody } from '../unit/alerts/fixtures';
@@ -30,14 +31,7 @@ const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
 const usd = (x: number) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
 const signedUsd = (x: number) => (x > 0 ? `+${usd(x)}` : usd(x));
-/** The alert messages' figures: whole dollars from $100, a true minus sign for a fall. */
-const msgUsd = (x: number) =>
-  new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
-    maximumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
-  }).format(x);
+/** A change as the alert messages write it: a true minus sign for a fall. */
 const msgSigned = (x: number) => `${x >= 0 ? '+' : '−'}${msgUsd(Math.abs(x))}`;
 
 let browser: Browser;
@@ -53,7 +47,6 @@ beforeAll(async () => {
   const now = new Date();
   const month = (o: number) => ymd(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - o, 1)).slice(0, 7);
   months = [6, 5, 4, 3, 2, 1].map(month);
-  const file = join(mkdtempSync(join(tmpdir(), 'explorer-')), 'focus_explorer.csv');
   const generated = generateFocusRows({
     seed: 2929,
     months: [...months, month(0)],
@@ -62,10 +55,7 @@ beforeAll(async () => {
     until: ymd(Date.parse(`${ymd(Date.now())}T00:00:00Z`) - DAY_MS),
     accountPrefix: `ex${run}`,
   });
-  writeFileSync(
-    file,
-    `${[FOCUS_HEADER.map((h) => `"${h}"`).join(','), ...[...generated].map(csvLine)].join('\n')}\n`,
-  );
+  const file = writeFocusCsv(generated, 'focus_explorer.csv');
   rows = readCsv(file);
   ingestOk(orgId, file);
 }, 600_000);
