@@ -14,6 +14,8 @@
  *   startDate=2026-11-01&endDate=2026-11-20   explicit dates (inclusive), which win over a preset
  *   aggBy=Day                        the granularity
  *   chart=BAR                        the chart type
+ *   compare=1                        the previous period drawn beside it (the explorer's comparison)
+ *   forecastDays=28                  a forecast of that many days after the data's last day
  *   queries=[…]                      JSON: the queries of an advanced request (an alert's), shown
  *                                    instead of the single query the other fields describe
  *   scopeId=…                        the scope the request runs in
@@ -36,6 +38,10 @@ export interface ExplorerUrlState {
   endDate?: string;
   aggBy?: string;
   chartType?: string;
+  /** Compare with the previous period. */
+  compare?: boolean;
+  /** Days to forecast after `dataThrough` (1 … 1095). */
+  forecastDays?: number;
   queries?: Record<string, unknown>[];
   scopeId?: string;
   title?: string;
@@ -56,6 +62,8 @@ export function explorerQueryString(s: ExplorerUrlState): string {
   } else if (s.datePreset) p.append('datePreset', s.datePreset);
   if (s.aggBy) p.append('aggBy', s.aggBy);
   if (s.chartType) p.append('chart', s.chartType);
+  if (s.compare) p.append('compare', '1');
+  if (s.forecastDays) p.append('forecastDays', String(s.forecastDays));
   if (s.scopeId) p.append('scopeId', s.scopeId);
   if (s.queries?.length) p.append('queries', JSON.stringify(s.queries));
   return p.toString();
@@ -106,6 +114,10 @@ export function parseExplorerQueryString(qs: string): ExplorerUrlState {
   if (aggBy) s.aggBy = aggBy;
   const chart = text('chart') ?? text('chartType');
   if (chart) s.chartType = chart;
+  if (p.get('compare') === '1' || p.get('compare') === 'true') s.compare = true;
+  const forecastDays = Number(text('forecastDays'));
+  // Its upper bound is the query model's (a 400 names it).
+  if (Number.isInteger(forecastDays) && forecastDays >= 1) s.forecastDays = forecastDays;
   const scopeId = text('scopeId');
   if (scopeId) s.scopeId = scopeId;
   const queries = json(p.get('queries') ?? '');

@@ -6,6 +6,8 @@
 import { formatAxis, formatFigure } from '../../shared/charts/spec';
 import { type AlertFiring, explain } from '../../shared/domain/alerts/explain';
 import type { AlertEvaluation } from '../../shared/domain/alerts/model';
+import { rootCauseLines } from '../../shared/domain/alerts/render';
+import type { RootCause, RootCauses } from '../../shared/domain/alerts/root-causes';
 
 /** One evaluation of `GET …/history` (the service's own type: the console only reads it). */
 export type { AlertEvaluation };
@@ -329,4 +331,71 @@ export function evaluationOutcome(e: AlertEvaluation): string {
   if (!e.triggered) return 'Rule did not hold';
   if (e.notificationId) return 'Notified';
   return `Rule held, ${e.suppressedBy ? SUPPRESSED[e.suppressedBy] : 'not sent'}`;
+}
+
+/**
+ * A history entry's top contributors, in the messages' words (shared/domain/alerts/render.ts):
+ * `rootCauses` as the messages compute them (`{dimension, query, …, top}`), or a list of
+ * `{label | values | group, current | after, baseline | before, change}`; null when the entry has
+ * none (an evaluation that did not fire, or one recorded before the history kept them).
+ */
+export function historyCauses(
+  e: AlertEvaluation & { rootCauses?: unknown },
+  currency: string,
+): { heading: string | null; lines: string[] } | null {
+  const rc = e.rootCauses;
+  const firing = (causes: RootCauses) =>
+    rootCauseLines({ alert: { currency }, rootCauses: causes } as unknown as AlertFiring);
+  if (rc && typeof rc === 'object' && !Array.isArray(rc) && Array.isArray((rc as RootCauses).top)) {
+    const lines = firing(rc as RootCauses);
+    return lines ? { heading: lines.heading, lines: lines.lines } : null;
+  }
+  if (!Array.isArray(rc)) return null;
+  const top = rc.flatMap((x): RootCause[] => {
+    if (!x || typeof x !== 'object') return [];
+    const o = x as Record<string, unknown>;
+    const num = (...keys: string[]) => {
+      for (const k of keys) if (typeof o[k] === 'number') return o[k] as number;
+      return null;
+    };
+    const after = num('current', 'after');
+    const before = num('baseline', 'before');
+    if (after === null || before === null) return [];
+    const group = o.values ?? o.group ?? o.dimensions;
+    const label =
+      typeof o.label === 'string'
+        ? o.label
+        : group && typeof group === 'object'
+          ? Object.values(group as Record<string, unknown>)
+              .map((v) => (v === null || v === undefined ? '(no value)' : String(v)))
+              .join(' / ')
+          : '';
+    const change = num('change') ?? after - before;
+    return [
+      {
+        label: label || '(no value)',
+        before,
+        after,
+        change,
+        changePercent: num('changePercent') ?? (before === 0 ? null : (change / before) * 100),
+        share: num('share'),
+      },
+    ];
+  });
+  if (!top.length) return null;
+  // A list has no heading of its own: its totals only complete the messages' input.
+  const before = top.reduce((a, c) => a + c.before, 0);
+  const after = top.reduce((a, c) => a + c.after, 0);
+  const lines = firing({
+    dimension: '',
+    query: '',
+    period: { start: e.evaluatedDay, end: e.evaluatedDay },
+    baseline: { start: '', end: '', label: '' },
+    before,
+    after,
+    change: after - before,
+    top,
+    explained: null,
+  });
+  return lines && { heading: null, lines: lines.lines };
 }

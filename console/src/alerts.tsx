@@ -10,6 +10,7 @@ import {
   dedupText,
   evaluationOutcome,
   evaluationValues,
+  historyCauses,
   isSnoozed,
   queryLabel,
   ruleLines,
@@ -84,6 +85,7 @@ export function AlertPage({ id }: { id: string }) {
                   <th scope="col">Evaluated</th>
                   <th scope="col">Figures</th>
                   <th scope="col">Outcome</th>
+                  <th scope="col">Top contributors</th>
                   <th scope="col">Notification</th>
                 </tr>
               </thead>
@@ -94,6 +96,9 @@ export function AlertPage({ id }: { id: string }) {
                     <td data-label="Evaluated">{utc(e.evaluatedAt)}</td>
                     <td data-label="Figures">{evaluationValues(e, d, d.thresholds)}</td>
                     <td data-label="Outcome">{evaluationOutcome(e)}</td>
+                    <td data-label="Top contributors">
+                      <Causes causes={historyCauses(e, d.currency)} />
+                    </td>
                     <td data-label="Notification">{e.notificationId ?? '—'}</td>
                   </tr>
                 ))}
@@ -103,6 +108,21 @@ export function AlertPage({ id }: { id: string }) {
         )}
       </Loaded>
     </section>
+  );
+}
+
+/** A firing's top contributors (the messages' lines), or a dash when the entry has none. */
+function Causes({ causes }: { causes: ReturnType<typeof historyCauses> }) {
+  if (!causes) return <>—</>;
+  return (
+    <div class="causes">
+      {causes.heading && <p>{causes.heading}</p>}
+      <ul>
+        {causes.lines.map((l) => (
+          <li key={l}>{l}</li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

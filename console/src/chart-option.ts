@@ -38,6 +38,9 @@ export function titleLines(spec: EChartsSpec): { title: string; lines: string[] 
   return { title: spec.title, lines: sub ? sub.split('\n') : [] };
 }
 
+/** The series id prefix of a forecast's interval bands (overlays.ts): the tooltip leaves them out. */
+export const BAND_ID = 'band:';
+
 /** Below this width (px) a waterfall's labels are slanted and its bar labels left out. */
 export const NARROW_PX = 600;
 /** The legend's one row under the plot, and the axis labels' band above it. */
@@ -50,6 +53,9 @@ interface TooltipParam {
   axisValueLabel?: string;
   name?: string;
   seriesIndex?: number;
+  seriesId?: string;
+  /** A forecast point's data item carries its interval. */
+  data?: unknown;
 }
 
 function tooltipFormatter(fmt: FigureFormat, waterfall: boolean) {
@@ -59,13 +65,21 @@ function tooltipFormatter(fmt: FigureFormat, waterfall: boolean) {
       : '–';
   return (raw: TooltipParam | TooltipParam[]) => {
     const ps = (Array.isArray(raw) ? raw : [raw]).filter(
-      // A waterfall's invisible offset bar and its empty steps say nothing.
-      (p) => typeof p.value === 'number' && !(waterfall && p.seriesIndex === 0),
+      // A waterfall's invisible offset bar, its empty steps and a forecast's bands say nothing.
+      (p) =>
+        typeof p.value === 'number' &&
+        !(waterfall && p.seriesIndex === 0) &&
+        !p.seriesId?.startsWith(BAND_ID),
     );
     const head = ps[0]?.axisValueLabel ?? ps[0]?.name ?? '';
-    const rows = ps.map(
-      (p) => `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}: ${money(p.value, p.seriesName)}`,
-    );
+    const rows = ps.map((p) => {
+      const d = p.data as { lower80?: number; upper80?: number } | undefined;
+      const range =
+        typeof d?.lower80 === 'number' && typeof d.upper80 === 'number'
+          ? ` (80%: ${money(d.lower80, p.seriesName)} to ${money(d.upper80, p.seriesName)})`
+          : '';
+      return `${p.marker ?? ''}${escapeHtml(p.seriesName ?? '')}: ${money(p.value, p.seriesName)}${range}`;
+    });
     return [escapeHtml(head), ...rows].join('<br/>');
   };
 }

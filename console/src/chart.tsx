@@ -12,6 +12,7 @@ import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'preact/hooks';
 import type { ChartSpec, TableSpec } from '../../shared/charts/spec';
 import { type FigureFormat, pageOption, titleLines } from './chart-option';
+import { type Overlay, withOverlay } from './overlays';
 import { monthLabel } from './words';
 
 echarts.use([
@@ -29,7 +30,14 @@ echarts.use([
  * A chart of the builder with its title as a heading and its total and stamp as text (`format`:
  * how the tooltip says a figure; `aggBy`: `Month` labels the buckets "May 2026").
  */
-export function Chart(p: { spec: ChartSpec; height?: number; format: FigureFormat; aggBy?: string }) {
+export function Chart(p: {
+  spec: ChartSpec;
+  height?: number;
+  format: FigureFormat;
+  aggBy?: string;
+  /** The explorer's previous period and forecast, drawn over the chart. */
+  overlay?: Overlay | null;
+}) {
   const { spec } = p;
   if (spec.kind === 'table') return <Table spec={spec} aggBy={p.aggBy} />;
   const { title, lines } = titleLines(spec);
@@ -47,7 +55,14 @@ export function Chart(p: { spec: ChartSpec; height?: number; format: FigureForma
         option={spec.option}
         height={p.height}
         label={title}
-        fit={(width) => pageOption(spec, p.format, width, p.aggBy)}
+        fit={(width) =>
+          pageOption(
+            p.overlay ? { ...spec, option: withOverlay(spec.option, p.overlay) } : spec,
+            p.format,
+            width,
+            p.aggBy,
+          )
+        }
       />
     </figure>
   );

@@ -3,12 +3,15 @@ import { useMemo, useState } from 'preact/hooks';
 import { api } from './api';
 import { Chart } from './chart';
 import { describe, useAsync } from './hooks';
+import { accuracyNotes, overlayOf, previousSeries, withChange } from './overlays';
 import {
+  chartInput,
   type Dashboard,
   type ExplorerForm,
   type ExplorerResult,
   explorerRequest,
   isEmptyResult,
+  labelQueries,
   newWidget,
   pageChart,
   publishBody,
@@ -22,7 +25,15 @@ export function ExplorerResultView({ form, result }: { form: ExplorerForm; resul
     () => pageChart(result, request, { title, chartType: form.chartType }),
     [result, form.chartType, title],
   );
-  const table = useMemo(() => pageChart(result, request, { title, chartType: 'TABLE' }), [result, title]);
+  const overlay = useMemo(() => overlayOf(result, request.queries), [result]);
+  const notes = useMemo(() => accuracyNotes(result, request.queries, result.currency), [result]);
+  const table = useMemo(() => {
+    const t = pageChart(result, request, { title, chartType: 'TABLE' });
+    const previous = previousSeries(result, request.queries);
+    if (t.spec.kind !== 'table' || !previous) return t;
+    const current = chartInput(labelQueries(result, request.queries), { title, chartType: 'TABLE' }).series;
+    return { ...t, spec: withChange(t.spec, current, previous, t.format) };
+  }, [result, title]);
   if (isEmptyResult(result))
     return (
       <p class="empty">
@@ -32,7 +43,23 @@ export function ExplorerResultView({ form, result }: { form: ExplorerForm; resul
   return (
     <div class="result">
       {form.chartType !== 'TABLE' && (
-        <Chart spec={chart.spec} format={chart.format} height={420} aggBy={result.period.aggBy} />
+        <Chart
+          spec={chart.spec}
+          format={chart.format}
+          height={420}
+          aggBy={result.period.aggBy}
+          overlay={overlay}
+        />
+      )}
+      {notes.length > 0 && (
+        <section class="forecast-notes" aria-label="Forecast accuracy">
+          <h2>How far to trust the forecast</h2>
+          <ul>
+            {notes.map((n) => (
+              <li key={n}>{n}</li>
+            ))}
+          </ul>
+        </section>
       )}
       <Chart spec={table.spec} format={table.format} aggBy={result.period.aggBy} />
       <SaveWidget form={form} />

@@ -1,5 +1,5 @@
 /** The explorer page: its form (metric, grouping, period, step, chart, filters) and its run. */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ChartType } from '../../shared/charts/spec';
 import { COST_METRIC_IDS, DATE_PRESETS } from '../../shared/enums';
 import { explorerQueryString, parseExplorerQueryString } from '../../shared/links';
@@ -38,19 +38,25 @@ export function Explorer() {
   );
   const [result, setResult] = useState<State<ExplorerResult> | null>(null);
   const set = (patch: Partial<ExplorerForm>) => setForm({ ...form, ...patch });
+  // The latest run's answer wins (a Run while the opening view still loads).
+  const latest = useRef(0);
   const run = async (e?: Event) => {
     e?.preventDefault();
+    const mine = ++latest.current;
     history.replaceState(null, '', `#/explorer?${explorerQueryString(urlStateOfForm(form))}`);
     setResult({ status: 'loading' });
+    let next: State<ExplorerResult>;
     try {
-      setResult({ status: 'ok', value: await api.explore(explorerRequest(form)) });
+      next = { status: 'ok', value: await api.explore(explorerRequest(form)) };
     } catch (err) {
-      setResult({ status: 'error', message: describe(err) });
+      next = { status: 'error', message: describe(err) };
     }
+    if (mine === latest.current) setResult(next);
   };
-  // A link with a state shows its figures straight away.
+  // The view shows its figures straight away: a link's, or the default (last 3 months by
+  // service), whose state the address then shows.
   useEffect(() => {
-    if (fromUrl) void run();
+    void run();
   }, []);
   const dimList = dims.status === 'ok' ? dims.value : [];
   const saved = Boolean(form.queries?.length);
@@ -75,6 +81,7 @@ export function Explorer() {
         {/* Saved queries carry their own metric, grouping and filters: only period, step and chart apply. */}
         {!saved && <QueryFields form={form} set={set} dims={dimList} />}
         <PeriodFields form={form} set={set} />
+        <AnalysisFields form={form} set={set} />
         {!saved && <FilterFields form={form} set={set} dims={dimList} />}
         <button type="submit">Run</button>
       </form>
@@ -161,6 +168,34 @@ function PeriodFields({ form, set }: FieldsProps) {
         codes={CHARTS}
         words={chartWords}
         onChange={(c) => set({ chartType: c as ChartType })}
+      />
+    </>
+  );
+}
+
+/** Forecast horizons offered (days after the data's last complete day). */
+const FORECAST_DAYS = ['0', '7', '30', '90'];
+const forecastWords = (days: string) => (days === '0' ? 'None' : `Next ${days} days`);
+
+/** The comparison with the previous period and the forecast. */
+function AnalysisFields({ form, set }: FieldsProps) {
+  const days = String(form.forecastDays);
+  return (
+    <>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={form.compare}
+          onChange={(e) => set({ compare: (e.target as HTMLInputElement).checked })}
+        />{' '}
+        Compare to previous period
+      </label>
+      <WordSelect
+        label="Forecast"
+        value={days}
+        codes={FORECAST_DAYS.includes(days) ? FORECAST_DAYS : [...FORECAST_DAYS, days]}
+        words={forecastWords}
+        onChange={(d) => set({ forecastDays: Number(d) })}
       />
     </>
   );

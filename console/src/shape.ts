@@ -13,17 +13,29 @@ import {
   widgetChartType as chartTypeOfQueries,
   type EngineQuery,
 } from '../../shared/charts/spec';
+import type { SeriesOut } from '../../shared/domain/queries/model';
 import type { ExplorerUrlState } from '../../shared/links';
 import { type FigureFormat, figureFormat } from './chart-option';
 import { metricWords } from './words';
 
 export { chartInputOf as chartInput, formatFigure } from '../../shared/charts/spec';
 
+/** A query of the answer: the builder's shape, with a series' forecast when one was asked. */
+export type ResultQuery = Omit<EngineQuery, 'series'> & {
+  type: string;
+  total: number | null;
+  series: (EngineQuery['series'][number] & Pick<SeriesOut, 'forecast' | 'forecastAccuracy'>)[];
+};
+
 /** `POST /queries/explorer` and `GET …/widgets/{key}/data` answer this. */
 export interface ExplorerResult {
   period: { startDate: string; endDate: string; aggBy: string };
-  queries: (EngineQuery & { type: string; total: number | null })[];
-  comparison?: { period: { startDate: string; endDate: string; aggBy: string } } | null;
+  queries: ResultQuery[];
+  /** With `period.comparisonPeriod.enabled`: the same queries over the previous period. */
+  comparison?: {
+    period: { startDate: string; endDate: string; aggBy: string };
+    queries?: ResultQuery[];
+  } | null;
   dataThrough: string | null;
   currency: string | null;
   conversion?: ChartStamp['conversion'];
@@ -219,6 +231,10 @@ export interface ExplorerForm {
   endDate?: string;
   aggBy: string;
   chartType: ChartType;
+  /** The previous period beside this one (dashed on the chart, change columns in the table). */
+  compare: boolean;
+  /** Days forecast after the data's last day; 0: none. */
+  forecastDays: number;
   /** An advanced request's queries (an alert's), run instead of the one cost query the form builds. */
   queries?: ExplorerQuery[];
   scopeId?: string;
@@ -226,14 +242,16 @@ export interface ExplorerForm {
   title?: string;
 }
 
-/** The explorer's opening view: the last 3 months by provider, by month. */
+/** The explorer's opening view: the cost of the last 3 months by service, by month. */
 export const DEFAULT_EXPLORER_FORM: ExplorerForm = {
   metricId: 'cost',
-  groupBy: ['provider', ''],
+  groupBy: ['service', ''],
   filters: [],
   datePreset: 'LAST_3_MONTHS',
   aggBy: 'Month',
   chartType: 'BAR',
+  compare: false,
+  forecastDays: 0,
 };
 
 const CHART_TYPES: readonly string[] = ['BAR', 'LINE', 'AREA', 'WATERFALL', 'TABLE'];
@@ -250,6 +268,8 @@ export function formFromUrlState(s: ExplorerUrlState): ExplorerForm {
     ...(custom ? { startDate: s.startDate!, endDate: s.endDate! } : {}),
     aggBy: s.aggBy ?? (custom ? 'Day' : d.aggBy),
     chartType: s.chartType && CHART_TYPES.includes(s.chartType) ? (s.chartType as ChartType) : d.chartType,
+    compare: s.compare === true,
+    forecastDays: s.forecastDays ?? 0,
     ...(s.queries ? { queries: s.queries as ExplorerQuery[] } : {}),
     ...(s.scopeId ? { scopeId: s.scopeId } : {}),
     ...(s.title ? { title: s.title } : {}),
@@ -271,6 +291,8 @@ export function urlStateOfForm(f: ExplorerForm): ExplorerUrlState {
     ...(custom ? { startDate: f.startDate!, endDate: f.endDate! } : { datePreset: f.datePreset }),
     aggBy: f.aggBy,
     chartType: f.chartType,
+    ...(f.compare ? { compare: true } : {}),
+    ...(f.forecastDays > 0 ? { forecastDays: f.forecastDays } : {}),
     ...(f.scopeId ? { scopeId: f.scopeId } : {}),
     ...(f.queries?.length ? { queries: f.queries } : {}),
   };
@@ -293,10 +315,16 @@ export function filterRules(filters: readonly ExplorerFilter[]): WhereRule[] {
 export function explorerRequest(f: ExplorerForm): ExplorerRequest {
   const groupBy = f.groupBy.filter(Boolean).slice(0, 2);
   const rules = filterRules(f.filters);
-  const period =
-    !f.datePreset && f.startDate && f.endDate
+  const period = {
+    ...(!f.datePreset && f.startDate && f.endDate
       ? { startDate: f.startDate, endDate: f.endDate, aggBy: f.aggBy }
-      : { datePreset: f.datePreset, aggBy: f.aggBy };
+      : { datePreset: f.datePreset, aggBy: f.aggBy }),
+    // The preceding period, preset-aware (docs/queries.md, "Comparison").
+    ...(f.compare
+      ? { comparisonPeriod: { startDate: null, endDate: null, enabled: true, chartType: 'TABLE' } }
+      : {}),
+    ...(f.forecastDays > 0 ? { forecastDays: f.forecastDays } : {}),
+  };
   if (f.queries?.length)
     return {
       period,

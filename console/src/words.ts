@@ -69,6 +69,18 @@ export function visibilityWords(type: string): string {
   return sentenceCase(type);
 }
 
+const METHOD_WORDS: Record<string, string> = {
+  ets: 'exponential smoothing',
+  theta: 'Theta method',
+  'ets-theta': 'exponential smoothing and Theta, averaged',
+  'seasonal-naive': 'same weekday of last week',
+  'weekday-mean': 'mean of the same weekday over 4 weeks',
+};
+/** A forecast's method (docs/forecasting.md) as a user reads it. */
+export function forecastMethodWords(method: string): string {
+  return METHOD_WORDS[method] ?? sentenceCase(method);
+}
+
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** A month bucket's start (`2026-05-01`) as "May 2026"; any other text unchanged. */

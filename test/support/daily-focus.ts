@@ -31,7 +31,7 @@ export function writeDailyFocusCsv(options: {
     providers: ['AWS'],
     accountPrefix: options.accountPrefix,
   }).next().value as FocusRow;
-  const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(',')];
+  const lines: string[] = [];
   const last = Date.parse(`${options.to}T00:00:00Z`);
   for (let t = Date.parse(`${options.from}T00:00:00Z`); t <= last; t += DAY_MS) {
     const d = ymd(t);
@@ -62,7 +62,17 @@ export function writeDailyFocusCsv(options: {
       );
     }
   }
-  const file = join(mkdtempSync(join(tmpdir(), 'daily-focus-')), 'focus_daily.csv');
+  return writeFocusCsv(lines, 'focus_daily.csv');
+}
+
+/**
+ * A FOCUS export of `rows` (FocusRow objects or CSV lines), its header first, written to a fresh
+ * temporary folder as `name`; returns the file's path.
+ */
+export function writeFocusCsv(rows: Iterable<FocusRow | string>, name = 'focus.csv'): string {
+  const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(',')];
+  for (const r of rows) lines.push(typeof r === 'string' ? r : csvLine(r));
+  const file = join(mkdtempSync(join(tmpdir(), 'focus-')), name);
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }

@@ -45,6 +45,8 @@ describe('console links (shared/links.ts)', () => {
       endDate: '2026-11-20',
       aggBy: 'Day',
       chartType: 'LINE',
+      compare: true,
+      forecastDays: 30,
       scopeId: 'scp_1',
       queries: [
         { type: 'cost', name: 'ec2', alias: 'EC2 cost', whereClause: { combinator: 'and', rules: [] } },
@@ -67,7 +69,8 @@ describe('console links (shared/links.ts)', () => {
     });
     expect(
       parseExplorerQueryString(
-        'filter=notjson&filter=[1,2]&startDate=2026-13&endDate=2026-11-01&queries={"a":1}&queries=&zzz=1',
+        'filter=notjson&filter=[1,2]&startDate=2026-13&endDate=2026-11-01&queries={"a":1}&queries=&zzz=1' +
+          '&compare=yes&forecastDays=-3&forecastDays=2.5',
       ),
     ).toEqual({});
     // Reversed dates are dropped (the preset, if any, applies).
@@ -105,8 +108,23 @@ describe('console links (shared/links.ts)', () => {
         },
       ],
     });
-    // An empty state is the default view.
+    // An empty state is the default view: the cost of the last 3 whole months by service, by month.
     expect(formFromUrlState({})).toEqual(DEFAULT_EXPLORER_FORM);
+    expect(explorerQueryString(urlStateOfForm(DEFAULT_EXPLORER_FORM))).toBe(
+      'metric=cost&groupBy=service&datePreset=LAST_3_MONTHS&aggBy=Month&chart=BAR',
+    );
+  });
+
+  test('the comparison and the forecast round-trip too, and are asked of the API', () => {
+    const form: ExplorerForm = { ...DEFAULT_EXPLORER_FORM, compare: true, forecastDays: 90 };
+    const qs = explorerQueryString(urlStateOfForm(form));
+    expect(qs).toContain('compare=1&forecastDays=90');
+    const back = formFromUrlState(parseExplorerQueryString(qs));
+    expect(back).toEqual(form);
+    expect(explorerRequest(back).period).toMatchObject({
+      comparisonPeriod: { enabled: true },
+      forecastDays: 90,
+    });
   });
 
   test("an alert's queries are run as they are, with its scope, the chart picked and the period given", () => {

@@ -219,7 +219,21 @@ describe('explorer form → request the API accepts', () => {
     datePreset: 'LAST_3_MONTHS',
     aggBy: 'Month',
     chartType: 'BAR' as const,
+    compare: false,
+    forecastDays: 0,
   };
+
+  it('asks the previous period and a forecast when the form does, in a request the API accepts', () => {
+    const req = explorerRequest({ ...form, compare: true, forecastDays: 30 });
+    expect(req.period).toEqual({
+      datePreset: 'LAST_3_MONTHS',
+      aggBy: 'Month',
+      comparisonPeriod: { startDate: null, endDate: null, enabled: true, chartType: 'TABLE' },
+      forecastDays: 30,
+    });
+    const parsed = v.safeParse(ExplorerRequestSchema, req);
+    expect(parsed.issues?.map((i) => i.message)).toBeUndefined();
+  });
 
   it('builds one cost query grouped by up to two dimensions, with complete filters only', () => {
     const req = explorerRequest(form);
