@@ -1,4 +1,4 @@
-import { MissingRateError } from '../../../warehouse/sql/compile';
+import { MissingRateError } from '../../../warehouse/sql/conversion';
 import { bucketForecast, forecastHistoryDays } from '../../queries/explorer-forecast';
 import type { ExplorerResult } from '../../queries/model';
 import { DAY_MS, ymd } from '../../queries/period';
