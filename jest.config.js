@@ -19,11 +19,11 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/env.ts'],
+  // Each suite closes the DuckDB database it opened (test/support/close-duckdb.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/support/close-duckdb.ts'],
   testTimeout: 60_000,
   // A suite must close what it opens (docs/local.md, "Tests"; `--detectOpenHandles` names what is
-  // left). forceExit stays as the safety net: one intermittent leak (a child process and a timer of
-  // test/reliability/workers.test.ts under load) is not found yet, and CI must never wait on it.
-  forceExit: true,
+  // left). No forceExit: Jest ends on its own once every suite has closed its handles.
   maxWorkers: 2,
   // Jest's progress and failure details, then one summary instead of Jest's own (see the file).
   reporters: ['<rootDir>/test/support/summary-reporter.js'],

@@ -14,7 +14,8 @@ import { newId } from '../../ids';
 import type { WebhookPolicy } from '../../net/address-policy';
 import { validationFailure } from '../../validation';
 import { retryLostRace } from '../common/lost-race';
-import { assertMetricReferences, assertScopesAssignable } from '../dashboards/service';
+import { assertScopesAssignable } from '../dashboards/assignment';
+import { assertMetricReferences } from '../dashboards/body-checks';
 import { queryListExpressionIssue, queryListMetricReferences } from '../dashboards/validation';
 import { budgetQueryIssue } from '../queries/budget';
 import {

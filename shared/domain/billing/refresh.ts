@@ -10,7 +10,7 @@ import {
 import { getOrganizationReportingCurrency } from '../../db/organizations-repo';
 import { log } from '../../log';
 import type { WarehousePort } from '../../warehouse/port';
-import { MissingRateError } from '../../warehouse/sql/compile';
+import { MissingRateError } from '../../warehouse/sql/conversion';
 import type { EnrichmentFeature, VdimFeature } from '../../warehouse/view-features';
 import type { CurrencyConversion } from '../../warehouse/warehouse-query';
 import { buildCandidates, CANDIDATE_TOP_VALUES, WINDOW_MONTHS } from '../dimensions/candidates';

@@ -1,9 +1,7 @@
-import * as v from 'valibot';
-import { isAdmin, isTeamMember, type Principal } from '../../auth/principal';
+import { isAdmin, type Principal } from '../../auth/principal';
 import {
   encodeSnapshot,
   getDashboard,
-  getScopes,
   getVersionHead,
   insertDashboard,
   listDashboards,
@@ -11,31 +9,15 @@ import {
   publishDashboardVersion,
   readVersion,
   replaceDashboardMeta,
-  SNAPSHOT_ENCODING,
-  type VersionHead,
   versionSummary,
   type WriteReport,
 } from '../../db/dashboards-repo';
-import { getDatasource } from '../../db/datasources-repo';
 import type { Page } from '../../db/page';
-import { getTeam } from '../../db/teams-repo';
-import {
-  BadRequestError,
-  ConflictError,
-  DependencyUnavailableError,
-  type FieldIssue,
-  ForbiddenError,
-  NotFoundError,
-  ShapedError,
-} from '../../errors';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ShapedError } from '../../errors';
 import { newId } from '../../ids';
-import { log } from '../../log';
-import { toFieldIssues, validationFailure } from '../../validation';
-import { getWarehouseQueries } from '../../warehouse/queries';
-import { IdSchema } from '../common/enum-schemas';
 import { retryLostRace } from '../common/lost-race';
-import { resolveMetricRef } from '../datasources/points';
-import { budgetQueryIssue } from '../queries/budget';
+import { assertAssignable } from './assignment';
+import { assertExpressions, assertReferencesExist, invalid, parseBody } from './body-checks';
 import type {
   Dashboard,
   DashboardFields,
@@ -43,6 +25,7 @@ import type {
   DashboardVersion,
   DashboardVersionSummary,
 } from './model';
+import { fieldsOf, logWrite, present, versionHead, versionJson } from './records';
 import {
   assertJsonSize,
   assertWidgetCount,
@@ -50,7 +33,6 @@ import {
   canView,
   datesOrdered,
   expectedVersion,
-  scopeDecision,
   scopeReferences,
   versionToPrune,
 } from './rules';
@@ -61,230 +43,11 @@ import {
   PublishDashboardBody,
   type Widget,
 } from './schemas';
-import {
-  expressionIssue,
-  label,
-  type MetricCatalog,
-  type MetricReference,
-  metricIssue,
-  metricReferences,
-  queryPath,
-} from './validation';
+
+// shared/domain/budgets (not part of this split) imports the scope check from here.
+export { assertScopesAssignable } from './assignment';
 
 const now = () => new Date().toISOString();
-
-// biome-ignore lint/suspicious/noExplicitAny: any schema
-type AnySchema = v.GenericSchema<any, any>;
-
-/** valibot's generic wording, said in the API's terms. */
-function friendlier(issue: FieldIssue): FieldIssue {
-  if (/^Invalid key: Expected never but received/.test(issue.message)) {
-    return { ...issue, message: 'is not an accepted field' };
-  }
-  if (/^Invalid key: Expected ".*" but received undefined$/.test(issue.message)) {
-    return { ...issue, message: 'is required' };
-  }
-  return issue;
-}
-
-/** Parses a body, answering 400 `{error: 'Invalid body: <path>: <message>'}` on the first issue. */
-function parseBody<S extends AnySchema>(schema: S, raw: unknown): v.InferOutput<S> {
-  const result = v.safeParse(schema, raw, { abortPipeEarly: true });
-  if (result.success) return result.output;
-  throw validationFailure('plain', 'body', toFieldIssues(result.issues).map(friendlier));
-}
-
-const invalid = (path: string, message: string) => validationFailure('plain', 'body', [{ path, message }]);
-
-/** 400 when a formula or condition does not parse against its widget's queries, or they form a cycle. */
-function assertExpressions(widgets: readonly Widget[]): void {
-  const issue = expressionIssue(widgets);
-  if (issue) throw invalid(issue.path, issue.message);
-}
-
-/**
- * The organisation's metrics as the metric check sees them: a `metricId` is a datasource when it
- * (or its part before `/`, see `resolveMetricRef`) is a non-archived datasource of the org, else a
- * usage metric when it is one of the org's consumed units. The warehouse is read only then; a
- * failure there is 503 WAREHOUSE_UNAVAILABLE.
- */
-function metricCatalog(orgId: string): MetricCatalog {
-  return {
-    async isDatasource(metricId) {
-      const { datasourceId } = resolveMetricRef(metricId);
-      if (!v.is(IdSchema, datasourceId)) return false;
-      const ds = await getDatasource(orgId, datasourceId);
-      return Boolean(ds && !ds.archivedAt);
-    },
-    async usageUnits() {
-      try {
-        const metrics = await (await getWarehouseQueries()).usageMetrics(orgId);
-        return new Set(metrics.map((m) => m.consumed_unit));
-      } catch (error) {
-        log.error('dashboard metric check: warehouse query failed', { orgId, error });
-        throw new DependencyUnavailableError('WAREHOUSE_UNAVAILABLE', { cause: error });
-      }
-    },
-  };
-}
-
-/**
- * 400 when a metric query names neither a datasource nor a usage metric of the organisation. Also
- * the save-time check of cost alerts' metric queries (shared/domain/alerts/service.ts).
- */
-export async function assertMetricReferences(orgId: string, refs: readonly MetricReference[]): Promise<void> {
-  const issue = await metricIssue(refs, metricCatalog(orgId));
-  if (issue) throw invalid(issue.path, issue.message);
-}
-
-/** 400 when a metric query's metric or a budget query's budget (or line) is not the organisation's. */
-async function assertReferencesExist(orgId: string, widgets: readonly Widget[]): Promise<void> {
-  await assertMetricReferences(orgId, metricReferences(widgets));
-  for (const [wi, widget] of widgets.entries()) {
-    const issue = await budgetQueryIssue(
-      orgId,
-      widget.source.request.queries,
-      (qi, field) => queryPath(wi, qi, field),
-      (query) => label(widget, query),
-    );
-    if (issue) throw invalid(issue.path, issue.message);
-  }
-}
-
-/**
- * Team and scope assignment, checked against the caller's membership (spec: "Authentication" 6):
- * - team: admins may assign any existing team (unknown: 400); members only a team they are in
- *   (otherwise, or unknown: 403 TEAM_MEMBER_REQUIRED);
- * - scope: see `scopeDecision`; a member is refused with 403 SCOPE_ACCESS_REQUIRED.
- */
-async function assertAssignable(
-  principal: Principal,
-  teamId: string | null | undefined,
-  scopes: { scopeId: string; path: string }[],
-): Promise<void> {
-  if (teamId) {
-    const admin = isAdmin(principal);
-    if (!admin && !isTeamMember(principal, teamId)) throw new ForbiddenError('TEAM_MEMBER_REQUIRED');
-    const team = await getTeam(principal.orgId, teamId);
-    // A team being deleted (`deletingAt`) can no longer be assigned.
-    if (!team || (team as { deletingAt?: string }).deletingAt) {
-      if (admin) throw invalid('teamId', `unknown team ${teamId}`);
-      throw new ForbiddenError('TEAM_MEMBER_REQUIRED');
-    }
-  }
-  await assertScopesAssignable(principal, scopes);
-}
-
-/**
- * The scope half of `assertAssignable` (see `scopeDecision`): an unknown scope is 400 naming its
- * path for an admin, 403 SCOPE_ACCESS_REQUIRED for a member, as is a scope tied to teams the member
- * is not in. Also the check of a cost alert's `scopeId` (shared/domain/alerts/service.ts).
- */
-export async function assertScopesAssignable(
-  principal: Principal,
-  scopes: readonly { scopeId: string; path: string }[],
-): Promise<void> {
-  if (!scopes.length) return;
-  const found = await getScopes(
-    principal.orgId,
-    scopes.map((s) => s.scopeId),
-  );
-  for (const ref of scopes) {
-    const decision = scopeDecision(principal, found.get(ref.scopeId));
-    if (decision === 'ok') continue;
-    if (decision === 'unknown' && isAdmin(principal)) throw invalid(ref.path, `unknown scope ${ref.scopeId}`);
-    throw new ForbiddenError('SCOPE_ACCESS_REQUIRED');
-  }
-}
-
-/** The record's fields in a stable, readable order. */
-function present(d: DashboardSummary): DashboardSummary {
-  return {
-    id: d.id,
-    organizationId: d.organizationId,
-    name: d.name,
-    description: d.description,
-    type: d.type,
-    teamId: d.teamId,
-    scopeId: d.scopeId,
-    metricId: d.metricId,
-    groupBy: d.groupBy,
-    datePreset: d.datePreset,
-    startDate: d.startDate,
-    endDate: d.endDate,
-    conditions: d.conditions,
-    currency: d.currency,
-    widgetCount: d.widgetCount,
-    version: d.version,
-    publishedVersion: d.publishedVersion,
-    publishedAt: d.publishedAt,
-    createdById: d.createdById,
-    createdAt: d.createdAt,
-    updatedAt: d.updatedAt,
-    archivedAt: d.archivedAt ?? null,
-  };
-}
-
-function fieldsOf(body: DashboardBody): DashboardFields {
-  return {
-    name: body.name,
-    description: body.description,
-    type: body.type,
-    teamId: body.teamId,
-    scopeId: body.scopeId,
-    metricId: body.metricId,
-    groupBy: body.groupBy,
-    datePreset: body.datePreset,
-    startDate: body.startDate,
-    endDate: body.endDate,
-    conditions: body.conditions,
-    currency: body.currency,
-  };
-}
-
-/** The JSON stored as a saved version: every body field, widgets last. */
-function versionJson(body: DashboardBody): string {
-  const json = JSON.stringify({ ...fieldsOf(body), widgets: body.widgets });
-  assertJsonSize(Buffer.byteLength(json), body.conditions);
-  return json;
-}
-
-function versionHead(
-  dashboardId: string,
-  version: number,
-  principal: Principal,
-  body: DashboardBody,
-  at: string,
-  encoded: ReturnType<typeof encodeSnapshot>,
-): VersionHead {
-  return {
-    dashboardId,
-    version,
-    name: body.name,
-    createdAt: at,
-    createdById: principal.principalId,
-    widgetCount: body.widgets.length,
-    jsonBytes: encoded.jsonBytes,
-    partCount: encoded.parts.length,
-    storedBytes: encoded.storedBytes,
-    encoding: SNAPSHOT_ENCODING,
-  };
-}
-
-function logWrite(
-  what: string,
-  d: DashboardSummary,
-  report: WriteReport,
-  extra: Record<string, unknown> = {},
-) {
-  log.debug(what, {
-    dashboardId: d.id,
-    version: d.version,
-    publishedVersion: d.publishedVersion,
-    consumedWriteUnits: report.consumedWriteUnits,
-    ...extra,
-  });
-}
 
 /** A dashboard the principal may see; anything else, in any organisation, is 404 NOT_FOUND. */
 async function loadVisible(principal: Principal, dashboardId: string): Promise<DashboardSummary> {

@@ -4,7 +4,8 @@ import {
   focusColumnOf,
   isReservedDimensionName,
 } from '../../warehouse/focus-columns';
-import { duckDialect, inlineParams, whereSql } from '../../warehouse/sql/compile';
+import { duckDialect, inlineParams } from '../../warehouse/sql/dialect';
+import { whereSql } from '../../warehouse/sql/expressions';
 import { isTagSource, LABEL_SOURCE_TYPES } from '../../warehouse/view-features';
 import type { ComputedDimension } from '../../warehouse/warehouse-query';
 import type { VdimDefinition } from './model';

@@ -1,6 +1,6 @@
 import { getBudget } from '../../db/budgets-repo';
 import { BadRequestError } from '../../errors';
-import { MissingRateError } from '../../warehouse/sql/compile';
+import { MissingRateError } from '../../warehouse/sql/conversion';
 import type { BillingInfo } from '../../warehouse/warehouse-query';
 import type { Budget } from '../budgets/model';
 import { budgetAmounts, plannedBetween } from '../budgets/query-series';

@@ -1,4 +1,4 @@
-import type { GroupKey } from '../common/expr/evaluate';
+import type { GroupKey } from '../common/expr/grouped-series';
 import { type AggBy, bucketFloor, DAY_MS, nextBucket } from './period';
 
 /**

@@ -1,4 +1,5 @@
-import { evaluateExpression, type GroupedSeries } from '../common/expr/evaluate';
+import { evaluateExpression } from '../common/expr/evaluate';
+import type { GroupedSeries } from '../common/expr/grouped-series';
 import type { Expression } from '../common/expr/parse';
 import type { ExplorerRequest, Query } from '../common/query-model';
 import type { Computed, QueryOut, SeriesOut, Window } from './model';

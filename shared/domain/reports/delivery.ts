@@ -14,7 +14,8 @@ import { log } from '../../log';
 import type { Report, ReportDelivery } from './model';
 import { renderAttachments } from './render/attachments';
 import { formatReport, type RenderedReport } from './render/format';
-import { renderWidget, type WidgetData } from './render/widgets';
+import type { WidgetData } from './render/widget-data';
+import { renderWidget } from './render/widgets';
 import { isDeliverable, nextRunAfter } from './schedule';
 import { validZone } from './time-zone';
 

@@ -4,7 +4,8 @@ import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { upgradeWidget } from '../../db/reports-legacy';
 import { ValidationError } from '../../errors';
 import { toFieldIssues } from '../../validation';
-import { renderWidget, type WidgetData } from './render/widgets';
+import type { WidgetData } from './render/widget-data';
+import { renderWidget } from './render/widgets';
 import { PreviewWidgetBody } from './schemas';
 import { validZone } from './time-zone';
 

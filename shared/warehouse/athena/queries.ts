@@ -11,16 +11,11 @@ import {
   toCommitmentFacts,
   toCommitmentTerms,
 } from '../sql/commitments';
-import {
-  athenaDialect,
-  athenaParams,
-  billingInfoSql,
-  metricSql,
-  missingRateOf,
-  seriesSql,
-  toBillingInfo,
-  toSeriesRows,
-} from '../sql/compile';
+import { billingInfoSql, seriesSql } from '../sql/compile';
+import { missingRateOf } from '../sql/conversion';
+import { athenaDialect, athenaParams } from '../sql/dialect';
+import { metricSql } from '../sql/expressions';
+import { toBillingInfo, toSeriesRows } from '../sql/rows';
 import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../warehouse-query';
 import { type AthenaRunner, athenaRunner } from './client';
 import {

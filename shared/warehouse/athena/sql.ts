@@ -1,7 +1,9 @@
 import { BadRequestError } from '../../errors';
 import { FOCUS_COLUMN_TYPES, type FocusColumn, focusColumnOf } from '../focus-columns';
-import { athenaDialect, convertedAmountSql, inlineParams, utcTimestamp } from '../sql/compile';
 import { computedOutputs, enrichmentChains, labelColumns, vdimColumns } from '../sql/computed-dimensions';
+import { convertedAmountSql } from '../sql/conversion';
+import { athenaDialect, inlineParams } from '../sql/dialect';
+import { utcTimestamp } from '../sql/expressions';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../view-features';
 import type { Catalog, ComputedDimension, CurrencyConversion } from '../warehouse-query';

@@ -14,13 +14,6 @@ import { stageBillingFile } from '../ingest/stage';
 import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import { toWindowAggregates } from '../sql/aggregates';
 import {
-  convertedAmountSql,
-  duckDialect,
-  inlineParams,
-  missingRateOf,
-  positionalParams,
-} from '../sql/compile';
-import {
   computedOutputs,
   dimensionFields,
   dimensionValueRows,
@@ -28,6 +21,8 @@ import {
   labelColumns,
   vdimColumns,
 } from '../sql/computed-dimensions';
+import { convertedAmountSql, missingRateOf } from '../sql/conversion';
+import { duckDialect, inlineParams, positionalParams } from '../sql/dialect';
 import { quoteIdent } from '../sql/quote';
 import type { FeatureModel, RefreshMode } from '../view-features';
 import type { Catalog, ComputedDimension, CurrencyConversion } from '../warehouse-query';

@@ -186,6 +186,19 @@ export async function query(conn: DuckDBConnection, sql: string, params: DuckDBV
   return reader.getRowObjectsJson() as Row[];
 }
 
+/**
+ * Closes the process's database, its idle connections first, and forgets it (the next call opens
+ * `config().duckdbPath` afresh). The instance holds a native handle (`DuckDBNapiRefReaper`) that
+ * keeps the process alive while the instance is open: a test suite calls this at its end (Jest's
+ * `test/support/close-duckdb.ts`). Only for when nothing else of the process is using it.
+ */
+export async function closeDuckDb(): Promise<void> {
+  const opened = instance;
+  resetDuckDb();
+  const db = await opened?.catch(() => undefined);
+  db?.closeSync();
+}
+
 /** For tests: forget the instance so the next call opens `config().duckdbPath` afresh. */
 export function resetDuckDb(): void {
   generation++;

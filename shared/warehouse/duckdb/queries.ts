@@ -11,18 +11,12 @@ import {
   toCommitmentFacts,
   toCommitmentTerms,
 } from '../sql/commitments';
-import {
-  billingInfoSql,
-  duckDialect,
-  metricSql,
-  missingRateOf,
-  positionalParams,
-  seriesSql,
-  toBillingInfo,
-  toSeriesRows,
-  toSeriesRowsByMeasure,
-} from '../sql/compile';
+import { billingInfoSql, seriesSql } from '../sql/compile';
+import { missingRateOf } from '../sql/conversion';
+import { duckDialect, positionalParams } from '../sql/dialect';
+import { metricSql } from '../sql/expressions';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
+import { toBillingInfo, toSeriesRows, toSeriesRowsByMeasure } from '../sql/rows';
 import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../warehouse-query';
 import { BILLING_TABLE, CATALOG_TABLE, dataGeneration, query, withReadConnection } from './database';
 import { orgObjects } from './names';

@@ -1,6 +1,7 @@
 import { BadRequestError } from '../../errors';
 import type { CurrencyConversion, WhereClause } from '../warehouse-query';
-import { type CompileContext, convertedAmountSql, fieldExpr, utcTimestamp, whereSql } from './compile';
+import { convertedAmountSql } from './conversion';
+import { type CompileContext, fieldExpr, utcTimestamp, whereSql } from './expressions';
 
 /**
  * The commitment-discount statements of both adapters (docs/commitments.md): the facts the

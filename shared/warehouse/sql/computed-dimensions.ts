@@ -2,7 +2,7 @@ import { builtinDimensionOf } from '../focus-columns';
 import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../view-features';
 import { isTagSource } from '../view-features';
 import type { ComputedDimension } from '../warehouse-query';
-import { type CompileContext, computedColumn, fieldExpr, whereSql } from './compile';
+import { type CompileContext, computedColumn, fieldExpr, whereSql } from './expressions';
 
 /**
  * SQL of the computed dimensions, shared by both engines. A label coalesces its sources in order

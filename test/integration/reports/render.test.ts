@@ -7,11 +7,8 @@ import { buildChartSpec, formatFigure, type TableSpec } from '../../../shared/ch
 import type { Dashboard } from '../../../shared/domain/dashboards/model';
 import { renderAttachments } from '../../../shared/domain/reports/render/attachments';
 import { formatReport } from '../../../shared/domain/reports/render/format';
-import {
-  type RenderContext,
-  renderWidget,
-  type WidgetData,
-} from '../../../shared/domain/reports/render/widgets';
+import type { RenderContext, WidgetData } from '../../../shared/domain/reports/render/widget-data';
+import { renderWidget } from '../../../shared/domain/reports/render/widgets';
 import { ReportWidget } from '../../../shared/domain/reports/schemas';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { type CsvRow, close, num, readCsv } from '../warehouse/support';

@@ -16,7 +16,7 @@ import { query, withConnection } from '../../../shared/warehouse/duckdb/database
 import { glueColumns } from '../../../shared/warehouse/focus-columns';
 import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
 import { resetObjectStore } from '../../../shared/warehouse/object-store';
-import { computedColumn } from '../../../shared/warehouse/sql/compile';
+import { computedColumn } from '../../../shared/warehouse/sql/expressions';
 import type { EnrichmentFeature } from '../../../shared/warehouse/view-features';
 import { setWarehouse } from '../../../shared/warehouse/warehouse';
 import { athenaResultSet } from '../../support/athena-emulator';

@@ -9,7 +9,7 @@ import { query, withConnection } from '../../../shared/warehouse/duckdb/database
 import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
 import { ObjectChangedError, uploadObject } from '../../../shared/warehouse/object-store';
 import type { WarehousePort } from '../../../shared/warehouse/port';
-import { MissingRateError } from '../../../shared/warehouse/sql/compile';
+import { MissingRateError } from '../../../shared/warehouse/sql/conversion';
 import type { FeatureModel } from '../../../shared/warehouse/view-features';
 import type {
   CostSeriesQuery,

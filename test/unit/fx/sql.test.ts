@@ -1,13 +1,12 @@
+import { seriesSql } from '../../../shared/warehouse/sql/compile';
+import { MissingRateError, missingRateOf } from '../../../shared/warehouse/sql/conversion';
 import {
   athenaDialect,
   athenaParams,
   duckDialect,
-  MissingRateError,
-  metricSql,
-  missingRateOf,
   positionalParams,
-  seriesSql,
-} from '../../../shared/warehouse/sql/compile';
+} from '../../../shared/warehouse/sql/dialect';
+import { metricSql } from '../../../shared/warehouse/sql/expressions';
 import { assertTrino } from '../../support/trino';
 
 /** The conversion part of a series statement (its figures are checked over DuckDB in test/integration/queries/fx.test.ts). */

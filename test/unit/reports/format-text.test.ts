@@ -1,5 +1,5 @@
 import { formatReport } from '../../../shared/domain/reports/render/format';
-import type { WidgetData } from '../../../shared/domain/reports/render/widgets';
+import type { WidgetData } from '../../../shared/domain/reports/render/widget-data';
 
 /** The plain-text e-mail states an empty list as the HTML does ("None."), never a bare heading. */
 const topFlop = (increases: number[], decreases: number[]): WidgetData => {

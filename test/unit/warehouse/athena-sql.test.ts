@@ -9,7 +9,7 @@ import {
   rangeMonths,
   usageMetricsSql,
 } from '../../../shared/warehouse/athena/sql';
-import { computedColumn } from '../../../shared/warehouse/sql/compile';
+import { computedColumn } from '../../../shared/warehouse/sql/expressions';
 import type { EnrichmentFeature } from '../../../shared/warehouse/view-features';
 import { assertPartitioned, assertTrino, trinoErrors } from '../../support/trino';
 

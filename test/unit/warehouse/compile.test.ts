@@ -1,17 +1,14 @@
 import { COST_METRIC_IDS } from '../../../shared/enums';
 import { METRIC_COLUMNS } from '../../../shared/warehouse/focus-columns';
+import { seriesSql } from '../../../shared/warehouse/sql/compile';
 import {
   athenaDialect,
   athenaParams,
-  computedColumn,
   duckDialect,
-  fieldExpr,
   inlineParams,
-  metricSql,
   positionalParams,
-  seriesSql,
-  whereSql,
-} from '../../../shared/warehouse/sql/compile';
+} from '../../../shared/warehouse/sql/dialect';
+import { computedColumn, fieldExpr, metricSql, whereSql } from '../../../shared/warehouse/sql/expressions';
 import { quoteIdent, quoteLiteral } from '../../../shared/warehouse/sql/quote';
 
 const duck = () => ({ dialect: duckDialect, params: positionalParams() });

@@ -1,15 +1,20 @@
-import { forecastSeries, forecastTotal } from '../../forecast';
-import { type Bucket, minus, parseDate, previousBucketStart } from './dates';
+import { minus, parseDate, previousBucketStart } from './dates';
 import { ExpressionError } from './errors';
 import {
-  type BinaryOp,
-  type Expression,
-  type ExprNode,
-  FORECAST_LOOKBACK_DAYS,
-  type ForecastBound,
-  type Unit,
-  type WindowFunction,
-} from './parse';
+  type EvaluationInput,
+  type Group,
+  type GroupedSeries,
+  groupId,
+  isUngrouped,
+  makeSeries,
+  type Series,
+  toOutput,
+  type Value,
+} from './grouped-series';
+import { KERNELS, type Kernel } from './kernels';
+import type { BinaryOp, Expression, ExprNode, ForecastBound, Unit, WindowFunction } from './parse';
+import { forecastEndOfPeriod } from './period-forecast';
+import { rollingMedian, rollingStd, rollingSumAvg } from './rolling';
 
 /**
  * The tree-walking evaluator. Every node evaluates to a constant or to a grouped series over the
@@ -24,85 +29,6 @@ import {
  * - timeShift and rolling* work on dates (see ./dates.ts); what needs history before the first
  *   date is null; rolling aggregates skip nulls.
  */
-export type { Bucket } from './dates';
-
-export type GroupKey = Record<string, string | null>;
-
-export interface GroupedSeries {
-  groups: { key: GroupKey; values: (number | null)[] }[];
-}
-
-export interface EvaluationInput {
-  /** Bucket starts, ascending: `YYYY-MM-DD`, or an ISO date-time for Hour. */
-  dates: string[];
-  bucket: Bucket;
-  /** The series of every referenced query, values aligned to `dates`. */
-  series: Record<string, GroupedSeries>;
-}
-
-interface Group {
-  id: string;
-  key: GroupKey;
-  values: Float64Array;
-}
-
-interface Series {
-  kind: 'series';
-  groups: Group[];
-  /** Sorted dimension names (JSON) of the groups; '' for the ungrouped `{}`; null with no groups. */
-  dims: string | null;
-  index: Map<string, Group>;
-}
-
-type Value = { kind: 'scalar'; v: number } | Series;
-
-/** The canonical id of a group key: JSON of its entries sorted by dimension name. */
-export function groupId(key: GroupKey): string {
-  const names = Object.keys(key).sort();
-  return JSON.stringify(names.map((n) => [n, key[n] ?? null]));
-}
-
-function dimsOf(groups: Group[]): string | null {
-  const first = groups[0];
-  if (!first) return null;
-  return Object.keys(first.key).length ? JSON.stringify(Object.keys(first.key).sort()) : '';
-}
-
-function makeSeries(groups: Group[]): Series {
-  return { kind: 'series', groups, dims: dimsOf(groups), index: new Map(groups.map((g) => [g.id, g])) };
-}
-
-const isUngrouped = (s: Series) => s.dims === '';
-
-type Kernel = (x: number, y: number) => number;
-
-const cmp =
-  (f: (x: number, y: number) => boolean): Kernel =>
-  (x, y) =>
-    Number.isNaN(x) || Number.isNaN(y) ? Number.NaN : f(x, y) ? 1 : 0;
-
-const KERNELS: Record<BinaryOp | 'min' | 'max', Kernel> = {
-  '+': (x, y) => x + y,
-  '-': (x, y) => x - y,
-  '*': (x, y) => x * y,
-  '/': (x, y) => (y === 0 ? Number.NaN : x / y),
-  '>': cmp((x, y) => x > y),
-  '>=': cmp((x, y) => x >= y),
-  '<': cmp((x, y) => x < y),
-  '<=': cmp((x, y) => x <= y),
-  '==': cmp((x, y) => x === y),
-  '!=': cmp((x, y) => x !== y),
-  and: (x, y) => (x === 0 || y === 0 ? 0 : Number.isNaN(x) || Number.isNaN(y) ? Number.NaN : 1),
-  or: (x, y) =>
-    (!Number.isNaN(x) && x !== 0) || (!Number.isNaN(y) && y !== 0)
-      ? 1
-      : Number.isNaN(x) || Number.isNaN(y)
-        ? Number.NaN
-        : 0,
-  min: (x, y) => (Number.isNaN(x) || Number.isNaN(y) ? Number.NaN : Math.min(x, y)),
-  max: (x, y) => (Number.isNaN(x) || Number.isNaN(y) ? Number.NaN : Math.max(x, y)),
-};
-
 class Evaluator {
   private readonly times: Float64Array;
   private readonly n: number;
@@ -327,184 +253,6 @@ class Evaluator {
       series.groups.map((g) => ({ id: g.id, key: g.key, values: agg(g.values, plan, fn === 'rollingAvg') })),
     );
   }
-}
-
-const DAY_MS = 86_400_000;
-
-/**
- * `forecast(x, period)[d]` over one group's daily values: the total of the calendar WEEK (ISO) or
- * MONTH holding `d`, its days through `d` actual and the rest forecast by the forecasting model
- * from the values up to `d` (nulls count as 0, a day without rows). Null where fewer than
- * FORECAST_LOOKBACK_DAYS days precede `d` or every value up to `d` is null. With `bound`, that
- * bound of the total's 80 % prediction interval instead (on the last day of the period: the total).
- */
-function forecastEndOfPeriod(
-  dates: readonly string[],
-  values: Float64Array,
-  unit: 'WEEK' | 'MONTH',
-  bound?: ForecastBound,
-): Float64Array {
-  const out = new Float64Array(values.length).fill(Number.NaN);
-  const first = dayMs(dates[0] ?? '');
-  let seen = false;
-  for (let i = 0; i < values.length; i++) {
-    if (!Number.isNaN(values[i] as number)) seen = true;
-    const d = dayMs(dates[i] as string);
-    if (!seen || (d - first) / DAY_MS < FORECAST_LOOKBACK_DAYS) continue;
-    const day = new Date(d);
-    const start =
-      unit === 'MONTH'
-        ? Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), 1)
-        : d - ((day.getUTCDay() + 6) % 7) * DAY_MS;
-    const end =
-      unit === 'MONTH' ? Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + 1, 0) : start + 6 * DAY_MS;
-    const history: { date: string; value: number }[] = [];
-    for (let j = 0; j <= i; j++) {
-      const v = values[j] as number;
-      history.push({ date: dates[j] as string, value: Number.isNaN(v) ? 0 : v });
-    }
-    const horizon = Math.round((end - d) / DAY_MS);
-    if (horizon === 0) {
-      let sum = 0;
-      for (const r of history) if (dayMs(r.date) >= start) sum += r.value;
-      out[i] = sum;
-      continue;
-    }
-    const f = forecastSeries(history, { horizonDays: horizon });
-    out[i] = forecastTotal(f, history, ymdOf(start), ymdOf(end))[bound ?? 'value'];
-  }
-  return out;
-}
-
-const dayMs = (date: string) => Date.parse(`${date.slice(0, 10)}T00:00:00Z`);
-const ymdOf = (t: number) => new Date(t).toISOString().slice(0, 10);
-
-/** Sum (or mean) of the non-null values of each window, kept incrementally. */
-function rollingSumAvg(values: Float64Array, starts: Int32Array, mean: boolean): Float64Array {
-  const out = new Float64Array(values.length);
-  let sum = 0;
-  let count = 0;
-  let lo = 0;
-  for (let i = 0; i < values.length; i++) {
-    const x = values[i] as number;
-    if (!Number.isNaN(x)) {
-      sum += x;
-      count++;
-    }
-    const start = starts[i] as number;
-    while (lo < start) {
-      const y = values[lo++] as number;
-      if (!Number.isNaN(y)) {
-        sum -= y;
-        count--;
-      }
-    }
-    if (count === 0) sum = 0;
-    out[i] = start < 0 || count === 0 ? Number.NaN : mean ? sum / count : sum;
-  }
-  return out;
-}
-
-/** Sample standard deviation (n − 1) of the non-null values; null with fewer than two. */
-function rollingStd(values: Float64Array, starts: Int32Array): Float64Array {
-  const out = new Float64Array(values.length);
-  // Sums of (x − shift) keep the variance accurate when values sit far from zero.
-  let shift = Number.NaN;
-  for (const x of values) {
-    if (!Number.isNaN(x)) {
-      shift = x;
-      break;
-    }
-  }
-  let s1 = 0;
-  let s2 = 0;
-  let count = 0;
-  let lo = 0;
-  for (let i = 0; i < values.length; i++) {
-    const x = values[i] as number;
-    if (!Number.isNaN(x)) {
-      const d = x - shift;
-      s1 += d;
-      s2 += d * d;
-      count++;
-    }
-    const start = starts[i] as number;
-    while (lo < start) {
-      const y = values[lo++] as number;
-      if (!Number.isNaN(y)) {
-        const d = y - shift;
-        s1 -= d;
-        s2 -= d * d;
-        count--;
-      }
-    }
-    if (count === 0) {
-      s1 = 0;
-      s2 = 0;
-    }
-    if (start < 0 || count < 2) {
-      out[i] = Number.NaN;
-      continue;
-    }
-    const variance = (s2 - (s1 * s1) / count) / (count - 1);
-    out[i] = Math.sqrt(Math.max(variance, 0));
-  }
-  return out;
-}
-
-/** Index of the first element of `sorted[0..len)` not less than `x`. */
-function lowerBound(sorted: Float64Array, len: number, x: number): number {
-  let lo = 0;
-  let hi = len;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** Median of the non-null values of each window: a sorted window, binary insertion and removal. */
-function rollingMedian(values: Float64Array, starts: Int32Array): Float64Array {
-  const out = new Float64Array(values.length);
-  const sorted = new Float64Array(values.length);
-  let len = 0;
-  let lo = 0;
-  for (let i = 0; i < values.length; i++) {
-    const x = values[i] as number;
-    if (!Number.isNaN(x)) {
-      const at = lowerBound(sorted, len, x);
-      sorted.copyWithin(at + 1, at, len);
-      sorted[at] = x;
-      len++;
-    }
-    const start = starts[i] as number;
-    while (lo < start) {
-      const y = values[lo++] as number;
-      if (!Number.isNaN(y)) {
-        const at = lowerBound(sorted, len, y);
-        sorted.copyWithin(at, at + 1, len);
-        len--;
-      }
-    }
-    if (start < 0 || len === 0) {
-      out[i] = Number.NaN;
-      continue;
-    }
-    const mid = len >>> 1;
-    out[i] = len % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-  }
-  return out;
-}
-
-function toOutput(values: Float64Array): (number | null)[] {
-  const out = new Array<number | null>(values.length);
-  for (let i = 0; i < values.length; i++) {
-    const x = values[i] as number;
-    // Non-finite (null, x/0, overflow) is null; -0 is 0.
-    out[i] = Number.isFinite(x) ? (x === 0 ? 0 : x) : null;
-  }
-  return out;
 }
 
 /**

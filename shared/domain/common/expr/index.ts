@@ -1,14 +1,9 @@
 /** The expression language of formula and condition queries and alert conditions (docs/expressions.md). */
+
+export type { Bucket } from './dates';
 export { ExpressionError } from './errors';
-export {
-  asCondition,
-  type Bucket,
-  type EvaluationInput,
-  evaluateExpression,
-  type GroupedSeries,
-  type GroupKey,
-  groupId,
-} from './evaluate';
+export { asCondition, evaluateExpression } from './evaluate';
+export { type EvaluationInput, type GroupedSeries, type GroupKey, groupId } from './grouped-series';
 export {
   EXPRESSION_LIMITS,
   type Expression,

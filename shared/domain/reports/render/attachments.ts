@@ -1,6 +1,6 @@
 import { buildChartSpec } from '../../../charts/spec';
 import type { ReportAttachment } from '../model';
-import type { WidgetData } from './widgets';
+import type { WidgetData } from './widget-data';
 
 /** ASCII, lower case, dashes: safe in a MIME filename and a content id. */
 function slug(s: string): string {

@@ -2,8 +2,9 @@ import { budgetsSentence } from '../../budgets/digest';
 import { oneLine } from '../../common/text';
 import type { Report, ReportAttachment } from '../model';
 import { attachmentName } from './attachments';
+import { forecastSentence, money, pct } from './figures';
 import { escapeHtml, escapeMrkdwn } from './markdown';
-import { type Change, forecastSentence, money, pct, type WidgetData } from './widgets';
+import type { Change, WidgetData } from './widget-data';
 
 /**
  * A rendered report: one email body (HTML + text), one Slack message, and the files: each

@@ -2,7 +2,7 @@ import PDFDocument from 'pdfkit';
 import { buildChartSpec, shapeSeries, type TableSpec, totalLine } from '../../../charts/spec';
 import { fontPath } from './assets';
 import { chartPng } from './png';
-import type { ChartData } from './widgets';
+import type { ChartData } from './widget-data';
 
 /**
  * A dashboard as a PDF (pdfkit): a cover block (dashboard, report, run time), then each widget in

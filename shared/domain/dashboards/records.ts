@@ -1,0 +1,103 @@
+import type { Principal } from '../../auth/principal';
+import {
+  type encodeSnapshot,
+  SNAPSHOT_ENCODING,
+  type VersionHead,
+  type WriteReport,
+} from '../../db/dashboards-repo';
+import { log } from '../../log';
+import type { DashboardFields, DashboardSummary } from './model';
+import { assertJsonSize } from './rules';
+import type { DashboardBody } from './schemas';
+
+// What the service stores and answers of a dashboard: its summary record, its fields, the JSON
+// and head of a saved version, and the log line of a write.
+
+/** The record's fields in a stable, readable order. */
+export function present(d: DashboardSummary): DashboardSummary {
+  return {
+    id: d.id,
+    organizationId: d.organizationId,
+    name: d.name,
+    description: d.description,
+    type: d.type,
+    teamId: d.teamId,
+    scopeId: d.scopeId,
+    metricId: d.metricId,
+    groupBy: d.groupBy,
+    datePreset: d.datePreset,
+    startDate: d.startDate,
+    endDate: d.endDate,
+    conditions: d.conditions,
+    currency: d.currency,
+    widgetCount: d.widgetCount,
+    version: d.version,
+    publishedVersion: d.publishedVersion,
+    publishedAt: d.publishedAt,
+    createdById: d.createdById,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+    archivedAt: d.archivedAt ?? null,
+  };
+}
+
+export function fieldsOf(body: DashboardBody): DashboardFields {
+  return {
+    name: body.name,
+    description: body.description,
+    type: body.type,
+    teamId: body.teamId,
+    scopeId: body.scopeId,
+    metricId: body.metricId,
+    groupBy: body.groupBy,
+    datePreset: body.datePreset,
+    startDate: body.startDate,
+    endDate: body.endDate,
+    conditions: body.conditions,
+    currency: body.currency,
+  };
+}
+
+/** The JSON stored as a saved version: every body field, widgets last. */
+export function versionJson(body: DashboardBody): string {
+  const json = JSON.stringify({ ...fieldsOf(body), widgets: body.widgets });
+  assertJsonSize(Buffer.byteLength(json), body.conditions);
+  return json;
+}
+
+export function versionHead(
+  dashboardId: string,
+  version: number,
+  principal: Principal,
+  body: DashboardBody,
+  at: string,
+  encoded: ReturnType<typeof encodeSnapshot>,
+): VersionHead {
+  return {
+    dashboardId,
+    version,
+    name: body.name,
+    createdAt: at,
+    createdById: principal.principalId,
+    widgetCount: body.widgets.length,
+    jsonBytes: encoded.jsonBytes,
+    partCount: encoded.parts.length,
+    storedBytes: encoded.storedBytes,
+    encoding: SNAPSHOT_ENCODING,
+  };
+}
+
+export function logWrite(
+  what: string,
+  d: DashboardSummary,
+  report: WriteReport,
+  extra: Record<string, unknown> = {},
+) {
+  log.debug(what, {
+    dashboardId: d.id,
+    version: d.version,
+    publishedVersion: d.publishedVersion,
+    consumedWriteUnits: report.consumedWriteUnits,
+    ...extra,
+  });
+}
