@@ -295,6 +295,21 @@ const STORING: Record<string, () => Promise<Case>> = {
       read,
     };
   },
+  updateCommitmentAlert: async () => {
+    const id = await create('/alerts-v2/commitmentAlerts', commitmentAlertBody());
+    const read = async () =>
+      (
+        (await get('/alerts-v2/commitmentAlerts?includeArchived=true&limit=100')) as {
+          items: { id: string }[];
+        }
+      ).items.find((a) => a.id === id);
+    return {
+      method: 'PUT',
+      path: `/alerts-v2/commitmentAlerts/${id}`,
+      body: () => commitmentAlertBody(),
+      read,
+    };
+  },
   snoozeCostAlert: async () => {
     const id = await create('/alerts-v2/costAlerts', thresholdBody({ name: unique('Mass') }));
     const read = async () =>
