@@ -12,9 +12,12 @@ import { createAlert } from '../../../shared/domain/alerts/service';
 import { commitmentSummary } from '../../../shared/domain/commitments/service';
 import type { ExplorerRequest } from '../../../shared/domain/common/query-model';
 import { runExplorer } from '../../../shared/domain/queries/engine';
+import { renderAttachments } from '../../../shared/domain/reports/render/attachments';
+import { formatReport } from '../../../shared/domain/reports/render/format';
+import { renderWidget } from '../../../shared/domain/reports/render/widgets';
 import { parseOrThrow } from '../../../shared/validation';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import { CUR2_HEADER, csvText, curCommitmentLines } from '../../support/commitment-exports';
+import { CUR2_HEADER, csvText, curCommitmentLines, RI_ARN } from '../../support/commitment-exports';
 import { conditionBody } from '../../unit/alerts/fixtures';
 import { type CsvRow, num, parseCsv } from '../warehouse/support';
 
@@ -31,6 +34,8 @@ const orgId = `org_cmetric${run}`;
 const principal: Principal = { orgId, principalId: 'user_a', kind: 'user', role: 'admin', teamIds: [] };
 const DAYS = ['2026-10-05', '2026-10-06', '2026-10-07']; // Monday to Wednesday; the 6th is under-used
 let cur: CsvRow[] = [];
+/** The RI ends 54 days after the report run below (2026-10-08): in its 90-day expiring list. */
+const RI_END = '2026-12-01T23:59:59Z';
 
 interface Day {
   used: number;
@@ -110,7 +115,7 @@ beforeAll(async () => {
     timezone: 'UTC',
     createdAt: new Date().toISOString(),
   });
-  const text = csvText(CUR2_HEADER, curCommitmentLines(DAYS, '2027-06-30T23:59:59Z', '2028-01-31T23:59:59Z'));
+  const text = csvText(CUR2_HEADER, curCommitmentLines(DAYS, '2027-06-30T23:59:59Z', RI_END));
   cur = parseCsv(text);
   const dir = mkdtempSync(join(tmpdir(), 'commitment-metrics-'));
   writeFileSync(join(dir, 'cur2.csv'), text);
@@ -216,4 +221,45 @@ test('an alert on utilisation under 80 % fires on the under-used day, one under 
     [DAYS[1], false],
   ]);
   expect(notes.map((n) => n.alertId)).toEqual([fires.id]);
+}, 120_000);
+
+test("the COMMITMENTS report widget: the period's figures from the raw lines, the chart as a PNG, the RI ending soon", async () => {
+  const now = new Date('2026-10-08T06:00:00Z');
+  const w = await renderWidget(
+    {
+      orgId,
+      now,
+      timeZone: 'UTC',
+      context: { metricId: 'cost', groupBy: null, datePreset: 'TRAILING_7_DAYS', currency: 'USD' },
+    },
+    { type: 'COMMITMENTS', title: 'Commitments this week', aggBy: 'Day', withinDays: 90 },
+  );
+  if (w.type !== 'COMMITMENTS') throw new Error(`rendered ${w.type}`);
+  const all = sum([...expectedDays().values()]);
+  const cost = all.used + all.unused;
+  expect(w.figures.utilization).toBeCloseTo(all.used / cost, 9);
+  expect(w.figures.coverage).toBeCloseTo(all.covered / all.eligible, 9);
+  expect(w.figures.unusedCost).toBeCloseTo(all.unused, 9);
+  expect(w.figures.savings).toBeCloseTo(all.covered - cost, 9);
+  expect(w.figures.effectiveSavingsRate).toBeCloseTo((all.covered - cost) / all.eligible, 9);
+  expect(w.expiring.map((c) => [c.id, c.daysLeft])).toEqual([[RI_ARN, 54]]);
+  // The chart draws utilisation and coverage in percent, day by day.
+  expect(w.chart.series.map((x) => x.name)).toEqual(['Utilisation', 'Coverage']);
+  const days = expectedDays();
+  for (const d of DAYS) {
+    const e = days.get(d)!;
+    const point = w.chart.series[0]!.points.find((p) => p.date === d);
+    expect(point?.value).toBeCloseTo((100 * e.used) / (e.used + e.unused), 9);
+  }
+  const files = await renderAttachments([w], { name: 'Commitments' }, now.toISOString());
+  expect(files.map((f) => [f.filename, f.contentType, f.inline])).toEqual([
+    ['commitments-1-commitments-this-week.png', 'image/png', true],
+  ]);
+  expect(Buffer.from(files[0]!.content).subarray(1, 4).toString()).toBe('PNG');
+  const rendered = formatReport({ name: 'Commitments', description: '' }, now.toISOString(), [w], files);
+  const line = `Utilisation ${((100 * all.used) / cost).toFixed(1)} %`;
+  expect(rendered.html).toContain(line);
+  expect(rendered.html).toContain('cid:commitments-1-commitments-this-week.png');
+  expect(rendered.text).toContain('ends 2026-12-01, in 54 days');
+  expect(JSON.stringify(rendered.slackBlocks)).toContain(line);
 }, 120_000);

@@ -25,6 +25,7 @@ import type {
   ReportCostQueryValue,
   ReportWidgetValue,
 } from '../schemas';
+import { type CommitmentsWidgetData, commitmentsWidget } from './commitments-widget';
 import { markdownToHtml, markdownToMrkdwn, markdownToText } from './markdown';
 
 /**
@@ -163,7 +164,8 @@ export type WidgetData =
       title: string | null;
       rendered: false;
       reason: string;
-    };
+    }
+  | CommitmentsWidgetData;
 
 /**
  * What one DIGEST or TOP_FLOP widget asks, resolved context → widget → query as the reference
@@ -543,6 +545,8 @@ export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue
       return graphSnapshot(ctx, widget);
     case 'DASHBOARD_PDF':
       return dashboardPdf(ctx, widget);
+    case 'COMMITMENTS':
+      return commitmentsWidget(ctx, widget);
   }
 }
 
