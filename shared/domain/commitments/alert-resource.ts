@@ -145,6 +145,16 @@ export async function listCommitmentAlerts(
   return { items: page.items.map(commitmentAlertRecord), nextCursor: page.nextCursor };
 }
 
+/** A cost-alert change applied to a commitment alert (404 for any other id): the record it wrote. */
+async function changed(
+  principal: Principal,
+  id: string,
+  change: () => Promise<{ stored: StoredAlert }>,
+): Promise<CommitmentAlert> {
+  await loadCommitmentAlert(principal.orgId, id);
+  return commitmentAlertRecord((await change()).stored);
+}
+
 /** Archives a commitment alert (idempotent): it leaves the due index and sends nothing again. */
 export async function archiveCommitmentAlert(
   principal: Principal,
@@ -152,8 +162,7 @@ export async function archiveCommitmentAlert(
   ifMatch?: string,
   now = new Date(),
 ): Promise<CommitmentAlert> {
-  await loadCommitmentAlert(principal.orgId, id);
-  return commitmentAlertRecord((await archiveAlert(principal, id, ifMatch, now)).stored);
+  return changed(principal, id, () => archiveAlert(principal, id, ifMatch, now));
 }
 
 /** Snoozes a commitment alert: nothing is sent (nor claimed) until then. */
@@ -164,8 +173,7 @@ export async function snoozeCommitmentAlert(
   ifMatch?: string,
   now = new Date(),
 ): Promise<CommitmentAlert> {
-  await loadCommitmentAlert(principal.orgId, id);
-  return commitmentAlertRecord((await snoozeAlert(principal, id, until, ifMatch, now)).stored);
+  return changed(principal, id, () => snoozeAlert(principal, id, until, ifMatch, now));
 }
 
 /** Ends a commitment alert's snooze (idempotent): the commitments still in their window are announced again. */
@@ -175,8 +183,7 @@ export async function unsnoozeCommitmentAlert(
   ifMatch?: string,
   now = new Date(),
 ): Promise<CommitmentAlert> {
-  await loadCommitmentAlert(principal.orgId, id);
-  return commitmentAlertRecord((await unsnoozeAlert(principal, id, ifMatch, now)).stored);
+  return changed(principal, id, () => unsnoozeAlert(principal, id, ifMatch, now));
 }
 
 /**

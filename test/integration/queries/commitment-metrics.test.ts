@@ -3,22 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Principal } from '../../../shared/auth/principal';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
-import { evaluationStore } from '../../../shared/domain/alerts/adapters/evaluate';
-import { evaluateAlert } from '../../../shared/domain/alerts/evaluator';
-import type { Notification } from '../../../shared/domain/alerts/notification';
-import { CreateAlertBody } from '../../../shared/domain/alerts/schemas';
-import { createEngineSeriesSource } from '../../../shared/domain/alerts/series-source';
-import { createAlert } from '../../../shared/domain/alerts/service';
 import { commitmentSummary } from '../../../shared/domain/commitments/service';
 import type { ExplorerRequest } from '../../../shared/domain/common/query-model';
 import { runExplorer } from '../../../shared/domain/queries/engine';
 import { renderAttachments } from '../../../shared/domain/reports/render/attachments';
 import { formatReport } from '../../../shared/domain/reports/render/format';
 import { renderWidget } from '../../../shared/domain/reports/render/widgets';
-import { parseOrThrow } from '../../../shared/validation';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { CUR2_HEADER, csvText, curCommitmentLines, RI_ARN } from '../../support/commitment-exports';
-import { conditionBody } from '../../unit/alerts/fixtures';
+import { conditionAlertMaker, evaluateOnEngine } from '../../support/engine-alerts';
 import { type CsvRow, num, parseCsv } from '../warehouse/support';
 
 /**
@@ -189,32 +182,13 @@ test('an alert on utilisation under 80 % fires on the under-used day, one under 
   expect(utilisation).toBeLessThan(0.8);
   expect(utilisation).toBeGreaterThan(0.7);
   const t0 = new Date('2026-10-08T05:00:00Z');
-  const make = (name: string, condition: string) =>
-    createAlert(
-      principal,
-      parseOrThrow(
-        CreateAlertBody,
-        conditionBody({ name, condition, queries: [metric('util', 'commitment_utilization')] }),
-        'plain',
-        'body',
-      ),
-      t0,
-    );
+  const make = conditionAlertMaker(principal, [metric('util', 'commitment_utilization')], t0);
   const fires = await make('utilisation under 80 %', 'util < 0.8');
   const quiet = await make('utilisation under 70 %', 'util < 0.7');
-  const notes: Notification[] = [];
-  const now = new Date('2026-10-08T06:00:00Z');
-  const deps = {
-    source: createEngineSeriesSource(),
-    store: evaluationStore,
-    now: () => now,
-    enqueueNotifications: async (items: readonly Notification[]) => {
-      notes.push(...items);
-      return items.map(() => null);
-    },
-  };
-  const results = await Promise.all(
-    [fires, quiet].map((a) => evaluateAlert({ orgId, alertId: a.id, scheduledFor: now.toISOString() }, deps)),
+  const { results, notes } = await evaluateOnEngine(
+    orgId,
+    [fires.id, quiet.id],
+    new Date('2026-10-08T06:00:00Z'),
   );
   expect(results.map((r) => [r?.evaluatedDay, r?.triggered])).toEqual([
     [DAYS[1], true],
