@@ -80,4 +80,49 @@ test("the demo organisation's commitments answer, with the generated file's figu
   const used = items.reduce((a, i) => a + i.usedCost, 0);
   const cost = items.reduce((a, i) => a + i.usedCost + i.unusedCost, 0);
   expect(close(explorer.body.queries[0]!.total!, used / cost, 1e-9)).toBe(true);
+  // A dashboard widget of the same metric (saved through the save-time metric check) answers the same.
+  const dashboard = await api<{ id: string }>('POST', '/dashboard-v2', {
+    token,
+    body: {
+      name: `Commitments ${Math.random().toString(36).slice(2, 8)}`,
+      widgets: [
+        {
+          key: 'util',
+          x: 0,
+          y: 0,
+          w: 6,
+          h: 4,
+          title: 'Utilisation',
+          source: {
+            type: 'advancedExplorer',
+            request: {
+              period: {
+                startDate: `${seed.from}T00:00:00Z`,
+                endDate: `${seed.until}T00:00:00Z`,
+                aggBy: 'Week',
+              },
+              queries: [
+                {
+                  type: 'metric',
+                  name: 'u',
+                  metricId: 'commitment_utilization',
+                  aggregator: 'AVG',
+                  colorIndex: 0,
+                  chartType: 'LINE',
+                },
+              ],
+            },
+          },
+        },
+      ],
+    },
+  });
+  expect(dashboard.status).toBe(201);
+  const data = await api<{ queries: { total: number | null }[] }>(
+    'GET',
+    `/dashboard-v2/${dashboard.body.id}/widgets/util/data`,
+    { token },
+  );
+  expect(data.status).toBe(200);
+  expect(close(data.body.queries[0]!.total!, used / cost, 1e-9)).toBe(true);
 });
