@@ -11,6 +11,12 @@ import { newId } from '../../shared/ids';
 import { log } from '../../shared/log';
 import { LOCAL_BUCKET_NAME } from '../../shared/warehouse/object-store';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
+import {
+  COMMITMENTS_SEED_FILE,
+  curCsv,
+  DEMO_CUR_PAYER,
+  demoCommitmentLines,
+} from './demo-data/commitment-cur';
 import { syntheticRateXml } from './demo-data/fx-synthetic';
 import { type GeneratorOptions, recentMonths, writeFocusCsv } from './demo-data/generator';
 import type { LocalHook } from './local-hook';
@@ -20,7 +26,9 @@ import type { LocalHook } from './local-hook';
  * - the local billing bucket, `<state>/bucket`, standing in for S3 (`npm run ingest` copies files
  *   there and puts an S3-shaped event on the `billing-ingest` queue, as an S3 upload does in AWS);
  * - the demo seed: a few months of generated FOCUS data for `org_demo` and a little for
- *   `org_acme`, ingested through the same upload path, once per state folder;
+ *   `org_acme`, ingested through the same upload path, once per state folder; and for `org_demo` a
+ *   generated CUR 2.0 with a Savings Plan and reserved instances (`demo-data/commitment-cur.ts`), so
+ *   its commitments are not empty (once per state folder too, also in a folder seeded before it);
  *   The seeded organisations are refreshed before the stack reports ready, so candidates and
  *   dimensions are there from the first request;
  * - local-only routes: `POST /_local/warehouse/ingestion` `{orgId, key, version}` answers an
@@ -99,6 +107,42 @@ async function seed(stateDir: string, bucketDir: string): Promise<void> {
   writeFileSync(file, JSON.stringify({ seededAt: new Date().toISOString(), orgs: seeded }, null, 2));
 }
 
+const COMMITMENT_DAYS = 90;
+
+/**
+ * The demo organisation's commitment lines: a GENERATED CUR 2.0 (payer account `DEMO_CUR_PAYER`,
+ * a billing source of its own, so it replaces none of the FOCUS rows) over the 90 days up to
+ * yesterday, uploaded as `uploads/org_demo/generated-cur2-commitments-<from>-<to>.csv` through the
+ * ordinary upload path, then the organisation refreshed. Once per state folder (its marker file).
+ */
+async function seedCommitments(stateDir: string, bucketDir: string): Promise<void> {
+  const marker = join(stateDir, COMMITMENTS_SEED_FILE);
+  if (existsSync(marker)) return;
+  const orgId = 'org_demo';
+  const now = new Date();
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  const until = day(now.getTime() - 86_400_000);
+  const from = day(now.getTime() - COMMITMENT_DAYS * 86_400_000);
+  const lines = demoCommitmentLines(from, until, now);
+  const key = `uploads/${orgId}/generated-cur2-commitments-${from}-${until}.csv`;
+  const path = join(bucketDir, key);
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, curCsv(lines));
+  const outcome = await processUpload({ bucket: LOCAL_BUCKET_NAME, key, version: 'seed' });
+  if (outcome !== 'ingested') throw new Error(`seeding ${orgId}'s commitments failed: ${outcome}`);
+  await refreshNow(orgId, 'full', 'seed');
+  const record = {
+    seededAt: now.toISOString(),
+    orgId,
+    key,
+    payer: DEMO_CUR_PAYER,
+    from,
+    until,
+    lines: lines.length,
+  };
+  writeFileSync(marker, JSON.stringify(record, null, 2));
+}
+
 /**
  * Synthetic euro reference rates from the month before the earliest seeded month through today,
  * so the demo converts between currencies (docs/currency.md). Written to `<state>/fx-rates-synthetic.xml`
@@ -122,6 +166,7 @@ export const warehouseHook: LocalHook = {
     resetConfig();
     try {
       await seed(stateDir, bucketDir);
+      await seedCommitments(stateDir, bucketDir);
       await seedRates(stateDir);
     } catch (error) {
       log.error('warehouse demo seed failed', { error });

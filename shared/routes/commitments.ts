@@ -118,6 +118,32 @@ export const snoozeCommitmentAlert = declare(
   },
 );
 
+export const updateCommitmentAlert = declare(
+  ALERTS_AREA,
+  'PUT /alerts-v2/commitmentAlerts/{id}',
+  'updateCommitmentAlert',
+  {
+    auth: 'member',
+    summary:
+      'Replace an expiring-commitment alert’s definition with the create body (If-Match: "<version>" makes it conditional)',
+    params: CommitmentAlertIdParams,
+    body: CreateCommitmentAlertBody,
+    response: CommitmentAlertSchema,
+  },
+);
+
+export const unsnoozeCommitmentAlert = declare(
+  ALERTS_AREA,
+  'DELETE /alerts-v2/commitmentAlerts/{id}/snooze',
+  'unsnoozeCommitmentAlert',
+  {
+    auth: 'member',
+    summary: 'End an expiring-commitment alert’s snooze (snoozedUntil back to null; idempotent)',
+    params: CommitmentAlertIdParams,
+    response: CommitmentAlertSchema,
+  },
+);
+
 export const commitmentRoutes = [
   listCommitments,
   getCommitmentSummary,
@@ -127,4 +153,6 @@ export const commitmentRoutes = [
   listCommitmentAlerts,
   archiveCommitmentAlert,
   snoozeCommitmentAlert,
+  updateCommitmentAlert,
+  unsnoozeCommitmentAlert,
 ];

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
+import { DEMO_RI_ARN, DEMO_SP_ARN } from '../../infra/local/demo-data/commitment-cur';
 import { type CsvRow, num, parseCsv } from '../integration/warehouse/support';
 import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
 import { ingestOk } from '../support/cli';
@@ -138,3 +139,17 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
     await page.close();
   }
 }, 600_000);
+
+it("the demo organisation's page lists its generated Savings Plan and reserved instances, at 390 and 1440 px", async () => {
+  for (const size of CONSOLE_SIZES) {
+    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, s().apiKeys.admin, size);
+    await page.click('nav a[href="#/commitments"]');
+    await page.waitForSelector(`table.inventory tr[data-id="${DEMO_SP_ARN}"]`, { timeout: 60_000 });
+    await page.waitForSelector(`table.inventory tr[data-id="${DEMO_RI_ARN}"]`, { timeout: 60_000 });
+    await page.waitForSelector('.commitments .chart', { timeout: 60_000 });
+    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(ARTIFACTS, `commitments-demo-${size.name}.png`), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }
+}, 300_000);

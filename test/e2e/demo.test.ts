@@ -6,6 +6,7 @@ import { DEMO_NAMES, demoDashboardBody, seedDemoContent } from '../../infra/loca
 import type { DemoSeed } from '../../infra/local/seed';
 import { num, parseCsv } from '../integration/warehouse/support';
 import { launchChromium, signInConsole } from '../support/browser';
+import { demoCommitmentRows } from '../support/commitment-exports';
 import { api, session } from '../support/session';
 
 /**
@@ -125,9 +126,11 @@ describe('the demo organisation shows the product', () => {
       orgs: { orgId: string; key: string }[];
     };
     const demo = seedFile.orgs.find((o) => o.orgId === s().orgId)!;
-    const rows = parseCsv(readFileSync(join(s().stateDir, 'bucket', demo.key), 'utf8')).filter((r) =>
-      (r.ChargePeriodStart ?? '').startsWith(hit!.evaluatedDay),
-    );
+    // Its seeded FOCUS file and the generated CUR of its commitments.
+    const rows = [
+      ...parseCsv(readFileSync(join(s().stateDir, 'bucket', demo.key), 'utf8')),
+      ...demoCommitmentRows(s().stateDir),
+    ].filter((r) => (r.ChargePeriodStart ?? '').startsWith(hit!.evaluatedDay));
     expect(rows.length).toBeGreaterThan(0);
     expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
     expect(hit!.values.spend).toBeCloseTo(

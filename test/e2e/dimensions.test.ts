@@ -11,6 +11,7 @@ import {
   sumBy,
   tagsOf,
 } from '../integration/warehouse/support';
+import { demoCommitmentRows } from '../support/commitment-exports';
 import { api, session } from '../support/session';
 
 interface Dimension {
@@ -39,7 +40,9 @@ const month = (r: CsvRow) => (r.BillingPeriodStart ?? '').slice(0, 7);
 function seedRows(orgId: string): CsvRow[] {
   const org = readSeed(s().stateDir)?.orgs.find((o) => o.orgId === orgId);
   if (!org) throw new Error(`no seed for ${orgId}`);
-  return readCsv(join(s().stateDir, 'bucket', org.key));
+  const rows = readCsv(join(s().stateDir, 'bucket', org.key));
+  // The demo organisation also holds the generated CUR of its commitments.
+  return orgId === s().orgId ? [...rows, ...demoCommitmentRows(s().stateDir)] : rows;
 }
 
 /** The candidate window the spec asks for: the last three billing months present. */

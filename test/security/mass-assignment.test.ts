@@ -103,6 +103,12 @@ const commitmentAlertBody = () => ({
   notificationChannel: 'EMAIL',
   emails: ['owner@example.com'],
 });
+const readCommitmentAlert = async (id: string) =>
+  (
+    (await get('/alerts-v2/commitmentAlerts?includeArchived=true&limit=100')) as {
+      items: { id: string }[];
+    }
+  ).items.find((a) => a.id === id);
 const unique = (label: string) => `${label} ${run} ${Math.random().toString(36).slice(2, 7)}`;
 
 /** Routes that store what they are sent, with a record of the session's org to aim at. */
@@ -282,16 +288,21 @@ const STORING: Record<string, () => Promise<Case>> = {
   }),
   snoozeCommitmentAlert: async () => {
     const id = await create('/alerts-v2/commitmentAlerts', commitmentAlertBody());
-    const read = async () =>
-      (
-        (await get('/alerts-v2/commitmentAlerts?includeArchived=true&limit=100')) as {
-          items: { id: string }[];
-        }
-      ).items.find((a) => a.id === id);
+    const read = () => readCommitmentAlert(id);
     return {
       method: 'POST',
       path: `/alerts-v2/commitmentAlerts/${id}/snooze`,
       body: () => ({ until: new Date(Date.now() + 86_400_000).toISOString() }),
+      read,
+    };
+  },
+  updateCommitmentAlert: async () => {
+    const id = await create('/alerts-v2/commitmentAlerts', commitmentAlertBody());
+    const read = () => readCommitmentAlert(id);
+    return {
+      method: 'PUT',
+      path: `/alerts-v2/commitmentAlerts/${id}`,
+      body: () => commitmentAlertBody(),
       read,
     };
   },

@@ -68,6 +68,9 @@ const TARGETS: Record<string, 'webhook' | 'slack channel' | 'slack or email' | s
   'createCommitmentAlert notificationChannel': 'an enum (EMAIL, SLACK, TEAMS)',
   'createCommitmentAlert slackChannelId': 'slack channel',
   'createCommitmentAlert teamsChannelId': 'webhook',
+  'updateCommitmentAlert notificationChannel': 'an enum (EMAIL, SLACK, TEAMS)',
+  'updateCommitmentAlert slackChannelId': 'slack channel',
+  'updateCommitmentAlert teamsChannelId': 'webhook',
 };
 
 it('every body field that could name a call target is listed with what it is', () => {
@@ -211,6 +214,35 @@ describe('a webhook URL to an internal address, not https, or with credentials i
       body: { name, withinDays: 30, notificationChannel: 'TEAMS', teamsChannelId: url },
     });
     expect400(`commitment alert ${url}`, commitmentAlert, 'teamsChannelId');
+  });
+
+  it('an update of an expiring-commitment alert to any of them is refused and nothing changes', async () => {
+    const body = {
+      name: `${MARKER} commitments`,
+      withinDays: 30,
+      notificationChannel: 'EMAIL',
+      emails: ['a@example.com'],
+    };
+    const created = await api<{ id: string }>('POST', '/alerts-v2/commitmentAlerts', {
+      token: token(),
+      body,
+    });
+    expect(created.status).toBe(201);
+    const read = async () =>
+      (
+        await api<{ items: { id: string }[] }>('GET', '/alerts-v2/commitmentAlerts?limit=100', {
+          token: token(),
+        })
+      ).body.items.find((a) => a.id === created.body.id);
+    const before = await read();
+    for (const url of BAD_URLS) {
+      const res = await api('PUT', `/alerts-v2/commitmentAlerts/${created.body.id}`, {
+        token: token(),
+        body: { ...body, notificationChannel: 'TEAMS', emails: [], teamsChannelId: url },
+      });
+      expect400(`commitment alert update ${url}`, res, 'teamsChannelId');
+    }
+    expect(await read()).toEqual(before);
   });
 
   it('an update to any of them is refused and the stored URL is unchanged', async () => {

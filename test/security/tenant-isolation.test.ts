@@ -160,6 +160,15 @@ const FIXTURES: Record<string, (r: Records) => Case> = {
     body: { until: '2099-01-01T00:00:00Z' },
     snapshot: () => findIn('/alerts-v2/commitmentAlerts?includeArchived=true&limit=100', r.commitmentAlertId),
   }),
+  updateCommitmentAlert: (r) => ({
+    path: `/alerts-v2/commitmentAlerts/${r.commitmentAlertId}`,
+    body: { name: 'hijack', withinDays: 90, notificationChannel: 'EMAIL', emails: ['hijack@example.com'] },
+    snapshot: () => findIn('/alerts-v2/commitmentAlerts?includeArchived=true&limit=100', r.commitmentAlertId),
+  }),
+  unsnoozeCommitmentAlert: (r) => ({
+    path: `/alerts-v2/commitmentAlerts/${r.commitmentAlertId}/snooze`,
+    snapshot: () => findIn('/alerts-v2/commitmentAlerts?includeArchived=true&limit=100', r.commitmentAlertId),
+  }),
   budgetAlertHistory: (r) => ({
     path: `/alerts-v2/budgetAlerts/${r.budgetAlertId}/history`,
     snapshot: budgetAlertSnap(r),

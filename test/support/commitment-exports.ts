@@ -1,3 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMMITMENTS_SEED_FILE, type CurLine, curBase } from '../../infra/local/demo-data/commitment-cur';
+import { type CsvRow, readCsv } from '../integration/warehouse/support';
 import { type Cell, csvTable } from './csv-text';
 /**
  * Generated provider exports with commitment lines, for the commitments suites and the benchmark:
@@ -13,61 +17,10 @@ export function csvText(header: readonly string[], rows: readonly Record<string,
   );
 }
 
-export const CUR2_HEADER = [
-  'bill_payer_account_id',
-  'bill_billing_period_start_date',
-  'line_item_usage_account_id',
-  'line_item_line_item_type',
-  'line_item_usage_start_date',
-  'line_item_usage_end_date',
-  'line_item_product_code',
-  'line_item_usage_type',
-  'line_item_usage_amount',
-  'line_item_currency_code',
-  'line_item_unblended_cost',
-  'pricing_public_on_demand_cost',
-  'pricing_unit',
-  'savings_plan_savings_plan_a_r_n',
-  'savings_plan_savings_plan_effective_cost',
-  'savings_plan_total_commitment_to_date',
-  'savings_plan_used_commitment',
-  'savings_plan_purchase_term',
-  'savings_plan_payment_option',
-  'savings_plan_start_time',
-  'savings_plan_end_time',
-  'reservation_reservation_a_r_n',
-  'reservation_effective_cost',
-  'reservation_unused_quantity',
-  'reservation_unused_amortized_upfront_fee_for_billing_period',
-  'reservation_unused_recurring_fee',
-  'pricing_lease_contract_length',
-  'pricing_purchase_option',
-  'reservation_start_time',
-  'reservation_end_time',
-] as const;
-export type CurLine = Partial<Record<(typeof CUR2_HEADER)[number], string>>;
+export { CUR2_HEADER, type CurLine } from '../../infra/local/demo-data/commitment-cur';
 
 export const SP_ARN = 'arn:aws:savingsplans::111122223333:savingsplan/sp-c0ffee';
 export const RI_ARN = 'arn:aws:ec2:us-east-1:111122223333:reserved-instances/ri-beef';
-
-const hourAt = (day: string, h: number) =>
-  new Date(Date.parse(`${day}T00:00:00Z`) + h * 3_600_000).toISOString();
-
-function curBase(day: string, hour: number, type: string, account = '444455556666'): CurLine {
-  return {
-    bill_payer_account_id: '111122223333',
-    bill_billing_period_start_date: `${day.slice(0, 7)}-01T00:00:00Z`,
-    line_item_usage_account_id: account,
-    line_item_line_item_type: type,
-    line_item_usage_start_date: hourAt(day, hour),
-    line_item_usage_end_date: hourAt(day, hour + 1),
-    line_item_product_code: 'AmazonEC2',
-    line_item_usage_type: 'USE1-BoxUsage:m5.large',
-    line_item_usage_amount: '1',
-    line_item_currency_code: 'USD',
-    pricing_unit: 'Hrs',
-  };
-}
 
 /**
  * Three days (or more) of AWS lines: on-demand instance hours (eligible) and EBS storage (not), a
@@ -365,4 +318,24 @@ export function gcpJsonLines(lines: readonly GcpLine[]): string {
       }),
     )
     .join('\n')}\n`;
+}
+
+/**
+ * The demo organisation's generated CUR of commitment lines (`npm start`, infra/local/warehouse-hook.ts),
+ * as the FOCUS columns the suites that sum the demo's seeded files read: ProviderName, BilledCost
+ * (the CUR's `line_item_unblended_cost`: it has no net column), ChargePeriodStart, BillingPeriodStart
+ * and BillingCurrency; no tags. Empty when the state folder has none.
+ */
+export function demoCommitmentRows(stateDir: string): CsvRow[] {
+  const marker = join(stateDir, COMMITMENTS_SEED_FILE);
+  if (!existsSync(marker)) return [];
+  const { key } = JSON.parse(readFileSync(marker, 'utf8')) as { key: string };
+  return readCsv(join(stateDir, 'bucket', key)).map((r) => ({
+    ProviderName: 'AWS',
+    BilledCost: r.line_item_unblended_cost ?? '0',
+    ChargePeriodStart: r.line_item_usage_start_date ?? null,
+    BillingPeriodStart: r.bill_billing_period_start_date ?? null,
+    BillingCurrency: r.line_item_currency_code ?? null,
+    Tags: null,
+  }));
 }

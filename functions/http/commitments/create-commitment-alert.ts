@@ -4,5 +4,5 @@ import { created } from '../../../shared/http/responses';
 import { createCommitmentAlert as def } from '../../../shared/routes/commitments';
 
 export const handler = httpRoute(def, async ({ principal, body }) =>
-  created(await createCommitmentAlert(principal, body)),
+  created(await createCommitmentAlert(principal, body), { etag: '"1"' }),
 );

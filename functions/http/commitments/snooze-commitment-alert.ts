@@ -1,7 +1,9 @@
 import { snoozeCommitmentAlert } from '../../../shared/domain/commitments/alert-resource';
 import { httpRoute } from '../../../shared/http/handler';
+import { ok } from '../../../shared/http/responses';
 import { snoozeCommitmentAlert as def } from '../../../shared/routes/commitments';
 
-export const handler = httpRoute(def, async ({ principal, params, body }) =>
-  snoozeCommitmentAlert(principal, params.id, body.until),
-);
+export const handler = httpRoute(def, async ({ principal, params, body, headers }) => {
+  const alert = await snoozeCommitmentAlert(principal, params.id, body.until, headers['if-match']);
+  return ok(alert, { etag: `"${alert.version}"` });
+});

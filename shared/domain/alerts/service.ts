@@ -214,19 +214,19 @@ export function parseIfMatch(ifMatch: string | undefined): number | undefined {
  * Runs `change` on the current alert and writes the result conditionally on the version read. With
  * If-Match a stale version is a 409; without, a lost race is retried on the fresh copy.
  */
-async function changeAlert(
+export async function changeAlert(
   principal: Principal,
   alertId: string,
   ifMatch: string | undefined,
   change: (current: StoredAlert) => Promise<{ next: StoredAlert; thresholds?: AlertThreshold[] } | null>,
-): Promise<{ alert: CostAlert; version: number }> {
+): Promise<{ alert: CostAlert; version: number; stored: StoredAlert }> {
   const expected = parseIfMatch(ifMatch);
   for (let attempt = 0; ; attempt++) {
     const current = await load(principal.orgId, alertId);
     assertCanEdit(principal, current);
     if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
     const result = await change(current);
-    if (!result) return { alert: toRecord(current), version: current.version };
+    if (!result) return { alert: toRecord(current), version: current.version, stored: current };
     const next = { ...result.next, version: current.version + 1 };
     try {
       if (result.thresholds) {
@@ -235,7 +235,7 @@ async function changeAlert(
       } else {
         await replaceAlert(next, current.version);
       }
-      return { alert: toRecord(next), version: next.version };
+      return { alert: toRecord(next), version: next.version, stored: next };
     } catch (error) {
       if (await retryLostRace(error, expected, attempt)) continue;
       throw error;

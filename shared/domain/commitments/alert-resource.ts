@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { Principal } from '../../auth/principal';
 import { getAlert, insertAlert } from '../../db/alerts-repo';
 import type { Page } from '../../db/page';
-import { NotFoundError } from '../../errors';
+import { ConflictError, NotFoundError } from '../../errors';
 import type { StoredAlert } from '../alerts/model';
 import { channelTarget } from '../alerts/rules';
 import {
@@ -18,9 +18,11 @@ import {
 import {
   ALERT_NOT_FOUND,
   archiveAlert,
+  changeAlert,
   listStoredAlertsPage,
   newAlert,
   snoozeAlert,
+  unsnoozeAlert,
   webhookPolicy,
 } from '../alerts/service';
 import { EXPIRY_WINDOWS } from './expiry-alert';
@@ -59,6 +61,8 @@ export const CommitmentAlertSchema = v.strictObject({
   emails: v.array(v.string()),
   slackChannelId: v.nullable(v.string()),
   teamsChannelId: v.nullable(v.string()),
+  /** The record's version, also its `ETag`: `If-Match: "<version>"` makes a change conditional. */
+  version: v.number(),
 });
 export type CommitmentAlert = v.InferOutput<typeof CommitmentAlertSchema>;
 export const CommitmentAlertPageSchema = v.object({
@@ -82,6 +86,7 @@ export function commitmentAlertRecord(a: StoredAlert): CommitmentAlert {
     emails: a.emails,
     slackChannelId: a.slackChannelId,
     teamsChannelId: a.teamsChannelId,
+    version: a.version,
   };
 }
 
@@ -140,11 +145,24 @@ export async function listCommitmentAlerts(
   return { items: page.items.map(commitmentAlertRecord), nextCursor: page.nextCursor };
 }
 
-/** Archives a commitment alert (idempotent): it leaves the due index and sends nothing again. */
-export async function archiveCommitmentAlert(principal: Principal, id: string, now = new Date()) {
+/** A cost-alert change applied to a commitment alert (404 for any other id): the record it wrote. */
+async function changed(
+  principal: Principal,
+  id: string,
+  change: () => Promise<{ stored: StoredAlert }>,
+): Promise<CommitmentAlert> {
   await loadCommitmentAlert(principal.orgId, id);
-  await archiveAlert(principal, id, undefined, now);
-  return commitmentAlertRecord(await loadCommitmentAlert(principal.orgId, id));
+  return commitmentAlertRecord((await change()).stored);
+}
+
+/** Archives a commitment alert (idempotent): it leaves the due index and sends nothing again. */
+export async function archiveCommitmentAlert(
+  principal: Principal,
+  id: string,
+  ifMatch?: string,
+  now = new Date(),
+): Promise<CommitmentAlert> {
+  return changed(principal, id, () => archiveAlert(principal, id, ifMatch, now));
 }
 
 /** Snoozes a commitment alert: nothing is sent (nor claimed) until then. */
@@ -152,9 +170,49 @@ export async function snoozeCommitmentAlert(
   principal: Principal,
   id: string,
   until: string,
+  ifMatch?: string,
   now = new Date(),
-) {
-  await loadCommitmentAlert(principal.orgId, id);
-  await snoozeAlert(principal, id, until, undefined, now);
-  return commitmentAlertRecord(await loadCommitmentAlert(principal.orgId, id));
+): Promise<CommitmentAlert> {
+  return changed(principal, id, () => snoozeAlert(principal, id, until, ifMatch, now));
+}
+
+/** Ends a commitment alert's snooze (idempotent): the commitments still in their window are announced again. */
+export async function unsnoozeCommitmentAlert(
+  principal: Principal,
+  id: string,
+  ifMatch?: string,
+  now = new Date(),
+): Promise<CommitmentAlert> {
+  return changed(principal, id, () => unsnoozeAlert(principal, id, ifMatch, now));
+}
+
+/**
+ * Replaces a commitment alert's definition with the body (the create body): name, window and
+ * notification target, checked as at creation; identity, archive and snooze state are kept.
+ * `If-Match: "<version>"` makes it conditional (stale: 409 VERSION_CONFLICT); an archived alert is
+ * 409 ALERT_ARCHIVED; its creator or an admin only (403), as for cost alerts. What was already
+ * announced stays claimed: a wider window announces the commitments it newly holds, once.
+ */
+export async function updateCommitmentAlert(
+  principal: Principal,
+  id: string,
+  input: CreateCommitmentAlertInput,
+  ifMatch: string | undefined,
+  now = new Date(),
+): Promise<CommitmentAlert> {
+  const target = channelTarget(input, webhookPolicy());
+  const { stored } = await changeAlert(principal, id, ifMatch, async (current) => {
+    if (current.variant !== KIND) throw new NotFoundError(ALERT_NOT_FOUND);
+    if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
+    const next: StoredAlert = {
+      ...current,
+      name: input.name,
+      notificationChannel: input.notificationChannel,
+      ...target,
+      expiryWithinDays: input.withinDays,
+      updatedAt: now.toISOString(),
+    };
+    return { next };
+  });
+  return commitmentAlertRecord(stored);
 }

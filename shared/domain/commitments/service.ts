@@ -28,7 +28,7 @@ export interface PeriodQuery {
   endDate?: string;
 }
 
-interface Money {
+export interface Money {
   currency: string;
   conversion: ConversionOut | null;
   plan?: CurrencyConversion;
@@ -36,15 +36,15 @@ interface Money {
 }
 
 /**
- * Amounts in the organisation's reporting currency: the billing currencies of `[start, end)` (and a
- * month either side) other than it are converted at their per-day factors, as the explorer does
- * (docs/currency.md); a missing rate is a 422 naming the currency and the day.
+ * Amounts in `target`, by default the organisation's reporting currency: the billing currencies of
+ * `[start, end)` (and a month either side) other than it are converted at their per-day factors, as
+ * the explorer does (docs/currency.md); a missing rate is a 422 naming the currency and the day.
  */
-async function moneyFor(orgId: string, start: number, end: number): Promise<Money> {
+export async function moneyFor(orgId: string, start: number, end: number, target?: string): Promise<Money> {
   const wh = await getWarehouseQueries();
   const since = ymd(addMonths(dayMs(ymd(start)), -1)).slice(0, 7);
   const [currency, info] = await Promise.all([
-    getOrganizationReportingCurrency(orgId),
+    target ?? getOrganizationReportingCurrency(orgId),
     wh.billingInfo(orgId, since),
   ]);
   const sources = info.currencies.filter((c) => c !== currency);
@@ -73,7 +73,8 @@ async function periodOf(orgId: string, q: PeriodQuery, now: Date) {
   return { start: p.start, end: p.end, timeZone };
 }
 
-async function facts(
+/** The commitment facts of `[start, end)` in the money's currency, grouped by `groupBy`. */
+export async function facts(
   orgId: string,
   start: number,
   end: number,
@@ -127,13 +128,7 @@ export async function commitmentInventory(
     facts(orgId, start, end, [], 'day', money),
     wh.commitmentTerms(orgId, { start: ymd(start), end: ymd(end) }),
   ]);
-  const byId = new Map<string, Amounts>();
-  for (const { fact, amounts } of factAmounts(rows)) {
-    if (!fact.commitmentId) continue;
-    const a = byId.get(fact.commitmentId) ?? zero();
-    addInto(a, amounts);
-    byId.set(fact.commitmentId, a);
-  }
+  const byId = amountsBy(rows, (fact) => fact.commitmentId || undefined);
   const items = terms.map(({ firstDay: _f, lastDay: _l, ...t }) => {
     const a = byId.get(t.id) ?? zero();
     const { coverage: _c, ...rates } = ratesOf(a, 'onDemand');
@@ -178,7 +173,12 @@ export interface Summary {
   total: SummaryFigures;
 }
 
-function summaryFigures(a: Amounts, coverage: boolean): SummaryFigures {
+/**
+ * The summary's figures of summed amounts: the one definition behind GET /commitments/summary and
+ * the commitment metrics of the query model (`metrics.ts`). `coverage` false (facts grouped by
+ * commitment type, which eligible usage has none of) makes coverage and the savings rate null.
+ */
+export function summaryFigures(a: Amounts, coverage: boolean): SummaryFigures {
   const rates = ratesOf(a, 'eligible');
   return {
     commitmentCost: a.cost,
@@ -223,24 +223,41 @@ export function summarise(
   groupBy: SummaryGroupBy | null,
   granularity: SummaryGranularity,
 ): Pick<Summary, 'rows' | 'total'> {
-  const cells = new Map<string, { date: string; group: string | null; a: Amounts }>();
+  const cells = amountsBy(rows, (fact) =>
+    JSON.stringify([bucketOf(fact.bucket, granularity), groupBy ? (fact.group[groupBy] ?? '') : null]),
+  );
   const total = zero();
-  for (const { fact, amounts } of factAmounts(rows)) {
-    const date = bucketOf(fact.bucket, granularity);
-    const group = groupBy ? (fact.group[groupBy] ?? '') : null;
-    const k = `${date}|${group ?? ''}`;
-    const cell = cells.get(k) ?? { date, group, a: zero() };
-    addInto(cell.a, amounts);
-    cells.set(k, cell);
-    addInto(total, amounts);
-  }
+  for (const a of cells.values()) addInto(total, a);
   const coverage = groupBy !== 'type';
   return {
-    rows: [...cells.values()]
+    rows: [...cells.entries()]
+      .map(([k, a]) => {
+        const [date, group] = JSON.parse(k) as [string, string | null];
+        return { date, group, a };
+      })
       .sort((a, b) => a.date.localeCompare(b.date) || (a.group ?? '').localeCompare(b.group ?? ''))
       .map((c) => ({ date: c.date, group: c.group, ...summaryFigures(c.a, coverage) })),
     total: summaryFigures(total, coverage),
   };
+}
+
+/**
+ * Facts summed into cells keyed by `keyOf` (undefined: left out), the credit-style clamp applied
+ * per day across every fact first (`factAmounts`): how the summary and the commitment metrics sum.
+ */
+export function amountsBy(
+  rows: readonly CommitmentFact[],
+  keyOf: (fact: CommitmentFact) => string | undefined,
+): Map<string, Amounts> {
+  const cells = new Map<string, Amounts>();
+  for (const { fact, amounts } of factAmounts(rows)) {
+    const k = keyOf(fact);
+    if (k === undefined) continue;
+    const a = cells.get(k) ?? zero();
+    addInto(a, amounts);
+    cells.set(k, a);
+  }
+  return cells;
 }
 
 export interface Expiring {

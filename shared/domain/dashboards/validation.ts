@@ -1,3 +1,4 @@
+import { isCommitmentMetricId } from '../commitments/metric-ids';
 import { ExpressionError, parseExpression } from '../common/expr';
 import type { Query } from '../common/query-model';
 import type { Widget } from './schemas';
@@ -132,7 +133,8 @@ export function queryListMetricReferences(
 ): MetricReference[] {
   const out: MetricReference[] = [];
   for (const [qi, query] of queries.entries()) {
-    if (query.type !== 'metric') continue;
+    // A commitment metric is the service's own (docs/commitments.md), not the organisation's.
+    if (query.type !== 'metric' || isCommitmentMetricId(query.metricId)) continue;
     out.push({ metricId: query.metricId, path: at(qi, 'metricId'), label: labelOf(query) });
   }
   return out;

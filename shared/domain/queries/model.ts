@@ -133,4 +133,6 @@ export interface Computed {
   /** Billing currencies of a cost query answered per currency (no total across them). */
   currencies?: string[];
   conversion?: ConversionOut;
+  /** Totals the query computes itself (per group in `groups` order, and overall) instead of reducing its series. */
+  totals?: { series: (number | null)[]; query: number | null };
 }

@@ -3,6 +3,8 @@ import { BadRequestError } from '../../errors';
 import type { MetricId } from '../../warehouse/focus-columns';
 import type { WarehouseQueries } from '../../warehouse/port';
 import type { BillingInfo, CostSeriesQuery, SeriesRow, WhereClause } from '../../warehouse/warehouse-query';
+import { isCommitmentMetricId } from '../commitments/metric-ids';
+import { commitmentMetricSeries } from '../commitments/metrics';
 import { ExpressionError } from '../common/expr/errors';
 import { asCondition, evaluateExpression } from '../common/expr/evaluate';
 import type { GroupedSeries } from '../common/expr/grouped-series';
@@ -174,6 +176,8 @@ export class Run {
       groups = align(rows, groupBy, plan.starts, aggBy, 0);
       currency = money.mode === 'split' ? null : money.currency;
       unit = currency;
+    } else if (isCommitmentMetricId(q.metricId)) {
+      return this.commitmentMetric(q, w, plan);
     } else {
       ({ groups, unit } = await this.metric(q, plan.starts, plan.dataStart, plan.end, aggBy));
     }
@@ -192,6 +196,55 @@ export class Run {
       currency,
       ...(money?.mode === 'split' ? { currencies: money.currencies } : {}),
       ...(money?.mode === 'convert' && money.out ? { conversion: money.out } : {}),
+    };
+  }
+
+  /**
+   * A commitment metric (docs/commitments.md, "In the query model"): the summary's figure per
+   * bucket, its total the figure over the period's sums (a ratio of sums, not a mean of ratios)
+   * unless a rolling window, a shift or an explicit reducer asks for the series reduced. Scopes
+   * cannot narrow the commitment facts, so a scoped request is a 400 rather than unscoped figures.
+   */
+  private async commitmentMetric(
+    q: Extract<Query, { type: 'metric' }>,
+    w: Window,
+    plan: ReturnType<Run['fetchPlan']>,
+  ): Promise<Computed> {
+    const metricId = q.metricId;
+    if (!isCommitmentMetricId(metricId)) throw new Error(`not a commitment metric: ${metricId}`);
+    if (this.scope)
+      throw new BadRequestError(
+        `query ${q.name}: commitment metrics cannot be restricted by a scope; run them without scopeId`,
+      );
+    const r = await warehouseCall('commitmentFacts', () =>
+      commitmentMetricSeries({
+        orgId: this.ctx.orgId,
+        name: q.name,
+        metricId,
+        groupBy: groupByOf(q.groupBy),
+        starts: plan.starts,
+        dataStart: plan.dataStart,
+        end: plan.end,
+        aggBy: w.period.aggBy,
+        period: { start: w.period.start, end: w.period.end },
+        currency: this.ctx.currency ?? null,
+      }),
+    );
+    if (r.conversion) this.money.conversions.push(r.conversion);
+    const spec = q.rollingAggregation;
+    const aggBy = w.period.aggBy;
+    const groups = r.groups.map((g) => {
+      const values = spec ? rolling(g.values, plan.starts, spec, aggBy) : g.values;
+      return { ...g, values: plan.pick.map((i) => (i === undefined ? null : (values[i] ?? null))) };
+    });
+    const ownTotals = !spec && !q.shiftAmount && !q.reducer;
+    return {
+      query: q,
+      groups,
+      unit: q.unitOverride ?? r.unit,
+      currency: r.currency,
+      ...(r.conversion ? { conversion: r.conversion } : {}),
+      ...(ownTotals ? { totals: r.totals } : {}),
     };
   }
 

@@ -52,7 +52,7 @@ export function present(
   const aggBy = w.period.aggBy;
   const starts = w.starts.slice(w.offset);
   const reducer = defaultReducer(c.query);
-  const exprTotals = totalsOf(c);
+  const exprTotals = totalsOf(c) ?? c.totals;
   let series: SeriesOut[] = c.groups.map((g, gi) => {
     const values = g.values.slice(w.offset);
     const points = starts.map((t, i) => ({

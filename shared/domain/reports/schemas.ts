@@ -189,12 +189,27 @@ export const DashboardPdfWidget = v.strictObject({
   dashboardId: IdSchema,
 });
 
+/**
+ * COMMITMENTS (docs/commitments.md, "Report widget"): the period's commitment utilisation, coverage,
+ * unused cost, savings and effective savings rate (the commitment metrics of the query model),
+ * utilisation and coverage per `aggBy` bucket drawn as a chart, and the commitments ending within
+ * `withinDays` days of the run.
+ */
+export const CommitmentsWidget = v.strictObject({
+  type: v.literal('COMMITMENTS'),
+  title: Title,
+  datePreset: v.optional(DatePresetSchema),
+  aggBy: v.optional(v.picklist(['Day', 'Week', 'Month']), 'Week'),
+  withinDays: v.optional(v.picklist([30, 60, 90], 'must be 30, 60 or 90'), 90),
+});
+
 export const ReportWidget = v.variant('type', [
   TextWidget,
   DigestWidget,
   TopFlopWidget,
   GraphSnapshotWidget,
   DashboardPdfWidget,
+  CommitmentsWidget,
 ]);
 
 export const ReportContext = v.strictObject({

@@ -10,6 +10,8 @@ import {
   createCommitmentAlert,
   listCommitmentAlerts,
   snoozeCommitmentAlert,
+  unsnoozeCommitmentAlert,
+  updateCommitmentAlert,
 } from '../../../shared/domain/commitments/alert-resource';
 import { type ExpiryDeps, evaluateCommitmentExpiry } from '../../../shared/domain/commitments/expiry-alert';
 import type { ExpiringCommitment } from '../../../shared/domain/commitments/ports';
@@ -130,7 +132,7 @@ describe('expiring-commitment alerts', () => {
       '60#sp-1',
       '90#ri-1',
     ]);
-    await archiveCommitmentAlert(principal, alert.id, new Date('2026-12-21T07:00:00Z'));
+    await archiveCommitmentAlert(principal, alert.id, undefined, new Date('2026-12-21T07:00:00Z'));
   });
 
   test('a 30-day alert announces only the last window; a commitment first seen late is announced once', async () => {
@@ -145,7 +147,7 @@ describe('expiring-commitment alerts', () => {
     await tick(new Date('2026-12-26T06:00:00Z'), sent);
     expect(sent.filter((n) => n.alertId === alert.id)).toHaveLength(1);
     expect([...(await listCommitmentExpiryClaims(orgId, alert.id))]).toEqual(['30#sp-1']);
-    await archiveCommitmentAlert(principal, alert.id, new Date('2026-12-26T07:00:00Z'));
+    await archiveCommitmentAlert(principal, alert.id, undefined, new Date('2026-12-26T07:00:00Z'));
   });
 
   test('snoozed and archived alerts send nothing and claim nothing', async () => {
@@ -160,8 +162,8 @@ describe('expiring-commitment alerts', () => {
       { name: 'archived', withinDays: 90, emails: [], ...slack },
       t0,
     );
-    await snoozeCommitmentAlert(principal, snoozed.id, '2027-02-01T00:00:00Z', t0);
-    await archiveCommitmentAlert(principal, archived.id, t0);
+    await snoozeCommitmentAlert(principal, snoozed.id, '2027-02-01T00:00:00Z', undefined, t0);
+    await archiveCommitmentAlert(principal, archived.id, undefined, t0);
     const sent: Notification[] = [];
     await tick(new Date('2027-01-02T06:00:00Z'), sent);
     // The sweep skips a snoozed alert; a redelivered message of it evaluates but sends nothing.
@@ -199,5 +201,61 @@ describe('expiring-commitment alerts', () => {
         teamsChannelId: 'http://169.254.169.254/latest',
       }),
     ).rejects.toThrow(/teamsChannelId/);
+  });
+
+  test('PUT replaces the definition (If-Match versioned), unsnooze ends the snooze, and the claims stay', async () => {
+    const t0 = new Date('2026-12-20T05:00:00Z');
+    const alert = await createCommitmentAlert(
+      principal,
+      { name: 'to edit', withinDays: 30, emails: [], ...slack },
+      t0,
+    );
+    expect(alert.version).toBe(1);
+    const sent: Notification[] = [];
+    await tick(new Date('2026-12-20T06:00:00Z'), sent); // sp-1 (21 days left) announced in the 30-day window
+    expect([...(await listCommitmentExpiryClaims(orgId, alert.id))]).toEqual(['30#sp-1']);
+    const body = {
+      name: 'edited',
+      withinDays: 90 as const,
+      notificationChannel: 'EMAIL' as const,
+      emails: ['ops@example.com'],
+    };
+    await expect(updateCommitmentAlert(principal, alert.id, body, '"7"')).rejects.toMatchObject({
+      status: 409,
+    });
+    const edited = await updateCommitmentAlert(principal, alert.id, body, '"1"');
+    expect(edited).toMatchObject({
+      name: 'edited',
+      withinDays: 90,
+      notificationChannel: 'EMAIL',
+      emails: ['ops@example.com'],
+      slackChannelId: null,
+      version: 2,
+      createdAt: alert.createdAt,
+    });
+    // A member who did not create it may not change it; the target is checked as at creation.
+    const member: Principal = { ...principal, principalId: 'user_b', role: 'member' };
+    await expect(updateCommitmentAlert(member, alert.id, body, undefined)).rejects.toMatchObject({
+      status: 403,
+    });
+    await expect(
+      updateCommitmentAlert(principal, alert.id, { ...body, emails: [] }, undefined),
+    ).rejects.toThrow(/at least one e-mail address/);
+    // The wider window announces what it newly holds (ri-1, 90 days) once; sp-1 stays claimed.
+    await tick(new Date('2026-12-21T06:00:00Z'), sent);
+    expect([...(await listCommitmentExpiryClaims(orgId, alert.id))].sort()).toEqual(['30#sp-1', '90#ri-1']);
+    const snoozed = await snoozeCommitmentAlert(principal, alert.id, '2027-06-01T00:00:00Z', '"2"', t0);
+    expect([snoozed.snoozedUntil, snoozed.version]).toEqual(['2027-06-01T00:00:00.000Z', 3]);
+    const woken = await unsnoozeCommitmentAlert(principal, alert.id, '"3"');
+    expect([woken.snoozedUntil, woken.version]).toEqual([null, 4]);
+    expect((await unsnoozeCommitmentAlert(principal, alert.id)).version).toBe(4); // idempotent
+    const archived = await archiveCommitmentAlert(principal, alert.id);
+    await expect(updateCommitmentAlert(principal, alert.id, body, undefined)).rejects.toMatchObject({
+      status: 409,
+    });
+    expect(archived.archivedAt).not.toBeNull();
+    await expect(updateCommitmentAlert(principal, 'alert_unknown', body, undefined)).rejects.toMatchObject({
+      status: 404,
+    });
   });
 });

@@ -1,15 +1,9 @@
 import type { Principal } from '../../../shared/auth/principal';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
-import { evaluationStore } from '../../../shared/domain/alerts/adapters/evaluate';
-import { evaluateAlert } from '../../../shared/domain/alerts/evaluator';
-import type { Notification } from '../../../shared/domain/alerts/notification';
-import { CreateAlertBody } from '../../../shared/domain/alerts/schemas';
-import { createEngineSeriesSource } from '../../../shared/domain/alerts/series-source';
-import { createAlert } from '../../../shared/domain/alerts/service';
-import { parseOrThrow } from '../../../shared/validation';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { writeDailyFocusCsv } from '../../support/daily-focus';
-import { conditionBody, costQuery } from '../../unit/alerts/fixtures';
+import { conditionAlertMaker, evaluateOnEngine } from '../../support/engine-alerts';
+import { costQuery } from '../../unit/alerts/fixtures';
 
 /**
  * An alert on the month's FORECAST (docs/expressions.md, `forecast(x, MONTH)`), evaluated by the
@@ -57,32 +51,13 @@ test('an alert on the month forecast fires while the month-to-date actual is und
   const under = Math.round(monthClose - 50);
   const over = Math.round(monthClose + 50);
   expect(monthActual).toBeLessThan(under);
-  const make = (name: string, condition: string) =>
-    createAlert(
-      principal,
-      parseOrThrow(
-        CreateAlertBody,
-        conditionBody({ name, condition, queries: [costQuery('spend')] }),
-        'plain',
-        'body',
-      ),
-      t0,
-    );
+  const make = conditionAlertMaker(principal, [costQuery('spend')], t0);
   const fires = await make('month forecast over', `forecast(spend, MONTH) > ${under}`);
   const quiet = await make('month forecast far over', `forecast(spend, MONTH) > ${over}`);
-  const notes: Notification[] = [];
-  const now = new Date('2026-11-21T06:00:00Z');
-  const deps = {
-    source: createEngineSeriesSource(),
-    store: evaluationStore,
-    now: () => now,
-    enqueueNotifications: async (items: readonly Notification[]) => {
-      notes.push(...items);
-      return items.map(() => null);
-    },
-  };
-  const results = await Promise.all(
-    [fires, quiet].map((a) => evaluateAlert({ orgId, alertId: a.id, scheduledFor: now.toISOString() }, deps)),
+  const { results, notes } = await evaluateOnEngine(
+    orgId,
+    [fires.id, quiet.id],
+    new Date('2026-11-21T06:00:00Z'),
   );
   expect(results.map((r) => [r?.evaluatedDay, r?.triggered])).toEqual([
     [through, true],

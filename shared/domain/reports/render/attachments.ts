@@ -20,12 +20,13 @@ function slug(s: string): string {
  */
 export function attachmentName(w: WidgetData, index: number): string | null {
   if (w.type === 'GRAPH_SNAPSHOT' && w.rendered) return `chart-${index + 1}-${slug(w.chart.title)}.png`;
+  if (w.type === 'COMMITMENTS') return `commitments-${index + 1}-${slug(w.chart.title)}.png`;
   if (w.type === 'DASHBOARD_PDF' && w.rendered)
     return `dashboard-${index + 1}-${slug(w.title ?? w.dashboardName)}.pdf`;
   return null;
 }
 
-/** Renders the PNG of every GRAPH_SNAPSHOT (inline) and the PDF of every DASHBOARD_PDF (attached). */
+/** Renders the PNG of every GRAPH_SNAPSHOT and COMMITMENTS chart (inline) and the PDF of every DASHBOARD_PDF (attached). */
 export async function renderAttachments(
   widgets: readonly WidgetData[],
   report: { name: string },
@@ -39,7 +40,7 @@ export async function renderAttachments(
   for (const [i, w] of widgets.entries()) {
     const filename = attachmentName(w, i);
     if (!filename) continue;
-    if (w.type === 'GRAPH_SNAPSHOT' && w.rendered)
+    if ((w.type === 'GRAPH_SNAPSHOT' && w.rendered) || w.type === 'COMMITMENTS')
       out.push({
         filename,
         contentType: 'image/png',

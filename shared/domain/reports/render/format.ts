@@ -2,6 +2,7 @@ import { budgetsSentence } from '../../budgets/digest';
 import { oneLine } from '../../common/text';
 import type { Report, ReportAttachment } from '../model';
 import { attachmentName } from './attachments';
+import { commitmentsLine, expiringLines } from './commitments-widget';
 import { forecastSentence, money, pct } from './figures';
 import { escapeHtml, escapeMrkdwn } from './markdown';
 import type { Change, WidgetData } from './widget-data';
@@ -126,6 +127,16 @@ function widgetHtml(w: WidgetData, index: number): string {
       return `${h(w.chart.title, 'Chart')}${sub(w.chart.stamp.join(' · '))}<img src="cid:${escapeHtml(
         attachmentName(w, index) ?? '',
       )}" alt="${escapeHtml(w.chart.title)}" width="760" style="max-width:100%;height:auto;border:1px solid #eee">`;
+    case 'COMMITMENTS':
+      return `${h(w.chart.title, 'Commitments')}${sub(w.chart.stamp.join(' · '))}<p>${escapeHtml(
+        commitmentsLine(w, money),
+      )}</p><img src="cid:${escapeHtml(attachmentName(w, index) ?? '')}" alt="${escapeHtml(
+        w.chart.title,
+      )}" width="760" style="max-width:100%;height:auto;border:1px solid #eee"><h4 style="margin:8px 0 0">${escapeHtml(
+        `Ending within ${w.withinDays} days`,
+      )}</h4><ul>${expiringLines(w)
+        .map((l) => `<li>${escapeHtml(l)}</li>`)
+        .join('')}</ul>`;
     case 'DASHBOARD_PDF':
       if (!w.rendered) return `${h(w.title, 'Dashboard PDF')}${sub(w.reason)}`;
       return `${h(w.title, `Dashboard ${w.dashboardName}`)}<p>The dashboard <strong>${escapeHtml(
@@ -169,6 +180,15 @@ function widgetText(w: WidgetData, index: number): string {
     case 'GRAPH_SNAPSHOT':
       if (!w.rendered) return `${w.title ?? 'Chart'}: ${w.reason}`;
       return [w.chart.title, ...w.chart.stamp, `Chart attached: ${attachmentName(w, index)}`].join('\n');
+    case 'COMMITMENTS':
+      return [
+        w.chart.title,
+        ...w.chart.stamp,
+        commitmentsLine(w, money),
+        `Chart attached: ${attachmentName(w, index)}`,
+        `Ending within ${w.withinDays} days:`,
+        ...expiringLines(w).map((l) => `- ${l}`),
+      ].join('\n');
     case 'DASHBOARD_PDF':
       if (!w.rendered) return `${w.title ?? 'Dashboard PDF'}: ${w.reason}`;
       return `${w.title ?? `Dashboard ${w.dashboardName}`}: attached as ${attachmentName(w, index)}`;
@@ -226,6 +246,18 @@ function widgetBlocks(w: WidgetData, index: number): unknown[] {
       return [
         section(
           `*${escapeMrkdwn(w.chart.title)}* (chart uploaded as ${escapeMrkdwn(attachmentName(w, index) ?? '')})`,
+        ),
+        context(w.chart.stamp.join(' · ')),
+      ];
+    case 'COMMITMENTS':
+      return [
+        section(
+          [
+            `*${escapeMrkdwn(w.chart.title)}* (chart uploaded as ${escapeMrkdwn(attachmentName(w, index) ?? '')})`,
+            escapeMrkdwn(commitmentsLine(w, money)),
+            `*Ending within ${w.withinDays} days*`,
+            ...expiringLines(w).map((l) => `• ${escapeMrkdwn(l)}`),
+          ].join('\n'),
         ),
         context(w.chart.stamp.join(' · ')),
       ];

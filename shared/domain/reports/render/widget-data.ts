@@ -4,6 +4,7 @@ import type { BudgetsOverview } from '../../budgets/digest';
 import type { Dashboard } from '../../dashboards/model';
 import type { ExplorerResult, PeriodOut } from '../../queries/model';
 import type { ReportContextValue } from '../schemas';
+import type { CommitmentsWidgetData } from './commitments-widget';
 
 /** What a report's widgets are rendered for: its organisation and context at the run's time (`renderWidget`). */
 export interface RenderContext {
@@ -126,4 +127,5 @@ export type WidgetData =
       title: string | null;
       rendered: false;
       reason: string;
-    };
+    }
+  | CommitmentsWidgetData;

@@ -2,6 +2,7 @@ import { budgetsOverview } from '../../budgets/digest';
 import type { ReportWidgetValue } from '../schemas';
 import { buildTree, flatten, leaves, strip, summarise, totalsOf } from './changes';
 import { dashboardPdf, graphSnapshot } from './chart-widgets';
+import { commitmentsWidget } from './commitments-widget';
 import { compare, periodInfo, resolve } from './cost-query';
 import { markdownToHtml, markdownToMrkdwn, markdownToText } from './markdown';
 import { monthForecast } from './month-forecast';
@@ -76,5 +77,7 @@ export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue
       return graphSnapshot(ctx, widget);
     case 'DASHBOARD_PDF':
       return dashboardPdf(ctx, widget);
+    case 'COMMITMENTS':
+      return commitmentsWidget(ctx, widget);
   }
 }
