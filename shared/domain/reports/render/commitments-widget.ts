@@ -2,11 +2,11 @@ import * as v from 'valibot';
 import type { Principal } from '../../../auth/principal';
 import { chartInputOf } from '../../../charts/spec';
 import { getOrganizationReportingCurrency } from '../../../db/organizations-repo';
-import { type Expiring, expiringCommitments } from '../../commitments/service';
+import { expiringCommitments } from '../../commitments/service';
 import { ExplorerRequestSchema } from '../../common/query-model';
 import { runExplorer } from '../../queries/engine';
 import type { ReportWidgetValue } from '../schemas';
-import type { ChartData, PeriodInfo, RenderContext } from './widget-data';
+import type { CommitmentsWidgetData, RenderContext } from './widget-data';
 
 /**
  * The COMMITMENTS report widget (docs/commitments.md, "Report widget"): one explorer run of the
@@ -16,26 +16,6 @@ import type { ChartData, PeriodInfo, RenderContext } from './widget-data';
  * days of the run, as GET /commitments/expiring lists them.
  */
 export type CommitmentsWidgetValue = Extract<ReportWidgetValue, { type: 'COMMITMENTS' }>;
-
-export interface CommitmentFiguresOut {
-  /** Ratios (0.8 = 80 %) of the period's sums; null without commitment cost (or eligible usage). */
-  utilization: number | null;
-  coverage: number | null;
-  effectiveSavingsRate: number | null;
-  /** Amounts in `currency`. */
-  unusedCost: number;
-  savings: number;
-}
-
-export type CommitmentsWidgetData = ChartData &
-  PeriodInfo & {
-    type: 'COMMITMENTS';
-    title: string | null;
-    rendered: true;
-    figures: CommitmentFiguresOut;
-    withinDays: number;
-    expiring: Pick<Expiring['items'][number], 'id' | 'name' | 'provider' | 'type' | 'end' | 'daysLeft'>[];
-  };
 
 /** The figures, as the metric ids the explorer answers them under. */
 const FIGURES = {

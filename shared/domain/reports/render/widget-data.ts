@@ -1,10 +1,10 @@
 import type { Principal } from '../../../auth/principal';
 import type { ChartInput } from '../../../charts/spec';
 import type { BudgetsOverview } from '../../budgets/digest';
+import type { Expiring } from '../../commitments/service';
 import type { Dashboard } from '../../dashboards/model';
 import type { ExplorerResult, PeriodOut } from '../../queries/model';
 import type { ReportContextValue } from '../schemas';
-import type { CommitmentsWidgetData } from './commitments-widget';
 
 /** What a report's widgets are rendered for: its organisation and context at the run's time (`renderWidget`). */
 export interface RenderContext {
@@ -129,3 +129,23 @@ export type WidgetData =
       reason: string;
     }
   | CommitmentsWidgetData;
+
+export interface CommitmentFiguresOut {
+  /** Ratios (0.8 = 80 %) of the period's sums; null without commitment cost (or eligible usage). */
+  utilization: number | null;
+  coverage: number | null;
+  effectiveSavingsRate: number | null;
+  /** Amounts in `currency`. */
+  unusedCost: number;
+  savings: number;
+}
+
+export type CommitmentsWidgetData = ChartData &
+  PeriodInfo & {
+    type: 'COMMITMENTS';
+    title: string | null;
+    rendered: true;
+    figures: CommitmentFiguresOut;
+    withinDays: number;
+    expiring: Pick<Expiring['items'][number], 'id' | 'name' | 'provider' | 'type' | 'end' | 'daysLeft'>[];
+  };
