@@ -429,7 +429,7 @@ export function forecastTotal(
     }
   }
   if (sums.length >= 10) {
-    const [q025, q10, q90, q975] = errorQuantiles(Float64Array.from(sums).sort());
+    const [q025, q10, q90, q975] = errorQuantiles(Float64Array.from(sums));
     return {
       ...base,
       lower80: floor(value + q10),

@@ -7,6 +7,7 @@
  * Weekly seasonality is indexed by `index mod 7`, so a series must start on the same weekday for
  * every origin (it does: the indices are absolute).
  */
+import { dayOfMonth } from './days';
 import { weekdayMeans } from './legacy';
 
 export type MethodName = 'ets' | 'theta' | 'ets-theta' | 'seasonal-naive' | 'weekday-mean';
@@ -70,19 +71,35 @@ function etsInit(x: readonly number[], end: number): EtsState {
   return { level: first + trend * -4 + centre, trend, season: season.map((s) => s - centre) };
 }
 
-/** One-step squared error of ETS over x[burn, end) with the given parameters. */
-function etsSse(x: readonly number[], end: number, p: EtsParams, init: EtsState, burn: number): number {
+/**
+ * One-step squared error of ETS over x[burn, end) with the given parameters; stops as soon as it
+ * reaches `bound` (a grid point already better), returning what it has summed.
+ */
+function etsSse(
+  x: ArrayLike<number>,
+  end: number,
+  p: EtsParams,
+  init: EtsState,
+  burn: number,
+  season: Float64Array,
+  bound: number,
+): number {
   let { level, trend } = init;
-  const season = init.season.slice();
+  season.set(init.season);
+  const { alpha, beta, gamma, phi } = p;
   let sse = 0;
+  let i = 0;
   for (let t = 0; t < end; t++) {
-    const i = t % M;
     const s = season[i] ?? 0;
-    const e = (x[t] ?? 0) - (level + p.phi * trend + s);
-    if (t >= burn) sse += e * e;
-    level = level + p.phi * trend + p.alpha * e;
-    trend = p.phi * trend + p.beta * e;
-    season[i] = s + p.gamma * e;
+    const e = (x[t] ?? 0) - (level + phi * trend + s);
+    if (t >= burn) {
+      sse += e * e;
+      if (sse >= bound) return sse;
+    }
+    level = level + phi * trend + alpha * e;
+    trend = phi * trend + beta * e;
+    season[i] = s + gamma * e;
+    i = i === M - 1 ? 0 : i + 1;
   }
   return sse;
 }
@@ -93,18 +110,20 @@ const GAMMAS = [0.005, 0.02, 0.08, 0.2];
 const PHIS = [0.9, 0.97, 1];
 
 /** Parameters by grid search on one-step squared error over the fit window (first two weeks burn-in). */
-function etsFit(x: readonly number[], end: number, init: EtsState): EtsParams {
+function etsFit(x: ArrayLike<number>, end: number, init: EtsState): EtsParams {
   let best: EtsParams = { alpha: 0.15, beta: 0, gamma: 0.08, phi: 0.97 };
   let bestSse = Number.POSITIVE_INFINITY;
+  const season = new Float64Array(M);
   for (const alpha of ALPHAS)
     for (const b of BETAS)
       for (const g of GAMMAS)
         for (const phi of PHIS) {
           // β and γ as fractions of α and 1-α keep the model in its usual admissible region.
           const p = { alpha, beta: b * alpha, gamma: g * (1 - alpha), phi };
-          const sse = etsSse(x, end, p, init, 2 * M);
           // A later grid point must be better by more than rounding to replace an earlier one.
-          if (sse < bestSse * (1 - 1e-9) || bestSse === Number.POSITIVE_INFINITY) {
+          const bound = bestSse * (1 - 1e-9);
+          const sse = etsSse(x, end, p, init, 2 * M, season, bound);
+          if (sse < bound || bestSse === Number.POSITIVE_INFINITY) {
             bestSse = sse;
             best = p;
           }
@@ -325,12 +344,12 @@ export function calendarEffects(y: readonly number[], days: readonly number[], e
 
 /** Epoch day (days since 1970-01-01) → is the 1st of a month. */
 export function isMonthStart(day: number): boolean {
-  return new Date(day * 86_400_000).getUTCDate() === 1;
+  return dayOfMonth(day) === 1;
 }
 
 /** Epoch day → is the last day of a month. */
 export function isMonthEnd(day: number): boolean {
-  return new Date((day + 1) * 86_400_000).getUTCDate() === 1;
+  return dayOfMonth(day + 1) === 1;
 }
 
 /** The calendar effect on an epoch day. */
