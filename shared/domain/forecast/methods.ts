@@ -29,6 +29,20 @@ export interface Candidate {
 
 const M = 7;
 
+/**
+ * Rows of `horizon` values cut from one buffer, one per origin: a backtest records a hundred paths
+ * per method, and a typed array of its own each is the allocation that costs.
+ */
+export function pathRows(count: number, horizon: number): () => Float64Array {
+  const buf = new Float64Array(Math.max(1, count) * horizon);
+  let k = 0;
+  return () => {
+    const row = k < count ? buf.subarray(k * horizon, (k + 1) * horizon) : new Float64Array(horizon);
+    k++;
+    return row;
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Additive Holt-Winters, damped trend: ETS(A,Ad,A) in error-correction form, period 7.
 
@@ -138,10 +152,11 @@ export const ets: Candidate = {
     const p = etsFit(x, fitEnd, init);
     const wanted = new Set(origins);
     const paths: Paths = new Map();
+    const row = pathRows(wanted.size, horizon);
     let { level, trend } = init;
     const season = init.season.slice();
     const record = (o: number) => {
-      const f = new Float64Array(horizon);
+      const f = row();
       let damp = 0;
       let phiH = 1;
       for (let h = 1; h <= horizon; h++) {
@@ -224,9 +239,10 @@ export const theta: Candidate = {
     }
     const wanted = new Set(origins);
     const paths: Paths = new Map();
+    const row = pathRows(wanted.size, horizon);
     let level = d(0);
     const record = (o: number) => {
-      const f = new Float64Array(horizon);
+      const f = row();
       for (let h = 1; h <= horizon; h++) f[h - 1] = level + h * drift + (idx[(o + h - 1) % M] ?? 0);
       paths.set(o, f);
     };
@@ -247,12 +263,12 @@ export const etsTheta: Candidate = {
     const a = done?.get('ets') ?? ets.run(x, fitEnd, origins, horizon);
     const b = done?.get('theta') ?? theta.run(x, fitEnd, origins, horizon);
     const out: Paths = new Map();
+    const row = pathRows(a.size, horizon);
     for (const [o, fa] of a) {
       const fb = b.get(o) ?? fa;
-      out.set(
-        o,
-        fa.map((v, i) => (v + (fb[i] ?? v)) / 2),
-      );
+      const f = row();
+      for (let i = 0; i < horizon; i++) f[i] = ((fa[i] ?? 0) + (fb[i] ?? fa[i] ?? 0)) / 2;
+      out.set(o, f);
     }
     return out;
   },
@@ -263,8 +279,9 @@ export const seasonalNaive: Candidate = {
   name: 'seasonal-naive',
   run(x, _fitEnd, origins, horizon) {
     const paths: Paths = new Map();
+    const row = pathRows(origins.length, horizon);
     for (const o of origins) {
-      const f = new Float64Array(horizon);
+      const f = row();
       for (let h = 1; h <= horizon; h++) f[h - 1] = x[o + h - 1 - M * Math.ceil(h / M)] ?? 0;
       paths.set(o, f);
     }
