@@ -18,8 +18,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFocusCsv } from '../infra/local/demo-data/generator';
-import { resetConfig } from '../shared/config';
 import {
   MAX_BUDGET_ALERTS_PER_MESSAGE,
   measuredFor,
@@ -28,11 +26,10 @@ import {
 } from '../shared/domain/budgets/alerts/evaluate';
 import type { Budget } from '../shared/domain/budgets/model';
 import { monthFigures, type StatusDetail, statusOf } from '../shared/domain/budgets/status';
-import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
-import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
-import type { WarehouseQueries } from '../shared/warehouse/port';
+import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { getWarehouseQueries, setWarehouseQueries } from '../shared/warehouse/queries';
-import { round } from './support';
+import { countingWarehouse } from '../test/support/warehouse-calls';
+import { benchBudget, focusDuckDb, round, topResources } from './support';
 
 const ORG = 'org_bafbench';
 const MONTHS = ['2024-04', '2024-05', '2024-06', '2024-07', '2024-08', '2024-09'];
@@ -44,70 +41,31 @@ const WORKER_TIMEOUT_S = 60;
 const MOMENTS = { midMonth: new Date('2024-09-15T06:00:00Z'), monthEnd: new Date('2024-09-30T06:00:00Z') };
 const THRESHOLD = { value: 100, metricMode: 'PERCENTAGE_OF_BUDGET', basis: 'FORECASTED' } as const;
 
-/** Counts the warehouse port's calls by method. */
-function counting(port: WarehouseQueries, calls: Map<string, number>): WarehouseQueries {
-  return new Proxy(port, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.set(String(prop), (calls.get(String(prop)) ?? 0) + 1);
-        return value.apply(target, args);
-      };
-    },
-  });
-}
-
 export default async function forecastBudgetAlertsBench(): Promise<Record<string, unknown>> {
   const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
   const dir = mkdtempSync(join(tmpdir(), 'budget-alerts-forecast-bench-'));
   try {
-    const csv = join(dir, 'focus.csv');
-    const rows = await writeFocusCsv(csv, {
+    const rows = await focusDuckDb(dir, 'budget-alerts', ORG, {
       seed: 29,
       months: MONTHS,
       resourcesPerProvider: Math.ceil(target / 183 / 2),
       accountPrefix: '6000',
       until: '2024-09-29',
     });
-    process.env.DUCKDB_PATH = join(dir, 'budget-alerts.duckdb');
-    process.env.WAREHOUSE = 'duckdb';
-    resetConfig();
-    resetDuckDb();
-    await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
-    const top = (await withReadConnection((conn) =>
-      query(
-        conn,
-        `SELECT "ResourceId" AS r, sum("BilledCost") AS v FROM billing WHERE org_id = '${ORG}'
-           AND "ChargePeriodStart" >= TIMESTAMP '${MONTH}-01' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${BUDGETS * LINES}`,
-      ),
-    )) as { r: string; v: number }[];
+    const top = await topResources(ORG, MONTH, BUDGETS * LINES);
     const at = new Date().toISOString();
-    const budgets: Budget[] = Array.from({ length: BUDGETS }, (_, b) => ({
-      id: `bud_${b}`,
-      organizationId: ORG,
-      name: `Bench ${b}`,
-      description: '',
-      currency: 'USD',
-      metricId: 'cost',
-      scopeId: null,
-      whereClause: null,
-      groupBy: 'resource_id',
-      startMonth: MONTH,
-      // Each line's budget 0.9× or 1.5× its month to 09-29: about half are forecast over it.
-      lines: top.slice(b * LINES, (b + 1) * LINES).map((t, i) => ({
-        value: t.r,
-        owner: null,
-        amounts: { [MONTH]: Number(t.v) * (i % 2 ? 1.5 : 0.9) },
-      })),
-      versionId: `bver_${b}`,
-      versionNumber: 1,
-      createdById: 'bench',
-      createdAt: at,
-      updatedById: 'bench',
-      updatedAt: at,
-      archivedAt: null,
-    }));
+    // Each line's budget 0.9× or 1.5× its month to 09-29: about half are forecast over it.
+    const budgets = Array.from({ length: BUDGETS }, (_, b) =>
+      benchBudget(
+        ORG,
+        `bud_${b}`,
+        MONTH,
+        top
+          .slice(b * LINES, (b + 1) * LINES)
+          .map((t, i) => ({ value: t.r, amount: t.v * (i % 2 ? 1.5 : 0.9) })),
+        at,
+      ),
+    );
     const alerts = budgets.flatMap((budget) => budget.lines.map((l) => ({ budget, line: l.value })));
     const messages: (typeof alerts)[] = [];
     for (let i = 0; i < alerts.length; i += MAX_BUDGET_ALERTS_PER_MESSAGE)
@@ -122,7 +80,7 @@ export default async function forecastBudgetAlertsBench(): Promise<Record<string
     };
     for (const [moment, now] of Object.entries(MOMENTS)) {
       const calls = new Map<string, number>();
-      setWarehouseQueries(counting(port, calls));
+      setWarehouseQueries(countingWarehouse(port, calls));
       const messageMs: number[] = [];
       const details: StatusDetail[] = [];
       let crossed = 0;
