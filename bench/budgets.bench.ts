@@ -10,13 +10,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFocusCsv } from '../infra/local/demo-data/generator';
-import { resetConfig } from '../shared/config';
-import type { Budget } from '../shared/domain/budgets/model';
 import { STATUS_HISTORY_DAYS, statusOf } from '../shared/domain/budgets/status';
-import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
-import { median, round, timed } from './support';
+import { benchBudget, focusDuckDb, median, round, timed, topResources } from './support';
 
 const ORG = 'org_budbench';
 const MONTHS = ['2024-04', '2024-05', '2024-06', '2024-07', '2024-08', '2024-09'];
@@ -29,47 +25,22 @@ export default async function budgetsBench(): Promise<Record<string, unknown>> {
   const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
   const dir = mkdtempSync(join(tmpdir(), 'budgets-bench-'));
   try {
-    const csv = join(dir, 'focus.csv');
-    const rows = await writeFocusCsv(csv, {
+    const rows = await focusDuckDb(dir, 'budgets', ORG, {
       seed: 28,
       months: MONTHS,
       resourcesPerProvider: Math.ceil(target / 183 / 2),
       accountPrefix: '5000',
       until: '2024-09-19',
     });
-    process.env.DUCKDB_PATH = join(dir, 'budgets.duckdb');
-    process.env.WAREHOUSE = 'duckdb';
-    resetConfig();
-    resetDuckDb();
-    await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
-    const top = (await withReadConnection((conn) =>
-      query(
-        conn,
-        `SELECT "ResourceId" AS r FROM billing WHERE org_id = '${ORG}' AND "ChargePeriodStart" >= TIMESTAMP '${MONTH}-01'
-         GROUP BY 1 ORDER BY sum("BilledCost") DESC, 1 LIMIT ${LINES}`,
-      ),
-    )) as { r: string }[];
+    const top = await topResources(ORG, MONTH, LINES);
     const at = NOW.toISOString();
-    const budget: Budget = {
-      id: 'bud_bench',
-      organizationId: ORG,
-      name: 'Bench',
-      description: '',
-      currency: 'USD',
-      metricId: 'cost',
-      scopeId: null,
-      whereClause: null,
-      groupBy: 'resource_id',
-      startMonth: MONTH,
-      lines: top.map((t) => ({ value: t.r, owner: null, amounts: { [MONTH]: 1000 } })),
-      versionId: 'bver_bench',
-      versionNumber: 1,
-      createdById: 'bench',
-      createdAt: at,
-      updatedById: 'bench',
-      updatedAt: at,
-      archivedAt: null,
-    };
+    const budget = benchBudget(
+      ORG,
+      'bud_bench',
+      MONTH,
+      top.map((t) => ({ value: t.r, amount: 1000 })),
+      at,
+    );
     const from = new Date(Date.parse(`${MONTH}-01T00:00:00Z`) - STATUS_HISTORY_DAYS * 86_400_000)
       .toISOString()
       .slice(0, 10);

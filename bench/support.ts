@@ -1,9 +1,13 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeFocusCsv } from '../infra/local/demo-data/generator';
 import { spawnLocalStack } from '../infra/local/spawn-stack';
 import { resetConfig } from '../shared/config';
 import { resetDb } from '../shared/db/client';
+import type { Budget } from '../shared/domain/budgets/model';
+import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
+import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
 import type { Session } from '../test/support/session';
 
 export const ROOT = resolve(__dirname, '..');
@@ -90,4 +94,71 @@ export function importMs(file: string): number {
   });
   if (child.status !== 0) throw new Error(`import of ${file} failed: ${child.stderr}`);
   return (JSON.parse(child.stdout) as { ms: number }).ms;
+}
+
+/**
+ * A benchmark's warehouse: `writeFocusCsv` options written to `dir/focus.csv` and ingested for
+ * `orgId` into a fresh DuckDB file `dir/<name>.duckdb` (the process's warehouse from then on).
+ * Returns the number of rows written.
+ */
+export async function focusDuckDb(
+  dir: string,
+  name: string,
+  orgId: string,
+  options: Parameters<typeof writeFocusCsv>[1],
+): Promise<number> {
+  const csv = join(dir, 'focus.csv');
+  const rows = await writeFocusCsv(csv, options);
+  process.env.DUCKDB_PATH = join(dir, `${name}.duckdb`);
+  process.env.WAREHOUSE = 'duckdb';
+  resetConfig();
+  resetDuckDb();
+  await new DuckDbWarehouse().ingestFile({ orgId, path: csv, sourceName: 'focus.csv' });
+  return rows;
+}
+
+/** The month's biggest resources by billed cost (`r`: the id, `v`: the month's sum), biggest first. */
+export async function topResources(
+  orgId: string,
+  month: string,
+  n: number,
+): Promise<{ r: string; v: number }[]> {
+  const rows = await withReadConnection((conn) =>
+    query(
+      conn,
+      `SELECT "ResourceId" AS r, sum("BilledCost") AS v FROM billing WHERE org_id = '${orgId}'
+         AND "ChargePeriodStart" >= TIMESTAMP '${month}-01' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${n}`,
+    ),
+  );
+  return (rows as { r: string; v: unknown }[]).map((x) => ({ r: x.r, v: Number(x.v) }));
+}
+
+/** A budget of one month grouped by resource, its lines as given, held in memory (no DynamoDB). */
+export function benchBudget(
+  orgId: string,
+  id: string,
+  month: string,
+  lines: { value: string; amount: number }[],
+  at: string,
+): Budget {
+  return {
+    id,
+    organizationId: orgId,
+    name: `Bench ${id}`,
+    description: '',
+    currency: 'USD',
+    metricId: 'cost',
+    scopeId: null,
+    whereClause: null,
+    groupBy: 'resource_id',
+    startMonth: month,
+    lines: lines.map((l) => ({ value: l.value, owner: null, amounts: { [month]: l.amount } })),
+    versionId: `bver_${id}`,
+    versionNumber: 1,
+    createdById: 'bench',
+    createdAt: at,
+    updatedById: 'bench',
+    updatedAt: at,
+    archivedAt: null,
+  };
 }

@@ -22,7 +22,12 @@ export function writeDailyFocusCsv(options: {
   accountPrefix: string;
   from: string;
   to: string;
-  series: readonly { service: string; value: (day: string) => number }[];
+  /** `quantity`: the day's ConsumedQuantity in `unit` (else the template's). */
+  series: readonly {
+    service: string;
+    value: (day: string) => number;
+    quantity?: { unit: string; value: (day: string) => number };
+  }[];
 }): string {
   const template = generateFocusRows({
     seed: options.seed,
@@ -37,7 +42,7 @@ export function writeDailyFocusCsv(options: {
     const d = ymd(t);
     const month = d.slice(0, 7);
     const next = ymd(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 1)).slice(0, 7);
-    for (const { service, value } of options.series) {
+    for (const { service, value, quantity } of options.series) {
       const cost = value(d);
       lines.push(
         csvLine({
@@ -49,6 +54,7 @@ export function writeDailyFocusCsv(options: {
           ListCost: cost,
           ContractedCost: cost,
           x_UnblendedCost: cost,
+          ...(quantity ? { ConsumedQuantity: quantity.value(d), ConsumedUnit: quantity.unit } : {}),
           CommitmentDiscountCategory: null,
           CommitmentDiscountId: null,
           CommitmentDiscountName: null,

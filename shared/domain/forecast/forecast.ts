@@ -13,6 +13,7 @@ import {
   calendarOn,
   type MethodName,
   type Paths,
+  pathRows,
   seasonalNaive,
 } from './methods';
 
@@ -247,8 +248,9 @@ function select(
   const calAt = Float64Array.from(y, (_, t) => calendarOn(first + t, calBt));
   const errorsOf = (paths: Paths) => {
     const errors = new Map<number, Float64Array>();
+    const row = pathRows(paths.size, hb);
     for (const [o, f] of paths) {
-      const e = new Float64Array(hb).fill(Number.NaN);
+      const e = row().fill(Number.NaN);
       for (let h = 1; h <= hb && o + h - 1 < n; h++)
         e[h - 1] = (y[o + h - 1] ?? 0) - clip((f[h - 1] ?? 0) + (calAt[o + h - 1] ?? 0));
       errors.set(o, e);
@@ -429,7 +431,7 @@ export function forecastTotal(
     }
   }
   if (sums.length >= 10) {
-    const [q025, q10, q90, q975] = errorQuantiles(Float64Array.from(sums).sort());
+    const [q025, q10, q90, q975] = errorQuantiles(Float64Array.from(sums));
     return {
       ...base,
       lower80: floor(value + q10),

@@ -7,6 +7,7 @@
  * Weekly seasonality is indexed by `index mod 7`, so a series must start on the same weekday for
  * every origin (it does: the indices are absolute).
  */
+import { dayOfMonth } from './days';
 import { weekdayMeans } from './legacy';
 
 export type MethodName = 'ets' | 'theta' | 'ets-theta' | 'seasonal-naive' | 'weekday-mean';
@@ -27,6 +28,20 @@ export interface Candidate {
 }
 
 const M = 7;
+
+/**
+ * Rows of `horizon` values cut from one buffer, one per origin: a backtest records a hundred paths
+ * per method, and a typed array of its own each is the allocation that costs.
+ */
+export function pathRows(count: number, horizon: number): () => Float64Array {
+  const buf = new Float64Array(Math.max(1, count) * horizon);
+  let k = 0;
+  return () => {
+    const row = k < count ? buf.subarray(k * horizon, (k + 1) * horizon) : new Float64Array(horizon);
+    k++;
+    return row;
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Additive Holt-Winters, damped trend: ETS(A,Ad,A) in error-correction form, period 7.
@@ -70,19 +85,35 @@ function etsInit(x: readonly number[], end: number): EtsState {
   return { level: first + trend * -4 + centre, trend, season: season.map((s) => s - centre) };
 }
 
-/** One-step squared error of ETS over x[burn, end) with the given parameters. */
-function etsSse(x: readonly number[], end: number, p: EtsParams, init: EtsState, burn: number): number {
+/**
+ * One-step squared error of ETS over x[burn, end) with the given parameters; stops as soon as it
+ * reaches `bound` (a grid point already better), returning what it has summed.
+ */
+function etsSse(
+  x: ArrayLike<number>,
+  end: number,
+  p: EtsParams,
+  init: EtsState,
+  burn: number,
+  season: Float64Array,
+  bound: number,
+): number {
   let { level, trend } = init;
-  const season = init.season.slice();
+  season.set(init.season);
+  const { alpha, beta, gamma, phi } = p;
   let sse = 0;
+  let i = 0;
   for (let t = 0; t < end; t++) {
-    const i = t % M;
     const s = season[i] ?? 0;
-    const e = (x[t] ?? 0) - (level + p.phi * trend + s);
-    if (t >= burn) sse += e * e;
-    level = level + p.phi * trend + p.alpha * e;
-    trend = p.phi * trend + p.beta * e;
-    season[i] = s + p.gamma * e;
+    const e = (x[t] ?? 0) - (level + phi * trend + s);
+    if (t >= burn) {
+      sse += e * e;
+      if (sse >= bound) return sse;
+    }
+    level = level + phi * trend + alpha * e;
+    trend = phi * trend + beta * e;
+    season[i] = s + gamma * e;
+    i = i === M - 1 ? 0 : i + 1;
   }
   return sse;
 }
@@ -93,18 +124,20 @@ const GAMMAS = [0.005, 0.02, 0.08, 0.2];
 const PHIS = [0.9, 0.97, 1];
 
 /** Parameters by grid search on one-step squared error over the fit window (first two weeks burn-in). */
-function etsFit(x: readonly number[], end: number, init: EtsState): EtsParams {
+function etsFit(x: ArrayLike<number>, end: number, init: EtsState): EtsParams {
   let best: EtsParams = { alpha: 0.15, beta: 0, gamma: 0.08, phi: 0.97 };
   let bestSse = Number.POSITIVE_INFINITY;
+  const season = new Float64Array(M);
   for (const alpha of ALPHAS)
     for (const b of BETAS)
       for (const g of GAMMAS)
         for (const phi of PHIS) {
           // β and γ as fractions of α and 1-α keep the model in its usual admissible region.
           const p = { alpha, beta: b * alpha, gamma: g * (1 - alpha), phi };
-          const sse = etsSse(x, end, p, init, 2 * M);
           // A later grid point must be better by more than rounding to replace an earlier one.
-          if (sse < bestSse * (1 - 1e-9) || bestSse === Number.POSITIVE_INFINITY) {
+          const bound = bestSse * (1 - 1e-9);
+          const sse = etsSse(x, end, p, init, 2 * M, season, bound);
+          if (sse < bound || bestSse === Number.POSITIVE_INFINITY) {
             bestSse = sse;
             best = p;
           }
@@ -119,10 +152,11 @@ export const ets: Candidate = {
     const p = etsFit(x, fitEnd, init);
     const wanted = new Set(origins);
     const paths: Paths = new Map();
+    const row = pathRows(wanted.size, horizon);
     let { level, trend } = init;
     const season = init.season.slice();
     const record = (o: number) => {
-      const f = new Float64Array(horizon);
+      const f = row();
       let damp = 0;
       let phiH = 1;
       for (let h = 1; h <= horizon; h++) {
@@ -205,9 +239,10 @@ export const theta: Candidate = {
     }
     const wanted = new Set(origins);
     const paths: Paths = new Map();
+    const row = pathRows(wanted.size, horizon);
     let level = d(0);
     const record = (o: number) => {
-      const f = new Float64Array(horizon);
+      const f = row();
       for (let h = 1; h <= horizon; h++) f[h - 1] = level + h * drift + (idx[(o + h - 1) % M] ?? 0);
       paths.set(o, f);
     };
@@ -228,12 +263,12 @@ export const etsTheta: Candidate = {
     const a = done?.get('ets') ?? ets.run(x, fitEnd, origins, horizon);
     const b = done?.get('theta') ?? theta.run(x, fitEnd, origins, horizon);
     const out: Paths = new Map();
+    const row = pathRows(a.size, horizon);
     for (const [o, fa] of a) {
       const fb = b.get(o) ?? fa;
-      out.set(
-        o,
-        fa.map((v, i) => (v + (fb[i] ?? v)) / 2),
-      );
+      const f = row();
+      for (let i = 0; i < horizon; i++) f[i] = ((fa[i] ?? 0) + (fb[i] ?? fa[i] ?? 0)) / 2;
+      out.set(o, f);
     }
     return out;
   },
@@ -244,8 +279,9 @@ export const seasonalNaive: Candidate = {
   name: 'seasonal-naive',
   run(x, _fitEnd, origins, horizon) {
     const paths: Paths = new Map();
+    const row = pathRows(origins.length, horizon);
     for (const o of origins) {
-      const f = new Float64Array(horizon);
+      const f = row();
       for (let h = 1; h <= horizon; h++) f[h - 1] = x[o + h - 1 - M * Math.ceil(h / M)] ?? 0;
       paths.set(o, f);
     }
@@ -325,12 +361,12 @@ export function calendarEffects(y: readonly number[], days: readonly number[], e
 
 /** Epoch day (days since 1970-01-01) → is the 1st of a month. */
 export function isMonthStart(day: number): boolean {
-  return new Date(day * 86_400_000).getUTCDate() === 1;
+  return dayOfMonth(day) === 1;
 }
 
 /** Epoch day → is the last day of a month. */
 export function isMonthEnd(day: number): boolean {
-  return new Date((day + 1) * 86_400_000).getUTCDate() === 1;
+  return dayOfMonth(day + 1) === 1;
 }
 
 /** The calendar effect on an epoch day. */

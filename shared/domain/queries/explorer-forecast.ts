@@ -1,8 +1,10 @@
 import type { WhereRule } from '../../warehouse/warehouse-query';
-import type { Query } from '../common/query-model';
+import { evaluateExpression, type GroupedSeries } from '../common/expr/evaluate';
+import type { AGGREGATORS, Query } from '../common/query-model';
 import {
   FORECAST_BACKTEST_ORIGINS,
   FORECAST_HISTORY_DAYS,
+  type ForecastPoint,
   type ForecastSelection,
   forecastSeries,
   forecastTotal,
@@ -28,10 +30,12 @@ import {
   MAX_INTERNAL_BUCKETS,
   ymd,
 } from './period';
+import { lookbackDays, planQueries, type SeriesQuery } from './plan';
 import { groupByOf, warehouseCall } from './rows';
 import type { Run } from './run';
 
 type CostQuery = Extract<Query, { type: 'cost' }>;
+type Aggregator = (typeof AGGREGATORS)[number];
 
 /**
  * The explorer's forecast (`period.forecastDays`; docs/queries.md, "Forecast"): each cost series'
@@ -61,6 +65,8 @@ interface HistoryEntry {
 /** Fitted selections by series (see `bucketForecast`). */
 const selectionCache = new Map<string, ForecastSelection>();
 const HISTORY_ENTRIES = 32;
+/** A formula over more operands is not forecast (its interval evaluates 2^operands combinations). */
+const MAX_FORECAST_OPERANDS = 6;
 const SELECTION_ENTRIES = 5_000;
 
 /** A bounded map: the oldest entry leaves when a new one passes the bound. */
@@ -95,21 +101,20 @@ export async function addForecast(
   const method = run.request.period.forecastMethod ?? 'auto';
   for (const out of queries) {
     const c = done.get(out.name);
-    if (c?.query.type !== 'cost') continue;
+    if (c?.query.type !== 'cost' && c?.query.type !== 'metric') continue;
+    const query = c.query;
     const from = dataThrough - (forecastHistoryDays(days, method) - 1) * DAY_MS;
     const day: Window = {
       starts: bucketStarts(from, dataThrough + DAY_MS, 'Day', MAX_INTERNAL_BUCKETS),
       period: { start: from, end: dataThrough + DAY_MS, aggBy: 'Day' },
       offset: 0,
     };
-    const signature = JSON.stringify([
-      run.ctx.orgId,
-      c.query,
-      run.ctx.currency,
-      run.ctx.conditions,
-      run.scope,
-    ]);
-    const { daily, entry } = await histories(run, c.query, out, day, signature);
+    const signature = JSON.stringify([run.ctx.orgId, query, run.ctx.currency, run.ctx.conditions, run.scope]);
+    const { daily, entry } =
+      query.type === 'cost'
+        ? await histories(run, query, out, day, signature)
+        : { daily: await rankedHistories(run, withoutWindow(query), out, day), entry: undefined };
+    const aggregator = query.type === 'metric' ? query.aggregator : 'SUM';
     // The same data asked again for the same buckets: the forecasts made then.
     const asked = JSON.stringify([w.period, days, method, dataThrough, out.series.map((s) => s.group)]);
     const before = entry?.answers.get(asked);
@@ -125,7 +130,7 @@ export async function addForecast(
       const memo = JSON.stringify([signature, s.group, s.other ?? false, from, dataThrough, days, method]);
       const f = bucketForecast(
         rows,
-        { dataThrough, days, method, selection: selectionCache.get(memo) },
+        { dataThrough, days, method, aggregator, selection: selectionCache.get(memo) },
         aggBy,
         w.period,
         (t) => bucketKey(t, aggBy),
@@ -138,6 +143,95 @@ export async function addForecast(
       asked,
       out.series.map((s) => structuredClone({ forecast: s.forecast, forecastAccuracy: s.forecastAccuracy })),
     );
+  }
+  addFormulaForecasts(run, queries, aggBy);
+}
+
+/** A series query without its rolling window and shift: the daily history the model reads. */
+function withoutWindow<Q extends SeriesQuery>(q: Q): Q {
+  return { ...q, rollingAggregation: undefined, shiftAmount: undefined, shiftUnit: undefined };
+}
+
+/**
+ * Formula forecasts (docs/queries.md, "Forecast"): a formula whose operands all have a forecast
+ * and that reads no history (no `timeShift`, `rolling*` nor `forecast(…)`, no rolling window or
+ * shift of its own) is evaluated bucket by bucket over its operands' forecast `value`s (a unit
+ * cost forecast is the cost forecast over the usage forecast). Its interval is approximate: the
+ * lowest and highest the formula takes with each operand anywhere in its own interval (every
+ * combination of the operands' bounds), wider than the true one when the operands' errors are
+ * correlated or cancel. Formulas are taken in the plan's order, so one over another is forecast
+ * too. No `forecastAccuracy`: its operands' series carry theirs.
+ */
+function addFormulaForecasts(run: Run, queries: QueryOut[], aggBy: AggBy): void {
+  const byName = new Map(queries.map((q) => [q.name, q]));
+  for (const { query, expr } of planQueries(run.request.queries).exprs) {
+    const out = byName.get(query.name);
+    if (!out || query.type !== 'formula' || query.rollingAggregation || query.shiftAmount) continue;
+    if (lookbackDays(expr.lookback) !== 0 || expr.refs.length > MAX_FORECAST_OPERANDS) continue;
+    const operands = expr.refs.map((ref) => byName.get(ref));
+    if (!operands.length || operands.some((o) => !o?.series.length || o.series.some((s) => !s.forecast)))
+      continue;
+    const dates = (operands[0]?.series[0]?.forecast ?? []).map((b) => b.date);
+    const evaluate = (pick: (b: ForecastBucket, ref: number) => number) => {
+      const series: Record<string, GroupedSeries> = {};
+      expr.refs.forEach((ref, r) => {
+        series[ref] = {
+          groups: (operands[r]?.series ?? []).map((s) => ({
+            key: s.group,
+            values: dates.map((_, i) => {
+              const b = s.forecast?.[i];
+              return b ? pick(b, r) : null;
+            }),
+          })),
+        };
+      });
+      const result = evaluateExpression(expr, { dates, bucket: aggBy, series });
+      return new Map(result.groups.map((g) => [JSON.stringify(g.key), g.values]));
+    };
+    const central = evaluate((b) => b.value);
+    const bounds = (lower: 'lower80' | 'lower95', upper: 'upper80' | 'upper95') => {
+      const lo = new Map<string, number[]>();
+      const hi = new Map<string, number[]>();
+      for (let mask = 0; mask < 2 ** expr.refs.length; mask++) {
+        const at = evaluate((b, r) => (mask & (2 ** r) ? b[upper] : b[lower]));
+        for (const [id, values] of at) {
+          const l = lo.get(id) ?? dates.map(() => Number.POSITIVE_INFINITY);
+          const h = hi.get(id) ?? dates.map(() => Number.NEGATIVE_INFINITY);
+          values.forEach((v, i) => {
+            if (v === null || !Number.isFinite(v)) return;
+            l[i] = Math.min(l[i] ?? v, v);
+            h[i] = Math.max(h[i] ?? v, v);
+          });
+          lo.set(id, l);
+          hi.set(id, h);
+        }
+      }
+      return { lo, hi };
+    };
+    const b80 = bounds('lower80', 'upper80');
+    const b95 = bounds('lower95', 'upper95');
+    for (const s of out.series) {
+      const id = JSON.stringify(s.group);
+      const values = central.get(id);
+      if (!values) continue;
+      const points: ForecastBucket[] = [];
+      values.forEach((value, i) => {
+        if (value === null || !Number.isFinite(value)) return;
+        const bound = (m: Map<string, number[]>, fallback: number, pick: typeof Math.min) => {
+          const v = m.get(id)?.[i];
+          return v === undefined || !Number.isFinite(v) ? fallback : pick(v, value);
+        };
+        points.push({
+          date: dates[i] as string,
+          value,
+          lower80: bound(b80.lo, value, Math.min),
+          upper80: bound(b80.hi, value, Math.max),
+          lower95: bound(b95.lo, value, Math.min),
+          upper95: bound(b95.hi, value, Math.max),
+        });
+      });
+      s.forecast = points;
+    }
   }
 }
 
@@ -157,7 +251,7 @@ async function histories(
   day: Window,
   signature: string,
 ): Promise<{ daily: (number | null)[][]; entry?: HistoryEntry }> {
-  const base = { ...q, rollingAggregation: undefined, shiftAmount: undefined, shiftUnit: undefined };
+  const base = withoutWindow(q);
   const groupBy = groupByOf(q.groupBy);
   const dim = groupBy[0];
   const shown = out.series.filter((s) => !s.other).map((s) => (dim ? s.group[dim] : null));
@@ -208,7 +302,7 @@ async function histories(
 /** Every group's history ranked over the whole history window, matched to the shown series. */
 async function rankedHistories(
   run: Run,
-  base: CostQuery,
+  base: SeriesQuery,
   out: QueryOut,
   day: Window,
 ): Promise<(number | null)[][]> {
@@ -221,6 +315,33 @@ async function rankedHistories(
     );
     return day.starts.map((_, i) => groups.reduce((acc, g) => acc + (g.values[i] ?? 0), 0));
   });
+}
+
+/**
+ * A MAX or MIN metric's bucket: the highest (lowest) of its forecast days, each bound the highest
+ * (lowest) of the days' bounds (approximate: the days' errors are not independent).
+ */
+function extremeBucket(
+  days: readonly ForecastPoint[],
+  start: number,
+  last: number,
+  aggregator: 'MAX' | 'MIN',
+  key: (t: number) => string,
+): ForecastBucket {
+  const pick = aggregator === 'MAX' ? Math.max : Math.min;
+  const inBucket = days.filter((p) => {
+    const t = dayMs(p.date);
+    return t >= start && t <= last;
+  });
+  const of = (field: keyof Omit<ForecastPoint, 'date'>) => pick(...inBucket.map((p) => p[field]));
+  return {
+    date: key(start),
+    value: of('value'),
+    lower80: of('lower80'),
+    upper80: of('upper80'),
+    lower95: of('lower95'),
+    upper95: of('upper95'),
+  };
 }
 
 /**
@@ -237,6 +358,8 @@ export function bucketForecast(
     dataThrough: number;
     days: number;
     method: ForecastMethod;
+    /** How the query reduces days into a bucket (metric queries): SUM (default) adds them. */
+    aggregator?: Aggregator;
     selection?: ForecastSelection | undefined;
   },
   aggBy: AggBy,
@@ -268,28 +391,35 @@ export function bucketForecast(
     const t = dayMs(p.date);
     buckets.set(bucketFloor(t, aggBy, period.start), t);
   }
+  const aggregator = options.aggregator ?? 'SUM';
   const points = [...buckets.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([b, last]) => {
+    .map(([b, last]): ForecastBucket => {
+      if (aggregator === 'MAX' || aggregator === 'MIN')
+        return extremeBucket(f.points, b, last, aggregator, key);
       const t = forecastTotal(f, rows, ymd(Math.max(b, period.start)), ymd(last));
+      // AVG: the mean of the bucket's forecast days, and of all its days for the whole bucket.
+      const per = aggregator === 'AVG' ? 1 / t.forecastDays : 1;
       const bounds = {
-        lower80: t.lower80 - t.actual,
-        upper80: t.upper80 - t.actual,
-        lower95: t.lower95 - t.actual,
-        upper95: t.upper95 - t.actual,
+        lower80: (t.lower80 - t.actual) * per,
+        upper80: (t.upper80 - t.actual) * per,
+        lower95: (t.lower95 - t.actual) * per,
+        upper95: (t.upper95 - t.actual) * per,
       };
-      const out: ForecastBucket = { date: key(b), value: t.forecast, ...bounds };
-      if (t.actualDays > 0)
+      const out: ForecastBucket = { date: key(b), value: t.forecast * per, ...bounds };
+      if (t.actualDays > 0) {
+        const all = aggregator === 'AVG' ? 1 / (t.actualDays + t.forecastDays) : 1;
         Object.assign(out, {
-          actual: t.actual,
+          actual: aggregator === 'AVG' ? t.actual / t.actualDays : t.actual,
           bucketTotal: {
-            value: t.value,
-            lower80: t.lower80,
-            upper80: t.upper80,
-            lower95: t.lower95,
-            upper95: t.upper95,
+            value: t.value * all,
+            lower80: t.lower80 * all,
+            upper80: t.upper80 * all,
+            lower95: t.lower95 * all,
+            upper95: t.upper95 * all,
           },
         });
+      }
       return out;
     });
   return { points, accuracy, selection };

@@ -10,8 +10,8 @@ import { renderWidget } from '../../../shared/domain/reports/render/widgets';
 import { ReportWidget } from '../../../shared/domain/reports/schemas';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { DuckDbQueries } from '../../../shared/warehouse/duckdb/queries';
-import type { WarehouseQueries } from '../../../shared/warehouse/port';
 import { setWarehouseQueries } from '../../../shared/warehouse/queries';
+import { countingWarehouse } from '../../support/warehouse-calls';
 import { type CsvRow, close, num, readCsv } from '../warehouse/support';
 
 /**
@@ -30,18 +30,6 @@ let rows: CsvRow[] = [];
 
 /** Calls of each warehouse method since the last `reset`, through the real adapter. */
 const calls = new Map<string, number>();
-function counting(real: WarehouseQueries): WarehouseQueries {
-  return new Proxy(real, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.set(String(prop), (calls.get(String(prop)) ?? 0) + 1);
-        return value.apply(target, args);
-      };
-    },
-  });
-}
 const total = () => [...calls.values()].reduce((a, b) => a + b, 0);
 
 const ctx = (): RenderContext => ({
@@ -63,7 +51,7 @@ beforeAll(async () => {
   });
   rows = readCsv(path);
   await warehouse.ingestFile({ orgId: org, path, sourceName: 'gen.csv' });
-  setWarehouseQueries(counting(new DuckDbQueries()));
+  setWarehouseQueries(countingWarehouse(new DuckDbQueries(), calls));
 }, 120_000);
 
 afterAll(() => setWarehouseQueries(undefined));
