@@ -1,5 +1,6 @@
 import type { WhereRule } from '../../warehouse/warehouse-query';
-import { evaluateExpression, type GroupedSeries } from '../common/expr/evaluate';
+import { evaluateExpression } from '../common/expr/evaluate';
+import type { GroupedSeries } from '../common/expr/grouped-series';
 import type { AGGREGATORS, Query } from '../common/query-model';
 import {
   FORECAST_BACKTEST_ORIGINS,
