@@ -4,26 +4,12 @@
  */
 import { formatFigure } from '../../shared/charts/spec';
 import type { BudgetAlert, BudgetAlertEvaluation } from '../../shared/domain/budgets/alerts/model';
+import { type Budget, budgetFieldsOf } from '../../shared/domain/budgets/model';
 import type { BudgetStatus, StatusFigures } from '../../shared/domain/budgets/status';
 import { monthLabel } from './words';
 
-export interface Budget {
-  id: string;
-  name: string;
-  description: string;
-  currency: string;
-  metricId: string;
-  scopeId: string | null;
-  whereClause: unknown;
-  groupBy: string | null;
-  startMonth: string;
-  versionNumber: number;
-  lines: { value: string | null; owner: string | null; amounts: Record<string, number> }[];
-  archivedAt: string | null;
-}
-
 /** `GET /budgets/{id}/status`, a budget alert and its evaluations (the service's own types: the console only reads them). */
-export type { BudgetAlert, BudgetAlertEvaluation, BudgetStatus };
+export type { Budget, BudgetAlert, BudgetAlertEvaluation, BudgetStatus };
 
 type Figures = StatusFigures;
 
@@ -187,17 +173,7 @@ export function budgetPutBody(
   }
   return {
     ok: true,
-    body: {
-      name: b.name,
-      description: b.description,
-      currency: b.currency,
-      metricId: b.metricId,
-      scopeId: b.scopeId,
-      whereClause: b.whereClause,
-      groupBy: b.groupBy,
-      startMonth: b.startMonth,
-      lines,
-    },
+    body: { ...budgetFieldsOf(b), lines },
   };
 }
 

@@ -75,6 +75,12 @@ describe('the budget page editors (console/src/budgets-shape.ts)', () => {
     groupBy: 'service',
     startMonth: '2026-01',
     versionNumber: 4,
+    organizationId: 'org_1',
+    versionId: 'bver_4',
+    createdById: 'user_1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedById: 'user_1',
+    updatedAt: '2026-01-02T00:00:00.000Z',
     archivedAt: null,
     lines: [
       { value: 'Compute', owner: 'ops@example.com', amounts: { '2026-01': 100, '2026-03': 120 } },
