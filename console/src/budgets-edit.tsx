@@ -136,6 +136,14 @@ const SEVERITIES = ['INFO', 'WARNING', 'CRITICAL'] as const;
 const MODES = ['PERCENTAGE_OF_BUDGET', 'ABSOLUTE_SPEND'] as const;
 const BASES = ['ACTUAL', 'FORECASTED'] as const;
 const CHANNELS = ['EMAIL', 'SLACK', 'TEAMS'] as const;
+const TARGET_FIELD: Record<
+  AlertForm['notificationChannel'],
+  [string, 'emails' | 'slackChannelId' | 'teamsChannelId']
+> = {
+  EMAIL: ['E-mails', 'emails'],
+  SLACK: ['Slack channel id', 'slackChannelId'],
+  TEAMS: ['Teams webhook URL', 'teamsChannelId'],
+};
 
 /** Create (`alert` absent) or edit a budget alert. */
 export function AlertEditor(p: {
@@ -244,33 +252,19 @@ export function AlertEditor(p: {
           words={(c) => (c === 'EMAIL' ? 'E-mail' : c === 'SLACK' ? 'Slack' : 'Teams')}
           onChange={(c) => patch({ notificationChannel: c as AlertForm['notificationChannel'] })}
         />
-        {form.notificationChannel === 'EMAIL' && (
-          <label>
-            E-mails{' '}
-            <input
-              value={form.emails}
-              onInput={(e) => patch({ emails: (e.target as HTMLInputElement).value })}
-            />
-          </label>
-        )}
-        {form.notificationChannel === 'SLACK' && (
-          <label>
-            Slack channel id{' '}
-            <input
-              value={form.slackChannelId}
-              onInput={(e) => patch({ slackChannelId: (e.target as HTMLInputElement).value })}
-            />
-          </label>
-        )}
-        {form.notificationChannel === 'TEAMS' && (
-          <label>
-            Teams webhook URL{' '}
-            <input
-              value={form.teamsChannelId}
-              onInput={(e) => patch({ teamsChannelId: (e.target as HTMLInputElement).value })}
-            />
-          </label>
-        )}
+        {(() => {
+          // The one target field of the chosen channel.
+          const [label, key] = TARGET_FIELD[form.notificationChannel];
+          return (
+            <label>
+              {label}{' '}
+              <input
+                value={form[key]}
+                onInput={(e) => patch({ [key]: (e.target as HTMLInputElement).value })}
+              />
+            </label>
+          );
+        })()}
       </div>
       <div class="form-actions">
         <button type="submit" disabled={saving.status === 'saving'}>
