@@ -182,6 +182,20 @@ export const ENDPOINTS = {
   listUsers: { method: 'GET', path: '/iac/users', ok: 200, query: ['limit', 'cursor'], handles: [403] },
   listBudgets: { method: 'GET', path: '/budgets', ok: 200, query: ['limit', 'cursor', 'archived'] },
   getBudget: { method: 'GET', path: '/budgets/{id}', ok: 200, handles: [404] },
+  updateBudget: { method: 'PUT', path: '/budgets/{id}', ok: 200, handles: [400, 403, 404, 409] },
+  createBudgetAlert: { method: 'POST', path: '/alerts-v2/budgetAlerts', ok: 201, handles: [400, 403] },
+  updateBudgetAlert: {
+    method: 'PUT',
+    path: '/alerts-v2/budgetAlerts/{id}',
+    ok: 200,
+    handles: [400, 403, 404, 409],
+  },
+  archiveBudgetAlert: {
+    method: 'DELETE',
+    path: '/alerts-v2/budgetAlerts/{id}',
+    ok: 200,
+    handles: [403, 404],
+  },
   budgetStatus: {
     method: 'GET',
     path: '/budgets/{id}/status',
@@ -343,6 +357,18 @@ export const api = {
 
   budgets: () => call('listBudgets', { query: { limit: '100' } }) as Promise<Page<Budget>>,
   budget: (id: string) => call('getBudget', { params: { id } }) as Promise<Budget>,
+  /** A new version of the budget, written only if `versionNumber` is still the latest (409 otherwise). */
+  updateBudget: (id: string, versionNumber: number, body: Record<string, unknown>) =>
+    call('updateBudget', {
+      params: { id },
+      body,
+      headers: { 'if-match': `"${versionNumber}"` },
+    }) as Promise<Budget>,
+  createBudgetAlert: (body: Record<string, unknown>) =>
+    call('createBudgetAlert', { body }) as Promise<BudgetAlert>,
+  updateBudgetAlert: (id: string, body: Record<string, unknown>) =>
+    call('updateBudgetAlert', { params: { id }, body }) as Promise<BudgetAlert>,
+  archiveBudgetAlert: (id: string) => call('archiveBudgetAlert', { params: { id } }) as Promise<BudgetAlert>,
   budgetStatus: (id: string, month?: string) =>
     call('budgetStatus', { params: { id }, query: { month } }) as Promise<BudgetStatus>,
   budgetAlerts: (budgetId: string) =>

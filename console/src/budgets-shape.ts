@@ -4,23 +4,12 @@
  */
 import { formatFigure } from '../../shared/charts/spec';
 import type { BudgetAlert, BudgetAlertEvaluation } from '../../shared/domain/budgets/alerts/model';
+import { type Budget, budgetFieldsOf } from '../../shared/domain/budgets/model';
 import type { BudgetStatus, StatusFigures } from '../../shared/domain/budgets/status';
 import { monthLabel } from './words';
 
-export interface Budget {
-  id: string;
-  name: string;
-  description: string;
-  currency: string;
-  groupBy: string | null;
-  startMonth: string;
-  versionNumber: number;
-  lines: { value: string | null; owner: string | null }[];
-  archivedAt: string | null;
-}
-
 /** `GET /budgets/{id}/status`, a budget alert and its evaluations (the service's own types: the console only reads them). */
-export type { BudgetAlert, BudgetAlertEvaluation, BudgetStatus };
+export type { Budget, BudgetAlert, BudgetAlertEvaluation, BudgetStatus };
 
 type Figures = StatusFigures;
 
@@ -105,5 +94,167 @@ export function alertRow(a: BudgetAlert, history: BudgetAlertEvaluation[], curre
     thresholds,
     lastFired,
     snoozedUntil: a.snoozedUntil,
+  };
+}
+
+/** The months a budget plans (every month any line has an amount for, from `startMonth`), sorted. */
+export function budgetMonths(b: Pick<Budget, 'startMonth' | 'lines'>): string[] {
+  const months = new Set<string>([b.startMonth]);
+  for (const l of b.lines) for (const m of Object.keys(l.amounts)) months.add(m);
+  return [...months].sort();
+}
+
+/** The month picker's months: the budget's, and the month shown if it is none of them (the current one). */
+export function monthChoices(b: Pick<Budget, 'startMonth' | 'lines'>, shown: string | undefined): string[] {
+  const months = budgetMonths(b);
+  return shown && !months.includes(shown) ? [...months, shown].sort() : months;
+}
+
+/** The month after `YYYY-MM`. */
+export function nextMonth(m: string): string {
+  const [y, mo] = m.split('-').map(Number) as [number, number];
+  return mo === 12 ? `${y + 1}-01` : `${y}-${String(mo + 1).padStart(2, '0')}`;
+}
+
+/** The lines × months grid being edited: each cell as typed ('' = no amount that month). */
+export interface AmountGrid {
+  months: string[];
+  rows: { label: string; cells: string[] }[];
+}
+
+export function gridOf(b: Pick<Budget, 'startMonth' | 'lines'>): AmountGrid {
+  const months = budgetMonths(b);
+  return {
+    months,
+    rows: b.lines.map((l) => ({
+      label: l.value ?? 'All costs',
+      cells: months.map((m) => (l.amounts[m] === undefined ? '' : String(l.amounts[m]))),
+    })),
+  };
+}
+
+/** The grid with one more month after its last (at most 36, the API's bound). */
+export function withNextMonth(g: AmountGrid): AmountGrid {
+  if (g.months.length >= 36) return g;
+  const last = g.months[g.months.length - 1]!;
+  return {
+    months: [...g.months, nextMonth(last)],
+    rows: g.rows.map((r) => ({ ...r, cells: [...r.cells, ''] })),
+  };
+}
+
+/**
+ * The PUT /budgets/{id} body of the edited grid (every other field as read), or the first cell
+ * that is not an amount, named by its line and month. An empty cell leaves that month out; a line
+ * left with no month at all is refused (the API wants at least one).
+ */
+export function budgetPutBody(
+  b: Budget,
+  g: AmountGrid,
+): { ok: true; body: Record<string, unknown> } | { ok: false; message: string } {
+  const lines = [];
+  for (const [i, line] of b.lines.entries()) {
+    const row = g.rows[i]!;
+    const amounts: Record<string, number> = {};
+    for (const [k, m] of g.months.entries()) {
+      const text = (row.cells[k] ?? '').trim().replaceAll(',', '');
+      if (text === '') continue;
+      const n = Number(text);
+      if (!Number.isFinite(n) || n < 0)
+        return {
+          ok: false,
+          message: `${row.label}, ${monthLabel(`${m}-01`)}: "${row.cells[k]}" is not an amount`,
+        };
+      amounts[m] = n;
+    }
+    if (!Object.keys(amounts).length)
+      return { ok: false, message: `${row.label}: give at least one month an amount` };
+    lines.push({ value: line.value, owner: line.owner, amounts });
+  }
+  return {
+    ok: true,
+    body: { ...budgetFieldsOf(b), lines },
+  };
+}
+
+/** What the page says when a save is refused because someone saved a newer version first (409). */
+export function staleVersionMessage(read: number): string {
+  return `Not saved: this budget changed since you opened it (you edited version ${read}; someone saved a newer one). Reload the page to see the latest amounts, then make your change again.`;
+}
+
+/** The budget-alert form's fields, as typed. */
+export interface AlertForm {
+  name: string;
+  /** '' the total, '*' each line, else a line's value. */
+  line: string;
+  thresholds: { value: string; severityLevel: string; metricMode: string; basis: string }[];
+  notificationChannel: 'EMAIL' | 'SLACK' | 'TEAMS';
+  /** Comma- or space-separated addresses. */
+  emails: string;
+  slackChannelId: string;
+  teamsChannelId: string;
+}
+
+export function emptyAlertForm(): AlertForm {
+  return {
+    name: '',
+    line: '',
+    thresholds: [
+      { value: '100', severityLevel: 'WARNING', metricMode: 'PERCENTAGE_OF_BUDGET', basis: 'ACTUAL' },
+    ],
+    notificationChannel: 'EMAIL',
+    emails: '',
+    slackChannelId: '',
+    teamsChannelId: '',
+  };
+}
+
+export function alertFormOf(a: BudgetAlert): AlertForm {
+  return {
+    name: a.name,
+    line: a.line ?? '',
+    thresholds: a.thresholds.map((t) => ({
+      value: String(t.value),
+      severityLevel: t.severityLevel,
+      metricMode: t.metricMode,
+      basis: t.basis,
+    })),
+    notificationChannel: a.notificationChannel as AlertForm['notificationChannel'],
+    emails: a.emails.join(', '),
+    slackChannelId: a.slackChannelId ?? '',
+    teamsChannelId: a.teamsChannelId ?? '',
+  };
+}
+
+/** The POST/PUT body of the form for `budgetId`, or the first field that is not usable, in words. */
+export function alertBody(
+  f: AlertForm,
+  budgetId: string,
+): { ok: true; body: Record<string, unknown> } | { ok: false; message: string } {
+  if (!f.name.trim()) return { ok: false, message: 'Name: give the alert a name' };
+  if (!f.thresholds.length) return { ok: false, message: 'Thresholds: add at least one' };
+  const thresholds = [];
+  for (const [i, t] of f.thresholds.entries()) {
+    const n = Number(t.value.trim().replaceAll(',', ''));
+    if (t.value.trim() === '' || !Number.isFinite(n) || n < 0)
+      return { ok: false, message: `Threshold ${i + 1}: "${t.value}" is not a number` };
+    thresholds.push({ value: n, severityLevel: t.severityLevel, metricMode: t.metricMode, basis: t.basis });
+  }
+  const target =
+    f.notificationChannel === 'EMAIL'
+      ? { emails: f.emails.split(/[\s,;]+/).filter(Boolean) }
+      : f.notificationChannel === 'SLACK'
+        ? { slackChannelId: f.slackChannelId.trim() }
+        : { teamsChannelId: f.teamsChannelId.trim() };
+  return {
+    ok: true,
+    body: {
+      name: f.name.trim(),
+      budgetId,
+      line: f.line === '' ? null : f.line,
+      thresholds,
+      notificationChannel: f.notificationChannel,
+      ...target,
+    },
   };
 }

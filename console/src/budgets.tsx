@@ -1,12 +1,24 @@
 /**
  * The budgets pages: the list (`#/budgets`) and one budget's month (`#/budgets/{id}?month&line`,
- * shared/links.ts): its status table, the line a link names marked, and the budget's alerts.
+ * shared/links.ts): a month picker, its status table, the line a link names marked, the lines ×
+ * months grid of amounts (editable: a save is a new version, If-Match the version read), and the
+ * budget's alerts (created, edited and archived here).
  */
-import type { BudgetPageState } from '../../shared/links';
-import { api } from './api';
-import { type AlertRow, alertRow, type Budget, type StatusRow, statusRows } from './budgets-shape';
+import { useState } from 'preact/hooks';
+import { type BudgetPageState, budgetPageRoute } from '../../shared/links';
+import { ApiError, api } from './api';
+import { AlertEditor, AmountsEditor } from './budgets-edit';
+import {
+  type AlertRow,
+  alertRow,
+  type Budget,
+  monthChoices,
+  type StatusRow,
+  statusRows,
+} from './budgets-shape';
 import { useAsync } from './hooks';
 import { BackLink, ErrorPage, Loaded } from './ui';
+import { monthLabel } from './words';
 
 export function BudgetList() {
   const list = useAsync(() => api.budgets(), []);
@@ -41,26 +53,72 @@ export function BudgetList() {
 }
 
 export function BudgetPage({ id, state = {} }: { id: string; state?: BudgetPageState }) {
-  const budget = useAsync(() => api.budget(id), [id]);
-  const status = useAsync(() => api.budgetStatus(id, state.month), [id, state.month]);
+  // Bumped after a save: the budget, its status and its alerts are read again.
+  const [rev, setRev] = useState(0);
+  const reload = () => setRev((r) => r + 1);
+  const budget = useAsync(() => api.budget(id), [id, rev], true);
+  const status = useAsync(() => api.budgetStatus(id, state.month), [id, state.month, rev]);
   // Each alert with its evaluations (newest first), for its last firing.
-  const alerts = useAsync(async () => {
-    const list = await api.budgetAlerts(id);
-    return {
-      items: await Promise.all(
-        list.items.map(async (a) => ({ alert: a, history: (await api.budgetAlertHistory(a.id)).items })),
-      ),
-    };
-  }, [id]);
+  const alerts = useAsync(
+    async () => {
+      const list = await api.budgetAlerts(id);
+      return {
+        items: await Promise.all(
+          list.items.map(async (a) => ({ alert: a, history: (await api.budgetAlertHistory(a.id)).items })),
+        ),
+      };
+    },
+    [id, rev],
+    true,
+  );
+  const [editing, setEditing] = useState<string | null>(null);
+  const [archiveError, setArchiveError] = useState('');
   if (budget.status === 'loading') return <p class="loading">Loading the budget…</p>;
   if (budget.status === 'error')
     return <ErrorPage href="#/budgets" back="Budgets" message={budget.message} />;
   const b = budget.value;
+  const shown = state.month ?? (status.status === 'ok' ? status.value.month : undefined);
+  const pick = (month: string) => {
+    location.hash = `#/${budgetPageRoute(id, { month, ...(state.line !== undefined ? { line: state.line } : {}) })}`;
+  };
+  const archive = async (alertId: string, name: string) => {
+    if (!confirm(`Archive the alert "${name}"? It will no longer be evaluated.`)) return;
+    try {
+      await api.archiveBudgetAlert(alertId);
+      setArchiveError('');
+      reload();
+    } catch (e) {
+      setArchiveError(
+        e instanceof ApiError ? `Not archived: the API answered ${e.status} (${e.code})` : String(e),
+      );
+    }
+  };
   return (
     <section>
       <BackLink href="#/budgets">Budgets</BackLink>
       <h1>{b.name}</h1>
       {b.description && <p>{b.description}</p>}
+      <form class="filters month-picker" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Month{' '}
+          <select
+            value={shown ?? ''}
+            onChange={(e) => pick((e.target as HTMLSelectElement).value)}
+            aria-label="Month of the budget"
+          >
+            {!shown && <option value="">Current month</option>}
+            {monthChoices(b, shown).map((m) => (
+              <option key={m} value={m}>
+                {monthLabel(`${m}-01`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span class="meta">
+          Version {b.versionNumber} · {b.currency}
+          {b.groupBy ? ` · lines by ${b.groupBy}` : ''}
+        </span>
+      </form>
       {status.status === 'loading' && <p class="loading">Loading the month's status…</p>}
       {status.status === 'error' && <ErrorPage href="#/budgets" back="Budgets" message={status.message} />}
       {status.status === 'ok' && (
@@ -70,23 +128,16 @@ export function BudgetPage({ id, state = {} }: { id: string; state?: BudgetPageS
           marked={state.line === undefined ? undefined : (state.line ?? 'Total')}
         />
       )}
-      <div class="card">
+      <AmountsEditor key={`${b.id}:${b.versionNumber}`} budget={b} onSaved={reload} />
+      <div class="card budget-alerts-card">
         <h2>Alerts on this budget</h2>
-        <Loaded
-          state={alerts}
-          loading="Loading the budget's alerts…"
-          empty={
-            <>
-              No alerts on this budget. Create one with <code>POST /alerts-v2/budgetAlerts</code>{' '}
-              (docs/budgets.md).
-            </>
-          }
-        >
+        {archiveError && <p class="error">{archiveError}</p>}
+        <Loaded state={alerts} loading="Loading the budget's alerts…" empty="No alerts on this budget yet.">
           {(items) => (
             <ul class="budget-alerts">
-              {items
-                .map(({ alert, history }) => alertRow(alert, history, b.currency))
-                .map((a: AlertRow) => (
+              {items.map(({ alert, history }) => {
+                const a: AlertRow = alertRow(alert, history, b.currency);
+                return (
                   <li key={a.id}>
                     <strong>{a.name}</strong>
                     <span class="meta">
@@ -95,11 +146,46 @@ export function BudgetPage({ id, state = {} }: { id: string; state?: BudgetPageS
                     </span>
                     <span class="thresholds">{a.thresholds.join(' · ')}</span>
                     <span class="last-fired">Last fired: {a.lastFired}</span>
+                    {editing === a.id ? (
+                      <AlertEditor
+                        budget={b}
+                        alert={alert}
+                        onDone={() => {
+                          setEditing(null);
+                          reload();
+                        }}
+                        onCancel={() => setEditing(null)}
+                      />
+                    ) : (
+                      <span class="actions">
+                        <button type="button" class="link" onClick={() => setEditing(a.id)}>
+                          Edit
+                        </button>
+                        <button type="button" class="link" onClick={() => archive(a.id, a.name)}>
+                          Archive
+                        </button>
+                      </span>
+                    )}
                   </li>
-                ))}
+                );
+              })}
             </ul>
           )}
         </Loaded>
+        {editing === 'new' ? (
+          <AlertEditor
+            budget={b}
+            onDone={() => {
+              setEditing(null);
+              reload();
+            }}
+            onCancel={() => setEditing(null)}
+          />
+        ) : (
+          <button type="button" class="new-alert" onClick={() => setEditing('new')}>
+            New alert
+          </button>
+        )}
       </div>
     </section>
   );

@@ -436,6 +436,63 @@ describe('a budget query in a widget and in a cost alert', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('a report saved with a budget query: a line the budget lacks or an unknown budget is a 400 naming the field', async () => {
+    const widget = (budget: Record<string, unknown>) => ({
+      type: 'GRAPH_SNAPSHOT',
+      aggBy: 'Day',
+      queries: [
+        { type: 'cost', name: 'cost', alias: 'Actual' },
+        { type: 'budget', name: 'plan', alias: 'Plan', ...budget },
+      ],
+    });
+    const save = (budget: Record<string, unknown>) =>
+      api<{ id: string; version: number; error?: string; reason?: string; details?: unknown }>(
+        'POST',
+        '/reports',
+        {
+          token,
+          body: {
+            name: `Budget report ${run}`,
+            widgets: [{ type: 'TEXT', contentMarkdown: 'x' }, widget(budget)],
+          },
+        },
+      );
+    const badLine = await save({ budgetId: usdBudget, line: 'Nope' });
+    const message = `query "plan": budget ${usdBudget} has no line Nope`;
+    expect({ status: badLine.status, body: badLine.body }).toEqual({
+      status: 400,
+      body: {
+        error: 'VALIDATION_ERROR',
+        reason: `widgets.1.queries.1.line: ${message}`,
+        details: [{ path: 'widgets.1.queries.1.line', message }],
+      },
+    });
+    const unknown = await save({ budgetId: 'bud_doesnotexist' });
+    expect({ status: unknown.status, details: unknown.body.details }).toEqual({
+      status: 400,
+      details: [
+        { path: 'widgets.1.queries.1.budgetId', message: 'query "plan": unknown budget bud_doesnotexist' },
+      ],
+    });
+    // A line the budget has, and the budget's total (no line), save; a PATCH to a missing line does not.
+    const ok = await save({ budgetId: usdBudget, line: service });
+    expect(ok.status).toBe(201);
+    expect((await save({ budgetId: usdBudget })).status).toBe(201);
+    const patched = await api<{ details?: unknown }>('PATCH', `/reports/${ok.body.id}`, {
+      token,
+      body: { widgets: [widget({ budgetId: usdBudget, line: 'Gone' })] },
+    });
+    expect({ status: patched.status, details: patched.body.details }).toEqual({
+      status: 400,
+      details: [
+        {
+          path: 'widgets.0.queries.1.line',
+          message: `query "plan": budget ${usdBudget} has no line Gone`,
+        },
+      ],
+    });
+  });
+
   it('a cost alert `cost > budget` fires on exactly the days whose cost exceeds the day’s budget', async () => {
     const body = {
       name: `Over budget ${run}`,

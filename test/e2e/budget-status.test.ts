@@ -286,3 +286,47 @@ describe('GET /budgets/{id}/status', () => {
     expect((await api('GET', `/budgets/${id}/status`, { token: s().apiKeys.admin })).status).toBe(404);
   });
 });
+
+describe('GET /budgets/{id}/status asked again', () => {
+  it("after rows of another billing account are ingested, the new rows count: the reused lines' figures are never stale", async () => {
+    const a = services()[0]!;
+    const id = await create({
+      name: `Asked again ${run}`,
+      currency: 'USD',
+      groupBy: 'service',
+      startMonth: months[0],
+      lines: [{ value: a, owner: null, amounts: { [lastMonth]: 100 } }],
+    });
+    const month = inMonth(lastMonth, null);
+    const before = await status(id, lastMonth);
+    expectClose(
+      before.lines[0]!.actual,
+      sum((r) => month(r) && r.ServiceName === a),
+    );
+    // The same status again answers the same figures (the second read reuses the lines).
+    expect((await status(id, lastMonth)).lines).toEqual(before.lines);
+    // One more row for the line's service, in a billing account of its own (an upload replaces
+    // only its own accounts' months: the rows ingested before stay).
+    const template = rows.find((r) => month(r) && r.ServiceName === a)!;
+    const extra: CsvRow = {
+      ...template,
+      BillingAccountId: `extra${run}`,
+      SubAccountId: `extra${run}`,
+      ResourceId: `extra-resource-${run}`,
+      BilledCost: '12.34',
+    };
+    const quote = (v: unknown) => `"${String(v ?? '').replaceAll('"', '""')}"`;
+    const file = join(mkdtempSync(join(tmpdir(), 'budget-status-extra-')), 'focus_budget_extra.csv');
+    writeFileSync(
+      file,
+      `${FOCUS_HEADER.map(quote).join(',')}\n${FOCUS_HEADER.map((h) => quote(extra[h])).join(',')}\n`,
+    );
+    ingestCli(orgId, file);
+    rows.push(extra);
+    const after = await status(id, lastMonth);
+    const expected = sum((r) => month(r) && r.ServiceName === a);
+    expectClose(after.lines[0]!.actual, expected);
+    expectClose(after.lines[0]!.actual - before.lines[0]!.actual, 12.34);
+    expectClose(after.total.actual, sum(month));
+  });
+});

@@ -21,6 +21,21 @@ export interface BudgetFields {
   lines: BudgetLine[];
 }
 
+/** The body fields of a budget or version (what a PUT sends back to save a new version). */
+export function budgetFieldsOf(b: BudgetFields): BudgetFields {
+  return {
+    name: b.name,
+    description: b.description,
+    currency: b.currency,
+    metricId: b.metricId,
+    scopeId: b.scopeId,
+    whereClause: b.whereClause,
+    groupBy: b.groupBy,
+    startMonth: b.startMonth,
+    lines: b.lines,
+  };
+}
+
 /** The budget as stored and answered: the current version's fields plus the record's own. */
 export interface Budget extends BudgetFields {
   id: string;

@@ -17,7 +17,7 @@ import { retryLostRace } from '../common/lost-race';
 import { expectedVersion } from '../dashboards/rules';
 import { assertScopesAssignable } from '../dashboards/service';
 import { budgetCsv, parseBudgetCsv } from './csv';
-import type { Budget, BudgetFields, BudgetVersion } from './model';
+import { type Budget, type BudgetFields, type BudgetVersion, budgetFieldsOf } from './model';
 import { bodyIssue, canEdit } from './rules';
 import { BudgetBody, type BudgetBodyInput, ImportBudgetBody } from './schemas';
 
@@ -54,15 +54,7 @@ async function assertScope(principal: Principal, scopeId: string | null): Promis
 function versionOf(b: Budget): BudgetVersion {
   return {
     budgetId: b.id,
-    name: b.name,
-    description: b.description,
-    currency: b.currency,
-    metricId: b.metricId,
-    scopeId: b.scopeId,
-    whereClause: b.whereClause,
-    groupBy: b.groupBy,
-    startMonth: b.startMonth,
-    lines: b.lines,
+    ...budgetFieldsOf(b),
     versionId: b.versionId,
     versionNumber: b.versionNumber,
     createdById: b.updatedById,

@@ -1,11 +1,13 @@
 import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import type { CostMetricId, DASHBOARD_CURRENCIES } from '../../enums';
+import { getWarehouseQueries } from '../../warehouse/queries';
 import { localDay } from '../alerts/dedup';
 import type { ExplorerRequest } from '../common/query-model';
-import { forecastSeries, forecastTotal } from '../forecast';
+import { forecastSeries, forecastTotal, seriesFingerprint } from '../forecast';
 import { runExplorer } from '../queries/engine';
 import { type ConversionOut, MAX_TOP_N, OTHER, type SeriesOut } from '../queries/model';
+import { scopesWhere } from '../queries/scopes';
 import type { Budget } from './model';
 import { monthIndex, monthOf } from './rules';
 import { loadBudget } from './service';
@@ -107,7 +109,44 @@ export interface StatusDetail {
   totalDaily: Map<string, number>;
 }
 
-/** The status of a loaded budget for `m` (the route's and the budget alerts' one computation). */
+/**
+ * What a status read from the warehouse and forecast, kept for the same budget scope, month and
+ * data (see `statusOf`): each line's daily series and its month figures without the budget amount
+ * (actual and forecast depend on the data only, so a new version with other amounts reuses them).
+ */
+interface StatusEntry {
+  /** The total's days (their fingerprint is in the key). */
+  totalFingerprint: string;
+  daily: Map<string | null, Map<string, number>>;
+  figures: Map<string | null, Omit<StatusFigures, 'budget' | 'delta'>>;
+  total: Omit<StatusFigures, 'budget' | 'delta'>;
+}
+/** Entries by everything but the total's fingerprint (one per budget scope and month), newest last. */
+const statusCache = new Map<string, StatusEntry>();
+const STATUS_ENTRIES = 64;
+
+/** Empties the status cache (the benchmark's cold runs). */
+export function clearStatusCache(): void {
+  statusCache.clear();
+}
+
+/** A day → amount map's values in day order, fingerprinted (`seriesFingerprint`). */
+function fingerprintOf(daily: ReadonlyMap<string, number>): string {
+  return seriesFingerprint(
+    [...daily].sort(([a], [b]) => a.localeCompare(b)).flatMap(([d, v]) => [dayMs(d), v]),
+  );
+}
+
+/**
+ * The status of a loaded budget for `m` (the route's, the digest's and the budget alerts' one
+ * computation). The total's daily series is read on every call (one ungrouped scan); the lines'
+ * daily series (a second query filtered to the lines' values, so the engine groups at most 200
+ * values, never past its group cap) and every line's forecast are kept and reused while the same
+ * budget scope and month read the same data: same total days (a fingerprint of them), same
+ * `dataThrough`, same refresh of the organisation's dimensions and scope filter, like the
+ * explorer's forecast cache. On a first read both queries run side by side. The `Other` line is
+ * the total less the lines, day by day.
+ */
 export async function statusOf(
   budget: Budget,
   m: string,
@@ -115,13 +154,11 @@ export async function statusOf(
   now: Date,
 ): Promise<StatusDetail> {
   const { first, last } = monthDays(m);
-  // One request, two queries: the total (every row), and with `groupBy` the lines' values only
-  // (filtered to them, so the engine groups at most 200 values, never past its group cap); the
-  // `Other` line is the total less the lines, day by day.
   const from = ymdOf(dayMs(first) - STATUS_HISTORY_DAYS * DAY_MS);
+  const ctx = { orgId: budget.organizationId, currency: budget.currency, timeZone: timeZone ?? 'UTC', now };
   const totalRequest = statusRequest({ ...budget, groupBy: null }, from, last);
   const values = budget.lines.flatMap((l) => (l.value === null ? [] : [l.value]));
-  const lineQuery =
+  const lineRequest =
     budget.groupBy && values.length
       ? statusRequest(
           {
@@ -136,47 +173,66 @@ export async function statusOf(
           },
           from,
           last,
-        ).queries.map((q) => ({ ...q, name: 'lines' }))
-      : [];
+        )
+      : null;
+  const wh = await getWarehouseQueries();
+  const [catalog, scope] = await Promise.all([
+    wh.catalog(budget.organizationId),
+    budget.scopeId ? scopesWhere(budget.organizationId, [budget.scopeId]) : null,
+  ]);
+  const key = JSON.stringify([
+    budget.organizationId,
+    budget.metricId,
+    budget.currency,
+    budget.scopeId,
+    scope,
+    budget.whereClause,
+    budget.groupBy,
+    values,
+    m,
+    ctx.timeZone,
+    catalog?.refreshedAt ?? null,
+  ]);
+  const known = statusCache.get(key);
+  // Known scope and month: the total first, then the lines only if its days changed.
+  const both = !known && lineRequest;
   const result = await runExplorer(
-    { ...totalRequest, queries: [...totalRequest.queries, ...lineQuery] },
-    {
-      orgId: budget.organizationId,
-      currency: budget.currency,
-      timeZone: timeZone ?? 'UTC',
-      now,
-    },
+    both
+      ? { ...totalRequest, queries: [...totalRequest.queries, { ...lineRequest.queries[0]!, name: 'lines' }] }
+      : totalRequest,
+    ctx,
   );
-  const series = result.queries.find((q) => q.name === 'lines')?.series ?? [];
   const dataThrough = result.dataThrough;
   const total = new Map<string, number>();
   for (const s of result.queries[0]?.series ?? []) addInto(total, s);
-  const lines: BudgetStatus['lines'] = [];
-  const dailyOf = new Map<string | null, Map<string, number>>();
-  const budgetOf = (b: Budget['lines'][number]) => b.amounts[m] ?? 0;
-  if (budget.groupBy === null) {
-    const line = budget.lines[0];
-    dailyOf.set(null, total);
-    if (line)
-      lines.push({ value: null, owner: line.owner, ...monthFigures(total, m, dataThrough, budgetOf(line)) });
-  } else {
-    const dim = budget.groupBy;
-    for (const line of budget.lines) {
-      const daily = new Map<string, number>();
-      for (const s of series) if (!s.other && s.group[dim] === line.value) addInto(daily, s);
-      dailyOf.set(line.value, daily);
-      lines.push({
-        value: line.value,
-        owner: line.owner,
-        ...monthFigures(daily, m, dataThrough, budgetOf(line)),
-      });
-    }
-    const rest = new Map(total);
-    for (const daily of dailyOf.values()) for (const [d, x] of daily) rest.set(d, (rest.get(d) ?? 0) - x);
-    dailyOf.set(OTHER, rest);
-    lines.push({ value: OTHER, owner: null, ...monthFigures(rest, m, dataThrough, 0) });
+  const totalFingerprint = `${dataThrough}|${fingerprintOf(total)}`;
+  let entry = known?.totalFingerprint === totalFingerprint ? known : undefined;
+  if (!entry) {
+    const series = both
+      ? (result.queries.find((q) => q.name === 'lines')?.series ?? [])
+      : lineRequest
+        ? ((await runExplorer(lineRequest, ctx)).queries[0]?.series ?? [])
+        : [];
+    entry = measure(budget, m, dataThrough, total, series, totalFingerprint);
   }
-  const budgetTotal = budget.lines.reduce((a, l) => a + budgetOf(l), 0);
+  statusCache.delete(key);
+  statusCache.set(key, entry);
+  if (statusCache.size > STATUS_ENTRIES) statusCache.delete(statusCache.keys().next().value as string);
+  const amountOf = (b: Budget['lines'][number]) => b.amounts[m] ?? 0;
+  const withBudget = (f: Omit<StatusFigures, 'budget' | 'delta'>, amount: number): StatusFigures => ({
+    budget: amount,
+    actual: f.actual,
+    forecast: f.forecast ? { ...f.forecast } : null,
+    delta: f.forecast ? f.forecast.value - amount : null,
+  });
+  const lines: BudgetStatus['lines'] = [];
+  for (const line of budget.groupBy === null ? budget.lines.slice(0, 1) : budget.lines) {
+    const value = budget.groupBy === null ? null : line.value;
+    const f = entry.figures.get(value);
+    if (f) lines.push({ value, owner: line.owner, ...withBudget(f, amountOf(line)) });
+  }
+  const other = budget.groupBy === null ? undefined : entry.figures.get(OTHER);
+  if (other) lines.push({ value: OTHER, owner: null, ...withBudget(other, 0) });
   const status: BudgetStatus = {
     budgetId: budget.id,
     versionId: budget.versionId,
@@ -185,9 +241,49 @@ export async function statusOf(
     dataThrough,
     conversion: result.conversion,
     lines,
-    total: monthFigures(total, m, dataThrough, budgetTotal),
+    total: withBudget(
+      entry.total,
+      budget.lines.reduce((a, l) => a + amountOf(l), 0),
+    ),
   };
-  return { status, daily: dailyOf, totalDaily: total };
+  const copy = (daily: Map<string, number>) => new Map(daily);
+  return {
+    status,
+    daily: new Map([...entry.daily].map(([v, d]) => [v, copy(d)])),
+    totalDaily: total,
+  };
+}
+
+/** Each line's daily series and month figures (actual, forecast) from the total and the lines' series. */
+function measure(
+  budget: Budget,
+  m: string,
+  dataThrough: string | null,
+  total: Map<string, number>,
+  series: readonly SeriesOut[],
+  totalFingerprint: string,
+): StatusEntry {
+  const daily = new Map<string | null, Map<string, number>>();
+  const figures = new Map<string | null, Omit<StatusFigures, 'budget' | 'delta'>>();
+  const of = (d: ReadonlyMap<string, number>) => {
+    const { actual, forecast } = monthFigures(d, m, dataThrough, 0);
+    return { actual, forecast };
+  };
+  if (budget.groupBy === null) daily.set(null, total);
+  else {
+    const dim = budget.groupBy;
+    for (const line of budget.lines) {
+      const d = new Map<string, number>();
+      for (const s of series) if (!s.other && s.group[dim] === line.value) addInto(d, s);
+      daily.set(line.value, d);
+    }
+    const rest = new Map(total);
+    for (const d of daily.values()) for (const [day, x] of d) rest.set(day, (rest.get(day) ?? 0) - x);
+    daily.set(OTHER, rest);
+  }
+  const totalFigures = of(total);
+  for (const [value, d] of daily) figures.set(value, d === total ? totalFigures : of(d));
+  return { totalFingerprint, daily, figures, total: totalFigures };
 }
 
 /**

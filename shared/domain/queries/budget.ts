@@ -80,7 +80,8 @@ async function resolveBudget(
  */
 export async function budgetQueryIssue(
   orgId: string,
-  queries: readonly Query[],
+  /** A query model's list, or a report widget's (its budget queries have the same fields). */
+  queries: readonly (Query | { type: string; name: string })[],
   at: (queryIndex: number, field: string) => string,
   labelOf: (query: { name: string }) => string,
 ): Promise<{ path: string; message: string } | undefined> {
@@ -94,8 +95,8 @@ export async function budgetQueryIssue(
     return read;
   };
   for (const [i, q] of queries.entries()) {
-    if (q.type !== 'budget') continue;
-    const found = await resolveBudget(orgId, q, once);
+    if (q.type !== 'budget' || !('budgetId' in q)) continue;
+    const found = await resolveBudget(orgId, q as Pick<BudgetQuery, 'budgetId' | 'line'>, once);
     if ('field' in found) return { path: at(i, found.field), message: `${labelOf(q)}: ${found.message}` };
   }
   return undefined;

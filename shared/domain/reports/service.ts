@@ -18,6 +18,7 @@ import { toFieldIssues } from '../../validation';
 import { retryLostRace } from '../common/lost-race';
 import type { Dashboard } from '../dashboards/model';
 import { readDashboard } from '../dashboards/service';
+import { budgetQueryIssue } from '../queries/budget';
 import type { Enqueue } from './delivery';
 import type { Report, ReportDelivery } from './model';
 import { canEdit, canView, needsTeamMembershipToDuplicate, scheduleIssues } from './rules';
@@ -92,6 +93,26 @@ async function assertDashboardsVisible(
 }
 
 /**
+ * 400 when a GRAPH_SNAPSHOT's budget query names a budget that is not the organisation's, or a
+ * `line` its budget does not have (the check dashboards and cost alerts make at save time).
+ */
+async function assertBudgetReferences(
+  orgId: string,
+  widgets: readonly Report['widgets'][number][],
+): Promise<void> {
+  for (const [i, w] of widgets.entries()) {
+    if (w.type !== 'GRAPH_SNAPSHOT' || !w.queries) continue;
+    const issue = await budgetQueryIssue(
+      orgId,
+      w.queries,
+      (qi, field) => `widgets.${i}.queries.${qi}.${field}`,
+      (q) => `query "${q.name}"`,
+    );
+    if (issue) throw new ValidationError(`${issue.path}: ${issue.message}`, [issue]);
+  }
+}
+
+/**
  * Loads a report the principal may see; any other report, in any organisation, is NOT_FOUND.
  * `preloaded` is a read already made for this organisation (see `prefetchReport`).
  */
@@ -109,6 +130,7 @@ export async function createReport(principal: Principal, input: CreateReportInpu
   await assertTeamAssignable(principal, input.teamId);
   assertSchedule(input);
   await assertDashboardsVisible(principal, input.widgets);
+  await assertBudgetReferences(principal.orgId, input.widgets);
   const at = now();
   const report: Report = {
     id: newId('rep'),
@@ -275,6 +297,7 @@ export async function patchReport(
     // New widgets or new recipients: whoever makes the change must see every dashboard delivered.
     if (patch.widgets !== undefined || patch.destinations !== undefined)
       await assertDashboardsVisible(principal, merged.widgets);
+    if (patch.widgets !== undefined) await assertBudgetReferences(principal.orgId, merged.widgets);
     merged.updatedAt = now();
     merged.version = current.version + 1;
     // The schedule moved (cadence, weekday, status): the next run is computed again from now.

@@ -1,4 +1,18 @@
-import { type BudgetStatus, statusRows } from '../../../console/src/budgets-shape';
+import {
+  alertBody,
+  alertFormOf,
+  type Budget,
+  type BudgetAlert,
+  type BudgetStatus,
+  budgetPutBody,
+  emptyAlertForm,
+  gridOf,
+  monthChoices,
+  nextMonth,
+  staleVersionMessage,
+  statusRows,
+  withNextMonth,
+} from '../../../console/src/budgets-shape';
 
 /** The budget page's status table (console/src/budgets-shape.ts): figures in the budget's currency. */
 describe('a budget status as table rows', () => {
@@ -46,5 +60,145 @@ describe('a budget status as table rows', () => {
       over: false,
     });
     expect(total).toMatchObject({ line: 'Total', delta: `+${eur(20)}`, over: true });
+  });
+});
+
+describe('the budget page editors (console/src/budgets-shape.ts)', () => {
+  const budget: Budget = {
+    id: 'bud_1',
+    name: 'Cloud',
+    description: 'd',
+    currency: 'USD',
+    metricId: 'cost',
+    scopeId: null,
+    whereClause: null,
+    groupBy: 'service',
+    startMonth: '2026-01',
+    versionNumber: 4,
+    organizationId: 'org_1',
+    versionId: 'bver_4',
+    createdById: 'user_1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedById: 'user_1',
+    updatedAt: '2026-01-02T00:00:00.000Z',
+    archivedAt: null,
+    lines: [
+      { value: 'Compute', owner: 'ops@example.com', amounts: { '2026-01': 100, '2026-03': 120 } },
+      { value: 'Storage', owner: null, amounts: { '2026-02': 40 } },
+    ],
+  };
+
+  it('offers every month of the budget, and the shown month when it is none of them', () => {
+    expect(monthChoices(budget, undefined)).toEqual(['2026-01', '2026-02', '2026-03']);
+    expect(monthChoices(budget, '2026-02')).toEqual(['2026-01', '2026-02', '2026-03']);
+    expect(monthChoices(budget, '2026-11')).toEqual(['2026-01', '2026-02', '2026-03', '2026-11']);
+    expect(nextMonth('2026-12')).toBe('2027-01');
+  });
+
+  it('edits the grid into a PUT body that keeps every other field, an empty cell leaving its month out', () => {
+    const g = withNextMonth(gridOf(budget));
+    expect(g.months).toEqual(['2026-01', '2026-02', '2026-03', '2026-04']);
+    expect(g.rows.map((r) => r.cells)).toEqual([
+      ['100', '', '120', ''],
+      ['', '40', '', ''],
+    ]);
+    g.rows[0]!.cells[2] = '';
+    g.rows[1]!.cells[3] = '1,250.5';
+    expect(budgetPutBody(budget, g)).toEqual({
+      ok: true,
+      body: {
+        name: 'Cloud',
+        description: 'd',
+        currency: 'USD',
+        metricId: 'cost',
+        scopeId: null,
+        whereClause: null,
+        groupBy: 'service',
+        startMonth: '2026-01',
+        lines: [
+          { value: 'Compute', owner: 'ops@example.com', amounts: { '2026-01': 100 } },
+          { value: 'Storage', owner: null, amounts: { '2026-02': 40, '2026-04': 1250.5 } },
+        ],
+      },
+    });
+    g.rows[1]!.cells[1] = 'ten';
+    expect(budgetPutBody(budget, g)).toEqual({
+      ok: false,
+      message: 'Storage, Feb 2026: "ten" is not an amount',
+    });
+    const empty = gridOf(budget);
+    empty.rows[1]!.cells[1] = '';
+    expect(budgetPutBody(budget, empty)).toEqual({
+      ok: false,
+      message: 'Storage: give at least one month an amount',
+    });
+    expect(staleVersionMessage(4)).toContain('you edited version 4');
+  });
+
+  it("turns the alert form into the API's body, and an alert back into the form", () => {
+    const form = {
+      ...emptyAlertForm(),
+      name: ' Each line ',
+      line: '*',
+      emails: 'a@example.com, b@example.com',
+    };
+    const made = alertBody(form, 'bud_1');
+    expect(made).toEqual({
+      ok: true,
+      body: {
+        name: 'Each line',
+        budgetId: 'bud_1',
+        line: '*',
+        thresholds: [
+          { value: 100, severityLevel: 'WARNING', metricMode: 'PERCENTAGE_OF_BUDGET', basis: 'ACTUAL' },
+        ],
+        notificationChannel: 'EMAIL',
+        emails: ['a@example.com', 'b@example.com'],
+      },
+    });
+    expect(
+      alertBody({ ...form, line: '', notificationChannel: 'SLACK', slackChannelId: ' C1 ' }, 'bud_1'),
+    ).toMatchObject({ ok: true, body: { line: null, slackChannelId: 'C1' } });
+    expect(alertBody({ ...form, thresholds: [{ ...form.thresholds[0]!, value: 'x' }] }, 'bud_1')).toEqual({
+      ok: false,
+      message: 'Threshold 1: "x" is not a number',
+    });
+    expect(alertBody({ ...form, name: ' ' }, 'bud_1')).toEqual({
+      ok: false,
+      message: 'Name: give the alert a name',
+    });
+    const alert = {
+      id: 'balrt_1',
+      organizationId: 'org_1',
+      name: 'Each line',
+      budgetId: 'bud_1',
+      line: '*',
+      thresholds: [
+        {
+          id: 'bthr_1',
+          budgetAlertId: 'balrt_1',
+          costAlertId: null,
+          value: 80,
+          severityLevel: 'CRITICAL',
+          metricMode: 'ABSOLUTE_SPEND',
+          basis: 'FORECASTED',
+        },
+      ],
+      notificationChannel: 'EMAIL',
+      emails: ['a@example.com', 'b@example.com'],
+      slackChannelId: null,
+      teamsChannelId: null,
+    } as unknown as BudgetAlert;
+    expect(alertFormOf(alert)).toEqual({
+      name: 'Each line',
+      line: '*',
+      thresholds: [
+        { value: '80', severityLevel: 'CRITICAL', metricMode: 'ABSOLUTE_SPEND', basis: 'FORECASTED' },
+      ],
+      notificationChannel: 'EMAIL',
+      emails: 'a@example.com, b@example.com',
+      slackChannelId: '',
+      teamsChannelId: '',
+    });
   });
 });

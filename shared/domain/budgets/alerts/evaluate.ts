@@ -161,6 +161,17 @@ export async function evaluateBudgetAlerts(
     }
     return p;
   };
+  // The top contributors of a budget's line and month, read once per message (alerts on the same line share them).
+  const tops = new Map<string, ReturnType<typeof topContributors>>();
+  const topFor: TopOf = (budget, line, month, dataThrough) => {
+    const key = JSON.stringify([budget.id, budget.versionId, line, month, dataThrough]);
+    let p = tops.get(key);
+    if (!p) {
+      p = topContributors(budget, line, month, dataThrough, timeZone, now);
+      tops.set(key, p);
+    }
+    return p;
+  };
   const results = await mapSettled([...new Set(msg.budgetAlertIds)], 4, async (alertId) => {
     const alert = await getBudgetAlert(msg.orgId, alertId);
     if (!alert || alert.archivedAt) return null;
@@ -169,12 +180,19 @@ export async function evaluateBudgetAlerts(
       log.info('budget alert not evaluated: no budget or no billing data', { orgId: msg.orgId, alertId });
       return null;
     }
-    return evaluateOne(alert, loaded.budget, loaded.detail, now, deps, timeZone);
+    return evaluateOne(alert, loaded.budget, loaded.detail, now, deps, topFor);
   });
   const failed = results.find((r) => !r.ok);
   if (failed && !failed.ok) throw failed.error;
   return results.map((r) => (r.ok ? r.value : null));
 }
+
+type TopOf = (
+  budget: Budget,
+  line: string | null,
+  month: string,
+  dataThrough: string,
+) => ReturnType<typeof topContributors>;
 
 async function evaluateOne(
   alert: StoredBudgetAlert,
@@ -182,7 +200,7 @@ async function evaluateOne(
   detail: StatusDetail,
   now: Date,
   deps: BudgetEvaluateDeps,
-  timeZone: string | undefined,
+  topFor: TopOf,
 ): Promise<BudgetAlertEvaluation> {
   const { status } = detail;
   const month = status.month;
@@ -231,7 +249,7 @@ async function evaluateOne(
         figures: watched.figures,
         threshold: { ...t, amount },
         measured: measured!,
-        top: await topContributors(budget, watched.line, month, dataThrough, timeZone, now),
+        top: await topFor(budget, watched.line, month, dataThrough),
         conversion: status.conversion,
         burn: burnSeries(watched.daily, month, dataThrough, watched.figures),
         appUrl,
