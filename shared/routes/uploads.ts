@@ -35,17 +35,18 @@ const SourceChangeSchema = schema(() =>
 
 const Score = schema(() => v.object({ met: v.number(), applicable: v.number() }));
 const ConformanceSummary = {
-  focusVersion: v.literal('1.2'),
+  focusVersion: v.picklist(['1.2', '1.3']),
   rows: v.number(),
   score: v.object({ MUST: Score, SHOULD: Score }),
 };
 const RequirementResultSchema = schema(() =>
   v.object({
     id: v.string(),
-    keyword: v.picklist(['MUST', 'MUST NOT', 'SHOULD', 'SHOULD NOT']),
+    keyword: v.picklist(['MUST', 'MUST NOT', 'SHOULD', 'SHOULD NOT', 'MAY']),
     statement: v.string(),
     status: v.picklist(['pass', 'fail', 'not_applicable']),
     violations: v.number(),
+    uses: v.optional(v.number()),
     reason: v.optional(v.string()),
     refuses: v.optional(v.literal(true)),
     samples: v.optional(

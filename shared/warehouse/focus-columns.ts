@@ -63,7 +63,32 @@ export const FOCUS_COLUMN_TYPES = {
   SubAccountName: 'string',
   SubAccountType: 'string',
   Tags: 'tags',
+  ...{
+    // FOCUS 1.3: the provider columns that replace ProviderName and PublisherName (deprecated), the
+    // columns of data-generator-calculated split cost allocation, and ContractApplied. Stored after
+    // the other billing columns (FOCUS_1_3_COLUMNS), so an existing table gains them at its end.
+    ServiceProviderName: 'string',
+    HostProviderName: 'string',
+    AllocatedMethodId: 'string',
+    AllocatedMethodDetails: 'json',
+    AllocatedResourceId: 'string',
+    AllocatedResourceName: 'string',
+    AllocatedTags: 'json',
+    ContractApplied: 'json',
+  },
 } as const satisfies Record<string, StoredType>;
+
+/** The columns FOCUS 1.3 introduced in the Cost and Usage dataset: their presence makes a file a 1.3 export. */
+export const FOCUS_1_3_COLUMNS = [
+  'ServiceProviderName',
+  'HostProviderName',
+  'AllocatedMethodId',
+  'AllocatedMethodDetails',
+  'AllocatedResourceId',
+  'AllocatedResourceName',
+  'AllocatedTags',
+  'ContractApplied',
+] as const satisfies readonly (keyof typeof FOCUS_COLUMN_TYPES)[];
 
 export type FocusColumn = keyof typeof FOCUS_COLUMN_TYPES;
 export const FOCUS_COLUMNS = Object.keys(FOCUS_COLUMN_TYPES) as FocusColumn[];
@@ -124,7 +149,10 @@ export const EXTRA_COLUMNS = {
 export const BILLING_COLUMNS: readonly { name: string; type: StoredType }[] = [
   { name: 'org_id', type: 'string' },
   { name: 'billing_month', type: 'string' },
-  ...FOCUS_COLUMNS.map((name) => ({ name, type: FOCUS_COLUMN_TYPES[name] as StoredType })),
+  ...FOCUS_COLUMNS.filter((name) => !(FOCUS_1_3_COLUMNS as readonly string[]).includes(name)).map((name) => ({
+    name,
+    type: FOCUS_COLUMN_TYPES[name] as StoredType,
+  })),
   ...(Object.keys(PROVIDER_COST_COLUMNS) as ProviderCostColumn[]).map((name) => ({
     name,
     type: 'number' as StoredType,
@@ -132,6 +160,7 @@ export const BILLING_COLUMNS: readonly { name: string; type: StoredType }[] = [
   { name: 'x_columns', type: 'tags' },
   { name: 'source_file', type: 'string' },
   { name: 'ingested_at', type: 'timestamp' },
+  ...FOCUS_1_3_COLUMNS.map((name) => ({ name, type: FOCUS_COLUMN_TYPES[name] as StoredType })),
 ];
 
 /** Glue/Athena column types for the Parquet files (partition columns org_id and billing_month excluded). */

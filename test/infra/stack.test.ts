@@ -762,6 +762,18 @@ describe('warehouse', () => {
     ]) {
       expect(columns.has(name.toLowerCase())).toBe(true);
     }
+    // FOCUS 1.3: the provider, split cost allocation and ContractApplied columns (JSON ones as text).
+    for (const name of [
+      'ServiceProviderName',
+      'HostProviderName',
+      'AllocatedMethodId',
+      'AllocatedMethodDetails',
+      'AllocatedResourceId',
+      'AllocatedResourceName',
+      'AllocatedTags',
+      'ContractApplied',
+    ])
+      expect(columns.get(name.toLowerCase())).toBe('string');
     expect(input.StorageDescriptor.Columns).toEqual(
       glueColumns().map((c) => ({ Name: c.name, Type: c.type })),
     );

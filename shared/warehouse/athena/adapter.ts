@@ -99,6 +99,7 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
             present: staged.present,
             rows: staged.rows,
             headerLines: staged.headerLines,
+            focusVersion: staged.focusVersion,
           });
         const columns = BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month')
           .map((c) => `${quoteIdent(c.name)} AS ${quoteIdent(c.name.toLowerCase())}`)

@@ -10,6 +10,7 @@ import {
   type Requirement,
   recommended,
   setWhenSet,
+  until13,
 } from './rules';
 import { CHARGE_CATEGORIES, CHARGE_FREQUENCIES, NON_NATIONAL_CURRENCIES } from './values';
 
@@ -19,7 +20,7 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
   presence('CostAndUsage-D-008-M', 'ChargeCategory'),
   presence('CostAndUsage-D-009-M', 'BillingPeriodStart'),
   presence('CostAndUsage-D-010-M', 'BillingPeriodEnd'),
-  presence('CostAndUsage-D-021-M', 'PublisherName'),
+  until13(presence('CostAndUsage-D-021-M', 'PublisherName')),
   presence('CostAndUsage-D-023-M', 'InvoiceIssuerName'),
   presence('CostAndUsage-D-024-M', 'BillingAccountId'),
   presence('CostAndUsage-D-025-M', 'ChargeDescription'),
@@ -27,7 +28,7 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
   presence('CostAndUsage-D-028-M', 'ChargePeriodEnd'),
   presence('CostAndUsage-D-035-M', 'BillingCurrency'),
   presence('CostAndUsage-D-037-M', 'ChargePeriodStart'),
-  presence('CostAndUsage-D-038-M', 'ProviderName'),
+  until13(presence('CostAndUsage-D-038-M', 'ProviderName')),
   notNullable('ChargePeriodStart-C-003-M', 'ChargePeriodStart', true),
   notNullable('BillingAccountId-C-001-M', 'BillingAccountId'),
   notNullable('BillingCurrency-C-004-M', 'BillingCurrency'),
@@ -37,8 +38,8 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
   notNullable('ChargeFrequency-C-002-M', 'ChargeFrequency'),
   notNullable('ChargePeriodEnd-C-003-M', 'ChargePeriodEnd'),
   notNullable('InvoiceIssuerName-C-003-M', 'InvoiceIssuerName'),
-  notNullable('ProviderName-C-003-M', 'ProviderName'),
-  notNullable('PublisherName-C-003-M', 'PublisherName'),
+  until13(notNullable('ProviderName-C-003-M', 'ProviderName')),
+  until13(notNullable('PublisherName-C-003-M', 'PublisherName')),
   allowed('ChargeCategory-C-003-M', 'ChargeCategory', CHARGE_CATEGORIES),
   allowed('ChargeFrequency-C-003-M', 'ChargeFrequency', CHARGE_FREQUENCIES),
   {
@@ -105,6 +106,6 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
   noBlankString('BillingAccountId-C-003-M', 'BillingAccountId'),
   noBlankString('BillingCurrency-C-002-M', 'BillingCurrency'),
   noBlankString('InvoiceIssuerName-C-002-M', 'InvoiceIssuerName'),
-  noBlankString('ProviderName-C-002-M', 'ProviderName'),
-  noBlankString('PublisherName-C-002-M', 'PublisherName'),
+  until13(noBlankString('ProviderName-C-002-M', 'ProviderName')),
+  until13(noBlankString('PublisherName-C-002-M', 'PublisherName')),
 ];

@@ -1,8 +1,15 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { query } from '../duckdb/database';
 import type { FocusColumn } from '../focus-columns';
-import type { ConformanceReport, Keyword, KeywordScore, RequirementResult, ViolationSample } from './report';
-import { type Feature, REQUIREMENTS, type Requirement } from './requirements';
+import type {
+  ConformanceReport,
+  FocusVersion,
+  Keyword,
+  KeywordScore,
+  RequirementResult,
+  ViolationSample,
+} from './report';
+import { type Feature, type Requirement, requirementsOf } from './requirements';
 
 export { conformanceSummary } from './report';
 
@@ -18,6 +25,8 @@ export interface CheckInput {
   rows: number;
   /** Lines before the first data row (1 for a CSV header): line = row + headerLines. */
   headerLines: number;
+  /** The version whose requirements apply (./requirements.ts, requirementsOf). */
+  focusVersion: FocusVersion;
   requirements?: readonly Requirement[];
 }
 
@@ -49,7 +58,7 @@ export async function checkConformance(
     capacity: 'capacity reservations',
   };
   const results: RequirementResult[] = [];
-  for (const req of input.requirements ?? REQUIREMENTS) {
+  for (const req of input.requirements ?? requirementsOf(input.focusVersion)) {
     const base = {
       id: req.id,
       keyword: req.keyword,
@@ -80,6 +89,14 @@ export async function checkConformance(
       });
       continue;
     }
+    if (req.uses) {
+      const [used] = await query(
+        conn,
+        `SELECT count(*)::BIGINT AS n FROM ${table} AS t WHERE ${req.uses(table)}`,
+      );
+      results.push({ ...base, status: 'pass', violations: 0, uses: Number(used?.n ?? 0) });
+      continue;
+    }
     const where = (req.violates as (t: string) => string)(table);
     const [counted] = await query(conn, `SELECT count(*)::BIGINT AS n FROM ${table} AS t WHERE ${where}`);
     const violations = Number(counted?.n ?? 0);
@@ -107,7 +124,7 @@ export async function checkConformance(
     results.push({ ...base, status: 'fail', violations, samples });
   }
   return {
-    focusVersion: '1.2',
+    focusVersion: input.focusVersion,
     rows,
     score: {
       MUST: scoreOf(results, ['MUST', 'MUST NOT']),

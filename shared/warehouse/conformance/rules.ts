@@ -1,6 +1,6 @@
 import type { FocusColumn } from '../focus-columns';
 import { quoteLiteral } from '../sql/quote';
-import type { Keyword } from './report';
+import type { FocusVersion, Keyword } from './report';
 
 /** The shape of a requirement and the builders of its usual kinds (requirements.ts lists them all). */
 export type Feature = 'commitment' | 'capacity';
@@ -18,6 +18,10 @@ export interface Requirement {
   feature?: Feature;
   /** A row that breaks it (SQL over the staged table `t`, which `table` names for sub-queries). */
   violates?: (table: string) => string;
+  /** A MAY requirement: a row that makes use of the permission (counted, never a failure). */
+  uses?: (table: string) => string;
+  /** The one FOCUS version it belongs to (1.2: replaced in 1.3; 1.3: introduced in 1.3); else both. */
+  only?: FocusVersion;
   /** A failure would make figures wrong: the upload is refused before the check (never a stored fail). */
   refuses?: true;
 }
@@ -36,9 +40,14 @@ export const usageOrPurchase = `"ChargeCategory" IN ('Usage', 'Purchase')`;
  */
 export const PRODUCT_TOLERANCE = { absolute: 0.01, relative: 0.0001 };
 
-function productMismatch(a: FocusColumn, b: FocusColumn, c: FocusColumn): string {
+/** `a` × `b` differs from `c` beyond the tolerance (or `c` is null) where both factors are given. */
+export function productOff(a: FocusColumn, b: FocusColumn, c: FocusColumn): string {
   const { absolute, relative } = PRODUCT_TOLERANCE;
-  return `${notNull(a)} AND ${notNull(b)} AND ${notCorrection} AND (${isNull(c)} OR abs(${q(a)} * ${q(b)} - ${q(c)}) > greatest(${absolute}, ${relative} * abs(${q(c)})))`;
+  return `${notNull(a)} AND ${notNull(b)} AND (${isNull(c)} OR abs(${q(a)} * ${q(b)} - ${q(c)}) > greatest(${absolute}, ${relative} * abs(${q(c)})))`;
+}
+
+function productMismatch(a: FocusColumn, b: FocusColumn, c: FocusColumn): string {
+  return `${notCorrection} AND ${productOff(a, b, c)}`;
 }
 
 /**
@@ -62,6 +71,14 @@ export function productMatches(
     columns: [price, 'PricingQuantity', cost, 'ChargeClass'],
     violates: () => productMismatch(price, 'PricingQuantity', cost),
   };
+}
+
+/** A requirement FOCUS 1.3 replaced (the deprecated ProviderName and PublisherName): checked on 1.2 files only. */
+export const until13 = (r: Requirement): Requirement => ({ ...r, only: '1.2' });
+
+/** A MAY requirement: a permission no row can break; the check counts the rows that use it. */
+export function may(id: string, statement: string, columns: FocusColumn[], uses: string): Requirement {
+  return { id, keyword: 'MAY', statement, columns, uses: () => uses };
 }
 
 // Builders of the usual shapes.

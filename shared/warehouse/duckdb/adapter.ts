@@ -90,6 +90,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
                   present: staged.present,
                   rows: staged.rows,
                   headerLines: staged.headerLines,
+                  focusVersion: staged.focusVersion,
                 });
           await conn.run('BEGIN TRANSACTION');
           try {

@@ -43,6 +43,18 @@ export function billingTableDdl(table = BILLING_TABLE): string {
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (\n  ${billingColumnsDdl()}\n)`;
 }
 
+/**
+ * Adds the billing columns a table created by an older version lacks (the FOCUS 1.3 columns). They
+ * are the last of BILLING_COLUMNS, so an added column lands where a new table has it and a staged
+ * upload still copies into the table by position.
+ */
+export function billingColumnsMigration(table: string): string[] {
+  return BILLING_COLUMNS.map(
+    (c) =>
+      `ALTER TABLE ${quoteIdent(table)} ADD COLUMN IF NOT EXISTS ${quoteIdent(c.name)} ${DUCK_TYPES[c.type]}`,
+  );
+}
+
 let instance: Promise<DuckDBInstance> | undefined;
 let instancePath: string | undefined;
 let generation = 0;
@@ -77,6 +89,8 @@ async function open(path: string): Promise<DuckDBInstance> {
   try {
     await conn.run(billingTableDdl());
     await conn.run(replacedTableDdl());
+    for (const sql of [...billingColumnsMigration(BILLING_TABLE), ...billingColumnsMigration(REPLACED_TABLE)])
+      await conn.run(sql);
     await conn.run(
       `CREATE TABLE IF NOT EXISTS ${CATALOG_TABLE} (org_id VARCHAR NOT NULL, catalog VARCHAR NOT NULL, refreshed_at TIMESTAMP NOT NULL)`,
     );

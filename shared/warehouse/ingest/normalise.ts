@@ -91,7 +91,20 @@ interface Mapping {
   extras: [string, string][];
   /** A converter's tags as a list of `{key, value}` (see TAG_ENTRIES), instead of a Tags text column. */
   tagEntries?: string;
+  /** FOCUS columns the file does not have, read from another of its columns (DEPRECATED_FROM). */
+  derived: Set<FocusColumn>;
 }
+
+/**
+ * FOCUS 1.3 deprecates ProviderName and PublisherName for ServiceProviderName (the entity that
+ * makes the services available: the seller in a marketplace, as PublisherName was). A 1.3 file
+ * that leaves the deprecated columns out has them read from ServiceProviderName, so old and new
+ * files answer the same `provider` and `publisher` dimensions.
+ */
+const DEPRECATED_FROM: [FocusColumn, FocusColumn][] = [
+  ['ProviderName', 'ServiceProviderName'],
+  ['PublisherName', 'ServiceProviderName'],
+];
 
 function mapHeader(headers: string[]): Mapping {
   const focus = new Map<FocusColumn, string>();
@@ -120,7 +133,15 @@ function mapHeader(headers: string[]): Mapping {
     }
     // Any other non-FOCUS column (such as the sample's `Id`) is not part of the schema and is dropped.
   }
-  return { focus, providerCosts, extras, ...(tagEntries ? { tagEntries } : {}) };
+  const derived = new Set<FocusColumn>();
+  for (const [column, from] of DEPRECATED_FROM) {
+    const raw = focus.get(from);
+    if (raw && !focus.has(column)) {
+      focus.set(column, raw);
+      derived.add(column);
+    }
+  }
+  return { focus, providerCosts, extras, derived, ...(tagEntries ? { tagEntries } : {}) };
 }
 
 /** Tags from `__te` (keys as exported): empty keys and values dropped, the first of an exactly repeated key kept. */
