@@ -62,7 +62,16 @@ function uploadResponse<T extends v.GenericSchema>(conformance: T) {
     id: v.string(),
     status: v.picklist(['processing', 'succeeded', 'rejected']),
     /** The detected format; `unknown` while processing or when refused before it was recognised. */
-    format: v.picklist(['focus', 'aws-cur-1', 'aws-cur-2', 'azure', 'gcp', 'oci', 'unknown']),
+    format: v.picklist([
+      'focus',
+      'contract-commitment',
+      'aws-cur-1',
+      'aws-cur-2',
+      'azure',
+      'gcp',
+      'oci',
+      'unknown',
+    ]),
     file: v.optional(v.string()),
     objectKey: v.string(),
     startedAt: v.optional(v.string()),

@@ -97,6 +97,45 @@ export function isFocusColumn(name: string): name is FocusColumn {
   return Object.hasOwn(FOCUS_COLUMN_TYPES, name);
 }
 
+/**
+ * FOCUS 1.3's Contract Commitment dataset: the terms of the contracts agreed between a provider
+ * and a customer, uploaded on its own (docs/warehouse.md, "Contract commitments") and kept in a
+ * table of its own with the organisation and the provenance of each row.
+ */
+export const CONTRACT_COMMITMENT_COLUMN_TYPES = {
+  ContractCommitmentId: 'string',
+  ContractId: 'string',
+  ContractPeriodStart: 'timestamp',
+  ContractPeriodEnd: 'timestamp',
+  ContractCommitmentPeriodStart: 'timestamp',
+  ContractCommitmentPeriodEnd: 'timestamp',
+  ContractCommitmentDescription: 'string',
+  ContractCommitmentType: 'string',
+  ContractCommitmentCategory: 'string',
+  ContractCommitmentUnit: 'string',
+  ContractCommitmentQuantity: 'number',
+  ContractCommitmentCost: 'number',
+  BillingCurrency: 'string',
+} as const satisfies Record<string, Exclude<StoredType, 'json' | 'tags'>>;
+
+export type ContractCommitmentColumn = keyof typeof CONTRACT_COMMITMENT_COLUMN_TYPES;
+export const CONTRACT_COMMITMENT_COLUMNS = Object.keys(
+  CONTRACT_COMMITMENT_COLUMN_TYPES,
+) as ContractCommitmentColumn[];
+/** A column of either FOCUS dataset the service keeps (the conformance check reads both). */
+export type DatasetColumn = FocusColumn | ContractCommitmentColumn;
+
+/** The contract commitments table's columns, in order. */
+export const CONTRACT_COMMITMENT_TABLE_COLUMNS: readonly { name: string; type: StoredType }[] = [
+  { name: 'org_id', type: 'string' },
+  ...CONTRACT_COMMITMENT_COLUMNS.map((name) => ({
+    name,
+    type: CONTRACT_COMMITMENT_COLUMN_TYPES[name] as StoredType,
+  })),
+  { name: 'source_file', type: 'string' },
+  { name: 'ingested_at', type: 'timestamp' },
+];
+
 /** The FOCUS specification's name of each stored type (as messages to users say it). */
 export const FOCUS_DATA_TYPE_NAMES: Record<StoredType, string> = {
   string: 'string',

@@ -1,7 +1,8 @@
 import {
   allowed,
+  currencyFormat,
   isNull,
-  list,
+  nationalCurrency,
   noBlankString,
   notNull,
   notNullable,
@@ -12,7 +13,7 @@ import {
   setWhenSet,
   until13,
 } from './rules';
-import { CHARGE_CATEGORIES, CHARGE_FREQUENCIES, NON_NATIONAL_CURRENCIES } from './values';
+import { CHARGE_CATEGORIES, CHARGE_FREQUENCIES } from './values';
 
 /** FOCUS 1.2 requirements on the billing account and period, currency, charge, invoice issuer, provider, publisher and sub-account columns. */
 export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
@@ -56,22 +57,8 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
     columns: ['ChargeFrequency', 'ChargeCategory'],
     violates: () => `"ChargeCategory" = 'Purchase' AND "ChargeFrequency" = 'Usage-Based'`,
   },
-  {
-    id: 'BillingCurrency-C-003-M',
-    keyword: 'MUST',
-    statement: 'BillingCurrency MUST conform to CurrencyFormat requirements (an ISO 4217 three-letter code).',
-    columns: ['BillingCurrency'],
-    violates: () => `NOT regexp_full_match("BillingCurrency", '[A-Z]{3}')`,
-  },
-  {
-    // ISO 4217's codes that name no national currency: precious metals, IMF and bond-market units,
-    // the testing code and "no currency". A cryptocurrency has no ISO code and fails C-003 already.
-    id: 'BillingCurrency-C-006-M',
-    keyword: 'MUST',
-    statement: 'BillingCurrency MUST be expressed in national currency (e.g., USD, EUR).',
-    columns: ['BillingCurrency'],
-    violates: () => `"BillingCurrency" IN (${list(NON_NATIONAL_CURRENCIES)})`,
-  },
+  currencyFormat('BillingCurrency-C-003-M', 'BillingCurrency'),
+  nationalCurrency('BillingCurrency-C-006-M', 'BillingCurrency'),
   {
     id: 'ChargePeriodEnd-C-004-M',
     keyword: 'MUST',

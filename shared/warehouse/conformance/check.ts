@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { query } from '../duckdb/database';
-import type { FocusColumn } from '../focus-columns';
+import type { DatasetColumn } from '../focus-columns';
 import type {
   ConformanceReport,
   FocusVersion,
@@ -45,10 +45,14 @@ export async function checkConformance(
   input: CheckInput,
 ): Promise<ConformanceReport> {
   const { table, present, rows, headerLines } = input;
-  const [used] = await query(
-    conn,
-    `SELECT count("CommitmentDiscountId")::BIGINT AS commitment, count("CapacityReservationId")::BIGINT AS capacity FROM ${table}`,
-  );
+  const requirements = input.requirements ?? requirementsOf(input.focusVersion);
+  // The optional features of the Cost and Usage dataset its rows use (other datasets have none).
+  const [used] = requirements.some((r) => r.feature)
+    ? await query(
+        conn,
+        `SELECT count("CommitmentDiscountId")::BIGINT AS commitment, count("CapacityReservationId")::BIGINT AS capacity FROM ${table}`,
+      )
+    : [];
   const features: Record<Feature, boolean> = {
     commitment: Number(used?.commitment ?? 0) > 0,
     capacity: Number(used?.capacity ?? 0) > 0,
@@ -58,7 +62,7 @@ export async function checkConformance(
     capacity: 'capacity reservations',
   };
   const results: RequirementResult[] = [];
-  for (const req of input.requirements ?? requirementsOf(input.focusVersion)) {
+  for (const req of requirements) {
     const base = {
       id: req.id,
       keyword: req.keyword,
@@ -105,7 +109,7 @@ export async function checkConformance(
       continue;
     }
     const cols = req.columns.map(
-      (c: FocusColumn) => `left(CAST("${c}" AS VARCHAR), ${VALUE_CHARS}) AS "${c}"`,
+      (c: DatasetColumn) => `left(CAST("${c}" AS VARCHAR), ${VALUE_CHARS}) AS "${c}"`,
     );
     const sampled = await query(
       conn,

@@ -1,6 +1,7 @@
-import type { FocusColumn } from '../focus-columns';
+import type { DatasetColumn } from '../focus-columns';
 import { quoteLiteral } from '../sql/quote';
 import type { FocusVersion, Keyword } from './report';
+import { NON_NATIONAL_CURRENCIES } from './values';
 
 /** The shape of a requirement and the builders of its usual kinds (requirements.ts lists them all). */
 export type Feature = 'commitment' | 'capacity';
@@ -11,7 +12,7 @@ export interface Requirement {
   /** The specification's sentence, on one line. */
   statement: string;
   /** The FOCUS columns the check reads: not applicable when the file lacks one of them. */
-  columns: FocusColumn[];
+  columns: DatasetColumn[];
   /** Presence requirements: checked on the file's header, not on rows. */
   presence?: true;
   /** The optional feature it belongs to: not applicable when no row uses it. */
@@ -26,10 +27,10 @@ export interface Requirement {
   refuses?: true;
 }
 
-export const q = (c: FocusColumn) => `"${c}"`;
+export const q = (c: DatasetColumn) => `"${c}"`;
 export const list = (values: readonly string[]) => values.map(quoteLiteral).join(', ');
-export const isNull = (c: FocusColumn) => `${q(c)} IS NULL`;
-export const notNull = (c: FocusColumn) => `${q(c)} IS NOT NULL`;
+export const isNull = (c: DatasetColumn) => `${q(c)} IS NULL`;
+export const notNull = (c: DatasetColumn) => `${q(c)} IS NOT NULL`;
 export const notCorrection = `"ChargeClass" IS DISTINCT FROM 'Correction'`;
 export const usageOrPurchase = `"ChargeCategory" IN ('Usage', 'Purchase')`;
 
@@ -41,12 +42,12 @@ export const usageOrPurchase = `"ChargeCategory" IN ('Usage', 'Purchase')`;
 export const PRODUCT_TOLERANCE = { absolute: 0.01, relative: 0.0001 };
 
 /** `a` × `b` differs from `c` beyond the tolerance (or `c` is null) where both factors are given. */
-export function productOff(a: FocusColumn, b: FocusColumn, c: FocusColumn): string {
+export function productOff(a: DatasetColumn, b: DatasetColumn, c: DatasetColumn): string {
   const { absolute, relative } = PRODUCT_TOLERANCE;
   return `${notNull(a)} AND ${notNull(b)} AND (${isNull(c)} OR abs(${q(a)} * ${q(b)} - ${q(c)}) > greatest(${absolute}, ${relative} * abs(${q(c)})))`;
 }
 
-function productMismatch(a: FocusColumn, b: FocusColumn, c: FocusColumn): string {
+function productMismatch(a: DatasetColumn, b: DatasetColumn, c: DatasetColumn): string {
   return `${notCorrection} AND ${productOff(a, b, c)}`;
 }
 
@@ -77,12 +78,12 @@ export function productMatches(
 export const until13 = (r: Requirement): Requirement => ({ ...r, only: '1.2' });
 
 /** A MAY requirement: a permission no row can break; the check counts the rows that use it. */
-export function may(id: string, statement: string, columns: FocusColumn[], uses: string): Requirement {
+export function may(id: string, statement: string, columns: DatasetColumn[], uses: string): Requirement {
   return { id, keyword: 'MAY', statement, columns, uses: () => uses };
 }
 
 // Builders of the usual shapes.
-export function presence(id: string, column: FocusColumn): Requirement {
+export function presence(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST',
@@ -92,7 +93,7 @@ export function presence(id: string, column: FocusColumn): Requirement {
   };
 }
 
-export function notNullable(id: string, column: FocusColumn, refuses?: true): Requirement {
+export function notNullable(id: string, column: DatasetColumn, refuses?: true): Requirement {
   return {
     id,
     keyword: 'MUST NOT',
@@ -105,7 +106,7 @@ export function notNullable(id: string, column: FocusColumn, refuses?: true): Re
 
 export function allowed(
   id: string,
-  column: FocusColumn,
+  column: DatasetColumn,
   values: readonly string[],
   feature?: Feature,
 ): Requirement {
@@ -120,7 +121,7 @@ export function allowed(
 }
 
 /** `column` MUST be null when ChargeCategory is "Tax". */
-export function nullForTax(id: string, column: FocusColumn): Requirement {
+export function nullForTax(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST',
@@ -131,7 +132,7 @@ export function nullForTax(id: string, column: FocusColumn): Requirement {
 }
 
 /** `column` MUST NOT be null when ChargeCategory is "Usage" or "Purchase" and ChargeClass is not "Correction". */
-export function setForUsage(id: string, column: FocusColumn): Requirement {
+export function setForUsage(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST NOT',
@@ -142,7 +143,7 @@ export function setForUsage(id: string, column: FocusColumn): Requirement {
 }
 
 /** `column` MUST be null when `other` is null. */
-export function nullWhenNull(id: string, column: FocusColumn, other: FocusColumn): Requirement {
+export function nullWhenNull(id: string, column: DatasetColumn, other: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST',
@@ -156,8 +157,8 @@ export function nullWhenNull(id: string, column: FocusColumn, other: FocusColumn
 /** `column` MUST (or SHOULD) NOT be null when `other` is not null. */
 export function setWhenSet(
   id: string,
-  column: FocusColumn,
-  other: FocusColumn,
+  column: DatasetColumn,
+  other: DatasetColumn,
   keyword: 'MUST NOT' | 'SHOULD NOT' = 'MUST NOT',
   feature?: Feature,
 ): Requirement {
@@ -171,7 +172,7 @@ export function setWhenSet(
   };
 }
 
-export function nonNegative(id: string, column: FocusColumn): Requirement {
+export function nonNegative(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST',
@@ -185,7 +186,7 @@ export function nonNegative(id: string, column: FocusColumn): Requirement {
  * `column` MUST be a valid decimal value: the reader stores a number it cannot read as null (or
  * refuses the file), but `NaN` and `Infinity` read as numbers and are none.
  */
-export function validDecimal(id: string, column: FocusColumn): Requirement {
+export function validDecimal(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST',
@@ -200,7 +201,7 @@ export function validDecimal(id: string, column: FocusColumn): Requirement {
  * whitespace only (the reader reads an empty cell as null, so a cell of spaces is what remains).
  * The requirements model marks these MUST; the attribute's text says SHOULD NOT.
  */
-export function noBlankString(id: string, column: FocusColumn): Requirement {
+export function noBlankString(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'SHOULD NOT',
@@ -210,8 +211,34 @@ export function noBlankString(id: string, column: FocusColumn): Requirement {
   };
 }
 
+/** `column` MUST conform to CurrencyFormat: an ISO 4217 three-letter code. */
+export function currencyFormat(id: string, column: DatasetColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST conform to CurrencyFormat requirements (an ISO 4217 three-letter code).`,
+    columns: [column],
+    violates: () => `NOT regexp_full_match(${q(column)}, '[A-Z]{3}')`,
+  };
+}
+
+/**
+ * `column` MUST be expressed in national currency: not one of ISO 4217's codes that name no
+ * national currency (precious metals, IMF and bond-market units, the testing code and "no
+ * currency"). A cryptocurrency has no ISO code and fails the CurrencyFormat requirement already.
+ */
+export function nationalCurrency(id: string, column: DatasetColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST be expressed in national currency (e.g., USD, EUR).`,
+    columns: [column],
+    violates: () => `${q(column)} IN (${list(NON_NATIONAL_CURRENCIES)})`,
+  };
+}
+
 /** A RECOMMENDED column: SHOULD be present (checked on the header). */
-export function recommended(id: string, column: FocusColumn): Requirement {
+export function recommended(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'SHOULD',
@@ -222,7 +249,7 @@ export function recommended(id: string, column: FocusColumn): Requirement {
 }
 
 /** Rows whose `key` has more than one distinct non-null `value` in the file. */
-export function oneValuePer(key: FocusColumn, value: FocusColumn) {
+export function oneValuePer(key: DatasetColumn, value: DatasetColumn) {
   return (table: string) =>
     `${q(key)} IN (SELECT ${q(key)} FROM ${table} WHERE ${notNull(key)} GROUP BY 1 HAVING count(DISTINCT ${q(value)}) > 1)`;
 }

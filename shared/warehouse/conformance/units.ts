@@ -1,4 +1,4 @@
-import type { FocusColumn } from '../focus-columns';
+import type { DatasetColumn } from '../focus-columns';
 import { quoteLiteral } from '../sql/quote';
 import { notNull, q, type Requirement } from './rules';
 
@@ -73,13 +73,13 @@ export const UNIT_RULES = {
 };
 
 /** Rows whose `column` value breaks `rule`, the rule evaluated once per distinct value. */
-function byValue(column: FocusColumn, rule: (v: string) => string) {
+function byValue(column: DatasetColumn, rule: (v: string) => string) {
   return (table: string) =>
     `${q(column)} IN (SELECT v FROM (SELECT DISTINCT ${q(column)} AS v FROM ${table} WHERE ${notNull(column)}) WHERE ${rule('v')})`;
 }
 
 /** The UnitFormat requirements of a column (ids: the attribute's, then `:` and the column). */
-export function unitFormat(column: FocusColumn): Requirement[] {
+export function unitFormat(column: DatasetColumn): Requirement[] {
   const of = (id: string) => `${id}:${column}`;
   const base = { columns: [column] };
   return [

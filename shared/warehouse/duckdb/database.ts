@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { config } from '../../config';
-import { BILLING_COLUMNS, type StoredType } from '../focus-columns';
+import { BILLING_COLUMNS, CONTRACT_COMMITMENT_TABLE_COLUMNS, type StoredType } from '../focus-columns';
 import { quoteIdent } from '../sql/quote';
 
 /**
@@ -26,6 +26,14 @@ export const CATALOG_TABLE = 'warehouse_catalog';
  * columns plus the id of the upload that replaced them and when.
  */
 export const REPLACED_TABLE = 'billing_replaced';
+
+/** FOCUS 1.3's Contract Commitment dataset, per organisation (shared/warehouse/ingest/contract-commitments.ts). */
+export const CONTRACT_COMMITMENT_TABLE = 'contract_commitments';
+
+export function contractCommitmentTableDdl(): string {
+  const columns = CONTRACT_COMMITMENT_TABLE_COLUMNS.map((c) => `${quoteIdent(c.name)} ${DUCK_TYPES[c.type]}`);
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(CONTRACT_COMMITMENT_TABLE)} (\n  ${columns.join(',\n  ')}\n)`;
+}
 
 export function replacedTableDdl(): string {
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(REPLACED_TABLE)} (\n  ${billingColumnsDdl()},\n  replaced_by VARCHAR NOT NULL,\n  replaced_at TIMESTAMP NOT NULL\n)`;
@@ -89,6 +97,7 @@ async function open(path: string): Promise<DuckDBInstance> {
   try {
     await conn.run(billingTableDdl());
     await conn.run(replacedTableDdl());
+    await conn.run(contractCommitmentTableDdl());
     for (const sql of [...billingColumnsMigration(BILLING_TABLE), ...billingColumnsMigration(REPLACED_TABLE)])
       await conn.run(sql);
     await conn.run(

@@ -72,7 +72,7 @@ function filled(c: string): string {
  * writes); `M/D/YYYY` (Azure EA), also with a time as spreadsheets save it. The session time zone
  * is UTC, so zoneless values mean UTC.
  */
-function timestamp(c: string): string {
+export function timestamp(c: string): string {
   return `coalesce(TRY_CAST(${c} AS TIMESTAMPTZ), TRY_CAST(regexp_replace(${c}, ${TIMESTAMP_FIX}, '\\1 \\2:00\\3') AS TIMESTAMPTZ), TRY_CAST(TRY_STRPTIME(${c}, ${US_DATE_FORMATS}) AS TIMESTAMPTZ))::TIMESTAMP`;
 }
 
@@ -283,6 +283,15 @@ async function parquetAsText(conn: DuckDBConnection, path: string, p: string): P
   return `(SELECT ${cols.join(', ')} FROM read_parquet(${p}))`;
 }
 
+/** The file as a table expression of text cells (Parquet values as CSV would give them), reading the path from parameter `p`. */
+export function textReader(
+  conn: DuckDBConnection,
+  path: string,
+  format: FileFormat,
+): (p: string) => Promise<string> {
+  return (p) => (format === 'parquet' ? parquetAsText(conn, path, p) : Promise.resolve(source(format, p)));
+}
+
 /** An engine error as one line for a person: its first line, without the local file path. */
 export function describeError(error: unknown, path?: string): string {
   const message = (error as Error)?.message ?? String(error);
@@ -324,8 +333,7 @@ function lacksFormatColumns(like: { format: NativeFormat; missing: string[] }): 
  */
 export async function openBillingFile(conn: DuckDBConnection, path: string): Promise<OpenedFile> {
   const format = sniffFormat(path);
-  const raw = (p: string) =>
-    format === 'parquet' ? parquetAsText(conn, path, p) : Promise.resolve(source(format, p));
+  const raw = textReader(conn, path, format);
   let headers: string[];
   if (format === 'jsonl' || format === 'jsonl.gz') {
     const fields = new Header(jsonFieldNames(firstJsonRecord(path, format)));
