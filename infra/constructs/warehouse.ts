@@ -12,7 +12,8 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { glueColumns } from '../../shared/warehouse/focus-columns';
+import { CONTRACT_COMMITMENTS_PREFIX } from '../../shared/warehouse/athena/sql';
+import { CONTRACT_COMMITMENT_TABLE_COLUMNS, glueColumns } from '../../shared/warehouse/focus-columns';
 import { REPLACED_PREFIX, RESTORABLE_DAYS } from '../../shared/warehouse/ingest/replacements';
 import type { DeployStage } from './deploy-config';
 import type { ServiceFunction } from './service-function';
@@ -45,6 +46,8 @@ export class Warehouse extends Construct {
   readonly accessLogsBucket: Bucket;
   readonly databaseName: string;
   readonly tableName = 'focus_billing';
+  /** FOCUS 1.3's Contract Commitment dataset, one Parquet object per organisation and contract. */
+  readonly contractCommitmentTableName = 'focus_contract_commitments';
   readonly workgroupName: string;
 
   constructor(scope: Construct, id: string, props: WarehouseProps) {
@@ -213,6 +216,33 @@ export class Warehouse extends Construct {
       },
     });
     table.addResourceDependency(database);
+
+    const contracts = `s3://${this.billingBucket.bucketName}/${CONTRACT_COMMITMENTS_PREFIX}`;
+    const contractTable = new CfnTable(this, 'ContractCommitmentTable', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseName: this.databaseName,
+      tableInput: {
+        name: this.contractCommitmentTableName,
+        description: 'FOCUS 1.3 Contract Commitment rows, Parquet, one partition per organisation',
+        tableType: 'EXTERNAL_TABLE',
+        parameters: {
+          classification: 'parquet',
+          'parquet.compression': 'ZSTD',
+          'projection.enabled': 'true',
+          'projection.org_id.type': 'injected',
+          'storage.location.template': `${contracts}org_id=\${org_id}/`,
+        },
+        partitionKeys: [{ name: 'org_id', type: 'string' }],
+        storageDescriptor: {
+          location: contracts,
+          inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+          outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+          serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
+          columns: glueColumns(CONTRACT_COMMITMENT_TABLE_COLUMNS),
+        },
+      },
+    });
+    contractTable.addResourceDependency(database);
   }
 
   /** The enforced Athena workgroup the functions query in. */

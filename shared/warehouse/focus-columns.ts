@@ -203,7 +203,9 @@ export const BILLING_COLUMNS: readonly { name: string; type: StoredType }[] = [
 ];
 
 /** Glue/Athena column types for the Parquet files (partition columns org_id and billing_month excluded). */
-export function glueColumns(): { name: string; type: string }[] {
+export function glueColumns(
+  columns: readonly { name: string; type: StoredType }[] = BILLING_COLUMNS,
+): { name: string; type: string }[] {
   const glue: Record<StoredType, string> = {
     string: 'string',
     number: 'double',
@@ -211,10 +213,12 @@ export function glueColumns(): { name: string; type: string }[] {
     json: 'string',
     tags: 'map<string,string>',
   };
-  return BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month').map((c) => ({
-    name: c.name.toLowerCase(),
-    type: glue[c.type],
-  }));
+  return columns
+    .filter((c) => c.name !== 'org_id' && c.name !== 'billing_month')
+    .map((c) => ({
+      name: c.name.toLowerCase(),
+      type: glue[c.type],
+    }));
 }
 
 /** The FOCUS column whose name equals `name` ignoring case. */

@@ -36,9 +36,36 @@ function scoreOf(results: RequirementResult[], keywords: Keyword[]): KeywordScor
 }
 
 /**
- * Checks the converted rows of an upload against the FOCUS requirements (./requirements.ts): one
- * statement per applicable requirement counting the rows that break it, and for a failed one a
- * second statement fetching its first rows. Reads only the staged table; changes nothing.
+ * The rows each predicate holds for: those that read only the row in one scan of the table (one
+ * filtered count each), those with a sub-query over the table (distinct counts, per-value rules)
+ * one statement each.
+ */
+async function countRows(
+  conn: DuckDBConnection,
+  table: string,
+  checks: readonly { where: string }[],
+): Promise<number[]> {
+  const counts: number[] = new Array(checks.length).fill(0);
+  const rowOnly = checks.flatMap((c, i) => (c.where.includes(table) ? [] : [i]));
+  if (rowOnly.length) {
+    const [row] = await query(
+      conn,
+      `SELECT ${rowOnly.map((i) => `count(*) FILTER (WHERE ${(checks[i] as { where: string }).where})::BIGINT AS c${i}`).join(', ')} FROM ${table} AS t`,
+    );
+    for (const i of rowOnly) counts[i] = Number(row?.[`c${i}`] ?? 0);
+  }
+  for (const [i, c] of checks.entries()) {
+    if (!c.where.includes(table)) continue;
+    const [row] = await query(conn, `SELECT count(*)::BIGINT AS n FROM ${table} AS t WHERE ${c.where}`);
+    counts[i] = Number(row?.n ?? 0);
+  }
+  return counts;
+}
+
+/**
+ * Checks the converted rows of an upload against the FOCUS requirements (./requirements.ts): the
+ * rows that break each applicable requirement (or, for a MAY, use it) counted (countRows), and for
+ * a failed one a statement fetching its first rows. Reads only the staged table; changes nothing.
  */
 export async function checkConformance(
   conn: DuckDBConnection,
@@ -62,6 +89,8 @@ export async function checkConformance(
     capacity: 'capacity reservations',
   };
   const results: RequirementResult[] = [];
+  /** The applicable requirements checked on rows: their place in `results` and their predicate. */
+  const counted: { at: number; req: Requirement; where: string }[] = [];
   for (const req of requirements) {
     const base = {
       id: req.id,
@@ -93,21 +122,19 @@ export async function checkConformance(
       });
       continue;
     }
+    const where = ((req.uses ?? req.violates) as (t: string) => string)(table);
+    counted.push({ at: results.length, req, where });
+    results.push({ ...base, status: 'pass', violations: 0 });
+  }
+  const counts = await countRows(conn, table, counted);
+  for (const [i, { at, req, where }] of counted.entries()) {
+    const n = counts[i] ?? 0;
+    const result = results[at] as RequirementResult;
     if (req.uses) {
-      const [used] = await query(
-        conn,
-        `SELECT count(*)::BIGINT AS n FROM ${table} AS t WHERE ${req.uses(table)}`,
-      );
-      results.push({ ...base, status: 'pass', violations: 0, uses: Number(used?.n ?? 0) });
+      result.uses = n;
       continue;
     }
-    const where = (req.violates as (t: string) => string)(table);
-    const [counted] = await query(conn, `SELECT count(*)::BIGINT AS n FROM ${table} AS t WHERE ${where}`);
-    const violations = Number(counted?.n ?? 0);
-    if (!violations) {
-      results.push({ ...base, status: 'pass', violations: 0 });
-      continue;
-    }
+    if (!n) continue;
     const cols = req.columns.map(
       (c: DatasetColumn) => `left(CAST("${c}" AS VARCHAR), ${VALUE_CHARS}) AS "${c}"`,
     );
@@ -125,7 +152,7 @@ export async function checkConformance(
         ),
       };
     });
-    results.push({ ...base, status: 'fail', violations, samples });
+    Object.assign(result, { status: 'fail', violations: n, samples });
   }
   return {
     focusVersion: input.focusVersion,

@@ -2,10 +2,16 @@ import { writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AthenaClient } from '@aws-sdk/client-athena';
+import { resetConfig } from '../../../shared/config';
+import { AthenaWarehouse } from '../../../shared/warehouse/athena/adapter';
+import { athenaRunner } from '../../../shared/warehouse/athena/client';
+import { contractCommitmentKey } from '../../../shared/warehouse/athena/sql';
 import { CONTRACT_COMMITMENT_REQUIREMENTS } from '../../../shared/warehouse/conformance/contract-commitment';
 import type { ConformanceReport } from '../../../shared/warehouse/conformance/report';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
+import { LOCAL_BUCKET_NAME } from '../../../shared/warehouse/object-store';
 import { csv, failures, type Row, uses } from './focus-rows';
 
 /**
@@ -147,5 +153,48 @@ describe('the Contract Commitment dataset', () => {
     await expect(ingest([spend(1), { ...spend(2), ContractCommitmentCost: 'ten thousand' }])).rejects.toThrow(
       'Row 2 (line 3), column ContractCommitmentCost: the value is not a number',
     );
+  });
+
+  it('on Athena: one Parquet object per organisation and contract, replaced whole by a restating upload', async () => {
+    const bucketDir = await mkdtemp(join(tmpdir(), 'cc-bucket-'));
+    const env = { dir: process.env.LOCAL_BUCKET_DIR, bucket: process.env.BILLING_BUCKET };
+    process.env.LOCAL_BUCKET_DIR = bucketDir;
+    delete process.env.BILLING_BUCKET;
+    resetConfig();
+    try {
+      const athena = new AthenaWarehouse({
+        bucket: LOCAL_BUCKET_NAME,
+        runner: athenaRunner({
+          client: new AthenaClient({ region: 'us-east-1' }),
+          workgroup: 'wg',
+          database: 'db',
+        }),
+      });
+      const orgId = `org_cc_athena_${run}`;
+      const upload = async (rows: Row[]) => {
+        const path = join(dir, `athena-${++n}.csv`);
+        writeFileSync(path, csv(rows));
+        return athena.ingestFile({ orgId, path, sourceName: `athena-${n}.csv` });
+      };
+      const first = await upload([spend(1), usage(2), spend(3, 'c-2')]);
+      expect(first).toMatchObject({ format: 'contract-commitment', rows: 3, months: [] });
+      expect(failures(first.conformance as ConformanceReport)).toEqual({});
+      await upload([{ ...spend(4), ContractCommitmentCost: 500 }]);
+      const objectOf = (contract: string) => join(bucketDir, contractCommitmentKey(orgId, contract));
+      const read = (contract: string) =>
+        withConnection((c) =>
+          query(
+            c,
+            `SELECT contractcommitmentid AS id, contractcommitmentcost AS cost FROM read_parquet('${objectOf(contract)}') ORDER BY 1`,
+          ),
+        );
+      expect((await read('c-1')).map((r) => [r.id, r.cost])).toEqual([['cc-4', 500]]);
+      expect((await read('c-2')).map((r) => [r.id, r.cost])).toEqual([['cc-3', 10_003]]);
+    } finally {
+      if (env.dir === undefined) delete process.env.LOCAL_BUCKET_DIR;
+      else process.env.LOCAL_BUCKET_DIR = env.dir;
+      if (env.bucket !== undefined) process.env.BILLING_BUCKET = env.bucket;
+      resetConfig();
+    }
   });
 });
