@@ -25,6 +25,25 @@ export const CURATED_PREFIX = 'curated/';
 /** Prefix of Athena query results in the results bucket. */
 export const RESULTS_PREFIX = 'athena/';
 
+/** How Glue reads the curated Parquet objects. */
+const PARQUET_STORAGE = {
+  inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+  outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+  serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
+};
+
+/**
+ * Table parameters of curated Parquet partitioned by organisation. Partition projection: no
+ * crawler and no partition registration. `org_id` is injected, so Athena rejects any query that
+ * does not name exactly the organisation it reads.
+ */
+const BY_ORGANISATION = {
+  classification: 'parquet',
+  'parquet.compression': 'ZSTD',
+  'projection.enabled': 'true',
+  'projection.org_id.type': 'injected',
+};
+
 /** Partition columns: `curated/org_id=<org>/billing_month=<yyyy-MM>/`. */
 export const PARTITION_KEYS = ['org_id', 'billing_month'] as const;
 
@@ -190,12 +209,7 @@ export class Warehouse extends Construct {
         description: 'FOCUS 1.0 billing rows, Parquet, one partition per organisation and billing month',
         tableType: 'EXTERNAL_TABLE',
         parameters: {
-          classification: 'parquet',
-          'parquet.compression': 'ZSTD',
-          // Partition projection: no crawler and no partition registration. `org_id` is injected,
-          // so Athena rejects any query that does not name exactly the organisation it reads.
-          'projection.enabled': 'true',
-          'projection.org_id.type': 'injected',
+          ...BY_ORGANISATION,
           'projection.billing_month.type': 'date',
           'projection.billing_month.format': 'yyyy-MM',
           'projection.billing_month.range': '2015-01,NOW',
@@ -206,9 +220,7 @@ export class Warehouse extends Construct {
         partitionKeys: PARTITION_KEYS.map((name) => ({ name, type: 'string' })),
         storageDescriptor: {
           location,
-          inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
-          outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-          serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
+          ...PARQUET_STORAGE,
           // The one column list of the warehouse (shared/warehouse/focus-columns.ts), in the types
           // ingestion writes to Parquet, so the Glue table and the files cannot drift apart.
           columns: glueColumns(),
@@ -226,18 +238,13 @@ export class Warehouse extends Construct {
         description: 'FOCUS 1.3 Contract Commitment rows, Parquet, one partition per organisation',
         tableType: 'EXTERNAL_TABLE',
         parameters: {
-          classification: 'parquet',
-          'parquet.compression': 'ZSTD',
-          'projection.enabled': 'true',
-          'projection.org_id.type': 'injected',
+          ...BY_ORGANISATION,
           'storage.location.template': `${contracts}org_id=\${org_id}/`,
         },
         partitionKeys: [{ name: 'org_id', type: 'string' }],
         storageDescriptor: {
           location: contracts,
-          inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
-          outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-          serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
+          ...PARQUET_STORAGE,
           columns: glueColumns(CONTRACT_COMMITMENT_TABLE_COLUMNS),
         },
       },

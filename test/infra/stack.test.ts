@@ -15,7 +15,7 @@ import {
   workers,
 } from '../../shared/queues';
 import { routes } from '../../shared/routes';
-import { glueColumns } from '../../shared/warehouse/focus-columns';
+import { FOCUS_1_3_COLUMNS, glueColumns } from '../../shared/warehouse/focus-columns';
 import { type BuiltStack, buildStack, refOf, refsIn, resourcesOf, serviceFunctions } from './support';
 
 // Two stacks, built once: prod from the real manifests, dev from samples that exercise workers,
@@ -766,17 +766,7 @@ describe('warehouse', () => {
       expect(columns.has(name.toLowerCase())).toBe(true);
     }
     // FOCUS 1.3: the provider, split cost allocation and ContractApplied columns (JSON ones as text).
-    for (const name of [
-      'ServiceProviderName',
-      'HostProviderName',
-      'AllocatedMethodId',
-      'AllocatedMethodDetails',
-      'AllocatedResourceId',
-      'AllocatedResourceName',
-      'AllocatedTags',
-      'ContractApplied',
-    ])
-      expect(columns.get(name.toLowerCase())).toBe('string');
+    for (const name of FOCUS_1_3_COLUMNS) expect(columns.get(name.toLowerCase())).toBe('string');
     expect(input.StorageDescriptor.Columns).toEqual(
       glueColumns().map((c) => ({ Name: c.name, Type: c.type })),
     );
@@ -827,7 +817,7 @@ describe('warehouse', () => {
     });
     // The billing table's projection reads curated/org_id=…/billing_month=…/ only: never these objects.
     expect(JSON.stringify(input.Parameters['storage.location.template'])).toContain(
-      '/curated/contract-commitments/org_id=${org_id}/',
+      `/curated/contract-commitments/org_id=\${org_id}/`,
     );
   });
 

@@ -6,7 +6,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { writeCache } from '../../db/dimensions-repo';
 import { compileCondition } from '../conditions';
 import { checkConformance } from '../conformance/check';
-import { CONTRACT_COMMITMENT_REQUIREMENTS } from '../conformance/contract-commitment';
+import { commitmentsConformance } from '../conformance/contract-commitment';
 import type { ConformanceReport } from '../conformance/report';
 import { query, withConnection } from '../duckdb/database';
 import { BILLING_COLUMNS, CONTRACT_COMMITMENT_TABLE_COLUMNS } from '../focus-columns';
@@ -215,17 +215,7 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
   ): Promise<IngestResult> {
     const temp: string[] = [];
     try {
-      const conformance =
-        input.conformance === false
-          ? undefined
-          : await checkConformance(conn, {
-              table: staged.table,
-              present: staged.present,
-              rows: staged.rows,
-              headerLines: staged.headerLines,
-              focusVersion: '1.3',
-              requirements: CONTRACT_COMMITMENT_REQUIREMENTS,
-            });
+      const conformance = await commitmentsConformance(conn, staged, input.conformance);
       const columns = CONTRACT_COMMITMENT_TABLE_COLUMNS.filter((c) => c.name !== 'org_id')
         .map((c) => `${quoteIdent(c.name)} AS ${quoteIdent(c.name.toLowerCase())}`)
         .join(', ');

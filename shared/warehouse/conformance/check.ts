@@ -36,26 +36,40 @@ function scoreOf(results: RequirementResult[], keywords: Keyword[]): KeywordScor
 }
 
 /**
- * The rows each predicate holds for: those that read only the row in one scan of the table (one
- * filtered count each), those with a sub-query over the table (distinct counts, per-value rules)
- * one statement each.
+ * The rows each check holds for: the rules that read only the row in one scan of the table (one
+ * filtered count each); the rules on one column's values per column, over its distinct values
+ * and their rows; those with another sub-query over the table (distinct counts) one statement each.
  */
 async function countRows(
   conn: DuckDBConnection,
   table: string,
-  checks: readonly { where: string }[],
+  checks: readonly { req: Requirement; where: string }[],
 ): Promise<number[]> {
   const counts: number[] = new Array(checks.length).fill(0);
-  const rowOnly = checks.flatMap((c, i) => (c.where.includes(table) ? [] : [i]));
+  const rowOnly = checks.flatMap((c, i) => (c.req.perValue || c.where.includes(table) ? [] : [i]));
   if (rowOnly.length) {
     const [row] = await query(
       conn,
-      `SELECT ${rowOnly.map((i) => `count(*) FILTER (WHERE ${(checks[i] as { where: string }).where})::BIGINT AS c${i}`).join(', ')} FROM ${table} AS t`,
+      `SELECT ${rowOnly.map((i) => `count(*) FILTER (WHERE ${checks[i]?.where})::BIGINT AS c${i}`).join(', ')} FROM ${table} AS t`,
     );
     for (const i of rowOnly) counts[i] = Number(row?.[`c${i}`] ?? 0);
   }
+  const byColumn = new Map<string, number[]>();
+  for (const [i, c] of checks.entries())
+    if (c.req.perValue)
+      byColumn.set(c.req.perValue.column, [...(byColumn.get(c.req.perValue.column) ?? []), i]);
+  for (const [column, at] of byColumn) {
+    const sums = at.map(
+      (i) => `sum(n) FILTER (WHERE ${checks[i]?.req.perValue?.rule('v')})::BIGINT AS c${i}`,
+    );
+    const [row] = await query(
+      conn,
+      `SELECT ${sums.join(', ')} FROM (SELECT "${column}" AS v, count(*) AS n FROM ${table} WHERE "${column}" IS NOT NULL GROUP BY 1)`,
+    );
+    for (const i of at) counts[i] = Number(row?.[`c${i}`] ?? 0);
+  }
   for (const [i, c] of checks.entries()) {
-    if (!c.where.includes(table)) continue;
+    if (c.req.perValue || !c.where.includes(table)) continue;
     const [row] = await query(conn, `SELECT count(*)::BIGINT AS n FROM ${table} AS t WHERE ${c.where}`);
     counts[i] = Number(row?.n ?? 0);
   }

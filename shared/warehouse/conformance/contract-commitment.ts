@@ -1,4 +1,8 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { CONTRACT_COMMITMENT_COLUMNS, type ContractCommitmentColumn } from '../focus-columns';
+import type { StagedCommitments } from '../ingest/contract-commitments';
+import { checkConformance } from './check';
+import type { ConformanceReport } from './report';
 import {
   allowed,
   currencyFormat,
@@ -122,3 +126,20 @@ export const CONTRACT_COMMITMENT_REQUIREMENTS: readonly Requirement[] = [
   endAfterStart('ContractPeriodEnd-C-005-M', 'ContractPeriodEnd', 'ContractPeriodStart'),
   notNullable('ContractPeriodStart-C-004-M', 'ContractPeriodStart'),
 ];
+
+/** The conformance report of a staged Contract Commitment upload (undefined when the check is off). */
+export async function commitmentsConformance(
+  conn: DuckDBConnection,
+  staged: StagedCommitments,
+  check: boolean | undefined,
+): Promise<ConformanceReport | undefined> {
+  if (check === false) return undefined;
+  return checkConformance(conn, {
+    table: staged.table,
+    present: staged.present,
+    rows: staged.rows,
+    headerLines: staged.headerLines,
+    focusVersion: '1.3',
+    requirements: CONTRACT_COMMITMENT_REQUIREMENTS,
+  });
+}

@@ -21,6 +21,11 @@ export interface Requirement {
   violates?: (table: string) => string;
   /** A MAY requirement: a row that makes use of the permission (counted, never a failure). */
   uses?: (table: string) => string;
+  /**
+   * A rule on the value of one column alone: counted over the column's distinct values (with
+   * their rows), all such rules of a column in one statement; `violates`/`uses` find the samples.
+   */
+  perValue?: { column: DatasetColumn; rule: (v: string) => string };
   /** The one FOCUS version it belongs to (1.2: replaced in 1.3; 1.3: introduced in 1.3); else both. */
   only?: FocusVersion;
   /** A failure would make figures wrong: the upload is refused before the check (never a stored fail). */

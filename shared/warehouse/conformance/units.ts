@@ -78,6 +78,11 @@ function byValue(column: DatasetColumn, rule: (v: string) => string) {
     `${q(column)} IN (SELECT v FROM (SELECT DISTINCT ${q(column)} AS v FROM ${table} WHERE ${notNull(column)}) WHERE ${rule('v')})`;
 }
 
+/** The fields of a requirement on `column`'s values alone (counted per distinct value by the checker). */
+function onValues(column: DatasetColumn, rule: (v: string) => string, may = false) {
+  return { perValue: { column, rule }, [may ? 'uses' : 'violates']: byValue(column, rule) };
+}
+
 /** The UnitFormat requirements of a column (ids: the attribute's, then `:` and the column). */
 export function unitFormat(column: DatasetColumn): Requirement[] {
   const of = (id: string) => `${id}:${column}`;
@@ -88,35 +93,35 @@ export function unitFormat(column: DatasetColumn): Requirement[] {
       id: of('UnitFormat-A-001-M'),
       keyword: 'SHOULD',
       statement: `${column} SHOULD be expressed as a single unit of measure in one of the UnitFormat forms ("GB", "GB-Hours", "GB/Hour", "1000 Tokens", "Units/3 Months").`,
-      violates: byValue(column, UNIT_RULES.form),
+      ...onValues(column, UNIT_RULES.form),
     },
     {
       ...base,
       id: of('UnitFormat-A-002-O'),
       keyword: 'MAY',
       statement: `${column} MAY be expressed with a unit quantity or time interval ("1000 Tokens", "Units/3 Months").`,
-      uses: byValue(column, UNIT_RULES.quantity),
+      ...onValues(column, UNIT_RULES.quantity, true),
     },
     {
       ...base,
       id: of('UnitFormat-A-002-M'),
       keyword: 'SHOULD',
       statement: `A unit quantity or time interval in ${column} MUST be expressed as a whole number (UnitFormat; ${column} SHOULD conform to it).`,
-      violates: byValue(column, UNIT_RULES.wholeNumber),
+      ...onValues(column, UNIT_RULES.wholeNumber),
     },
     {
       ...base,
       id: of('UnitFormat-A-003-M'),
       keyword: 'SHOULD',
       statement: `The terms of ${column} that UnitFormat lists MUST use its capitalization ("Hours", "GB", not "hours", "gb") (UnitFormat; ${column} SHOULD conform to it).`,
-      violates: byValue(column, UNIT_RULES.capitalization),
+      ...onValues(column, UNIT_RULES.capitalization),
     },
     {
       ...base,
       id: of('UnitFormat-A-004-C'),
       keyword: 'SHOULD',
       statement: `${column} SHOULD be composed of the recommended units: data sizes abbreviated up to exa ("GB", not "gigabytes", "GBs" or "ZB"), "/" rather than "per".`,
-      violates: byValue(column, UNIT_RULES.recommended),
+      ...onValues(column, UNIT_RULES.recommended),
     },
   ];
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { checkConformance } from '../conformance/check';
-import { CONTRACT_COMMITMENT_REQUIREMENTS } from '../conformance/contract-commitment';
+import { commitmentsConformance } from '../conformance/contract-commitment';
 import { type StagedCommitments, stageContractCommitments } from '../ingest/contract-commitments';
 import {
   changesOf,
@@ -177,17 +177,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
     staged: StagedCommitments,
   ): Promise<IngestResult> {
     try {
-      const conformance =
-        input.conformance === false
-          ? undefined
-          : await checkConformance(conn, {
-              table: staged.table,
-              present: staged.present,
-              rows: staged.rows,
-              headerLines: staged.headerLines,
-              focusVersion: '1.3',
-              requirements: CONTRACT_COMMITMENT_REQUIREMENTS,
-            });
+      const conformance = await commitmentsConformance(conn, staged, input.conformance);
       await conn.run('BEGIN TRANSACTION');
       try {
         await query(
