@@ -387,7 +387,8 @@ export const api = {
   expiringCommitments: () =>
     call('expiringCommitments', { query: { withinDays: '90' } }) as Promise<Expiring>,
   simulate: (body: Record<string, unknown>) => call('simulateCommitment', { body }) as Promise<Simulation>,
-  uploads: () => call('listUploads', { query: { limit: '100' } }) as Promise<Page<Upload>>,
+  uploads: (cursor?: string) =>
+    call('listUploads', { query: { limit: '100', cursor } }) as Promise<Page<Upload>>,
   upload: (id: string) => call('getUpload', { params: { id } }) as Promise<Upload>,
 
   alerts: (includeArchived: boolean) =>

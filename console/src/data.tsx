@@ -3,13 +3,38 @@
  * and an upload's page (`#/data/{id}`) with its FOCUS conformance report (docs/focus-conformance.md):
  * MUST and SHOULD met, then each failing requirement with its violating row count and sample rows.
  */
+import { useState } from 'preact/hooks';
 import { api } from './api';
-import { useAsync } from './hooks';
-import { BackLink, ErrorPage, Loaded } from './ui';
-import { failing, formatWords, scoreWords, statusCounts, uploadRow } from './uploads-shape';
+import { describe, useAsync } from './hooks';
+import { BackLink, ErrorPage, ErrorText, Loaded } from './ui';
+import { failing, formatWords, scoreWords, statusCounts, type Upload, uploadRow } from './uploads-shape';
+
+/** Uploads after the first page (100 a page, newest first): loaded on "Show more", following `nextCursor`. */
+interface Later {
+  items: Upload[];
+  /** Where the next page starts; undefined until a later page is asked for (the first page's then). */
+  cursor?: string | null;
+  busy?: boolean;
+  error?: string;
+}
 
 export function UploadList() {
-  const list = useAsync(() => api.uploads(), []);
+  const first = useAsync(() => api.uploads(), []);
+  const [later, setLater] = useState<Later>({ items: [] });
+  const cursor =
+    later.cursor !== undefined ? later.cursor : first.status === 'ok' ? first.value.nextCursor : null;
+  const showMore = async () => {
+    if (!cursor) return;
+    setLater({ ...later, cursor, busy: true, error: undefined });
+    try {
+      const page = await api.uploads(cursor);
+      setLater({ items: [...later.items, ...page.items], cursor: page.nextCursor });
+    } catch (err) {
+      setLater({ ...later, cursor, busy: false, error: describe(err) });
+    }
+  };
+  const list =
+    first.status === 'ok' ? { ...first, value: { items: [...first.value.items, ...later.items] } } : first;
   return (
     <section>
       <h1>Data</h1>
@@ -57,6 +82,12 @@ export function UploadList() {
             </table>
           )}
         </Loaded>
+        {later.error && <ErrorText message={later.error} />}
+        {cursor && (
+          <button type="button" class="more" disabled={later.busy} onClick={showMore}>
+            {later.busy ? 'Loading…' : 'Show more uploads'}
+          </button>
+        )}
       </div>
     </section>
   );

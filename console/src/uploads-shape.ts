@@ -29,6 +29,7 @@ export interface Upload {
 
 const FORMATS: Record<string, string> = {
   focus: 'FOCUS',
+  'contract-commitment': 'FOCUS contract commitments',
   'aws-cur-1': 'AWS CUR 1.0',
   'aws-cur-2': 'AWS CUR 2.0',
   azure: 'Azure cost export',

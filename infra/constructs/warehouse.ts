@@ -12,7 +12,8 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { glueColumns } from '../../shared/warehouse/focus-columns';
+import { CONTRACT_COMMITMENTS_PREFIX } from '../../shared/warehouse/athena/sql';
+import { CONTRACT_COMMITMENT_TABLE_COLUMNS, glueColumns } from '../../shared/warehouse/focus-columns';
 import { REPLACED_PREFIX, RESTORABLE_DAYS } from '../../shared/warehouse/ingest/replacements';
 import type { DeployStage } from './deploy-config';
 import type { ServiceFunction } from './service-function';
@@ -23,6 +24,25 @@ export const UPLOADS_PREFIX = 'uploads/';
 export const CURATED_PREFIX = 'curated/';
 /** Prefix of Athena query results in the results bucket. */
 export const RESULTS_PREFIX = 'athena/';
+
+/** How Glue reads the curated Parquet objects. */
+const PARQUET_STORAGE = {
+  inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+  outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+  serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
+};
+
+/**
+ * Table parameters of curated Parquet partitioned by organisation. Partition projection: no
+ * crawler and no partition registration. `org_id` is injected, so Athena rejects any query that
+ * does not name exactly the organisation it reads.
+ */
+const BY_ORGANISATION = {
+  classification: 'parquet',
+  'parquet.compression': 'ZSTD',
+  'projection.enabled': 'true',
+  'projection.org_id.type': 'injected',
+};
 
 /** Partition columns: `curated/org_id=<org>/billing_month=<yyyy-MM>/`. */
 export const PARTITION_KEYS = ['org_id', 'billing_month'] as const;
@@ -45,6 +65,8 @@ export class Warehouse extends Construct {
   readonly accessLogsBucket: Bucket;
   readonly databaseName: string;
   readonly tableName = 'focus_billing';
+  /** FOCUS 1.3's Contract Commitment dataset, one Parquet object per organisation and contract. */
+  readonly contractCommitmentTableName = 'focus_contract_commitments';
   readonly workgroupName: string;
 
   constructor(scope: Construct, id: string, props: WarehouseProps) {
@@ -187,12 +209,7 @@ export class Warehouse extends Construct {
         description: 'FOCUS 1.0 billing rows, Parquet, one partition per organisation and billing month',
         tableType: 'EXTERNAL_TABLE',
         parameters: {
-          classification: 'parquet',
-          'parquet.compression': 'ZSTD',
-          // Partition projection: no crawler and no partition registration. `org_id` is injected,
-          // so Athena rejects any query that does not name exactly the organisation it reads.
-          'projection.enabled': 'true',
-          'projection.org_id.type': 'injected',
+          ...BY_ORGANISATION,
           'projection.billing_month.type': 'date',
           'projection.billing_month.format': 'yyyy-MM',
           'projection.billing_month.range': '2015-01,NOW',
@@ -203,9 +220,7 @@ export class Warehouse extends Construct {
         partitionKeys: PARTITION_KEYS.map((name) => ({ name, type: 'string' })),
         storageDescriptor: {
           location,
-          inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
-          outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
-          serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
+          ...PARQUET_STORAGE,
           // The one column list of the warehouse (shared/warehouse/focus-columns.ts), in the types
           // ingestion writes to Parquet, so the Glue table and the files cannot drift apart.
           columns: glueColumns(),
@@ -213,6 +228,28 @@ export class Warehouse extends Construct {
       },
     });
     table.addResourceDependency(database);
+
+    const contracts = `s3://${this.billingBucket.bucketName}/${CONTRACT_COMMITMENTS_PREFIX}`;
+    const contractTable = new CfnTable(this, 'ContractCommitmentTable', {
+      catalogId: Aws.ACCOUNT_ID,
+      databaseName: this.databaseName,
+      tableInput: {
+        name: this.contractCommitmentTableName,
+        description: 'FOCUS 1.3 Contract Commitment rows, Parquet, one partition per organisation',
+        tableType: 'EXTERNAL_TABLE',
+        parameters: {
+          ...BY_ORGANISATION,
+          'storage.location.template': `${contracts}org_id=\${org_id}/`,
+        },
+        partitionKeys: [{ name: 'org_id', type: 'string' }],
+        storageDescriptor: {
+          location: contracts,
+          ...PARQUET_STORAGE,
+          columns: glueColumns(CONTRACT_COMMITMENT_TABLE_COLUMNS),
+        },
+      },
+    });
+    contractTable.addResourceDependency(database);
   }
 
   /** The enforced Athena workgroup the functions query in. */

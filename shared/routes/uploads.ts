@@ -35,17 +35,18 @@ const SourceChangeSchema = schema(() =>
 
 const Score = schema(() => v.object({ met: v.number(), applicable: v.number() }));
 const ConformanceSummary = {
-  focusVersion: v.literal('1.2'),
+  focusVersion: v.picklist(['1.2', '1.3']),
   rows: v.number(),
   score: v.object({ MUST: Score, SHOULD: Score }),
 };
 const RequirementResultSchema = schema(() =>
   v.object({
     id: v.string(),
-    keyword: v.picklist(['MUST', 'MUST NOT', 'SHOULD', 'SHOULD NOT']),
+    keyword: v.picklist(['MUST', 'MUST NOT', 'SHOULD', 'SHOULD NOT', 'MAY']),
     statement: v.string(),
     status: v.picklist(['pass', 'fail', 'not_applicable']),
     violations: v.number(),
+    uses: v.optional(v.number()),
     reason: v.optional(v.string()),
     refuses: v.optional(v.literal(true)),
     samples: v.optional(
@@ -61,7 +62,16 @@ function uploadResponse<T extends v.GenericSchema>(conformance: T) {
     id: v.string(),
     status: v.picklist(['processing', 'succeeded', 'rejected']),
     /** The detected format; `unknown` while processing or when refused before it was recognised. */
-    format: v.picklist(['focus', 'aws-cur-1', 'aws-cur-2', 'azure', 'gcp', 'oci', 'unknown']),
+    format: v.picklist([
+      'focus',
+      'contract-commitment',
+      'aws-cur-1',
+      'aws-cur-2',
+      'azure',
+      'gcp',
+      'oci',
+      'unknown',
+    ]),
     file: v.optional(v.string()),
     objectKey: v.string(),
     startedAt: v.optional(v.string()),

@@ -63,7 +63,32 @@ export const FOCUS_COLUMN_TYPES = {
   SubAccountName: 'string',
   SubAccountType: 'string',
   Tags: 'tags',
+  ...{
+    // FOCUS 1.3: the provider columns that replace ProviderName and PublisherName (deprecated), the
+    // columns of data-generator-calculated split cost allocation, and ContractApplied. Stored after
+    // the other billing columns (FOCUS_1_3_COLUMNS), so an existing table gains them at its end.
+    ServiceProviderName: 'string',
+    HostProviderName: 'string',
+    AllocatedMethodId: 'string',
+    AllocatedMethodDetails: 'json',
+    AllocatedResourceId: 'string',
+    AllocatedResourceName: 'string',
+    AllocatedTags: 'json',
+    ContractApplied: 'json',
+  },
 } as const satisfies Record<string, StoredType>;
+
+/** The columns FOCUS 1.3 introduced in the Cost and Usage dataset: their presence makes a file a 1.3 export. */
+export const FOCUS_1_3_COLUMNS = [
+  'ServiceProviderName',
+  'HostProviderName',
+  'AllocatedMethodId',
+  'AllocatedMethodDetails',
+  'AllocatedResourceId',
+  'AllocatedResourceName',
+  'AllocatedTags',
+  'ContractApplied',
+] as const satisfies readonly (keyof typeof FOCUS_COLUMN_TYPES)[];
 
 export type FocusColumn = keyof typeof FOCUS_COLUMN_TYPES;
 export const FOCUS_COLUMNS = Object.keys(FOCUS_COLUMN_TYPES) as FocusColumn[];
@@ -71,6 +96,45 @@ export const FOCUS_COLUMNS = Object.keys(FOCUS_COLUMN_TYPES) as FocusColumn[];
 export function isFocusColumn(name: string): name is FocusColumn {
   return Object.hasOwn(FOCUS_COLUMN_TYPES, name);
 }
+
+/**
+ * FOCUS 1.3's Contract Commitment dataset: the terms of the contracts agreed between a provider
+ * and a customer, uploaded on its own (docs/warehouse.md, "Contract commitments") and kept in a
+ * table of its own with the organisation and the provenance of each row.
+ */
+export const CONTRACT_COMMITMENT_COLUMN_TYPES = {
+  ContractCommitmentId: 'string',
+  ContractId: 'string',
+  ContractPeriodStart: 'timestamp',
+  ContractPeriodEnd: 'timestamp',
+  ContractCommitmentPeriodStart: 'timestamp',
+  ContractCommitmentPeriodEnd: 'timestamp',
+  ContractCommitmentDescription: 'string',
+  ContractCommitmentType: 'string',
+  ContractCommitmentCategory: 'string',
+  ContractCommitmentUnit: 'string',
+  ContractCommitmentQuantity: 'number',
+  ContractCommitmentCost: 'number',
+  BillingCurrency: 'string',
+} as const satisfies Record<string, Exclude<StoredType, 'json' | 'tags'>>;
+
+export type ContractCommitmentColumn = keyof typeof CONTRACT_COMMITMENT_COLUMN_TYPES;
+export const CONTRACT_COMMITMENT_COLUMNS = Object.keys(
+  CONTRACT_COMMITMENT_COLUMN_TYPES,
+) as ContractCommitmentColumn[];
+/** A column of either FOCUS dataset the service keeps (the conformance check reads both). */
+export type DatasetColumn = FocusColumn | ContractCommitmentColumn;
+
+/** The contract commitments table's columns, in order. */
+export const CONTRACT_COMMITMENT_TABLE_COLUMNS: readonly { name: string; type: StoredType }[] = [
+  { name: 'org_id', type: 'string' },
+  ...CONTRACT_COMMITMENT_COLUMNS.map((name) => ({
+    name,
+    type: CONTRACT_COMMITMENT_COLUMN_TYPES[name] as StoredType,
+  })),
+  { name: 'source_file', type: 'string' },
+  { name: 'ingested_at', type: 'timestamp' },
+];
 
 /** The FOCUS specification's name of each stored type (as messages to users say it). */
 export const FOCUS_DATA_TYPE_NAMES: Record<StoredType, string> = {
@@ -124,7 +188,10 @@ export const EXTRA_COLUMNS = {
 export const BILLING_COLUMNS: readonly { name: string; type: StoredType }[] = [
   { name: 'org_id', type: 'string' },
   { name: 'billing_month', type: 'string' },
-  ...FOCUS_COLUMNS.map((name) => ({ name, type: FOCUS_COLUMN_TYPES[name] as StoredType })),
+  ...FOCUS_COLUMNS.filter((name) => !(FOCUS_1_3_COLUMNS as readonly string[]).includes(name)).map((name) => ({
+    name,
+    type: FOCUS_COLUMN_TYPES[name] as StoredType,
+  })),
   ...(Object.keys(PROVIDER_COST_COLUMNS) as ProviderCostColumn[]).map((name) => ({
     name,
     type: 'number' as StoredType,
@@ -132,10 +199,13 @@ export const BILLING_COLUMNS: readonly { name: string; type: StoredType }[] = [
   { name: 'x_columns', type: 'tags' },
   { name: 'source_file', type: 'string' },
   { name: 'ingested_at', type: 'timestamp' },
+  ...FOCUS_1_3_COLUMNS.map((name) => ({ name, type: FOCUS_COLUMN_TYPES[name] as StoredType })),
 ];
 
 /** Glue/Athena column types for the Parquet files (partition columns org_id and billing_month excluded). */
-export function glueColumns(): { name: string; type: string }[] {
+export function glueColumns(
+  columns: readonly { name: string; type: StoredType }[] = BILLING_COLUMNS,
+): { name: string; type: string }[] {
   const glue: Record<StoredType, string> = {
     string: 'string',
     number: 'double',
@@ -143,10 +213,12 @@ export function glueColumns(): { name: string; type: string }[] {
     json: 'string',
     tags: 'map<string,string>',
   };
-  return BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month').map((c) => ({
-    name: c.name.toLowerCase(),
-    type: glue[c.type],
-  }));
+  return columns
+    .filter((c) => c.name !== 'org_id' && c.name !== 'billing_month')
+    .map((c) => ({
+      name: c.name.toLowerCase(),
+      type: glue[c.type],
+    }));
 }
 
 /** The FOCUS column whose name equals `name` ignoring case. */

@@ -15,7 +15,7 @@ import {
   workers,
 } from '../../shared/queues';
 import { routes } from '../../shared/routes';
-import { glueColumns } from '../../shared/warehouse/focus-columns';
+import { FOCUS_1_3_COLUMNS, glueColumns } from '../../shared/warehouse/focus-columns';
 import { type BuiltStack, buildStack, refOf, refsIn, resourcesOf, serviceFunctions } from './support';
 
 // Two stacks, built once: prod from the real manifests, dev from samples that exercise workers,
@@ -726,8 +726,11 @@ describe('warehouse', () => {
 
   test('Glue table: FOCUS columns as Parquet under curated/, partitioned by org and month', () => {
     const tables = Object.values(resourcesOf(dev.template, 'AWS::Glue::Table'));
-    expect(tables).toHaveLength(1);
-    const input = tables[0]!.Properties!.TableInput as {
+    expect(tables).toHaveLength(2);
+    const billing = tables.find(
+      (t) => (t.Properties!.TableInput as { Name: string }).Name === 'focus_billing',
+    );
+    const input = billing!.Properties!.TableInput as {
       Name: string;
       PartitionKeys: Array<{ Name: string }>;
       Parameters: Record<string, string>;
@@ -762,6 +765,8 @@ describe('warehouse', () => {
     ]) {
       expect(columns.has(name.toLowerCase())).toBe(true);
     }
+    // FOCUS 1.3: the provider, split cost allocation and ContractApplied columns (JSON ones as text).
+    for (const name of FOCUS_1_3_COLUMNS) expect(columns.get(name.toLowerCase())).toBe('string');
     expect(input.StorageDescriptor.Columns).toEqual(
       glueColumns().map((c) => ({ Name: c.name, Type: c.type })),
     );
@@ -776,6 +781,44 @@ describe('warehouse', () => {
       'projection.org_id.type': 'injected',
       'projection.billing_month.format': 'yyyy-MM',
     });
+  });
+
+  test('Glue table of the FOCUS 1.3 Contract Commitment dataset: Parquet per organisation, outside the billing partitions', () => {
+    const table = Object.values(resourcesOf(dev.template, 'AWS::Glue::Table')).find(
+      (t) => (t.Properties!.TableInput as { Name: string }).Name === 'focus_contract_commitments',
+    );
+    const input = table!.Properties!.TableInput as {
+      PartitionKeys: Array<{ Name: string }>;
+      Parameters: Record<string, string>;
+      StorageDescriptor: { Columns: Array<{ Name: string; Type: string }>; Location: unknown };
+    };
+    expect(input.PartitionKeys.map((k) => k.Name)).toEqual(['org_id']);
+    expect(input.StorageDescriptor.Columns).toEqual([
+      { Name: 'contractcommitmentid', Type: 'string' },
+      { Name: 'contractid', Type: 'string' },
+      { Name: 'contractperiodstart', Type: 'timestamp' },
+      { Name: 'contractperiodend', Type: 'timestamp' },
+      { Name: 'contractcommitmentperiodstart', Type: 'timestamp' },
+      { Name: 'contractcommitmentperiodend', Type: 'timestamp' },
+      { Name: 'contractcommitmentdescription', Type: 'string' },
+      { Name: 'contractcommitmenttype', Type: 'string' },
+      { Name: 'contractcommitmentcategory', Type: 'string' },
+      { Name: 'contractcommitmentunit', Type: 'string' },
+      { Name: 'contractcommitmentquantity', Type: 'double' },
+      { Name: 'contractcommitmentcost', Type: 'double' },
+      { Name: 'billingcurrency', Type: 'string' },
+      { Name: 'source_file', Type: 'string' },
+      { Name: 'ingested_at', Type: 'timestamp' },
+    ]);
+    expect(JSON.stringify(input.StorageDescriptor.Location)).toContain('/curated/contract-commitments/');
+    expect(input.Parameters).toMatchObject({
+      'projection.enabled': 'true',
+      'projection.org_id.type': 'injected',
+    });
+    // The billing table's projection reads curated/org_id=…/billing_month=…/ only: never these objects.
+    expect(JSON.stringify(input.Parameters['storage.location.template'])).toContain(
+      `/curated/contract-commitments/org_id=\${org_id}/`,
+    );
   });
 
   test('Athena workgroup enforces its configuration and encrypts results', () => {

@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { writeCache } from '../../db/dimensions-repo';
 import { compileCondition } from '../conditions';
 import { checkConformance } from '../conformance/check';
+import { commitmentsConformance } from '../conformance/contract-commitment';
 import type { ConformanceReport } from '../conformance/report';
 import { query, withConnection } from '../duckdb/database';
-import { BILLING_COLUMNS } from '../focus-columns';
+import { BILLING_COLUMNS, CONTRACT_COMMITMENT_TABLE_COLUMNS } from '../focus-columns';
+import { type StagedCommitments, stageContractCommitments } from '../ingest/contract-commitments';
 import {
   changesOf,
   isMarkedDrop,
@@ -34,6 +37,7 @@ import {
   type AthenaFeatures,
   candidateSql,
   conditionTuplesSql,
+  contractCommitmentKey,
   curatedKey,
   dimensionValuesSql,
   type EnrichmentBinding,
@@ -82,6 +86,8 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
     const bucket = this.bucket();
     const uploadId = input.uploadId ?? `upl_${randomUUID()}`;
     return withConnection(async (conn) => {
+      const commitments = await stageContractCommitments(conn, input.path, input.orgId, input.sourceName);
+      if (commitments) return this.keepContractCommitments(conn, input, commitments);
       const staged = await stageBillingFile(conn, input.path, input.orgId, input.sourceName);
       let conformance: ConformanceReport | undefined;
       const temp: string[] = [];
@@ -100,6 +106,7 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
             present: staged.present,
             rows: staged.rows,
             headerLines: staged.headerLines,
+            focusVersion: staged.focusVersion,
           });
         const columns = BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month')
           .map((c) => `${quoteIdent(c.name)} AS ${quoteIdent(c.name.toLowerCase())}`)
@@ -196,6 +203,48 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
         ...(conformance ? { conformance } : {}),
       };
     });
+  }
+
+  /**
+   * A Contract Commitment dataset: checked, then one Parquet object per contract it names
+   * (../athena/sql.ts, contractCommitmentKey), each replaced whole by one PutObject.
+   */
+  private async keepContractCommitments(
+    conn: DuckDBConnection,
+    input: IngestInput,
+    staged: StagedCommitments,
+  ): Promise<IngestResult> {
+    const temp: string[] = [];
+    try {
+      const conformance = await commitmentsConformance(conn, staged, input.conformance);
+      const columns = CONTRACT_COMMITMENT_TABLE_COLUMNS.filter((c) => c.name !== 'org_id')
+        .map((c) => `${quoteIdent(c.name)} AS ${quoteIdent(c.name.toLowerCase())}`)
+        .join(', ');
+      const contracts = await query(conn, `SELECT DISTINCT "ContractId" AS id FROM ${staged.table}`);
+      for (const { id } of contracts) {
+        const file = join(tmpdir(), `contract-${randomUUID()}.parquet`);
+        temp.push(file);
+        const which = id === null ? 'IS NULL' : `= ${quoteLiteral(String(id))}`;
+        await query(
+          conn,
+          `COPY (SELECT ${columns} FROM ${staged.table} WHERE "ContractId" ${which} ORDER BY rowid) TO ${quoteLiteral(file)} (FORMAT parquet, COMPRESSION zstd)`,
+        );
+        await uploadObject(
+          this.bucket(),
+          contractCommitmentKey(input.orgId, id === null ? null : String(id)),
+          file,
+        );
+      }
+      return {
+        format: 'contract-commitment',
+        rows: staged.rows,
+        months: [],
+        ...(conformance ? { conformance } : {}),
+      };
+    } finally {
+      await conn.run(`DROP TABLE IF EXISTS ${staged.table}`);
+      await Promise.all(temp.map((file) => rm(file, { force: true })));
+    }
   }
 
   /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { BadRequestError } from '../../errors';
 import { FOCUS_COLUMN_TYPES, type FocusColumn, focusColumnOf } from '../focus-columns';
 import { computedOutputs, enrichmentChains, labelColumns, vdimColumns } from '../sql/computed-dimensions';
@@ -281,6 +282,22 @@ export function curatedKey(orgId: string, month: string, name: string): string {
   )
     throw new Error('invalid partition');
   return `curated/org_id=${orgId}/billing_month=${month}/${name}`;
+}
+
+/**
+ * Where an organisation's Contract Commitment rows are kept: one Parquet object per contract
+ * (`contract-<hash of ContractId>.parquet`), replaced whole when an upload restates the contract.
+ * Under `curated/` but outside the billing table's projected partitions, so only the contract
+ * commitments table (infra, `focus_contract_commitments`) reads it.
+ */
+export const CONTRACT_COMMITMENTS_PREFIX = 'curated/contract-commitments/';
+
+export function contractCommitmentKey(orgId: string, contractId: string | null): string {
+  if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(orgId)) throw new Error('invalid partition');
+  const hash = createHash('sha256')
+    .update(contractId ?? '')
+    .digest('hex');
+  return `${CONTRACT_COMMITMENTS_PREFIX}org_id=${orgId}/contract-${hash.slice(0, 32)}.parquet`;
 }
 
 /** The one object per month that ingestion wrote before objects were per billing source. */

@@ -1,7 +1,8 @@
 import {
   allowed,
+  currencyFormat,
   isNull,
-  list,
+  nationalCurrency,
   noBlankString,
   notNull,
   notNullable,
@@ -10,8 +11,9 @@ import {
   type Requirement,
   recommended,
   setWhenSet,
+  until13,
 } from './rules';
-import { CHARGE_CATEGORIES, CHARGE_FREQUENCIES, NON_NATIONAL_CURRENCIES } from './values';
+import { CHARGE_CATEGORIES, CHARGE_FREQUENCIES } from './values';
 
 /** FOCUS 1.2 requirements on the billing account and period, currency, charge, invoice issuer, provider, publisher and sub-account columns. */
 export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
@@ -19,7 +21,7 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
   presence('CostAndUsage-D-008-M', 'ChargeCategory'),
   presence('CostAndUsage-D-009-M', 'BillingPeriodStart'),
   presence('CostAndUsage-D-010-M', 'BillingPeriodEnd'),
-  presence('CostAndUsage-D-021-M', 'PublisherName'),
+  until13(presence('CostAndUsage-D-021-M', 'PublisherName')),
   presence('CostAndUsage-D-023-M', 'InvoiceIssuerName'),
   presence('CostAndUsage-D-024-M', 'BillingAccountId'),
   presence('CostAndUsage-D-025-M', 'ChargeDescription'),
@@ -27,7 +29,7 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
   presence('CostAndUsage-D-028-M', 'ChargePeriodEnd'),
   presence('CostAndUsage-D-035-M', 'BillingCurrency'),
   presence('CostAndUsage-D-037-M', 'ChargePeriodStart'),
-  presence('CostAndUsage-D-038-M', 'ProviderName'),
+  until13(presence('CostAndUsage-D-038-M', 'ProviderName')),
   notNullable('ChargePeriodStart-C-003-M', 'ChargePeriodStart', true),
   notNullable('BillingAccountId-C-001-M', 'BillingAccountId'),
   notNullable('BillingCurrency-C-004-M', 'BillingCurrency'),
@@ -37,8 +39,8 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
   notNullable('ChargeFrequency-C-002-M', 'ChargeFrequency'),
   notNullable('ChargePeriodEnd-C-003-M', 'ChargePeriodEnd'),
   notNullable('InvoiceIssuerName-C-003-M', 'InvoiceIssuerName'),
-  notNullable('ProviderName-C-003-M', 'ProviderName'),
-  notNullable('PublisherName-C-003-M', 'PublisherName'),
+  until13(notNullable('ProviderName-C-003-M', 'ProviderName')),
+  until13(notNullable('PublisherName-C-003-M', 'PublisherName')),
   allowed('ChargeCategory-C-003-M', 'ChargeCategory', CHARGE_CATEGORIES),
   allowed('ChargeFrequency-C-003-M', 'ChargeFrequency', CHARGE_FREQUENCIES),
   {
@@ -55,22 +57,8 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
     columns: ['ChargeFrequency', 'ChargeCategory'],
     violates: () => `"ChargeCategory" = 'Purchase' AND "ChargeFrequency" = 'Usage-Based'`,
   },
-  {
-    id: 'BillingCurrency-C-003-M',
-    keyword: 'MUST',
-    statement: 'BillingCurrency MUST conform to CurrencyFormat requirements (an ISO 4217 three-letter code).',
-    columns: ['BillingCurrency'],
-    violates: () => `NOT regexp_full_match("BillingCurrency", '[A-Z]{3}')`,
-  },
-  {
-    // ISO 4217's codes that name no national currency: precious metals, IMF and bond-market units,
-    // the testing code and "no currency". A cryptocurrency has no ISO code and fails C-003 already.
-    id: 'BillingCurrency-C-006-M',
-    keyword: 'MUST',
-    statement: 'BillingCurrency MUST be expressed in national currency (e.g., USD, EUR).',
-    columns: ['BillingCurrency'],
-    violates: () => `"BillingCurrency" IN (${list(NON_NATIONAL_CURRENCIES)})`,
-  },
+  currencyFormat('BillingCurrency-C-003-M', 'BillingCurrency'),
+  nationalCurrency('BillingCurrency-C-006-M', 'BillingCurrency'),
   {
     id: 'ChargePeriodEnd-C-004-M',
     keyword: 'MUST',
@@ -105,6 +93,6 @@ export const BILLING_CHARGE_REQUIREMENTS: readonly Requirement[] = [
   noBlankString('BillingAccountId-C-003-M', 'BillingAccountId'),
   noBlankString('BillingCurrency-C-002-M', 'BillingCurrency'),
   noBlankString('InvoiceIssuerName-C-002-M', 'InvoiceIssuerName'),
-  noBlankString('ProviderName-C-002-M', 'ProviderName'),
-  noBlankString('PublisherName-C-002-M', 'PublisherName'),
+  until13(noBlankString('ProviderName-C-002-M', 'ProviderName')),
+  until13(noBlankString('PublisherName-C-002-M', 'PublisherName')),
 ];

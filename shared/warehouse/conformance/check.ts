@@ -1,8 +1,15 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { query } from '../duckdb/database';
-import type { FocusColumn } from '../focus-columns';
-import type { ConformanceReport, Keyword, KeywordScore, RequirementResult, ViolationSample } from './report';
-import { type Feature, REQUIREMENTS, type Requirement } from './requirements';
+import type { DatasetColumn } from '../focus-columns';
+import type {
+  ConformanceReport,
+  FocusVersion,
+  Keyword,
+  KeywordScore,
+  RequirementResult,
+  ViolationSample,
+} from './report';
+import { type Feature, type Requirement, requirementsOf } from './requirements';
 
 export { conformanceSummary } from './report';
 
@@ -18,6 +25,8 @@ export interface CheckInput {
   rows: number;
   /** Lines before the first data row (1 for a CSV header): line = row + headerLines. */
   headerLines: number;
+  /** The version whose requirements apply (./requirements.ts, requirementsOf). */
+  focusVersion: FocusVersion;
   requirements?: readonly Requirement[];
 }
 
@@ -27,19 +36,64 @@ function scoreOf(results: RequirementResult[], keywords: Keyword[]): KeywordScor
 }
 
 /**
- * Checks the converted rows of an upload against the FOCUS requirements (./requirements.ts): one
- * statement per applicable requirement counting the rows that break it, and for a failed one a
- * second statement fetching its first rows. Reads only the staged table; changes nothing.
+ * The rows each check holds for: the rules that read only the row in one scan of the table (one
+ * filtered count each); the rules on one column's values per column, over its distinct values
+ * and their rows; those with another sub-query over the table (distinct counts) one statement each.
+ */
+async function countRows(
+  conn: DuckDBConnection,
+  table: string,
+  checks: readonly { req: Requirement; where: string }[],
+): Promise<number[]> {
+  const counts: number[] = new Array(checks.length).fill(0);
+  const rowOnly = checks.flatMap((c, i) => (c.req.perValue || c.where.includes(table) ? [] : [i]));
+  if (rowOnly.length) {
+    const [row] = await query(
+      conn,
+      `SELECT ${rowOnly.map((i) => `count(*) FILTER (WHERE ${checks[i]?.where})::BIGINT AS c${i}`).join(', ')} FROM ${table} AS t`,
+    );
+    for (const i of rowOnly) counts[i] = Number(row?.[`c${i}`] ?? 0);
+  }
+  const byColumn = new Map<string, number[]>();
+  for (const [i, c] of checks.entries())
+    if (c.req.perValue)
+      byColumn.set(c.req.perValue.column, [...(byColumn.get(c.req.perValue.column) ?? []), i]);
+  for (const [column, at] of byColumn) {
+    const sums = at.map(
+      (i) => `sum(n) FILTER (WHERE ${checks[i]?.req.perValue?.rule('v')})::BIGINT AS c${i}`,
+    );
+    const [row] = await query(
+      conn,
+      `SELECT ${sums.join(', ')} FROM (SELECT "${column}" AS v, count(*) AS n FROM ${table} WHERE "${column}" IS NOT NULL GROUP BY 1)`,
+    );
+    for (const i of at) counts[i] = Number(row?.[`c${i}`] ?? 0);
+  }
+  for (const [i, c] of checks.entries()) {
+    if (c.req.perValue || !c.where.includes(table)) continue;
+    const [row] = await query(conn, `SELECT count(*)::BIGINT AS n FROM ${table} AS t WHERE ${c.where}`);
+    counts[i] = Number(row?.n ?? 0);
+  }
+  return counts;
+}
+
+/**
+ * Checks the converted rows of an upload against the FOCUS requirements (./requirements.ts): the
+ * rows that break each applicable requirement (or, for a MAY, use it) counted (countRows), and for
+ * a failed one a statement fetching its first rows. Reads only the staged table; changes nothing.
  */
 export async function checkConformance(
   conn: DuckDBConnection,
   input: CheckInput,
 ): Promise<ConformanceReport> {
   const { table, present, rows, headerLines } = input;
-  const [used] = await query(
-    conn,
-    `SELECT count("CommitmentDiscountId")::BIGINT AS commitment, count("CapacityReservationId")::BIGINT AS capacity FROM ${table}`,
-  );
+  const requirements = input.requirements ?? requirementsOf(input.focusVersion);
+  // The optional features of the Cost and Usage dataset its rows use (other datasets have none).
+  const [used] = requirements.some((r) => r.feature)
+    ? await query(
+        conn,
+        `SELECT count("CommitmentDiscountId")::BIGINT AS commitment, count("CapacityReservationId")::BIGINT AS capacity FROM ${table}`,
+      )
+    : [];
   const features: Record<Feature, boolean> = {
     commitment: Number(used?.commitment ?? 0) > 0,
     capacity: Number(used?.capacity ?? 0) > 0,
@@ -49,7 +103,9 @@ export async function checkConformance(
     capacity: 'capacity reservations',
   };
   const results: RequirementResult[] = [];
-  for (const req of input.requirements ?? REQUIREMENTS) {
+  /** The applicable requirements checked on rows: their place in `results` and their predicate. */
+  const counted: { at: number; req: Requirement; where: string }[] = [];
+  for (const req of requirements) {
     const base = {
       id: req.id,
       keyword: req.keyword,
@@ -80,15 +136,21 @@ export async function checkConformance(
       });
       continue;
     }
-    const where = (req.violates as (t: string) => string)(table);
-    const [counted] = await query(conn, `SELECT count(*)::BIGINT AS n FROM ${table} AS t WHERE ${where}`);
-    const violations = Number(counted?.n ?? 0);
-    if (!violations) {
-      results.push({ ...base, status: 'pass', violations: 0 });
+    const where = ((req.uses ?? req.violates) as (t: string) => string)(table);
+    counted.push({ at: results.length, req, where });
+    results.push({ ...base, status: 'pass', violations: 0 });
+  }
+  const counts = await countRows(conn, table, counted);
+  for (const [i, { at, req, where }] of counted.entries()) {
+    const n = counts[i] ?? 0;
+    const result = results[at] as RequirementResult;
+    if (req.uses) {
+      result.uses = n;
       continue;
     }
+    if (!n) continue;
     const cols = req.columns.map(
-      (c: FocusColumn) => `left(CAST("${c}" AS VARCHAR), ${VALUE_CHARS}) AS "${c}"`,
+      (c: DatasetColumn) => `left(CAST("${c}" AS VARCHAR), ${VALUE_CHARS}) AS "${c}"`,
     );
     const sampled = await query(
       conn,
@@ -104,10 +166,10 @@ export async function checkConformance(
         ),
       };
     });
-    results.push({ ...base, status: 'fail', violations, samples });
+    Object.assign(result, { status: 'fail', violations: n, samples });
   }
   return {
-    focusVersion: '1.2',
+    focusVersion: input.focusVersion,
     rows,
     score: {
       MUST: scoreOf(results, ['MUST', 'MUST NOT']),

@@ -1,6 +1,9 @@
 import { BILLING_CHARGE_REQUIREMENTS } from './billing-charge';
 import { COMMITMENT_CAPACITY_REQUIREMENTS } from './commitment-capacity';
 import { COST_PRICE_REQUIREMENTS } from './cost-price';
+import { FOCUS_1_3_REQUIREMENTS } from './focus-1-3';
+import { PERMISSIONS } from './permissions';
+import type { FocusVersion } from './report';
 import { RESOURCE_SERVICE_SKU_REQUIREMENTS } from './resource-service-sku';
 import type { Requirement } from './rules';
 
@@ -30,7 +33,17 @@ export const REQUIREMENTS: readonly Requirement[] = [
   ...COST_PRICE_REQUIREMENTS,
   ...COMMITMENT_CAPACITY_REQUIREMENTS,
   ...RESOURCE_SERVICE_SKU_REQUIREMENTS,
+  ...PERMISSIONS,
+  ...FOCUS_1_3_REQUIREMENTS,
 ];
+
+/**
+ * The requirements checked on a file of `version`: those of both versions plus the version's own
+ * (1.2: ProviderName and PublisherName, which 1.3 deprecates; 1.3: ./focus-1-3.ts).
+ */
+export function requirementsOf(version: FocusVersion): readonly Requirement[] {
+  return REQUIREMENTS.filter((r) => !r.only || r.only === version);
+}
 
 /** The number of requirements of FOCUS 1.2 in the requirements model, and of those it checks by machine. */
 export const MODEL_REQUIREMENTS = { total: 621, machineCheckable: 420 };

@@ -1,6 +1,7 @@
-import type { FocusColumn } from '../focus-columns';
+import type { DatasetColumn } from '../focus-columns';
 import { quoteLiteral } from '../sql/quote';
-import type { Keyword } from './report';
+import type { FocusVersion, Keyword } from './report';
+import { NON_NATIONAL_CURRENCIES } from './values';
 
 /** The shape of a requirement and the builders of its usual kinds (requirements.ts lists them all). */
 export type Feature = 'commitment' | 'capacity';
@@ -11,21 +12,30 @@ export interface Requirement {
   /** The specification's sentence, on one line. */
   statement: string;
   /** The FOCUS columns the check reads: not applicable when the file lacks one of them. */
-  columns: FocusColumn[];
+  columns: DatasetColumn[];
   /** Presence requirements: checked on the file's header, not on rows. */
   presence?: true;
   /** The optional feature it belongs to: not applicable when no row uses it. */
   feature?: Feature;
   /** A row that breaks it (SQL over the staged table `t`, which `table` names for sub-queries). */
   violates?: (table: string) => string;
+  /** A MAY requirement: a row that makes use of the permission (counted, never a failure). */
+  uses?: (table: string) => string;
+  /**
+   * A rule on the value of one column alone: counted over the column's distinct values (with
+   * their rows), all such rules of a column in one statement; `violates`/`uses` find the samples.
+   */
+  perValue?: { column: DatasetColumn; rule: (v: string) => string };
+  /** The one FOCUS version it belongs to (1.2: replaced in 1.3; 1.3: introduced in 1.3); else both. */
+  only?: FocusVersion;
   /** A failure would make figures wrong: the upload is refused before the check (never a stored fail). */
   refuses?: true;
 }
 
-export const q = (c: FocusColumn) => `"${c}"`;
+export const q = (c: DatasetColumn) => `"${c}"`;
 export const list = (values: readonly string[]) => values.map(quoteLiteral).join(', ');
-export const isNull = (c: FocusColumn) => `${q(c)} IS NULL`;
-export const notNull = (c: FocusColumn) => `${q(c)} IS NOT NULL`;
+export const isNull = (c: DatasetColumn) => `${q(c)} IS NULL`;
+export const notNull = (c: DatasetColumn) => `${q(c)} IS NOT NULL`;
 export const notCorrection = `"ChargeClass" IS DISTINCT FROM 'Correction'`;
 export const usageOrPurchase = `"ChargeCategory" IN ('Usage', 'Purchase')`;
 
@@ -36,9 +46,14 @@ export const usageOrPurchase = `"ChargeCategory" IN ('Usage', 'Purchase')`;
  */
 export const PRODUCT_TOLERANCE = { absolute: 0.01, relative: 0.0001 };
 
-function productMismatch(a: FocusColumn, b: FocusColumn, c: FocusColumn): string {
+/** `a` × `b` differs from `c` beyond the tolerance (or `c` is null) where both factors are given. */
+export function productOff(a: DatasetColumn, b: DatasetColumn, c: DatasetColumn): string {
   const { absolute, relative } = PRODUCT_TOLERANCE;
-  return `${notNull(a)} AND ${notNull(b)} AND ${notCorrection} AND (${isNull(c)} OR abs(${q(a)} * ${q(b)} - ${q(c)}) > greatest(${absolute}, ${relative} * abs(${q(c)})))`;
+  return `${notNull(a)} AND ${notNull(b)} AND (${isNull(c)} OR abs(${q(a)} * ${q(b)} - ${q(c)}) > greatest(${absolute}, ${relative} * abs(${q(c)})))`;
+}
+
+function productMismatch(a: DatasetColumn, b: DatasetColumn, c: DatasetColumn): string {
+  return `${notCorrection} AND ${productOff(a, b, c)}`;
 }
 
 /**
@@ -64,8 +79,16 @@ export function productMatches(
   };
 }
 
+/** A requirement FOCUS 1.3 replaced (the deprecated ProviderName and PublisherName): checked on 1.2 files only. */
+export const until13 = (r: Requirement): Requirement => ({ ...r, only: '1.2' });
+
+/** A MAY requirement: a permission no row can break; the check counts the rows that use it. */
+export function may(id: string, statement: string, columns: DatasetColumn[], uses: string): Requirement {
+  return { id, keyword: 'MAY', statement, columns, uses: () => uses };
+}
+
 // Builders of the usual shapes.
-export function presence(id: string, column: FocusColumn): Requirement {
+export function presence(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST',
@@ -75,7 +98,7 @@ export function presence(id: string, column: FocusColumn): Requirement {
   };
 }
 
-export function notNullable(id: string, column: FocusColumn, refuses?: true): Requirement {
+export function notNullable(id: string, column: DatasetColumn, refuses?: true): Requirement {
   return {
     id,
     keyword: 'MUST NOT',
@@ -88,7 +111,7 @@ export function notNullable(id: string, column: FocusColumn, refuses?: true): Re
 
 export function allowed(
   id: string,
-  column: FocusColumn,
+  column: DatasetColumn,
   values: readonly string[],
   feature?: Feature,
 ): Requirement {
@@ -103,7 +126,7 @@ export function allowed(
 }
 
 /** `column` MUST be null when ChargeCategory is "Tax". */
-export function nullForTax(id: string, column: FocusColumn): Requirement {
+export function nullForTax(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST',
@@ -114,7 +137,7 @@ export function nullForTax(id: string, column: FocusColumn): Requirement {
 }
 
 /** `column` MUST NOT be null when ChargeCategory is "Usage" or "Purchase" and ChargeClass is not "Correction". */
-export function setForUsage(id: string, column: FocusColumn): Requirement {
+export function setForUsage(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST NOT',
@@ -125,7 +148,7 @@ export function setForUsage(id: string, column: FocusColumn): Requirement {
 }
 
 /** `column` MUST be null when `other` is null. */
-export function nullWhenNull(id: string, column: FocusColumn, other: FocusColumn): Requirement {
+export function nullWhenNull(id: string, column: DatasetColumn, other: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST',
@@ -139,8 +162,8 @@ export function nullWhenNull(id: string, column: FocusColumn, other: FocusColumn
 /** `column` MUST (or SHOULD) NOT be null when `other` is not null. */
 export function setWhenSet(
   id: string,
-  column: FocusColumn,
-  other: FocusColumn,
+  column: DatasetColumn,
+  other: DatasetColumn,
   keyword: 'MUST NOT' | 'SHOULD NOT' = 'MUST NOT',
   feature?: Feature,
 ): Requirement {
@@ -154,7 +177,7 @@ export function setWhenSet(
   };
 }
 
-export function nonNegative(id: string, column: FocusColumn): Requirement {
+export function nonNegative(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST',
@@ -168,7 +191,7 @@ export function nonNegative(id: string, column: FocusColumn): Requirement {
  * `column` MUST be a valid decimal value: the reader stores a number it cannot read as null (or
  * refuses the file), but `NaN` and `Infinity` read as numbers and are none.
  */
-export function validDecimal(id: string, column: FocusColumn): Requirement {
+export function validDecimal(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'MUST',
@@ -183,7 +206,7 @@ export function validDecimal(id: string, column: FocusColumn): Requirement {
  * whitespace only (the reader reads an empty cell as null, so a cell of spaces is what remains).
  * The requirements model marks these MUST; the attribute's text says SHOULD NOT.
  */
-export function noBlankString(id: string, column: FocusColumn): Requirement {
+export function noBlankString(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'SHOULD NOT',
@@ -193,8 +216,34 @@ export function noBlankString(id: string, column: FocusColumn): Requirement {
   };
 }
 
+/** `column` MUST conform to CurrencyFormat: an ISO 4217 three-letter code. */
+export function currencyFormat(id: string, column: DatasetColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST conform to CurrencyFormat requirements (an ISO 4217 three-letter code).`,
+    columns: [column],
+    violates: () => `NOT regexp_full_match(${q(column)}, '[A-Z]{3}')`,
+  };
+}
+
+/**
+ * `column` MUST be expressed in national currency: not one of ISO 4217's codes that name no
+ * national currency (precious metals, IMF and bond-market units, the testing code and "no
+ * currency"). A cryptocurrency has no ISO code and fails the CurrencyFormat requirement already.
+ */
+export function nationalCurrency(id: string, column: DatasetColumn): Requirement {
+  return {
+    id,
+    keyword: 'MUST',
+    statement: `${column} MUST be expressed in national currency (e.g., USD, EUR).`,
+    columns: [column],
+    violates: () => `${q(column)} IN (${list(NON_NATIONAL_CURRENCIES)})`,
+  };
+}
+
 /** A RECOMMENDED column: SHOULD be present (checked on the header). */
-export function recommended(id: string, column: FocusColumn): Requirement {
+export function recommended(id: string, column: DatasetColumn): Requirement {
   return {
     id,
     keyword: 'SHOULD',
@@ -205,7 +254,7 @@ export function recommended(id: string, column: FocusColumn): Requirement {
 }
 
 /** Rows whose `key` has more than one distinct non-null `value` in the file. */
-export function oneValuePer(key: FocusColumn, value: FocusColumn) {
+export function oneValuePer(key: DatasetColumn, value: DatasetColumn) {
   return (table: string) =>
     `${q(key)} IN (SELECT ${q(key)} FROM ${table} WHERE ${notNull(key)} GROUP BY 1 HAVING count(DISTINCT ${q(value)}) > 1)`;
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { checkConformance } from '../conformance/check';
+import { commitmentsConformance } from '../conformance/contract-commitment';
+import { type StagedCommitments, stageContractCommitments } from '../ingest/contract-commitments';
 import {
   changesOf,
   keptChanges,
@@ -29,6 +31,7 @@ import type { Catalog, ComputedDimension, CurrencyConversion } from '../warehous
 import {
   BILLING_TABLE,
   CATALOG_TABLE,
+  CONTRACT_COMMITMENT_TABLE,
   duckTimestamp,
   inTransaction,
   query,
@@ -70,6 +73,8 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
   ingestFile(input: IngestInput): Promise<IngestResult> {
     return withWriteLock(() =>
       withConnection(async (conn) => {
+        const commitments = await stageContractCommitments(conn, input.path, input.orgId, input.sourceName);
+        if (commitments) return this.keepContractCommitments(conn, input, commitments);
         // Staged first (in file order, so a row's `rowid` is its data row): the conformance check
         // reads it before anything is replaced, then one INSERT copies it into the billing table.
         const staged = await stageBillingFile(conn, input.path, input.orgId, input.sourceName);
@@ -85,6 +90,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
                   present: staged.present,
                   rows: staged.rows,
                   headerLines: staged.headerLines,
+                  focusVersion: staged.focusVersion,
                 });
           await conn.run('BEGIN TRANSACTION');
           try {
@@ -153,6 +159,40 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
         }
       }),
     );
+  }
+
+  /**
+   * A Contract Commitment dataset: checked, then its rows replace the organisation's rows of the
+   * contracts it describes (a contract's terms are restated whole), in one transaction. No billing
+   * month changes: the result has no months and no replaced sources.
+   */
+  private async keepContractCommitments(
+    conn: DuckDBConnection,
+    input: IngestInput,
+    staged: StagedCommitments,
+  ): Promise<IngestResult> {
+    try {
+      const conformance = await commitmentsConformance(conn, staged, input.conformance);
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        await query(
+          conn,
+          `DELETE FROM ${CONTRACT_COMMITMENT_TABLE} WHERE org_id = $1 AND "ContractId" IN (SELECT DISTINCT "ContractId" FROM ${staged.table})`,
+          [input.orgId],
+        );
+        const rows = Number(
+          (await conn.run(`INSERT INTO ${CONTRACT_COMMITMENT_TABLE} BY NAME SELECT * FROM ${staged.table}`))
+            .rowsChanged,
+        );
+        await conn.run('COMMIT');
+        return { format: 'contract-commitment', rows, months: [], ...(conformance ? { conformance } : {}) };
+      } catch (error) {
+        await conn.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      await conn.run(`DROP TABLE IF EXISTS ${staged.table}`);
+    }
   }
 
   /**

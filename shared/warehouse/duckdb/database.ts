@@ -2,7 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { config } from '../../config';
-import { BILLING_COLUMNS, type StoredType } from '../focus-columns';
+import { BILLING_COLUMNS, CONTRACT_COMMITMENT_TABLE_COLUMNS, type StoredType } from '../focus-columns';
 import { quoteIdent } from '../sql/quote';
 
 /**
@@ -27,6 +27,14 @@ export const CATALOG_TABLE = 'warehouse_catalog';
  */
 export const REPLACED_TABLE = 'billing_replaced';
 
+/** FOCUS 1.3's Contract Commitment dataset, per organisation (shared/warehouse/ingest/contract-commitments.ts). */
+export const CONTRACT_COMMITMENT_TABLE = 'contract_commitments';
+
+export function contractCommitmentTableDdl(): string {
+  const columns = CONTRACT_COMMITMENT_TABLE_COLUMNS.map((c) => `${quoteIdent(c.name)} ${DUCK_TYPES[c.type]}`);
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(CONTRACT_COMMITMENT_TABLE)} (\n  ${columns.join(',\n  ')}\n)`;
+}
+
 export function replacedTableDdl(): string {
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(REPLACED_TABLE)} (\n  ${billingColumnsDdl()},\n  replaced_by VARCHAR NOT NULL,\n  replaced_at TIMESTAMP NOT NULL\n)`;
 }
@@ -41,6 +49,18 @@ const billingColumnsDdl = () =>
 
 export function billingTableDdl(table = BILLING_TABLE): string {
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (\n  ${billingColumnsDdl()}\n)`;
+}
+
+/**
+ * Adds the billing columns a table created by an older version lacks (the FOCUS 1.3 columns). They
+ * are the last of BILLING_COLUMNS, so an added column lands where a new table has it and a staged
+ * upload still copies into the table by position.
+ */
+export function billingColumnsMigration(table: string): string[] {
+  return BILLING_COLUMNS.map(
+    (c) =>
+      `ALTER TABLE ${quoteIdent(table)} ADD COLUMN IF NOT EXISTS ${quoteIdent(c.name)} ${DUCK_TYPES[c.type]}`,
+  );
 }
 
 let instance: Promise<DuckDBInstance> | undefined;
@@ -77,6 +97,9 @@ async function open(path: string): Promise<DuckDBInstance> {
   try {
     await conn.run(billingTableDdl());
     await conn.run(replacedTableDdl());
+    await conn.run(contractCommitmentTableDdl());
+    for (const sql of [...billingColumnsMigration(BILLING_TABLE), ...billingColumnsMigration(REPLACED_TABLE)])
+      await conn.run(sql);
     await conn.run(
       `CREATE TABLE IF NOT EXISTS ${CATALOG_TABLE} (org_id VARCHAR NOT NULL, catalog VARCHAR NOT NULL, refreshed_at TIMESTAMP NOT NULL)`,
     );

@@ -9,8 +9,11 @@ import { OCI } from './native/oci';
  * (the shared parts in ./native/convert.ts), and how a header is recognised as one of them.
  * Order matters: a header is the first format whose signature it has.
  */
-/** The format an upload was detected as: FOCUS, or the provider-native format converted to FOCUS. */
-export type BillingFormat = 'focus' | NativeFormatId;
+/**
+ * The format an upload was detected as: FOCUS, the provider-native format converted to FOCUS, or
+ * FOCUS 1.3's Contract Commitment dataset (./contract-commitments.ts).
+ */
+export type BillingFormat = 'focus' | 'contract-commitment' | NativeFormatId;
 
 export const NATIVE_FORMATS: readonly NativeFormat[] = [AWS_CUR_1, AWS_CUR_2, OCI, AZURE, GCP];
 

@@ -72,7 +72,7 @@ function filled(c: string): string {
  * writes); `M/D/YYYY` (Azure EA), also with a time as spreadsheets save it. The session time zone
  * is UTC, so zoneless values mean UTC.
  */
-function timestamp(c: string): string {
+export function timestamp(c: string): string {
   return `coalesce(TRY_CAST(${c} AS TIMESTAMPTZ), TRY_CAST(regexp_replace(${c}, ${TIMESTAMP_FIX}, '\\1 \\2:00\\3') AS TIMESTAMPTZ), TRY_CAST(TRY_STRPTIME(${c}, ${US_DATE_FORMATS}) AS TIMESTAMPTZ))::TIMESTAMP`;
 }
 
@@ -91,7 +91,20 @@ interface Mapping {
   extras: [string, string][];
   /** A converter's tags as a list of `{key, value}` (see TAG_ENTRIES), instead of a Tags text column. */
   tagEntries?: string;
+  /** FOCUS columns the file does not have, read from another of its columns (DEPRECATED_FROM). */
+  derived: Set<FocusColumn>;
 }
+
+/**
+ * FOCUS 1.3 deprecates ProviderName and PublisherName for ServiceProviderName (the entity that
+ * makes the services available: the seller in a marketplace, as PublisherName was). A 1.3 file
+ * that leaves the deprecated columns out has them read from ServiceProviderName, so old and new
+ * files answer the same `provider` and `publisher` dimensions.
+ */
+const DEPRECATED_FROM: [FocusColumn, FocusColumn][] = [
+  ['ProviderName', 'ServiceProviderName'],
+  ['PublisherName', 'ServiceProviderName'],
+];
 
 function mapHeader(headers: string[]): Mapping {
   const focus = new Map<FocusColumn, string>();
@@ -120,7 +133,15 @@ function mapHeader(headers: string[]): Mapping {
     }
     // Any other non-FOCUS column (such as the sample's `Id`) is not part of the schema and is dropped.
   }
-  return { focus, providerCosts, extras, ...(tagEntries ? { tagEntries } : {}) };
+  const derived = new Set<FocusColumn>();
+  for (const [column, from] of DEPRECATED_FROM) {
+    const raw = focus.get(from);
+    if (raw && !focus.has(column)) {
+      focus.set(column, raw);
+      derived.add(column);
+    }
+  }
+  return { focus, providerCosts, extras, derived, ...(tagEntries ? { tagEntries } : {}) };
 }
 
 /** Tags from `__te` (keys as exported): empty keys and values dropped, the first of an exactly repeated key kept. */
@@ -262,6 +283,15 @@ async function parquetAsText(conn: DuckDBConnection, path: string, p: string): P
   return `(SELECT ${cols.join(', ')} FROM read_parquet(${p}))`;
 }
 
+/** The file as a table expression of text cells (Parquet values as CSV would give them), reading the path from parameter `p`. */
+export function textReader(
+  conn: DuckDBConnection,
+  path: string,
+  format: FileFormat,
+): (p: string) => Promise<string> {
+  return (p) => (format === 'parquet' ? parquetAsText(conn, path, p) : Promise.resolve(source(format, p)));
+}
+
 /** An engine error as one line for a person: its first line, without the local file path. */
 export function describeError(error: unknown, path?: string): string {
   const message = (error as Error)?.message ?? String(error);
@@ -303,8 +333,7 @@ function lacksFormatColumns(like: { format: NativeFormat; missing: string[] }): 
  */
 export async function openBillingFile(conn: DuckDBConnection, path: string): Promise<OpenedFile> {
   const format = sniffFormat(path);
-  const raw = (p: string) =>
-    format === 'parquet' ? parquetAsText(conn, path, p) : Promise.resolve(source(format, p));
+  const raw = textReader(conn, path, format);
   let headers: string[];
   if (format === 'jsonl' || format === 'jsonl.gz') {
     const fields = new Header(jsonFieldNames(firstJsonRecord(path, format)));

@@ -1,5 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { FocusVersion } from '../conformance/report';
 import { query } from '../duckdb/database';
+import { FOCUS_1_3_COLUMNS } from '../focus-columns';
 import { IngestRejected } from './errors';
 import type { BillingFormat } from './native';
 import {
@@ -25,6 +27,8 @@ export interface StagedFile {
   /** The FOCUS columns the file has (for a native export: those its conversion gives). */
   present: Set<string>;
   format: BillingFormat;
+  /** The FOCUS version whose requirements apply: 1.3 for a FOCUS file with a column 1.3 introduced. */
+  focusVersion: FocusVersion;
   /** Lines before the first data row: 1 for a CSV header, 0 otherwise. */
   headerLines: number;
 }
@@ -86,12 +90,14 @@ async function stageOpened(
     await conn.run(`DROP TABLE IF EXISTS ${table}`);
     throw await locateFirstBadRow(conn, await file.from('$1'), file.built, file.mapping, path);
   }
+  const present = new Set([...file.mapping.focus.keys()].filter((c) => !file.mapping.derived.has(c)));
   return {
     table,
     rows: Number(stats.n),
     months: (stats.months as string[]) ?? [],
     marker,
-    present: new Set(file.mapping.focus.keys()),
+    present,
+    focusVersion: !file.native && FOCUS_1_3_COLUMNS.some((c) => present.has(c)) ? '1.3' : '1.2',
     headerLines: file.format.startsWith('csv') ? 1 : 0,
   };
 }

@@ -2,11 +2,21 @@ import { writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConformanceReport } from '../../../shared/warehouse/conformance/report';
-import { REQUIREMENTS } from '../../../shared/warehouse/conformance/requirements';
+import { requirementsOf } from '../../../shared/warehouse/conformance/requirements';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
-import { committed, csv, type Row, tax, usage, valid } from './focus-rows';
+import {
+  committed,
+  conformanceOf,
+  csv,
+  failures,
+  type Row,
+  status,
+  tax,
+  usage,
+  uses,
+  valid,
+} from './focus-rows';
 
 /**
  * The FOCUS conformance check on files built here: a file that keeps every rule gets no failure;
@@ -15,41 +25,20 @@ import { committed, csv, type Row, tax, usage, valid } from './focus-rows';
  * model are tested the specification's way.
  */
 const warehouse = new DuckDbWarehouse();
-let dir = '';
 const run = Date.now().toString(36);
-let n = 0;
+let dir = '';
+const check = (rows: Row[], drop: string[] = []) => conformanceOf(rows, drop);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'conformance-'));
 });
 
-async function check(rows: Row[], drop: string[] = []): Promise<ConformanceReport> {
-  const path = join(dir, `file-${++n}.csv`);
-  writeFileSync(path, csv(rows, drop));
-  const result = await warehouse.ingestFile({ orgId: `org_conf_${run}_${n}`, path, sourceName: 'f.csv' });
-  if (!result.conformance) throw new Error('no conformance report');
-  return result.conformance;
-}
-
-/** The failed requirements: id → [violating rows, lines of the samples]. */
-function failures(report: ConformanceReport): Record<string, [number, number[]]> {
-  return Object.fromEntries(
-    report.requirements
-      .filter((r) => r.status === 'fail')
-      .map((r) => [r.id, [r.violations, (r.samples ?? []).map((s) => s.line)]]),
-  );
-}
-
-function status(report: ConformanceReport, id: string) {
-  return report.requirements.find((r) => r.id === id)?.status;
-}
-
 describe('FOCUS conformance of an upload', () => {
   it('a file that keeps every rule fails none, and every implemented requirement is reported once', async () => {
     const report = await check(valid());
     expect(failures(report)).toEqual({});
-    expect(report.requirements.map((r) => r.id)).toEqual(REQUIREMENTS.map((r) => r.id));
-    expect(new Set(report.requirements.map((r) => r.id)).size).toBe(REQUIREMENTS.length);
+    expect(report.requirements.map((r) => r.id)).toEqual(requirementsOf('1.2').map((r) => r.id));
+    expect(new Set(report.requirements.map((r) => r.id)).size).toBe(requirementsOf('1.2').length);
     expect(report.rows).toBe(6);
     // No PricingCurrency columns: their rules do not apply; the commitment rules do (row 5).
     expect(status(report, 'PricingCurrency-C-003-M')).toBe('not_applicable');
@@ -263,5 +252,77 @@ describe('FOCUS conformance of an upload', () => {
       rows.reduce((s, r) => s + Number(r.BilledCost), 0),
       9,
     );
+  });
+
+  it('UnitFormat: each rule of the attribute, per unit column, as SHOULD; a quantity is a MAY', async () => {
+    const rows = valid();
+    rows[0] = { ...usage(1), ConsumedUnit: 'hours' }; // lower case: not a form, not the listed spelling
+    rows[1] = { ...usage(2), ConsumedUnit: 'Gigabytes' }; // a spelled-out data size
+    rows[2] = { ...usage(3), ConsumedUnit: '1.5 Hours', PricingUnit: 'GBs' }; // a fractional quantity; a plural abbreviation
+    rows[3] = { ...usage(4), ConsumedUnit: 'GB per Hour' }; // "per" instead of "/"
+    rows[4] = { ...committed(5), CommitmentDiscountUnit: 'HOURS' }; // a form, not the listed spelling
+    const fine = ['1000 Tokens', 'GB-Hours', 'GB/Hour', 'Units/3 Months', 'KiB', 'Requests'];
+    const extra = fine.map((unit, i) => ({ ...usage(7 + i), ConsumedUnit: unit }));
+    const report = await check([...rows, ...extra]);
+    expect(failures(report)).toEqual({
+      'UnitFormat-A-001-M:ConsumedUnit': [3, [2, 4, 5]],
+      'UnitFormat-A-002-M:ConsumedUnit': [1, [4]],
+      'UnitFormat-A-003-M:ConsumedUnit': [1, [2]],
+      'UnitFormat-A-004-C:ConsumedUnit': [2, [3, 5]],
+      'UnitFormat-A-004-C:PricingUnit': [1, [4]],
+      'UnitFormat-A-003-M:CommitmentDiscountUnit': [1, [6]],
+    });
+    // The columns SHOULD conform to UnitFormat: its rules never cost a MUST.
+    const applicable = report.requirements.filter(
+      (r) => r.keyword.startsWith('MUST') && r.status !== 'not_applicable',
+    ).length;
+    expect(report.score.MUST).toEqual({ met: applicable, applicable });
+    expect(report.requirements.find((r) => r.id === 'UnitFormat-A-003-M:ConsumedUnit')?.keyword).toBe(
+      'SHOULD',
+    );
+    // "1000 Tokens" and "Units/3 Months" use the permission of a quantity or interval.
+    expect(uses(report)['UnitFormat-A-002-O:ConsumedUnit']).toBe(2);
+  });
+
+  it('MAY requirements always pass and count the rows that use them', async () => {
+    const credit: Row = {
+      ...tax(7),
+      ChargeCategory: 'Credit',
+      ChargeDescription: 'Promotional credit',
+      ChargeFrequency: 'One-Time',
+      BilledCost: -2,
+      ContractedCost: -2,
+      EffectiveCost: -2,
+      ListCost: -2,
+    };
+    const correction: Row = {
+      ...usage(8),
+      ChargeClass: 'Correction',
+      ListCost: 3,
+      ConsumedQuantity: null,
+      ConsumedUnit: null,
+    };
+    const sameIds: Row = { ...usage(9), SkuId: 'sku-9', SkuPriceId: 'sku-9' };
+    const noName: Row = { ...committed(10), CommitmentDiscountName: null };
+    const report = await check([...valid(), credit, correction, sameIds, noName]);
+    expect(failures(report)).toEqual({});
+    const may = report.requirements.filter((r) => r.keyword === 'MAY');
+    expect(may.length).toBeGreaterThan(15);
+    expect(may.every((r) => r.status !== 'fail' && r.violations === 0)).toBe(true);
+    // Counted from the rows above: one credit (no unit price, quantity, SKU, pricing category),
+    // one correction whose ListCost is off 10 × 0.5, one row whose SkuId is its SkuPriceId.
+    expect(uses(report)).toMatchObject({
+      'ListUnitPrice-C-006-O': 1,
+      'PricingQuantity-C-006-O': 1,
+      'SkuId-C-006-O': 1,
+      'PricingCategory-C-005-O': 1,
+      'ListCost-C-010-C': 1,
+      'ContractedCost-C-010-C': 0,
+      'ConsumedQuantity-C-007-C': 1,
+      'SkuId-C-012-O': 1,
+      'SkuPriceId-C-011-O': 1,
+      'CommitmentDiscountName-C-007-C': 1,
+      'RegionId-C-005-C': 0,
+    });
   });
 });

@@ -1,3 +1,9 @@
+import { writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ConformanceReport } from '../../../shared/warehouse/conformance/report';
+import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { csvTable } from '../../support/csv-text';
 /**
  * FOCUS 1.2 rows built for the conformance tests: a usage row, a tax row and a row covered by a
@@ -104,5 +110,87 @@ export function csv(rows: Row[], drop: string[] = []): string {
   return csvTable(
     header,
     rows.map((r) => header.map((h) => r[h] ?? null)),
+  );
+}
+
+/**
+ * FOCUS 1.3 rows: ServiceProviderName and HostProviderName instead of the deprecated ProviderName
+ * and PublisherName (leave those out of the file with `csv(rows, DEPRECATED_IN_1_3)`), Tags, and
+ * the allocation and ContractApplied columns (null unless the row is allocated or under contract).
+ */
+export const DEPRECATED_IN_1_3 = ['ProviderName', 'PublisherName'];
+
+export const usage13 = (i: number): Row => ({
+  ...usage(i),
+  ServiceProviderName: 'Cloud Inc',
+  HostProviderName: 'Cloud Inc',
+  Tags: '{"team":"web"}',
+  AllocatedMethodId: null,
+  AllocatedMethodDetails: null,
+  AllocatedResourceId: null,
+  AllocatedResourceName: null,
+  AllocatedTags: null,
+  ContractApplied: null,
+});
+
+/** A tax row without a host provider (1.3 allows it for "Tax" and "Adjustment"). */
+export const tax13 = (i: number): Row => ({ ...usage13(i), ...tax(i), HostProviderName: null, Tags: null });
+
+/** A usage row split by the data generator: half of it allocated to pod `pod-<i>`. */
+export const allocated = (
+  i: number,
+  details: unknown = { Elements: [{ AllocatedRatio: 0.5, UsageUnit: 'Hours', UsageQuantity: 5 }] },
+): Row => ({
+  ...usage13(i),
+  AllocatedMethodId: 'split-by-cpu',
+  AllocatedMethodDetails: typeof details === 'string' ? details : JSON.stringify(details),
+  AllocatedResourceId: `pod-${i}`,
+  AllocatedResourceName: `api pod ${i}`,
+  AllocatedTags: '{"app":"api"}',
+});
+
+/** A usage row applied to contract commitments (ContractApplied's `Elements`). */
+export const underContract = (
+  i: number,
+  elements: unknown = [{ ContractID: 'c-1', ContractCommitmentID: 'cc-1', ContractCommitmentAppliedCost: 4 }],
+): Row => ({
+  ...usage13(i),
+  ContractApplied: typeof elements === 'string' ? elements : JSON.stringify({ Elements: elements }),
+});
+
+const warehouse = new DuckDbWarehouse();
+const run = Date.now().toString(36);
+let dir: Promise<string> | undefined;
+let n = 0;
+
+/** Ingests `rows` (as CSV, without the `drop` columns) for an organisation of its own: its report. */
+export async function conformanceOf(rows: Row[], drop: string[] = []): Promise<ConformanceReport> {
+  dir ??= mkdtemp(join(tmpdir(), 'conformance-'));
+  const path = join(await dir, `file-${++n}.csv`);
+  writeFileSync(path, csv(rows, drop));
+  const result = await warehouse.ingestFile({ orgId: `org_conf_${run}_${n}`, path, sourceName: 'f.csv' });
+  if (!result.conformance) throw new Error('no conformance report');
+  return result.conformance;
+}
+
+/** The failed requirements: id → [violating rows, lines of the samples]. */
+export function failures(report: ConformanceReport): Record<string, [number, number[]]> {
+  return Object.fromEntries(
+    report.requirements
+      .filter((r) => r.status === 'fail')
+      .map((r) => [r.id, [r.violations, (r.samples ?? []).map((s) => s.line)]]),
+  );
+}
+
+export function status(report: ConformanceReport, id: string) {
+  return report.requirements.find((r) => r.id === id)?.status;
+}
+
+/** The rows that use each applicable MAY requirement: id → rows. */
+export function uses(report: ConformanceReport): Record<string, number> {
+  return Object.fromEntries(
+    report.requirements
+      .filter((r) => r.keyword === 'MAY' && r.uses !== undefined)
+      .map((r) => [r.id, r.uses as number]),
   );
 }
