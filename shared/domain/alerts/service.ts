@@ -13,7 +13,7 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '.
 import { newId } from '../../ids';
 import type { WebhookPolicy } from '../../net/address-policy';
 import { validationFailure } from '../../validation';
-import { retryLostRace } from '../common/lost-race';
+import { changeVersioned } from '../common/lost-race';
 import { assertMetricReferences, assertScopesAssignable } from '../dashboards/service';
 import { queryListExpressionIssue, queryListMetricReferences } from '../dashboards/validation';
 import { budgetQueryIssue } from '../queries/budget';
@@ -130,8 +130,8 @@ async function load(orgId: string, alertId: string): Promise<StoredAlert> {
   return alert;
 }
 
-/** Changing an alert: its creator or an admin (any member of the organisation may read it). */
-function assertCanEdit(principal: Principal, alert: StoredAlert): void {
+/** Changing an alert (cost or budget): its creator or an admin (any member may read it). */
+export function assertCanEdit(principal: Principal, alert: Pick<StoredAlert, 'createdById'>): void {
   if (!isAdmin(principal) && alert.createdById !== principal.principalId)
     throw new ForbiddenError('FORBIDDEN');
 }
@@ -219,15 +219,17 @@ async function changeAlert(
   ifMatch: string | undefined,
   change: (current: StoredAlert) => Promise<{ next: StoredAlert; thresholds?: AlertThreshold[] } | null>,
 ): Promise<{ alert: CostAlert; version: number }> {
-  const expected = parseIfMatch(ifMatch);
-  for (let attempt = 0; ; attempt++) {
-    const current = await load(principal.orgId, alertId);
-    assertCanEdit(principal, current);
-    if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
-    const result = await change(current);
-    if (!result) return { alert: toRecord(current), version: current.version };
-    const next = { ...result.next, version: current.version + 1 };
-    try {
+  return changeVersioned({
+    expected: parseIfMatch(ifMatch),
+    read: async () => {
+      const current = await load(principal.orgId, alertId);
+      assertCanEdit(principal, current);
+      return current;
+    },
+    version: (current) => current.version,
+    change,
+    replace: async (result, current) => {
+      const next = { ...result.next, version: current.version + 1 };
       if (result.thresholds) {
         const old = await getThresholds(principal.orgId, alertId);
         await replaceAlert(next, current.version, { remove: old, add: result.thresholds });
@@ -235,11 +237,9 @@ async function changeAlert(
         await replaceAlert(next, current.version);
       }
       return { alert: toRecord(next), version: next.version };
-    } catch (error) {
-      if (await retryLostRace(error, expected, attempt)) continue;
-      throw error;
-    }
-  }
+    },
+    unchanged: (current) => ({ alert: toRecord(current), version: current.version }),
+  });
 }
 
 /** Replaces an alert's definition with the body (identity, archive and snooze state are kept). */

@@ -5,17 +5,10 @@ import type { Page } from '../../db/page';
 import { upgradeWidgets } from '../../db/reports-legacy';
 import { getReport, insertReport, listDeliveries, listReports, replaceReport } from '../../db/reports-repo';
 import { getTeam } from '../../db/teams-repo';
-import {
-  ConflictError,
-  type FieldIssue,
-  ForbiddenError,
-  NotFoundError,
-  ShapedError,
-  ValidationError,
-} from '../../errors';
+import { type FieldIssue, ForbiddenError, NotFoundError, ShapedError, ValidationError } from '../../errors';
 import { newId } from '../../ids';
 import { toFieldIssues } from '../../validation';
-import { retryLostRace } from '../common/lost-race';
+import { changeVersioned } from '../common/lost-race';
 import type { Dashboard } from '../dashboards/model';
 import { readDashboard } from '../dashboards/service';
 import type { Enqueue } from './delivery';
@@ -250,44 +243,47 @@ export async function patchReport(
   readBody: () => Promise<unknown>,
   ifMatch?: string,
 ): Promise<Report> {
-  const expected = parseIfMatch(ifMatch);
-  for (let attempt = 0; ; attempt++) {
-    const current = await loadVisible(principal, reportId);
-    if (!canEdit(principal, current)) throw new ForbiddenError('FORBIDDEN');
-    if (current.archivedAt) throw new ShapedError(409, { error: 'REPORT_ARCHIVED' });
-    const patch = parsePatch(upgradeWidgets(await readBody()));
-    if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
-    if (patch.teamId !== undefined && patch.teamId !== current.teamId)
-      await assertTeamAssignable(principal, patch.teamId);
-    const { context, ...fields } = patch;
-    const merged: Report = {
-      ...current,
-      ...definedEntries(fields),
-      // `context` is merged field by field: a partial context leaves the other fields as stored.
-      context: { ...current.context, ...(context ? definedEntries(context) : {}) },
-      updatedAt: current.updatedAt,
-      version: current.version,
-    };
-    assertSchedule(merged);
-    // Nothing would change (an empty body, or the stored values sent back): answer the stored
-    // report without a write, so the version does not move and concurrent editors see no conflict.
-    if (sameContent(merged, current)) return current;
-    // New widgets or new recipients: whoever makes the change must see every dashboard delivered.
-    if (patch.widgets !== undefined || patch.destinations !== undefined)
-      await assertDashboardsVisible(principal, merged.widgets);
-    merged.updatedAt = now();
-    merged.version = current.version + 1;
-    // The schedule moved (cadence, weekday, status): the next run is computed again from now.
-    if (scheduleChanged(merged, current) || (isDeliverable(merged) && !merged.nextRunAt))
-      merged.nextRunAt = await computeNextRun(merged, new Date(merged.updatedAt));
-    try {
+  return changeVersioned({
+    expected: parseIfMatch(ifMatch),
+    read: async () => {
+      const current = await loadVisible(principal, reportId);
+      if (!canEdit(principal, current)) throw new ForbiddenError('FORBIDDEN');
+      if (current.archivedAt) throw new ShapedError(409, { error: 'REPORT_ARCHIVED' });
+      return { current, patch: parsePatch(upgradeWidgets(await readBody())) };
+    },
+    version: ({ current }) => current.version,
+    change: async ({ current, patch }) => {
+      if (patch.teamId !== undefined && patch.teamId !== current.teamId)
+        await assertTeamAssignable(principal, patch.teamId);
+      const { context, ...fields } = patch;
+      const merged: Report = {
+        ...current,
+        ...definedEntries(fields),
+        // `context` is merged field by field: a partial context leaves the other fields as stored.
+        context: { ...current.context, ...(context ? definedEntries(context) : {}) },
+        updatedAt: current.updatedAt,
+        version: current.version,
+      };
+      assertSchedule(merged);
+      // Nothing would change (an empty body, or the stored values sent back): answer the stored
+      // report without a write, so the version does not move and concurrent editors see no conflict.
+      if (sameContent(merged, current)) return null;
+      // New widgets or new recipients: whoever makes the change must see every dashboard delivered.
+      if (patch.widgets !== undefined || patch.destinations !== undefined)
+        await assertDashboardsVisible(principal, merged.widgets);
+      merged.updatedAt = now();
+      merged.version = current.version + 1;
+      // The schedule moved (cadence, weekday, status): the next run is computed again from now.
+      if (scheduleChanged(merged, current) || (isDeliverable(merged) && !merged.nextRunAt))
+        merged.nextRunAt = await computeNextRun(merged, new Date(merged.updatedAt));
+      return merged;
+    },
+    replace: async (merged, { current }) => {
       await replaceReport(merged, current.version);
       return merged;
-    } catch (error) {
-      if (await retryLostRace(error, expected, attempt)) continue;
-      throw error;
-    }
-  }
+    },
+    unchanged: ({ current }) => current,
+  });
 }
 
 export async function duplicateReport(

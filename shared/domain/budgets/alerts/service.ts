@@ -1,4 +1,4 @@
-import { isAdmin, type Principal } from '../../../auth/principal';
+import type { Principal } from '../../../auth/principal';
 import {
   getBudgetAlert,
   insertBudgetAlert,
@@ -8,11 +8,11 @@ import {
 } from '../../../db/budget-alerts-repo';
 import { getBudget } from '../../../db/budgets-repo';
 import type { Page } from '../../../db/page';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../../errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../../../errors';
 import { newId } from '../../../ids';
 import { channelTarget } from '../../alerts/rules';
-import { ALERT_NOT_FOUND, parseIfMatch, webhookPolicy } from '../../alerts/service';
-import { retryLostRace } from '../../common/lost-race';
+import { ALERT_NOT_FOUND, assertCanEdit, parseIfMatch, webhookPolicy } from '../../alerts/service';
+import { changeVersioned } from '../../common/lost-race';
 import type { Budget } from '../model';
 import {
   type BudgetAlert,
@@ -142,23 +142,22 @@ async function changeBudgetAlert(
   ifMatch: string | undefined,
   change: (current: StoredBudgetAlert) => StoredBudgetAlert | null,
 ): Promise<{ alert: BudgetAlert; version: number }> {
-  const expected = parseIfMatch(ifMatch);
-  for (let attempt = 0; ; attempt++) {
-    const current = await load(principal.orgId, alertId);
-    if (!isAdmin(principal) && current.createdById !== principal.principalId)
-      throw new ForbiddenError('FORBIDDEN');
-    if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
-    const changed = change(current);
-    if (!changed) return { alert: toBudgetAlertRecord(current), version: current.version };
-    const next = { ...changed, version: current.version + 1 };
-    try {
+  return changeVersioned({
+    expected: parseIfMatch(ifMatch),
+    read: async () => {
+      const current = await load(principal.orgId, alertId);
+      assertCanEdit(principal, current);
+      return current;
+    },
+    version: (current) => current.version,
+    change,
+    replace: async (changed, current) => {
+      const next = { ...changed, version: current.version + 1 };
       await replaceBudgetAlert(next, current.version);
       return { alert: toBudgetAlertRecord(next), version: next.version };
-    } catch (error) {
-      if (await retryLostRace(error, expected, attempt)) continue;
-      throw error;
-    }
-  }
+    },
+    unchanged: (current) => ({ alert: toBudgetAlertRecord(current), version: current.version }),
+  });
 }
 
 /** Replaces the definition (identity, archive and snooze state kept; thresholds get new ids). */
