@@ -10,13 +10,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFocusCsv } from '../infra/local/demo-data/generator';
-import { resetConfig } from '../shared/config';
 import type { Budget } from '../shared/domain/budgets/model';
 import { STATUS_HISTORY_DAYS, statusOf } from '../shared/domain/budgets/status';
-import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
-import { median, round, timed } from './support';
+import { alternately, ingestFocus, median, round, useDuckDb } from './support';
 
 const ORG = 'org_budbench';
 const MONTHS = ['2024-04', '2024-05', '2024-06', '2024-07', '2024-08', '2024-09'];
@@ -29,19 +26,14 @@ export default async function budgetsBench(): Promise<Record<string, unknown>> {
   const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
   const dir = mkdtempSync(join(tmpdir(), 'budgets-bench-'));
   try {
-    const csv = join(dir, 'focus.csv');
-    const rows = await writeFocusCsv(csv, {
+    useDuckDb(dir, 'budgets');
+    const rows = await ingestFocus(dir, ORG, {
       seed: 28,
       months: MONTHS,
       resourcesPerProvider: Math.ceil(target / 183 / 2),
       accountPrefix: '5000',
       until: '2024-09-19',
     });
-    process.env.DUCKDB_PATH = join(dir, 'budgets.duckdb');
-    process.env.WAREHOUSE = 'duckdb';
-    resetConfig();
-    resetDuckDb();
-    await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
     const top = (await withReadConnection((conn) =>
       query(
         conn,
@@ -83,31 +75,18 @@ export default async function budgetsBench(): Promise<Record<string, unknown>> {
       withReadConnection((conn) => query(conn, handSql)) as Promise<Record<string, unknown>[]>;
     await ours();
     await hand();
-    const oursMs: number[] = [];
-    const handMs: number[] = [];
-    let same = true;
-    let dataThrough: string | null = null;
-    for (let i = 0; i < RUNS; i++) {
-      const first = i % 2 === 0;
-      const a = first ? await timed(ours) : undefined;
-      const b = await timed(hand);
-      const a2 = a ?? (await timed(ours));
-      oursMs.push(a2.ms);
-      handMs.push(b.ms);
-      if (i === 0) {
-        const st = a2.result.status;
-        dataThrough = st.dataThrough;
-        const mtd = new Map<string, number>();
-        for (const r of b.result)
-          if (String(r.day) >= `${MONTH}-01` && String(r.day) <= (dataThrough ?? ''))
-            mtd.set(String(r.line), (mtd.get(String(r.line)) ?? 0) + Number(r.value));
-        same = st.lines.every(
-          (l) => Math.abs((mtd.get(l.value ?? '') ?? 0) - l.actual) < 1e-6 * Math.max(1, l.actual),
-        );
-      }
-    }
-    const o = median(oursMs);
-    const h = median(handMs);
+    const t = await alternately(RUNS, ours, hand);
+    const st = t.a[0]!.result.status;
+    const dataThrough = st.dataThrough;
+    const mtd = new Map<string, number>();
+    for (const r of t.b[0]!.result)
+      if (String(r.day) >= `${MONTH}-01` && String(r.day) <= (dataThrough ?? ''))
+        mtd.set(String(r.line), (mtd.get(String(r.line)) ?? 0) + Number(r.value));
+    const same = st.lines.every(
+      (l) => Math.abs((mtd.get(l.value ?? '') ?? 0) - l.actual) < 1e-6 * Math.max(1, l.actual),
+    );
+    const o = median(t.a.map((x) => x.ms));
+    const h = median(t.b.map((x) => x.ms));
     process.stdout.write(
       `  budget status: ours ${round(o)} ms, hand ${round(h)} ms, ratio ${round(o / h, 2)}, same ${same}\n`,
     );

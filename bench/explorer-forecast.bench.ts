@@ -13,15 +13,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
-import { writeFocusCsv } from '../infra/local/demo-data/generator';
-import { resetConfig } from '../shared/config';
 import { ExplorerRequestSchema } from '../shared/domain/common/query-model';
 import { runExplorer } from '../shared/domain/queries/engine';
 import { clearForecastCaches } from '../shared/domain/queries/explorer-forecast';
-import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { costQuery as cost } from '../test/support/explorer';
-import { median, round, timed } from './support';
+import { ingestFocus, median, round, timed, useDuckDb } from './support';
 
 const ORG = 'org_fxbench';
 const MONTHS = [
@@ -46,19 +43,14 @@ export default async function explorerForecastBench(): Promise<Record<string, un
   const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
   const dir = mkdtempSync(join(tmpdir(), 'fx-explorer-bench-'));
   try {
-    const csv = join(dir, 'focus.csv');
     const days = 366;
-    const rows = await writeFocusCsv(csv, {
+    useDuckDb(dir, 'forecast');
+    const rows = await ingestFocus(dir, ORG, {
       seed: 3,
       months: MONTHS,
       resourcesPerProvider: Math.ceil(target / days / 2),
       accountPrefix: '4000',
     });
-    process.env.DUCKDB_PATH = join(dir, 'forecast.duckdb');
-    process.env.WAREHOUSE = 'duckdb';
-    resetConfig();
-    resetDuckDb();
-    await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
     const request = (extra: Record<string, unknown>) =>
       v.parse(ExplorerRequestSchema, {
         period: { ...PERIOD, ...extra },

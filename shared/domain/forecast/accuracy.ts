@@ -2,6 +2,7 @@
  * The backtest's figures: the error quantiles the intervals are made of, and the accuracy a
  * forecast carries (docs/forecasting.md, "Accuracy").
  */
+import { quantile } from '../common/stats';
 import { toDate } from './days';
 
 export interface ForecastAccuracy {
@@ -29,13 +30,6 @@ export interface ForecastAccuracy {
 }
 
 const LEVELS = [0.025, 0.1, 0.9, 0.975] as const;
-
-/** Nearest-rank quantile of a sorted array. */
-function quantile(sorted: ArrayLike<number>, p: number): number {
-  if (!sorted.length) return 0;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
-  return sorted[i] ?? 0;
-}
 
 /**
  * The 2.5th, 10th, 90th and 97.5th percentiles of sorted errors. The backtest's origins overlap, so
