@@ -17,6 +17,7 @@ import { changeVersioned } from '../common/lost-race';
 import { assertMetricReferences, assertScopesAssignable } from '../dashboards/service';
 import { queryListExpressionIssue, queryListMetricReferences } from '../dashboards/validation';
 import { budgetQueryIssue } from '../queries/budget';
+import { alertLifecycle } from './lifecycle';
 import {
   type AlertEvaluation,
   type AlertThreshold,
@@ -131,7 +132,7 @@ async function load(orgId: string, alertId: string): Promise<StoredAlert> {
 }
 
 /** Changing an alert (cost or budget): its creator or an admin (any member may read it). */
-export function assertCanEdit(principal: Principal, alert: Pick<StoredAlert, 'createdById'>): void {
+function assertCanEdit(principal: Principal, alert: Pick<StoredAlert, 'createdById'>): void {
   if (!isAdmin(principal) && alert.createdById !== principal.principalId)
     throw new ForbiddenError('FORBIDDEN');
 }
@@ -210,36 +211,53 @@ export function parseIfMatch(ifMatch: string | undefined): number | undefined {
 }
 
 /**
- * Runs `change` on the current alert and writes the result conditionally on the version read. With
- * If-Match a stale version is a 409; without, a lost race is retried on the fresh copy.
+ * Runs `change` on the current alert (cost or budget alert; its creator or an admin) and writes the
+ * result conditionally on the version read (`changeVersioned`): with If-Match a stale version is a
+ * 409; without, a lost race is retried on the fresh copy. Answers the record and its version.
  */
-async function changeAlert(
+export function changeOwnedAlert<S extends { version: number; createdById: string }, N, R>(
   principal: Principal,
-  alertId: string,
   ifMatch: string | undefined,
-  change: (current: StoredAlert) => Promise<{ next: StoredAlert; thresholds?: AlertThreshold[] } | null>,
-): Promise<{ alert: CostAlert; version: number }> {
+  load: () => Promise<S>,
+  change: (current: S) => N | null | Promise<N | null>,
+  write: (next: N, current: S) => Promise<S>,
+  record: (alert: S) => R,
+): Promise<{ alert: R; version: number }> {
+  const answer = (alert: S) => ({ alert: record(alert), version: alert.version });
   return changeVersioned({
     expected: parseIfMatch(ifMatch),
     read: async () => {
-      const current = await load(principal.orgId, alertId);
+      const current = await load();
       assertCanEdit(principal, current);
       return current;
     },
     version: (current) => current.version,
     change,
-    replace: async (result, current) => {
-      const next = { ...result.next, version: current.version + 1 };
-      if (result.thresholds) {
-        const old = await getThresholds(principal.orgId, alertId);
-        await replaceAlert(next, current.version, { remove: old, add: result.thresholds });
-      } else {
-        await replaceAlert(next, current.version);
-      }
-      return { alert: toRecord(next), version: next.version };
-    },
-    unchanged: (current) => ({ alert: toRecord(current), version: current.version }),
+    replace: async (next, current) => answer(await write(next, current)),
+    unchanged: answer,
   });
+}
+
+function changeAlert(
+  principal: Principal,
+  alertId: string,
+  ifMatch: string | undefined,
+  change: (current: StoredAlert) => Promise<{ next: StoredAlert; thresholds?: AlertThreshold[] } | null>,
+) {
+  const write = async (
+    result: { next: StoredAlert; thresholds?: AlertThreshold[] },
+    current: StoredAlert,
+  ) => {
+    const next = { ...result.next, version: current.version + 1 };
+    if (result.thresholds) {
+      const old = await getThresholds(principal.orgId, alertId);
+      await replaceAlert(next, current.version, { remove: old, add: result.thresholds });
+    } else {
+      await replaceAlert(next, current.version);
+    }
+    return next;
+  };
+  return changeOwnedAlert(principal, ifMatch, () => load(principal.orgId, alertId), change, write, toRecord);
 }
 
 /** Replaces an alert's definition with the body (identity, archive and snooze state are kept). */
@@ -261,49 +279,17 @@ export async function updateAlert(
   });
 }
 
-/** Archives (idempotent): sets `archivedAt` and leaves the due index, so it is never evaluated again. */
-export async function archiveAlert(
-  principal: Principal,
-  alertId: string,
-  ifMatch?: string,
-  now = new Date(),
-) {
-  return changeAlert(principal, alertId, ifMatch, async (current) => {
-    if (current.archivedAt) return null;
-    const at = now.toISOString();
-    return { next: { ...current, archivedAt: at, nextEvalAt: null, updatedAt: at } };
-  });
-}
-
-/** Snoozes until a future time: evaluations go on (history) but notify nothing until then. */
-export async function snoozeAlert(
-  principal: Principal,
-  alertId: string,
-  until: string,
-  ifMatch?: string,
-  now = new Date(),
-) {
-  const untilMs = Date.parse(until);
-  if (!(untilMs > now.getTime())) throw new BadRequestError('until must be in the future');
-  const iso = new Date(untilMs).toISOString();
-  return changeAlert(principal, alertId, ifMatch, async (current) => {
-    if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
-    if (current.snoozedUntil === iso) return null;
-    return { next: { ...current, snoozedUntil: iso, updatedAt: now.toISOString() } };
-  });
-}
-
-export async function unsnoozeAlert(
-  principal: Principal,
-  alertId: string,
-  ifMatch?: string,
-  now = new Date(),
-) {
-  return changeAlert(principal, alertId, ifMatch, async (current) => {
-    if (current.snoozedUntil === null) return null;
-    return { next: { ...current, snoozedUntil: null, updatedAt: now.toISOString() } };
-  });
-}
+export const {
+  archive: archiveAlert,
+  snooze: snoozeAlert,
+  unsnooze: unsnoozeAlert,
+} = alertLifecycle<StoredAlert, { alert: CostAlert; version: number }>(
+  (principal, alertId, ifMatch, change) =>
+    changeAlert(principal, alertId, ifMatch, async (current) => {
+      const next = change(current);
+      return next && { next };
+    }),
+);
 
 /** The alert's evaluations, newest first (404 for an alert the caller's organisation does not have). */
 export async function alertHistory(
