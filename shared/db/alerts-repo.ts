@@ -11,8 +11,8 @@ import { mapLimit } from '../pool';
 import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
 import { defineEntity, firstConditionFailed, type TransactItem, transact } from './entity';
 import { batchGetItems } from './items';
-import { INDEX_ON, keys, stripKeys } from './keys';
-import { type Page, queryPage } from './page';
+import { keys, stripKeys } from './keys';
+import { type Page, queryDue, queryNewest } from './page';
 import { replaceVersioned, versionConflict } from './writes';
 
 /**
@@ -165,13 +165,7 @@ export async function replaceAlert(
 
 /** Alerts of an organisation, newest first. */
 export async function listAlerts(orgId: string, limit: number, cursor?: string): Promise<Page<StoredAlert>> {
-  return queryPage({
-    partition: { attribute: 'gsi1pk', value: keys.alertsIndex(orgId, '').gsi1pk },
-    descending: true,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+  return queryNewest(keys.alertsIndex(orgId, ''), { limit, cursor }, fromItem);
 }
 
 /** Evaluations of an alert, newest first. */
@@ -181,14 +175,8 @@ export async function listEvaluations(
   limit: number,
   cursor?: string,
 ): Promise<Page<AlertEvaluation>> {
-  return queryPage({
-    partition: { attribute: 'pk', value: keys.alertPartition(orgId, alertId) },
-    skPrefix: keys.alertEvaluationPrefix,
-    descending: true,
-    limit,
-    cursor,
-    map: (item) => stripKeys(item) as unknown as AlertEvaluation,
-  });
+  const listing = { pk: keys.alertPartition(orgId, alertId), skPrefix: keys.alertEvaluationPrefix };
+  return queryNewest(listing, { limit, cursor }, (item) => stripKeys(item) as unknown as AlertEvaluation);
 }
 
 /** How long an evaluation stays in the history (days, by TTL). */
@@ -232,20 +220,8 @@ export async function dueAlerts(
   limit: number,
   cursor?: Record<string, unknown>,
 ): Promise<{ items: StoredAlert[]; next?: Record<string, unknown> }> {
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: INDEX_ON.gsi2pk,
-      KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :at',
-      ExpressionAttributeValues: { ':p': keys.alertDueShard(shard), ':at': at },
-      Limit: limit,
-      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
-    }),
-  );
-  return {
-    items: (res.Items ?? []).filter((i) => i.entity === alerts.name).map(fromItem),
-    ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}),
-  };
+  const page = await queryDue({ shard: keys.alertDueShard(shard), at, limit, start: cursor });
+  return { ...page, items: page.items.filter((i) => i.entity === alerts.name).map(fromItem) };
 }
 
 /**

@@ -99,3 +99,49 @@ export function queryListing<T>(
     map,
   });
 }
+
+/**
+ * One page newest first (descending sort key): of an organisation's listing index (`keys.…Index(orgId,
+ * '')`, its `gsi1pk`) or of a table partition under a sort-key prefix (`{ pk, skPrefix }`).
+ */
+export function queryNewest<T>(
+  where: { gsi1pk: string } | { pk: string; skPrefix: string },
+  page: { limit: number; cursor?: string | undefined },
+  map: (item: Record<string, unknown>) => T,
+): Promise<Page<T>> {
+  return queryPage({
+    ...('gsi1pk' in where
+      ? { partition: { attribute: 'gsi1pk' as const, value: where.gsi1pk } }
+      : { partition: { attribute: 'pk' as const, value: where.pk }, skPrefix: where.skPrefix }),
+    descending: true,
+    limit: page.limit,
+    cursor: page.cursor,
+    map,
+  });
+}
+
+/**
+ * One read of a shard of the due index: the items whose due time (`gsi2sk`) is at or before `at`,
+ * in due order, from `start` on; `attributes`, when given, the only ones read (a projection).
+ */
+export async function queryDue(q: {
+  shard: string;
+  at: string;
+  limit: number;
+  start?: Record<string, unknown> | undefined;
+  attributes?: readonly string[];
+}): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
+  const names = projection(q.attributes);
+  const res = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: INDEX_ON.gsi2pk,
+      KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :at',
+      ExpressionAttributeValues: { ':p': q.shard, ':at': q.at },
+      ...(names ?? {}),
+      Limit: q.limit,
+      ...(q.start ? { ExclusiveStartKey: q.start } : {}),
+    }),
+  );
+  return { items: res.Items ?? [], ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}) };
+}
