@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Browser } from 'playwright-core';
 import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { ensureUser } from '../../shared/db/users-repo';
@@ -14,6 +13,7 @@ import {
   drainQueues,
   emailsTo,
   pngSize,
+  sendEvaluationMessage,
   slackFiles,
   slackTo,
   sweepAlertsOf,
@@ -247,17 +247,7 @@ describe('scheduled alert evaluation through the query engine', () => {
 
   test('a second sweep and a redelivered evaluation send nothing more', async () => {
     await sweep(new Date());
-    const sqs = new SQSClient({
-      endpoint: s().endpoints.sqs,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: s().queues['alert-evaluation']!.url,
-        MessageBody: JSON.stringify({ orgId, alertId: ids.email, scheduledFor: new Date().toISOString() }),
-      }),
-    );
+    await sendEvaluationMessage({ orgId, alertId: ids.email, scheduledFor: new Date().toISOString() });
     await drain();
     // Give a late delivery the chance to show up before counting.
     await new Promise((r) => setTimeout(r, 1000));

@@ -1,9 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
+import { sendEvaluationMessage } from '../support/alert-messages';
 import { ingestOk } from '../support/cli';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -395,23 +395,13 @@ describe('budget alerts through the sweep and the evaluator', () => {
   it('more sweeps and redelivered messages send nothing more', async () => {
     await sweep(new Date(Date.now() + DAY_MS));
     await sweep(new Date(Date.now() + 2 * DAY_MS));
-    const sqs = new SQSClient({
-      endpoint: s().endpoints.sqs,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
     for (let i = 0; i < 2; i++)
-      await sqs.send(
-        new SendMessageCommand({
-          QueueUrl: s().queues['alert-evaluation']!.url,
-          MessageBody: JSON.stringify({
-            kind: 'budget',
-            orgId,
-            budgetAlertIds: [ids.totalAlert, ids.linesAlert, ids.eurAlert, ids.snoozed, ids.archived],
-            scheduledFor: new Date().toISOString(),
-          }),
-        }),
-      );
+      await sendEvaluationMessage({
+        kind: 'budget',
+        orgId,
+        budgetAlertIds: [ids.totalAlert, ids.linesAlert, ids.eurAlert, ids.snoozed, ids.archived],
+        scheduledFor: new Date().toISOString(),
+      });
     await drain();
     await new Promise((r) => setTimeout(r, 1000));
     expect(await emailsTo(to)).toHaveLength(2);

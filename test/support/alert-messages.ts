@@ -90,9 +90,11 @@ export async function sweepAlertsOf(orgIds: string[], now: Date): Promise<boolea
 
 /** Puts one message on the local `alert-evaluation` queue (a redelivery, or one alert's evaluation). */
 export async function sendEvaluationMessage(body: {
+  kind?: 'budget';
   orgId: string;
   alertId?: string;
   alertIds?: string[];
+  budgetAlertIds?: (string | undefined)[];
   scheduledFor: string;
 }): Promise<void> {
   const sqs = new SQSClient({
