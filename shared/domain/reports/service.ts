@@ -98,6 +98,18 @@ async function loadVisible(
   return report;
 }
 
+/** What a new report (created or a copy) starts with: the caller's, version 1, not scheduled yet. */
+function newRecord(principal: Principal, at: string) {
+  return {
+    createdById: principal.principalId,
+    createdAt: at,
+    updatedAt: at,
+    archivedAt: null,
+    version: 1,
+    nextRunAt: null,
+  } satisfies Partial<Report>;
+}
+
 export async function createReport(principal: Principal, input: CreateReportInput): Promise<Report> {
   await assertTeamAssignable(principal, input.teamId);
   assertSchedule(input);
@@ -116,12 +128,7 @@ export async function createReport(principal: Principal, input: CreateReportInpu
     status: input.status,
     widgets: input.widgets,
     destinations: input.destinations,
-    createdById: principal.principalId,
-    createdAt: at,
-    updatedAt: at,
-    archivedAt: null,
-    version: 1,
-    nextRunAt: null,
+    ...newRecord(principal, at),
   };
   report.nextRunAt = await computeNextRun(report, new Date(at));
   await insertReport(report);
@@ -301,12 +308,7 @@ export async function duplicateReport(
     // A copy of a template is the caller's own draft; a copy never starts delivering on its own.
     type: source.type === 'TEMPLATE' ? 'PRIVATE' : source.type,
     status: 'INACTIVE',
-    createdById: principal.principalId,
-    createdAt: at,
-    updatedAt: at,
-    archivedAt: null,
-    version: 1,
-    nextRunAt: null,
+    ...newRecord(principal, at),
   };
   await insertReport(copy);
   return { reportId: copy.id };
