@@ -15,7 +15,7 @@ import { ExplorerRequestSchema } from '../shared/domain/common/query-model';
 import { runExplorer } from '../shared/domain/queries/engine';
 import type { ExplorerResult } from '../shared/domain/queries/model';
 import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
-import { costQuery as cost } from '../test/support/explorer';
+import { costQuery as cost, explorerWidget } from '../test/support/explorer';
 import { alternately, ingestFocus, median, percentile, round, startStack, timed, useDuckDb } from './support';
 
 const ORG = 'org_qbench';
@@ -181,21 +181,10 @@ export async function widgetLoad(): Promise<Record<string, unknown>> {
       body: JSON.stringify({
         name: 'bench widget data',
         widgets: [
-          {
-            key: 'w1',
-            x: 0,
-            y: 0,
-            w: 6,
-            h: 4,
-            title: 'cost by service',
-            source: {
-              type: 'advancedExplorer',
-              request: {
-                period: { datePreset: 'TRAILING_30_DAYS', aggBy: 'Day' },
-                queries: [cost('a', { groupBy: 'service' })],
-              },
-            },
-          },
+          explorerWidget('w1', 'cost by service', {
+            period: { datePreset: 'TRAILING_30_DAYS', aggBy: 'Day' },
+            queries: [cost('a', { groupBy: 'service' })],
+          }),
         ],
       }),
     });
