@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { DedupRule } from '../domain/alerts/dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from '../domain/alerts/model';
+import type { NextEvalMove } from '../domain/alerts/ports';
 import { mapLimit } from '../pool';
 import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
 import { defineEntity, firstConditionFailed, type TransactItem, transact } from './entity';
@@ -222,21 +223,6 @@ export async function dueAlerts(
 ): Promise<{ items: StoredAlert[]; next?: Record<string, unknown> }> {
   const page = await queryDue({ shard: keys.alertDueShard(shard), at, limit, start: cursor });
   return { ...page, items: page.items.filter((i) => i.entity === alerts.name).map(fromItem) };
-}
-
-/**
- * A move of an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, when it
- * takes a due alert. Conditional on `from` and on the alert not being archived, so of two sweeps
- * (EventBridge delivers at least once) exactly one moves it; with `snoozedUntil`, also on the
- * snooze being still that one (the sweep skips a snoozed alert on what it read from the index).
- */
-export interface NextEvalMove {
-  orgId: string;
-  alertId: string;
-  from: string;
-  to: string;
-  /** Also conditional on the snooze being still this one. */
-  snoozedUntil?: string;
 }
 
 function advanceUpdate(m: NextEvalMove) {
