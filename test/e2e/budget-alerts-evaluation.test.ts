@@ -8,6 +8,7 @@ import { ingestOk } from '../support/cli';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
+import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
  * Budget alerts evaluated by the scheduled sweep and the evaluator on the local stack, for a new
@@ -19,11 +20,7 @@ import { rateOn, seedUsdPerEur } from '../support/stack-cli';
  * rows converts at each day's rate and says so.
  */
 const s = () => session();
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_bal${run}`;
-const userId = `user_bal${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { run, orgId, userId } = suiteIds('bal');
 
 let token = '';
 let rows: CsvRow[] = [];
