@@ -1,9 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { type CsvRow, num, parseCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import {
   CUR2_HEADER,
@@ -37,13 +36,11 @@ const RI_END = `${ymd(today + 75 * DAY_MS)}T23:59:59Z`;
 const usd = (x: number) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
 
-let browser: Browser;
+const browser = suiteBrowser(ARTIFACTS);
 let key = '';
 let cur: CsvRow[] = [];
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   key = await freshOrg(orgId, `user_cpage${run}`, `commitments page ${run}`);
   const text = csvText(CUR2_HEADER, [
     ...curCommitmentLines(DAYS, SP_END, RI_END),
@@ -55,10 +52,6 @@ beforeAll(async () => {
   writeFileSync(file, text);
   ingestOk(orgId, file);
 }, 600_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 /** Each commitment's used and unused cost from the raw lines (docs/commitments.md "The figures"). */
 function expected(): Map<string, { used: number; unused: number }> {
@@ -96,7 +89,7 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
   expect(sim.status).toBe(200);
   expect(sim.body.recommended).not.toBeNull();
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
     await page.click('nav a[href="#/commitments"]');
     await page.waitForSelector('table.inventory tbody tr', { timeout: 60_000 });
     await page.waitForSelector('.commitments .chart', { timeout: 60_000 });
