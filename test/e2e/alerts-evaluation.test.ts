@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { ensureUser } from '../../shared/db/users-repo';
 import { createApiKey } from '../../shared/domain/apikeys/mint';
@@ -16,13 +15,15 @@ import {
   sendEvaluationMessage,
   slackFiles,
   slackTo,
+  snoozeOneArchiveOther,
   sweepAlertsOf,
   teamsTo,
   usd,
 } from '../support/alert-messages';
-import { launchChromium, linksOf, signInConsole } from '../support/browser';
+import { linksOf, signInConsole, suiteBrowser } from '../support/browser';
 import { type CostRow, focusCsv } from '../support/focus-csv';
 import { api, session } from '../support/session';
+import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
  * Scheduled evaluation end to end on the local stack: a FOCUS export with a cost spike is ingested
@@ -32,11 +33,7 @@ import { api, session } from '../support/session';
  */
 const ROOT = resolve(__dirname, '..', '..');
 const s = () => session();
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_aeval${run}`;
-const userId = `user_aeval${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { run, orgId, userId } = suiteIds('aeval');
 
 // The billing data ends yesterday (UTC), so the engine's last complete day is the day before:
 // that is the spike day, and the evaluation must decide on it.
@@ -172,11 +169,7 @@ beforeAll(async () => {
   });
   ids.snoozed = await create('EC2 spike (snoozed)', { notificationChannel: 'EMAIL', emails: [snoozedTo] });
   ids.archived = await create('EC2 spike (archived)', { notificationChannel: 'EMAIL', emails: [archivedTo] });
-  const until = new Date(Date.now() + 7 * DAY_MS).toISOString();
-  expect(
-    (await api('POST', `/alerts-v2/costAlerts/${ids.snoozed}/snooze`, { token, body: { until } })).status,
-  ).toBe(200);
-  expect((await api('DELETE', `/alerts-v2/costAlerts/${ids.archived}`, { token })).status).toBe(200);
+  await snoozeOneArchiveOther('costAlerts', token, { snoozed: ids.snoozed, archived: ids.archived }, 7);
 }, 600_000);
 
 jest.setTimeout(300_000);
@@ -336,14 +329,7 @@ describe('POST /alerts-v2/costAlerts/backtest', () => {
 
 describe('every link of every alert message opens the console on the right figures', () => {
   const ARTIFACTS = join(__dirname, '..', 'artifacts', 'links');
-  let browser: Browser;
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = suiteBrowser(ARTIFACTS);
 
   /** Two decimals, as the console's tables show money. */
   const cents = (x: number) =>
@@ -376,7 +362,7 @@ describe('every link of every alert message opens the console on the right figur
       ['slack', slack!.body, { explorer: { title: 'EC2 spike (slack)', figure: spike }, alert: ids.slack! }],
       ['teams', teams!.body, { explorer: { title: 'EC2 spike (teams)', figure: spike }, alert: ids.teams! }],
     ];
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await signInConsole(page, consoleBase, token);

@@ -114,6 +114,22 @@ export async function sendEvaluationMessage(body: {
   }
 }
 
+/**
+ * Over HTTP, snoozes one alert of a kind for `days` days and archives another (each answering 200):
+ * the suites' alerts that must send nothing.
+ */
+export async function snoozeOneArchiveOther(
+  kind: 'costAlerts' | 'budgetAlerts',
+  token: string,
+  ids: { snoozed: string; archived: string },
+  days: number,
+): Promise<void> {
+  const until = new Date(Date.now() + days * 86_400_000).toISOString();
+  const snooze = await api('POST', `/alerts-v2/${kind}/${ids.snoozed}/snooze`, { token, body: { until } });
+  expect(snooze.status).toBe(200);
+  expect((await api('DELETE', `/alerts-v2/${kind}/${ids.archived}`, { token })).status).toBe(200);
+}
+
 /** Money as alert messages write it (USD): whole units from 100 up, cents below. */
 export const usd = (x: number) =>
   new Intl.NumberFormat('en-US', {
