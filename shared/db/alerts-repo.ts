@@ -11,9 +11,9 @@ import type { NextEvalMove } from '../domain/alerts/ports';
 import { mapLimit } from '../pool';
 import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
 import { defineEntity, firstConditionFailed, type TransactItem, transact } from './entity';
-import { batchGetItems } from './items';
+import { batchGetItems, queryDue } from './items';
 import { keys, stripKeys } from './keys';
-import { type Page, queryDue, queryNewest } from './page';
+import { type Page, queryNewest } from './page';
 import { replaceVersioned, versionConflict } from './writes';
 
 /**

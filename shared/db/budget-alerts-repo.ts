@@ -1,9 +1,9 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BudgetAlertEvaluation, StoredBudgetAlert } from '../domain/budgets/alerts/model';
 import { db, isConditionalCheckFailed, tableName } from './client';
-import { getItem } from './items';
+import { getItem, queryDue } from './items';
 import { keys, stripKeys } from './keys';
-import { type Page, queryDue, queryNewest } from './page';
+import { type Page, queryNewest } from './page';
 import { insertNew, replaceVersioned } from './writes';
 
 /**

@@ -2,8 +2,8 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueueName } from '../queues';
 import { db, tableName } from './client';
 import { defineEntity, type TransactItem } from './entity';
+import { queryDue } from './items';
 import { DUE_SHARDS, keys, stripKeys } from './keys';
-import { queryDue } from './page';
 
 /**
  * The transactional outbox: a message written in the same DynamoDB transaction as the change

@@ -119,29 +119,3 @@ export function queryNewest<T>(
     map,
   });
 }
-
-/**
- * One read of a shard of the due index: the items whose due time (`gsi2sk`) is at or before `at`,
- * in due order, from `start` on; `attributes`, when given, the only ones read (a projection).
- */
-export async function queryDue(q: {
-  shard: string;
-  at: string;
-  limit: number;
-  start?: Record<string, unknown> | undefined;
-  attributes?: readonly string[];
-}): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
-  const names = projection(q.attributes);
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: INDEX_ON.gsi2pk,
-      KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :at',
-      ExpressionAttributeValues: { ':p': q.shard, ':at': q.at },
-      ...(names ?? {}),
-      Limit: q.limit,
-      ...(q.start ? { ExclusiveStartKey: q.start } : {}),
-    }),
-  );
-  return { items: res.Items ?? [], ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}) };
-}

@@ -2,9 +2,9 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryStatus, Report, ReportDelivery } from '../domain/reports/model';
 import { db, tableName } from './client';
 import { defineEntity } from './entity';
-import { getItem } from './items';
+import { getItem, queryDue } from './items';
 import { DUE_SHARDS, keys, stripKeys } from './keys';
-import { type Page, queryDue, queryNewest } from './page';
+import { type Page, queryNewest } from './page';
 import { upgradeWidgets } from './reports-legacy';
 import { conditionHeld, ifConditionFails } from './writes';
 
