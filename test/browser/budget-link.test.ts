@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import { CONSOLE_SIZES, consoleUsd, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -22,8 +22,6 @@ const run = Date.now().toString(36);
 const orgId = `org_blink${run}`;
 const to = `budget-link-${run}@example.com`;
 const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
 
 const browser = suiteBrowser(ARTIFACTS);
 let key = '';
@@ -133,8 +131,8 @@ it("follows a budget alert's link to the budget's month, its figures summed from
     expect(marked.slice(0, 4)).toEqual([
       'AWS',
       'ops@example.com',
-      usd(Math.round(actual * 1.5)),
-      usd(actual),
+      consoleUsd(Math.round(actual * 1.5)),
+      consoleUsd(actual),
     ]);
     const monthWords = new Date(`${month}-01T00:00:00Z`).toLocaleString('en-US', {
       month: 'short',
@@ -148,7 +146,7 @@ it("follows a budget alert's link to the budget's month, its figures summed from
     expect(item).toContain(`Half of AWS ${run}`);
     expect(item).toContain('WARNING: actual ≥ 50% of budget');
     expect(item).toContain(
-      `Last fired: ${firedAt.slice(0, 10)} ${firedAt.slice(11, 16)} UTC: AWS, actual ${usd(actual)} ≥ ${usd(
+      `Last fired: ${firedAt.slice(0, 10)} ${firedAt.slice(11, 16)} UTC: AWS, actual ${consoleUsd(actual)} ≥ ${consoleUsd(
         Math.round(actual * 1.5) * 0.5,
       )}`,
     );

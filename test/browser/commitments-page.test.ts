@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CsvRow, num, parseCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import { CONSOLE_SIZES, consoleUsd, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import {
   CUR2_HEADER,
@@ -33,8 +33,6 @@ const today = Date.parse(`${ymd(Date.now())}T00:00:00Z`);
 const DAYS = [4, 3, 2].map((o) => ymd(today - o * DAY_MS));
 const SP_END = `${ymd(today + 20 * DAY_MS)}T23:59:59Z`;
 const RI_END = `${ymd(today + 75 * DAY_MS)}T23:59:59Z`;
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
 
 const browser = suiteBrowser(ARTIFACTS);
 let key = '';
@@ -100,9 +98,9 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
       expect(cells.slice(4)).toEqual([
         end.slice(0, 10),
         `${left} days`,
-        usd(e.used + e.unused),
-        usd(e.used),
-        usd(e.unused),
+        consoleUsd(e.used + e.unused),
+        consoleUsd(e.used),
+        consoleUsd(e.unused),
         `${((e.used / (e.used + e.unused)) * 100).toFixed(1)}%`,
         expect.stringMatching(/^−?\$[\d,]+\.\d\d$|^\$/),
       ]);
@@ -122,7 +120,7 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
     await page.waitForSelector('.simulator .recommendation', { timeout: 60_000 });
     const r = sim.body.recommended!;
     expect(await page.locator('.simulator .recommendation').textContent()).toContain(
-      `Recommended: ${usd(r.hourlyCommitment)}/hour, net savings ${usd(r.netSavings)}`,
+      `Recommended: ${consoleUsd(r.hourlyCommitment)}/hour, net savings ${consoleUsd(r.netSavings)}`,
     );
     await page.waitForSelector('.simulator .chart', { timeout: 30_000 });
     expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);

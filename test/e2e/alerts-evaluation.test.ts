@@ -20,7 +20,7 @@ import {
   teamsTo,
   usd,
 } from '../support/alert-messages';
-import { linksOf, signInConsole, suiteBrowser } from '../support/browser';
+import { consoleUsd, linksOf, signInConsole, suiteBrowser } from '../support/browser';
 import { type CostRow, focusCsv } from '../support/focus-csv';
 import { api, session } from '../support/session';
 import { DAY_MS, suiteIds, ymd } from '../support/suite';
@@ -331,15 +331,6 @@ describe('every link of every alert message opens the console on the right figur
   const ARTIFACTS = join(__dirname, '..', 'artifacts', 'links');
   const browser = suiteBrowser(ARTIFACTS);
 
-  /** Two decimals, as the console's tables show money. */
-  const cents = (x: number) =>
-    new Intl.NumberFormat('en-US', {
-      style: 'currency',
-      currency: 'USD',
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    }).format(x);
-
   test('e-mail, Slack, Teams and test-send links: the explorer on the evaluated day, the alert, the list', async () => {
     // The fired alerts' messages (the first describe swept them) and a test send, as delivered.
     const testTo = `links-test-${run}@example.com`;
@@ -390,7 +381,7 @@ describe('every link of every alert message opens the console on the right figur
         await page.waitForSelector(`h1:text("Explorer: ${want.explorer!.title}")`, { timeout: 30_000 });
         await page.waitForSelector('.result table tbody tr', { timeout: 60_000 });
         const table = (await page.locator('.result table').last().textContent()) ?? '';
-        expect({ kind, has: table.includes(cents(want.explorer!.figure)) }).toEqual({ kind, has: true });
+        expect({ kind, has: table.includes(consoleUsd(want.explorer!.figure)) }).toEqual({ kind, has: true });
         // The address now names the view shown (to copy and share): the link's state, its chart added.
         const shown = page.url();
         expect(parseExplorerQueryString(shown.slice(shown.indexOf('?') + 1))).toEqual({

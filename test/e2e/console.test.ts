@@ -5,7 +5,7 @@ import { mintToken } from '../../infra/local/idp';
 import { DATE_PRESETS } from '../../shared/enums';
 import { FOCUS_SAMPLE, num, sampleVariant, sumBy, tagsOf } from '../integration/warehouse/support';
 import { sendEvaluationMessage } from '../support/alert-messages';
-import { suiteBrowser } from '../support/browser';
+import { consoleUsd, suiteBrowser } from '../support/browser';
 import { ingestCli, tokenCli } from '../support/cli';
 import { costQuery, explorerWidget } from '../support/explorer';
 import { api, session } from '../support/session';
@@ -89,14 +89,6 @@ async function newPage(
   page.on('pageerror', (e) => errors.push(e.message));
   return { page, hosts, errors };
 }
-
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 2,
-  }).format(x);
 
 async function signIn(page: Page, credential: string): Promise<void> {
   await page.goto(`${s().baseUrl}/console/`);
@@ -446,14 +438,18 @@ describe('the web console in a browser', () => {
     const last = series.dates.length - 1;
     const dayRow = page.locator('table.alert-days tbody tr').first();
     expect(await dayRow.locator('td').first().textContent()).toBe(series.dataThrough);
-    expect(await dayRow.locator('td').nth(1).textContent()).toBe(usd(series.queries[0]!.values[last] ?? 0));
+    expect(await dayRow.locator('td').nth(1).textContent()).toBe(
+      consoleUsd(series.queries[0]!.values[last] ?? 0),
+    );
     // The rule states the threshold in the alert's currency.
-    expect(await page.locator('.summary').textContent()).toContain(`Daily spend above ${usd(threshold)}`);
+    expect(await page.locator('.summary').textContent()).toContain(
+      `Daily spend above ${consoleUsd(threshold)}`,
+    );
     // The history row: billing day, the evaluation's figure, the outcome.
     const h = history.body.items[0]!;
     const hRow = page.locator('table.history tbody tr').first();
     expect(await hRow.locator('td').first().textContent()).toBe(h.evaluatedDay);
-    expect(await hRow.locator('td').nth(2).textContent()).toBe(`spend ${usd(h.values.spend!)}`);
+    expect(await hRow.locator('td').nth(2).textContent()).toBe(`spend ${consoleUsd(h.values.spend!)}`);
     expect(h.notificationId).toBe(`${id}:${h.evaluatedDay}`);
     expect(await hRow.locator('td').nth(3).textContent()).toBe('Notified');
     expect(await hRow.locator('td').nth(4).textContent()).toBe(h.notificationId);
