@@ -50,6 +50,16 @@ function spikeOn(day: string): AlertSeries {
   };
 }
 
+/** The evaluator's dependencies over a series spiking on `day`, at `now`; notifications go to `notes`. */
+function spikeDeps(notes: Notification[]) {
+  return (day: string, now: string) => ({
+    source: { read: async () => spikeOn(day) },
+    store: evaluationStore,
+    now: () => new Date(now),
+    enqueueNotifications: collect(notes),
+  });
+}
+
 describe('alert sweep and evaluation', () => {
   test('the sweep enqueues due alerts once, skipping snoozed and archived ones', async () => {
     const t0 = new Date('2026-11-21T05:00:00Z');
@@ -83,12 +93,7 @@ describe('alert sweep and evaluation', () => {
   test('evaluation notifies once per calendar week, records each evaluation, and replays keep the id', async () => {
     const alert = await createAlert(principal, input({ name: 'weekly dedup' }));
     const notes: Notification[] = [];
-    const deps = (day: string, now: string) => ({
-      source: { read: async () => spikeOn(day) },
-      store: evaluationStore,
-      now: () => new Date(now),
-      enqueueNotifications: collect(notes),
-    });
+    const deps = spikeDeps(notes);
     const msg = { orgId, alertId: alert.id, scheduledFor: '' };
     const a = await evaluateAlert(msg, deps('2026-11-17', '2026-11-18T06:00:00Z'));
     expect(a).toMatchObject({
@@ -135,12 +140,7 @@ describe('alert sweep and evaluation', () => {
     const owner: Principal = { ...principal, orgId: zoneOrg };
     const alert = await createAlert(owner, input({ name: `week in ${zone ?? 'UTC'}` }));
     const notes: Notification[] = [];
-    const deps = (day: string, now: string) => ({
-      source: { read: async () => spikeOn(day) },
-      store: evaluationStore,
-      now: () => new Date(now),
-      enqueueNotifications: collect(notes),
-    });
+    const deps = spikeDeps(notes);
     const msg = { orgId: zoneOrg, alertId: alert.id, scheduledFor: '' };
     const a = await evaluateAlert(msg, deps('2026-11-20', '2026-11-22T10:30:00Z'));
     expect(a).toMatchObject({ triggered: true, suppressedBy: null });
