@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, consoleUsd, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
+import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -131,8 +132,8 @@ it("follows a budget alert's link to the budget's month, its figures summed from
     expect(marked.slice(0, 4)).toEqual([
       'AWS',
       'ops@example.com',
-      consoleUsd(Math.round(actual * 1.5)),
-      consoleUsd(actual),
+      consoleMoney(Math.round(actual * 1.5)),
+      consoleMoney(actual),
     ]);
     const monthWords = new Date(`${month}-01T00:00:00Z`).toLocaleString('en-US', {
       month: 'short',
@@ -146,7 +147,7 @@ it("follows a budget alert's link to the budget's month, its figures summed from
     expect(item).toContain(`Half of AWS ${run}`);
     expect(item).toContain('WARNING: actual ≥ 50% of budget');
     expect(item).toContain(
-      `Last fired: ${firedAt.slice(0, 10)} ${firedAt.slice(11, 16)} UTC: AWS, actual ${consoleUsd(actual)} ≥ ${consoleUsd(
+      `Last fired: ${firedAt.slice(0, 10)} ${firedAt.slice(11, 16)} UTC: AWS, actual ${consoleMoney(actual)} ≥ ${consoleMoney(
         Math.round(actual * 1.5) * 0.5,
       )}`,
     );

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CsvRow, num, parseCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, consoleUsd, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import {
   CUR2_HEADER,
@@ -12,6 +12,7 @@ import {
   RI_ARN,
   SP_ARN,
 } from '../support/commitment-exports';
+import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -98,9 +99,9 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
       expect(cells.slice(4)).toEqual([
         end.slice(0, 10),
         `${left} days`,
-        consoleUsd(e.used + e.unused),
-        consoleUsd(e.used),
-        consoleUsd(e.unused),
+        consoleMoney(e.used + e.unused),
+        consoleMoney(e.used),
+        consoleMoney(e.unused),
         `${((e.used / (e.used + e.unused)) * 100).toFixed(1)}%`,
         expect.stringMatching(/^−?\$[\d,]+\.\d\d$|^\$/),
       ]);
@@ -120,7 +121,7 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
     await page.waitForSelector('.simulator .recommendation', { timeout: 60_000 });
     const r = sim.body.recommended!;
     expect(await page.locator('.simulator .recommendation').textContent()).toContain(
-      `Recommended: ${consoleUsd(r.hourlyCommitment)}/hour, net savings ${consoleUsd(r.netSavings)}`,
+      `Recommended: ${consoleMoney(r.hourlyCommitment)}/hour, net savings ${consoleMoney(r.netSavings)}`,
     );
     await page.waitForSelector('.simulator .chart', { timeout: 30_000 });
     expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);

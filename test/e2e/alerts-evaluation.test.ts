@@ -20,7 +20,8 @@ import {
   teamsTo,
   usd,
 } from '../support/alert-messages';
-import { consoleUsd, linksOf, signInConsole, suiteBrowser } from '../support/browser';
+import { linksOf, signInConsole, suiteBrowser } from '../support/browser';
+import { consoleMoney } from '../support/explorer';
 import { type CostRow, focusCsv } from '../support/focus-csv';
 import { api, session } from '../support/session';
 import { DAY_MS, suiteIds, ymd } from '../support/suite';
@@ -381,7 +382,10 @@ describe('every link of every alert message opens the console on the right figur
         await page.waitForSelector(`h1:text("Explorer: ${want.explorer!.title}")`, { timeout: 30_000 });
         await page.waitForSelector('.result table tbody tr', { timeout: 60_000 });
         const table = (await page.locator('.result table').last().textContent()) ?? '';
-        expect({ kind, has: table.includes(consoleUsd(want.explorer!.figure)) }).toEqual({ kind, has: true });
+        expect({ kind, has: table.includes(consoleMoney(want.explorer!.figure)) }).toEqual({
+          kind,
+          has: true,
+        });
         // The address now names the view shown (to copy and share): the link's state, its chart added.
         const shown = page.url();
         expect(parseExplorerQueryString(shown.slice(shown.indexOf('?') + 1))).toEqual({

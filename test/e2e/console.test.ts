@@ -5,9 +5,9 @@ import { mintToken } from '../../infra/local/idp';
 import { DATE_PRESETS } from '../../shared/enums';
 import { FOCUS_SAMPLE, num, sampleVariant, sumBy, tagsOf } from '../integration/warehouse/support';
 import { sendEvaluationMessage } from '../support/alert-messages';
-import { consoleUsd, suiteBrowser } from '../support/browser';
+import { suiteBrowser } from '../support/browser';
 import { ingestCli, tokenCli } from '../support/cli';
-import { costQuery, explorerWidget } from '../support/explorer';
+import { consoleMoney, costQuery, explorerWidget } from '../support/explorer';
 import { api, session } from '../support/session';
 import { thresholdBody } from '../unit/alerts/fixtures';
 
@@ -439,17 +439,17 @@ describe('the web console in a browser', () => {
     const dayRow = page.locator('table.alert-days tbody tr').first();
     expect(await dayRow.locator('td').first().textContent()).toBe(series.dataThrough);
     expect(await dayRow.locator('td').nth(1).textContent()).toBe(
-      consoleUsd(series.queries[0]!.values[last] ?? 0),
+      consoleMoney(series.queries[0]!.values[last] ?? 0),
     );
     // The rule states the threshold in the alert's currency.
     expect(await page.locator('.summary').textContent()).toContain(
-      `Daily spend above ${consoleUsd(threshold)}`,
+      `Daily spend above ${consoleMoney(threshold)}`,
     );
     // The history row: billing day, the evaluation's figure, the outcome.
     const h = history.body.items[0]!;
     const hRow = page.locator('table.history tbody tr').first();
     expect(await hRow.locator('td').first().textContent()).toBe(h.evaluatedDay);
-    expect(await hRow.locator('td').nth(2).textContent()).toBe(`spend ${consoleUsd(h.values.spend!)}`);
+    expect(await hRow.locator('td').nth(2).textContent()).toBe(`spend ${consoleMoney(h.values.spend!)}`);
     expect(h.notificationId).toBe(`${id}:${h.evaluatedDay}`);
     expect(await hRow.locator('td').nth(3).textContent()).toBe('Notified');
     expect(await hRow.locator('td').nth(4).textContent()).toBe(h.notificationId);

@@ -161,15 +161,6 @@ export async function signInConsole(page: Page, consoleUrl: string, credential: 
   await page.waitForSelector('h1:text("Dashboards")', { timeout: 30_000 });
 }
 
-/** Money in USD as the console's tables show it: two decimals. */
-export const consoleUsd = (x: number) =>
-  new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 2,
-  }).format(x);
-
 /** The console's two checked widths: a phone (390 px) and a desktop (1440 px). */
 export const CONSOLE_SIZES = [
   { name: '390', width: 390, height: 844 },

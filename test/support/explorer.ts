@@ -37,3 +37,12 @@ export function explorerWidget(
     source: { type: 'advancedExplorer' as const, request },
   };
 }
+
+/** Money as the console's tables show it: two decimals, USD unless told. */
+export const consoleMoney = (x: number, currency = 'USD') =>
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  }).format(x);
