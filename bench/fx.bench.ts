@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
 import { syntheticRateXml } from '../infra/local/demo-data/fx-synthetic';
-import { csvLine, FOCUS_HEADER, generateFocusRows, writeFocusCsv } from '../infra/local/demo-data/generator';
+import { csvLine, FOCUS_HEADER, generateFocusRows } from '../infra/local/demo-data/generator';
 import { startDynamoLocal } from '../infra/local/emulators';
 import { ensureTable } from '../infra/local/setup-aws';
 import { resetConfig } from '../shared/config';
@@ -31,7 +31,7 @@ import type { ExplorerResult } from '../shared/domain/queries/model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { costQuery as cost } from '../test/support/explorer';
-import { median, round, timed } from './support';
+import { alternately, ingestFocus, median, round } from './support';
 
 const ORG = 'org_fxbench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
@@ -75,27 +75,14 @@ async function measure(out: Record<string, unknown>, usd: Map<string, number>): 
     const converted = () => runExplorer(request, { orgId: ORG, now: NOW, currency: 'EUR' });
     await plain();
     await converted();
-    const plainMs: number[] = [];
-    const convMs: number[] = [];
-    const plainCpu: number[] = [];
-    const convCpu: number[] = [];
-    let checked: boolean | undefined;
-    for (let i = 0; i < RUNS; i++) {
-      // Alternate the order so a busy moment of the machine lands on both sides alike.
-      const a = i % 2 === 0 ? await timed(plain) : undefined;
-      const b = await timed(converted);
-      const a2 = a ?? (await timed(plain));
-      plainMs.push(a2.ms);
-      convMs.push(b.ms);
-      plainCpu.push(a2.cpuMs);
-      convCpu.push(b.cpuMs);
-      if (i === 0 && c.name === 'dailyCost') checked = converts(a2.result, b.result, usd);
-      if (i === 0 && b.result.conversion?.to !== 'EUR') throw new Error('the converted side did not convert');
-    }
-    const p = median(plainMs);
-    const k = median(convMs);
-    const pc = median(plainCpu);
-    const kc = median(convCpu);
+    const t = await alternately(RUNS, plain, converted);
+    const [a, b] = [t.a[0]!.result, t.b[0]!.result];
+    const checked = c.name === 'dailyCost' ? converts(a, b, usd) : undefined;
+    if (b.conversion?.to !== 'EUR') throw new Error('the converted side did not convert');
+    const p = median(t.a.map((x) => x.ms));
+    const k = median(t.b.map((x) => x.ms));
+    const pc = median(t.a.map((x) => x.cpuMs));
+    const kc = median(t.b.map((x) => x.cpuMs));
     out[c.name] = {
       plainMs: round(p),
       convertedMs: round(k),
@@ -140,14 +127,12 @@ export default async function fxBench(): Promise<Record<string, unknown>> {
     await loadRates(xml);
     const usd = new Map(parseRateFile(xml).days.map((d) => [d.day, d.rates.USD!]));
 
-    const csv = join(dir, 'focus.csv');
-    const rows = await writeFocusCsv(csv, {
+    const rows = await ingestFocus(dir, ORG, {
       seed: 1,
       months: MONTHS,
       resourcesPerProvider: Math.ceil(target / 92 / 2),
       accountPrefix: '3100',
     });
-    await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
     const out: Record<string, unknown> = {
       rows,
       convertedTo: 'EUR (every row, from USD)',

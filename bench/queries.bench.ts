@@ -11,15 +11,12 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
-import { writeFocusCsv } from '../infra/local/demo-data/generator';
-import { resetConfig } from '../shared/config';
 import { ExplorerRequestSchema } from '../shared/domain/common/query-model';
 import { runExplorer } from '../shared/domain/queries/engine';
 import type { ExplorerResult } from '../shared/domain/queries/model';
-import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
-import { costQuery as cost } from '../test/support/explorer';
-import { median, percentile, round, startStack, timed } from './support';
+import { costQuery as cost, explorerWidget } from '../test/support/explorer';
+import { alternately, ingestFocus, median, percentile, round, startStack, timed, useDuckDb } from './support';
 
 const ORG = 'org_qbench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
@@ -130,20 +127,14 @@ const CASES: Case[] = [
 ];
 
 async function engineCases(dir: string, target: number): Promise<Record<string, unknown>> {
-  const csv = join(dir, 'focus.csv');
   const days = 31 + 31 + 30;
-  const rows = await writeFocusCsv(csv, {
+  useDuckDb(dir, 'queries');
+  const rows = await ingestFocus(dir, ORG, {
     seed: 1,
     months: MONTHS,
     resourcesPerProvider: Math.ceil(target / days / 2),
     accountPrefix: '3000',
   });
-  process.env.DUCKDB_PATH = join(dir, 'queries.duckdb');
-  process.env.WAREHOUSE = 'duckdb';
-  resetConfig();
-  resetDuckDb();
-  const warehouse = new DuckDbWarehouse();
-  await warehouse.ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
   const out: Record<string, unknown> = { rows };
   for (const c of CASES) {
     const request = v.parse(ExplorerRequestSchema, c.request);
@@ -153,21 +144,10 @@ async function engineCases(dir: string, target: number): Promise<Record<string, 
     const hand = () => withReadConnection((conn) => query(conn, c.hand));
     await ours();
     await hand();
-    const oursMs: number[] = [];
-    const handMs: number[] = [];
-    let same = true;
-    for (let i = 0; i < RUNS; i++) {
-      // Alternate the order so a busy moment of the machine lands on both sides alike.
-      const first = i % 2 === 0;
-      const a = first ? await timed(ours) : undefined;
-      const b = await timed(hand);
-      const a2 = a ?? (await timed(ours));
-      oursMs.push(a2.ms);
-      handMs.push(b.ms);
-      if (i === 0) same = sameFigures(c.ours(a2.result), c.theirs(b.result));
-    }
-    const o = median(oursMs);
-    const h = median(handMs);
+    const t = await alternately(RUNS, ours, hand);
+    const same = sameFigures(c.ours(t.a[0]!.result), c.theirs(t.b[0]!.result));
+    const o = median(t.a.map((x) => x.ms));
+    const h = median(t.b.map((x) => x.ms));
     out[c.name] = {
       oursMs: round(o),
       handMs: round(h),
@@ -201,21 +181,10 @@ export async function widgetLoad(): Promise<Record<string, unknown>> {
       body: JSON.stringify({
         name: 'bench widget data',
         widgets: [
-          {
-            key: 'w1',
-            x: 0,
-            y: 0,
-            w: 6,
-            h: 4,
-            title: 'cost by service',
-            source: {
-              type: 'advancedExplorer',
-              request: {
-                period: { datePreset: 'TRAILING_30_DAYS', aggBy: 'Day' },
-                queries: [cost('a', { groupBy: 'service' })],
-              },
-            },
-          },
+          explorerWidget('w1', 'cost by service', {
+            period: { datePreset: 'TRAILING_30_DAYS', aggBy: 'Day' },
+            queries: [cost('a', { groupBy: 'service' })],
+          }),
         ],
       }),
     });

@@ -4,17 +4,13 @@ import { join, relative } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import * as v from 'valibot';
 import { CHART_ASSET_FILES, esbuildOptions, isSplitEntry, loadedAtImport } from '../infra/bundling';
-import { writeFocusCsv } from '../infra/local/demo-data/generator';
-import { resetConfig } from '../shared/config';
 import type { Dashboard } from '../shared/domain/dashboards/model';
 import { renderAttachments } from '../shared/domain/reports/render/attachments';
 import { formatReport } from '../shared/domain/reports/render/format';
 import type { RenderContext } from '../shared/domain/reports/render/widget-data';
 import { renderWidget } from '../shared/domain/reports/render/widgets';
 import { ReportWidget } from '../shared/domain/reports/schemas';
-import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
-import { resetDuckDb } from '../shared/warehouse/duckdb/database';
-import { importMs, percentile, ROOT, round } from './support';
+import { importMs, ingestFocus, percentile, ROOT, round, useDuckDb } from './support';
 
 const ORG = 'org_rbench';
 const NOW = new Date('2024-11-04T08:00:00Z');
@@ -99,19 +95,14 @@ const WIDGETS: Record<string, unknown> = {
 };
 
 async function renderTimes(dir: string): Promise<Record<string, unknown>> {
-  const csv = join(dir, 'focus.csv');
-  const rows = await writeFocusCsv(csv, {
+  useDuckDb(dir, 'render');
+  const rows = await ingestFocus(dir, ORG, {
     seed: 3,
     months: ['2024-09', '2024-10'],
     resourcesPerProvider: 40,
     until: '2024-10-21',
     accountPrefix: '4000',
   });
-  process.env.DUCKDB_PATH = join(dir, 'render.duckdb');
-  process.env.WAREHOUSE = 'duckdb';
-  resetConfig();
-  resetDuckDb();
-  await new DuckDbWarehouse().ingestFile({ orgId: ORG, path: csv, sourceName: 'focus.csv' });
   const ctx: RenderContext = {
     orgId: ORG,
     context: { metricId: 'cost', groupBy: 'provider', datePreset: 'LAST_MONTH', currency: 'USD' },

@@ -6,6 +6,7 @@ import { spawnLocalStack } from '../infra/local/spawn-stack';
 import { resetConfig } from '../shared/config';
 import { resetDb } from '../shared/db/client';
 import type { Budget } from '../shared/domain/budgets/model';
+import { median, quantile } from '../shared/domain/common/stats';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
 import type { Session } from '../test/support/session';
@@ -35,12 +36,12 @@ export async function startStack(extraArgs: string[] = []): Promise<RunningStack
   return { session, child: stack.child, stop: () => stack.stop() };
 }
 
-/** Percentile of a sorted-or-not list of numbers (nearest rank). */
+/** Percentile of a sorted-or-not list of numbers (nearest rank, as the forecast's accuracy figures). */
 export function percentile(values: number[], p: number): number {
-  if (!values.length) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank] ?? 0;
+  return quantile(
+    [...values].sort((a, b) => a - b),
+    p / 100,
+  );
 }
 
 /**
@@ -59,11 +60,44 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; cpuM
   };
 }
 
-/** The median (the mean of the two middle values for an even count). */
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+export { median };
+
+/** The result of `fn` and how long it took (`timed`). */
+export type Timing<T> = Awaited<ReturnType<typeof timed<T>>>;
+
+/**
+ * `a` and `b` timed `runs` times each, alternating which goes first so that a busy moment of the
+ * shared machine lands on both sides alike; their timings in run order.
+ */
+export async function alternately<A, B>(runs: number, a: () => Promise<A>, b: () => Promise<B>) {
+  const ta: Timing<A>[] = [];
+  const tb: Timing<B>[] = [];
+  for (let i = 0; i < runs; i++) {
+    const first = i % 2 === 0 ? await timed(a) : undefined;
+    tb.push(await timed(b));
+    ta.push(first ?? (await timed(a)));
+  }
+  return { a: ta, b: tb };
+}
+
+/** Points this process's warehouse at a new DuckDB file `<name>.duckdb` in `dir` (config and connections anew). */
+export function useDuckDb(dir: string, name: string): void {
+  process.env.DUCKDB_PATH = join(dir, `${name}.duckdb`);
+  process.env.WAREHOUSE = 'duckdb';
+  resetConfig();
+  resetDuckDb();
+}
+
+/** Generates the FOCUS file `focus.csv` in `dir` and ingests it for `orgId`; answers its row count. */
+export async function ingestFocus(
+  dir: string,
+  orgId: string,
+  opts: Parameters<typeof writeFocusCsv>[1],
+): Promise<number> {
+  const path = join(dir, 'focus.csv');
+  const rows = await writeFocusCsv(path, opts);
+  await new DuckDbWarehouse().ingestFile({ orgId, path, sourceName: 'focus.csv' });
+  return rows;
 }
 
 /** Rounds to `digits` decimals (1 unless told). */
@@ -107,14 +141,8 @@ export async function focusDuckDb(
   orgId: string,
   options: Parameters<typeof writeFocusCsv>[1],
 ): Promise<number> {
-  const csv = join(dir, 'focus.csv');
-  const rows = await writeFocusCsv(csv, options);
-  process.env.DUCKDB_PATH = join(dir, `${name}.duckdb`);
-  process.env.WAREHOUSE = 'duckdb';
-  resetConfig();
-  resetDuckDb();
-  await new DuckDbWarehouse().ingestFile({ orgId, path: csv, sourceName: 'focus.csv' });
-  return rows;
+  useDuckDb(dir, name);
+  return ingestFocus(dir, orgId, options);
 }
 
 /** The month's biggest resources by billed cost (`r`: the id, `v`: the month's sum), biggest first. */

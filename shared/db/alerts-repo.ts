@@ -7,12 +7,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { DedupRule } from '../domain/alerts/dedup';
 import type { AlertEvaluation, AlertThreshold, StoredAlert } from '../domain/alerts/model';
+import type { NextEvalMove } from '../domain/alerts/ports';
 import { mapLimit } from '../pool';
 import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
 import { defineEntity, firstConditionFailed, type TransactItem, transact } from './entity';
-import { batchGetItems } from './items';
-import { INDEX_ON, keys, stripKeys } from './keys';
-import { type Page, queryPage } from './page';
+import { batchGetItems, queryDue } from './items';
+import { keys, stripKeys } from './keys';
+import { type Page, queryNewest } from './page';
 import { replaceVersioned, versionConflict } from './writes';
 
 /**
@@ -165,13 +166,7 @@ export async function replaceAlert(
 
 /** Alerts of an organisation, newest first. */
 export async function listAlerts(orgId: string, limit: number, cursor?: string): Promise<Page<StoredAlert>> {
-  return queryPage({
-    partition: { attribute: 'gsi1pk', value: keys.alertsIndex(orgId, '').gsi1pk },
-    descending: true,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+  return queryNewest(keys.alertsIndex(orgId, ''), { limit, cursor }, fromItem);
 }
 
 /** Evaluations of an alert, newest first. */
@@ -181,16 +176,10 @@ export async function listEvaluations(
   limit: number,
   cursor?: string,
 ): Promise<Page<AlertEvaluation>> {
-  return queryPage({
-    partition: { attribute: 'pk', value: keys.alertPartition(orgId, alertId) },
-    skPrefix: keys.alertEvaluationPrefix,
-    descending: true,
-    limit,
-    cursor,
-    map: (item) => {
-      const evaluation = stripKeys(item) as unknown as AlertEvaluation;
-      return { ...evaluation, rootCauses: evaluation.rootCauses ?? null };
-    },
+  const listing = { pk: keys.alertPartition(orgId, alertId), skPrefix: keys.alertEvaluationPrefix };
+  return queryNewest(listing, { limit, cursor }, (item) => {
+    const evaluation = stripKeys(item) as unknown as AlertEvaluation;
+    return { ...evaluation, rootCauses: evaluation.rootCauses ?? null };
   });
 }
 
@@ -235,35 +224,8 @@ export async function dueAlerts(
   limit: number,
   cursor?: Record<string, unknown>,
 ): Promise<{ items: StoredAlert[]; next?: Record<string, unknown> }> {
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: INDEX_ON.gsi2pk,
-      KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :at',
-      ExpressionAttributeValues: { ':p': keys.alertDueShard(shard), ':at': at },
-      Limit: limit,
-      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
-    }),
-  );
-  return {
-    items: (res.Items ?? []).filter((i) => i.entity === alerts.name).map(fromItem),
-    ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}),
-  };
-}
-
-/**
- * A move of an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, when it
- * takes a due alert. Conditional on `from` and on the alert not being archived, so of two sweeps
- * (EventBridge delivers at least once) exactly one moves it; with `snoozedUntil`, also on the
- * snooze being still that one (the sweep skips a snoozed alert on what it read from the index).
- */
-export interface NextEvalMove {
-  orgId: string;
-  alertId: string;
-  from: string;
-  to: string;
-  /** Also conditional on the snooze being still this one. */
-  snoozedUntil?: string;
+  const page = await queryDue({ shard: keys.alertDueShard(shard), at, limit, start: cursor });
+  return { ...page, items: page.items.filter((i) => i.entity === alerts.name).map(fromItem) };
 }
 
 function advanceUpdate(m: NextEvalMove) {

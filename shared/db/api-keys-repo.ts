@@ -5,7 +5,7 @@ import { db, isConditionalCheckFailed, tableName } from './client';
 import { defineEntity, transact } from './entity';
 import { queryPartition } from './items';
 import { INDEX_ON, keys } from './keys';
-import { type Page, queryPage } from './page';
+import { type Page, queryNewest } from './page';
 import { conditionHeld } from './writes';
 
 /**
@@ -96,13 +96,7 @@ export async function listPrincipalKeys(orgId: string, principalId: string): Pro
 
 /** Every key of the organisation, newest first (GSI1 `ORG#o#APIKEYS`, eventually consistent). */
 export async function listOrgKeys(orgId: string, limit: number, cursor?: string): Promise<Page<StoredKey>> {
-  return queryPage({
-    partition: { attribute: 'gsi1pk', value: keys.apiKeysIndex(orgId, '').gsi1pk },
-    descending: true,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+  return queryNewest(keys.apiKeysIndex(orgId, ''), { limit, cursor }, fromItem);
 }
 
 /** One key of a principal, by id (strongly consistent). */

@@ -1,9 +1,9 @@
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BudgetAlertEvaluation, StoredBudgetAlert } from '../domain/budgets/alerts/model';
 import { db, isConditionalCheckFailed, tableName } from './client';
-import { getItem } from './items';
-import { INDEX_ON, keys, stripKeys } from './keys';
-import { type Page, queryPage } from './page';
+import { getItem, queryDue } from './items';
+import { keys, stripKeys } from './keys';
+import { type Page, queryNewest } from './page';
 import { insertNew, replaceVersioned } from './writes';
 
 /**
@@ -49,13 +49,7 @@ export async function listBudgetAlerts(
   limit: number,
   cursor?: string,
 ): Promise<Page<StoredBudgetAlert>> {
-  return queryPage({
-    partition: { attribute: 'gsi1pk', value: keys.budgetAlertsIndex(orgId, '').gsi1pk },
-    descending: true,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+  return queryNewest(keys.budgetAlertsIndex(orgId, ''), { limit, cursor }, fromItem);
 }
 
 /** How long an evaluation stays in the history (days, by TTL). */
@@ -84,14 +78,15 @@ export async function listBudgetAlertEvaluations(
   limit: number,
   cursor?: string,
 ): Promise<Page<BudgetAlertEvaluation>> {
-  return queryPage({
-    partition: { attribute: 'pk', value: keys.budgetAlertPartition(orgId, alertId) },
+  const listing = {
+    pk: keys.budgetAlertPartition(orgId, alertId),
     skPrefix: keys.budgetAlertEvaluationPrefix,
-    descending: true,
-    limit,
-    cursor,
-    map: (item) => stripKeys(item) as unknown as BudgetAlertEvaluation,
-  });
+  };
+  return queryNewest(
+    listing,
+    { limit, cursor },
+    (item) => stripKeys(item) as unknown as BudgetAlertEvaluation,
+  );
 }
 
 /** Due budget alerts of one shard at or before `at` (the index projects the whole records). */
@@ -101,20 +96,8 @@ export async function dueBudgetAlerts(
   limit: number,
   cursor?: Record<string, unknown>,
 ): Promise<{ items: StoredBudgetAlert[]; next?: Record<string, unknown> }> {
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: INDEX_ON.gsi2pk,
-      KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :at',
-      ExpressionAttributeValues: { ':p': keys.budgetAlertDueShard(shard), ':at': at },
-      Limit: limit,
-      ...(cursor ? { ExclusiveStartKey: cursor } : {}),
-    }),
-  );
-  return {
-    items: (res.Items ?? []).filter((i) => i.entity === ENTITY).map(fromItem),
-    ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}),
-  };
+  const page = await queryDue({ shard: keys.budgetAlertDueShard(shard), at, limit, start: cursor });
+  return { ...page, items: page.items.filter((i) => i.entity === ENTITY).map(fromItem) };
 }
 
 /**

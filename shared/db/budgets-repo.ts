@@ -1,7 +1,7 @@
 import type { Budget, BudgetVersion } from '../domain/budgets/model';
 import { conflictOnCancel, defineEntity, type TransactItem, transact } from './entity';
 import { keys, stripKeys } from './keys';
-import { type Page, queryPage } from './page';
+import { type Page, queryNewest, queryPage } from './page';
 
 /**
  * Budgets in the single table (docs/budgets.md):
@@ -91,13 +91,7 @@ export async function listBudgets(
   archived: boolean,
   page: { limit: number; cursor?: string | undefined },
 ): Promise<Page<Budget>> {
-  return queryPage({
-    partition: { attribute: 'gsi1pk', value: keys.budgetsIndex(orgId, archived, '').gsi1pk },
-    descending: true,
-    limit: page.limit,
-    cursor: page.cursor,
-    map: (item) => fromJsonFields<Budget>(item),
-  });
+  return queryNewest(keys.budgetsIndex(orgId, archived, ''), page, (item) => fromJsonFields<Budget>(item));
 }
 
 /** Saved versions, newest first. */

@@ -15,7 +15,7 @@ import {
 } from './entity';
 import { batchGetItems, queryPartition } from './items';
 import { INDEX_ON, keys, stripKeys } from './keys';
-import { type Page, queryPage } from './page';
+import { type Page, queryNewest } from './page';
 import { ifConditionFails, versionConflict } from './writes';
 
 /**
@@ -251,14 +251,8 @@ export async function listVersionHeads(
   limit: number,
   cursor?: string,
 ): Promise<Page<VersionHead>> {
-  return queryPage({
-    partition: { attribute: 'pk', value: keys.dashboard(orgId, dashboardId).pk },
-    skPrefix: keys.dashboardVersionHeadPrefix,
-    descending: true,
-    limit,
-    cursor,
-    map: fromHeadItem,
-  });
+  const listing = { pk: keys.dashboard(orgId, dashboardId).pk, skPrefix: keys.dashboardVersionHeadPrefix };
+  return queryNewest(listing, { limit, cursor }, fromHeadItem);
 }
 
 export interface DashboardListFilter {

@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import { INDEX_ON } from './keys';
 import { projection } from './page';
@@ -32,16 +32,51 @@ export async function queryExact<T>(
   map: (item: Item) => T,
   limit: number,
 ): Promise<T[]> {
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: INDEX_ON.gsi1pk,
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
-      ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
-      Limit: limit,
-    }),
+  const res = await queryIndex(
+    'gsi1pk',
+    'gsi1pk = :pk AND gsi1sk = :sk',
+    { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
+    { Limit: limit },
   );
   return (res.Items ?? []).map(map);
+}
+
+/** One Query of a global index: `condition` on its key attributes with `values`, then `extra` (limit, projection, start). */
+export async function queryIndex(
+  index: 'gsi1pk' | 'gsi2pk',
+  condition: string,
+  values: Item,
+  extra: Partial<QueryCommandInput> = {},
+) {
+  return db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: INDEX_ON[index],
+      KeyConditionExpression: condition,
+      ExpressionAttributeValues: values,
+      ...extra,
+    }),
+  );
+}
+
+/**
+ * One read of a shard of the due index: the items whose due time (`gsi2sk`) is at or before `at`,
+ * in due order, from `start` on; `attributes`, when given, the only ones read (a projection).
+ */
+export async function queryDue(q: {
+  shard: string;
+  at: string;
+  limit: number;
+  start?: Record<string, unknown> | undefined;
+  attributes?: readonly string[];
+}): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
+  const res = await queryIndex(
+    'gsi2pk',
+    'gsi2pk = :p AND gsi2sk <= :at',
+    { ':p': q.shard, ':at': q.at },
+    { ...projection(q.attributes), Limit: q.limit, ...(q.start ? { ExclusiveStartKey: q.start } : {}) },
+  );
+  return { items: res.Items ?? [], ...(res.LastEvaluatedKey ? { next: res.LastEvaluatedKey } : {}) };
 }
 
 /**

@@ -1,8 +1,9 @@
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { QueueName } from '../queues';
 import { db, tableName } from './client';
 import { defineEntity, type TransactItem } from './entity';
-import { DUE_SHARDS, INDEX_ON, keys, stripKeys } from './keys';
+import { queryDue } from './items';
+import { DUE_SHARDS, keys, stripKeys } from './keys';
 
 /**
  * The transactional outbox: a message written in the same DynamoDB transaction as the change
@@ -71,16 +72,8 @@ export async function recordOutboxAttempt(
 export async function dueOutboxEntries(cutoff: string, limitPerShard = 100): Promise<OutboxEntry[]> {
   const out: OutboxEntry[] = [];
   for (let shard = 0; shard < DUE_SHARDS; shard++) {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: INDEX_ON.gsi2pk,
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :cutoff',
-        ExpressionAttributeValues: { ':pk': keys.outboxDueShard(shard), ':cutoff': cutoff },
-        Limit: limitPerShard,
-      }),
-    );
-    for (const item of res.Items ?? []) out.push(stripKeys(item) as unknown as OutboxEntry);
+    const res = await queryDue({ shard: keys.outboxDueShard(shard), at: cutoff, limit: limitPerShard });
+    for (const item of res.items) out.push(stripKeys(item) as unknown as OutboxEntry);
   }
   return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }

@@ -99,3 +99,23 @@ export function queryListing<T>(
     map,
   });
 }
+
+/**
+ * One page newest first (descending sort key): of an organisation's listing index (`keys.…Index(orgId,
+ * '')`, its `gsi1pk`) or of a table partition under a sort-key prefix (`{ pk, skPrefix }`).
+ */
+export function queryNewest<T>(
+  where: { gsi1pk: string } | { pk: string; skPrefix: string },
+  page: { limit: number; cursor?: string | undefined },
+  map: (item: Record<string, unknown>) => T,
+): Promise<Page<T>> {
+  return queryPage({
+    ...('gsi1pk' in where
+      ? { partition: { attribute: 'gsi1pk' as const, value: where.gsi1pk } }
+      : { partition: { attribute: 'pk' as const, value: where.pk }, skPrefix: where.skPrefix }),
+    descending: true,
+    limit: page.limit,
+    cursor: page.cursor,
+    map,
+  });
+}

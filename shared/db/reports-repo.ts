@@ -1,10 +1,10 @@
-import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryStatus, Report, ReportDelivery } from '../domain/reports/model';
 import { db, tableName } from './client';
 import { defineEntity } from './entity';
-import { getItem } from './items';
-import { DUE_SHARDS, INDEX_ON, keys, stripKeys } from './keys';
-import { type Page, queryPage } from './page';
+import { getItem, queryDue } from './items';
+import { DUE_SHARDS, keys, stripKeys } from './keys';
+import { type Page, queryNewest } from './page';
 import { upgradeWidgets } from './reports-legacy';
 import { conditionHeld, ifConditionFails } from './writes';
 
@@ -52,13 +52,7 @@ export async function replaceReport(report: Report, expectedVersion: number): Pr
 
 /** Reports of an organisation, most recently updated first. */
 export async function listReports(orgId: string, limit: number, cursor?: string): Promise<Page<Report>> {
-  return queryPage({
-    partition: { attribute: 'gsi1pk', value: keys.reportsIndex(orgId, '').gsi1pk },
-    descending: true,
-    limit,
-    cursor,
-    map: fromItem,
-  });
+  return queryNewest(keys.reportsIndex(orgId, ''), { limit, cursor }, fromItem);
 }
 
 export interface DueReport {
@@ -76,24 +70,20 @@ export async function listDueReports(now: string, limitPerShard = 500): Promise<
   for (let shard = 0; shard < DUE_SHARDS; shard++) {
     let start: Record<string, unknown> | undefined;
     do {
-      const res = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: INDEX_ON.gsi2pk,
-          KeyConditionExpression: 'gsi2pk = :p AND gsi2sk <= :now',
-          ExpressionAttributeValues: { ':p': keys.reportDueShard(shard), ':now': now },
-          ProjectionExpression: 'organizationId, id, nextRunAt',
-          Limit: limitPerShard,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of res.Items ?? [])
+      const res = await queryDue({
+        shard: keys.reportDueShard(shard),
+        at: now,
+        limit: limitPerShard,
+        start,
+        attributes: ['organizationId', 'id', 'nextRunAt'],
+      });
+      for (const item of res.items)
         out.push({
           orgId: String(item.organizationId),
           reportId: String(item.id),
           nextRunAt: String(item.nextRunAt),
         });
-      start = res.LastEvaluatedKey;
+      start = res.next;
     } while (start && out.length < limitPerShard * DUE_SHARDS);
   }
   return out.sort((a, b) => (a.nextRunAt < b.nextRunAt ? -1 : 1));
@@ -321,12 +311,5 @@ export async function listDeliveries(
   limit: number,
   cursor?: string,
 ): Promise<Page<ReportDelivery>> {
-  return queryPage({
-    partition: { attribute: 'pk', value: keys.reportDeliveriesListing(orgId, reportId).pk },
-    skPrefix: keys.reportDeliveriesListing(orgId, reportId).skPrefix,
-    descending: true,
-    limit,
-    cursor,
-    map: deliveryFromItem,
-  });
+  return queryNewest(keys.reportDeliveriesListing(orgId, reportId), { limit, cursor }, deliveryFromItem);
 }

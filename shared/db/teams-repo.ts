@@ -1,10 +1,10 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MembershipOp, SyncLock, TeamMembership } from '../domain/teams/model';
 import { ConflictError, NotFoundError } from '../errors';
 import { db, tableName } from './client';
 import { defineEntity, type TransactItem, transact } from './entity';
-import { getItem, queryExact, queryPartition } from './items';
-import { INDEX_ON, keys } from './keys';
+import { getItem, queryExact, queryIndex, queryPartition } from './items';
+import { keys } from './keys';
 import { type Page, queryListing } from './page';
 import { ifConditionFails, notFound } from './writes';
 
@@ -440,14 +440,10 @@ export async function findInvitationsByEmail(
   email: string,
 ): Promise<{ teamId: string; email: string }[]> {
   const index = keys.invitesByEmail(orgId, email, '');
-  const res = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: INDEX_ON.gsi1pk,
-      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': index.gsi1pk, ':prefix': index.gsi1sk },
-    }),
-  );
+  const res = await queryIndex('gsi1pk', 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)', {
+    ':pk': index.gsi1pk,
+    ':prefix': index.gsi1sk,
+  });
   return (res.Items ?? []).map((i) => ({ teamId: String(i.teamId), email: String(i.email) }));
 }
 

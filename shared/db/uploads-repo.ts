@@ -6,7 +6,7 @@ import { transact } from './entity';
 import { getItem } from './items';
 import { keys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
-import { type Page, queryPage } from './page';
+import { type Page, queryNewest } from './page';
 import { conditionHeld } from './writes';
 
 /**
@@ -113,13 +113,10 @@ export async function listUploads(
   limit: number,
   cursor?: string,
 ): Promise<Page<IngestionRecord>> {
-  const pointers = await queryPage({
-    partition: { attribute: 'gsi1pk', value: keys.uploadsIndex(orgId, '').gsi1pk },
-    descending: true,
-    limit,
-    cursor,
-    map: (item) => ({ objectKey: String(item.objectKey), version: String(item.version) }),
-  });
+  const pointers = await queryNewest(keys.uploadsIndex(orgId, ''), { limit, cursor }, (item) => ({
+    objectKey: String(item.objectKey),
+    version: String(item.version),
+  }));
   const records = await Promise.all(pointers.items.map((p) => getIngestion(orgId, p.objectKey, p.version)));
   return {
     items: records.filter((r): r is IngestionRecord => r !== undefined),

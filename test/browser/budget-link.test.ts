@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
+import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -23,17 +23,13 @@ const run = Date.now().toString(36);
 const orgId = `org_blink${run}`;
 const to = `budget-link-${run}@example.com`;
 const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
 
-let browser: Browser;
+const browser = suiteBrowser(ARTIFACTS);
 let key = '';
 let rows: CsvRow[] = [];
 let budgetId = '';
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   key = await freshOrg(orgId, `user_blink${run}`, `budget link ${run}`);
   const today = Date.parse(`${ymd(Date.now())}T00:00:00Z`);
   const months = [1, 0].map((o) =>
@@ -55,10 +51,6 @@ beforeAll(async () => {
   rows = readCsv(file);
   ingestOk(orgId, file);
 }, 600_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 it("follows a budget alert's link to the budget's month, its figures summed from the raw rows", async () => {
   // The month the evaluator looks at: that of the last complete day (docs/budgets.md).
@@ -131,7 +123,7 @@ it("follows a budget alert's link to the budget's month, its figures summed from
   );
   const firedAt = history.body.items[0]!.evaluatedAt;
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
     // The message's link as sent, on the stack's own host.
     await page.goto(link!.replace(/^https?:\/\/[^/]+/, s().baseUrl));
     await page.waitForSelector('table.budget-status tr.marked td', { timeout: 60_000 });
@@ -140,8 +132,8 @@ it("follows a budget alert's link to the budget's month, its figures summed from
     expect(marked.slice(0, 4)).toEqual([
       'AWS',
       'ops@example.com',
-      usd(Math.round(actual * 1.5)),
-      usd(actual),
+      consoleMoney(Math.round(actual * 1.5)),
+      consoleMoney(actual),
     ]);
     const monthWords = new Date(`${month}-01T00:00:00Z`).toLocaleString('en-US', {
       month: 'short',
@@ -155,7 +147,7 @@ it("follows a budget alert's link to the budget's month, its figures summed from
     expect(item).toContain(`Half of AWS ${run}`);
     expect(item).toContain('WARNING: actual ≥ 50% of budget');
     expect(item).toContain(
-      `Last fired: ${firedAt.slice(0, 10)} ${firedAt.slice(11, 16)} UTC: AWS, actual ${usd(actual)} ≥ ${usd(
+      `Last fired: ${firedAt.slice(0, 10)} ${firedAt.slice(11, 16)} UTC: AWS, actual ${consoleMoney(actual)} ≥ ${consoleMoney(
         Math.round(actual * 1.5) * 0.5,
       )}`,
     );

@@ -1,10 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { DEMO_RI_ARN, DEMO_SP_ARN } from '../../infra/local/demo-data/commitment-cur';
 import { type CsvRow, num, parseCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import {
   CUR2_HEADER,
@@ -14,6 +13,7 @@ import {
   RI_ARN,
   SP_ARN,
 } from '../support/commitment-exports';
+import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -35,16 +35,12 @@ const today = Date.parse(`${ymd(Date.now())}T00:00:00Z`);
 const DAYS = [4, 3, 2].map((o) => ymd(today - o * DAY_MS));
 const SP_END = `${ymd(today + 20 * DAY_MS)}T23:59:59Z`;
 const RI_END = `${ymd(today + 75 * DAY_MS)}T23:59:59Z`;
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
 
-let browser: Browser;
+const browser = suiteBrowser(ARTIFACTS);
 let key = '';
 let cur: CsvRow[] = [];
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   key = await freshOrg(orgId, `user_cpage${run}`, `commitments page ${run}`);
   const text = csvText(CUR2_HEADER, [
     ...curCommitmentLines(DAYS, SP_END, RI_END),
@@ -56,10 +52,6 @@ beforeAll(async () => {
   writeFileSync(file, text);
   ingestOk(orgId, file);
 }, 600_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 /** Each commitment's used and unused cost from the raw lines (docs/commitments.md "The figures"). */
 function expected(): Map<string, { used: number; unused: number }> {
@@ -97,7 +89,7 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
   expect(sim.status).toBe(200);
   expect(sim.body.recommended).not.toBeNull();
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
     await page.click('nav a[href="#/commitments"]');
     await page.waitForSelector('table.inventory tbody tr', { timeout: 60_000 });
     await page.waitForSelector('.commitments .chart', { timeout: 60_000 });
@@ -108,9 +100,9 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
       expect(cells.slice(4)).toEqual([
         end.slice(0, 10),
         `${left} days`,
-        usd(e.used + e.unused),
-        usd(e.used),
-        usd(e.unused),
+        consoleMoney(e.used + e.unused),
+        consoleMoney(e.used),
+        consoleMoney(e.unused),
         `${((e.used / (e.used + e.unused)) * 100).toFixed(1)}%`,
         expect.stringMatching(/^−?\$[\d,]+\.\d\d$|^\$/),
       ]);
@@ -130,7 +122,7 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
     await page.waitForSelector('.simulator .recommendation', { timeout: 60_000 });
     const r = sim.body.recommended!;
     expect(await page.locator('.simulator .recommendation').textContent()).toContain(
-      `Recommended: ${usd(r.hourlyCommitment)}/hour, net savings ${usd(r.netSavings)}`,
+      `Recommended: ${consoleMoney(r.hourlyCommitment)}/hour, net savings ${consoleMoney(r.netSavings)}`,
     );
     await page.waitForSelector('.simulator .chart', { timeout: 30_000 });
     expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
@@ -142,7 +134,7 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
 
 it("the demo organisation's page lists its generated Savings Plan and reserved instances, at 390 and 1440 px", async () => {
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, s().apiKeys.admin, size);
+    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, s().apiKeys.admin, size);
     await page.click('nav a[href="#/commitments"]');
     await page.waitForSelector(`table.inventory tr[data-id="${DEMO_SP_ARN}"]`, { timeout: 60_000 });
     await page.waitForSelector(`table.inventory tr[data-id="${DEMO_RI_ARN}"]`, { timeout: 60_000 });

@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { tokenCli } from '../support/cli';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -28,7 +27,7 @@ interface Answer {
   }[];
 }
 
-let browser: Browser;
+const browser = suiteBrowser(ARTIFACTS);
 let jwt = '';
 let dashboardId = '';
 let alertId = '';
@@ -64,8 +63,6 @@ const widget = (
 });
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   jwt = tokenCli(s().users.outsider, s().otherOrgId, 'admin');
   const made = await api<{ id: string }>('POST', '/dashboard-v2', {
     token: jwt,
@@ -138,15 +135,11 @@ beforeAll(async () => {
   // Ten minutes when Debian's chromium has to be installed first (test/support/browser.ts).
 }, 600_000);
 
-afterAll(async () => {
-  await browser?.close();
-});
-
 async function open(
   size: { width: number; height: number },
   credential = jwt,
 ): Promise<{ page: Page; errors: string[] }> {
-  return openConsole(browser, `${s().baseUrl}/console/`, credential, size);
+  return openConsole(browser(), `${s().baseUrl}/console/`, credential, size);
 }
 
 const rectOf = (text: string | null) => {

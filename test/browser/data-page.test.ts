@@ -1,9 +1,8 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { csv, usage, valid } from '../integration/warehouse/focus-rows';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -21,13 +20,11 @@ const s = () => session();
 const run = Date.now().toString(36);
 const orgId = `org_dpage${run}`;
 
-let browser: Browser;
+const browser = suiteBrowser(ARTIFACTS);
 let key = '';
 const rows = valid();
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   key = await freshOrg(orgId, `user_dpage${run}`, `data page ${run}`);
   // The third data row (line 4, after the header) breaks ChargeCategory-C-003-M.
   rows[2] = { ...usage(3), ChargeCategory: 'Refund', ConsumedQuantity: null, ConsumedUnit: null };
@@ -35,10 +32,6 @@ beforeAll(async () => {
   writeFileSync(file, csv(rows));
   ingestOk(orgId, file);
 }, 600_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 it("lists the uploads and shows an upload's conformance report with the failing row", async () => {
   const list = await api<{
@@ -58,7 +51,7 @@ it("lists the uploads and shows an upload's conformance report with the failing 
   expect(MUST.applicable - MUST.met).toBe(1);
   const score = `MUST ${MUST.met}/${MUST.applicable} · SHOULD ${SHOULD.met}/${SHOULD.applicable}`;
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
     await page.click('nav a[href="#/data"]');
     await page.waitForSelector('table.uploads tbody tr', { timeout: 60_000 });
     expect(await page.locator('table.uploads tbody tr td').allTextContents()).toEqual([

@@ -2,8 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { Browser } from 'playwright-core';
 import { ensureOrganization } from '../../shared/db/organizations-repo';
 import { ensureUser } from '../../shared/db/users-repo';
 import { createApiKey } from '../../shared/domain/apikeys/mint';
@@ -14,15 +12,19 @@ import {
   drainQueues,
   emailsTo,
   pngSize,
+  sendEvaluationMessage,
   slackFiles,
   slackTo,
+  snoozeOneArchiveOther,
   sweepAlertsOf,
   teamsTo,
   usd,
 } from '../support/alert-messages';
-import { launchChromium, linksOf, signInConsole } from '../support/browser';
+import { linksOf, signInConsole, suiteBrowser } from '../support/browser';
+import { consoleMoney } from '../support/explorer';
 import { type CostRow, focusCsv } from '../support/focus-csv';
 import { api, session } from '../support/session';
+import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
  * Scheduled evaluation end to end on the local stack: a FOCUS export with a cost spike is ingested
@@ -32,11 +34,7 @@ import { api, session } from '../support/session';
  */
 const ROOT = resolve(__dirname, '..', '..');
 const s = () => session();
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_aeval${run}`;
-const userId = `user_aeval${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { run, orgId, userId } = suiteIds('aeval');
 
 // The billing data ends yesterday (UTC), so the engine's last complete day is the day before:
 // that is the spike day, and the evaluation must decide on it.
@@ -172,11 +170,7 @@ beforeAll(async () => {
   });
   ids.snoozed = await create('EC2 spike (snoozed)', { notificationChannel: 'EMAIL', emails: [snoozedTo] });
   ids.archived = await create('EC2 spike (archived)', { notificationChannel: 'EMAIL', emails: [archivedTo] });
-  const until = new Date(Date.now() + 7 * DAY_MS).toISOString();
-  expect(
-    (await api('POST', `/alerts-v2/costAlerts/${ids.snoozed}/snooze`, { token, body: { until } })).status,
-  ).toBe(200);
-  expect((await api('DELETE', `/alerts-v2/costAlerts/${ids.archived}`, { token })).status).toBe(200);
+  await snoozeOneArchiveOther('costAlerts', token, { snoozed: ids.snoozed, archived: ids.archived }, 7);
 }, 600_000);
 
 jest.setTimeout(300_000);
@@ -247,17 +241,7 @@ describe('scheduled alert evaluation through the query engine', () => {
 
   test('a second sweep and a redelivered evaluation send nothing more', async () => {
     await sweep(new Date());
-    const sqs = new SQSClient({
-      endpoint: s().endpoints.sqs,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: s().queues['alert-evaluation']!.url,
-        MessageBody: JSON.stringify({ orgId, alertId: ids.email, scheduledFor: new Date().toISOString() }),
-      }),
-    );
+    await sendEvaluationMessage({ orgId, alertId: ids.email, scheduledFor: new Date().toISOString() });
     await drain();
     // Give a late delivery the chance to show up before counting.
     await new Promise((r) => setTimeout(r, 1000));
@@ -346,23 +330,7 @@ describe('POST /alerts-v2/costAlerts/backtest', () => {
 
 describe('every link of every alert message opens the console on the right figures', () => {
   const ARTIFACTS = join(__dirname, '..', 'artifacts', 'links');
-  let browser: Browser;
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  /** Two decimals, as the console's tables show money. */
-  const cents = (x: number) =>
-    new Intl.NumberFormat('en-US', {
-      style: 'currency',
-      currency: 'USD',
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    }).format(x);
+  const browser = suiteBrowser(ARTIFACTS);
 
   test('e-mail, Slack, Teams and test-send links: the explorer on the evaluated day, the alert, the list', async () => {
     // The fired alerts' messages (the first describe swept them) and a test send, as delivered.
@@ -386,7 +354,7 @@ describe('every link of every alert message opens the console on the right figur
       ['slack', slack!.body, { explorer: { title: 'EC2 spike (slack)', figure: spike }, alert: ids.slack! }],
       ['teams', teams!.body, { explorer: { title: 'EC2 spike (teams)', figure: spike }, alert: ids.teams! }],
     ];
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await signInConsole(page, consoleBase, token);
@@ -414,7 +382,10 @@ describe('every link of every alert message opens the console on the right figur
         await page.waitForSelector(`h1:text("Explorer: ${want.explorer!.title}")`, { timeout: 30_000 });
         await page.waitForSelector('.result table tbody tr', { timeout: 60_000 });
         const table = (await page.locator('.result table').last().textContent()) ?? '';
-        expect({ kind, has: table.includes(cents(want.explorer!.figure)) }).toEqual({ kind, has: true });
+        expect({ kind, has: table.includes(consoleMoney(want.explorer!.figure)) }).toEqual({
+          kind,
+          has: true,
+        });
         // The address now names the view shown (to copy and share): the link's state, its chart added.
         const shown = page.url();
         expect(parseExplorerQueryString(shown.slice(shown.indexOf('?') + 1))).toEqual({

@@ -1,13 +1,22 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
+import {
+  atLeast,
+  drainQueues,
+  emailsTo,
+  sendEvaluationMessage,
+  slackTo,
+  snoozeOneArchiveOther,
+  teamsTo,
+} from '../support/alert-messages';
 import { ingestOk } from '../support/cli';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
+import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
  * Budget alerts evaluated by the scheduled sweep and the evaluator on the local stack, for a new
@@ -19,11 +28,7 @@ import { rateOn, seedUsdPerEur } from '../support/stack-cli';
  * rows converts at each day's rate and says so.
  */
 const s = () => session();
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_bal${run}`;
-const userId = `user_bal${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { run, orgId, userId } = suiteIds('bal');
 
 let token = '';
 let rows: CsvRow[] = [];
@@ -42,23 +47,6 @@ interface Status {
   total: Figures;
   conversion: { from: string[]; to: string } | null;
 }
-interface StoredEmail {
-  subject: string;
-  destination: { to: string[] };
-  body: { text?: string; html?: string };
-  attachments: {
-    filename: string;
-    contentType: string;
-    contentDisposition: string;
-    cid?: string;
-    content: string;
-  }[];
-}
-interface Captured {
-  path?: string;
-  body: Record<string, unknown>;
-}
-
 const money = (x: number, currency: string) =>
   new Intl.NumberFormat('en-US', {
     style: 'currency',
@@ -67,29 +55,11 @@ const money = (x: number, currency: string) =>
     maximumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
   }).format(x);
 
-async function emailsTo(address: string): Promise<StoredEmail[]> {
-  const { emails } = (await (await fetch(s().mailUrl)).json()) as { emails: StoredEmail[] };
-  return emails.filter((e) => e.destination.to.some((t) => t.includes(address)));
-}
-async function chat(kind: 'slack' | 'teams'): Promise<Captured[]> {
-  return (await (await fetch(`${s().chatUrl}?kind=${kind}`)).json()) as Captured[];
-}
-const slackTo = async (channel: string) =>
-  (await chat('slack')).filter((m) => m.path?.endsWith('/chat.postMessage') && m.body.channel === channel);
-const teamsTo = async (hook: string) =>
-  (await chat('teams')).filter((m) => m.path === new URL(hook).pathname);
-
-async function atLeast<T>(read: () => Promise<T[]>, count: number): Promise<T[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const items = await read();
-    if (items.length >= count || Date.now() > deadline) return items;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** The Slack messages posted to a channel (not the burn chart's upload calls). */
+const slackPosts = async (channel: string) =>
+  (await slackTo(channel)).filter((m) => m.path.endsWith('/chat.postMessage'));
 const drain = async () => {
-  const res = await api<{ drained: boolean }>('POST', '/_local/drain', { body: { timeoutMs: 120_000 } });
-  expect(res.body.drained).toBe(true);
+  expect(await drainQueues()).toBe(true);
 };
 /** One sweep at `now` for this organisation only, then everything it enqueued is processed. */
 const sweep = async (now: Date) => {
@@ -275,11 +245,7 @@ beforeAll(async () => {
       alertBody(`Archived ${run}`, ids.total, { ...quiet, emails: [archivedTo] }),
     )
   ).id;
-  const until = new Date(Date.now() + 30 * DAY_MS).toISOString();
-  expect(
-    (await api('POST', `/alerts-v2/budgetAlerts/${ids.snoozed}/snooze`, { token, body: { until } })).status,
-  ).toBe(200);
-  expect((await api('DELETE', `/alerts-v2/budgetAlerts/${ids.archived}`, { token })).status).toBe(200);
+  await snoozeOneArchiveOther('budgetAlerts', token, { snoozed: ids.snoozed, archived: ids.archived }, 30);
 }, 600_000);
 
 jest.setTimeout(300_000);
@@ -326,17 +292,17 @@ describe('budget alerts through the sweep and the evaluator', () => {
     }
     // The burn chart: inline in each e-mail (its Content-ID used by the HTML), and shared in Slack.
     for (const m of mails) {
-      expect(m.attachments.map((a) => [a.filename, a.contentType, a.contentDisposition, a.cid])).toEqual([
-        ['burn-chart.png', 'image/png', 'inline', 'burn-chart.png'],
-      ]);
-      const png = Buffer.from(m.attachments[0]!.content, 'base64');
+      expect(
+        (m.attachments ?? []).map((a) => [a.filename, a.contentType, a.contentDisposition, a.cid]),
+      ).toEqual([['burn-chart.png', 'image/png', 'inline', 'burn-chart.png']]);
+      const png = Buffer.from(m.attachments![0]!.content, 'base64');
       expect(png.subarray(1, 4).toString()).toBe('PNG');
-      expect(m.body.html).toContain(`src="data:image/png;base64,${m.attachments[0]!.content}"`);
+      expect(m.body.html).toContain(`src="data:image/png;base64,${m.attachments![0]!.content}"`);
     }
     expect(forecasted).toContain('Threshold crossed: WARNING: forecast ≥');
     expect(actualFired).toContain('Threshold crossed: WARNING: actual ≥ 50% of budget');
 
-    const slack = await atLeast(() => slackTo(channel), 1);
+    const slack = await atLeast(() => slackPosts(channel), 1);
     expect(slack).toHaveLength(1);
     const slackText = JSON.stringify(slack[0]!.body);
     expect(slackText).toContain(`service ${top[0]}`);
@@ -395,27 +361,17 @@ describe('budget alerts through the sweep and the evaluator', () => {
   it('more sweeps and redelivered messages send nothing more', async () => {
     await sweep(new Date(Date.now() + DAY_MS));
     await sweep(new Date(Date.now() + 2 * DAY_MS));
-    const sqs = new SQSClient({
-      endpoint: s().endpoints.sqs,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
     for (let i = 0; i < 2; i++)
-      await sqs.send(
-        new SendMessageCommand({
-          QueueUrl: s().queues['alert-evaluation']!.url,
-          MessageBody: JSON.stringify({
-            kind: 'budget',
-            orgId,
-            budgetAlertIds: [ids.totalAlert, ids.linesAlert, ids.eurAlert, ids.snoozed, ids.archived],
-            scheduledFor: new Date().toISOString(),
-          }),
-        }),
-      );
+      await sendEvaluationMessage({
+        kind: 'budget',
+        orgId,
+        budgetAlertIds: [ids.totalAlert, ids.linesAlert, ids.eurAlert, ids.snoozed, ids.archived],
+        scheduledFor: new Date().toISOString(),
+      });
     await drain();
     await new Promise((r) => setTimeout(r, 1000));
     expect(await emailsTo(to)).toHaveLength(2);
-    expect(await slackTo(channel)).toHaveLength(1);
+    expect(await slackPosts(channel)).toHaveLength(1);
     expect(await teamsTo(teamsHook())).toHaveLength(1);
     expect(await emailsTo(snoozedTo)).toHaveLength(0);
     expect(await emailsTo(archivedTo)).toHaveLength(0);

@@ -8,6 +8,7 @@ import { ingestOk as ingestCli } from '../support/cli';
 import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
+import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
  * GET /budgets/{id}/status on the local stack, for a new organisation whose billing rows are
@@ -16,11 +17,7 @@ import { api, session } from '../support/session';
  * rows of no line's value, and the forecast is a month-end figure with its 80 % interval.
  */
 const s = () => session();
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_bst${run}`;
-const userId = `user_bst${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { run, orgId, userId } = suiteIds('bst');
 
 let token = '';
 let rows: CsvRow[] = [];

@@ -1,7 +1,5 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { launchChromium } from '../support/browser';
+import { suiteBrowser } from '../support/browser';
 import { session } from '../support/session';
 
 /**
@@ -11,15 +9,7 @@ import { session } from '../support/session';
  */
 const s = () => session();
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'localhost');
-let browser: Browser;
-
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = suiteBrowser(ARTIFACTS);
 
 const port = () => new URL(s().baseUrl).port;
 
@@ -27,7 +17,7 @@ describe('the console on localhost and on 127.0.0.1', () => {
   for (const name of ['127.0.0.1', 'localhost']) {
     test(`signs in with the local identity provider on ${name}, every request same-origin`, async () => {
       const origin = `http://${name}:${port()}`;
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
       const hosts = new Set<string>();
       const problems: string[] = [];
       page.on('request', (r) => {
@@ -54,7 +44,7 @@ describe('the console on localhost and on 127.0.0.1', () => {
   }
 
   test("the provider's refusal of a bad sign-in request is a page, at 1280 and 390 px", async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     const bad = new URL(`http://localhost:${port()}/_local/idp/authorize`);
     bad.search = new URLSearchParams({
       response_type: 'code',

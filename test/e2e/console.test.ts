@@ -1,12 +1,13 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { mintToken } from '../../infra/local/idp';
 import { DATE_PRESETS } from '../../shared/enums';
 import { FOCUS_SAMPLE, num, sampleVariant, sumBy, tagsOf } from '../integration/warehouse/support';
-import { ensureBrowser } from '../support/browser';
+import { sendEvaluationMessage } from '../support/alert-messages';
+import { suiteBrowser } from '../support/browser';
 import { ingestCli, tokenCli } from '../support/cli';
+import { consoleMoney, costQuery, explorerWidget } from '../support/explorer';
 import { api, session } from '../support/session';
 import { thresholdBody } from '../unit/alerts/fixtures';
 
@@ -29,52 +30,32 @@ interface Answer {
   }[];
 }
 
-let browser: Browser;
+const browser = suiteBrowser(ARTIFACTS);
 let dashboardId = '';
 let dashboardName = '';
 
 beforeAll(async () => {
-  const executablePath = ensureBrowser();
-  mkdirSync(ARTIFACTS, { recursive: true });
   dashboardName = `Console e2e ${Date.now()}`;
-  browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
   const created = await api<{ id: string }>('POST', '/dashboard-v2', {
     token: key(),
     body: {
       name: dashboardName,
       type: 'PUBLIC',
       widgets: [
-        {
-          key: 'w1',
-          x: 0,
-          y: 0,
-          w: 6,
-          h: 4,
-          title: 'Cost by provider',
-          source: {
-            type: 'advancedExplorer',
-            request: {
-              period: { datePreset: 'LAST_12_MONTHS', aggBy: 'Period' },
-              queries: [{ type: 'cost', name: 'a', colorIndex: 0, chartType: 'TABLE', groupBy: 'provider' }],
-              displayOptions: { precision: 2 },
-            },
+        explorerWidget('w1', 'Cost by provider', {
+          period: { datePreset: 'LAST_12_MONTHS', aggBy: 'Period' },
+          queries: [costQuery('a', { chartType: 'TABLE', groupBy: 'provider' })],
+          displayOptions: { precision: 2 },
+        }),
+        explorerWidget(
+          'w2',
+          'Monthly cost',
+          {
+            period: { datePreset: 'LAST_12_MONTHS', aggBy: 'Month' },
+            queries: [costQuery('a', { chartType: 'BAR', groupBy: 'provider' })],
           },
-        },
-        {
-          key: 'w2',
-          x: 6,
-          y: 0,
-          w: 6,
-          h: 4,
-          title: 'Monthly cost',
-          source: {
-            type: 'advancedExplorer',
-            request: {
-              period: { datePreset: 'LAST_12_MONTHS', aggBy: 'Month' },
-              queries: [{ type: 'cost', name: 'a', colorIndex: 0, chartType: 'BAR', groupBy: 'provider' }],
-            },
-          },
-        },
+          { x: 6 },
+        ),
       ],
     },
   });
@@ -82,10 +63,6 @@ beforeAll(async () => {
   dashboardId = created.body.id;
   // Ten minutes when Debian's chromium has to be installed first (test/support/browser.ts).
 }, 600_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 /** A DAILY threshold alert in USD that e-mails one made-up address. */
 const alertBody = (name: string, extra: Parameters<typeof thresholdBody>[0] = {}) =>
@@ -103,7 +80,7 @@ const PHONE = { width: 390, height: 844 };
 async function newPage(
   viewport = { width: 1280, height: 900 },
 ): Promise<{ page: Page; hosts: Set<string>; errors: string[] }> {
-  const page = await browser.newPage({ viewport });
+  const page = await browser().newPage({ viewport });
   const hosts = new Set<string>();
   const errors: string[] = [];
   page.on('request', (r) => {
@@ -112,14 +89,6 @@ async function newPage(
   page.on('pageerror', (e) => errors.push(e.message));
   return { page, hosts, errors };
 }
-
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: 'USD',
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 2,
-  }).format(x);
 
 async function signIn(page: Page, credential: string): Promise<void> {
   await page.goto(`${s().baseUrl}/console/`);
@@ -443,22 +412,11 @@ describe('the web console in a browser', () => {
     });
     expect(updated.status).toBe(200);
     // One evaluation of this alert only (a sweep would evaluate the other suites' alerts of the org).
-    const sqs = new SQSClient({
-      endpoint: s().endpoints.sqs,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    await sendEvaluationMessage({
+      orgId: s().otherOrgId,
+      alertId: id,
+      scheduledFor: new Date().toISOString(),
     });
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: s().queues['alert-evaluation']!.url,
-        MessageBody: JSON.stringify({
-          orgId: s().otherOrgId,
-          alertId: id,
-          scheduledFor: new Date().toISOString(),
-        }),
-      }),
-    );
-    sqs.destroy();
     const drained = await api<{ drained: boolean }>('POST', '/_local/drain', {
       body: { timeoutMs: 120_000 },
     });
@@ -480,14 +438,18 @@ describe('the web console in a browser', () => {
     const last = series.dates.length - 1;
     const dayRow = page.locator('table.alert-days tbody tr').first();
     expect(await dayRow.locator('td').first().textContent()).toBe(series.dataThrough);
-    expect(await dayRow.locator('td').nth(1).textContent()).toBe(usd(series.queries[0]!.values[last] ?? 0));
+    expect(await dayRow.locator('td').nth(1).textContent()).toBe(
+      consoleMoney(series.queries[0]!.values[last] ?? 0),
+    );
     // The rule states the threshold in the alert's currency.
-    expect(await page.locator('.summary').textContent()).toContain(`Daily spend above ${usd(threshold)}`);
+    expect(await page.locator('.summary').textContent()).toContain(
+      `Daily spend above ${consoleMoney(threshold)}`,
+    );
     // The history row: billing day, the evaluation's figure, the outcome.
     const h = history.body.items[0]!;
     const hRow = page.locator('table.history tbody tr').first();
     expect(await hRow.locator('td').first().textContent()).toBe(h.evaluatedDay);
-    expect(await hRow.locator('td').nth(2).textContent()).toBe(`spend ${usd(h.values.spend!)}`);
+    expect(await hRow.locator('td').nth(2).textContent()).toBe(`spend ${consoleMoney(h.values.spend!)}`);
     expect(h.notificationId).toBe(`${id}:${h.evaluatedDay}`);
     expect(await hRow.locator('td').nth(3).textContent()).toBe('Notified');
     expect(await hRow.locator('td').nth(4).textContent()).toBe(h.notificationId);

@@ -10,6 +10,7 @@ import {
 } from '../../shared/charts/spec';
 import { type CsvRow, close, FOCUS_SAMPLE, num, parseCsv, tagsOf } from '../integration/warehouse/support';
 import { ingestCli } from '../support/cli';
+import { costQuery, explorerWidget } from '../support/explorer';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
 
@@ -86,13 +87,8 @@ function dayFigure(d: string, actual: number | null | undefined, target: 'USD' |
   return { what: `day ${d}`, actual, expected: sumIn(list, target), oneToOne: naive(list) };
 }
 
-const cost = (name: string, extra: Record<string, unknown> = {}) => ({
-  type: 'cost',
-  name,
-  colorIndex: 0,
-  chartType: 'BAR',
-  ...extra,
-});
+const cost = (name: string, extra: Record<string, unknown> = {}) =>
+  costQuery(name, { chartType: 'BAR', ...extra });
 const lastMonthPeriod = { startDate: `${LAST}-01T00:00:00Z`, endDate: `${lastDay(LAST)}T00:00:00Z` };
 
 interface Series {
@@ -221,20 +217,7 @@ const CASES: Case[] = [
             startDate: `${LAST}-01`,
             endDate: lastDay(LAST),
             currency: 'USD',
-            widgets: [
-              {
-                key: 'w1',
-                x: 0,
-                y: 0,
-                w: 6,
-                h: 4,
-                title: 'cost',
-                source: {
-                  type: 'advancedExplorer',
-                  request: { period: { aggBy: 'Month' }, queries: [cost('a')] },
-                },
-              },
-            ],
+            widgets: [explorerWidget('w1', 'cost', { period: { aggBy: 'Month' }, queries: [cost('a')] })],
           },
         }),
       );

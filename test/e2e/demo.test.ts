@@ -1,11 +1,10 @@
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { DEMO_NAMES, demoDashboardBody, seedDemoContent } from '../../infra/local/demo-hook';
 import type { DemoSeed } from '../../infra/local/seed';
 import { num, parseCsv } from '../integration/warehouse/support';
-import { launchChromium, signInConsole } from '../support/browser';
+import { signInConsole, suiteBrowser } from '../support/browser';
 import { demoCommitmentRows } from '../support/commitment-exports';
 import { api, session } from '../support/session';
 
@@ -50,16 +49,11 @@ const drain = async () => {
   expect(res.body.drained).toBe(true);
 };
 
-let browser: Browser;
+const browser = suiteBrowser(ARTIFACTS);
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   // The first sweep the seed asked for is run by the alert workers.
   await drain();
 }, 180_000);
-afterAll(async () => {
-  await browser?.close();
-});
 jest.setTimeout(240_000);
 
 describe('the demo organisation shows the product', () => {
@@ -167,7 +161,7 @@ describe('the demo organisation shows the product', () => {
   });
 
   test('the console opens on them: the dashboard drawn, the alerts listed (1280 and 390 px)', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await signInConsole(page, `${s().baseUrl}/console/`, admin());

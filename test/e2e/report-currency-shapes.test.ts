@@ -11,6 +11,7 @@ import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { isPdf, isValidPng } from '../support/report-delivery-files';
 import { api, session } from '../support/session';
+import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
  * Report widgets over an organisation billed in two currencies (AWS rows in USD, Microsoft rows in
@@ -23,11 +24,7 @@ import { api, session } from '../support/session';
  */
 const ROOT = resolve(__dirname, '..', '..');
 const s = () => session();
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_rcur${run}`;
-const userId = `user_rcur${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { run, orgId, userId } = suiteIds('rcur');
 const ARTIFACTS = join(ROOT, 'test', 'artifacts', 'reports');
 
 let token = '';

@@ -4,6 +4,7 @@ import { inflateSync } from 'node:zlib';
 import { readSeed } from '../../infra/local/warehouse-hook';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
+import { explorerPeriodTotals } from '../support/explorer-http';
 import { isValidPng } from '../support/report-delivery-files';
 import { api, session } from '../support/session';
 
@@ -164,25 +165,8 @@ const money = (x: number) =>
     maximumFractionDigits: Math.abs(x) >= 100 ? 0 : 2,
   }).format(x);
 
-async function explorerByGroup(start: string, end: string, groupBy: string[]) {
-  const res = await api<{
-    queries: {
-      series: { group: Record<string, string | null>; total: number | null }[];
-      total: number | null;
-    }[];
-  }>('POST', '/queries/explorer', {
-    token: acme(),
-    body: {
-      request: {
-        period: { startDate: `${start}T00:00:00Z`, endDate: `${end}T00:00:00Z`, aggBy: 'Period' },
-        queries: [{ type: 'cost', name: 'a', colorIndex: 0, chartType: 'BAR', groupBy }],
-        limitOverride: 1000,
-      },
-    },
-  });
-  expect(res.status).toBe(200);
-  return res.body.queries[0]!;
-}
+const explorerByGroup = (start: string, end: string, groupBy: string[]) =>
+  explorerPeriodTotals(acme(), start, end, groupBy);
 
 describe('a weekly report with every widget type, end to end', () => {
   const email = `weekly+${tag}@acme.example`;

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { costQuery } from '../support/explorer';
+import { explorerPeriodTotals } from '../support/explorer-http';
 import { api, session } from '../support/session';
 
 /**
@@ -50,29 +51,11 @@ async function tick(now: string) {
   return res.body.result;
 }
 
-const cost = (name: string, extra: Record<string, unknown> = {}) =>
+const _cost = (name: string, extra: Record<string, unknown> = {}) =>
   costQuery(name, { chartType: 'BAR', ...extra });
 
-interface ExplorerAnswer {
-  queries: {
-    series: { group: Record<string, string | null>; total: number | null }[];
-    total: number | null;
-  }[];
-}
-async function explorerTotals(start: string, end: string, groupBy: string[]) {
-  const res = await api<ExplorerAnswer>('POST', '/queries/explorer', {
-    token: admin(),
-    body: {
-      request: {
-        period: { startDate: `${start}T00:00:00Z`, endDate: `${end}T00:00:00Z`, aggBy: 'Period' },
-        queries: [cost('a', { groupBy })],
-        limitOverride: 1000,
-      },
-    },
-  });
-  expect(res.status).toBe(200);
-  return res.body.queries[0]!;
-}
+const explorerTotals = (start: string, end: string, groupBy: string[]) =>
+  explorerPeriodTotals(admin(), start, end, groupBy);
 
 describe('scheduled report delivery', () => {
   const email = `finops+${tag}@example.com`;

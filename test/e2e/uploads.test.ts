@@ -13,7 +13,7 @@ import {
   prefixed,
   sumBy,
 } from '../integration/warehouse/support';
-import { ingestCli, ingestOk, script } from '../support/cli';
+import { ingestCli, ingestOk, tokenCli } from '../support/cli';
 import { api, session } from '../support/session';
 
 /**
@@ -34,20 +34,25 @@ interface Answer {
 
 /** A fresh organisation, registered by its admin's first request; answers the admin's token. */
 async function freshOrg(org: string): Promise<string> {
-  const out = script('token.ts', [
-    '--user',
-    `user_${org}`,
-    '--org',
-    org,
-    '--role',
-    'admin',
-    '--state-dir',
-    s().stateDir,
-  ]);
-  expect(out.status).toBe(0);
-  const token = out.stdout.trim();
+  const token = tokenCli(`user_${org}`, org, 'admin');
   expect((await api('GET', '/dimensions', { token })).status).toBe(200);
   return token;
+}
+
+/** The enclosing describe's fresh organisation `org_upl_<name>_<run>`: its id, and its admin's token from beforeAll on. */
+function describeOrg(name: string): { id: string; token: string } {
+  const org = { id: `org_upl_${name}_${run}`, token: '' };
+  beforeAll(async () => {
+    org.token = await freshOrg(org.id);
+  });
+  return org;
+}
+
+/** A new folder for the test's files under the session's state folder. */
+function workDir(name: string): string {
+  const dir = join(s().stateDir, `${name}-${run}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 /** The explorer's cost per `provider|day` over the days `start` to `end`. */
@@ -83,11 +88,7 @@ function curLines(): { header: string; data: string[] } {
 const rowsOf = (header: string, data: string[]): CsvRow[] => parseCsv(`${[header, ...data].join('\n')}\n`);
 
 describe('npm run ingest -- part1.csv part2.csv with CRLF line ends', () => {
-  const org = `org_upl_crlf_${run}`;
-  let token = '';
-  beforeAll(async () => {
-    token = await freshOrg(org);
-  });
+  const org = describeOrg('crlf');
 
   it.each([
     ['both parts CRLF', '\r\n', '\r\n'],
@@ -102,27 +103,22 @@ describe('npm run ingest -- part1.csv part2.csv with CRLF line ends', () => {
     const part2 = join(dir, 'cur-2.csv.gz');
     writeFileSync(part1, [header, ...data.slice(0, cut)].join(first) + first);
     writeFileSync(part2, gzipSync([header, ...data.slice(cut)].join(second) + second));
-    const out = ingestCli(org, part1, part2);
+    const out = ingestCli(org.id, part1, part2);
     expect(out.stderr).toBe('');
     expect(out.stdout).toContain(`ingested ${data.length} rows (billing months 2023-11)`);
     expect(out.status).toBe(0);
     const rows = [...rowsOf(header, data.slice(0, cut)), ...rowsOf(header, data.slice(cut))];
     expect(rows).toHaveLength(data.length);
-    expectSums(await november(token), prefixed('AWS', curDaily(rows)));
+    expectSums(await november(org.token), prefixed('AWS', curDaily(rows)));
   });
 });
 
 describe('AWS CUR manifests: npm run ingest -- manifest.json', () => {
-  const org = `org_upl_manifest_${run}`;
-  let token = '';
-  beforeAll(async () => {
-    token = await freshOrg(org);
-  });
+  const org = describeOrg('manifest');
 
   it('ingests the parts a CUR 1.0 …-Manifest.json lists (reportKeys), found beside it, as one upload', async () => {
     const { header, data } = curLines();
-    const dir = join(s().stateDir, `upl-cur1-${run}`);
-    mkdirSync(dir, { recursive: true });
+    const dir = workDir('upl-cur1');
     const prefix = 'cur/acme-cur/20231101-20231201/4f1a2b3c-0d9e-4c5b-8a7f-112233445566';
     const chunks = [data.slice(0, 300), data.slice(300, 800), data.slice(800)];
     for (const [i, chunk] of chunks.entries())
@@ -151,16 +147,15 @@ describe('AWS CUR manifests: npm run ingest -- manifest.json', () => {
         additionalArtifactKeys: [],
       }),
     );
-    const out = ingestCli(org, manifest);
+    const out = ingestCli(org.id, manifest);
     expect(out.stderr).toBe('');
     expect(out.stdout).toContain('AWS CUR 1.0 manifest');
     expect(out.stdout).toContain(`ingested ${data.length} rows (billing months 2023-11)`);
-    expectSums(await november(token), prefixed('AWS', curDaily(rowsOf(header, data))));
+    expectSums(await november(org.token), prefixed('AWS', curDaily(rowsOf(header, data))));
   });
 
   it('ingests the parts a CUR 2.0 / Data Exports Manifest.json lists (dataFiles, s3:// URIs) as one upload', async () => {
-    const dir = join(s().stateDir, `upl-cur2-${run}`);
-    mkdirSync(dir, { recursive: true });
+    const dir = workDir('upl-cur2');
     const whole = join(dir, 'whole.csv');
     await writeNativeExport(whole, 'cur2', {
       seed: 23,
@@ -193,7 +188,7 @@ describe('AWS CUR manifests: npm run ingest -- manifest.json', () => {
         2,
       ),
     );
-    const out = ingestCli(org, manifest);
+    const out = ingestCli(org.id, manifest);
     expect(out.stderr).toBe('');
     expect(out.stdout).toContain('AWS CUR 2.0 / Data Exports manifest');
     expect(out.stdout).toContain(`ingested ${data.length} rows (billing months 2024-07)`);
@@ -203,12 +198,11 @@ describe('AWS CUR manifests: npm run ingest -- manifest.json', () => {
         ? num(r.line_item_net_unblended_cost)
         : num(r.line_item_unblended_cost);
     const expected = sumBy(rows, (r) => r.line_item_usage_start_date?.slice(0, 10), cost);
-    expectSums(await daily(token, '2024-07-01', '2024-07-31'), prefixed('AWS', expected));
+    expectSums(await daily(org.token, '2024-07-01', '2024-07-31'), prefixed('AWS', expected));
   });
 
   it('names the parts it cannot find beside the manifest, and uploads nothing', () => {
-    const dir = join(s().stateDir, `upl-cur1-missing-${run}`);
-    mkdirSync(dir, { recursive: true });
+    const dir = workDir('upl-cur1-missing');
     const manifest = join(dir, 'r-Manifest.json');
     writeFileSync(
       manifest,
@@ -219,7 +213,7 @@ describe('AWS CUR manifests: npm run ingest -- manifest.json', () => {
         reportKeys: ['p/r/20231101-20231201/a1/r-1.csv.gz'],
       }),
     );
-    const out = ingestCli(org, manifest);
+    const out = ingestCli(org.id, manifest);
     expect(out.status).toBe(1);
     expect(out.stderr).toContain('not found beside it: r-1.csv.gz');
     expect(out.stdout).not.toContain('uploaded');
@@ -227,8 +221,7 @@ describe('AWS CUR manifests: npm run ingest -- manifest.json', () => {
 
   it('calls a manifest given as a part a manifest', () => {
     const { header, data } = curLines();
-    const dir = join(s().stateDir, `upl-manifest-part-${run}`);
-    mkdirSync(dir, { recursive: true });
+    const dir = workDir('upl-manifest-part');
     const part = join(dir, 'x-1.csv');
     writeFileSync(part, `${[header, ...data.slice(0, 10)].join('\n')}\n`);
     const manifest = join(dir, 'x-Manifest.json');
@@ -236,7 +229,7 @@ describe('AWS CUR manifests: npm run ingest -- manifest.json', () => {
       manifest,
       JSON.stringify({ assemblyId: 'a', reportName: 'x', bucket: 'b', reportKeys: ['x-1.csv'] }),
     );
-    const out = ingestCli(org, part, manifest);
+    const out = ingestCli(org.id, part, manifest);
     expect(out.status).toBe(1);
     expect(out.stderr).toContain('x-Manifest.json is an AWS CUR 1.0 manifest');
     expect(out.stderr).not.toContain('Error when sniffing');
@@ -244,16 +237,13 @@ describe('AWS CUR manifests: npm run ingest -- manifest.json', () => {
 });
 
 describe('a CUR that lacks one of its detection columns', () => {
-  const org = `org_upl_detect_${run}`;
-  beforeAll(async () => {
-    await freshOrg(org);
-  });
+  const org = describeOrg('detect');
 
   it('is refused with the format it resembles and the column it lacks', () => {
     const text = readFileSync(CUR_SAMPLE, 'utf8').replace('lineItem/UsageStartDate', 'lineItem/UsageStart');
     const file = join(s().stateDir, `upl-cur-no-start-${run}.csv`);
     writeFileSync(file, text);
-    const out = ingestCli(org, file);
+    const out = ingestCli(org.id, file);
     expect(out.status).toBe(1);
     expect(out.stderr).toContain(
       'rejected: The file resembles the AWS Cost and Usage Report (CUR 1.0) format but lacks its column lineItem/UsageStartDate',
@@ -263,11 +253,7 @@ describe('a CUR that lacks one of its detection columns', () => {
 });
 
 describe('parts of one CUR uploaded one at a time (a replacement with markedly less)', () => {
-  const org = `org_upl_replace_${run}`;
-  let token = '';
-  beforeAll(async () => {
-    token = await freshOrg(org);
-  });
+  const org = describeOrg('replace');
   const { header, data } = curLines();
   const first = data.slice(0, 900);
   const second = data.slice(900);
@@ -278,15 +264,14 @@ describe('parts of one CUR uploaded one at a time (a replacement with markedly l
   let uploadId = '';
 
   it("says so on the CLI with both versions' rows and cost, and names the upload to restore", async () => {
-    const dir = join(s().stateDir, `upl-replace-${run}`);
-    mkdirSync(dir, { recursive: true });
+    const dir = workDir('upl-replace');
     const [p1, p2] = [join(dir, 'cur-1.csv'), join(dir, 'cur-2.csv')] as [string, string];
     writeFileSync(p1, `${[header, ...first].join('\n')}\n`);
     writeFileSync(p2, `${[header, ...second].join('\n')}\n`);
-    const one = ingestCli(org, p1);
+    const one = ingestCli(org.id, p1);
     expect(one.status).toBe(0);
     expect(one.stderr).toBe('');
-    const two = ingestCli(org, p2);
+    const two = ingestCli(org.id, p2);
     expect(two.status).toBe(0);
     expect(two.stderr).toContain('ingest: warning: this upload replaced billing data with markedly less');
     expect(two.stderr).toContain(
@@ -296,30 +281,21 @@ describe('parts of one CUR uploaded one at a time (a replacement with markedly l
     uploadId = /POST \/billing\/uploads\/(upl_[a-f0-9]{26})\/restore/.exec(two.stderr)?.[1] ?? '';
     expect(uploadId).toMatch(/^upl_/);
     expect(two.stdout).toContain(`upload ${uploadId}`);
-    expectSums(await november(token), prefixed('AWS', curDaily(rowsOf(header, second))));
+    expectSums(await november(org.token), prefixed('AWS', curDaily(rowsOf(header, second))));
   });
 
   it('POST /billing/uploads/{id}/restore puts the replaced version back (admins only, once)', async () => {
-    const member = script('token.ts', [
-      '--user',
-      `user_m_${run}`,
-      '--org',
-      org,
-      '--role',
-      'member',
-      '--state-dir',
-      s().stateDir,
-    ]);
-    const forbidden = await api('POST', `/billing/uploads/${uploadId}/restore`, {
-      token: member.stdout.trim(),
-    });
+    const memberToken = tokenCli(`user_m_${run}`, org.id, 'member');
+    const forbidden = await api('POST', `/billing/uploads/${uploadId}/restore`, { token: memberToken });
     expect(forbidden.status).toBe(403);
-    const unknown = await api('POST', '/billing/uploads/upl_00000000000000000000000000/restore', { token });
+    const unknown = await api('POST', '/billing/uploads/upl_00000000000000000000000000/restore', {
+      token: org.token,
+    });
     expect(unknown.status).toBe(404);
     const res = await api<{ id: string; status: string; sources: unknown[] }>(
       'POST',
       `/billing/uploads/${uploadId}/restore`,
-      { token },
+      { token: org.token },
     );
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({
@@ -328,9 +304,11 @@ describe('parts of one CUR uploaded one at a time (a replacement with markedly l
       sources: [{ month: '2023-11', provider: 'AWS', account: '123412340534' }],
     });
     expect((await api('POST', '/_local/drain', { body: { timeoutMs: 60_000 } })).status).toBe(200);
-    expectSums(await november(token), prefixed('AWS', curDaily(rowsOf(header, first))));
+    expectSums(await november(org.token), prefixed('AWS', curDaily(rowsOf(header, first))));
     // The upload record says what was replaced and what the restore put back, from the raw parts.
-    const record = await api<Record<string, unknown>>('GET', `/billing/uploads/${uploadId}`, { token });
+    const record = await api<Record<string, unknown>>('GET', `/billing/uploads/${uploadId}`, {
+      token: org.token,
+    });
     expect(record.status).toBe(200);
     const figures = (lines: string[]) => ({
       rows: lines.length,
@@ -347,27 +325,22 @@ describe('parts of one CUR uploaded one at a time (a replacement with markedly l
       warnings: [expect.stringContaining('AWS account 123412340534, 2023-11')],
       restored: [{ ...source, before: figures(second), after: figures(first) }],
     });
-    const again = await api('POST', `/billing/uploads/${uploadId}/restore`, { token });
+    const again = await api('POST', `/billing/uploads/${uploadId}/restore`, { token: org.token });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ error: 'ALREADY_RESTORED' });
   });
 });
 
 describe('the conformance report of an upload (docs/focus-conformance.md)', () => {
-  const org = `org_upl_conf_${run}`;
-  let token = '';
-  beforeAll(async () => {
-    token = await freshOrg(org);
-  });
+  const org = describeOrg('conf');
 
   it('npm run ingest prints the summary; GET /billing/uploads lists it to members; the record has the failed rows by line', async () => {
-    const dir = join(s().stateDir, `upl-conf-${run}`);
-    mkdirSync(dir, { recursive: true });
+    const dir = workDir('upl-conf');
     const rows = valid();
     rows[2] = { ...usage(3), ChargeCategory: 'Refund', ConsumedQuantity: null, ConsumedUnit: null };
     const file = join(dir, 'focus-refund.csv');
     writeFileSync(file, csv(rows));
-    const out = ingestCli(org, file);
+    const out = ingestCli(org.id, file);
     expect(out.status).toBe(0);
     const line = out.stdout.split('\n').find((l) => l.startsWith('FOCUS 1.2 conformance:')) ?? '';
     expect(line).toMatch(/^FOCUS 1\.2 conformance: MUST \d+\/\d+ met, SHOULD \d+\/\d+ met/);
@@ -375,17 +348,7 @@ describe('the conformance report of an upload (docs/focus-conformance.md)', () =
     const uploadId = /GET \/billing\/uploads\/(upl_[a-f0-9]{26})/.exec(out.stdout)?.[1] ?? '';
     expect(uploadId).toMatch(/^upl_/);
 
-    const member = script('token.ts', [
-      '--user',
-      `user_cm_${run}`,
-      '--org',
-      org,
-      '--role',
-      'member',
-      '--state-dir',
-      s().stateDir,
-    ]);
-    const memberToken = member.stdout.trim();
+    const memberToken = tokenCli(`user_cm_${run}`, org.id, 'member');
     const list = await api<{ items: Record<string, unknown>[]; nextCursor: string | null }>(
       'GET',
       '/billing/uploads',
@@ -412,7 +375,10 @@ describe('the conformance report of an upload (docs/focus-conformance.md)', () =
       ['ChargeCategory-C-003-M', 1, [4]],
     ]);
     // Its rows are stored all the same: the explorer's total is the file's.
-    const total = [...(await daily(token, '2025-03-01', '2025-03-31')).values()].reduce((a, b) => a + b, 0);
+    const total = [...(await daily(org.token, '2025-03-01', '2025-03-31')).values()].reduce(
+      (a, b) => a + b,
+      0,
+    );
     expect(total).toBeCloseTo(
       rows.reduce((a, r) => a + Number(r.BilledCost), 0),
       6,
@@ -428,15 +394,10 @@ describe('the conformance report of an upload (docs/focus-conformance.md)', () =
 });
 
 describe('GET /billing/uploads: newest first, a page at a time, each with its detected format', () => {
-  const org = `org_upl_order_${run}`;
-  let token = '';
-  beforeAll(async () => {
-    token = await freshOrg(org);
-  });
+  const org = describeOrg('order');
 
   it('lists three uploads (FOCUS, OCI, an unrecognised file) newest first over two pages', async () => {
-    const dir = join(s().stateDir, `upl-order-${run}`);
-    mkdirSync(dir, { recursive: true });
+    const dir = workDir('upl-order');
     const focus = join(dir, 'focus.csv');
     writeFileSync(focus, csv(valid()));
     const oci = join(dir, 'oci.csv');
@@ -449,24 +410,22 @@ describe('GET /billing/uploads: newest first, a page at a time, each with its de
     const unknown = join(dir, 'notes.csv');
     writeFileSync(unknown, 'when,what\n2025-04-01,nothing billed\n');
     // One at a time, in this order: each is delivered after the one before.
-    ingestOk(org, focus);
-    ingestOk(org, oci);
-    expect(ingestCli(org, unknown).status).not.toBe(0);
+    ingestOk(org.id, focus);
+    ingestOk(org.id, oci);
+    expect(ingestCli(org.id, unknown).status).not.toBe(0);
 
     type Listed = { file: string; format: string; status: string; startedAt: string };
     const first = await api<{ items: Listed[]; nextCursor: string | null }>(
       'GET',
       '/billing/uploads?limit=2',
-      {
-        token,
-      },
+      { token: org.token },
     );
     expect(first.status).toBe(200);
     expect(first.body.nextCursor).toEqual(expect.any(String));
     const second = await api<{ items: Listed[]; nextCursor: string | null }>(
       'GET',
       `/billing/uploads?limit=2&cursor=${encodeURIComponent(first.body.nextCursor ?? '')}`,
-      { token },
+      { token: org.token },
     );
     expect(second.status).toBe(200);
     expect(second.body.nextCursor).toBeNull();

@@ -1,13 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { App } from 'aws-cdk-lib';
 import { CHART_ASSET_FILES } from '../../infra/bundling';
-import { readDeployConfig } from '../../infra/constructs/deploy-config';
-import { CostManagementStack } from '../../infra/stack';
 import { fontPath, resvgWasmPath } from '../../shared/domain/reports/render/assets';
-import { queues, workers } from '../../shared/queues';
-import { cdkJsonContext } from './support';
+import { workers } from '../../shared/queues';
+import { synthWorkerAssets } from './support';
 
 // A real synth (bundling on) of the workers that render charts: their asset must carry the fonts
 // and resvg's wasm in `assets/`, byte for byte, where the render code looks for them in a Lambda.
@@ -16,30 +13,10 @@ const outdir = mkdtempSync(join(tmpdir(), 'cms-chart-asset-'));
 let assetDirs: string[];
 
 beforeAll(() => {
-  const app = new App({
-    outdir,
-    context: { ...cdkJsonContext(), env: 'dev', 'aws:cdk:enable-asset-metadata': true },
-  });
   const chartWorkers = workers.filter((w) => w.rendersCharts);
   // Reports' charts and PDFs; cost alerts' charts and budget alerts' burn charts (alert-evaluate).
   expect(chartWorkers.map((w) => w.name).sort()).toEqual(['alert-evaluate', 'report-delivery']);
-  const stack = new CostManagementStack(app, 'CostManagement-dev', {
-    config: readDeployConfig(app.node, 'dev'),
-    routes: [],
-    queues,
-    workers: chartWorkers,
-    schedules: [],
-  });
-  app.synth();
-  const template = JSON.parse(readFileSync(join(outdir, stack.jobs!.templateFile), 'utf8')) as {
-    Resources: Record<
-      string,
-      { Type: string; Properties: { Description?: string }; Metadata?: Record<string, string> }
-    >;
-  };
-  assetDirs = Object.values(template.Resources)
-    .filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description?.startsWith('Worker '))
-    .map((r) => join(outdir, r.Metadata?.['aws:asset:path'] ?? 'missing'));
+  assetDirs = synthWorkerAssets(outdir, chartWorkers);
   expect(assetDirs).toHaveLength(2);
 }, 180_000);
 

@@ -2,12 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
 import { DUCKDB_BINDING_FILE } from '../../infra/bundling';
-import { readDeployConfig } from '../../infra/constructs/deploy-config';
-import { CostManagementStack } from '../../infra/stack';
-import { queues, workers } from '../../shared/queues';
-import { cdkJsonContext } from './support';
+import { workers } from '../../shared/queues';
+import { synthWorkerAssets } from './support';
 
 // A real synth (bundling on) of a stack holding the workers that need DuckDB: their asset must
 // carry @duckdb/node-api with the linux-x64 binding, installed by `npm ci` at synth, and the bundle
@@ -16,29 +13,8 @@ const outdir = mkdtempSync(join(tmpdir(), 'cms-duckdb-asset-'));
 let assetDirs: string[];
 
 beforeAll(() => {
-  const app = new App({
-    outdir,
-    context: { ...cdkJsonContext(), env: 'dev', 'aws:cdk:enable-asset-metadata': true },
-  });
   const duckDbWorkers = workers.filter((w) => w.needsDuckDb);
-  const stack = new CostManagementStack(app, 'CostManagement-dev', {
-    config: readDeployConfig(app.node, 'dev'),
-    routes: [],
-    queues,
-    workers: duckDbWorkers,
-    schedules: [],
-  });
-  app.synth();
-  // The workers live in the Jobs nested stack, whose template is a file of the assembly.
-  const template = JSON.parse(readFileSync(join(outdir, stack.jobs!.templateFile), 'utf8')) as {
-    Resources: Record<
-      string,
-      { Type: string; Properties: { Description?: string }; Metadata?: Record<string, string> }
-    >;
-  };
-  assetDirs = Object.values(template.Resources)
-    .filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description?.startsWith('Worker '))
-    .map((r) => join(outdir, r.Metadata?.['aws:asset:path'] ?? 'missing'));
+  assetDirs = synthWorkerAssets(outdir, duckDbWorkers);
   expect(assetDirs).toHaveLength(duckDbWorkers.length);
 }, 180_000);
 

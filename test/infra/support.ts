@@ -4,9 +4,9 @@ import { App, type CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { type DeployStage, readDeployConfig } from '../../infra/constructs/deploy-config';
 import { PROJECT_ROOT } from '../../infra/constructs/service-function';
-import { type CostManagementStack, createServiceStack } from '../../infra/stack';
+import { CostManagementStack, createServiceStack } from '../../infra/stack';
 import type { RouteDef } from '../../shared/http/route';
-import type { QueueDef, ScheduleDef, WorkerDef } from '../../shared/queues';
+import { type QueueDef, queues, type ScheduleDef, type WorkerDef } from '../../shared/queues';
 
 /** The context `cdk synth` runs with (cdk.json feature flags), so tests see the same template. */
 export function cdkJsonContext(): Record<string, unknown> {
@@ -179,4 +179,32 @@ export function serviceFunctions(template: Template): Record<string, CfnResource
       ([id]) => !id.startsWith(WEB_CONSOLE_PREFIX),
     ),
   );
+}
+
+/**
+ * A real synth (bundling on) into `outdir` of a dev stack with only `workers`: the asset folders of
+ * their functions (the workers live in the Jobs nested stack, whose template is a file of the assembly).
+ */
+export function synthWorkerAssets(outdir: string, workers: WorkerDef[]): string[] {
+  const app = new App({
+    outdir,
+    context: { ...cdkJsonContext(), env: 'dev', 'aws:cdk:enable-asset-metadata': true },
+  });
+  const stack = new CostManagementStack(app, 'CostManagement-dev', {
+    config: readDeployConfig(app.node, 'dev'),
+    routes: [],
+    queues,
+    workers,
+    schedules: [],
+  });
+  app.synth();
+  const template = JSON.parse(readFileSync(join(outdir, stack.jobs!.templateFile), 'utf8')) as {
+    Resources: Record<
+      string,
+      { Type: string; Properties: { Description?: string }; Metadata?: Record<string, string> }
+    >;
+  };
+  return Object.values(template.Resources)
+    .filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Description?.startsWith('Worker '))
+    .map((r) => join(outdir, r.Metadata?.['aws:asset:path'] ?? 'missing'));
 }

@@ -90,9 +90,11 @@ export async function sweepAlertsOf(orgIds: string[], now: Date): Promise<boolea
 
 /** Puts one message on the local `alert-evaluation` queue (a redelivery, or one alert's evaluation). */
 export async function sendEvaluationMessage(body: {
+  kind?: 'budget';
   orgId: string;
   alertId?: string;
   alertIds?: string[];
+  budgetAlertIds?: (string | undefined)[];
   scheduledFor: string;
 }): Promise<void> {
   const sqs = new SQSClient({
@@ -110,6 +112,22 @@ export async function sendEvaluationMessage(body: {
   } finally {
     sqs.destroy();
   }
+}
+
+/**
+ * Over HTTP, snoozes one alert of a kind for `days` days and archives another (each answering 200):
+ * the suites' alerts that must send nothing.
+ */
+export async function snoozeOneArchiveOther(
+  kind: 'costAlerts' | 'budgetAlerts',
+  token: string,
+  ids: { snoozed: string; archived: string },
+  days: number,
+): Promise<void> {
+  const until = new Date(Date.now() + days * 86_400_000).toISOString();
+  const snooze = await api('POST', `/alerts-v2/${kind}/${ids.snoozed}/snooze`, { token, body: { until } });
+  expect(snooze.status).toBe(200);
+  expect((await api('DELETE', `/alerts-v2/${kind}/${ids.archived}`, { token })).status).toBe(200);
 }
 
 /** Money as alert messages write it (USD): whole units from 100 up, cents below. */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
@@ -131,6 +131,26 @@ export function ensureBrowser(): string {
 /** A headless Chromium found (or installed) by `ensureBrowser`, driven by playwright-core. */
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: ensureBrowser(), args: ['--no-sandbox'] });
+}
+
+/**
+ * A headless Chromium for the enclosing suite (`launchChromium`), launched before its tests with its
+ * artifacts folder made (ten minutes allowed: Debian's chromium may have to be installed first) and
+ * closed after them; the getter answers it once the suite runs.
+ */
+export function suiteBrowser(artifacts: string): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    browser = await launchChromium();
+  }, 600_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('the suite browser is not launched yet');
+    return browser;
+  };
 }
 
 /** Signs the console at `consoleUrl` in with a pasted credential (an `ak_` key or a JWT). */

@@ -19,3 +19,30 @@ export interface Conversion {
   source: string | null;
   rates: { from: string; to: string } | null;
 }
+
+/** A dashboard widget of an explorer request (`advancedExplorer`), at the top left, 6 × 4, unless `at` says. */
+export function explorerWidget(
+  key: string,
+  title: string,
+  request: Record<string, unknown>,
+  at: { x?: number; y?: number; w?: number; h?: number } = {},
+) {
+  return {
+    key,
+    x: at.x ?? 0,
+    y: at.y ?? 0,
+    w: at.w ?? 6,
+    h: at.h ?? 4,
+    title,
+    source: { type: 'advancedExplorer' as const, request },
+  };
+}
+
+/** Money as the console's tables show it: two decimals, USD unless told. */
+export const consoleMoney = (x: number, currency = 'USD') =>
+  new Intl.NumberFormat('en-US', {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  }).format(x);

@@ -37,12 +37,18 @@ export interface EvaluationStore {
   putEvaluations(orgId: string, evaluations: readonly AlertEvaluation[]): Promise<void>;
 }
 
-/** A move of a due alert's `nextEvalAt`, conditional on `from` (and on the snooze it was read with). */
+/**
+ * A move of an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, when it
+ * takes a due alert. Conditional on `from` and on the alert not being archived, so of two sweeps
+ * (EventBridge delivers at least once) exactly one moves it; with `snoozedUntil`, also on the
+ * snooze being still that one (the sweep skips a snoozed alert on what it read from the index).
+ */
 export interface NextEvalMove {
   orgId: string;
   alertId: string;
   from: string;
   to: string;
+  /** Also conditional on the snooze being still this one. */
   snoozedUntil?: string;
 }
 

@@ -13,11 +13,12 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '.
 import { newId } from '../../ids';
 import type { WebhookPolicy } from '../../net/address-policy';
 import { validationFailure } from '../../validation';
-import { retryLostRace } from '../common/lost-race';
+import { changeVersioned } from '../common/lost-race';
 import { assertScopesAssignable } from '../dashboards/assignment';
 import { assertMetricReferences } from '../dashboards/body-checks';
 import { queryListExpressionIssue, queryListMetricReferences } from '../dashboards/validation';
 import { budgetQueryIssue } from '../queries/budget';
+import { alertLifecycle } from './lifecycle';
 import {
   type AlertEvaluation,
   type AlertThreshold,
@@ -131,8 +132,8 @@ async function load(orgId: string, alertId: string): Promise<StoredAlert> {
   return alert;
 }
 
-/** Changing an alert: its creator or an admin (any member of the organisation may read it). */
-function assertCanEdit(principal: Principal, alert: StoredAlert): void {
+/** Changing an alert (cost or budget): its creator or an admin (any member may read it). */
+function assertCanEdit(principal: Principal, alert: Pick<StoredAlert, 'createdById'>): void {
   if (!isAdmin(principal) && alert.createdById !== principal.principalId)
     throw new ForbiddenError('FORBIDDEN');
 }
@@ -211,36 +212,55 @@ export function parseIfMatch(ifMatch: string | undefined): number | undefined {
 }
 
 /**
- * Runs `change` on the current alert and writes the result conditionally on the version read. With
- * If-Match a stale version is a 409; without, a lost race is retried on the fresh copy.
+ * Runs `change` on the current alert (cost or budget alert; its creator or an admin) and writes the
+ * result conditionally on the version read (`changeVersioned`): with If-Match a stale version is a
+ * 409; without, a lost race is retried on the fresh copy. Answers the record and its version.
  */
-export async function changeAlert(
+export function changeOwnedAlert<S extends { version: number; createdById: string }, N, R>(
+  principal: Principal,
+  ifMatch: string | undefined,
+  load: () => Promise<S>,
+  change: (current: S) => N | null | Promise<N | null>,
+  write: (next: N, current: S) => Promise<S>,
+  record: (alert: S) => R,
+): Promise<{ alert: R; version: number }> {
+  const answer = (alert: S) => ({ alert: record(alert), version: alert.version });
+  return changeVersioned({
+    expected: parseIfMatch(ifMatch),
+    read: async () => {
+      const current = await load();
+      assertCanEdit(principal, current);
+      return current;
+    },
+    version: (current) => current.version,
+    change,
+    replace: async (next, current) => answer(await write(next, current)),
+    unchanged: answer,
+  });
+}
+
+/** Exported for the kinds of alert stored as cost alerts (expiring-commitment alerts): `record` answers their own shape. */
+export function changeAlert<R>(
   principal: Principal,
   alertId: string,
   ifMatch: string | undefined,
   change: (current: StoredAlert) => Promise<{ next: StoredAlert; thresholds?: AlertThreshold[] } | null>,
-): Promise<{ alert: CostAlert; version: number; stored: StoredAlert }> {
-  const expected = parseIfMatch(ifMatch);
-  for (let attempt = 0; ; attempt++) {
-    const current = await load(principal.orgId, alertId);
-    assertCanEdit(principal, current);
-    if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
-    const result = await change(current);
-    if (!result) return { alert: toRecord(current), version: current.version, stored: current };
+  record: (alert: StoredAlert) => R,
+) {
+  const write = async (
+    result: { next: StoredAlert; thresholds?: AlertThreshold[] },
+    current: StoredAlert,
+  ) => {
     const next = { ...result.next, version: current.version + 1 };
-    try {
-      if (result.thresholds) {
-        const old = await getThresholds(principal.orgId, alertId);
-        await replaceAlert(next, current.version, { remove: old, add: result.thresholds });
-      } else {
-        await replaceAlert(next, current.version);
-      }
-      return { alert: toRecord(next), version: next.version, stored: next };
-    } catch (error) {
-      if (await retryLostRace(error, expected, attempt)) continue;
-      throw error;
+    if (result.thresholds) {
+      const old = await getThresholds(principal.orgId, alertId);
+      await replaceAlert(next, current.version, { remove: old, add: result.thresholds });
+    } else {
+      await replaceAlert(next, current.version);
     }
-  }
+    return next;
+  };
+  return changeOwnedAlert(principal, ifMatch, () => load(principal.orgId, alertId), change, write, record);
 }
 
 /** Replaces an alert's definition with the body (identity, archive and snooze state are kept). */
@@ -253,58 +273,42 @@ export async function updateAlert(
 ) {
   const fields = alertFields(input, webhookPolicy());
   await assertAlertReferences(principal, fields);
-  return changeAlert(principal, alertId, ifMatch, async (current) => {
-    // An expiring-commitment alert is not a cost alert: it has no cost-alert definition to replace.
-    if (current.variant === 'COMMITMENT_EXPIRY') throw new NotFoundError(ALERT_NOT_FOUND);
-    if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
-    const next: StoredAlert = { ...current, ...stored(fields), updatedAt: now.toISOString() };
-    return { next, thresholds: thresholdsOf(alertId, fields) };
-  });
+  return changeAlert(
+    principal,
+    alertId,
+    ifMatch,
+    async (current) => {
+      // An expiring-commitment alert is not a cost alert: it has no cost-alert definition to replace.
+      if (current.variant === 'COMMITMENT_EXPIRY') throw new NotFoundError(ALERT_NOT_FOUND);
+      if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
+      const next: StoredAlert = { ...current, ...stored(fields), updatedAt: now.toISOString() };
+      return { next, thresholds: thresholdsOf(alertId, fields) };
+    },
+    toRecord,
+  );
 }
 
-/** Archives (idempotent): sets `archivedAt` and leaves the due index, so it is never evaluated again. */
-export async function archiveAlert(
-  principal: Principal,
-  alertId: string,
-  ifMatch?: string,
-  now = new Date(),
-) {
-  return changeAlert(principal, alertId, ifMatch, async (current) => {
-    if (current.archivedAt) return null;
-    const at = now.toISOString();
-    return { next: { ...current, archivedAt: at, nextEvalAt: null, updatedAt: at } };
-  });
+/** Archive, snooze and unsnooze of alerts stored as cost alerts, answering `record` of the result. */
+export function storedAlertLifecycle<R>(record: (alert: StoredAlert) => R) {
+  return alertLifecycle<StoredAlert, { alert: R; version: number }>((principal, alertId, ifMatch, change) =>
+    changeAlert(
+      principal,
+      alertId,
+      ifMatch,
+      async (current) => {
+        const next = change(current);
+        return next && { next };
+      },
+      record,
+    ),
+  );
 }
 
-/** Snoozes until a future time: evaluations go on (history) but notify nothing until then. */
-export async function snoozeAlert(
-  principal: Principal,
-  alertId: string,
-  until: string,
-  ifMatch?: string,
-  now = new Date(),
-) {
-  const untilMs = Date.parse(until);
-  if (!(untilMs > now.getTime())) throw new BadRequestError('until must be in the future');
-  const iso = new Date(untilMs).toISOString();
-  return changeAlert(principal, alertId, ifMatch, async (current) => {
-    if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
-    if (current.snoozedUntil === iso) return null;
-    return { next: { ...current, snoozedUntil: iso, updatedAt: now.toISOString() } };
-  });
-}
-
-export async function unsnoozeAlert(
-  principal: Principal,
-  alertId: string,
-  ifMatch?: string,
-  now = new Date(),
-) {
-  return changeAlert(principal, alertId, ifMatch, async (current) => {
-    if (current.snoozedUntil === null) return null;
-    return { next: { ...current, snoozedUntil: null, updatedAt: now.toISOString() } };
-  });
-}
+export const {
+  archive: archiveAlert,
+  snooze: snoozeAlert,
+  unsnooze: unsnoozeAlert,
+} = storedAlertLifecycle(toRecord);
 
 /** The alert's evaluations, newest first (404 for an alert the caller's organisation does not have). */
 export async function alertHistory(

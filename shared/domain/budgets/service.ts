@@ -13,7 +13,7 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ShapedEr
 import { newId } from '../../ids';
 import { log } from '../../log';
 import { toFieldIssues, validationFailure } from '../../validation';
-import { retryLostRace } from '../common/lost-race';
+import { changeVersioned, retryLostRace } from '../common/lost-race';
 import { expectedVersion } from '../dashboards/rules';
 import { assertScopesAssignable } from '../dashboards/service';
 import { budgetCsv, parseBudgetCsv } from './csv';
@@ -109,22 +109,27 @@ export async function updateBudget(
 ): Promise<Budget> {
   const expected = expectedVersion(undefined, ifMatch);
   const fields = fieldsOf(body);
-  for (let attempt = 0; ; attempt++) {
-    const current = await loadEditable(principal, budgetId);
-    if (current.archivedAt) throw ARCHIVED();
-    if (expected !== undefined && expected !== current.versionNumber)
-      throw new ConflictError('VERSION_CONFLICT');
-    if (attempt === 0) await assertScope(principal, fields.scopeId);
-    const at = now();
-    const next: Budget = {
-      ...current,
-      ...fields,
-      versionId: newId('bver'),
-      versionNumber: current.versionNumber + 1,
-      updatedById: principal.principalId,
-      updatedAt: at,
-    };
-    try {
+  return changeVersioned({
+    expected,
+    read: async () => {
+      const current = await loadEditable(principal, budgetId);
+      if (current.archivedAt) throw ARCHIVED();
+      return current;
+    },
+    version: (current) => current.versionNumber,
+    change: async (current, attempt) => {
+      if (attempt === 0) await assertScope(principal, fields.scopeId);
+      const next: Budget = {
+        ...current,
+        ...fields,
+        versionId: newId('bver'),
+        versionNumber: current.versionNumber + 1,
+        updatedById: principal.principalId,
+        updatedAt: now(),
+      };
+      return next;
+    },
+    replace: async (next, current) => {
       await saveBudgetVersion(next, versionOf(next), current.versionNumber);
       log.info('budget version saved', {
         orgId: principal.orgId,
@@ -132,11 +137,9 @@ export async function updateBudget(
         versionNumber: next.versionNumber,
       });
       return next;
-    } catch (error) {
-      if (await retryLostRace(error, expected, attempt)) continue;
-      throw error;
-    }
-  }
+    },
+    unchanged: (current) => current,
+  });
 }
 
 /** DELETE /budgets/{id}: archives (no new version); archiving an archived budget answers it unchanged. */

@@ -17,12 +17,10 @@ import {
 } from '../alerts/schemas';
 import {
   ALERT_NOT_FOUND,
-  archiveAlert,
   changeAlert,
   listStoredAlertsPage,
   newAlert,
-  snoozeAlert,
-  unsnoozeAlert,
+  storedAlertLifecycle,
   webhookPolicy,
 } from '../alerts/service';
 import { EXPIRY_WINDOWS } from './expiry-alert';
@@ -145,14 +143,16 @@ export async function listCommitmentAlerts(
   return { items: page.items.map(commitmentAlertRecord), nextCursor: page.nextCursor };
 }
 
+const lifecycle = storedAlertLifecycle(commitmentAlertRecord);
+
 /** A cost-alert change applied to a commitment alert (404 for any other id): the record it wrote. */
 async function changed(
   principal: Principal,
   id: string,
-  change: () => Promise<{ stored: StoredAlert }>,
+  change: () => Promise<{ alert: CommitmentAlert }>,
 ): Promise<CommitmentAlert> {
   await loadCommitmentAlert(principal.orgId, id);
-  return commitmentAlertRecord((await change()).stored);
+  return (await change()).alert;
 }
 
 /** Archives a commitment alert (idempotent): it leaves the due index and sends nothing again. */
@@ -162,7 +162,7 @@ export async function archiveCommitmentAlert(
   ifMatch?: string,
   now = new Date(),
 ): Promise<CommitmentAlert> {
-  return changed(principal, id, () => archiveAlert(principal, id, ifMatch, now));
+  return changed(principal, id, () => lifecycle.archive(principal, id, ifMatch, now));
 }
 
 /** Snoozes a commitment alert: nothing is sent (nor claimed) until then. */
@@ -173,7 +173,7 @@ export async function snoozeCommitmentAlert(
   ifMatch?: string,
   now = new Date(),
 ): Promise<CommitmentAlert> {
-  return changed(principal, id, () => snoozeAlert(principal, id, until, ifMatch, now));
+  return changed(principal, id, () => lifecycle.snooze(principal, id, until, ifMatch, now));
 }
 
 /** Ends a commitment alert's snooze (idempotent): the commitments still in their window are announced again. */
@@ -183,7 +183,7 @@ export async function unsnoozeCommitmentAlert(
   ifMatch?: string,
   now = new Date(),
 ): Promise<CommitmentAlert> {
-  return changed(principal, id, () => unsnoozeAlert(principal, id, ifMatch, now));
+  return changed(principal, id, () => lifecycle.unsnooze(principal, id, ifMatch, now));
 }
 
 /**
@@ -201,18 +201,24 @@ export async function updateCommitmentAlert(
   now = new Date(),
 ): Promise<CommitmentAlert> {
   const target = channelTarget(input, webhookPolicy());
-  const { stored } = await changeAlert(principal, id, ifMatch, async (current) => {
-    if (current.variant !== KIND) throw new NotFoundError(ALERT_NOT_FOUND);
-    if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
-    const next: StoredAlert = {
-      ...current,
-      name: input.name,
-      notificationChannel: input.notificationChannel,
-      ...target,
-      expiryWithinDays: input.withinDays,
-      updatedAt: now.toISOString(),
-    };
-    return { next };
-  });
-  return commitmentAlertRecord(stored);
+  const { alert } = await changeAlert(
+    principal,
+    id,
+    ifMatch,
+    async (current) => {
+      if (current.variant !== KIND) throw new NotFoundError(ALERT_NOT_FOUND);
+      if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
+      const next: StoredAlert = {
+        ...current,
+        name: input.name,
+        notificationChannel: input.notificationChannel,
+        ...target,
+        expiryWithinDays: input.withinDays,
+        updatedAt: now.toISOString(),
+      };
+      return { next };
+    },
+    commitmentAlertRecord,
+  );
+  return alert;
 }

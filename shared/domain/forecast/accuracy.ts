@@ -2,6 +2,7 @@
  * The backtest's figures: the error quantiles the intervals are made of, and the accuracy a
  * forecast carries (docs/forecasting.md, "Accuracy").
  */
+import { quantile } from '../common/stats';
 import { toDate } from './days';
 
 export interface ForecastAccuracy {
@@ -26,13 +27,6 @@ export interface ForecastAccuracy {
    * origins, counted on the second half). */
   coverage80: number | null;
   coverage95: number | null;
-}
-
-/** Nearest-rank quantile of a sorted array. */
-function quantile(sorted: ArrayLike<number>, p: number): number {
-  if (!sorted.length) return 0;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1));
-  return sorted[i] ?? 0;
 }
 
 /** Nearest-rank index of quantile p among n values. */

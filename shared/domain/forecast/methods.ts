@@ -7,6 +7,7 @@
  * Weekly seasonality is indexed by `index mod 7`, so a series must start on the same weekday for
  * every origin (it does: the indices are absolute).
  */
+import { median } from '../common/stats';
 import { dayOfMonth } from './days';
 import { weekdayMeans } from './legacy';
 
@@ -313,12 +314,6 @@ export interface CalendarEffects {
   monthStart: number;
   /** Added to the last day of every month. */
   monthEnd: number;
-}
-
-function median(v: number[]): number {
-  const s = [...v].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 }
 
 /**

@@ -5,17 +5,10 @@ import type { Page } from '../../db/page';
 import { upgradeWidgets } from '../../db/reports-legacy';
 import { getReport, insertReport, listDeliveries, listReports, replaceReport } from '../../db/reports-repo';
 import { getTeam } from '../../db/teams-repo';
-import {
-  ConflictError,
-  type FieldIssue,
-  ForbiddenError,
-  NotFoundError,
-  ShapedError,
-  ValidationError,
-} from '../../errors';
+import { type FieldIssue, ForbiddenError, NotFoundError, ShapedError, ValidationError } from '../../errors';
 import { newId } from '../../ids';
 import { toFieldIssues } from '../../validation';
-import { retryLostRace } from '../common/lost-race';
+import { changeVersioned } from '../common/lost-race';
 import type { Dashboard } from '../dashboards/model';
 import { readDashboard } from '../dashboards/service';
 import { budgetQueryIssue } from '../queries/budget';
@@ -126,6 +119,18 @@ async function loadVisible(
   return report;
 }
 
+/** What a new report (created or a copy) starts with: the caller's, version 1, not scheduled yet. */
+function newRecord(principal: Principal, at: string) {
+  return {
+    createdById: principal.principalId,
+    createdAt: at,
+    updatedAt: at,
+    archivedAt: null,
+    version: 1,
+    nextRunAt: null,
+  } satisfies Partial<Report>;
+}
+
 export async function createReport(principal: Principal, input: CreateReportInput): Promise<Report> {
   await assertTeamAssignable(principal, input.teamId);
   assertSchedule(input);
@@ -145,12 +150,7 @@ export async function createReport(principal: Principal, input: CreateReportInpu
     status: input.status,
     widgets: input.widgets,
     destinations: input.destinations,
-    createdById: principal.principalId,
-    createdAt: at,
-    updatedAt: at,
-    archivedAt: null,
-    version: 1,
-    nextRunAt: null,
+    ...newRecord(principal, at),
   };
   report.nextRunAt = await computeNextRun(report, new Date(at));
   await insertReport(report);
@@ -272,45 +272,48 @@ export async function patchReport(
   readBody: () => Promise<unknown>,
   ifMatch?: string,
 ): Promise<Report> {
-  const expected = parseIfMatch(ifMatch);
-  for (let attempt = 0; ; attempt++) {
-    const current = await loadVisible(principal, reportId);
-    if (!canEdit(principal, current)) throw new ForbiddenError('FORBIDDEN');
-    if (current.archivedAt) throw new ShapedError(409, { error: 'REPORT_ARCHIVED' });
-    const patch = parsePatch(upgradeWidgets(await readBody()));
-    if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
-    if (patch.teamId !== undefined && patch.teamId !== current.teamId)
-      await assertTeamAssignable(principal, patch.teamId);
-    const { context, ...fields } = patch;
-    const merged: Report = {
-      ...current,
-      ...definedEntries(fields),
-      // `context` is merged field by field: a partial context leaves the other fields as stored.
-      context: { ...current.context, ...(context ? definedEntries(context) : {}) },
-      updatedAt: current.updatedAt,
-      version: current.version,
-    };
-    assertSchedule(merged);
-    // Nothing would change (an empty body, or the stored values sent back): answer the stored
-    // report without a write, so the version does not move and concurrent editors see no conflict.
-    if (sameContent(merged, current)) return current;
-    // New widgets or new recipients: whoever makes the change must see every dashboard delivered.
-    if (patch.widgets !== undefined || patch.destinations !== undefined)
-      await assertDashboardsVisible(principal, merged.widgets);
-    if (patch.widgets !== undefined) await assertBudgetReferences(principal.orgId, merged.widgets);
-    merged.updatedAt = now();
-    merged.version = current.version + 1;
-    // The schedule moved (cadence, weekday, status): the next run is computed again from now.
-    if (scheduleChanged(merged, current) || (isDeliverable(merged) && !merged.nextRunAt))
-      merged.nextRunAt = await computeNextRun(merged, new Date(merged.updatedAt));
-    try {
+  return changeVersioned({
+    expected: parseIfMatch(ifMatch),
+    read: async () => {
+      const current = await loadVisible(principal, reportId);
+      if (!canEdit(principal, current)) throw new ForbiddenError('FORBIDDEN');
+      if (current.archivedAt) throw new ShapedError(409, { error: 'REPORT_ARCHIVED' });
+      return { current, patch: parsePatch(upgradeWidgets(await readBody())) };
+    },
+    version: ({ current }) => current.version,
+    change: async ({ current, patch }) => {
+      if (patch.teamId !== undefined && patch.teamId !== current.teamId)
+        await assertTeamAssignable(principal, patch.teamId);
+      const { context, ...fields } = patch;
+      const merged: Report = {
+        ...current,
+        ...definedEntries(fields),
+        // `context` is merged field by field: a partial context leaves the other fields as stored.
+        context: { ...current.context, ...(context ? definedEntries(context) : {}) },
+        updatedAt: current.updatedAt,
+        version: current.version,
+      };
+      assertSchedule(merged);
+      // Nothing would change (an empty body, or the stored values sent back): answer the stored
+      // report without a write, so the version does not move and concurrent editors see no conflict.
+      if (sameContent(merged, current)) return null;
+      // New widgets or new recipients: whoever makes the change must see every dashboard delivered.
+      if (patch.widgets !== undefined || patch.destinations !== undefined)
+        await assertDashboardsVisible(principal, merged.widgets);
+      if (patch.widgets !== undefined) await assertBudgetReferences(principal.orgId, merged.widgets);
+      merged.updatedAt = now();
+      merged.version = current.version + 1;
+      // The schedule moved (cadence, weekday, status): the next run is computed again from now.
+      if (scheduleChanged(merged, current) || (isDeliverable(merged) && !merged.nextRunAt))
+        merged.nextRunAt = await computeNextRun(merged, new Date(merged.updatedAt));
+      return merged;
+    },
+    replace: async (merged, { current }) => {
       await replaceReport(merged, current.version);
       return merged;
-    } catch (error) {
-      if (await retryLostRace(error, expected, attempt)) continue;
-      throw error;
-    }
-  }
+    },
+    unchanged: ({ current }) => current,
+  });
 }
 
 export async function duplicateReport(
@@ -328,12 +331,7 @@ export async function duplicateReport(
     // A copy of a template is the caller's own draft; a copy never starts delivering on its own.
     type: source.type === 'TEMPLATE' ? 'PRIVATE' : source.type,
     status: 'INACTIVE',
-    createdById: principal.principalId,
-    createdAt: at,
-    updatedAt: at,
-    archivedAt: null,
-    version: 1,
-    nextRunAt: null,
+    ...newRecord(principal, at),
   };
   await insertReport(copy);
   return { reportId: copy.id };

@@ -50,6 +50,16 @@ function spikeOn(day: string): AlertSeries {
   };
 }
 
+/** The evaluator's dependencies over a series spiking on `day`, at `now`; notifications go to `notes`. */
+function spikeDeps(notes: Notification[]) {
+  return (day: string, now: string) => ({
+    source: { read: async () => spikeOn(day) },
+    store: evaluationStore,
+    now: () => new Date(now),
+    enqueueNotifications: collect(notes),
+  });
+}
+
 describe('alert sweep and evaluation', () => {
   test('the sweep enqueues due alerts once, skipping snoozed and archived ones', async () => {
     const t0 = new Date('2026-11-21T05:00:00Z');
@@ -83,12 +93,7 @@ describe('alert sweep and evaluation', () => {
   test('evaluation notifies once per calendar week, records each evaluation, and replays keep the id', async () => {
     const alert = await createAlert(principal, input({ name: 'weekly dedup' }));
     const notes: Notification[] = [];
-    const deps = (day: string, now: string) => ({
-      source: { read: async () => spikeOn(day) },
-      store: evaluationStore,
-      now: () => new Date(now),
-      enqueueNotifications: collect(notes),
-    });
+    const deps = spikeDeps(notes);
     const msg = { orgId, alertId: alert.id, scheduledFor: '' };
     const a = await evaluateAlert(msg, deps('2026-11-17', '2026-11-18T06:00:00Z'));
     expect(a).toMatchObject({
@@ -135,12 +140,7 @@ describe('alert sweep and evaluation', () => {
     const owner: Principal = { ...principal, orgId: zoneOrg };
     const alert = await createAlert(owner, input({ name: `week in ${zone ?? 'UTC'}` }));
     const notes: Notification[] = [];
-    const deps = (day: string, now: string) => ({
-      source: { read: async () => spikeOn(day) },
-      store: evaluationStore,
-      now: () => new Date(now),
-      enqueueNotifications: collect(notes),
-    });
+    const deps = spikeDeps(notes);
     const msg = { orgId: zoneOrg, alertId: alert.id, scheduledFor: '' };
     const a = await evaluateAlert(msg, deps('2026-11-20', '2026-11-22T10:30:00Z'));
     expect(a).toMatchObject({ triggered: true, suppressedBy: null });
@@ -214,14 +214,21 @@ function spikeWarehouse(
   return { fake, calls };
 }
 
-describe('alerts that ask the same queries', () => {
-  const groupOrg = `org_group${run}`;
-  const owner: Principal = { ...principal, orgId: groupOrg };
-  // Daily cost: 100 a day, 400 on the last complete day (2026-11-19: the last charge day is the 20th).
+/**
+ * The enclosing describe's organisation `org_<name><run>` and its admin, over a warehouse whose daily
+ * cost is 100 a day and 400 on the last complete day (2026-11-19: the last charge day is the 20th).
+ */
+function spikeSuite(name: string) {
+  const orgId = `org_${name}${run}`;
+  const owner: Principal = { ...principal, orgId };
   const lastChargeDay = '2026-11-20';
   const spikeDay = '2026-11-19';
-  const { fake, calls } = spikeWarehouse(lastChargeDay, spikeDay);
   afterEach(() => setWarehouseQueries(undefined));
+  return { orgId, owner, lastChargeDay, spikeDay, ...spikeWarehouse(lastChargeDay, spikeDay) };
+}
+
+describe('alerts that ask the same queries', () => {
+  const { orgId: groupOrg, owner, spikeDay, fake, calls } = spikeSuite('group');
 
   test('are swept into one message and read from the warehouse once', async () => {
     const t0 = new Date('2026-11-21T05:00:00Z');
@@ -269,12 +276,7 @@ describe('alerts that ask the same queries', () => {
 });
 
 describe('batched sweep and evaluation', () => {
-  const batchOrg = `org_batch${run}`;
-  const owner: Principal = { ...principal, orgId: batchOrg };
-  const lastChargeDay = '2026-11-20';
-  const spikeDay = '2026-11-19';
-  const { fake, calls } = spikeWarehouse(lastChargeDay, spikeDay);
-  afterEach(() => setWarehouseQueries(undefined));
+  const { orgId: batchOrg, owner, lastChargeDay, spikeDay, fake, calls } = spikeSuite('batch');
 
   /** `n` alerts created 8 at a time, each made by `make(i)`. */
   async function createMany(n: number, make: (i: number) => Record<string, unknown>, at: Date) {

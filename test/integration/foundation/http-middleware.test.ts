@@ -36,9 +36,10 @@ function event(auth: Record<string, string>, over: Partial<HttpEvent> = {}): Htt
 
 const context = { getRemainingTimeInMillis: () => 10_000 } as never;
 
-const echo = httpRoute(
+/** A member's `POST /test` route taking `{ n }`, with `extra` settings. */
+const testRoute = (id: string, extra: Partial<Parameters<typeof route>[0]> = {}) =>
   route({
-    id: 'echo',
+    id,
     method: 'POST',
     path: '/test',
     entry: 'test',
@@ -46,29 +47,19 @@ const echo = httpRoute(
     tag: 'test',
     summary: '',
     body: v.strictObject({ n: v.number() }),
-  }),
-  async ({ body, principal }) => ({
-    n: body.n,
-    who: principal.principalId,
-    role: principal.role,
-    teams: principal.teamIds,
-  }),
-);
+    ...extra,
+  });
+
+const echo = httpRoute(testRoute('echo'), async ({ body, principal }) => ({
+  n: body.n,
+  who: principal.principalId,
+  role: principal.role,
+  teams: principal.teamIds,
+}));
 
 /** A body that may also be sent as text (`bodyContentTypes`); the route decodes and validates it. */
 const textOrJson = httpRoute(
-  route({
-    id: 'textOrJson',
-    method: 'POST',
-    path: '/test',
-    entry: 'test',
-    auth: 'member',
-    tag: 'test',
-    summary: '',
-    body: v.strictObject({ n: v.number() }),
-    bodyContentTypes: ['application/json', 'text/csv'],
-    deferBodyValidation: true,
-  }),
+  testRoute('textOrJson', { bodyContentTypes: ['application/json', 'text/csv'], deferBodyValidation: true }),
   async ({ body, event }) => ({ body: body as unknown, base64: event.isBase64Encoded }),
 );
 

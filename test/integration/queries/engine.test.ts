@@ -243,12 +243,13 @@ describe('query engine over DuckDB', () => {
   });
 
   it('compares with the preceding period: explicit dates, and preset-aware', async () => {
+    const comparisonPeriod = { startDate: null, endDate: null, enabled: true, chartType: 'TABLE' };
     const res = await ask({
       period: {
         startDate: '2024-10-08T00:00:00Z',
         endDate: '2024-10-14T00:00:00Z',
         aggBy: 'Day',
-        comparisonPeriod: { startDate: null, endDate: null, enabled: true, chartType: 'TABLE' },
+        comparisonPeriod,
       },
       queries: [q('a')],
     });
@@ -261,7 +262,7 @@ describe('query engine over DuckDB', () => {
       period: {
         datePreset: 'LAST_MONTH',
         aggBy: 'Month',
-        comparisonPeriod: { startDate: null, endDate: null, enabled: true, chartType: 'TABLE' },
+        comparisonPeriod,
       },
       queries: [q('a')],
     });

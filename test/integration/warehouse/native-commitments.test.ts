@@ -94,22 +94,28 @@ function expectSame(actual: Map<string, number>, expected: Map<string, number>) 
   }
 }
 
+/** The sums of `value` per `key` over the stored rows equal `expected` (from the raw file). */
+function expectStored(
+  rows: Stored[],
+  key: (r: Stored) => string | null,
+  value: (r: Stored) => number,
+  expected: Map<string, number>,
+) {
+  expectSame(storedBy(rows, key, value), expected);
+}
+
 /** The stored BilledCost and EffectiveCost per day equal the sums from the raw file. */
 function expectPerDay(rows: Stored[], billed: Map<string, number>, effective: Map<string, number>) {
-  expectSame(
-    storedBy(
-      rows,
-      (r) => r.day,
-      (r) => r.billed,
-    ),
+  expectStored(
+    rows,
+    (r) => r.day,
+    (r) => r.billed,
     billed,
   );
-  expectSame(
-    storedBy(
-      rows,
-      (r) => r.day,
-      (r) => r.effective,
-    ),
+  expectStored(
+    rows,
+    (r) => r.day,
+    (r) => r.effective,
     effective,
   );
 }
@@ -119,20 +125,16 @@ const key = (r: Stored) => `${r.id}|${r.day}`;
 
 /** The EffectiveCost of each commitment's Used and of its Unused lines per day equal the raw file's. */
 function expectUsedUnused(rows: Stored[], used: Map<string, number>, unused: Map<string, number>) {
-  expectSame(
-    storedBy(
-      rows.filter((r) => r.status === 'Used'),
-      key,
-      (r) => r.effective,
-    ),
+  expectStored(
+    rows.filter((r) => r.status === 'Used'),
+    key,
+    (r) => r.effective,
     used,
   );
-  expectSame(
-    storedBy(
-      rows.filter((r) => r.status === 'Unused'),
-      key,
-      (r) => r.effective,
-    ),
+  expectStored(
+    rows.filter((r) => r.status === 'Unused'),
+    key,
+    (r) => r.effective,
     unused,
   );
 }
@@ -398,50 +400,38 @@ describe.each([
     // Day 2 leaves Savings Plan commitment unused, day 3 RI hours; every day uses both.
     expect(unused.size).toBe(2);
     expectUsedUnused(rows, used, unused);
-    expectSame(
-      storedBy(
-        rows.filter((r) => r.status === 'Used' && r.qty !== null),
-        key,
-        (r) => r.qty ?? 0,
-      ),
+    expectStored(
+      rows.filter((r) => r.status === 'Used' && r.qty !== null),
+      key,
+      (r) => r.qty ?? 0,
       usedQty,
     );
-    expectSame(
-      storedBy(
-        rows.filter((r) => r.status === 'Unused'),
-        key,
-        (r) => r.qty ?? 0,
-      ),
+    expectStored(
+      rows.filter((r) => r.status === 'Unused'),
+      key,
+      (r) => r.qty ?? 0,
       unusedQty,
     );
     const byType = (t: string) => rows.filter((r) => r.line === t);
-    for (const t of [
-      'SavingsPlanCoveredUsage',
-      'SavingsPlanNegation',
-      'SavingsPlanRecurringFee',
-      'SavingsPlanUpfrontFee',
-    ]) {
-      for (const r of byType(t)) {
-        expect({ t, id: r.id, name: r.name, type: r.type, ccat: r.ccat }).toEqual({
-          t,
-          id: SP,
-          name: 'sp-0a1b',
-          type: 'Savings Plan',
-          ccat: 'Spend',
-        });
-      }
-    }
-    for (const t of ['DiscountedUsage', 'RIFee', 'Fee']) {
-      for (const r of byType(t)) {
-        expect({ t, id: r.id, name: r.name, type: r.type, ccat: r.ccat }).toEqual({
-          t,
-          id: RI,
-          name: 'ri-9f8e',
-          type: 'Reservation',
-          ccat: 'Usage',
-        });
-      }
-    }
+    const expectCommitment = (types: string[], id: string, name: string, type: string, ccat: string) => {
+      for (const t of types)
+        for (const r of byType(t))
+          expect({ t, id: r.id, name: r.name, type: r.type, ccat: r.ccat }).toEqual({
+            t,
+            id,
+            name,
+            type,
+            ccat,
+          });
+    };
+    expectCommitment(
+      ['SavingsPlanCoveredUsage', 'SavingsPlanNegation', 'SavingsPlanRecurringFee', 'SavingsPlanUpfrontFee'],
+      SP,
+      'sp-0a1b',
+      'Savings Plan',
+      'Spend',
+    );
+    expectCommitment(['DiscountedUsage', 'RIFee', 'Fee'], RI, 'ri-9f8e', 'Reservation', 'Usage');
     expect(byType('SavingsPlanCoveredUsage').every((r) => r.status === 'Used' && r.unit === 'USD')).toBe(
       true,
     );
@@ -529,20 +519,16 @@ describe.each([
               : r.billed,
       );
     }
-    expectSame(
-      storedBy(
-        rows,
-        (r) => r.day,
-        (r) => r.list ?? 0,
-      ),
+    expectStored(
+      rows,
+      (r) => r.day,
+      (r) => r.list ?? 0,
       list,
     );
-    expectSame(
-      storedBy(
-        rows,
-        (r) => r.day,
-        (r) => r.contracted ?? 0,
-      ),
+    expectStored(
+      rows,
+      (r) => r.day,
+      (r) => r.contracted ?? 0,
       contracted,
     );
   });
@@ -653,20 +639,16 @@ describe('Azure reservations and savings plans', () => {
     }
     expect(unused.size).toBe(3);
     expectUsedUnused(rows, used, unused);
-    expectSame(
-      storedBy(
-        rows.filter((r) => r.status !== null),
-        (r) => `${key(r)}|${r.status}`,
-        (r) => r.qty ?? Number.NaN,
-      ),
+    expectStored(
+      rows.filter((r) => r.status !== null),
+      (r) => `${key(r)}|${r.status}`,
+      (r) => r.qty ?? Number.NaN,
       qty,
     );
-    expectSame(
-      storedBy(
-        rows,
-        (r) => r.day,
-        (r) => r.list ?? 0,
-      ),
+    expectStored(
+      rows,
+      (r) => r.day,
+      (r) => r.list ?? 0,
       list,
     );
     for (const r of rows.filter((x) => x.status === 'Unused')) expect(r.contracted).toBe(0);

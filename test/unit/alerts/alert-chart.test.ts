@@ -2,11 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { alertChartOf, alertChartSpec, alertMessage } from '../../../shared/domain/alerts/chart';
 import type { AlertFiring } from '../../../shared/domain/alerts/explain';
-import type { Notification } from '../../../shared/domain/alerts/notification';
 import { ALERT_CHART_FILE } from '../../../shared/domain/alerts/render';
 import type { AlertSeries } from '../../../shared/domain/alerts/series';
 import { buildRawEmail } from '../../../shared/notify/email';
 import { pngSize } from '../../support/alert-messages';
+import { emailNotification } from '../../support/notification';
 import { costQuery } from './fixtures';
 
 /**
@@ -92,18 +92,7 @@ async function look(name: string, firing: AlertFiring) {
     join(ARTIFACTS, `${name}.html`),
     m.html.replace(`cid:${ALERT_CHART_FILE}`, `data:image/png;base64,${m.images![0]!.base64}`),
   );
-  const n: Notification = {
-    id: `chart-${name}`,
-    orgId: 'org_x',
-    kind: 'ALERT',
-    alertId: firing.alert.id,
-    channel: 'EMAIL',
-    emails: ['finops@example.com'],
-    slackChannelId: null,
-    teamsUrl: null,
-    message: m,
-    createdAt: '2026-11-21T06:00:00.000Z',
-  };
+  const n = emailNotification(m, { id: `chart-${name}`, alertId: firing.alert.id });
   const raw = (await buildRawEmail(n, 'FinOps <finops@example.com>')).toString('utf8');
   writeFileSync(join(ARTIFACTS, `${name}.eml`), raw);
   expect(raw).toMatch(/Content-Type: multipart\/related/);

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Notification } from '../../../shared/domain/alerts/notification';
 import { type AlertFiring, renderAlertMessage } from '../../../shared/domain/alerts/render';
 import { rootCausesOf } from '../../../shared/domain/alerts/root-causes';
 import { parseExplorerQueryString } from '../../../shared/links';
 import { buildRawEmail } from '../../../shared/notify/email';
 import { teamsPayload } from '../../../shared/notify/teams';
+import { emailNotification } from '../../support/notification';
 import { costQuery } from './fixtures';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'artifacts', 'alerts');
@@ -273,18 +273,12 @@ describe('alert message renderer', () => {
         join(ARTIFACTS, `${name}.teams.json`),
         JSON.stringify(teamsPayload(m.teamsCard), null, 2),
       );
-      const n: Notification = {
+      const n = emailNotification(m, {
         id: `sample-${name}`,
         orgId: 'org_sample',
-        kind: 'ALERT',
         alertId: firing.alert.id,
-        channel: 'EMAIL',
-        emails: ['finops@example.com'],
-        slackChannelId: null,
-        teamsUrl: null,
-        message: m,
         createdAt: '2026-11-21T06:00:00Z',
-      };
+      });
       const raw = (await buildRawEmail(n, 'FinOps <finops@example.com>')).toString('utf8');
       writeFileSync(join(ARTIFACTS, `${name}.eml`), raw);
       expect(raw).toMatch(/Content-Type: multipart\/alternative/);
@@ -296,18 +290,12 @@ describe('alert message renderer', () => {
 
   test('the e-mail builder refuses CR or LF in any header value', async () => {
     const m = renderAlertMessage(conditionFiring());
-    const n: Notification = {
+    const n = emailNotification(m, {
       id: 'n1',
-      orgId: 'org_x',
-      kind: 'ALERT',
       alertId: 'a',
-      channel: 'EMAIL',
       emails: ['a@example.com\r\nBcc: victim@example.com'],
-      slackChannelId: null,
-      teamsUrl: null,
-      message: m,
       createdAt: '2026-11-21T06:00:00Z',
-    };
+    });
     await expect(buildRawEmail(n, 'FinOps <f@example.com>')).rejects.toThrow(/To must not contain CR or LF/);
     await expect(
       buildRawEmail(

@@ -23,17 +23,12 @@ import {
 } from '../../../console/src/reports-shape';
 import { SnoozeBody } from '../../../shared/domain/alerts/schemas';
 import { PatchReportBody } from '../../../shared/domain/reports/schemas';
+import { consoleMoney } from '../../support/explorer';
 
 /** Raw daily figures of the alert's query; every expectation is computed from these. */
 const DAILY = [100.5, 120.25, null, 980.125, 130];
 const DATES = ['2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22', '2026-11-23'];
-const eur = (x: number) =>
-  new Intl.NumberFormat('en-US', {
-    style: 'currency',
-    currency: 'EUR',
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 2,
-  }).format(x);
+const eur = (x: number) => consoleMoney(x, 'EUR');
 
 function alert(over: Partial<AlertWidgetData> = {}): AlertWidgetData {
   return {

@@ -20,6 +20,7 @@ import type { EChartsSpec, TableSpec } from '../../../shared/charts/spec';
 import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model';
 import { PublishDashboardBody } from '../../../shared/domain/dashboards/schemas';
 import { PublishBody } from '../../../shared/domain/dimensions/schemas';
+import { explorerWidget } from '../../support/explorer';
 
 /** Raw figures: provider → one value per month. The expectations are computed from these. */
 const RAW: Record<string, number[]> = {
@@ -54,22 +55,11 @@ function result(currency: string | null = 'EUR', unit: string | null = currency)
 }
 
 function widget(chartType: string, extra: Partial<Widget['source']['request']> = {}): Widget {
-  return {
-    key: 'w1',
-    x: 0,
-    y: 0,
-    w: 6,
-    h: 4,
-    title: 'Cost by provider',
-    source: {
-      type: 'advancedExplorer',
-      request: {
-        period: { datePreset: 'LAST_3_MONTHS', aggBy: 'Month' },
-        queries: [{ type: 'cost', name: 'a', colorIndex: 0, chartType, groupBy: 'provider' }],
-        ...extra,
-      },
-    },
-  };
+  return explorerWidget('w1', 'Cost by provider', {
+    period: { datePreset: 'LAST_3_MONTHS', aggBy: 'Month' },
+    queries: [{ type: 'cost', name: 'a', colorIndex: 0, chartType, groupBy: 'provider' }],
+    ...extra,
+  }) as Widget;
 }
 
 const money = (x: number, currency: string, digits: number) =>

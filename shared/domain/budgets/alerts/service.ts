@@ -1,4 +1,4 @@
-import { isAdmin, type Principal } from '../../../auth/principal';
+import type { Principal } from '../../../auth/principal';
 import {
   getBudgetAlert,
   insertBudgetAlert,
@@ -8,11 +8,11 @@ import {
 } from '../../../db/budget-alerts-repo';
 import { getBudget } from '../../../db/budgets-repo';
 import type { Page } from '../../../db/page';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../../errors';
+import { BadRequestError, ConflictError, NotFoundError } from '../../../errors';
 import { newId } from '../../../ids';
+import { alertLifecycle } from '../../alerts/lifecycle';
 import { channelTarget } from '../../alerts/rules';
-import { ALERT_NOT_FOUND, parseIfMatch, webhookPolicy } from '../../alerts/service';
-import { retryLostRace } from '../../common/lost-race';
+import { ALERT_NOT_FOUND, changeOwnedAlert, webhookPolicy } from '../../alerts/service';
 import type { Budget } from '../model';
 import {
   type BudgetAlert,
@@ -132,33 +132,25 @@ export async function listBudgetAlertsPage(
   return { items, nextCursor: cursor ?? null };
 }
 
-/**
- * Runs `change` on the current alert and writes the result conditionally on the version read: with
- * If-Match a stale version is a 409; without, a lost race is retried on the fresh copy.
- */
-async function changeBudgetAlert(
+function changeBudgetAlert(
   principal: Principal,
   alertId: string,
   ifMatch: string | undefined,
   change: (current: StoredBudgetAlert) => StoredBudgetAlert | null,
-): Promise<{ alert: BudgetAlert; version: number }> {
-  const expected = parseIfMatch(ifMatch);
-  for (let attempt = 0; ; attempt++) {
-    const current = await load(principal.orgId, alertId);
-    if (!isAdmin(principal) && current.createdById !== principal.principalId)
-      throw new ForbiddenError('FORBIDDEN');
-    if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
-    const changed = change(current);
-    if (!changed) return { alert: toBudgetAlertRecord(current), version: current.version };
+) {
+  const write = async (changed: StoredBudgetAlert, current: StoredBudgetAlert) => {
     const next = { ...changed, version: current.version + 1 };
-    try {
-      await replaceBudgetAlert(next, current.version);
-      return { alert: toBudgetAlertRecord(next), version: next.version };
-    } catch (error) {
-      if (await retryLostRace(error, expected, attempt)) continue;
-      throw error;
-    }
-  }
+    await replaceBudgetAlert(next, current.version);
+    return next;
+  };
+  return changeOwnedAlert(
+    principal,
+    ifMatch,
+    () => load(principal.orgId, alertId),
+    change,
+    write,
+    toBudgetAlertRecord,
+  );
 }
 
 /** Replaces the definition (identity, archive and snooze state kept; thresholds get new ids). */
@@ -183,49 +175,11 @@ export async function updateBudgetAlert(
   });
 }
 
-/** Archives (idempotent): leaves the due index, so it is never evaluated again. */
-export async function archiveBudgetAlert(
-  principal: Principal,
-  alertId: string,
-  ifMatch?: string,
-  now = new Date(),
-) {
-  return changeBudgetAlert(principal, alertId, ifMatch, (current) => {
-    if (current.archivedAt) return null;
-    const at = now.toISOString();
-    return { ...current, archivedAt: at, nextEvalAt: null, updatedAt: at };
-  });
-}
-
-/** Snoozes until a future time: evaluations go on (history) but notify nothing until then. */
-export async function snoozeBudgetAlert(
-  principal: Principal,
-  alertId: string,
-  until: string,
-  ifMatch?: string,
-  now = new Date(),
-) {
-  const untilMs = Date.parse(until);
-  if (!(untilMs > now.getTime())) throw new BadRequestError('until must be in the future');
-  const iso = new Date(untilMs).toISOString();
-  return changeBudgetAlert(principal, alertId, ifMatch, (current) => {
-    if (current.archivedAt) throw new ConflictError('ALERT_ARCHIVED');
-    if (current.snoozedUntil === iso) return null;
-    return { ...current, snoozedUntil: iso, updatedAt: now.toISOString() };
-  });
-}
-
-export async function unsnoozeBudgetAlert(
-  principal: Principal,
-  alertId: string,
-  ifMatch?: string,
-  now = new Date(),
-) {
-  return changeBudgetAlert(principal, alertId, ifMatch, (current) => {
-    if (current.snoozedUntil === null) return null;
-    return { ...current, snoozedUntil: null, updatedAt: now.toISOString() };
-  });
-}
+export const {
+  archive: archiveBudgetAlert,
+  snooze: snoozeBudgetAlert,
+  unsnooze: unsnoozeBudgetAlert,
+} = alertLifecycle(changeBudgetAlert);
 
 /** The alert's evaluations, newest first (404 for an alert the caller's organisation does not have). */
 export async function budgetAlertHistory(
