@@ -143,7 +143,7 @@ export const listUsers = declare(AREA, 'GET /iac/users', 'listUsers', {
   query: ListUsersQuery,
 });
 
-export const getMe = declare(AREA, 'GET /me', 'getMe', {
+export const getMe = declare(AREA_ORGANIZATION, 'GET /me', 'getMe', {
   auth: 'member',
   summary:
     'Who the caller is: user id, name, e-mail, role, teams and organisation (id, name); an API key says ' +

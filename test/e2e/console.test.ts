@@ -452,7 +452,7 @@ describe('the web console in a browser', () => {
     expect(await hRow.locator('td').nth(2).textContent()).toBe(`spend ${consoleMoney(h.values.spend!)}`);
     expect(h.notificationId).toBe(`${id}:${h.evaluatedDay}`);
     expect(await hRow.locator('td').nth(3).textContent()).toBe('Notified');
-    expect(await hRow.locator('td').nth(4).textContent()).toBe(h.notificationId);
+    expect(await hRow.locator('td[data-label="Notification"]').textContent()).toBe(h.notificationId);
     await page.screenshot({ path: join(ARTIFACTS, 'alert.png'), fullPage: true });
 
     // Snooze for 7 days: the record's snoozedUntil is set about a week ahead; unsnooze clears it.
