@@ -323,11 +323,14 @@ function median(v: number[]): number {
 
 /**
  * The month-start and month-end effects in `y[0, end)`: for each month, the day's excess over the
- * mean of the same weekday a week before and a week after (so the weekly pattern cancels); the
- * effect is the median excess over the months, kept when at least two months show it and it
- * stands out of the noise: |median| > 3 × 1.25 × sd₀ / √months, sd₀ being the spread of the same
- * excess on ordinary days (1.25: the median's standard error over the mean's). A MAD would be 0
- * on a sparse series' repeated values and let noise through.
+ * mean of the same weekday a week before and a week after (so the weekly pattern cancels).
+ * A recurring charge of the last three months comes first: when at least two of them stand out of
+ * the noise on their own (|excess| > 3 × sd₀, the same sign), the effect is the mean of those
+ * months' excesses, so a support plan or commitment fee that changed recently is forecast at its
+ * new amount. Otherwise the effect is the median excess over all the months, kept when at least
+ * two months show it and it stands out of the noise: |median| > 3 × 1.25 × sd₀ / √months, sd₀
+ * being the spread of the same excess on ordinary days (1.25: the median's standard error over
+ * the mean's). A MAD would be 0 on a sparse series' repeated values and let noise through.
  */
 export function calendarEffects(y: readonly number[], days: readonly number[], end: number): CalendarEffects {
   const excessAt = (t: number) => {
@@ -354,7 +357,16 @@ export function calendarEffects(y: readonly number[], days: readonly number[], e
     }
     if (out.length < 2) return 0;
     const m = median(out);
-    return Math.abs(m) > (3 * 1.25 * sd0) / Math.sqrt(out.length) ? m : 0;
+    const longRun = Math.abs(m) > (3 * 1.25 * sd0) / Math.sqrt(out.length) ? m : 0;
+    const recent = out.slice(-3);
+    for (const sign of [1, -1]) {
+      const charges = recent.filter((e) => sign * e > 3 * sd0);
+      if (charges.length < 2) continue;
+      const latest = charges.reduce((a, b) => a + b, 0) / charges.length;
+      // A charge that changed: the recent months' mean is off the long-run one beyond its noise.
+      if (Math.abs(latest - longRun) > (3 * sd0) / Math.sqrt(charges.length)) return latest;
+    }
+    return longRun;
   };
   return { monthStart: effect(isMonthStart), monthEnd: effect(isMonthEnd) };
 }

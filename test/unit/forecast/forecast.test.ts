@@ -82,6 +82,29 @@ describe('forecastSeries: known structure', () => {
     }
   });
 
+  test('a month-start charge that changed (a support plan raised three months ago) is forecast at its new amount', () => {
+    const noise = gaussian(4);
+    const raisedFrom = Date.UTC(2024, 7, 1); // 2024-08-01: 1,000 on the 1st before, 2,500 from then on
+    const charge = (t: number) => {
+      const at = START + t * DAY;
+      if (new Date(at).getUTCDate() !== 1) return 0;
+      return at >= raisedFrom ? 2500 : 1000;
+    };
+    // History through 2024-10-15: seven 1sts at 1,000, three at 2,500.
+    const days = 289;
+    const f = forecastSeries(
+      series(days, (t) => (WEEK[t % 7] ?? 0) * (1 + 0.02 * noise()) + charge(t)),
+      { horizonDays: 60 },
+    );
+    for (const p of f.points) {
+      const t = (Date.parse(`${p.date}T00:00:00Z`) - START) / DAY;
+      const base = WEEK[t % 7] ?? 0;
+      const extra = p.date.endsWith('-01') ? 2500 : 0;
+      expect(Math.abs(p.value - (base + extra))).toBeLessThan(0.08 * base + 0.05 * extra + 1);
+    }
+    expect(f.calendar.monthStart).toBeGreaterThan(2500 * 0.95);
+  });
+
   test('a sparse series (seven days in ten at zero) is forecast at its mean rate, never below zero', () => {
     const rand = seededRandom(3);
     const history = series(364, () => (rand() < 0.3 ? 300 : 0));
