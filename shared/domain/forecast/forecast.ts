@@ -158,12 +158,13 @@ export function forecastSeries(
 
   // The forecast: the chosen method refitted on the whole history.
   if (!sel.path || !sel.cal) {
-    sel.cal = calendarEffects(
+    const cal = calendarEffects(
       y,
       y.map((_, t) => first + t),
       n,
     );
-    const x = withoutCalendar(y, first, sel.cal);
+    sel.cal = cal.forecast;
+    const x = withoutCalendar(y, first, cal.history);
     sel.path = sel.candidate.run(x, n, [n], horizon).get(n) ?? new Float64Array(horizon);
   }
   const { cal, path } = sel;
@@ -244,8 +245,8 @@ function select(
     y.map((_, t) => first + t),
     fitEnd,
   );
-  const xBt = withoutCalendar(y, first, calBt);
-  const calAt = Float64Array.from(y, (_, t) => calendarOn(first + t, calBt));
+  const xBt = withoutCalendar(y, first, calBt.history);
+  const calAt = Float64Array.from(y, (_, t) => calendarOn(first + t, calBt.forecast));
   const errorsOf = (paths: Paths) => {
     const errors = new Map<number, Float64Array>();
     const row = pathRows(paths.size, hb);

@@ -105,6 +105,22 @@ describe('forecastSeries: known structure', () => {
     expect(f.calendar.monthStart).toBeGreaterThan(2500 * 0.95);
   });
 
+  test('a month-start charge that stopped three months ago is no longer forecast', () => {
+    const noise = gaussian(5);
+    const stoppedFrom = Date.UTC(2024, 7, 1); // 1,000 on the 1st until 2024-07-01, none from 2024-08-01
+    const y = (t: number) => {
+      const at = START + t * DAY;
+      const charge = new Date(at).getUTCDate() === 1 && at < stoppedFrom ? 1000 : 0;
+      return (WEEK[t % 7] ?? 0) * (1 + 0.02 * noise()) + charge;
+    };
+    const f = forecastSeries(series(289, y), { horizonDays: 60 });
+    for (const p of f.points) {
+      const base = WEEK[((Date.parse(`${p.date}T00:00:00Z`) - START) / DAY) % 7] ?? 0;
+      expect(Math.abs(p.value - base)).toBeLessThan(0.08 * base + 1);
+    }
+    expect(f.calendar.monthStart).toBe(0);
+  });
+
   test('a sparse series (seven days in ten at zero) is forecast at its mean rate, never below zero', () => {
     const rand = seededRandom(3);
     const history = series(364, () => (rand() < 0.3 ? 300 : 0));
