@@ -319,3 +319,21 @@ describe('forecastSeries: intervals and accuracy on simulated data with known no
     expect(t.upper95).toBe(t.value);
   });
 });
+
+describe('a history given as columns', () => {
+  test('columns (a first day and one value a day, null for no data) forecast exactly as the same days as rows', () => {
+    const noise = gaussian(6);
+    const values: (number | null)[] = Array.from({ length: 300 }, (_, t) =>
+      t % 11 === 3 ? null : (WEEK[t % 7] ?? 0) * (1 + 0.1 * noise()) + (dateOf(t).endsWith('-01') ? 500 : 0),
+    );
+    const rows = values.map((v, t) => ({ date: dateOf(t), value: v ?? 0 }));
+    const dataThrough = dateOf(304); // four days past the last value: zeros in both forms
+    const a = forecastSeries(rows, { horizonDays: 40, dataThrough });
+    const b = forecastSeries({ from: dateOf(0), values }, { horizonDays: 40, dataThrough });
+    expect(b).toEqual(a);
+    // A month partly actual, partly forecast: the actual days are the same sum in both forms.
+    const month = forecastTotal(b, { from: dateOf(0), values }, '2024-10-01', '2024-10-31');
+    expect(month).toEqual(forecastTotal(a, rows, '2024-10-01', '2024-10-31'));
+    expect(month.actual).toBeCloseTo(sum(rows.filter((r) => r.date >= '2024-10-01').map((r) => r.value)), 9);
+  });
+});
