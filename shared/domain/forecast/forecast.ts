@@ -79,11 +79,23 @@ interface ErrorModel {
 const ERROR_MODEL = Symbol('errorModel');
 type WithErrors = Forecast & { [ERROR_MODEL]?: ErrorModel };
 
-/** A gap-free daily series from the history rows (duplicate dates summed, gaps 0). */
-function dailySeries(
-  history: readonly { date: string; value: number }[],
-  dataThrough: string | undefined,
-): { first: number; y: number[] } {
+/**
+ * A daily history as columns: `values[k]` is the value of the day `k` days after `from`
+ * (`YYYY-MM-DD`). The same days as rows without an object and a date string per day (a grouped
+ * explorer forecast reads a year of days for each of up to 100 groups).
+ */
+export interface DailyColumns {
+  from: string;
+  /** null: a day without data (0). */
+  values: ArrayLike<number | null>;
+}
+
+/** A history: rows (any order, duplicate dates summed, gaps 0) or columns. */
+export type DailyHistory = readonly { date: string; value: number }[] | DailyColumns;
+
+/** A gap-free daily series from the history (duplicate dates summed, gaps 0). */
+function dailySeries(history: DailyHistory, dataThrough: string | undefined): { first: number; y: number[] } {
+  if ('from' in history) return dailyColumns(history, dataThrough);
   const sums = new Map<number, number>();
   for (const r of history) {
     if (!Number.isFinite(r.value))
@@ -98,6 +110,27 @@ function dailySeries(
   const first = days.length ? Math.min(...days) : last + 1;
   const y: number[] = [];
   for (let d = first; d <= last; d++) y.push(sums.get(d) ?? 0);
+  return { first, y };
+}
+
+/** `dailySeries` of columns: the values up to `dataThrough` (days after the last value: 0). */
+function dailyColumns(
+  history: DailyColumns,
+  dataThrough: string | undefined,
+): { first: number; y: number[] } {
+  const first = toDay(history.from);
+  if (!Number.isFinite(first)) throw new RangeError(`forecast: ${history.from} is not a YYYY-MM-DD date`);
+  const { values } = history;
+  const last = dataThrough ? toDay(dataThrough) : first + values.length - 1;
+  if (!Number.isFinite(last)) return { first: 0, y: [] };
+  const n = Math.max(0, last - first + 1);
+  const y = new Array<number>(n);
+  for (let k = 0; k < n; k++) {
+    const v = k < values.length ? (values[k] ?? 0) : 0;
+    if (!Number.isFinite(v))
+      throw new RangeError(`forecast: value of ${toDate(first + k)} is not a finite number`);
+    y[k] = v;
+  }
   return { first, y };
 }
 
@@ -136,10 +169,7 @@ export function selectionOf(forecast: Forecast): ForecastSelection | undefined {
  * quantiles) and the accuracy figures. A `selection` of the same history and horizon skips the
  * backtest.
  */
-export function forecastSeries(
-  history: readonly { date: string; value: number }[],
-  options: ForecastOptions,
-): Forecast {
+export function forecastSeries(history: DailyHistory, options: ForecastOptions): Forecast {
   const horizon = options.horizonDays;
   if (!Number.isInteger(horizon) || horizon < 1 || horizon > 1095)
     throw new RangeError('forecast: horizonDays must be an integer from 1 to 1095');
@@ -158,12 +188,13 @@ export function forecastSeries(
 
   // The forecast: the chosen method refitted on the whole history.
   if (!sel.path || !sel.cal) {
-    sel.cal = calendarEffects(
+    const cal = calendarEffects(
       y,
       y.map((_, t) => first + t),
       n,
     );
-    const x = withoutCalendar(y, first, sel.cal);
+    sel.cal = cal.forecast;
+    const x = withoutCalendar(y, first, cal.history);
     sel.path = sel.candidate.run(x, n, [n], horizon).get(n) ?? new Float64Array(horizon);
   }
   const { cal, path } = sel;
@@ -244,8 +275,8 @@ function select(
     y.map((_, t) => first + t),
     fitEnd,
   );
-  const xBt = withoutCalendar(y, first, calBt);
-  const calAt = Float64Array.from(y, (_, t) => calendarOn(first + t, calBt));
+  const xBt = withoutCalendar(y, first, calBt.history);
+  const calAt = Float64Array.from(y, (_, t) => calendarOn(first + t, calBt.forecast));
   const errorsOf = (paths: Paths) => {
     const errors = new Map<number, Float64Array>();
     const row = pathRows(paths.size, hb);
@@ -387,7 +418,7 @@ export interface ForecastTotal {
  */
 export function forecastTotal(
   forecast: Forecast,
-  history: readonly { date: string; value: number }[],
+  history: DailyHistory,
   from: string,
   to: string,
 ): ForecastTotal {
@@ -396,11 +427,17 @@ export function forecastTotal(
   const end = forecast.history.to ? toDay(forecast.history.to) : toDay(forecast.points[0]?.date ?? from) - 1;
   let actual = 0;
   let actualDays = 0;
-  if (a <= end)
-    for (const r of history) {
-      const d = toDay(r.date);
-      if (d >= a && d <= b && d <= end) actual += r.value;
-    }
+  if (a <= end) {
+    if ('from' in history) {
+      const from = toDay(history.from);
+      for (let d = Math.max(a, from); d <= Math.min(b, end, from + history.values.length - 1); d++)
+        actual += history.values[d - from] ?? 0;
+    } else
+      for (const r of history) {
+        const d = toDay(r.date);
+        if (d >= a && d <= b && d <= end) actual += r.value;
+      }
+  }
   for (let d = Math.max(a, end - forecast.history.days + 1); d <= Math.min(b, end); d++) actualDays++;
   const h1 = Math.max(1, a - end);
   const h2 = b - end;

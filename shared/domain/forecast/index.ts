@@ -1,5 +1,7 @@
 /** The forecasting model: see docs/forecasting.md. */
 export {
+  type DailyColumns,
+  type DailyHistory,
   FORECAST_BACKTEST_ORIGINS,
   FORECAST_MIN_HISTORY_DAYS,
   type Forecast,

@@ -318,13 +318,23 @@ export interface CalendarEffects {
 
 /**
  * The month-start and month-end effects in `y[0, end)`: for each month, the day's excess over the
- * mean of the same weekday a week before and a week after (so the weekly pattern cancels); the
- * effect is the median excess over the months, kept when at least two months show it and it
- * stands out of the noise: |median| > 3 × 1.25 × sd₀ / √months, sd₀ being the spread of the same
- * excess on ordinary days (1.25: the median's standard error over the mean's). A MAD would be 0
- * on a sparse series' repeated values and let noise through.
+ * mean of the same weekday a week before and a week after (so the weekly pattern cancels).
+ * The long-run effect is the median excess over all the months, kept when at least two months
+ * show it and it stands out of the noise: |median| > 3 × 1.25 × sd₀ / √months, sd₀ being the
+ * spread of the same excess on ordinary days (1.25: the median's standard error over the mean's;
+ * a MAD would be 0 on a sparse series' repeated values and let noise through). The last three
+ * months can override it: when at least two of them stand out on their own (|excess| > 3 × sd₀,
+ * same sign) and their mean is off the long-run effect by over 3 × sd₀ / √k, the charge changed
+ * (a support plan raised) and is forecast at that mean; when none of them stands out and their
+ * mean is off by over 3 × sd₀ / √3, the charge stopped and is not forecast.
+ * `forecast` is added to the forecast's days; `history` marks the past days taken out of the
+ * series the methods fit (a stopped or changed charge's old days too).
  */
-export function calendarEffects(y: readonly number[], days: readonly number[], end: number): CalendarEffects {
+export function calendarEffects(
+  y: readonly number[],
+  days: readonly number[],
+  end: number,
+): { forecast: CalendarEffects; history: CalendarEffects } {
   const excessAt = (t: number) => {
     const around = [t - M, t + M].filter((u) => u >= 0 && u < end);
     return around.length ? (y[t] ?? 0) - around.reduce((a, u) => a + (y[u] ?? 0), 0) / around.length : null;
@@ -347,11 +357,32 @@ export function calendarEffects(y: readonly number[], days: readonly number[], e
       const e = excessAt(t);
       if (e !== null) out.push(e);
     }
-    if (out.length < 2) return 0;
+    if (out.length < 2) return { forecast: 0, history: 0 };
     const m = median(out);
-    return Math.abs(m) > (3 * 1.25 * sd0) / Math.sqrt(out.length) ? m : 0;
+    const longRun = Math.abs(m) > (3 * 1.25 * sd0) / Math.sqrt(out.length) ? m : 0;
+    const recent = out.slice(-3);
+    for (const sign of [1, -1]) {
+      const charges = recent.filter((e) => sign * e > 3 * sd0);
+      if (charges.length < 2) continue;
+      const latest = charges.reduce((a, b) => a + b, 0) / charges.length;
+      // A charge that changed: the recent months' mean is off the long-run one beyond its noise.
+      if (Math.abs(latest - longRun) > (3 * sd0) / Math.sqrt(charges.length))
+        return { forecast: latest, history: longRun || latest };
+    }
+    // A charge that stopped: none of the last three months shows it, and their mean is off it.
+    const stopped =
+      longRun !== 0 &&
+      recent.length === 3 &&
+      recent.every((e) => Math.sign(longRun) * e <= 3 * sd0) &&
+      Math.abs(recent.reduce((a, b) => a + b, 0) / 3 - longRun) > (3 * sd0) / Math.sqrt(3);
+    return { forecast: stopped ? 0 : longRun, history: longRun };
   };
-  return { monthStart: effect(isMonthStart), monthEnd: effect(isMonthEnd) };
+  const start = effect(isMonthStart);
+  const end_ = effect(isMonthEnd);
+  return {
+    forecast: { monthStart: start.forecast, monthEnd: end_.forecast },
+    history: { monthStart: start.history, monthEnd: end_.history },
+  };
 }
 
 /** Epoch day (days since 1970-01-01) → is the 1st of a month. */

@@ -3,6 +3,7 @@ import { evaluateExpression } from '../common/expr/evaluate';
 import type { GroupedSeries } from '../common/expr/grouped-series';
 import type { AGGREGATORS, Query } from '../common/query-model';
 import {
+  type DailyHistory,
   FORECAST_BACKTEST_ORIGINS,
   FORECAST_HISTORY_DAYS,
   type ForecastPoint,
@@ -125,9 +126,9 @@ export async function addForecast(
       });
       continue;
     }
-    const dates = day.starts.map(ymd);
+    const firstDay = ymd(day.starts[0] ?? from);
     out.series.forEach((s, i) => {
-      const rows = dates.map((date, k) => ({ date, value: daily[i]?.[k] ?? 0 }));
+      const rows = { from: firstDay, values: daily[i] ?? [] };
       const memo = JSON.stringify([signature, s.group, s.other ?? false, from, dataThrough, days, method]);
       const f = bucketForecast(
         rows,
@@ -345,6 +346,24 @@ function extremeBucket(
   };
 }
 
+/** The last `days` days of a history (rows or columns). */
+function lastDays(history: DailyHistory, days: number): DailyHistory {
+  if (!('from' in history)) return history.slice(-days);
+  const skip = Math.max(0, history.values.length - days);
+  return { from: ymd(dayMs(history.from) + skip * DAY_MS), values: Array.from(history.values).slice(skip) };
+}
+
+/** A history from its first non-zero day (none: empty): earlier days are not the series' history. */
+function fromFirstData(history: DailyHistory): DailyHistory {
+  if (!('from' in history)) {
+    const k = history.findIndex((r) => r.value !== 0);
+    return k < 0 ? [] : history.slice(k);
+  }
+  const values = Array.from(history.values);
+  const k = values.findIndex((v) => v !== 0 && v !== null);
+  return k < 0 ? [] : { from: ymd(dayMs(history.from) + k * DAY_MS), values: values.slice(k) };
+}
+
 /**
  * The explorer's forecast of one daily series (docs/queries.md, "Forecast"): the forecasting model
  * (`shared/domain/forecast`) over `history`, its daily points summed into the request's buckets by
@@ -354,7 +373,7 @@ function extremeBucket(
  * `bucketTotal` (actual + forecast, interval on the whole bucket).
  */
 export function bucketForecast(
-  history: readonly { date: string; value: number }[],
+  history: DailyHistory,
   options: {
     dataThrough: number;
     days: number;
@@ -371,8 +390,7 @@ export function bucketForecast(
   // The legacy baseline reads the four weeks it always read, missing days as 0 (the model's
   // under-eight-weeks rule: the same-weekday mean of the whole weeks, here exactly four). Else
   // leading days without data are not history (a group that started billing later).
-  const firstData = history.findIndex((r) => r.value !== 0);
-  const rows = legacy ? history.slice(-FORECAST_HISTORY_DAYS) : firstData < 0 ? [] : history.slice(firstData);
+  const rows = legacy ? lastDays(history, FORECAST_HISTORY_DAYS) : fromFirstData(history);
   const f = forecastSeries(rows, {
     horizonDays: options.days,
     dataThrough: ymd(options.dataThrough),

@@ -82,6 +82,45 @@ describe('forecastSeries: known structure', () => {
     }
   });
 
+  test('a month-start charge that changed (a support plan raised three months ago) is forecast at its new amount', () => {
+    const noise = gaussian(4);
+    const raisedFrom = Date.UTC(2024, 7, 1); // 2024-08-01: 1,000 on the 1st before, 2,500 from then on
+    const charge = (t: number) => {
+      const at = START + t * DAY;
+      if (new Date(at).getUTCDate() !== 1) return 0;
+      return at >= raisedFrom ? 2500 : 1000;
+    };
+    // History through 2024-10-15: seven 1sts at 1,000, three at 2,500.
+    const days = 289;
+    const f = forecastSeries(
+      series(days, (t) => (WEEK[t % 7] ?? 0) * (1 + 0.02 * noise()) + charge(t)),
+      { horizonDays: 60 },
+    );
+    for (const p of f.points) {
+      const t = (Date.parse(`${p.date}T00:00:00Z`) - START) / DAY;
+      const base = WEEK[t % 7] ?? 0;
+      const extra = p.date.endsWith('-01') ? 2500 : 0;
+      expect(Math.abs(p.value - (base + extra))).toBeLessThan(0.08 * base + 0.05 * extra + 1);
+    }
+    expect(f.calendar.monthStart).toBeGreaterThan(2500 * 0.95);
+  });
+
+  test('a month-start charge that stopped three months ago is no longer forecast', () => {
+    const noise = gaussian(5);
+    const stoppedFrom = Date.UTC(2024, 7, 1); // 1,000 on the 1st until 2024-07-01, none from 2024-08-01
+    const y = (t: number) => {
+      const at = START + t * DAY;
+      const charge = new Date(at).getUTCDate() === 1 && at < stoppedFrom ? 1000 : 0;
+      return (WEEK[t % 7] ?? 0) * (1 + 0.02 * noise()) + charge;
+    };
+    const f = forecastSeries(series(289, y), { horizonDays: 60 });
+    for (const p of f.points) {
+      const base = WEEK[((Date.parse(`${p.date}T00:00:00Z`) - START) / DAY) % 7] ?? 0;
+      expect(Math.abs(p.value - base)).toBeLessThan(0.08 * base + 1);
+    }
+    expect(f.calendar.monthStart).toBe(0);
+  });
+
   test('a sparse series (seven days in ten at zero) is forecast at its mean rate, never below zero', () => {
     const rand = seededRandom(3);
     const history = series(364, () => (rand() < 0.3 ? 300 : 0));
@@ -278,5 +317,23 @@ describe('forecastSeries: intervals and accuracy on simulated data with known no
     expect(t.value).toBeCloseTo(sum(values.slice(305, 335)), 6);
     expect(t.lower95).toBe(t.value);
     expect(t.upper95).toBe(t.value);
+  });
+});
+
+describe('a history given as columns', () => {
+  test('columns (a first day and one value a day, null for no data) forecast exactly as the same days as rows', () => {
+    const noise = gaussian(6);
+    const values: (number | null)[] = Array.from({ length: 300 }, (_, t) =>
+      t % 11 === 3 ? null : (WEEK[t % 7] ?? 0) * (1 + 0.1 * noise()) + (dateOf(t).endsWith('-01') ? 500 : 0),
+    );
+    const rows = values.map((v, t) => ({ date: dateOf(t), value: v ?? 0 }));
+    const dataThrough = dateOf(304); // four days past the last value: zeros in both forms
+    const a = forecastSeries(rows, { horizonDays: 40, dataThrough });
+    const b = forecastSeries({ from: dateOf(0), values }, { horizonDays: 40, dataThrough });
+    expect(b).toEqual(a);
+    // A month partly actual, partly forecast: the actual days are the same sum in both forms.
+    const month = forecastTotal(b, { from: dateOf(0), values }, '2024-10-01', '2024-10-31');
+    expect(month).toEqual(forecastTotal(a, rows, '2024-10-01', '2024-10-31'));
+    expect(month.actual).toBeCloseTo(sum(rows.filter((r) => r.date >= '2024-10-01').map((r) => r.value)), 9);
   });
 });
