@@ -18,6 +18,7 @@ import { mapSettled } from '../../../pool';
 import { QUEUE } from '../../../queues';
 import { localDay } from '../../alerts/dedup';
 import type { Notification } from '../../alerts/notification';
+import type { RootCauses } from '../../alerts/root-causes';
 import { nextEvaluationAt } from '../../alerts/schedule';
 import type { Budget } from '../model';
 import { monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
@@ -30,7 +31,7 @@ import {
   type StoredBudgetAlert,
 } from './model';
 import { type BudgetFiring, budgetLink, burnSeries } from './render';
-import { topContributors } from './top';
+import { budgetRootCauses, topContributors } from './top';
 
 /**
  * Scheduled evaluation of budget alerts, by the cost alerts' sweep and evaluator (docs/budgets.md
@@ -191,6 +192,16 @@ async function evaluateOne(
   const checks: BudgetThresholdCheck[] = [];
   const notes: { note: Notification; claim: FiredClaim }[] = [];
   const appUrl = config().consoleBaseUrl;
+  // One root-cause read per line, shared by the thresholds that fire on it.
+  const causes = new Map<string | null, Promise<RootCauses>>();
+  const causesOf = (line: string | null) => {
+    let c = causes.get(line);
+    if (!c) {
+      c = budgetRootCauses(budget, line, month, dataThrough, timeZone, now);
+      causes.set(line, c);
+    }
+    return c;
+  };
   for (const watched of watchedLines(alert, budget, detail)) {
     for (const t of alert.thresholds) {
       const amount = thresholdAmount(t, watched.figures.budget);
@@ -220,6 +231,8 @@ async function evaluateOne(
         continue;
       }
       check.notificationId = claim.notificationId;
+      const rootCauses = await causesOf(watched.line);
+      check.rootCauses = rootCauses;
       const firing: BudgetFiring = {
         alert: { id: alert.id, name: alert.name },
         budget: { id: budget.id, name: budget.name, currency: budget.currency, groupBy: budget.groupBy },
@@ -232,6 +245,7 @@ async function evaluateOne(
         threshold: { ...t, amount },
         measured: measured!,
         top: await topContributors(budget, watched.line, month, dataThrough, timeZone, now),
+        rootCauses,
         conversion: status.conversion,
         burn: burnSeries(watched.daily, month, dataThrough, watched.figures),
         appUrl,
@@ -270,6 +284,7 @@ async function evaluateOne(
     dataThrough,
     checks,
     triggered: checks.some((c) => c.crossed),
+    rootCauses: checks.find((c) => c.rootCauses)?.rootCauses ?? null,
   };
   await putBudgetAlertEvaluation(alert.organizationId, evaluation);
   log.info('budget alert evaluated', {
