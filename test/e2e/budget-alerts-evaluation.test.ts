@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
+import type { RootCauses } from '../../shared/domain/alerts/root-causes';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import {
   atLeast,
@@ -352,6 +353,42 @@ describe('budget alerts through the sweep and the evaluator', () => {
     expect(checks.map((c) => c.crossed)).toEqual([true, false, true, false]);
     expect(checks.filter((c) => c.notificationId).length).toBe(2);
     expect(Math.abs(checks[0]!.measured - actual)).toBeLessThan(1e-6);
+    // Root causes: service × sub-account × region, the month to date against the same days of the
+    // previous month, summed here from the raw rows; stored in the history and shown in the e-mail.
+    const rc = (history.body.items[0] as unknown as { rootCauses: RootCauses }).rootCauses;
+    const prevFirst = ymd(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 2, 1));
+    const prevLast = ymd(Date.parse(`${month}-01T00:00:00Z`) - DAY_MS);
+    const sameDay = ymd(Date.parse(`${prevFirst}T00:00:00Z`) + (Number(through.slice(8, 10)) - 1) * DAY_MS);
+    const prevEnd = [sameDay, prevLast].sort()[0]!;
+    const label = (r: CsvRow) =>
+      [r.ServiceName, r.SubAccountId, r.RegionId].map((v) => String(v ?? '') || '(no value)').join(' / ');
+    const sums = (f: (r: CsvRow) => boolean) => {
+      const m = new Map<string, number>();
+      for (const r of rows.filter(f)) m.set(label(r), (m.get(label(r)) ?? 0) + num(r.BilledCost));
+      return m;
+    };
+    const before = sums((r) => day(r) >= prevFirst && day(r) <= prevEnd);
+    const after = sums(inMonth);
+    const totalOf = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+    expect(rc.dimension).toBe('service / sub-account / region');
+    expect(rc.baseline).toMatchObject({ start: prevFirst, end: prevEnd });
+    expect(Math.abs(rc.before - totalOf(before))).toBeLessThan(1e-6);
+    expect(Math.abs(rc.after - actual)).toBeLessThan(1e-6);
+    const changes = [...new Set([...before.keys(), ...after.keys()])]
+      .map((k) => [k, (after.get(k) ?? 0) - (before.get(k) ?? 0)] as const)
+      .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
+    expect(rc.top.length).toBe(Math.min(5, changes.filter(([, c]) => c !== 0).length));
+    rc.top.forEach((c, i) => {
+      expect(c.label).toBe(changes[i]![0]);
+      expect(Math.abs(c.change - changes[i]![1])).toBeLessThan(1e-6);
+      expect(Math.abs(c.share! - (changes[i]![1] / (rc.after - rc.before)) * 100)).toBeLessThan(1e-6);
+    });
+    const explained = rc.top.reduce((a, c) => a + c.change, 0) / (actual - totalOf(before));
+    expect(Math.abs(rc.explained! - explained * 100)).toBeLessThan(1e-6);
+    expect(actualFired).toContain(`Top contributors by service / sub-account / region`);
+    expect(actualFired).toContain(
+      `${rc.top[0]!.label}: ${money(rc.top[0]!.before, 'USD')} → ${money(rc.top[0]!.after, 'USD')}`,
+    );
     const snoozedHistory = await api<{
       items: { checks: { crossed: boolean; suppressedBy: string | null }[] }[];
     }>('GET', `/alerts-v2/budgetAlerts/${ids.snoozed}/history`, { token });

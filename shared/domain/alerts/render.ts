@@ -9,7 +9,7 @@ import {
   percent,
 } from './explain';
 import type { RenderedMessage } from './notification';
-import type { RootCause } from './root-causes';
+import type { RootCause, RootCauses } from './root-causes';
 
 /**
  * The message renderer: a pure function from an alert firing to the subject, HTML and text of an
@@ -40,9 +40,12 @@ interface CauseLines {
 
 /** The root causes in words and cells (null without root causes). */
 export function rootCauseLines(firing: AlertFiring): CauseLines | null {
-  const rc = firing.rootCauses;
+  return causeLinesOf(firing.rootCauses, firing.alert.currency);
+}
+
+/** Root causes in words and cells in `cur` (null without contributors); cost and budget alerts. */
+export function causeLinesOf(rc: RootCauses | null | undefined, cur: string): CauseLines | null {
   if (!rc?.top.length) return null;
-  const cur = firing.alert.currency;
   const unsigned = (x: number | null) => (x === null ? '' : percent(x).replace(/^\+/, ''));
   const heading = `Top contributors by ${rc.dimension} (${rc.query}: ${money(rc.after, cur)} against ${money(rc.before, cur)} for ${rc.baseline.label}, ${signedMoney(rc.change, cur)}${rc.explained === null ? '' : `; these explain ${unsigned(rc.explained)} of the change`})`;
   const changeOf = (c: RootCause) =>
@@ -64,7 +67,7 @@ export function rootCauseLines(firing: AlertFiring): CauseLines | null {
 }
 
 /** The root causes as an e-mail table. */
-function causesHtml(causes: CauseLines): string {
+export function causesHtml(causes: CauseLines): string {
   const td = 'padding:6px 8px;border-bottom:1px solid #e5e7eb;text-align:left';
   const num = `${td};text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap`;
   const head = ['Contributor', 'Before', 'After', 'Change', 'Share']

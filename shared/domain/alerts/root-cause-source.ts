@@ -79,13 +79,13 @@ function dimensionsOf(q: Query): string[] {
 }
 
 /** A dimension as a message names it: a built-in one by its label (`sub_account` → "sub-account"), others as they are. */
-function dimensionWords(name: string): string {
+export function dimensionWords(name: string): string {
   const builtin = BUILTIN_DIMENSIONS.find((d) => d.name === name || d.column === name);
   return builtin ? builtin.label.toLowerCase() : name;
 }
 
 /** Per group label, the query's amount over `[start, end]` times `scale`. */
-function amounts(
+export function amounts(
   q: QueryOut | undefined,
   range: { start: string; end: string },
   scale: number,

@@ -18,6 +18,7 @@ import { mapSettled } from '../../../pool';
 import { QUEUE } from '../../../queues';
 import { localDay } from '../../alerts/dedup';
 import type { Notification } from '../../alerts/notification';
+import type { RootCauses } from '../../alerts/root-causes';
 import { nextEvaluationAt } from '../../alerts/schedule';
 import type { Budget } from '../model';
 import { monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
@@ -30,7 +31,7 @@ import {
   type StoredBudgetAlert,
 } from './model';
 import { type BudgetFiring, budgetLink, burnSeries } from './render';
-import { topContributors } from './top';
+import { budgetRootCauses, topContributors } from './top';
 
 /**
  * Scheduled evaluation of budget alerts, by the cost alerts' sweep and evaluator (docs/budgets.md
@@ -172,6 +173,17 @@ export async function evaluateBudgetAlerts(
     }
     return p;
   };
+  // The root causes of a budget's line and month, likewise read once per message.
+  const causes = new Map<string, Promise<RootCauses>>();
+  const causesFor: CausesOf = (budget, line, month, dataThrough) => {
+    const key = JSON.stringify([budget.id, budget.versionId, line, month, dataThrough]);
+    let c = causes.get(key);
+    if (!c) {
+      c = budgetRootCauses(budget, line, month, dataThrough, timeZone, now);
+      causes.set(key, c);
+    }
+    return c;
+  };
   const results = await mapSettled([...new Set(msg.budgetAlertIds)], 4, async (alertId) => {
     const alert = await getBudgetAlert(msg.orgId, alertId);
     if (!alert || alert.archivedAt) return null;
@@ -180,7 +192,7 @@ export async function evaluateBudgetAlerts(
       log.info('budget alert not evaluated: no budget or no billing data', { orgId: msg.orgId, alertId });
       return null;
     }
-    return evaluateOne(alert, loaded.budget, loaded.detail, now, deps, topFor);
+    return evaluateOne(alert, loaded.budget, loaded.detail, now, deps, { topFor, causesFor });
   });
   const failed = results.find((r) => !r.ok);
   if (failed && !failed.ok) throw failed.error;
@@ -193,6 +205,12 @@ type TopOf = (
   month: string,
   dataThrough: string,
 ) => ReturnType<typeof topContributors>;
+type CausesOf = (
+  budget: Budget,
+  line: string | null,
+  month: string,
+  dataThrough: string,
+) => Promise<RootCauses>;
 
 async function evaluateOne(
   alert: StoredBudgetAlert,
@@ -200,8 +218,9 @@ async function evaluateOne(
   detail: StatusDetail,
   now: Date,
   deps: BudgetEvaluateDeps,
-  topFor: TopOf,
+  reads: { topFor: TopOf; causesFor: CausesOf },
 ): Promise<BudgetAlertEvaluation> {
+  const { topFor, causesFor } = reads;
   const { status } = detail;
   const month = status.month;
   const dataThrough = status.dataThrough!;
@@ -238,6 +257,8 @@ async function evaluateOne(
         continue;
       }
       check.notificationId = claim.notificationId;
+      const rootCauses = await causesFor(budget, watched.line, month, dataThrough);
+      check.rootCauses = rootCauses;
       const firing: BudgetFiring = {
         alert: { id: alert.id, name: alert.name },
         budget: { id: budget.id, name: budget.name, currency: budget.currency, groupBy: budget.groupBy },
@@ -250,6 +271,7 @@ async function evaluateOne(
         threshold: { ...t, amount },
         measured: measured!,
         top: await topFor(budget, watched.line, month, dataThrough),
+        rootCauses,
         conversion: status.conversion,
         burn: burnSeries(watched.daily, month, dataThrough, watched.figures),
         appUrl,
@@ -288,6 +310,7 @@ async function evaluateOne(
     dataThrough,
     checks,
     triggered: checks.some((c) => c.crossed),
+    rootCauses: checks.find((c) => c.rootCauses)?.rootCauses ?? null,
   };
   await putBudgetAlertEvaluation(alert.organizationId, evaluation);
   log.info('budget alert evaluated', {

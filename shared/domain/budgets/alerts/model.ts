@@ -1,4 +1,5 @@
 import type { AlertChannel, SeverityLevel } from '../../alerts/model';
+import type { RootCauses } from '../../alerts/root-causes';
 
 /**
  * Budget alerts (issue 28, docs/budgets.md): thresholds on a budget's month, per line or in total,
@@ -70,6 +71,8 @@ export interface BudgetThresholdCheck {
   notificationId: string | null;
   /** Why a crossed threshold sent nothing: it fired already this month, or the alert is snoozed. */
   suppressedBy: 'FIRED' | 'SNOOZE' | null;
+  /** The line's root causes when this check sent its notification (as in the message). */
+  rootCauses?: RootCauses | null;
 }
 
 /** One evaluation of a budget alert, as `GET …/history` answers it (kept 90 days). */
@@ -81,4 +84,6 @@ export interface BudgetAlertEvaluation {
   dataThrough: string | null;
   checks: BudgetThresholdCheck[];
   triggered: boolean;
+  /** The root causes of the first notification this evaluation sent (cost alerts' `rootCauses` shape); null when none. */
+  rootCauses?: RootCauses | null;
 }

@@ -1,7 +1,8 @@
 import { budgetPageLink } from '../../../links';
 import { money } from '../../alerts/explain';
 import type { RenderedMessage } from '../../alerts/notification';
-import { cardText, escapeHtml, escapeSlack } from '../../alerts/render';
+import { cardText, causeLinesOf, causesHtml, escapeHtml, escapeSlack } from '../../alerts/render';
+import type { RootCauses } from '../../alerts/root-causes';
 import { daysBetween } from '../../alerts/schedule';
 import { oneLine } from '../../common/text';
 import type { ConversionOut } from '../../queries/model';
@@ -33,6 +34,8 @@ export interface BudgetFiring {
   /** The actual (ACTUAL) or the month-end forecast (FORECASTED) that crossed. */
   measured: number;
   top: { dimension: string; values: { value: string; amount: number }[] };
+  /** The month-to-date change against the same days of the previous month, by contributor (`budgetRootCauses`). */
+  rootCauses?: RootCauses | null;
   conversion: ConversionOut | null;
   burn: BurnSeries;
   appUrl: string;
@@ -170,6 +173,8 @@ export function explainBudgetFiring(f: BudgetFiring): { headline: string; figure
 
 export function renderBudgetAlertMessage(f: BudgetFiring): RenderedMessage {
   const { headline, figures } = explainBudgetFiring(f);
+  const causes = causeLinesOf(f.rootCauses, f.budget.currency);
+  const causeText = causes ? ['', causes.heading, ...causes.lines.map((l) => `- ${l}`)] : [];
   const link = f.link;
   const linkLabel = 'Open the budget';
   const prefix = f.test ? '[Test] ' : '';
@@ -186,6 +191,7 @@ export function renderBudgetAlertMessage(f: BudgetFiring): RenderedMessage {
     `${headline}.`,
     '',
     ...figures.map(([k, v]) => `${k}: ${v}`),
+    ...causeText,
     '',
     `${linkLabel}: ${link}`,
   ]
@@ -214,7 +220,7 @@ ${f.test ? `<tr><td style="padding:12px 24px;background:#fef3c7;color:#92400e">$
 <tr><td style="padding:20px 24px 4px 24px;font-size:16px;line-height:1.5"><strong>${escapeHtml(headline)}.</strong></td></tr>
 <tr><td style="padding:12px 24px"><img src="cid:${BURN_CHART_FILE}" alt="Burn chart: cumulative actual against cumulative budget, forecast shaded" width="600" style="display:block;width:100%;max-width:600px;height:auto;border:0"></td></tr>
 <tr><td style="padding:12px 24px"><table role="presentation" width="100%" style="border-collapse:collapse;font-size:14px">${rows}</table></td></tr>
-<tr><td style="padding:20px 24px 24px 24px"><a href="${escapeHtml(link)}" style="display:inline-block;background:#1d4ed8;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">${linkLabel}</a></td></tr>
+${causes ? causesHtml(causes) : ''}<tr><td style="padding:20px 24px 24px 24px"><a href="${escapeHtml(link)}" style="display:inline-block;background:#1d4ed8;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">${linkLabel}</a></td></tr>
 </table>
 <p style="max-width:640px;margin:12px auto 0 auto;color:#9ca3af;font-size:12px;text-align:center">Budget alert ${escapeHtml(f.alert.id)} · sent because you are a recipient of this alert.</p>
 </body></html>
@@ -246,6 +252,18 @@ ${f.test ? `<tr><td style="padding:12px 24px;background:#fef3c7;color:#92400e">$
           },
         ]
       : []),
+    ...(causes
+      ? [
+          {
+            type: 'section',
+            text: {
+              type: 'plain_text',
+              text: [causes.heading, ...causes.lines].join('\n').slice(0, 3000),
+              emoji: false,
+            },
+          },
+        ]
+      : []),
     {
       type: 'actions',
       elements: [{ type: 'button', text: { type: 'plain_text', text: linkLabel }, url: link }],
@@ -269,6 +287,9 @@ ${f.test ? `<tr><td style="padding:12px 24px;background:#fef3c7;color:#92400e">$
           { type: 'Column', width: 'auto', items: [cardText(v)] },
         ],
       })),
+      ...(causes
+        ? [cardText(causes.heading, { weight: 'Bolder' }), ...causes.lines.map((l) => cardText(l))]
+        : []),
     ],
     actions: [{ type: 'Action.OpenUrl', title: linkLabel, url: link }],
   };

@@ -1,3 +1,7 @@
+import { amounts, DEFAULT_DIMENSIONS, dimensionWords } from '../../alerts/root-cause-source';
+import { type RootCauses, rootCausesOf } from '../../alerts/root-causes';
+import { addDays } from '../../alerts/schedule';
+import type { Query } from '../../common/query-model';
 import type { WhereClause } from '../../common/where-clause';
 import { runExplorer } from '../../queries/engine';
 import type { Budget } from '../model';
@@ -16,6 +20,15 @@ export function drillDimension(budget: Pick<Budget, 'groupBy'>, line: string | n
   return budget.groupBy === 'service' ? 'sub_account' : 'service';
 }
 
+/** The budget's filter restricted to a line's value (`line` null: the budget's total). */
+function lineFilter(budget: Budget, line: string | null): WhereClause | null {
+  const rules: WhereClause['rules'] = [
+    ...(budget.whereClause ? [budget.whereClause] : []),
+    ...(line !== null && budget.groupBy ? [{ field: budget.groupBy, operator: 'in', value: [line] }] : []),
+  ];
+  return rules.length ? { combinator: 'and', rules } : null;
+}
+
 /**
  * The top dimension values behind a line's month-to-date spend (`line` null: the budget's total),
  * biggest first: one explorer query over the month up to `dataThrough` with the budget's scope,
@@ -30,14 +43,10 @@ export async function topContributors(
   now: Date,
 ): Promise<{ dimension: string; values: { value: string; amount: number }[] }> {
   const dimension = drillDimension(budget, line);
-  const rules: WhereClause['rules'] = [
-    ...(budget.whereClause ? [budget.whereClause] : []),
-    ...(line !== null && budget.groupBy ? [{ field: budget.groupBy, operator: 'in', value: [line] }] : []),
-  ];
   const { first } = monthDays(month);
   const result = await runExplorer(
     statusRequest(
-      { ...budget, groupBy: dimension, whereClause: rules.length ? { combinator: 'and', rules } : null },
+      { ...budget, groupBy: dimension, whereClause: lineFilter(budget, line) },
       first,
       dataThrough,
     ),
@@ -57,4 +66,50 @@ export async function topContributors(
     .slice(0, TOP_CONTRIBUTORS)
     .map(([value, amount]) => ({ value, amount }));
   return { dimension, values };
+}
+
+/**
+ * The root causes of a line's month-to-date spend (`line` null: the budget's total), by the cost
+ * alerts' method (`rootCausesOf`, docs/alerts.md "Root causes"): service × sub-account × region
+ * combinations (without the budget's own `groupBy` dimension, which the line already fixes), the
+ * month's days 1…d (d = `dataThrough`'s day) against the same days of the previous month (clipped
+ * to its length). One engine read over both ranges.
+ */
+export async function budgetRootCauses(
+  budget: Budget,
+  line: string | null,
+  month: string,
+  dataThrough: string,
+  timeZone: string | undefined,
+  now: Date,
+): Promise<RootCauses> {
+  const groupBy = DEFAULT_DIMENSIONS.filter((d) => d !== budget.groupBy);
+  const { first } = monthDays(month);
+  const prevMonth = `${addDays(first, -1).slice(0, 7)}`;
+  const prev = monthDays(prevMonth);
+  const day = Number(dataThrough.slice(8, 10));
+  const sameDay = addDays(prev.first, day - 1);
+  const [prevEnd = prev.last] = [sameDay, prev.last].sort();
+  const request = statusRequest(
+    { ...budget, groupBy: null, whereClause: lineFilter(budget, line) },
+    prev.first,
+    dataThrough,
+  );
+  const q = request.queries[0] as Query;
+  const result = await runExplorer(
+    { ...request, queries: [{ ...q, groupBy } as Query] },
+    { orgId: budget.organizationId, currency: budget.currency, timeZone: timeZone ?? 'UTC', now },
+  );
+  const out = result.queries[0];
+  const baseline = { start: prev.first, end: prevEnd };
+  return rootCausesOf(
+    {
+      dimension: groupBy.map(dimensionWords).join(' / '),
+      query: line === null ? 'Budget total' : String(line),
+      period: { start: first, end: dataThrough },
+      baseline: { ...baseline, label: `the same days of ${prevMonth} (${prev.first} to ${prevEnd})` },
+    },
+    amounts(out, baseline, 1),
+    amounts(out, { start: first, end: dataThrough }, 1),
+  );
 }
