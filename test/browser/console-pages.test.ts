@@ -207,10 +207,11 @@ describe('the console reads like a product (issue 29 §4)', () => {
       token: jwt,
     });
     const org = await api<{ name: string }>('GET', '/organization', { token: jwt });
-    const name = users.body.items.find((u) => u.id === s().users.outsider)?.name || s().users.outsider;
+    const user = users.body.items.find((u) => u.id === s().users.outsider);
+    const name = user?.name || s().users.outsider;
     const { page, errors } = await open(SIZES[1]!);
-    // The JWT's ids first, the names once the API has answered.
-    const want = `Signed in as ${name} · ${org.body.name}`;
+    // From GET /me: the user's name, the organisation's, the role the token was made with.
+    const want = `Signed in as ${name} · ${org.body.name} · admin`;
     await page.waitForFunction((t) => document.querySelector('.top .identity')?.textContent === t, want, {
       timeout: 30_000,
     });
