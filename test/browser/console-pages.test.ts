@@ -423,6 +423,7 @@ describe('every page at 390 and 1440 px (issue 29 §5)', () => {
     ['budget', `#/budgets/${budgetId}`, 'table.budget-status tfoot td'],
     // The organisation may hold no commitment (their figures: test/browser/commitments-page.test.ts).
     ['commitments', '#/commitments', '.inventory-card :is(table.inventory, p.empty, p.error)'],
+    ['commitment-alerts', '#/commitments/alerts', '.commitment-alert-list li, p.empty'],
     ['data', '#/data', 'table.uploads tbody tr, p.empty'],
     ...(uploadId ? [['upload', `#/data/${uploadId}`, '.conformance h2']] : []),
   ];
