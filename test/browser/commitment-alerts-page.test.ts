@@ -76,7 +76,10 @@ it('creates, lists, snoozes and archives expiring-commitment alerts, at 390 and 
     );
     expect(await item.locator('.badge').textContent()).toBe('Active');
     expect(await sidewaysScroll(page)).toBe(0);
-    await page.screenshot({ path: join(ARTIFACTS, `commitment-alerts-created-${size.name}.png`), fullPage: true });
+    await page.screenshot({
+      path: join(ARTIFACTS, `commitment-alerts-created-${size.name}.png`),
+      fullPage: true,
+    });
 
     await item.locator('select').selectOption('30');
     await item.locator('button:text("Snooze")').click();
