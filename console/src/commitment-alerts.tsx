@@ -16,42 +16,28 @@ import {
 } from './commitment-alerts-shape';
 import { describe, useAsync } from './hooks';
 import { utc } from './reports-shape';
-import { BackLink, ErrorText, Loaded } from './ui';
+import { ArchivableList, BackLink, ErrorText } from './ui';
 
 const CHANNEL_WORDS: Record<Channel, string> = { EMAIL: 'E-mail', SLACK: 'Slack', TEAMS: 'Teams' };
 
 export function CommitmentAlerts() {
-  const [archived, setArchived] = useState(false);
+  // Bumped by a create, snooze or archive: the list loads again.
   const [reload, setReload] = useState(0);
-  const list = useAsync(() => api.commitmentAlerts(archived), [archived, reload]);
+  const again = () => setReload(reload + 1);
   return (
-    <section class="commitment-alerts">
+    <div class="commitment-alerts">
       <BackLink href="#/commitments">Commitments</BackLink>
-      <h1>Expiring-commitment alerts</h1>
-      <p>Each commitment is announced once in each window (90, 60, 30 days left) up to the alert's.</p>
-      <CreateForm onCreated={() => setReload(reload + 1)} />
-      <div class="filters">
-        <label>
-          <input
-            type="checkbox"
-            checked={archived}
-            onChange={(e) => setArchived((e.target as HTMLInputElement).checked)}
-          />{' '}
-          Show archived alerts
-        </label>
-      </div>
-      <Loaded state={list} loading="Loading alerts…" empty="No expiring-commitment alert yet.">
-        {(items) => (
-          <ul class="dash-list commitment-alert-list">
-            {items.map((a) => (
-              <li key={a.id}>
-                <Item alert={a} onChanged={() => setReload(reload + 1)} />
-              </li>
-            ))}
-          </ul>
-        )}
-      </Loaded>
-    </section>
+      <ArchivableList
+        key={reload}
+        title="Expiring-commitment alerts"
+        load={(archived) => api.commitmentAlerts(archived)}
+        listClass="commitment-alert-list"
+        empty="None yet: each announces the commitments ending within its window (90, 60, 30 days left), once per window."
+        item={(a) => <Item alert={a} onChanged={again} />}
+      />
+      <h2>New alert</h2>
+      <CreateForm onCreated={again} />
+    </div>
   );
 }
 

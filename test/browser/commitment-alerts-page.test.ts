@@ -94,7 +94,7 @@ it('creates, lists, snoozes and archives expiring-commitment alerts, at 390 and 
     await item.locator('button:text("Archive")').click();
     await item.waitFor({ state: 'detached', timeout: 30_000 });
     expect((await stored(name))?.archivedAt).toBeTruthy();
-    await page.check('text=Show archived alerts');
+    await page.check('text=Show archived expiring-commitment alerts');
     await page
       .locator('.commitment-alert-list li', { hasText: name })
       .locator('.badge:text-matches("^Archived ")')
