@@ -4,6 +4,7 @@
  */
 import type { AlertEvaluation, AlertWidgetData, CostAlert } from './alerts-shape';
 import type { Budget, BudgetAlert, BudgetAlertEvaluation, BudgetStatus } from './budgets-shape';
+import type { CommitmentAlert, CommitmentAlertInput } from './commitment-alerts-shape';
 import type { Expiring, Inventory, Simulation, Summary } from './commitments-shape';
 import type { OidcConfig } from './oidc';
 import type { Delivery, Report } from './reports-shape';
@@ -142,6 +143,19 @@ export async function request<T>(
   return parsed as T;
 }
 
+/** `GET /me` (docs/admin.md "Who am I"). */
+export interface Me {
+  principalId: string;
+  kind: 'user' | 'org';
+  userId: string | null;
+  name: string | null;
+  email: string | null;
+  role: string | null;
+  organization: { id: string; name: string | null };
+  credential: 'session' | 'apiKey' | 'idpApiKey';
+  apiKey: { id: string; name: string; prefix: string } | null;
+}
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
@@ -178,7 +192,7 @@ export const ENDPOINTS = {
   candidates: { method: 'GET', path: '/dimensions/candidates', ok: 200 },
   refreshStatus: { method: 'GET', path: '/dimensions/status', ok: 200 },
   publishDimensions: { method: 'POST', path: '/dimensions/publish', ok: 200, handles: [400, 403] },
-  getOrganization: { method: 'GET', path: '/organization', ok: 200, handles: [409] },
+  getMe: { method: 'GET', path: '/me', ok: 200 },
   listUsers: { method: 'GET', path: '/iac/users', ok: 200, query: ['limit', 'cursor'], handles: [403] },
   listBudgets: { method: 'GET', path: '/budgets', ok: 200, query: ['limit', 'cursor', 'archived'] },
   getBudget: { method: 'GET', path: '/budgets/{id}', ok: 200, handles: [404] },
@@ -256,6 +270,25 @@ export const ENDPOINTS = {
     handles: [403, 404],
   },
   archiveAlert: { method: 'DELETE', path: '/alerts-v2/costAlerts/{id}', ok: 200, handles: [403, 404] },
+  listCommitmentAlerts: {
+    method: 'GET',
+    path: '/alerts-v2/commitmentAlerts',
+    ok: 200,
+    query: ['limit', 'includeArchived'],
+  },
+  createCommitmentAlert: { method: 'POST', path: '/alerts-v2/commitmentAlerts', ok: 201, handles: [400] },
+  snoozeCommitmentAlert: {
+    method: 'POST',
+    path: '/alerts-v2/commitmentAlerts/{id}/snooze',
+    ok: 200,
+    handles: [400, 403, 404],
+  },
+  archiveCommitmentAlert: {
+    method: 'DELETE',
+    path: '/alerts-v2/commitmentAlerts/{id}',
+    ok: 200,
+    handles: [403, 404],
+  },
   listReports: { method: 'GET', path: '/reports', ok: 200, query: ['limit', 'includeArchived'] },
   getReport: { method: 'GET', path: '/reports/{id}', ok: 200, handles: [404] },
   patchReport: { method: 'PATCH', path: '/reports/{id}', ok: 200, handles: [400, 403, 404, 409] },
@@ -348,7 +381,8 @@ export const api = {
     call('publishDashboard', { params: { id }, body }) as Promise<Dashboard>,
   create: (body: Record<string, unknown>) => call('createDashboard', { body }) as Promise<Dashboard>,
 
-  organization: () => call('getOrganization') as Promise<{ id: string; name: string }>,
+  /** Who the credential is (any principal): the header. */
+  me: () => call('getMe') as Promise<Me>,
   /** The organisation's users (admins only: a member's call is refused with 403). */
   users: (cursor?: string) =>
     call('listUsers', { query: { limit: '100', cursor } }) as Promise<
@@ -402,6 +436,16 @@ export const api = {
     call('snoozeAlert', { params: { id }, body: { until } }) as Promise<CostAlert>,
   unsnoozeAlert: (id: string) => call('unsnoozeAlert', { params: { id } }) as Promise<CostAlert>,
   archiveAlert: (id: string) => call('archiveAlert', { params: { id } }) as Promise<CostAlert>,
+  commitmentAlerts: (includeArchived: boolean) =>
+    call('listCommitmentAlerts', {
+      query: { limit: '100', includeArchived: String(includeArchived) },
+    }) as Promise<Page<CommitmentAlert>>,
+  createCommitmentAlert: (body: CommitmentAlertInput) =>
+    call('createCommitmentAlert', { body }) as Promise<CommitmentAlert>,
+  snoozeCommitmentAlert: (id: string, until: string) =>
+    call('snoozeCommitmentAlert', { params: { id }, body: { until } }) as Promise<CommitmentAlert>,
+  archiveCommitmentAlert: (id: string) =>
+    call('archiveCommitmentAlert', { params: { id } }) as Promise<CommitmentAlert>,
 
   reports: (includeArchived: boolean) =>
     call('listReports', { query: { limit: '100', includeArchived: String(includeArchived) } }) as Promise<

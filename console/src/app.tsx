@@ -4,15 +4,17 @@ import { parseBudgetPageQuery } from '../../shared/links';
 import { AlertList, AlertPage } from './alerts';
 import { credential, onCredentialRefused } from './api';
 import { BudgetList, BudgetPage } from './budgets';
+import { CommitmentAlerts } from './commitment-alerts';
 import { Commitments } from './commitments';
 import { DashboardList, DashboardPage } from './dashboards';
 import { UploadList, UploadPage } from './data';
 import { Dimensions } from './dimensions';
 import { Explorer } from './explorer';
+import { Identity } from './me';
 import type { Callback } from './oidc';
 import { ReportList, ReportPage } from './reports';
 import { SignIn } from './sign-in';
-import { forgetUsers, Identity } from './users';
+import { forgetUsers } from './users';
 
 function useHash(): string {
   const [hash, setHash] = useState(location.hash || '#/dashboards');
@@ -113,7 +115,7 @@ const NAV: { href: string; text: string; current: (hash: string) => boolean }[] 
   { href: '#/alerts', text: 'Alerts', current: (h) => h.startsWith('#/alerts') },
   { href: '#/reports', text: 'Reports', current: (h) => h.startsWith('#/reports') },
   { href: '#/budgets', text: 'Budgets', current: (h) => h.startsWith('#/budgets') },
-  { href: '#/commitments', text: 'Commitments', current: (h) => h === '#/commitments' },
+  { href: '#/commitments', text: 'Commitments', current: (h) => h.startsWith('#/commitments') },
   { href: '#/data', text: 'Data', current: (h) => h.startsWith('#/data') },
 ];
 
@@ -169,6 +171,7 @@ function Page({ hash }: { hash: string }) {
     );
   if (hash === '#/budgets') return <BudgetList />;
   if (hash === '#/commitments') return <Commitments />;
+  if (hash === '#/commitments/alerts') return <CommitmentAlerts />;
   if (upload) return <UploadPage key={upload[1]} id={decodeURIComponent(upload[1]!)} />;
   if (hash === '#/data') return <UploadList />;
   return <DashboardList />;

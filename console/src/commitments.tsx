@@ -45,6 +45,9 @@ export function Commitments() {
   return (
     <section class="commitments">
       <h1>Commitments</h1>
+      <p>
+        <a href="#/commitments/alerts">Expiring-commitment alerts</a>
+      </p>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <WordSelect label="Period" value={period} codes={PERIODS} words={presetWords} onChange={setPeriod} />
         <WordSelect

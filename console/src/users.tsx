@@ -1,10 +1,9 @@
 /**
- * Who is who: the signed-in credential in words (the header) and user ids as names (versions,
- * alerts). The API gives names to admins only (`GET /iac/users`); for a member, or before the list
+ * Who is who: user ids as names (versions, alerts; the header reads `GET /me`, me.tsx). The API gives names to admins only (`GET /iac/users`); for a member, or before the list
  * has loaded, a user is shown by their id. Read once per signed-in tab.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, credential, credentialHolder } from './api';
+import { api } from './api';
 
 export interface Users {
   nameOf(id: string): string;
@@ -55,65 +54,3 @@ const now = (start: () => void) => {
   start();
   return () => {};
 };
-
-/**
- * Runs `start` 2 s after the page has loaded, when the browser is idle: the header's reads wait
- * for the page's own (a dashboard's widgets asked for at once answered a third later with them).
- */
-function whenIdle(start: () => void): () => void {
-  let t: ReturnType<typeof setTimeout> | undefined;
-  let idle: number | undefined;
-  const later = () => {
-    t = setTimeout(() => {
-      if (typeof requestIdleCallback === 'function') idle = requestIdleCallback(start, { timeout: 3000 });
-      else start();
-    }, 2000);
-  };
-  if (document.readyState === 'complete') later();
-  else addEventListener('load', later, { once: true });
-  return () => {
-    removeEventListener('load', later);
-    clearTimeout(t);
-    if (idle !== undefined) cancelIdleCallback(idle);
-  };
-}
-
-/** The header's "who and where": the user's name (or e-mail, or id) and the organisation's name. */
-export function Identity() {
-  const who = credentialHolder(credential.get());
-  // Read once the page's own requests are out (idle): the first chart does not wait on the header.
-  const users = useUsers(who.sub !== undefined, whenIdle);
-  const [org, setOrg] = useState<string | null>(null);
-  useEffect(() => {
-    let live = true;
-    const cancel = whenIdle(() =>
-      api.organization().then(
-        (o) => live && setOrg(o.name || o.id),
-        () => live && setOrg(null),
-      ),
-    );
-    return () => {
-      live = false;
-      cancel();
-    };
-  }, []);
-  const user = who.sub ? users.nameOf(who.sub) : undefined;
-  const named = user && user !== who.sub ? user : (who.email ?? who.sub);
-  return (
-    <p class="identity">
-      {who.kind === 'jwt' && named ? (
-        <>
-          Signed in as <strong>{named}</strong>
-        </>
-      ) : (
-        'Signed in with an API key'
-      )}
-      {(org ?? who.org) && (
-        <>
-          {' · '}
-          <span class="org">{org ?? who.org}</span>
-        </>
-      )}
-    </p>
-  );
-}

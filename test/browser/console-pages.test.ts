@@ -200,10 +200,11 @@ describe('the console reads like a product (issue 29 §4)', () => {
       token: jwt,
     });
     const org = await api<{ name: string }>('GET', '/organization', { token: jwt });
-    const name = users.body.items.find((u) => u.id === s().users.outsider)?.name || s().users.outsider;
+    const user = users.body.items.find((u) => u.id === s().users.outsider);
+    const name = user?.name || s().users.outsider;
     const { page, errors } = await open(SIZES[1]!);
-    // The JWT's ids first, the names once the API has answered.
-    const want = `Signed in as ${name} · ${org.body.name}`;
+    // From GET /me: the user's name, the organisation's, the role the token was made with.
+    const want = `Signed in as ${name} · ${org.body.name} · admin`;
     await page.waitForFunction((t) => document.querySelector('.top .identity')?.textContent === t, want, {
       timeout: 30_000,
     });
@@ -415,6 +416,7 @@ describe('every page at 390 and 1440 px (issue 29 §5)', () => {
     ['budget', `#/budgets/${budgetId}`, 'table.budget-status tfoot td'],
     // The organisation may hold no commitment (their figures: test/browser/commitments-page.test.ts).
     ['commitments', '#/commitments', '.inventory-card :is(table.inventory, p.empty, p.error)'],
+    ['commitment-alerts', '#/commitments/alerts', '.commitment-alert-list li, p.empty'],
     ['data', '#/data', 'table.uploads tbody tr, p.empty'],
     ...(uploadId ? [['upload', `#/data/${uploadId}`, '.conformance h2']] : []),
   ];

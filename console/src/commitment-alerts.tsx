@@ -1,0 +1,196 @@
+/**
+ * Expiring-commitment alerts (`#/commitments/alerts`, docs/commitments.md): the list (window,
+ * target, state, last announcement), a create form and, per alert, snooze and archive.
+ */
+import { useState } from 'preact/hooks';
+import { isSnoozed, snoozeUntil } from './alerts-shape';
+import { api } from './api';
+import {
+  CHANNELS,
+  type Channel,
+  type CommitmentAlert,
+  inputOf,
+  lastAnnouncement,
+  targetText,
+  WINDOWS,
+} from './commitment-alerts-shape';
+import { describe, useAsync } from './hooks';
+import { utc } from './reports-shape';
+import { ArchivableList, BackLink, ErrorText } from './ui';
+
+const CHANNEL_WORDS: Record<Channel, string> = { EMAIL: 'E-mail', SLACK: 'Slack', TEAMS: 'Teams' };
+
+export function CommitmentAlerts() {
+  // Bumped by a create, snooze or archive: the list loads again.
+  const [reload, setReload] = useState(0);
+  const again = () => setReload(reload + 1);
+  return (
+    <div class="commitment-alerts">
+      <BackLink href="#/commitments">Commitments</BackLink>
+      <ArchivableList
+        key={reload}
+        title="Expiring-commitment alerts"
+        load={(archived) => api.commitmentAlerts(archived)}
+        listClass="commitment-alert-list"
+        empty="None yet: each announces the commitments ending within its window (90, 60, 30 days left), once per window."
+        item={(a) => <Item alert={a} onChanged={again} />}
+      />
+      <h2>New alert</h2>
+      <CreateForm onCreated={again} />
+    </div>
+  );
+}
+
+function Item({ alert: a, onChanged }: { alert: CommitmentAlert; onChanged: () => void }) {
+  const now = new Date();
+  const history = useAsync(() => api.alertHistory(a.id), [a.id]);
+  const [days, setDays] = useState('7');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const act = async (run: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await run();
+      onChanged();
+    } catch (e) {
+      setError(describe(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const snoozed = isSnoozed(a, now);
+  const last =
+    history.status === 'ok'
+      ? lastAnnouncement(history.value.items)
+      : history.status === 'error'
+        ? undefined
+        : null;
+  return (
+    <>
+      <strong>{a.name}</strong>
+      <span class="meta">
+        Within {a.withinDays} days · {targetText(a)} · last announcement{' '}
+        {last === undefined ? 'unknown' : last ? utc(last) : history.status === 'loading' ? '…' : 'none yet'}
+      </span>
+      <span class={`badge ${a.archivedAt ? 'off' : snoozed ? 'warn' : 'on'}`}>
+        {a.archivedAt
+          ? `Archived ${utc(a.archivedAt)}`
+          : snoozed
+            ? `Snoozed until ${utc(a.snoozedUntil)}`
+            : 'Active'}
+      </span>
+      {!a.archivedAt && (
+        <span class="actions">
+          <label>
+            Snooze for{' '}
+            <select value={days} onChange={(e) => setDays((e.target as HTMLSelectElement).value)}>
+              <option value="7">7 days</option>
+              <option value="30">30 days</option>
+            </select>
+          </label>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => act(() => api.snoozeCommitmentAlert(a.id, snoozeUntil(new Date(), Number(days))))}
+          >
+            Snooze
+          </button>
+          <button
+            type="button"
+            class="link"
+            disabled={busy}
+            onClick={() => act(() => api.archiveCommitmentAlert(a.id))}
+          >
+            Archive
+          </button>
+        </span>
+      )}
+      {error && <ErrorText message={error} />}
+    </>
+  );
+}
+
+function CreateForm({ onCreated }: { onCreated: () => void }) {
+  const [f, setF] = useState({
+    name: '',
+    withinDays: '90',
+    channel: 'EMAIL' as Channel,
+    emails: '',
+    slack: '',
+    teams: '',
+  });
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (k: keyof typeof f) => (e: Event) =>
+    setF({ ...f, [k]: (e.target as HTMLInputElement | HTMLSelectElement).value });
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setDone(null);
+    try {
+      const made = await api.createCommitmentAlert(inputOf(f));
+      setDone(`Created “${made.name}”.`);
+      setF({ ...f, name: '' });
+      onCreated();
+    } catch (err) {
+      setError(describe(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="commitment-alert-form filters" onSubmit={submit}>
+      <label>
+        Name <input required value={f.name} onInput={set('name')} />
+      </label>
+      <label>
+        Within{' '}
+        <select value={f.withinDays} onChange={set('withinDays')}>
+          {WINDOWS.map((w) => (
+            <option key={w} value={w}>
+              {w} days
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Send by{' '}
+        <select value={f.channel} onChange={set('channel')}>
+          {CHANNELS.map((c) => (
+            <option key={c} value={c}>
+              {CHANNEL_WORDS[c]}
+            </option>
+          ))}
+        </select>
+      </label>
+      {f.channel === 'EMAIL' && (
+        <label>
+          E-mails{' '}
+          <input value={f.emails} onInput={set('emails')} placeholder="a@example.com, b@example.com" />
+        </label>
+      )}
+      {f.channel === 'SLACK' && (
+        <label>
+          Slack channel id <input value={f.slack} onInput={set('slack')} placeholder="C0123456" />
+        </label>
+      )}
+      {f.channel === 'TEAMS' && (
+        <label>
+          Teams Workflows URL <input type="url" value={f.teams} onInput={set('teams')} />
+        </label>
+      )}
+      <button type="submit" disabled={busy}>
+        Create alert
+      </button>
+      {error && <ErrorText message={error} />}
+      {done && (
+        <p class="done" role="status">
+          {done}
+        </p>
+      )}
+    </form>
+  );
+}

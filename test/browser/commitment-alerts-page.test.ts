@@ -1,0 +1,105 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { freshOrg } from '../support/fresh-org';
+import { api, session } from '../support/session';
+
+/**
+ * The expiring-commitment alerts page (issue 30, console part) and the header of an API-key session
+ * (issue 29 §4), in headless Chromium on the local stack, for a new organisation: reached from the
+ * Commitments page; a create refused by the API shows its 400; a created alert is listed with its
+ * window, target, state and no announcement; snooze and archive change its state as the API records
+ * it. Screenshots at 390 and 1440 px: test/artifacts/console-pages/.
+ */
+const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
+const s = () => session();
+const run = Date.now().toString(36);
+const orgId = `org_calerts${run}`;
+const label = `commitment alerts ${run}`;
+
+let browser: Browser;
+let key = '';
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await launchChromium();
+  key = await freshOrg(orgId, `user_calerts${run}`, label);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+interface Stored {
+  name: string;
+  archivedAt: string | null;
+  snoozedUntil: string | null;
+}
+const stored = async (name: string) => {
+  const r = await api<{ items: Stored[] }>('GET', '/alerts-v2/commitmentAlerts?includeArchived=true', {
+    token: key,
+  });
+  return r.body.items.find((a) => a.name === name);
+};
+
+it('creates, lists, snoozes and archives expiring-commitment alerts, at 390 and 1440 px', async () => {
+  for (const size of CONSOLE_SIZES) {
+    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    // An API-key session says so, for whom, in which organisation (freshOrg names all three `label`).
+    await page.waitForFunction(
+      (t) => document.querySelector('.top .identity')?.textContent === t,
+      `Signed in with the API key ${label} for ${label} · ${label} · admin`,
+      { timeout: 30_000 },
+    );
+    await page.click('nav a[href="#/commitments"]');
+    await page.click('a[href="#/commitments/alerts"]');
+    await page.waitForSelector('h1:text("Expiring-commitment alerts")');
+    const name = `Ends soon ${size.name}`;
+    // E-mail without an address: the API's 400, naming the field, shown as is.
+    await page.fill('.commitment-alert-form input >> nth=0', name);
+    await page.selectOption('.commitment-alert-form select >> nth=0', '60');
+    await page.click('.commitment-alert-form button[type=submit]');
+    const refused = await page
+      .locator('.commitment-alert-form [role=alert]')
+      .textContent({ timeout: 30_000 });
+    expect(refused).toMatch(/^The API answered 400: .*emails/);
+    expect(await stored(name)).toBeUndefined();
+
+    await page.fill('.commitment-alert-form input >> nth=1', 'ops@example.com, fin@example.com');
+    await page.click('.commitment-alert-form button[type=submit]');
+    await page.waitForSelector(`.commitment-alert-form [role=status]:text("Created “${name}”.")`);
+    const item = page.locator('.commitment-alert-list li', { hasText: name });
+    await item.locator('.meta:text("none yet")').waitFor({ timeout: 30_000 });
+    expect(await item.locator('.meta').textContent()).toBe(
+      'Within 60 days · E-mail to ops@example.com, fin@example.com · last announcement none yet',
+    );
+    expect(await item.locator('.badge').textContent()).toBe('Active');
+    expect(await sidewaysScroll(page)).toBe(0);
+    await page.screenshot({
+      path: join(ARTIFACTS, `commitment-alerts-created-${size.name}.png`),
+      fullPage: true,
+    });
+
+    await item.locator('select').selectOption('30');
+    await item.locator('button:text("Snooze")').click();
+    await item.locator('.badge:text-matches("^Snoozed until ")').waitFor({ timeout: 30_000 });
+    const snoozed = await stored(name);
+    const until = Date.parse(snoozed?.snoozedUntil ?? '');
+    expect(Math.abs(until - (Date.now() + 30 * 86_400_000))).toBeLessThan(10 * 60_000);
+    expect(await item.locator('.badge').textContent()).toBe(
+      `Snoozed until ${snoozed?.snoozedUntil?.slice(0, 16).replace('T', ' ')} UTC`,
+    );
+
+    await item.locator('button:text("Archive")').click();
+    await item.waitFor({ state: 'detached', timeout: 30_000 });
+    expect((await stored(name))?.archivedAt).toBeTruthy();
+    await page.check('text=Show archived expiring-commitment alerts');
+    await page
+      .locator('.commitment-alert-list li', { hasText: name })
+      .locator('.badge:text-matches("^Archived ")')
+      .waitFor({ timeout: 30_000 });
+    expect(errors).toEqual([]);
+    await page.close();
+  }
+}, 300_000);
