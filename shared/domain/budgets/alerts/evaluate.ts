@@ -353,6 +353,13 @@ export async function sweepDueBudgetAlerts(
         );
         due.forEach((a, i) => {
           const m = moved[i]!;
+          // A failed move leaves the alert due as it was: the next sweep takes it. Said, not hidden.
+          if (!m.ok)
+            log.warn('budget alert left due for the next sweep', {
+              orgId: a.organizationId,
+              alertId: a.id,
+              error: m.error instanceof Error ? m.error.message : String(m.error),
+            });
           if (!m.ok || !m.value) return;
           const list = taken.get(a.organizationId) ?? [];
           list.push({ alertId: a.id, was: a.nextEvalAt! });
