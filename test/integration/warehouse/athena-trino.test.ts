@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eligibleClause } from '../../../shared/domain/commitments/eligibility';
 import { AthenaQueries, AthenaWarehouse } from '../../../shared/warehouse/athena/adapter';
-import { rangeMonths } from '../../../shared/warehouse/athena/sql';
+import { contractCommitmentKey, rangeMonths } from '../../../shared/warehouse/athena/sql';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
@@ -20,6 +20,7 @@ import type {
 import { AthenaEmulator } from '../../support/athena-emulator';
 import { CUR2_HEADER, csvText, curCommitmentLines } from '../../support/commitment-exports';
 import { assertPartitioned, assertTrino } from '../../support/trino';
+import { csv } from './focus-rows';
 import {
   azureDaily,
   billingSourceSamples,
@@ -679,6 +680,32 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expect(same.replaced?.[0]?.kept).toBeUndefined();
     expect(emulator.objects.has(kept.replace('upl_b', 'upl_c'))).toBe(false);
     for (const st of emulator.statements) assertTrino(st.sql);
+  });
+
+  it('a Contract Commitment dataset is kept as one object per contract, no billing month replaced', async () => {
+    const orgId = `org_trino_contracts_${run}`;
+    const row = (id: string, contract: string, cost: number) => ({
+      ContractCommitmentId: id,
+      ContractId: contract,
+      ContractPeriodStart: '2025-01-01T00:00:00Z',
+      ContractPeriodEnd: '2027-01-01T00:00:00Z',
+      ContractCommitmentPeriodStart: '2025-01-01T00:00:00Z',
+      ContractCommitmentPeriodEnd: '2026-01-01T00:00:00Z',
+      ContractCommitmentDescription: 'Spend in the first year',
+      ContractCommitmentType: 'Annual spend commitment',
+      ContractCommitmentCategory: 'Spend',
+      ContractCommitmentUnit: null,
+      ContractCommitmentQuantity: null,
+      ContractCommitmentCost: cost,
+      BillingCurrency: 'USD',
+    });
+    const path = join(mkdtempSync(join(tmpdir(), 'trino-contracts-')), 'contracts.csv');
+    writeFileSync(path, csv([row('cc-1', 'c-1', 10_000), row('cc-2', 'c-2', 2_500)]));
+    const before = new Set(emulator.objects.keys());
+    const result = await athena.ingestFile({ orgId, path, sourceName: 'contracts.csv' });
+    expect(result).toMatchObject({ format: 'contract-commitment', rows: 2, months: [] });
+    const added = [...emulator.objects.keys()].filter((k) => !before.has(k)).sort();
+    expect(added).toEqual([contractCommitmentKey(orgId, 'c-1'), contractCommitmentKey(orgId, 'c-2')].sort());
   });
 
   it('commitment facts and terms (docs/commitments.md): Athena = DuckDB, converted or not', async () => {
