@@ -19,6 +19,9 @@ import { resetObjectStore } from '../../shared/warehouse/object-store';
 import { quoteIdent, quoteLiteral } from '../../shared/warehouse/sql/quote';
 import { applyEdits, assertTrino, type Edit, emulatorNodes, span } from './trino';
 
+/** A billing object of the table's partition layout (`curated/org_id=<org>/billing_month=<month>/<file>.parquet`). */
+const BILLING_OBJECT = /^curated\/org_id=[^/]+\/billing_month=[^/]+\/[^/]+\.parquet$/;
+
 /**
  * An Athena stand-in for tests: the AWS SDK's Athena and S3 clients are mocked
  * (aws-sdk-client-mock), so the adapter runs unchanged down to its client. Every statement it
@@ -231,11 +234,14 @@ export class AthenaEmulator {
   }
 
   private async execute(sql: string): Promise<{ columns: [string, string][]; rows: string[][] }> {
-    // The table is a view over the objects PUT so far (none yet: an empty table of no rows).
-    const glob = join(this.dir, 'curated', '**', '*.parquet');
+    // The table is a view over the billing objects PUT so far (none yet: an empty table of no
+    // rows), read as the table's partition projection reads them: only `org_id=…/billing_month=…/`
+    // under `curated/` (other datasets, such as the contract commitments, sit beside them).
+    const glob = join(this.dir, 'curated', 'org_id=*', 'billing_month=*', '*.parquet');
+    const billing = [...this.objects.keys()].some((k) => BILLING_OBJECT.test(k));
     const view = `${quoteIdent(this.table.database)}.${quoteIdent(this.table.table)}`;
     await this.conn.run(
-      this.objects.size
+      billing
         ? `CREATE OR REPLACE VIEW ${view} AS SELECT * FROM read_parquet(${quoteLiteral(glob)}, hive_partitioning = true, hive_types_autocast = false)`
         : `CREATE OR REPLACE VIEW ${view} AS SELECT NULL AS org_id, NULL AS billing_month WHERE FALSE`,
     );
