@@ -417,7 +417,7 @@ describe('POST /commitments/simulate', () => {
       body: { provider: 'Microsoft', lookbackDays: 7, term: '3yr', paymentOption: 'All Upfront' },
     });
     expect(res.status).toBe(200);
-    // The organisation's last charge day is the exports' last day; the Azure day's usage sits in its hour 0.
+    // The organisation's last charge day is the exports' last day.
     const first = Date.parse(`${DAYS[2]}T00:00:00Z`) - 6 * DAY_MS;
     expect(res.body.lookback).toEqual({ startDate: ymd(first), endDate: DAYS[2], hours: 168 });
     let planCost = 0;
@@ -431,10 +431,11 @@ describe('POST /commitments/simulate', () => {
         planCost += usd(num(r.CostInBillingCurrency));
         onDemand += usd(num(r.PayGPrice) * num(r.Quantity));
       }
+      // A daily export: the day's usage spread evenly over its 24 hours.
       if (r.ChargeType === 'Usage' && r.PricingModel === 'OnDemand' && r.MeterCategory === 'Virtual Machines')
-        usage[(Date.parse(`${day}T00:00:00Z`) - first) / 3_600_000]! += usd(
-          num(r.PayGPrice) * num(r.Quantity),
-        );
+        for (let k = 0; k < 24; k++)
+          usage[(Date.parse(`${day}T00:00:00Z`) - first) / 3_600_000 + k]! +=
+            usd(num(r.PayGPrice) * num(r.Quantity)) / 24;
     }
     const discount = 1 - planCost / onDemand;
     expectClose('discount', res.body.rate.discount, discount);

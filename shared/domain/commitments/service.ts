@@ -344,17 +344,34 @@ export function hourlyUsage(
   const usage = new Array<number>(hours).fill(0);
   let planCost = 0;
   let onDemandCost = 0;
+  let daily = true;
   for (const f of rows) {
     if (f.group.provider !== provider) continue;
     if (!f.commitmentId) {
       const h = Math.floor((Date.parse(f.bucket) - start) / 3_600_000);
-      if (h >= 0 && h < hours) usage[h]! += f.eligibleList;
+      if (h < 0 || h >= hours) continue;
+      usage[h]! += f.eligibleList;
+      if (h % 24 !== 0) daily = false;
     } else if (f.group.type === 'Savings Plan') {
       planCost += f.used;
       onDemandCost += f.coveredList;
     }
   }
+  if (daily) spreadDays(usage);
   return { usage, planCost, onDemandCost };
+}
+
+/**
+ * A daily export (Azure's: every charge period is a day, so all usage starts at midnight): each
+ * day's usage spread evenly over its 24 hours, not lumped into its first hour, which would make a
+ * plan look unused 23 hours a day. An approximation (docs/commitments.md): the hours of a day are
+ * not known, so a plan sized to a day's mean hour is what the simulation sees.
+ */
+function spreadDays(usage: number[]): void {
+  for (let d = 0; d + 24 <= usage.length; d += 24) {
+    const share = (usage[d] ?? 0) / 24;
+    for (let h = d; h < d + 24; h++) usage[h] = share;
+  }
 }
 
 export interface SimulateInput {

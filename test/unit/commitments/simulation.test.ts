@@ -1,3 +1,4 @@
+import { hourlyUsage } from '../../../shared/domain/commitments/service';
 import { levelsUpTo, simulate, simulateLevel } from '../../../shared/domain/commitments/simulation';
 
 /**
@@ -93,5 +94,50 @@ describe('savings-plan simulation', () => {
       simulate({ usage: zero, discount: DISCOUNT, levels: [1], term: '3yr', paymentOption: 'All Upfront' })
         .recommended,
     ).toBeNull();
+  });
+});
+
+describe('hourlyUsage: the uncovered eligible usage per hour of the lookback', () => {
+  const start = Date.parse('2024-04-01T00:00:00Z');
+  const fact = (bucket: string, eligibleList: number, provider = 'AWS') => ({
+    bucket,
+    commitmentId: '',
+    group: { provider, type: '' },
+    used: 0,
+    unused: 0,
+    fee: 0,
+    coveredList: 0,
+    credit: 0,
+    eligibleList,
+  });
+
+  it('keeps hourly facts in their hours', () => {
+    const { usage } = hourlyUsage(
+      [fact('2024-04-01T00:00:00', 5), fact('2024-04-01T13:00:00', 7), fact('2024-04-02T00:00:00', 3)],
+      'AWS',
+      start,
+      48,
+    );
+    const expected = new Array<number>(48).fill(0);
+    expected[0] = 5;
+    expected[13] = 7;
+    expected[24] = 3;
+    expect(usage).toEqual(expected);
+  });
+
+  it("spreads a daily export's day over its 24 hours (every fact at midnight), other providers ignored", () => {
+    const { usage } = hourlyUsage(
+      [
+        fact('2024-04-01T00:00:00', 48, 'Microsoft'),
+        fact('2024-04-02T00:00:00', 24, 'Microsoft'),
+        fact('2024-04-01T05:00:00', 99, 'AWS'),
+      ],
+      'Microsoft',
+      start,
+      48,
+    );
+    expect(usage.slice(0, 24)).toEqual(new Array<number>(24).fill(2));
+    expect(usage.slice(24)).toEqual(new Array<number>(24).fill(1));
+    expect(usage.reduce((a, b) => a + b, 0)).toBe(72);
   });
 });
