@@ -283,6 +283,12 @@ export const ENDPOINTS = {
     ok: 200,
     handles: [400, 403, 404],
   },
+  unsnoozeCommitmentAlert: {
+    method: 'DELETE',
+    path: '/alerts-v2/commitmentAlerts/{id}/snooze',
+    ok: 200,
+    handles: [403, 404],
+  },
   archiveCommitmentAlert: {
     method: 'DELETE',
     path: '/alerts-v2/commitmentAlerts/{id}',
@@ -444,6 +450,8 @@ export const api = {
     call('createCommitmentAlert', { body }) as Promise<CommitmentAlert>,
   snoozeCommitmentAlert: (id: string, until: string) =>
     call('snoozeCommitmentAlert', { params: { id }, body: { until } }) as Promise<CommitmentAlert>,
+  unsnoozeCommitmentAlert: (id: string) =>
+    call('unsnoozeCommitmentAlert', { params: { id } }) as Promise<CommitmentAlert>,
   archiveCommitmentAlert: (id: string) =>
     call('archiveCommitmentAlert', { params: { id } }) as Promise<CommitmentAlert>,
 

@@ -1,6 +1,6 @@
 /**
  * Expiring-commitment alerts (`#/commitments/alerts`, docs/commitments.md): the list (window,
- * target, state, last announcement), a create form and, per alert, snooze and archive.
+ * target, state, last announcement), a create form and, per alert, snooze (or end it) and archive.
  */
 import { useState } from 'preact/hooks';
 import { isSnoozed, snoozeUntil } from './alerts-shape';
@@ -82,20 +82,34 @@ function Item({ alert: a, onChanged }: { alert: CommitmentAlert; onChanged: () =
       </span>
       {!a.archivedAt && (
         <span class="actions">
-          <label>
-            Snooze for{' '}
-            <select value={days} onChange={(e) => setDays((e.target as HTMLSelectElement).value)}>
-              <option value="7">7 days</option>
-              <option value="30">30 days</option>
-            </select>
-          </label>
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() => act(() => api.snoozeCommitmentAlert(a.id, snoozeUntil(new Date(), Number(days))))}
-          >
-            Snooze
-          </button>
+          {snoozed ? (
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() => act(() => api.unsnoozeCommitmentAlert(a.id))}
+            >
+              End snooze
+            </button>
+          ) : (
+            <>
+              <label>
+                Snooze for{' '}
+                <select value={days} onChange={(e) => setDays((e.target as HTMLSelectElement).value)}>
+                  <option value="7">7 days</option>
+                  <option value="30">30 days</option>
+                </select>
+              </label>
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() =>
+                  act(() => api.snoozeCommitmentAlert(a.id, snoozeUntil(new Date(), Number(days))))
+                }
+              >
+                Snooze
+              </button>
+            </>
+          )}
           <button
             type="button"
             class="link"

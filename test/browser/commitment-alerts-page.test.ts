@@ -43,7 +43,7 @@ const stored = async (name: string) => {
   return r.body.items.find((a) => a.name === name);
 };
 
-it('creates, lists, snoozes and archives expiring-commitment alerts, at 390 and 1440 px', async () => {
+it('creates, lists, snoozes, ends the snooze and archives expiring-commitment alerts, at 390 and 1440 px', async () => {
   for (const size of CONSOLE_SIZES) {
     const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
     // An API-key session says so, for whom, in which organisation (freshOrg names all three `label`).
@@ -90,6 +90,11 @@ it('creates, lists, snoozes and archives expiring-commitment alerts, at 390 and 
     expect(await item.locator('.badge').textContent()).toBe(
       `Snoozed until ${snoozed?.snoozedUntil?.slice(0, 16).replace('T', ' ')} UTC`,
     );
+    // A snoozed alert offers to end the snooze (DELETE …/snooze): the record is active again.
+    await item.locator('button:text("End snooze")').click();
+    await item.locator('.badge:text("Active")').waitFor({ timeout: 30_000 });
+    expect((await stored(name))?.snoozedUntil).toBeNull();
+    expect(await item.locator('button:text("Snooze")').count()).toBe(1);
 
     await item.locator('button:text("Archive")').click();
     await item.waitFor({ state: 'detached', timeout: 30_000 });
