@@ -21,7 +21,7 @@ import { api } from './api';
 import { Canvas } from './chart';
 import { describe, useAsync } from './hooks';
 import { utc } from './reports-shape';
-import { ArchivableList, BackLink, ErrorPage, Loaded } from './ui';
+import { ArchivableList, BackLink, ErrorPage, Loaded, SnoozeControls } from './ui';
 
 function status(a: CostAlert, now: Date): string {
   if (a.archivedAt) return `Archived ${utc(a.archivedAt)}`;
@@ -262,41 +262,21 @@ function AlertActions(p: {
   act: (what: string, run: () => Promise<unknown>) => Promise<void>;
 }) {
   const { alert, busy, act, confirmArchive, setConfirmArchive } = p;
-  const [days, setDays] = useState('1');
   const snoozed = p.snoozed;
   return (
     <div class="actions">
-      {snoozed ? (
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() => act('Snooze ended.', () => api.unsnoozeAlert(alert.id))}
-        >
-          Unsnooze
-        </button>
-      ) : (
-        <>
-          <label>
-            Snooze for{' '}
-            <select value={days} onChange={(e) => setDays((e.target as HTMLSelectElement).value)}>
-              <option value="1">1 day</option>
-              <option value="7">7 days</option>
-              <option value="30">30 days</option>
-            </select>
-          </label>
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() =>
-              act(`Snoozed for ${days} day${days === '1' ? '' : 's'}.`, () =>
-                api.snoozeAlert(alert.id, snoozeUntil(new Date(), Number(days))),
-              )
-            }
-          >
-            Snooze
-          </button>
-        </>
-      )}
+      <SnoozeControls
+        snoozed={snoozed}
+        busy={busy}
+        dayChoices={[1, 7, 30]}
+        endLabel="Unsnooze"
+        onEnd={() => act('Snooze ended.', () => api.unsnoozeAlert(alert.id))}
+        onSnooze={(days) =>
+          act(`Snoozed for ${days} day${days === 1 ? '' : 's'}.`, () =>
+            api.snoozeAlert(alert.id, snoozeUntil(new Date(), days)),
+          )
+        }
+      />
       {confirmArchive ? (
         <>
           <button

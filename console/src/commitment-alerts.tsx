@@ -16,7 +16,7 @@ import {
 } from './commitment-alerts-shape';
 import { describe, useAsync } from './hooks';
 import { utc } from './reports-shape';
-import { ArchivableList, BackLink, ErrorText } from './ui';
+import { ArchivableList, BackLink, ErrorText, SnoozeControls } from './ui';
 
 const CHANNEL_WORDS: Record<Channel, string> = { EMAIL: 'E-mail', SLACK: 'Slack', TEAMS: 'Teams' };
 
@@ -44,7 +44,6 @@ export function CommitmentAlerts() {
 function Item({ alert: a, onChanged }: { alert: CommitmentAlert; onChanged: () => void }) {
   const now = new Date();
   const history = useAsync(() => api.alertHistory(a.id), [a.id]);
-  const [days, setDays] = useState('7');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const act = async (run: () => Promise<unknown>) => {
@@ -82,34 +81,14 @@ function Item({ alert: a, onChanged }: { alert: CommitmentAlert; onChanged: () =
       </span>
       {!a.archivedAt && (
         <span class="actions">
-          {snoozed ? (
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() => act(() => api.unsnoozeCommitmentAlert(a.id))}
-            >
-              End snooze
-            </button>
-          ) : (
-            <>
-              <label>
-                Snooze for{' '}
-                <select value={days} onChange={(e) => setDays((e.target as HTMLSelectElement).value)}>
-                  <option value="7">7 days</option>
-                  <option value="30">30 days</option>
-                </select>
-              </label>
-              <button
-                type="button"
-                disabled={busy}
-                onClick={() =>
-                  act(() => api.snoozeCommitmentAlert(a.id, snoozeUntil(new Date(), Number(days))))
-                }
-              >
-                Snooze
-              </button>
-            </>
-          )}
+          <SnoozeControls
+            snoozed={snoozed}
+            busy={busy}
+            dayChoices={[7, 30]}
+            endLabel="End snooze"
+            onEnd={() => act(() => api.unsnoozeCommitmentAlert(a.id))}
+            onSnooze={(days) => act(() => api.snoozeCommitmentAlert(a.id, snoozeUntil(new Date(), days)))}
+          />
           <button
             type="button"
             class="link"

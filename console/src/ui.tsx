@@ -116,3 +116,41 @@ export function WordSelect(p: {
     </label>
   );
 }
+
+/**
+ * Snooze for one of `dayChoices` days (the first chosen at first), or end a snooze: what the
+ * alert pages offer. `onSnooze` gets the days chosen; `endLabel` names the button ending a snooze.
+ */
+export function SnoozeControls(p: {
+  snoozed: boolean;
+  busy: boolean;
+  dayChoices: readonly number[];
+  endLabel: string;
+  onSnooze: (days: number) => void;
+  onEnd: () => void;
+}) {
+  const [days, setDays] = useState(String(p.dayChoices[0] ?? 1));
+  if (p.snoozed)
+    return (
+      <button type="button" disabled={p.busy} onClick={p.onEnd}>
+        {p.endLabel}
+      </button>
+    );
+  return (
+    <>
+      <label>
+        Snooze for{' '}
+        <select value={days} onChange={(e) => setDays((e.target as HTMLSelectElement).value)}>
+          {p.dayChoices.map((d) => (
+            <option key={d} value={String(d)}>
+              {d} day{d === 1 ? '' : 's'}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="button" disabled={p.busy} onClick={() => p.onSnooze(Number(days))}>
+        Snooze
+      </button>
+    </>
+  );
+}
