@@ -3,6 +3,7 @@ import { getOrganizationTimezone } from '../../db/organizations-repo';
 import type { CostMetricId, DASHBOARD_CURRENCIES } from '../../enums';
 import { getWarehouseQueries } from '../../warehouse/queries';
 import { localDay } from '../alerts/dedup';
+import { remember } from '../common/bounded-map';
 import type { ExplorerRequest } from '../common/query-model';
 import { forecastSeries, forecastTotal, seriesFingerprint } from '../forecast';
 import { runExplorer } from '../queries/engine';
@@ -215,9 +216,7 @@ export async function statusOf(
         : [];
     entry = measure(budget, m, dataThrough, total, series, totalFingerprint);
   }
-  statusCache.delete(key);
-  statusCache.set(key, entry);
-  if (statusCache.size > STATUS_ENTRIES) statusCache.delete(statusCache.keys().next().value as string);
+  remember(statusCache, key, entry, STATUS_ENTRIES);
   const amountOf = (b: Budget['lines'][number]) => b.amounts[m] ?? 0;
   const withBudget = (f: Omit<StatusFigures, 'budget' | 'delta'>, amount: number): StatusFigures => ({
     budget: amount,

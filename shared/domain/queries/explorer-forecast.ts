@@ -1,4 +1,5 @@
 import type { WhereRule } from '../../warehouse/warehouse-query';
+import { remember } from '../common/bounded-map';
 import { evaluateExpression } from '../common/expr/evaluate';
 import type { GroupedSeries } from '../common/expr/grouped-series';
 import type { AGGREGATORS, Query } from '../common/query-model';
@@ -70,13 +71,6 @@ const HISTORY_ENTRIES = 32;
 /** A formula over more operands is not forecast (its interval evaluates 2^operands combinations). */
 const MAX_FORECAST_OPERANDS = 6;
 const SELECTION_ENTRIES = 5_000;
-
-/** A bounded map: the oldest entry leaves when a new one passes the bound. */
-function remember<V>(cache: Map<string, V>, key: string, value: V, bound: number): void {
-  cache.delete(key);
-  cache.set(key, value);
-  if (cache.size > bound) cache.delete(cache.keys().next().value as string);
-}
 
 /** Empties the forecast's caches (the benchmark's cold runs). */
 export function clearForecastCaches(): void {
