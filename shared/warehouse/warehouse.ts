@@ -1,17 +1,16 @@
 import { config } from '../config';
-import { AthenaWarehouse } from './athena/adapter';
-import { DuckDbWarehouse } from './duckdb/adapter';
 import type { WarehousePort } from './port';
 import { setWarehouseQueries } from './queries';
 
 /**
  * The whole configured warehouse adapter (`WAREHOUSE=duckdb|athena`): queries, ingestion and the
  * refresh, for the workers and the local stack. Request-time code uses `getWarehouseQueries()`
- * (./queries.ts), which reaches the query side only and imports its adapter lazily. Both whole
- * adapters are imported statically here: only the workers that ingest or refresh load this module,
- * and they need the adapter on every message. DuckDB's native module is loaded when the database
- * is first opened, never at import (./duckdb/database.ts), so in Athena mode only ingestion (which
- * stages files in an in-memory DuckDB) loads it.
+ * (./queries.ts), which reaches the query side only. Only the configured adapter is loaded, on the
+ * first call (a dynamic import, its own chunk): an Athena deployment never loads the DuckDB
+ * adapter's code and a DuckDB one never loads the Athena client, and a worker's cold start loads
+ * neither before its first message. DuckDB's native module is loaded when the database is first
+ * opened (./duckdb/database.ts), so in Athena mode only ingestion (which stages files in an
+ * in-memory DuckDB) loads it.
  */
 let adapter: Promise<WarehousePort> | undefined;
 let adapterKind: string | undefined;
@@ -20,9 +19,19 @@ export function getWarehouse(): Promise<WarehousePort> {
   const kind = config().warehouse;
   if (!adapter || adapterKind !== kind) {
     adapterKind = kind;
-    adapter = Promise.resolve(kind === 'athena' ? new AthenaWarehouse() : new DuckDbWarehouse());
+    const loading = loadAdapter(kind);
+    adapter = loading;
+    // A failed load is not cached: the next call tries again.
+    loading.catch(() => {
+      if (adapter === loading) adapter = undefined;
+    });
   }
   return adapter;
+}
+
+async function loadAdapter(kind: string): Promise<WarehousePort> {
+  if (kind === 'athena') return new (await import('./athena/adapter')).AthenaWarehouse();
+  return new (await import('./duckdb/adapter')).DuckDbWarehouse();
 }
 
 /** For tests that swap the adapter: both `getWarehouse()` and `getWarehouseQueries()` answer it. */

@@ -1,8 +1,8 @@
 import { getWarehouseQueries } from '../../warehouse/queries';
 import type { BillingInfo } from '../../warehouse/warehouse-query';
+import { forecasterFor } from '../common/expr/forecaster';
 import type { ExplorerRequest } from '../common/query-model';
 import { mergeConversions } from './conversion';
-import { addForecast } from './explorer-forecast';
 import type { ExplorerResult, PeriodOut, QueryOut } from './model';
 import {
   addMonths,
@@ -67,7 +67,10 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   // Validate both periods' sizes before reading anything.
   bucketStarts(period.start, period.end, period.aggBy);
   if (comparison) bucketStarts(comparison.start, comparison.end, comparison.aggBy);
-  const scope = await scopesWhere(ctx.orgId, [request.scopeId, ...(ctx.scopeIds ?? [])]);
+  const [scope, forecaster] = await Promise.all([
+    scopesWhere(ctx.orgId, [request.scopeId, ...(ctx.scopeIds ?? [])]),
+    forecasterFor(plan.exprs.map((e) => e.expr)),
+  ]);
   const wh = await getWarehouseQueries();
   const since = ymd(addMonths(dayMs(now.toISOString()), -RECENT_MONTHS)).slice(0, 7);
   // billingInfo (dataThrough, currency) is read side by side with the series, not before them.
@@ -76,7 +79,7 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   // Awaited below in every path; these handlers only keep an early failure from being "unhandled".
   infoRead.catch(() => undefined);
   dataThroughRead.catch(() => undefined);
-  const run = new Run(wh, ctx, request, infoRead, scope);
+  const run = new Run(wh, ctx, request, infoRead, scope, forecaster);
   const [primary, compared] = await Promise.all([
     runWindow(run, plan, period, dataThroughRead),
     comparison ? runWindow(run, plan, comparison, dataThroughRead) : undefined,
@@ -84,8 +87,12 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   const info = await infoRead;
   const dataThrough = await dataThroughRead;
   const forecast = request.period.forecastDays ?? 0;
-  if (forecast > 0 && dataThrough !== null)
+  if (forecast > 0 && dataThrough !== null) {
+    // The forecast's code (the model, its backtests) is its own chunk, loaded by the first request
+    // that asks for a forecast: answers without one never load it.
+    const { addForecast } = await import('./explorer-forecast');
     await addForecast(run, primary.out, primary.done, primary.w, dataThrough, forecast);
+  }
   const visible = (qs: QueryOut[]) =>
     qs.filter((o) => request.queries.find((q) => q.name === o.name)?.visible !== false);
   return {

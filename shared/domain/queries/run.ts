@@ -7,7 +7,7 @@ import { isCommitmentMetricId } from '../commitments/metric-ids';
 import { commitmentMetricSeries } from '../commitments/metrics';
 import { ExpressionError } from '../common/expr/errors';
 import { asCondition, evaluateExpression } from '../common/expr/evaluate';
-import type { GroupedSeries } from '../common/expr/grouped-series';
+import type { GroupedSeries, PeriodForecaster } from '../common/expr/grouped-series';
 import type { Expression } from '../common/expr/parse';
 import type { ExplorerRequest, Query } from '../common/query-model';
 import { DEFAULT_METRIC } from '../datasources/model';
@@ -77,6 +77,8 @@ export class Run {
     readonly info: Promise<BillingInfo>,
     /** The filters of the request's scopes, ANDed into every cost and usage query. */
     readonly scope: WhereClause | null = null,
+    /** The model behind `forecast(…)`, when a formula or condition of the request calls it. */
+    readonly forecaster?: PeriodForecaster,
   ) {
     this.money = new CurrencyPlanner(wh, ctx.orgId, info);
   }
@@ -316,7 +318,7 @@ export class Run {
     for (const ref of expr.refs) series[ref] = { groups: done.get(ref)!.groups };
     let result: GroupedSeries;
     try {
-      result = evaluateExpression(expr, { dates, bucket: aggBy, series });
+      result = evaluateExpression(expr, { dates, bucket: aggBy, series, forecaster: this.forecaster });
     } catch (error) {
       if (error instanceof ExpressionError) throw new BadRequestError(`query ${q.name}: ${error.message}`);
       throw error;

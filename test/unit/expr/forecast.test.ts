@@ -1,4 +1,10 @@
-import { ExpressionError, parseExpression } from '../../../shared/domain/common/expr';
+import {
+  ExpressionError,
+  evaluateExpression,
+  forecasterFor,
+  parseExpression,
+} from '../../../shared/domain/common/expr';
+import { forecastEndOfPeriod } from '../../../shared/domain/common/expr/period-forecast';
 import { days, run, values } from './support';
 
 /**
@@ -24,6 +30,26 @@ describe('forecast(x, period)', () => {
       new ExpressionError('the period of forecast(x, period) is WEEK or MONTH', 12),
     );
     expect(() => parseExpression('forecast(a)', { names: ['a'] })).toThrow(ExpressionError);
+  });
+
+  it('is loaded only for expressions that call it, and never evaluated without it', async () => {
+    const names = { names: ['a'] };
+    const calling = [
+      'forecast(a, MONTH) > 3000',
+      'rollingSum(forecastUpper(a, WEEK), 2, DAY)',
+      '-forecast(a, WEEK)',
+    ];
+    const notCalling = ['a * 2', 'rollingSum(a, 7, DAY) > timeShift(a, 1, WEEK)', 'max(a, 3)'];
+    for (const s of calling) expect(parseExpression(s, names).forecasts).toBe(true);
+    for (const s of notCalling) expect(parseExpression(s, names).forecasts).toBe(false);
+    expect(await forecasterFor(notCalling.map((s) => parseExpression(s, names)))).toBeUndefined();
+    expect(
+      await forecasterFor([parseExpression(notCalling[0]!, names), parseExpression(calling[0]!, names)]),
+    ).toBe(forecastEndOfPeriod);
+    const series = { a: { groups: [{ key: {}, values: pattern }] } };
+    expect(() =>
+      evaluateExpression(parseExpression('forecast(a, MONTH)', names), { dates: D, bucket: 'Day', series }),
+    ).toThrow('forecast(…) evaluated without the model');
   });
 
   it('closes the month of a pure weekly pattern at its actual-to-date plus the pattern', () => {

@@ -4,6 +4,7 @@ import {
   type GroupedSeries,
   parseExpression,
 } from '../../../shared/domain/common/expr';
+import { forecastEndOfPeriod } from '../../../shared/domain/common/expr/period-forecast';
 
 export type Values = (number | null)[];
 
@@ -26,7 +27,7 @@ export function run(
     Object.entries(series).map(([name, s]) => [name, Array.isArray(s) ? ungrouped(s) : s]),
   );
   const expr = parseExpression(source, { names: Object.keys(series) });
-  return evaluateExpression(expr, { dates, bucket, series: input });
+  return evaluateExpression(expr, { dates, bucket, series: input, forecaster: forecastEndOfPeriod });
 }
 
 /** The values of an ungrouped result. */

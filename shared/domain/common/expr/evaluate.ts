@@ -13,7 +13,6 @@ import {
 } from './grouped-series';
 import { KERNELS, type Kernel } from './kernels';
 import type { BinaryOp, Expression, ExprNode, ForecastBound, Unit, WindowFunction } from './parse';
-import { forecastEndOfPeriod } from './period-forecast';
 import { rollingMedian, rollingStd, rollingSumAvg } from './rolling';
 
 /**
@@ -222,12 +221,14 @@ class Evaluator {
       const fn = bound === 'lower80' ? 'forecastLower' : bound === 'upper80' ? 'forecastUpper' : 'forecast';
       throw new ExpressionError(`${fn}(x, ${unit}) needs Day buckets (got ${this.input.bucket})`, pos);
     }
+    const forecaster = this.input.forecaster;
+    if (!forecaster) throw new Error('forecast(…) evaluated without the model: pass loadPeriodForecaster()');
     const series = this.toSeries(v);
     return makeSeries(
       series.groups.map((g) => ({
         id: g.id,
         key: g.key,
-        values: forecastEndOfPeriod(this.input.dates, g.values, unit, bound),
+        values: forecaster(this.input.dates, g.values, unit, bound),
       })),
     );
   }

@@ -1,4 +1,5 @@
 import type { Bucket } from './dates';
+import type { ForecastBound } from './parse';
 
 // The series an expression reads and answers, and their form inside the evaluator: a Float64Array
 // per group with NaN standing for null.
@@ -15,7 +16,21 @@ export interface EvaluationInput {
   bucket: Bucket;
   /** The series of every referenced query, values aligned to `dates`. */
   series: Record<string, GroupedSeries>;
+  /**
+   * The forecasting model behind `forecast(…)` (`loadPeriodForecaster()`, ./forecaster.ts), loaded
+   * only by callers whose expression calls it (`Expression.forecasts`), so an answer without a
+   * forecast never loads the model.
+   */
+  forecaster?: PeriodForecaster;
 }
+
+/** One group's `forecast(x, unit)` over its daily values (./period-forecast.ts). */
+export type PeriodForecaster = (
+  dates: readonly string[],
+  values: Float64Array,
+  unit: 'WEEK' | 'MONTH',
+  bound?: ForecastBound,
+) => Float64Array;
 
 export interface Group {
   id: string;

@@ -3,7 +3,14 @@
 export type { Bucket } from './dates';
 export { ExpressionError } from './errors';
 export { asCondition, evaluateExpression } from './evaluate';
-export { type EvaluationInput, type GroupedSeries, type GroupKey, groupId } from './grouped-series';
+export { forecasterFor, loadPeriodForecaster } from './forecaster';
+export {
+  type EvaluationInput,
+  type GroupedSeries,
+  type GroupKey,
+  groupId,
+  type PeriodForecaster,
+} from './grouped-series';
 export {
   EXPRESSION_LIMITS,
   type Expression,

@@ -84,6 +84,8 @@ export interface Expression {
    * needs n days minus one bucket.
    */
   lookback: Lookback;
+  /** Whether it calls `forecast(…)`: its evaluation needs the forecasting model (./forecaster.ts). */
+  forecasts: boolean;
 }
 
 export interface ParseOptions {
@@ -390,6 +392,23 @@ function lookbackOf(node: ExprNode): Lookback {
   }
 }
 
+function callsForecast(node: ExprNode): boolean {
+  switch (node.type) {
+    case 'number':
+    case 'ref':
+      return false;
+    case 'forecast':
+      return true;
+    case 'unary':
+    case 'window':
+      return callsForecast(node.arg);
+    case 'binary':
+      return callsForecast(node.left) || callsForecast(node.right);
+    case 'call':
+      return node.args.some(callsForecast);
+  }
+}
+
 function widest(all: Lookback[]): Lookback {
   return {
     days: Math.max(0, ...all.map((l) => l.days)),
@@ -422,5 +441,5 @@ export function parseExpression(source: string, opts: ParseOptions = {}): Expres
   if (tokens.length === 1) throw new ExpressionError('the expression is empty', 0);
   const parser = new Parser(tokens, opts.names, maxDepth);
   const ast = parser.parseAll();
-  return { source, ast, refs: parser.referenced(), lookback: lookbackOf(ast) };
+  return { source, ast, refs: parser.referenced(), lookback: lookbackOf(ast), forecasts: callsForecast(ast) };
 }

@@ -1,11 +1,9 @@
-import { budgetsOverview } from '../../budgets/digest';
 import type { ReportWidgetValue } from '../schemas';
 import { buildTree, flatten, leaves, strip, summarise, totalsOf } from './changes';
 import { dashboardPdf, graphSnapshot } from './chart-widgets';
 import { commitmentsWidget } from './commitments-widget';
-import { compare, periodInfo, resolve } from './cost-query';
+import { compare, periodInfo, type Resolved, resolve } from './cost-query';
 import { markdownToHtml, markdownToMrkdwn, markdownToText } from './markdown';
-import { monthForecast } from './month-forecast';
 import type { RenderContext, WidgetData } from './widget-data';
 
 /**
@@ -51,8 +49,7 @@ export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue
         tree,
         movers,
         summary: summarise(totals, tree, res.currency, res.period),
-        forecast: await monthForecast(ctx, r, res.dataThrough),
-        budgets: await budgetsOverview(ctx.orgId, ctx.timeZone, ctx.now),
+        ...(await digestOutlook(ctx, r, res.dataThrough)),
       };
     }
     case 'TOP_FLOP': {
@@ -80,4 +77,19 @@ export async function renderWidget(ctx: RenderContext, widget: ReportWidgetValue
     case 'COMMITMENTS':
       return commitmentsWidget(ctx, widget);
   }
+}
+
+/**
+ * A DIGEST's month-end forecast and budgets line. Both run the forecasting model, which is its own
+ * chunk, loaded by the first DIGEST: a function that previews or renders other widgets never loads it.
+ */
+async function digestOutlook(ctx: RenderContext, r: Resolved, dataThrough: string | null) {
+  const [{ monthForecast }, { budgetsOverview }] = await Promise.all([
+    import('./month-forecast'),
+    import('../../budgets/digest'),
+  ]);
+  return {
+    forecast: await monthForecast(ctx, r, dataThrough),
+    budgets: await budgetsOverview(ctx.orgId, ctx.timeZone, ctx.now),
+  };
 }
