@@ -1,13 +1,14 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { budgetMonths } from '../../shared/domain/budgets/rules';
 import type { LocalHook } from './local-hook';
 import type { DemoSeed } from './seed';
 
 /**
  * The demo organisation's product content (`npm start`, once the stack is ready: after the
  * warehouse's billing seed, before the session file is written), so the
- * first sign-in opens on real screens: a starter dashboard, a weekly report and two cost alerts,
- * one of which has fired and has history. Made as a user would, through the HTTP API with the
+ * first sign-in opens on real screens: a starter dashboard, a weekly report, two cost alerts
+ * (one of which has fired and has history) and a monthly budget by provider with a budget alert. Made as a user would, through the HTTP API with the
  * demo admin's key (the same validation, the same records), and once per state folder: the
  * marker `demo-content.json` is written when all of it exists, and an item already there by name
  * is not made twice (a start interrupted half-way completes on the next one). Removing an item
@@ -24,7 +25,18 @@ export const DEMO_NAMES = {
   report: 'Weekly cloud spend',
   firedAlert: 'Daily spend over limit',
   quietAlert: 'Daily spend spike',
+  budget: 'Monthly cloud budget',
+  budgetAlert: 'Monthly budget watch',
 } as const;
+
+/** Months of amounts in the demo budget: last month and the three after it. */
+export const DEMO_BUDGET_MONTHS = 4;
+
+/**
+ * A demo budget line's monthly amount: last month's spend of its provider plus 10 %, rounded up to
+ * the next 10 (a plan a team would write down, not a figure to the cent).
+ */
+export const demoBudgetAmount = (lastMonth: number): number => Math.ceil((lastMonth * 1.1) / 10) * 10;
 
 type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
 
@@ -90,7 +102,14 @@ interface Listed {
 }
 interface Explored {
   dataThrough: string | null;
-  queries: { series: { points: { date: string; value: number | null }[] }[] }[];
+  period: { startDate: string };
+  queries: {
+    series: {
+      group: Record<string, string | null>;
+      points: { date: string; value: number | null }[];
+      total: number | null;
+    }[];
+  }[];
 }
 
 /** Makes what is missing of the demo content; answers the ids (existing or new). */
@@ -181,11 +200,65 @@ export async function seedDemoContent(
       })
     ).id;
 
-  writeFileSync(
-    marker,
-    JSON.stringify({ createdAt: new Date().toISOString(), dashboard, report, fired, quiet }, null, 2),
+  const budget = await demoBudget(call, seed);
+  const budgetAlerts = byName(await call<Listed>('GET', '/alerts-v2/budgetAlerts?limit=100'));
+  const budgetAlert =
+    budgetAlerts.get(DEMO_NAMES.budgetAlert) ??
+    (
+      await call<{ id: string }>('POST', '/alerts-v2/budgetAlerts', {
+        name: DEMO_NAMES.budgetAlert,
+        budgetId: budget,
+        thresholds: [
+          { value: 80, severityLevel: 'INFO', metricMode: 'PERCENTAGE_OF_BUDGET', basis: 'ACTUAL' },
+          { value: 100, severityLevel: 'WARNING', metricMode: 'PERCENTAGE_OF_BUDGET', basis: 'FORECASTED' },
+        ],
+        notificationChannel: 'EMAIL',
+        emails: [seed.emails.admin],
+      })
+    ).id;
+
+  const made = { dashboard, report, firedAlert: fired, quietAlert: quiet, budget, budgetAlert };
+  writeFileSync(marker, JSON.stringify({ createdAt: new Date().toISOString(), ...made }, null, 2));
+  return made;
+}
+
+/**
+ * The demo budget (found by name, or made): one line per provider of last month's spend, each
+ * owned by the demo admin, `demoBudgetAmount` of that spend for last month and the three after.
+ */
+async function demoBudget(call: Call, seed: DemoSeed): Promise<string> {
+  const existing = (await call<Listed>('GET', '/budgets?limit=100')).items.find(
+    (b) => b.name === DEMO_NAMES.budget,
   );
-  return { dashboard, report, firedAlert: fired, quietAlert: quiet };
+  if (existing) return existing.id;
+  const last = await call<Explored>('POST', '/queries/explorer', {
+    request: {
+      period: { datePreset: 'LAST_MONTH', aggBy: 'Period' },
+      queries: [{ type: 'cost', name: 'spend', groupBy: 'provider' }],
+    },
+  });
+  const startMonth = last.period.startDate.slice(0, 7);
+  const months = budgetMonths(startMonth).slice(0, DEMO_BUDGET_MONTHS);
+  const lines = (last.queries[0]?.series ?? [])
+    .filter((s) => s.group.provider && (s.total ?? 0) > 0)
+    .map((s) => {
+      const amount = demoBudgetAmount(s.total ?? 0);
+      return {
+        value: s.group.provider,
+        owner: seed.emails.admin,
+        amounts: Object.fromEntries(months.map((m) => [m, amount])),
+      };
+    });
+  const created = await call<{ id: string }>('POST', '/budgets', {
+    name: DEMO_NAMES.budget,
+    description: "Each provider's monthly spend: last month's plus 10 %.",
+    currency: 'USD',
+    metricId: 'cost',
+    groupBy: 'provider',
+    startMonth,
+    lines,
+  });
+  return created.id;
 }
 
 export const demoHook: LocalHook = {

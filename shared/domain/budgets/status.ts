@@ -254,6 +254,9 @@ export async function statusOf(
 }
 
 /** Each line's daily series and month figures (actual, forecast) from the total and the lines' series. */
+/** A day's `Other` amount within this fraction of the day's total is rounding, not spend. */
+const RESIDUE = 1e-9;
+
 function measure(
   budget: Budget,
   m: string,
@@ -278,6 +281,10 @@ function measure(
     }
     const rest = new Map(total);
     for (const d of daily.values()) for (const [day, x] of d) rest.set(day, (rest.get(day) ?? 0) - x);
+    // The total less the lines leaves floating-point dust (1e-12) on days every row is in a line:
+    // that is no spend, and must not show as a "+0.00" over budget.
+    for (const [day, x] of rest)
+      if (Math.abs(x) <= RESIDUE * Math.max(1, Math.abs(total.get(day) ?? 0))) rest.set(day, 0);
     daily.set(OTHER, rest);
   }
   const totalFigures = of(total);
