@@ -24,8 +24,8 @@ import {
   thresholdAmount,
   watchedLines,
 } from '../shared/domain/budgets/alerts/evaluate';
-import type { Budget } from '../shared/domain/budgets/model';
 import { monthFigures, type StatusDetail, statusOf } from '../shared/domain/budgets/status';
+import type { Budget } from '../shared/model/budgets';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { getWarehouseQueries, setWarehouseQueries } from '../shared/warehouse/queries';
 import { countingWarehouse } from '../test/support/warehouse-calls';

@@ -9,7 +9,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { resetConfig } from '../shared/config';
 import { resetDb } from '../shared/db/client';
-import type { Report } from '../shared/domain/reports/model';
+import type { Report } from '../shared/model/reports';
 import type { Attachment } from '../shared/notify/email';
 import { workers } from '../shared/queues';
 import { emailReport } from '../test/support/reliability';

@@ -4,12 +4,12 @@ import { join, relative } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import * as v from 'valibot';
 import { CHART_ASSET_FILES, esbuildOptions, isSplitEntry, loadedAtImport } from '../infra/bundling';
-import type { Dashboard } from '../shared/domain/dashboards/model';
 import { renderAttachments } from '../shared/domain/reports/render/attachments';
 import { formatReport } from '../shared/domain/reports/render/format';
 import type { RenderContext } from '../shared/domain/reports/render/widget-data';
 import { renderWidget } from '../shared/domain/reports/render/widgets';
-import { ReportWidget } from '../shared/domain/reports/schemas';
+import type { Dashboard } from '../shared/model/dashboards';
+import { ReportWidget } from '../shared/model/report-schemas';
 import { importMs, ingestFocus, percentile, ROOT, round, useDuckDb } from './support';
 
 const ORG = 'org_rbench';

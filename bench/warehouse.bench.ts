@@ -13,10 +13,10 @@ import { FOCUS_HEADER, writeFocusCsv } from '../infra/local/demo-data/generator'
 import { resetConfig } from '../shared/config';
 import { buildCandidates, CANDIDATE_TOP_VALUES } from '../shared/domain/dimensions/candidates';
 import { DIMENSION_TOP_VALUES, dimensionNames } from '../shared/domain/dimensions/dimension-list';
+import type { EnrichmentFeature, FeatureModel } from '../shared/model/view-features';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { billingTableDdl, resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { BILLING_COLUMNS } from '../shared/warehouse/focus-columns';
-import type { EnrichmentFeature, FeatureModel } from '../shared/warehouse/view-features';
 import { round, timed } from './support';
 
 const ORG = 'org_bench';

@@ -5,9 +5,8 @@
  */
 import { formatAxis, formatFigure } from '../../shared/charts/spec';
 import { type AlertFiring, explain } from '../../shared/domain/alerts/explain';
-import type { AlertEvaluation } from '../../shared/domain/alerts/model';
 import { rootCauseLines } from '../../shared/domain/alerts/render';
-import type { RootCause, RootCauses } from '../../shared/domain/alerts/root-causes';
+import type { AlertEvaluation, RootCause, RootCauses } from '../../shared/model/alerts';
 
 /** One evaluation of `GET …/history` (the service's own type: the console only reads it). */
 export type { AlertEvaluation };

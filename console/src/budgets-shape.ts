@@ -3,9 +3,9 @@
  * status table, every figure in the budget's currency (docs/budgets.md, "Status").
  */
 import { formatFigure } from '../../shared/charts/spec';
-import type { BudgetAlert, BudgetAlertEvaluation } from '../../shared/domain/budgets/alerts/model';
-import { type Budget, budgetFieldsOf } from '../../shared/domain/budgets/model';
 import type { BudgetStatus, StatusFigures } from '../../shared/domain/budgets/status';
+import type { BudgetAlert, BudgetAlertEvaluation } from '../../shared/model/budget-alerts';
+import { type Budget, budgetFieldsOf } from '../../shared/model/budgets';
 import { monthLabel } from './words';
 
 /** `GET /budgets/{id}/status`, a budget alert and its evaluations (the service's own types: the console only reads them). */

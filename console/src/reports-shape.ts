@@ -2,8 +2,9 @@
  * The reports page's data shaping (pure, no DOM): the schedule in words, the schedule form → PATCH
  * body, destinations and widgets in words (docs/reports.md, docs/report-delivery.md).
  */
-import type { ReportDelivery as Delivery } from '../../shared/domain/reports/model';
+
 import { REPORT_STATUSES, SCHEDULED_PERIODS } from '../../shared/enums';
+import type { ReportDelivery as Delivery } from '../../shared/model/reports';
 
 export type ScheduledPeriod = (typeof SCHEDULED_PERIODS)[number];
 export type ReportStatus = (typeof REPORT_STATUSES)[number];

@@ -4,7 +4,7 @@
  * score per keyword, then the failing requirements (MUST first) with their violating row count and
  * sample rows.
  */
-import type { ConformanceReport } from '../../shared/domain/uploads/model';
+import type { ConformanceReport } from '../../shared/model/uploads';
 
 export type { ConformanceReport };
 

@@ -5,9 +5,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { DedupRule } from '../domain/alerts/dedup';
-import type { AlertEvaluation, AlertThreshold, StoredAlert } from '../domain/alerts/model';
-import type { NextEvalMove } from '../domain/alerts/ports';
+import type { AlertEvaluation, AlertThreshold, DedupRule, NextEvalMove, StoredAlert } from '../model/alerts';
 import { mapLimit } from '../pool';
 import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
 import { defineEntity, firstConditionFailed, type TransactItem, transact } from './entity';

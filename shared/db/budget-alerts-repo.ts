@@ -1,5 +1,5 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { BudgetAlertEvaluation, StoredBudgetAlert } from '../domain/budgets/alerts/model';
+import type { BudgetAlertEvaluation, StoredBudgetAlert } from '../model/budget-alerts';
 import { db, isConditionalCheckFailed, tableName } from './client';
 import { getItem, queryDue } from './items';
 import { keys, stripKeys } from './keys';

@@ -1,4 +1,4 @@
-import type { Budget, BudgetVersion } from '../domain/budgets/model';
+import type { Budget, BudgetVersion } from '../model/budgets';
 import { conflictOnCancel, defineEntity, type TransactItem, transact } from './entity';
 import { keys, stripKeys } from './keys';
 import { type Page, queryNewest, queryPage } from './page';

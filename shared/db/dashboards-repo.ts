@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { DashboardSummary, DashboardVersionSummary } from '../domain/dashboards/model';
-import type { ScopeRef } from '../domain/dashboards/rules';
 import { BadRequestError } from '../errors';
+import type { DashboardSummary, DashboardVersionSummary, ScopeRef } from '../model/dashboards';
 import { db, decodeCursor, encodeCursor, tableName } from './client';
 import {
   type Condition,

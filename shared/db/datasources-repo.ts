@@ -1,6 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Datasource, MetricPoint } from '../domain/datasources/model';
 import { ConflictError, NotFoundError } from '../errors';
+import type { Datasource, MetricPoint } from '../model/datasources';
 import { mapLimit } from '../pool';
 import { db, tableName } from './client';
 import { defineEntity, transact } from './entity';

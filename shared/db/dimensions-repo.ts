@@ -1,8 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { BatchWriteCommand, DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CacheKind, PublishedLabel, RefreshStatus, VirtualDimension } from '../domain/dimensions/model';
-import type { ConformanceReport, SourceChange } from '../domain/uploads/model';
 import { ConflictError } from '../errors';
+import type { CacheKind, PublishedLabel, RefreshStatus, VirtualDimension } from '../model/dimensions';
+import type { ConformanceReport, SourceChange } from '../model/uploads';
 import { db, tableName } from './client';
 import { type Condition, conditionInput, defineEntity, setAll, transact } from './entity';
 import { getItem, type Item, queryPartition } from './items';

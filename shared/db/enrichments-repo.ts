@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EnrichmentDocument } from '../domain/enrichments/model';
 import { PayloadTooLargeError } from '../errors';
+import type { EnrichmentDocument } from '../model/enrichments';
 import { db, tableName } from './client';
 import { defineEntity } from './entity';
 import { getItem, queryPartition } from './items';

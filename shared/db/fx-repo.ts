@@ -1,5 +1,5 @@
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { StoredRateDay } from '../domain/fx/rates';
+import type { StoredRateDay } from '../model/fx';
 import { db, tableName } from './client';
 import { defineEntity } from './entity';
 import type { Item } from './items';

@@ -1,5 +1,5 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryStatus, Report, ReportDelivery } from '../domain/reports/model';
+import type { DeliveryStatus, Report, ReportDelivery } from '../model/reports';
 import { db, tableName } from './client';
 import { defineEntity } from './entity';
 import { getItem, queryDue } from './items';

@@ -1,4 +1,4 @@
-import type { Scope } from '../domain/scopes/model';
+import type { Scope } from '../model/scopes';
 import { defineEntity } from './entity';
 import { keys } from './keys';
 import { type Page, queryListing } from './page';

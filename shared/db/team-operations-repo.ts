@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TeamOperation, TeamOperationStatus } from '../domain/teams/model';
+import type { TeamOperation, TeamOperationStatus } from '../model/teams';
 import { db, tableName } from './client';
 import { defineEntity, firstConditionFailed, transact } from './entity';
 import { keys, stripKeys } from './keys';

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { MembershipOp, SyncLock, TeamMembership } from '../domain/teams/model';
 import { ConflictError, NotFoundError } from '../errors';
+import type { MembershipOp, SyncLock, TeamMembership } from '../model/teams';
 import { db, tableName } from './client';
 import { defineEntity, type TransactItem, transact } from './entity';
 import { getItem, queryExact, queryIndex, queryPartition } from './items';

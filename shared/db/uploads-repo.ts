@@ -1,5 +1,5 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SourceChange } from '../domain/uploads/model';
+import type { SourceChange } from '../model/uploads';
 import { db, tableName } from './client';
 import { getIngestion, type IngestionRecord } from './dimensions-repo';
 import { transact } from './entity';

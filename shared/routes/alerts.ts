@@ -12,7 +12,7 @@ import {
   UpdateAlertBody,
   WidgetDataSchema,
 } from '../domain/alerts/schemas';
-import { PageQuerySchema } from '../domain/common/enum-schemas';
+import { PageQuerySchema } from '../model/enum-schemas';
 import { type Area, declare } from './declare';
 
 const AREA: Area = { tag: 'Alerts', folder: 'alerts' };

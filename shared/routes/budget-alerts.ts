@@ -6,7 +6,7 @@ import {
   BudgetAlertRecordSchema,
   ListBudgetAlertsQuery,
 } from '../domain/budgets/alerts/schemas';
-import { PageQuerySchema } from '../domain/common/enum-schemas';
+import { PageQuerySchema } from '../model/enum-schemas';
 import { type Area, declare } from './declare';
 
 const AREA: Area = { tag: 'Alerts', folder: 'budget-alerts' };

@@ -10,7 +10,7 @@ import {
   ListVersionsQuery,
   PatchDashboardBody,
   PublishDashboardBody,
-} from '../domain/dashboards/schemas';
+} from '../model/dashboard-schemas';
 import { type Area, declare } from './declare';
 
 const AREA: Area = { tag: 'Dashboards', folder: 'dashboards' };

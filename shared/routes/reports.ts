@@ -11,7 +11,7 @@ import {
   ReportPage,
   ReportRecord,
   SendReportResponse,
-} from '../domain/reports/schemas';
+} from '../model/report-schemas';
 import { type Area, declare } from './declare';
 
 const AREA: Area = { tag: 'Reports', folder: 'reports' };

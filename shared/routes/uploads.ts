@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { PageQuerySchema } from '../domain/common/enum-schemas';
+import { PageQuerySchema } from '../model/enum-schemas';
 import { type Area, declare } from './declare';
 
 const AREA: Area = { tag: 'Billing uploads', folder: 'uploads' };

@@ -1,9 +1,8 @@
-import type { ConformanceReport } from './conformance/report';
+import type { ConformanceReport, SourceChange } from '../model/uploads';
+import type { FeatureModel, RefreshMode } from '../model/view-features';
 import type { MetricId } from './focus-columns';
 import type { BillingFormat } from './ingest/native';
-import type { SourceChange } from './ingest/replacements';
 import type { CommitmentFact, CommitmentFactsQuery, CommitmentTerms } from './sql/commitments';
-import type { FeatureModel, RefreshMode } from './view-features';
 import type {
   BillingInfo,
   Catalog,

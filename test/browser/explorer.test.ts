@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { generateFocusRows } from '../../infra/local/demo-data/generator';
 import { putEvaluation } from '../../shared/db/alerts-repo';
-import type { AlertEvaluation } from '../../shared/domain/alerts/model';
+import type { AlertEvaluation } from '../../shared/model/alerts';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import { usd as msgUsd } from '../support/alert-messages';
 import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';

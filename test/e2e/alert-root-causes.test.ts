@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RootCauses } from '../../shared/domain/alerts/root-causes';
+import type { RootCauses } from '../../shared/model/alerts';
 import { atLeast, emailsTo, slackTo, sweepAlertsOf, teamsTo, usd } from '../support/alert-messages';
 import { ingestOk } from '../support/cli';
 import { type CostRow, focusCsv } from '../support/focus-csv';

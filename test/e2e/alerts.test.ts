@@ -1,4 +1,4 @@
-import { COST_ALERT_FIELDS } from '../../shared/domain/alerts/model';
+import { COST_ALERT_FIELDS } from '../../shared/model/alerts';
 import { api, session } from '../support/session';
 import { conditionBody, costQuery, periodChangeBody, thresholdBody } from '../unit/alerts/fixtures';
 

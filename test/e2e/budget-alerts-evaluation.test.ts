@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
-import type { RootCauses } from '../../shared/domain/alerts/root-causes';
+import type { RootCauses } from '../../shared/model/alerts';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import {
   atLeast,

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { OpenApiDocument } from '../../infra/openapi';
-import { DuplicateReportResponse, ReportPage, ReportRecord } from '../../shared/domain/reports/schemas';
+import { DuplicateReportResponse, ReportPage, ReportRecord } from '../../shared/model/report-schemas';
 import { routes } from '../../shared/routes';
 import { api, session } from '../support/session';
 

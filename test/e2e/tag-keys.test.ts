@@ -1,4 +1,4 @@
-import type { Candidate } from '../../shared/domain/dimensions/model';
+import type { Candidate } from '../../shared/model/dimensions';
 import {
   type CsvRow,
   close,

@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AlertFiring, renderAlertMessage } from '../../shared/domain/alerts/render';
-import type { Query } from '../../shared/domain/common/query-model';
+import type { Query } from '../../shared/model/query-model';
 
 const OUT = join(__dirname, '..', 'artifacts', 'alerts');
 

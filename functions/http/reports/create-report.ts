@@ -1,7 +1,7 @@
-import { CreateReportBody } from '../../../shared/domain/reports/schemas';
 import { createReport, upgradeCreateBody } from '../../../shared/domain/reports/service';
 import { httpRoute } from '../../../shared/http/handler';
 import { created } from '../../../shared/http/responses';
+import { CreateReportBody } from '../../../shared/model/report-schemas';
 import { createReport as def } from '../../../shared/routes/reports';
 import { parseOrThrow } from '../../../shared/validation';
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
+import { DASHBOARD_CURRENCIES, PageQuerySchema } from '../../model/enum-schemas';
 import { isTimeZone } from '../../validation';
-import { DASHBOARD_CURRENCIES, PageQuerySchema } from '../common/enum-schemas';
 
 /** The longest organisation name (the same bound as `npm run org`). */
 export const ORGANIZATION_NAME_MAX = 100;

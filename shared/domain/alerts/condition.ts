@@ -1,6 +1,6 @@
+import type { Query } from '../../model/query-model';
 import { ExpressionError } from '../common/expr/errors';
 import { type ExprNode, parseExpression } from '../common/expr/parse';
-import type { Query } from '../common/query-model';
 import { ALERT_LIMITS } from './schemas';
 
 /**

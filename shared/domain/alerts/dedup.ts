@@ -1,19 +1,6 @@
+import type { DedupRule, StoredAlert } from '../../model/alerts';
 import { wallClock } from '../queries/period';
-import type { StoredAlert } from './model';
 import { addDays, isoWeekStart } from './schedule';
-
-/**
- * Dedup rules (docs/alerts.md): CALENDAR WEEK/MONTH — at most one notification per calendar week
- * (ISO, Monday to Sunday) or month of the organisation's calendar: the window holding the
- * evaluation's local date (`localDay`: when the notification goes out, read in the organisation's
- * timezone, UTC when it has none); ROLLING — at most one per `dedupWindowDays` days of evaluated
- * billing days (a notification on day d blocks days d+1 … d+window−1); no dedup (threshold
- * variants) — at most one per evaluated day. The store applies the rule with one conditional write
- * (`claimDedup`).
- */
-export type DedupRule =
-  | { kind: 'WINDOW'; windowKey: string }
-  | { kind: 'ROLLING' /** The latest previous notification day that no longer blocks. */; notAfter: string };
 
 /** The date (`YYYY-MM-DD`) of the instant `at` in `timeZone` (UTC when unset or unknown). */
 export function localDay(at: Date, timeZone: string | undefined): string {

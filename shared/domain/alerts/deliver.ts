@@ -1,5 +1,5 @@
 import { log } from '../../log';
-import type { AlertChannel } from './model';
+import type { AlertChannel } from '../../model/alerts';
 import type { Notification } from './notification';
 import type { DeliveryStore } from './ports';
 

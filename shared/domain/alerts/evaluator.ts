@@ -1,9 +1,9 @@
 import { config } from '../../config';
 import { log } from '../../log';
+import type { AlertEvaluation, AlertThreshold, AlertVariant, StoredAlert } from '../../model/alerts';
 import { mapSettled, type Settled } from '../../pool';
 import { alertChartOf, alertMessage, CHART_DAYS } from './chart';
 import { dedupRule, localDay } from './dedup';
-import type { AlertEvaluation, AlertThreshold, AlertVariant, StoredAlert } from './model';
 import { alertNotificationId, type Notification } from './notification';
 import type { Enqueue, EvaluationStore, RootCauseSource } from './ports';
 import { clearsFloor, decide, type EvaluationResult } from './rule';

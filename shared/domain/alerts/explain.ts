@@ -1,9 +1,8 @@
 import { alertPageLink, explorerLink, parseExplorerQueryString } from '../../links';
+import type { AlertThreshold, CostAlert, RootCauses } from '../../model/alerts';
 import { ExpressionError } from '../common/expr/errors';
 import { type ExprNode, parseExpression } from '../common/expr/parse';
 import { windowNodes } from '../common/expr/walk';
-import type { AlertThreshold, CostAlert } from './model';
-import type { RootCauses } from './root-causes';
 
 /**
  * What a firing says, independent of the format: the firing itself, money and percentages as the

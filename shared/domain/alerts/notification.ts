@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ALERT_CHANNELS } from './model';
+import { ALERT_CHANNELS } from '../../model/alerts';
 
 /**
  * A notification as it travels on the `notifications` queue: already rendered (the renderer is pure

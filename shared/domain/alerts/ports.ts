@@ -1,7 +1,12 @@
-import type { DedupRule } from './dedup';
-import type { AlertEvaluation, AlertThreshold, StoredAlert } from './model';
+import type {
+  AlertEvaluation,
+  AlertThreshold,
+  DedupRule,
+  NextEvalMove,
+  RootCauses,
+  StoredAlert,
+} from '../../model/alerts';
 import type { Notification } from './notification';
-import type { RootCauses } from './root-causes';
 
 /**
  * The ports of the alert workers (docs/architecture.md, "Dependencies of the domain"): what the
@@ -35,21 +40,6 @@ export interface EvaluationStore {
     now: Date,
   ): Promise<boolean>;
   putEvaluations(orgId: string, evaluations: readonly AlertEvaluation[]): Promise<void>;
-}
-
-/**
- * A move of an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, when it
- * takes a due alert. Conditional on `from` and on the alert not being archived, so of two sweeps
- * (EventBridge delivers at least once) exactly one moves it; with `snoozedUntil`, also on the
- * snooze being still that one (the sweep skips a snoozed alert on what it read from the index).
- */
-export interface NextEvalMove {
-  orgId: string;
-  alertId: string;
-  from: string;
-  to: string;
-  /** Also conditional on the snooze being still this one. */
-  snoozedUntil?: string;
 }
 
 /** The sweep's storage: the sharded due index and the conditional moves of `nextEvalAt`. */

@@ -1,3 +1,4 @@
+import type { RootCause, RootCauses } from '../../model/alerts';
 import { oneLine } from '../common/text';
 import {
   type AlertFiring,
@@ -9,7 +10,6 @@ import {
   percent,
 } from './explain';
 import type { RenderedMessage } from './notification';
-import type { RootCause, RootCauses } from './root-causes';
 
 /**
  * The message renderer: a pure function from an alert firing to the subject, HTML and text of an

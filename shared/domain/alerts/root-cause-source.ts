@@ -1,12 +1,12 @@
+import type { RootCauses, StoredAlert } from '../../model/alerts';
+import type { ExplorerRequest, Query } from '../../model/query-model';
 import { BUILTIN_DIMENSIONS } from '../../warehouse/focus-columns';
 import { parseExpression } from '../common/expr/parse';
 import { windowNodes } from '../common/expr/walk';
-import type { ExplorerRequest, Query } from '../common/query-model';
 import { runExplorer } from '../queries/engine';
 import type { QueryOut } from '../queries/model';
-import type { StoredAlert } from './model';
 import type { RootCauseSource } from './ports';
-import { type RootCauses, rootCausesOf } from './root-causes';
+import { rootCausesOf } from './root-causes';
 import { addDays, previousPeriod } from './schedule';
 
 /**

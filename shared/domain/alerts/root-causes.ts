@@ -1,3 +1,4 @@
+import type { RootCause, RootCauses } from '../../model/alerts';
 /**
  * Root causes of a firing, pure: given each dimension value's amount over the evaluated period
  * (`after`) and over its baseline (`before`), the values whose change explains most of the total
@@ -7,36 +8,6 @@
 
 /** Contributors shown per message. */
 export const TOP_CONTRIBUTORS = 5;
-
-export interface RootCause {
-  /** The dimension value (several group-by values joined with " / "); `(no value)` for null, `Other` for the rest. */
-  label: string;
-  before: number;
-  after: number;
-  /** `after − before`, in the alert's currency. */
-  change: number;
-  /** The change against `before`, in percent; null when `before` is 0. */
-  changePercent: number | null;
-  /** This value's share of the total change, in percent (negative when it moved the other way); null when the total did not change. */
-  share: number | null;
-}
-
-export interface RootCauses {
-  /** The dimensions broken down by, joined with " / " (the alert query's own `groupBy`, else service / sub_account / region). */
-  dimension: string;
-  /** The query broken down (its alias, else its name). */
-  query: string;
-  /** The evaluated period and the baseline it is compared with (inclusive days). */
-  period: { start: string; end: string };
-  baseline: { start: string; end: string; label: string };
-  before: number;
-  after: number;
-  change: number;
-  /** The top contributors by absolute change, largest first. */
-  top: RootCause[];
-  /** The top contributors' share of the total change, in percent; null when the total did not change. */
-  explained: number | null;
-}
 
 const pct = (part: number, whole: number): number | null => (whole === 0 ? null : (part / whole) * 100);
 

@@ -1,5 +1,5 @@
+import type { AlertThreshold, StoredAlert } from '../../model/alerts';
 import type { AlertFiring } from './explain';
-import type { AlertThreshold, StoredAlert } from './model';
 import { lastCompletePeriod, previousPeriod } from './schedule';
 import type { AlertSeries } from './series';
 

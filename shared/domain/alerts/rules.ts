@@ -1,7 +1,4 @@
 import { BadRequestError } from '../../errors';
-import { type WebhookPolicy, webhookUrlProblem } from '../../net/address-policy';
-import type { ExplorerRequest } from '../common/query-model';
-import { conditionProblem } from './condition';
 import {
   type AlertChannel,
   type AlertThreshold,
@@ -9,7 +6,10 @@ import {
   type CostAlert,
   DEFAULT_DEDUP_WINDOW_DAYS,
   type MetricMode,
-} from './model';
+} from '../../model/alerts';
+import type { ExplorerRequest } from '../../model/query-model';
+import { type WebhookPolicy, webhookUrlProblem } from '../../net/address-policy';
+import { conditionProblem } from './condition';
 import type { CreateAlertInput } from './schemas';
 
 /**

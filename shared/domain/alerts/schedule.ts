@@ -1,4 +1,4 @@
-import type { StoredAlert } from './model';
+import type { StoredAlert } from '../../model/alerts';
 
 /**
  * Calendar arithmetic of alert evaluation, on `YYYY-MM-DD` billing days (UTC dates, as billing

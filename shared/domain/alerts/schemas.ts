@@ -1,7 +1,5 @@
 import * as v from 'valibot';
 import { ALERT_CURRENCIES } from '../../enums';
-import { IdSchema, PageQuerySchema } from '../common/enum-schemas';
-import { QueriesSchema } from '../common/query-model';
 import {
   ALERT_CHANNELS,
   CALENDAR_UNITS,
@@ -11,7 +9,9 @@ import {
   METRIC_MODES,
   SEVERITY_LEVELS,
   THRESHOLD_TYPES,
-} from './model';
+} from '../../model/alerts';
+import { IdSchema, PageQuerySchema } from '../../model/enum-schemas';
+import { QueriesSchema } from '../../model/query-model';
 
 /**
  * Request schemas of the alert routes. The shape checks live here (each failure is a 400 naming

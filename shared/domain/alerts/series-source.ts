@@ -1,15 +1,15 @@
 import { DependencyUnavailableError } from '../../errors';
 import { log } from '../../log';
+import type { StoredAlert } from '../../model/alerts';
+import type { ExplorerRequest, Query } from '../../model/query-model';
 import { getWarehouseQueries } from '../../warehouse/queries';
 import type { BillingInfo } from '../../warehouse/warehouse-query';
 import { parseExpression } from '../common/expr/parse';
 import { windowNodes } from '../common/expr/walk';
-import type { ExplorerRequest, Query } from '../common/query-model';
 import { dataThroughOf, runExplorer } from '../queries/engine';
 import type { ExplorerResult, QueryOut } from '../queries/model';
 import { addMonths, dayMs, ymd } from '../queries/period';
 import { baselineKey } from './explain';
-import type { StoredAlert } from './model';
 import { CONDITION_QUERY_NAME } from './rules';
 import { addDays, lastCompletePeriod, previousPeriod } from './schedule';
 import type { AlertSeries, AlertSeriesSource } from './series';

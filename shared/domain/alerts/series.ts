@@ -1,4 +1,4 @@
-import type { StoredAlert } from './model';
+import type { StoredAlert } from '../../model/alerts';
 
 /** Daily series of an alert, as the query engine answers them (one value per day, aligned with `days`). */
 export interface AlertSeries {

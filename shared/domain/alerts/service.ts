@@ -11,6 +11,13 @@ import {
 import type { Page } from '../../db/page';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
+import {
+  type AlertEvaluation,
+  type AlertThreshold,
+  type CostAlert,
+  type StoredAlert,
+  toRecord,
+} from '../../model/alerts';
 import type { WebhookPolicy } from '../../net/address-policy';
 import { validationFailure } from '../../validation';
 import { changeVersioned } from '../common/lost-race';
@@ -19,13 +26,6 @@ import { assertMetricReferences } from '../dashboards/body-checks';
 import { queryListExpressionIssue, queryListMetricReferences } from '../dashboards/validation';
 import { budgetQueryIssue } from '../queries/budget';
 import { alertLifecycle } from './lifecycle';
-import {
-  type AlertEvaluation,
-  type AlertThreshold,
-  type CostAlert,
-  type StoredAlert,
-  toRecord,
-} from './model';
 import { type AlertFields, alertFields } from './rules';
 import type { CreateAlertInput } from './schemas';
 import { createEngineSeriesSource } from './series-source';

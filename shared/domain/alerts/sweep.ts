@@ -1,6 +1,6 @@
+import type { StoredAlert } from '../../model/alerts';
 import { mapSettled } from '../../pool';
 import { type EvaluationMessage, MAX_ALERTS_PER_MESSAGE } from './evaluator';
-import type { StoredAlert } from './model';
 import type { DueAlertIndex, Enqueue } from './ports';
 import { nextEvaluationAt } from './schedule';
 import { seriesGroupKey } from './series-source';

@@ -1,4 +1,4 @@
-import type { AlertThreshold, StoredAlert } from './model';
+import type { AlertThreshold, StoredAlert } from '../../model/alerts';
 import { replay } from './rule';
 import type { AlertSeriesSource } from './series';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { IdSchema, PageQuerySchema } from '../common/enum-schemas';
+import { IdSchema, PageQuerySchema } from '../../model/enum-schemas';
 
 export const CreateApiKeyBody = v.strictObject({
   name: v.pipe(v.string(), v.trim(), v.minLength(1, 'name must not be empty'), v.maxLength(100)),

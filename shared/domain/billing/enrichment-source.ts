@@ -1,5 +1,5 @@
 import { listEnrichmentTargets } from '../../db/enrichments-repo';
-import type { EnrichmentFeature } from '../../warehouse/view-features';
+import type { EnrichmentFeature } from '../../model/view-features';
 import { listEnrichmentDocuments } from '../enrichments/store';
 
 /**

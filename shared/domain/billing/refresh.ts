@@ -9,15 +9,15 @@ import {
 } from '../../db/dimensions-repo';
 import { getOrganizationReportingCurrency } from '../../db/organizations-repo';
 import { log } from '../../log';
+import type { ConversionOut } from '../../model/conversion';
+import type { VirtualDimension } from '../../model/dimensions';
+import type { EnrichmentFeature, VdimFeature } from '../../model/view-features';
 import type { WarehousePort } from '../../warehouse/port';
 import { MissingRateError } from '../../warehouse/sql/conversion';
-import type { EnrichmentFeature, VdimFeature } from '../../warehouse/view-features';
 import type { CurrencyConversion } from '../../warehouse/warehouse-query';
 import { buildCandidates, CANDIDATE_TOP_VALUES, WINDOW_MONTHS } from '../dimensions/candidates';
 import { buildDimensionList, DIMENSION_TOP_VALUES, dimensionNames } from '../dimensions/dimension-list';
-import type { VirtualDimension } from '../dimensions/model';
 import { planConversion } from '../queries/conversion';
-import type { ConversionOut } from '../queries/model';
 import type { RefreshRequest } from './refresh-request';
 
 /**

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../../errors';
-import type { Budget, BudgetLine } from './model';
+import type { Budget, BudgetLine } from '../../model/budgets';
 import { monthIndex, monthOf } from './rules';
 import { MONTH_PATTERN } from './schemas';
 

@@ -1,4 +1,4 @@
-import type { Budget } from './model';
+import type { Budget } from '../../model/budgets';
 import { monthIndex, monthOf } from './rules';
 
 /**

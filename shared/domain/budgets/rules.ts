@@ -1,6 +1,6 @@
 import { isAdmin, type Principal } from '../../auth/principal';
 import type { FieldIssue } from '../../errors';
-import type { Budget, BudgetFields } from './model';
+import type { Budget, BudgetFields } from '../../model/budgets';
 import { BUDGET_LIMITS } from './schemas';
 
 /** Months since year 0 (`2026-03` → 2026 × 12 + 2), so month arithmetic is integer arithmetic. */

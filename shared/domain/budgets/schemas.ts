@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { COST_METRIC_IDS, DASHBOARD_CURRENCIES, IdSchema, PageQuerySchema } from '../common/enum-schemas';
-import { WhereClauseSchema } from '../common/where-clause';
+import { COST_METRIC_IDS, DASHBOARD_CURRENCIES, IdSchema, PageQuerySchema } from '../../model/enum-schemas';
+import { WhereClauseSchema } from '../../model/where-clause';
 
 /**
  * Budget bodies and records (issue 28, docs/budgets.md). Objects are strict: server-owned fields

@@ -12,12 +12,12 @@ import type { Page } from '../../db/page';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ShapedError } from '../../errors';
 import { newId } from '../../ids';
 import { log } from '../../log';
+import { type Budget, type BudgetFields, type BudgetVersion, budgetFieldsOf } from '../../model/budgets';
 import { toFieldIssues, validationFailure } from '../../validation';
 import { changeVersioned, retryLostRace } from '../common/lost-race';
 import { expectedVersion } from '../dashboards/rules';
 import { assertScopesAssignable } from '../dashboards/service';
 import { budgetCsv, parseBudgetCsv } from './csv';
-import { type Budget, type BudgetFields, type BudgetVersion, budgetFieldsOf } from './model';
 import { bodyIssue, canEdit } from './rules';
 import { BudgetBody, type BudgetBodyInput, ImportBudgetBody } from './schemas';
 

@@ -1,15 +1,16 @@
 import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import type { CostMetricId, DASHBOARD_CURRENCIES } from '../../enums';
+import type { Budget } from '../../model/budgets';
+import type { ConversionOut } from '../../model/conversion';
+import type { ExplorerRequest } from '../../model/query-model';
 import { getWarehouseQueries } from '../../warehouse/queries';
 import { localDay } from '../alerts/dedup';
 import { remember } from '../common/bounded-map';
-import type { ExplorerRequest } from '../common/query-model';
 import { forecastSeries, forecastTotal, seriesFingerprint } from '../forecast';
 import { runExplorer } from '../queries/engine';
-import { type ConversionOut, MAX_TOP_N, OTHER, type SeriesOut } from '../queries/model';
+import { MAX_TOP_N, OTHER, type SeriesOut } from '../queries/model';
 import { scopesWhere } from '../queries/scopes';
-import type { Budget } from './model';
 import { monthIndex, monthOf } from './rules';
 import { loadBudget } from './service';
 

@@ -1,12 +1,13 @@
 import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { BadRequestError } from '../../errors';
+import type { ConversionOut } from '../../model/conversion';
 import { localDay } from '../alerts/dedup';
 import { addDays, daysBetween } from '../alerts/schedule';
 import { assertScopesAssignable } from '../dashboards/service';
 import { forecastSeries, forecastTotal } from '../forecast';
 import { runExplorer } from '../queries/engine';
-import type { ConversionOut, SeriesOut } from '../queries/model';
+import type { SeriesOut } from '../queries/model';
 import { monthIndex, monthOf } from './rules';
 import { BUDGET_LIMITS, type SuggestBudgetInput } from './schemas';
 import { monthDays, STATUS_HISTORY_DAYS, statusRequest } from './status';

@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/principal';
 import { getAlert, insertAlert } from '../../db/alerts-repo';
 import type { Page } from '../../db/page';
 import { ConflictError, NotFoundError } from '../../errors';
-import type { StoredAlert } from '../alerts/model';
+import type { StoredAlert } from '../../model/alerts';
 import { channelTarget } from '../alerts/rules';
 import {
   AlertIdParams,

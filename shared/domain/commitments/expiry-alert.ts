@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { consoleLink } from '../../links';
-import type { AlertEvaluation, StoredAlert } from '../alerts/model';
+import type { AlertEvaluation, StoredAlert } from '../../model/alerts';
 import type { Notification, RenderedMessage } from '../alerts/notification';
 import { cardText, escapeHtml, escapeSlack } from '../alerts/render';
 import { oneLine } from '../common/text';

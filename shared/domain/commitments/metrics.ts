@@ -1,6 +1,6 @@
 import { BadRequestError } from '../../errors';
+import type { ConversionOut } from '../../model/conversion';
 import { COMMITMENT_DIMENSIONS, type CommitmentDimension } from '../../warehouse/sql/commitments';
-import type { ConversionOut } from '../queries/model';
 import { type AggBy, bucketFloor } from '../queries/period';
 import type { Grouped } from '../queries/series';
 import { addInto, zero } from './figures';

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
+import { DatePresetSchema } from '../../model/enum-schemas';
 import { COMMITMENT_DIMENSIONS } from '../../warehouse/sql/commitments';
-import { DatePresetSchema } from '../common/enum-schemas';
 import { ConversionOut } from '../queries/schemas';
 import { PAYMENT_OPTIONS, TERMS } from './simulation';
 

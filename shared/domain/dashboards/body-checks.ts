@@ -2,12 +2,12 @@ import * as v from 'valibot';
 import { getDatasource } from '../../db/datasources-repo';
 import { DependencyUnavailableError, type FieldIssue } from '../../errors';
 import { log } from '../../log';
+import type { Widget } from '../../model/dashboard-schemas';
+import { IdSchema } from '../../model/enum-schemas';
 import { toFieldIssues, validationFailure } from '../../validation';
 import { getWarehouseQueries } from '../../warehouse/queries';
-import { IdSchema } from '../common/enum-schemas';
 import { resolveMetricRef } from '../datasources/points';
 import { budgetQueryIssue } from '../queries/budget';
-import type { Widget } from './schemas';
 import {
   expressionIssue,
   label,

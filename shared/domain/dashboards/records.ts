@@ -6,9 +6,9 @@ import {
   type WriteReport,
 } from '../../db/dashboards-repo';
 import { log } from '../../log';
-import type { DashboardFields, DashboardSummary } from './model';
+import type { DashboardBody } from '../../model/dashboard-schemas';
+import type { DashboardFields, DashboardSummary } from '../../model/dashboards';
 import { assertJsonSize } from './rules';
-import type { DashboardBody } from './schemas';
 
 // What the service stores and answers of a dashboard: its summary record, its fields, the JSON
 // and head of a saved version, and the log line of a write.

@@ -1,7 +1,7 @@
 import { isAdmin, isTeamMember, type Principal } from '../../auth/principal';
 import { BadRequestError, PayloadTooLargeError } from '../../errors';
-import type { DashboardSummary } from './model';
-import { DASHBOARD_LIMITS, type DashboardBody } from './schemas';
+import { DASHBOARD_LIMITS, type DashboardBody } from '../../model/dashboard-schemas';
+import type { DashboardSummary, ScopeRef } from '../../model/dashboards';
 
 /**
  * Who may do what with a dashboard (the same rules as reports):
@@ -19,11 +19,6 @@ export function canEdit(p: Principal, d: Pick<DashboardSummary, 'type' | 'create
   if (isAdmin(p)) return true;
   if (d.teamId) return isTeamMember(p, d.teamId) && (d.createdById === p.principalId || d.type !== 'PRIVATE');
   return d.createdById === p.principalId;
-}
-
-/** What the scope check needs to know about a stored scope (`keys.scope`): the teams it is tied to. */
-export interface ScopeRef {
-  teamIds: string[];
 }
 
 export type ScopeDecision = 'ok' | 'forbidden' | 'unknown';

@@ -15,16 +15,23 @@ import {
 import type { Page } from '../../db/page';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ShapedError } from '../../errors';
 import { newId } from '../../ids';
-import { retryLostRace } from '../common/lost-race';
-import { assertAssignable } from './assignment';
-import { assertExpressions, assertReferencesExist, invalid, parseBody } from './body-checks';
+import {
+  CreateDashboardBody,
+  type DashboardBody,
+  PatchDashboardBody,
+  PublishDashboardBody,
+  type Widget,
+} from '../../model/dashboard-schemas';
 import type {
   Dashboard,
   DashboardFields,
   DashboardSummary,
   DashboardVersion,
   DashboardVersionSummary,
-} from './model';
+} from '../../model/dashboards';
+import { retryLostRace } from '../common/lost-race';
+import { assertAssignable } from './assignment';
+import { assertExpressions, assertReferencesExist, invalid, parseBody } from './body-checks';
 import { fieldsOf, logWrite, present, versionHead, versionJson } from './records';
 import {
   assertJsonSize,
@@ -36,13 +43,6 @@ import {
   scopeReferences,
   versionToPrune,
 } from './rules';
-import {
-  CreateDashboardBody,
-  type DashboardBody,
-  PatchDashboardBody,
-  PublishDashboardBody,
-  type Widget,
-} from './schemas';
 
 // shared/domain/budgets (not part of this split) imports the scope check from here.
 export { assertScopesAssignable } from './assignment';

@@ -1,7 +1,7 @@
+import type { Widget } from '../../model/dashboard-schemas';
+import type { Query } from '../../model/query-model';
 import { isCommitmentMetricId } from '../commitments/metric-ids';
 import { ExpressionError, parseExpression } from '../common/expr';
-import type { Query } from '../common/query-model';
-import type { Widget } from './schemas';
 
 /**
  * Save-time checks of a dashboard's queries (POST /dashboard-v2, PUT /dashboard-v2/{id}) beyond the

@@ -1,6 +1,6 @@
 import * as repo from '../../db/datasources-repo';
 import type { FieldIssue } from '../../errors';
-import { DEFAULT_METRIC, type MetricPoint } from './model';
+import { DEFAULT_METRIC, type MetricPoint } from '../../model/datasources';
 
 /**
  * Metric points: what a push stores and what metric queries read. Points are items keyed by

@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/principal';
 import * as repo from '../../db/datasources-repo';
 import { BadRequestError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
-import type { Datasource } from './model';
+import type { Datasource } from '../../model/datasources';
 import {
   type Aggregator,
   type Granularity,

@@ -1,5 +1,5 @@
+import type { CachedCandidate, Candidate, PublishedLabel } from '../../model/dimensions';
 import type { WindowAggregates } from '../../warehouse/port';
-import type { CachedCandidate, Candidate, PublishedLabel } from './model';
 
 /**
  * Label candidates from the window aggregates (pure). Figures are BilledCost (the `cost` metric)

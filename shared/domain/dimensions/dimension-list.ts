@@ -1,12 +1,12 @@
+import type { DimensionEntry, PublishedLabel, VdimDefinition } from '../../model/dimensions';
+import type { EnrichmentFeature } from '../../model/view-features';
 import {
   BUILTIN_DIMENSIONS,
   builtinDimensionOf,
   HIGH_CARDINALITY_DIMENSIONS,
 } from '../../warehouse/focus-columns';
 import type { DimensionValues } from '../../warehouse/port';
-import type { EnrichmentFeature } from '../../warehouse/view-features';
 import { type Catalog, OPERATORS } from '../../warehouse/warehouse-query';
-import type { DimensionEntry, PublishedLabel, VdimDefinition } from './model';
 
 /**
  * The dimension list of GET /dimensions (pure): the built-in FOCUS dimensions, then published

@@ -1,3 +1,5 @@
+import type { VdimDefinition } from '../../model/dimensions';
+import { isTagSource, LABEL_SOURCE_TYPES } from '../../model/view-features';
 import {
   builtinDimensionOf,
   FOCUS_COLUMN_TYPES,
@@ -6,9 +8,7 @@ import {
 } from '../../warehouse/focus-columns';
 import { duckDialect, inlineParams } from '../../warehouse/sql/dialect';
 import { whereSql } from '../../warehouse/sql/expressions';
-import { isTagSource, LABEL_SOURCE_TYPES } from '../../warehouse/view-features';
 import type { ComputedDimension } from '../../warehouse/warehouse-query';
-import type { VdimDefinition } from './model';
 import type { LabelConfigInput } from './schemas';
 
 /**

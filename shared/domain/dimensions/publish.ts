@@ -6,11 +6,11 @@ import {
   readCache,
 } from '../../db/dimensions-repo';
 import { ConflictError } from '../../errors';
+import type { CachedCandidate, PublishedLabel, VirtualDimension } from '../../model/dimensions';
 import { requestRejection } from '../../validation';
 import type { EnrichmentTargets } from '../billing/enrichment-source';
 import { deliver } from '../billing/outbox';
 import { refreshOutboxEntry } from '../billing/refresh-request';
-import type { CachedCandidate, PublishedLabel, VirtualDimension } from './model';
 import { type DraftError, labelErrors, type RulesContext, vdimErrors } from './publish-rules';
 import { DIMENSION_LIMITS, type PublishInput } from './schemas';
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { IdSchema, PageQuerySchema } from '../common/enum-schemas';
-import { WhereClauseSchema } from '../common/where-clause';
+import { IdSchema, PageQuerySchema } from '../../model/enum-schemas';
+import { WhereClauseSchema } from '../../model/where-clause';
 
 /**
  * Shapes of the dimension routes. They check structure and bounds only: whether a label's source

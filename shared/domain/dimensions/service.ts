@@ -1,8 +1,14 @@
 import type { Principal } from '../../auth/principal';
 import { getRefreshStatus, listPublishedLabels, readCache } from '../../db/dimensions-repo';
 import { UnprocessableError } from '../../errors';
+import type {
+  CachedCandidate,
+  Candidate,
+  DimensionEntry,
+  PublishedLabel,
+  RefreshStatus,
+} from '../../model/dimensions';
 import { withIngested } from './candidates';
-import type { CachedCandidate, Candidate, DimensionEntry, PublishedLabel, RefreshStatus } from './model';
 
 /**
  * Reads of the dimensions area. Both lists come from the caches the refresh writes; nothing is

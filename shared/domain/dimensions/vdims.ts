@@ -11,7 +11,7 @@ import {
 import { listEnrichmentTargets } from '../../db/enrichments-repo';
 import { BadRequestError, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
-import type { VdimDefinition, VirtualDimension } from './model';
+import type { VdimDefinition, VirtualDimension } from '../../model/dimensions';
 import { vdimErrors } from './publish-rules';
 import { DIMENSION_LIMITS, type VdimInput } from './schemas';
 

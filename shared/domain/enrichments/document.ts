@@ -1,7 +1,7 @@
 import type { Principal } from '../../auth/principal';
 import { getEnrichmentJson } from '../../db/enrichments-repo';
 import { NotFoundError } from '../../errors';
-import type { EnrichmentDocument } from './model';
+import type { EnrichmentDocument } from '../../model/enrichments';
 
 export type { EnrichmentDocument };
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { PageQuerySchema } from '../common/enum-schemas';
+import { PageQuerySchema } from '../../model/enum-schemas';
 
 /**
  * Enrichment schemas: the shape of the document. Rules that need more than one field (known

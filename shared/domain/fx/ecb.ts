@@ -1,5 +1,6 @@
 import { BadRequestError } from '../../errors';
-import { isCurrencyCode, isDay, type RateDay, type RateFile } from './rates';
+import type { RateDay } from '../../model/fx';
+import { isCurrencyCode, isDay, type RateFile } from './rates';
 
 /**
  * Parsers of the European Central Bank's published euro reference rates (docs/currency.md):

@@ -1,3 +1,4 @@
+import type { RateDay, StoredRateDay } from '../../model/fx';
 /**
  * Dated euro reference rates and the conversion they give (docs/currency.md). A rate is "units of
  * the currency per 1 EUR" as published on a business day; a day without publication (weekend,
@@ -14,22 +15,10 @@ export const BASE_CURRENCY = 'EUR';
  */
 export const MAX_RATE_AGE_DAYS = 7;
 
-export interface RateDay {
-  /** Publication day, `YYYY-MM-DD`. */
-  day: string;
-  /** Units of each currency per 1 EUR. */
-  rates: Record<string, number>;
-}
-
 /** A parsed rate file: who published it and its days, oldest first. */
 export interface RateFile {
   source: string;
   days: RateDay[];
-}
-
-/** A stored publication day: the rates and who published them. */
-export interface StoredRateDay extends RateDay {
-  source: string;
 }
 
 /** One calendar day's factor from one currency to the target (what the SQL join reads). */

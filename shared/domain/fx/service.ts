@@ -1,6 +1,7 @@
 import { putRateDays, rateDayBounds, readRateDays } from '../../db/fx-repo';
+import type { StoredRateDay } from '../../model/fx';
 import { parseRateFile } from './ecb';
-import { addDays, type DayFactor, dayFactors, MAX_RATE_AGE_DAYS, type StoredRateDay } from './rates';
+import { addDays, type DayFactor, dayFactors, MAX_RATE_AGE_DAYS } from './rates';
 
 /**
  * Loading the euro reference rates (`npm run fx -- load`, `POST /admin/fx-rates`, the daily

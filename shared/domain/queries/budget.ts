@@ -1,12 +1,13 @@
 import { getBudget } from '../../db/budgets-repo';
 import { BadRequestError } from '../../errors';
+import type { Budget } from '../../model/budgets';
+import type { ConversionOut } from '../../model/conversion';
+import type { Query } from '../../model/query-model';
 import { MissingRateError } from '../../warehouse/sql/conversion';
 import type { BillingInfo } from '../../warehouse/warehouse-query';
-import type { Budget } from '../budgets/model';
 import { budgetAmounts, plannedBetween } from '../budgets/query-series';
-import type { Query } from '../common/query-model';
 import { conversionFactors, storedRateRange } from '../fx/service';
-import type { Computed, ConversionOut, Window } from './model';
+import type { Computed, Window } from './model';
 import { DAY_MS, ymd } from './period';
 
 export type BudgetQuery = Extract<Query, { type: 'budget' }>;

@@ -1,7 +1,7 @@
+import type { ConversionOut } from '../../model/conversion';
 import type { WarehouseQueries } from '../../warehouse/port';
 import type { BillingInfo, CurrencyConversion } from '../../warehouse/warehouse-query';
 import { conversionFactors } from '../fx/service';
-import type { ConversionOut } from './model';
 import { addMonths, DAY_MS, dayMs, ymd } from './period';
 import { warehouseCall } from './rows';
 

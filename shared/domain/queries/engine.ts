@@ -1,7 +1,7 @@
+import type { ExplorerRequest } from '../../model/query-model';
 import { getWarehouseQueries } from '../../warehouse/queries';
 import type { BillingInfo } from '../../warehouse/warehouse-query';
 import { forecasterFor } from '../common/expr/forecaster';
-import type { ExplorerRequest } from '../common/query-model';
 import { mergeConversions } from './conversion';
 import type { ExplorerResult, PeriodOut, QueryOut } from './model';
 import {

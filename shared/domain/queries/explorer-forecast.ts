@@ -1,8 +1,8 @@
+import type { AGGREGATORS, Query } from '../../model/query-model';
 import type { WhereRule } from '../../warehouse/warehouse-query';
 import { remember } from '../common/bounded-map';
 import { evaluateExpression } from '../common/expr/evaluate';
 import type { GroupedSeries } from '../common/expr/grouped-series';
-import type { AGGREGATORS, Query } from '../common/query-model';
 import {
   type DailyHistory,
   FORECAST_BACKTEST_ORIGINS,

@@ -1,4 +1,5 @@
-import type { Query } from '../common/query-model';
+import type { ConversionOut } from '../../model/conversion';
+import type { Query } from '../../model/query-model';
 import type { ForecastAccuracy, MethodName } from '../forecast';
 import type { AggBy, ResolvedPeriod } from './period';
 import type { Grouped } from './series';
@@ -74,18 +75,6 @@ export interface QueryOut {
   series: SeriesOut[];
   /** The series reduced; null for a query split by currency. */
   total: number | null;
-}
-
-/** What a converted answer states: docs/currency.md. */
-export interface ConversionOut {
-  /** The billing currencies converted. */
-  from: string[];
-  /** The currency of the figures. */
-  to: string;
-  /** Who published the rates (e.g. `European Central Bank`). */
-  source: string | null;
-  /** First and last publication day of the rates applied to days holding data. */
-  rates: { from: string; to: string } | null;
 }
 
 export interface PeriodOut {

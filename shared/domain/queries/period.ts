@@ -1,6 +1,6 @@
 import type { DatePreset } from '../../enums';
 import { BadRequestError } from '../../errors';
-import type { Period } from '../common/query-model';
+import type { Period } from '../../model/query-model';
 import { type DateRange, resolvePreset } from './presets';
 
 /**

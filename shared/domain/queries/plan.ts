@@ -1,7 +1,7 @@
 import { BadRequestError } from '../../errors';
+import type { Query } from '../../model/query-model';
 import { ExpressionError } from '../common/expr/errors';
 import { type Expression, parseExpression } from '../common/expr/parse';
-import type { Query } from '../common/query-model';
 import type { BudgetQuery } from './budget';
 import type { ShiftUnit } from './period';
 import type { RollingSpec } from './series';

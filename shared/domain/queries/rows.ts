@@ -1,7 +1,7 @@
 import { AppError, DependencyUnavailableError } from '../../errors';
 import { log } from '../../log';
+import type { ExplorerRequest } from '../../model/query-model';
 import type { SeriesRow, WhereClause } from '../../warehouse/warehouse-query';
-import type { ExplorerRequest } from '../common/query-model';
 import { DEFAULT_TOP_N, MAX_TOP_N, OTHER } from './model';
 import { type AggBy, bucketKey, DAY_MS, ymd } from './period';
 import type { Grouped } from './series';

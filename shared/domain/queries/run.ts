@@ -1,5 +1,7 @@
 import { getDatasource } from '../../db/datasources-repo';
 import { BadRequestError } from '../../errors';
+import { DEFAULT_METRIC } from '../../model/datasources';
+import type { ExplorerRequest, Query } from '../../model/query-model';
 import type { MetricId } from '../../warehouse/focus-columns';
 import type { WarehouseQueries } from '../../warehouse/port';
 import type { BillingInfo, CostSeriesQuery, SeriesRow, WhereClause } from '../../warehouse/warehouse-query';
@@ -9,8 +11,6 @@ import { ExpressionError } from '../common/expr/errors';
 import { asCondition, evaluateExpression } from '../common/expr/evaluate';
 import type { GroupedSeries, PeriodForecaster } from '../common/expr/grouped-series';
 import type { Expression } from '../common/expr/parse';
-import type { ExplorerRequest, Query } from '../common/query-model';
-import { DEFAULT_METRIC } from '../datasources/model';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
 import { type BudgetQuery, budgetSeries } from './budget';
 import { CURRENCY_GROUP, type CurrencyPlan, CurrencyPlanner } from './conversion';

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import { DASHBOARD_CURRENCIES, IdSchema } from '../common/enum-schemas';
-import { AGG_BY, ExplorerCallRequestSchema, FORECAST_METHODS, QUERY_TYPES } from '../common/query-model';
-import { WhereClauseSchema } from '../common/where-clause';
-import { DASHBOARD_LIMITS } from '../dashboards/schemas';
+import { DASHBOARD_LIMITS } from '../../model/dashboard-schemas';
+import { DASHBOARD_CURRENCIES, IdSchema } from '../../model/enum-schemas';
+import { AGG_BY, ExplorerCallRequestSchema, FORECAST_METHODS, QUERY_TYPES } from '../../model/query-model';
+import { WhereClauseSchema } from '../../model/where-clause';
 import type { MethodName } from '../forecast';
 
 /**

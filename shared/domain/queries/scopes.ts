@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { getScope } from '../../db/scopes-repo';
 import { BadRequestError } from '../../errors';
+import { WhereClauseSchema } from '../../model/where-clause';
 import type { WhereClause } from '../../warehouse/warehouse-query';
-import { WhereClauseSchema } from '../common/where-clause';
 
 /**
  * A free-form filter object (a dashboard's `conditions`, a scope's `filters`) as a where clause:

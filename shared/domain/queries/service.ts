@@ -1,8 +1,8 @@
 import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { NotFoundError } from '../../errors';
+import type { Dashboard } from '../../model/dashboards';
 import type { WhereClause } from '../../warehouse/warehouse-query';
-import type { Dashboard } from '../dashboards/model';
 import { readDashboard } from '../dashboards/service';
 import { runExplorer } from './engine';
 import type { ExplorerResult } from './model';

@@ -1,7 +1,7 @@
+import type { ExplorerRequest, Query } from '../../model/query-model';
 import { evaluateExpression } from '../common/expr/evaluate';
 import type { GroupedSeries } from '../common/expr/grouped-series';
 import type { Expression } from '../common/expr/parse';
-import type { ExplorerRequest, Query } from '../common/query-model';
 import type { Computed, QueryOut, SeriesOut, Window } from './model';
 import {
   bucketFloor,

@@ -11,7 +11,7 @@ import {
   setFirstNextRun,
 } from '../../db/reports-repo';
 import { log } from '../../log';
-import type { Report, ReportDelivery } from './model';
+import type { Report, ReportDelivery } from '../../model/reports';
 import { renderAttachments } from './render/attachments';
 import { formatReport, type RenderedReport } from './render/format';
 import type { WidgetData } from './render/widget-data';

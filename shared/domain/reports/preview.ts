@@ -3,10 +3,10 @@ import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { upgradeWidget } from '../../db/reports-legacy';
 import { ValidationError } from '../../errors';
+import { PreviewWidgetBody } from '../../model/report-schemas';
 import { toFieldIssues } from '../../validation';
 import type { WidgetData } from './render/widget-data';
 import { renderWidget } from './render/widgets';
-import { PreviewWidgetBody } from './schemas';
 import { validZone } from './time-zone';
 
 // Apart from `service.ts` (the reports' CRUD and schedules): a preview renders one widget and

@@ -1,6 +1,6 @@
 import { isAdmin, isTeamMember, type Principal } from '../../auth/principal';
 import type { FieldIssue } from '../../errors';
-import type { Report } from './model';
+import type { Report } from '../../model/reports';
 
 /**
  * Who may do what with a report:

@@ -1,5 +1,5 @@
 import { DateTime, FixedOffsetZone } from 'luxon';
-import type { Report } from './model';
+import type { Report } from '../../model/reports';
 import { validZone } from './time-zone';
 
 /**

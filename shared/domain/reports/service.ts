@@ -7,16 +7,16 @@ import { getReport, insertReport, listDeliveries, listReports, replaceReport } f
 import { getTeam } from '../../db/teams-repo';
 import { type FieldIssue, ForbiddenError, NotFoundError, ShapedError, ValidationError } from '../../errors';
 import { newId } from '../../ids';
+import type { Dashboard } from '../../model/dashboards';
+import { type CreateReportInput, PatchReportBody, type PatchReportInput } from '../../model/report-schemas';
+import type { Report, ReportDelivery } from '../../model/reports';
 import { toFieldIssues } from '../../validation';
 import { changeVersioned } from '../common/lost-race';
-import type { Dashboard } from '../dashboards/model';
 import { readDashboard } from '../dashboards/service';
 import { budgetQueryIssue } from '../queries/budget';
 import type { Enqueue } from './delivery';
-import type { Report, ReportDelivery } from './model';
 import { canEdit, canView, needsTeamMembershipToDuplicate, scheduleIssues } from './rules';
 import { isDeliverable, nextRunAfter, scheduleChanged } from './schedule';
-import { type CreateReportInput, PatchReportBody, type PatchReportInput } from './schemas';
 
 const now = () => new Date().toISOString();
 

@@ -1,6 +1,6 @@
 import { isAdmin, type Principal } from '../../auth/principal';
 import { BadRequestError } from '../../errors';
-import type { Scope } from './model';
+import type { Scope } from '../../model/scopes';
 
 /**
  * Who may assign a scope (to a dashboard, an alert, a widget) or see it: admins and `org_`

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { IdSchema, PageQuerySchema } from '../common/enum-schemas';
+import { IdSchema, PageQuerySchema } from '../../model/enum-schemas';
 
 export const ScopeIdParams = v.object({ id: IdSchema });
 

@@ -3,7 +3,7 @@ import * as scopesRepo from '../../db/scopes-repo';
 import { getTeam } from '../../db/teams-repo';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../errors';
 import { newId } from '../../ids';
-import type { Scope } from './model';
+import type { Scope } from '../../model/scopes';
 import { canUseScope, parseScopeIfMatch } from './rules';
 import type { CreateScopeInput, PatchScopeInput } from './schemas';
 

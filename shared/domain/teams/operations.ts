@@ -5,9 +5,9 @@ import * as teamsRepo from '../../db/teams-repo';
 import { ConflictError, NotFoundError, ShapedError } from '../../errors';
 import { newId } from '../../ids';
 import { log } from '../../log';
+import type { SyncSummary, TeamOperation, TeamOperationKind, TeamOperationStatus } from '../../model/teams';
 import { QUEUE } from '../../queues';
 import { deliver } from '../billing/outbox';
-import type { SyncSummary, TeamOperation, TeamOperationKind, TeamOperationStatus } from './model';
 import { defaultSyncDeps, performSync, type SyncDeps, type SyncHandOff } from './sync';
 import { deleteTeam, finishTeamDeletion, resolveTeam } from './teams';
 

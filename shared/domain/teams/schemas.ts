@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { IdSchema, PageQuerySchema } from '../common/enum-schemas';
+import { IdSchema, PageQuerySchema } from '../../model/enum-schemas';
 
 /** Most members one sync may list (a 1 MB body holds far more; this bounds the work of one call). */
 export const MAX_SYNC_MEMBERS = 2000;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FieldIssue } from '../../errors';
-import { type MembershipOp, opItemCount, type SyncSummary, type TeamMembership } from './model';
+import { type MembershipOp, opItemCount, type SyncSummary, type TeamMembership } from '../../model/teams';
 
 /**
  * The pure half of `POST /iac/teams/{id}/SYNC`: from the payload, what the org knows about its

@@ -4,6 +4,7 @@ import * as usersRepo from '../../db/users-repo';
 import { ConflictError, type FieldIssue, NotFoundError, ShapedError } from '../../errors';
 import { newId } from '../../ids';
 import { log } from '../../log';
+import type { MembershipOp, SyncLock, SyncSummary, TeamMembership } from '../../model/teams';
 import { mapLimit } from '../../pool';
 import {
   httpInvitationSender,
@@ -11,7 +12,6 @@ import {
   type InvitationSender,
   invitationKey,
 } from './invitations';
-import type { MembershipOp, SyncLock, SyncSummary, TeamMembership } from './model';
 import type { SyncTeamInput } from './schemas';
 import {
   chunkOps,

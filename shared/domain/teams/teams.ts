@@ -3,7 +3,7 @@ import * as teamsRepo from '../../db/teams-repo';
 import { ConflictError, type FieldIssue, NotFoundError } from '../../errors';
 import { newId } from '../../ids';
 import { log } from '../../log';
-import type { MembershipOp, TeamInvitation, TeamMember, TeamMembership } from './model';
+import type { MembershipOp, TeamInvitation, TeamMember, TeamMembership } from '../../model/teams';
 import type { CreateTeamInput, PatchTeamInput } from './schemas';
 import { chunkOps, itemCount } from './sync-plan';
 

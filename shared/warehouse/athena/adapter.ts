@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { writeCache } from '../../db/dimensions-repo';
+import type { BillingSource, ConformanceReport, SourceChange } from '../../model/uploads';
+import type { FeatureModel, RefreshMode } from '../../model/view-features';
 import { compileCondition } from '../conditions';
 import { checkConformance } from '../conformance/check';
 import { commitmentsConformance } from '../conformance/contract-commitment';
-import type { ConformanceReport } from '../conformance/report';
 import { query, withConnection } from '../duckdb/database';
 import { BILLING_COLUMNS, CONTRACT_COMMITMENT_TABLE_COLUMNS } from '../focus-columns';
 import { type StagedCommitments, stageContractCommitments } from '../ingest/contract-commitments';
@@ -16,11 +17,10 @@ import {
   isMarkedDrop,
   keptChanges,
   REPLACED_PREFIX,
-  type SourceChange,
   type StatRow,
   versionStatsSql,
 } from '../ingest/replacements';
-import { type BillingSource, inSourcesSql, sourceKeySql, sourceObjectName } from '../ingest/sources';
+import { inSourcesSql, sourceKeySql, sourceObjectName } from '../ingest/sources';
 import { stageBillingFile } from '../ingest/stage';
 import { downloadObjectIfExists, uploadObject } from '../object-store';
 import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
@@ -29,7 +29,6 @@ import { dimensionFields, dimensionValueRows } from '../sql/computed-dimensions'
 import { missingRateOf } from '../sql/conversion';
 import { athenaDialect, inlineParams } from '../sql/dialect';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
-import type { FeatureModel, RefreshMode } from '../view-features';
 import type { Catalog, CurrencyConversion } from '../warehouse-query';
 import { AthenaQueries } from './queries';
 import {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { BadRequestError } from '../../errors';
+import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../../model/view-features';
 import { FOCUS_COLUMN_TYPES, type FocusColumn, focusColumnOf } from '../focus-columns';
 import { computedOutputs, enrichmentChains, labelColumns, vdimColumns } from '../sql/computed-dimensions';
 import { convertedAmountSql } from '../sql/conversion';
 import { athenaDialect, inlineParams } from '../sql/dialect';
 import { utcTimestamp } from '../sql/expressions';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
-import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../view-features';
 import type { Catalog, ComputedDimension, CurrencyConversion } from '../warehouse-query';
 
 /**

@@ -1,6 +1,4 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { query } from '../duckdb/database';
-import type { DatasetColumn } from '../focus-columns';
 import type {
   ConformanceReport,
   FocusVersion,
@@ -8,7 +6,9 @@ import type {
   KeywordScore,
   RequirementResult,
   ViolationSample,
-} from './report';
+} from '../../model/uploads';
+import { query } from '../duckdb/database';
+import type { DatasetColumn } from '../focus-columns';
 import { type Feature, type Requirement, requirementsOf } from './requirements';
 
 export { conformanceSummary } from './report';

@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ConformanceReport } from '../../model/uploads';
 import { CONTRACT_COMMITMENT_COLUMNS, type ContractCommitmentColumn } from '../focus-columns';
 import type { StagedCommitments } from '../ingest/contract-commitments';
 import { checkConformance } from './check';
-import type { ConformanceReport } from './report';
 import {
   allowed,
   currencyFormat,

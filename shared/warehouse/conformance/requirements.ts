@@ -1,9 +1,9 @@
+import type { FocusVersion } from '../../model/uploads';
 import { BILLING_CHARGE_REQUIREMENTS } from './billing-charge';
 import { COMMITMENT_CAPACITY_REQUIREMENTS } from './commitment-capacity';
 import { COST_PRICE_REQUIREMENTS } from './cost-price';
 import { FOCUS_1_3_REQUIREMENTS } from './focus-1-3';
 import { PERMISSIONS } from './permissions';
-import type { FocusVersion } from './report';
 import { RESOURCE_SERVICE_SKU_REQUIREMENTS } from './resource-service-sku';
 import type { Requirement } from './rules';
 

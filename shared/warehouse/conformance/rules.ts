@@ -1,6 +1,6 @@
+import type { FocusVersion, Keyword } from '../../model/uploads';
 import type { DatasetColumn } from '../focus-columns';
 import { quoteLiteral } from '../sql/quote';
-import type { FocusVersion, Keyword } from './report';
 import { NON_NATIONAL_CURRENCIES } from './values';
 
 /** The shape of a requirement and the builders of its usual kinds (requirements.ts lists them all). */

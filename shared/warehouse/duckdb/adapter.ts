@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { SourceChange } from '../../model/uploads';
+import type { FeatureModel, RefreshMode } from '../../model/view-features';
 import { checkConformance } from '../conformance/check';
 import { commitmentsConformance } from '../conformance/contract-commitment';
 import { type StagedCommitments, stageContractCommitments } from '../ingest/contract-commitments';
@@ -7,7 +9,6 @@ import {
   changesOf,
   keptChanges,
   RESTORABLE_DAYS,
-  type SourceChange,
   type StatRow,
   versionStatsSql,
 } from '../ingest/replacements';
@@ -26,7 +27,6 @@ import {
 import { convertedAmountSql, missingRateOf } from '../sql/conversion';
 import { duckDialect, inlineParams, positionalParams } from '../sql/dialect';
 import { quoteIdent } from '../sql/quote';
-import type { FeatureModel, RefreshMode } from '../view-features';
 import type { Catalog, ComputedDimension, CurrencyConversion } from '../warehouse-query';
 import {
   BILLING_TABLE,

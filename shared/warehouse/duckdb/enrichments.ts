@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { EnrichmentFeature } from '../../model/view-features';
 import { compileCondition } from '../conditions';
 import { FOCUS_COLUMN_TYPES, type FocusColumn, focusColumnOf } from '../focus-columns';
 import { quoteIdent } from '../sql/quote';
-import type { EnrichmentFeature } from '../view-features';
 import { BILLING_TABLE, query } from './database';
 
 /**

@@ -1,5 +1,6 @@
+import type { BillingSource, SourceChange, SourceVersion } from '../../model/uploads';
 import { quoteLiteral } from '../sql/quote';
-import { type BillingSource, inSourcesSql } from './sources';
+import { inSourcesSql } from './sources';
 
 /**
  * What an upload replaced: for each billing month and source (provider, billing account) that
@@ -11,20 +12,6 @@ import { type BillingSource, inSourcesSql } from './sources';
  * did not drop are not kept: a CUR re-delivered several times a day would otherwise keep each
  * month dozens of times over, and copying them doubled the time of a re-ingestion.
  */
-export interface SourceVersion {
-  rows: number;
-  /** BilledCost per BillingCurrency (`''` for rows without one). */
-  cost: Record<string, number>;
-}
-
-export interface SourceChange extends BillingSource {
-  month: string;
-  before: SourceVersion;
-  after: SourceVersion;
-  /** The version before was kept, restorable (a marked drop: `isMarkedDrop`). */
-  kept?: true;
-}
-
 /** How long a replaced version stays restorable. */
 export const RESTORABLE_DAYS = 30;
 

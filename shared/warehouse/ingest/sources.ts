@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { BillingSource } from '../../model/uploads';
 import { quoteLiteral } from '../sql/quote';
 
 /**
@@ -8,11 +9,6 @@ import { quoteLiteral } from '../sql/quote';
  * source per provider; a NULL provider or account counts as the empty string (ingestion already
  * reads empty cells as NULL, so the two cannot differ).
  */
-export interface BillingSource {
-  provider: string;
-  account: string;
-}
-
 /** The provider and account expressions of the rows of table alias `alias` (NULL as ''). */
 function sourceColumns(alias: string): [provider: string, account: string] {
   return [`coalesce(${alias}."ProviderName", '')`, `coalesce(${alias}."BillingAccountId", '')`];

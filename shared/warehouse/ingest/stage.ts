@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { FocusVersion } from '../conformance/report';
+import type { FocusVersion } from '../../model/uploads';
 import { query } from '../duckdb/database';
 import { FOCUS_1_3_COLUMNS } from '../focus-columns';
 import { IngestRejected } from './errors';

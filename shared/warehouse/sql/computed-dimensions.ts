@@ -1,6 +1,6 @@
+import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../../model/view-features';
+import { isTagSource } from '../../model/view-features';
 import { builtinDimensionOf } from '../focus-columns';
-import type { EnrichmentFeature, LabelFeature, VdimFeature } from '../view-features';
-import { isTagSource } from '../view-features';
 import type { ComputedDimension } from '../warehouse-query';
 import { type CompileContext, computedColumn, fieldExpr, whereSql } from './expressions';
 

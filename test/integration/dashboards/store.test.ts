@@ -11,8 +11,6 @@ import {
   type VersionHead,
 } from '../../../shared/db/dashboards-repo';
 import { keys } from '../../../shared/db/keys';
-import type { DashboardSummary } from '../../../shared/domain/dashboards/model';
-import { DASHBOARD_LIMITS } from '../../../shared/domain/dashboards/schemas';
 import {
   createDashboard,
   listDashboardVersions,
@@ -23,6 +21,8 @@ import {
   readDashboardVersion,
 } from '../../../shared/domain/dashboards/service';
 import { BadRequestError, ConflictError, ForbiddenError } from '../../../shared/errors';
+import { DASHBOARD_LIMITS } from '../../../shared/model/dashboard-schemas';
+import type { DashboardSummary } from '../../../shared/model/dashboards';
 import { DASHBOARD_DEFAULTS } from '../../fixtures/dashboards/defaults';
 import { realisticDashboard, simpleWidget } from '../../fixtures/dashboards/realistic';
 import { adminOf, memberOf } from '../../support/principals';

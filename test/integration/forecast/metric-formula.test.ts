@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import type { Principal } from '../../../shared/auth/principal';
-import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model';
 import { createDatasource, pushPoints } from '../../../shared/domain/datasources/service';
 import { runExplorer } from '../../../shared/domain/queries/engine';
 import type { ExplorerResult, ForecastBucket } from '../../../shared/domain/queries/model';
+import { ExplorerRequestSchema } from '../../../shared/model/query-model';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { writeDailyFocusCsv } from '../../support/daily-focus';
 import { queryNamed as only, costQuery as q } from '../../support/explorer';

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import { buildChartSpec, formatFigure, type TableSpec } from '../../../shared/charts/spec';
-import type { Dashboard } from '../../../shared/domain/dashboards/model';
 import { renderAttachments } from '../../../shared/domain/reports/render/attachments';
 import { formatReport } from '../../../shared/domain/reports/render/format';
 import type { RenderContext, WidgetData } from '../../../shared/domain/reports/render/widget-data';
 import { renderWidget } from '../../../shared/domain/reports/render/widgets';
-import { ReportWidget } from '../../../shared/domain/reports/schemas';
+import type { Dashboard } from '../../../shared/model/dashboards';
+import { ReportWidget } from '../../../shared/model/report-schemas';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { type CsvRow, close, num, readCsv } from '../warehouse/support';
 

@@ -19,7 +19,7 @@ import {
   type Senders,
   sweepDueReports,
 } from '../../../shared/domain/reports/delivery';
-import type { Report } from '../../../shared/domain/reports/model';
+import type { Report } from '../../../shared/model/reports';
 import { WebhookRefusedError } from '../../../shared/net/guarded-fetch';
 import type { Attachment } from '../../../shared/notify/email';
 import { postSlackReport, sendReportEmail } from '../../../shared/notify/report-senders';

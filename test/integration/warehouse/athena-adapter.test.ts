@@ -10,6 +10,7 @@ import {
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler as usageMetricsHandler } from '../../../functions/http/queries/usage-metrics';
+import type { EnrichmentFeature } from '../../../shared/model/view-features';
 import { AthenaWarehouse } from '../../../shared/warehouse/athena/adapter';
 import { athenaRunner } from '../../../shared/warehouse/athena/client';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
@@ -17,7 +18,6 @@ import { glueColumns } from '../../../shared/warehouse/focus-columns';
 import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
 import { resetObjectStore } from '../../../shared/warehouse/object-store';
 import { computedColumn } from '../../../shared/warehouse/sql/expressions';
-import type { EnrichmentFeature } from '../../../shared/warehouse/view-features';
 import { setWarehouse } from '../../../shared/warehouse/warehouse';
 import { athenaResultSet } from '../../support/athena-emulator';
 import { session } from '../../support/session';

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eligibleClause } from '../../../shared/domain/commitments/eligibility';
+import type { FeatureModel } from '../../../shared/model/view-features';
 import { AthenaQueries, AthenaWarehouse } from '../../../shared/warehouse/athena/adapter';
 import { contractCommitmentKey, rangeMonths } from '../../../shared/warehouse/athena/sql';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
@@ -10,7 +11,6 @@ import { sourceObjectName } from '../../../shared/warehouse/ingest/sources';
 import { ObjectChangedError, uploadObject } from '../../../shared/warehouse/object-store';
 import type { WarehousePort } from '../../../shared/warehouse/port';
 import { MissingRateError } from '../../../shared/warehouse/sql/conversion';
-import type { FeatureModel } from '../../../shared/warehouse/view-features';
 import type {
   CostSeriesQuery,
   SeriesRow,

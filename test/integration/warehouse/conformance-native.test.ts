@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type NativeKind, writeNativeExport } from '../../../infra/local/demo-data/native-generator';
-import type { ConformanceReport } from '../../../shared/warehouse/conformance/report';
+import type { ConformanceReport } from '../../../shared/model/uploads';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { SAMPLES } from './support';
 

@@ -1,8 +1,8 @@
 import type { Principal } from '../../../shared/auth/principal';
 import { runRefresh } from '../../../shared/domain/billing/refresh';
 import { listDimensions } from '../../../shared/domain/dimensions/service';
+import type { EnrichmentFeature } from '../../../shared/model/view-features';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import type { EnrichmentFeature } from '../../../shared/warehouse/view-features';
 import {
   type CsvRow,
   close,

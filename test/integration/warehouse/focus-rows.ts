@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConformanceReport } from '../../../shared/warehouse/conformance/report';
+import type { ConformanceReport } from '../../../shared/model/uploads';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { csvTable } from '../../support/csv-text';
 /**

@@ -16,11 +16,11 @@ import { dueOutboxEntries } from '../../../shared/db/outbox-repo';
 import { sweepOutbox } from '../../../shared/domain/billing/outbox';
 import { runRefresh } from '../../../shared/domain/billing/refresh';
 import { parseRefreshRequest, type RefreshRequest } from '../../../shared/domain/billing/refresh-request';
-import type { VirtualDimension } from '../../../shared/domain/dimensions/model';
 import { publishDimensions } from '../../../shared/domain/dimensions/publish';
 import { listCandidates, listDimensions } from '../../../shared/domain/dimensions/service';
 import { createVdim, deleteVdim, updateVdim } from '../../../shared/domain/dimensions/vdims';
 import { ShapedError } from '../../../shared/errors';
+import type { VirtualDimension } from '../../../shared/model/dimensions';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { close, expectSameSums, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf, totals2024By } from './support';
 

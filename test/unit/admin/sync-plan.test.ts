@@ -1,4 +1,3 @@
-import type { TeamMembership } from '../../../shared/domain/teams/model';
 import {
   chunkOps,
   desiredHash,
@@ -8,6 +7,7 @@ import {
   resolveDesired,
   type UserDirectory,
 } from '../../../shared/domain/teams/sync-plan';
+import type { TeamMembership } from '../../../shared/model/teams';
 
 const alice: KnownUser = { id: 'user_alice', email: 'Alice@Example.com' };
 const bob: KnownUser = { id: 'user_bob', email: 'bob@example.com' };

@@ -1,7 +1,6 @@
 import type { Principal } from '../../../shared/auth/principal';
 import type { Team } from '../../../shared/db/teams-repo';
 import type { Invitation, InvitationSender } from '../../../shared/domain/teams/invitations';
-import type { MembershipOp, SyncLock, TeamMembership } from '../../../shared/domain/teams/model';
 import {
   SYNC_INLINE_LIMITS,
   SYNC_LEASE_MS,
@@ -9,6 +8,7 @@ import {
   syncTeam,
 } from '../../../shared/domain/teams/sync';
 import { ConflictError, NotFoundError, ShapedError } from '../../../shared/errors';
+import type { MembershipOp, SyncLock, TeamMembership } from '../../../shared/model/teams';
 
 /** An in-memory team with the repo's conditional semantics (version, lock, lease). */
 class FakeTeam {

@@ -1,7 +1,7 @@
 import { dedupAllows, dedupRule, localDay } from '../../../shared/domain/alerts/dedup';
-import type { AlertThreshold, StoredAlert } from '../../../shared/domain/alerts/model';
 import { decide } from '../../../shared/domain/alerts/rule';
 import { lastCompletePeriod, nextEvaluationAt, previousPeriod } from '../../../shared/domain/alerts/schedule';
+import type { AlertThreshold, StoredAlert } from '../../../shared/model/alerts';
 
 describe('periods', () => {
   test.each([

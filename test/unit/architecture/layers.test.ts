@@ -9,7 +9,8 @@ import { tableDefinition } from '../../../shared/db/keys';
  * from, `import()` and `require()`) and each import is held against the rules below: an import
  * that breaks one fails this test, naming the file and what it imports.
  *
- *   functions/ → shared/http, shared/routes → shared/domain → shared/db | shared/warehouse | shared/cloud
+ *   functions/ → shared/http, shared/routes → shared/domain → shared/db | shared/warehouse | shared/cloud → shared/model
+ *   shared/model: the vocabulary every layer shares (the query model, request schemas, stored records)
  *   shared/auth: the credential and principal rules, with no storage (shared/http feeds them db's reads)
  *   shared/cloud: the SQS and Secrets Manager clients; shared/db: the DynamoDB one
  */
@@ -85,8 +86,6 @@ interface Rule {
   never: string[];
   /** Files of `from` the rule does not apply to, each with its reason. */
   except?: Record<string, string>;
-  /** Type-only imports (erased at build) are allowed. */
-  typesAllowed?: boolean;
 }
 
 /** Every layer of the service and the AWS SDK: what a leaf module may not import. */
@@ -123,12 +122,23 @@ const RULES: Rule[] = [
     never: ['shared/http', 'shared/routes', 'shared/warehouse'],
   },
   {
-    // The repositories store the domain's records and name their types; the types are erased at
-    // build, and no domain code runs inside db/.
-    name: 'storage runs no domain code',
+    // The repositories store the records of shared/model; they name nothing of the domain, not even a type.
+    name: 'storage knows nothing of the domain',
     from: ['shared/db'],
     never: ['shared/domain'],
-    typesAllowed: true,
+  },
+  {
+    // The vocabulary sits below every layer that reads or stores it: valibot, shared/enums and itself.
+    name: 'shared/model imports no layer of the service',
+    from: ['shared/model'],
+    never: [
+      ...SERVICE_LAYERS,
+      'shared/notify',
+      'shared/net',
+      'shared/charts',
+      'shared/config',
+      'shared/errors',
+    ],
   },
   {
     // The auth rules declare what they read (`ApiKeyStore`, `PrincipalRecords`); shared/http wires
@@ -201,7 +211,6 @@ function breaks(rule: Rule, imports: Import[]): string[] {
     .filter((i) => rule.from.some((place) => within(i.from, place)))
     .filter((i) => !Object.keys(rule.except ?? {}).some((place) => within(i.from, place)))
     .filter((i) => rule.never.some((place) => within(i.target, place)))
-    .filter((i) => !(rule.typesAllowed && i.typeOnly))
     .map((i) => `${i.from} imports ${i.target}${i.typeOnly ? ' (types)' : ''}`);
 }
 
@@ -253,7 +262,7 @@ describe('import boundaries', () => {
     });
     expect(imports).toContainEqual({
       from: 'shared/db/reports-repo.ts',
-      target: 'shared/domain/reports/model',
+      target: 'shared/model/reports',
       typeOnly: true,
     });
   });
@@ -282,22 +291,21 @@ describe('import boundaries', () => {
 
   it('catches an import that breaks a rule, whatever its form', () => {
     const forged = (from: string, target: string, typeOnly = false): Import => ({ from, target, typeOnly });
-    const [handlers, domain, , , dbTypes, , auth, , sdk] = RULES as [
-      Rule,
-      Rule,
-      Rule,
-      Rule,
-      Rule,
-      Rule,
-      Rule,
-      Rule,
-      Rule,
-    ];
+    const rule = (name: string) => RULES.find((r) => r.name.startsWith(name)) as Rule;
+    const handlers = rule('handlers reach storage');
+    const domain = rule('the domain knows');
+    const db = rule('storage knows nothing');
+    const model = rule('shared/model');
+    const auth = rule('auth rules touch');
+    const sdk = rule('cloud SDK clients');
     expect(breaks(handlers, [forged('functions/http/x.ts', 'shared/db/keys')])).toHaveLength(1);
     expect(breaks(domain, [forged('shared/domain/a/b.ts', '@aws-sdk/client-sqs')])).toHaveLength(1);
     expect(breaks(domain, [forged('shared/domain/a/b.ts', 'shared/http/route', true)])).toHaveLength(1);
-    expect(breaks(dbTypes, [forged('shared/db/a.ts', 'shared/domain/x/model', true)])).toEqual([]);
-    expect(breaks(dbTypes, [forged('shared/db/a.ts', 'shared/domain/x/model')])).toHaveLength(1);
+    expect(breaks(db, [forged('shared/db/a.ts', 'shared/domain/x/model', true)])).toHaveLength(1);
+    expect(breaks(db, [forged('shared/db/a.ts', 'shared/model/alerts', true)])).toEqual([]);
+    expect(breaks(model, [forged('shared/model/a.ts', 'shared/domain/x/y', true)])).toHaveLength(1);
+    expect(breaks(model, [forged('shared/model/a.ts', 'shared/warehouse/x')])).toHaveLength(1);
+    expect(breaks(model, [forged('shared/model/a.ts', 'shared/enums')])).toEqual([]);
     expect(breaks(auth, [forged('shared/auth/a.ts', 'shared/db')])).toHaveLength(1);
     expect(breaks(sdk, [forged('shared/warehouse/object-store.ts', '@aws-sdk/client-s3')])).toEqual([]);
     expect(breaks(sdk, [forged('shared/warehouse/duckdb/x.ts', '@aws-sdk/client-s3')])).toHaveLength(1);
@@ -305,7 +313,6 @@ describe('import boundaries', () => {
     expect(breaks(charts, [forged('shared/charts/a.ts', 'node:fs')])).toHaveLength(1);
     expect(breaks(charts, [forged('shared/charts/a.ts', 'path')])).toHaveLength(1);
     expect(breaks(charts, [forged('shared/charts/a.ts', 'shared/charts/spec')])).toEqual([]);
-    const rule = (name: string) => RULES.find((r) => r.name.startsWith(name)) as Rule;
     expect(
       breaks(rule('runtime code'), [forged('shared/domain/a.ts', 'infra/local/demo-data/random')]),
     ).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { budgetCsv, parseBudgetCsv } from '../../../shared/domain/budgets/csv';
-import type { BudgetLine } from '../../../shared/domain/budgets/model';
+import type { BudgetLine } from '../../../shared/model/budgets';
 
 describe('CSV export against CSV injection', () => {
   const lines: BudgetLine[] = [

@@ -22,7 +22,7 @@ import {
   scheduleText,
 } from '../../../console/src/reports-shape';
 import { SnoozeBody } from '../../../shared/domain/alerts/schemas';
-import { PatchReportBody } from '../../../shared/domain/reports/schemas';
+import { PatchReportBody } from '../../../shared/model/report-schemas';
 import { consoleMoney } from '../../support/explorer';
 
 /** Raw daily figures of the alert's query; every expectation is computed from these. */

@@ -17,9 +17,9 @@ import {
   withPreset,
 } from '../../../console/src/shape';
 import type { EChartsSpec, TableSpec } from '../../../shared/charts/spec';
-import { ExplorerRequestSchema } from '../../../shared/domain/common/query-model';
-import { PublishDashboardBody } from '../../../shared/domain/dashboards/schemas';
 import { PublishBody } from '../../../shared/domain/dimensions/schemas';
+import { PublishDashboardBody } from '../../../shared/model/dashboard-schemas';
+import { ExplorerRequestSchema } from '../../../shared/model/query-model';
 import { explorerWidget } from '../../support/explorer';
 
 /** Raw figures: provider → one value per month. The expectations are computed from these. */

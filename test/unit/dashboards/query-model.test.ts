@@ -6,7 +6,7 @@ import {
   QueriesSchema,
   QuerySchema,
   WhereClauseSchema,
-} from '../../../shared/domain/common/query-model';
+} from '../../../shared/model/query-model';
 import { toFieldIssues } from '../../../shared/validation';
 
 const parse = (schema: v.GenericSchema, input: unknown) =>

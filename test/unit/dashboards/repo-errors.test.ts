@@ -6,8 +6,8 @@ import {
   publishDashboardVersion,
   type VersionHead,
 } from '../../../shared/db/dashboards-repo';
-import type { DashboardSummary } from '../../../shared/domain/dashboards/model';
 import { ConflictError } from '../../../shared/errors';
+import type { DashboardSummary } from '../../../shared/model/dashboards';
 import { DASHBOARD_DEFAULTS } from '../../fixtures/dashboards/defaults';
 
 // DynamoDB Local never raises TransactionConflict and reports no per-item reasons the way the

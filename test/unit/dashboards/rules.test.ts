@@ -11,8 +11,8 @@ import {
   scopeReferences,
   versionToPrune,
 } from '../../../shared/domain/dashboards/rules';
-import { DASHBOARD_LIMITS } from '../../../shared/domain/dashboards/schemas';
 import { BadRequestError, PayloadTooLargeError } from '../../../shared/errors';
+import { DASHBOARD_LIMITS } from '../../../shared/model/dashboard-schemas';
 import { simpleWidget } from '../../fixtures/dashboards/realistic';
 
 const principal = (over: Partial<Principal> = {}): Principal => ({

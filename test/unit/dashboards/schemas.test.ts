@@ -4,7 +4,7 @@ import {
   DashboardVersionParams,
   PatchDashboardBody,
   PublishDashboardBody,
-} from '../../../shared/domain/dashboards/schemas';
+} from '../../../shared/model/dashboard-schemas';
 import { toFieldIssues } from '../../../shared/validation';
 import { DASHBOARD_DEFAULTS } from '../../fixtures/dashboards/defaults';
 import { realisticDashboard, simpleWidget } from '../../fixtures/dashboards/realistic';

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { CreateDashboardBody, type Widget } from '../../../shared/domain/dashboards/schemas';
 import {
   expressionIssue,
   findCycle,
@@ -7,6 +6,7 @@ import {
   metricIssue,
   metricReferences,
 } from '../../../shared/domain/dashboards/validation';
+import { CreateDashboardBody, type Widget } from '../../../shared/model/dashboard-schemas';
 import { condition, cost, formula, metric } from '../../fixtures/dashboards/queries';
 import { realisticDashboard, simpleWidget } from '../../fixtures/dashboards/realistic';
 

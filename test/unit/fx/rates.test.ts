@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEcbCsv, parseEcbXml, parseRateFile } from '../../../shared/domain/fx/ecb';
-import { addDays, dayFactors, MAX_RATE_AGE_DAYS, type StoredRateDay } from '../../../shared/domain/fx/rates';
+import { addDays, dayFactors, MAX_RATE_AGE_DAYS } from '../../../shared/domain/fx/rates';
 import { BadRequestError } from '../../../shared/errors';
+import type { StoredRateDay } from '../../../shared/model/fx';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '../../fixtures/fx', name), 'utf8');
 

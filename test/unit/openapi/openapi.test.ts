@@ -7,9 +7,9 @@ import {
   schemaOf,
   statusesOf,
 } from '../../../infra/openapi';
-import type { Report } from '../../../shared/domain/reports/model';
-import { ReportPage, type ReportRecord } from '../../../shared/domain/reports/schemas';
 import { route } from '../../../shared/http/route';
+import { ReportPage, type ReportRecord } from '../../../shared/model/report-schemas';
+import type { Report } from '../../../shared/model/reports';
 import { routes } from '../../../shared/routes';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

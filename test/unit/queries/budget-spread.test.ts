@@ -1,5 +1,5 @@
-import type { Budget } from '../../../shared/domain/budgets/model';
 import { budgetAmounts, plannedBetween } from '../../../shared/domain/budgets/query-series';
+import type { Budget } from '../../../shared/model/budgets';
 
 /** The budget query's spreading rule (docs/queries.md, "Budget queries"), figures worked out by hand. */
 const DAY_MS = 86_400_000;

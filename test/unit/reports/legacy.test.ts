@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { upgradeWidget } from '../../../shared/db/reports-legacy';
-import { ReportWidget } from '../../../shared/domain/reports/schemas';
+import { ReportWidget } from '../../../shared/model/report-schemas';
 
 describe('widgets with the first release names', () => {
   it.each([

@@ -1,3 +1,4 @@
+import type { EnrichmentFeature } from '../../../shared/model/view-features';
 import {
   billingMonthsSql,
   candidateSql,
@@ -10,7 +11,6 @@ import {
   usageMetricsSql,
 } from '../../../shared/warehouse/athena/sql';
 import { computedColumn } from '../../../shared/warehouse/sql/expressions';
-import type { EnrichmentFeature } from '../../../shared/warehouse/view-features';
 import { assertPartitioned, assertTrino, trinoErrors } from '../../support/trino';
 
 const t = { database: 'cost_management_dev', table: 'focus_billing' };

@@ -1,6 +1,6 @@
 import { buildCandidates, withIngested } from '../../../shared/domain/dimensions/candidates';
 import { buildDimensionList, dimensionNames } from '../../../shared/domain/dimensions/dimension-list';
-import type { PublishedLabel } from '../../../shared/domain/dimensions/model';
+import type { PublishedLabel } from '../../../shared/model/dimensions';
 
 const aggregates = {
   months: [

@@ -14,22 +14,22 @@ import { getBudget } from '../../../db/budgets-repo';
 import { DUE_SHARDS } from '../../../db/keys';
 import { getOrganizationTimezone } from '../../../db/organizations-repo';
 import { log } from '../../../log';
-import { mapSettled } from '../../../pool';
-import { QUEUE } from '../../../queues';
-import { localDay } from '../../alerts/dedup';
-import type { Notification } from '../../alerts/notification';
-import type { RootCauses } from '../../alerts/root-causes';
-import { nextEvaluationAt } from '../../alerts/schedule';
-import type { Budget } from '../model';
-import { monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
-import { budgetAlertMessage } from './burn-chart';
+import type { RootCauses } from '../../../model/alerts';
 import {
   type BudgetAlertEvaluation,
   type BudgetAlertThreshold,
   type BudgetThresholdCheck,
   EACH_LINE,
   type StoredBudgetAlert,
-} from './model';
+} from '../../../model/budget-alerts';
+import type { Budget } from '../../../model/budgets';
+import { mapSettled } from '../../../pool';
+import { QUEUE } from '../../../queues';
+import { localDay } from '../../alerts/dedup';
+import type { Notification } from '../../alerts/notification';
+import { nextEvaluationAt } from '../../alerts/schedule';
+import { monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
+import { budgetAlertMessage } from './burn-chart';
 import { type BudgetFiring, budgetLink, burnSeries } from './render';
 import { budgetRootCauses, topContributors } from './top';
 

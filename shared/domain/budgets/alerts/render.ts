@@ -1,14 +1,14 @@
 import { budgetPageLink } from '../../../links';
+import type { RootCauses } from '../../../model/alerts';
+import type { BudgetAlertThreshold } from '../../../model/budget-alerts';
+import type { Budget } from '../../../model/budgets';
+import type { ConversionOut } from '../../../model/conversion';
 import { money } from '../../alerts/explain';
 import type { RenderedMessage } from '../../alerts/notification';
 import { cardText, causeLinesOf, causesHtml, escapeHtml, escapeSlack } from '../../alerts/render';
-import type { RootCauses } from '../../alerts/root-causes';
 import { daysBetween } from '../../alerts/schedule';
 import { oneLine } from '../../common/text';
-import type { ConversionOut } from '../../queries/model';
-import type { Budget } from '../model';
 import { monthDays, type StatusFigures } from '../status';
-import type { BudgetAlertThreshold } from './model';
 
 /**
  * The message of a budget alert's threshold (docs/budgets.md "Budget alerts"): a pure function

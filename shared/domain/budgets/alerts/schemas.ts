@@ -1,5 +1,7 @@
 import * as v from 'valibot';
-import { ALERT_CHANNELS, SEVERITY_LEVELS } from '../../alerts/model';
+import { ALERT_CHANNELS, SEVERITY_LEVELS } from '../../../model/alerts';
+import { BUDGET_BASES, BUDGET_METRIC_MODES } from '../../../model/budget-alerts';
+import { IdSchema, PageQuerySchema } from '../../../model/enum-schemas';
 import {
   ALERT_LIMITS,
   ChannelSchema,
@@ -7,8 +9,6 @@ import {
   SlackChannelIdSchema,
   TeamsUrlSchema,
 } from '../../alerts/schemas';
-import { IdSchema, PageQuerySchema } from '../../common/enum-schemas';
-import { BUDGET_BASES, BUDGET_METRIC_MODES } from './model';
 
 /**
  * Bodies and records of the budget-alert routes. The notification target takes the cost alerts'

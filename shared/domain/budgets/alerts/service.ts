@@ -10,17 +10,17 @@ import { getBudget } from '../../../db/budgets-repo';
 import type { Page } from '../../../db/page';
 import { BadRequestError, ConflictError, NotFoundError } from '../../../errors';
 import { newId } from '../../../ids';
-import { alertLifecycle } from '../../alerts/lifecycle';
-import { channelTarget } from '../../alerts/rules';
-import { ALERT_NOT_FOUND, changeOwnedAlert, webhookPolicy } from '../../alerts/service';
-import type { Budget } from '../model';
 import {
   type BudgetAlert,
   type BudgetAlertEvaluation,
   EACH_LINE,
   type StoredBudgetAlert,
   toBudgetAlertRecord,
-} from './model';
+} from '../../../model/budget-alerts';
+import type { Budget } from '../../../model/budgets';
+import { alertLifecycle } from '../../alerts/lifecycle';
+import { channelTarget } from '../../alerts/rules';
+import { ALERT_NOT_FOUND, changeOwnedAlert, webhookPolicy } from '../../alerts/service';
 import type { BudgetAlertInput } from './schemas';
 
 /**

@@ -1,10 +1,11 @@
+import type { RootCauses } from '../../../model/alerts';
+import type { Budget } from '../../../model/budgets';
+import type { Query } from '../../../model/query-model';
+import type { WhereClause } from '../../../model/where-clause';
 import { amounts, DEFAULT_DIMENSIONS, dimensionWords } from '../../alerts/root-cause-source';
-import { type RootCauses, rootCausesOf } from '../../alerts/root-causes';
+import { rootCausesOf } from '../../alerts/root-causes';
 import { addDays } from '../../alerts/schedule';
-import type { Query } from '../../common/query-model';
-import type { WhereClause } from '../../common/where-clause';
 import { runExplorer } from '../../queries/engine';
-import type { Budget } from '../model';
 import { monthDays, statusRequest } from '../status';
 
 /** How many dimension values a budget alert's message names behind the spend. */

@@ -1,5 +1,5 @@
 import { buildChartSpec } from '../../../charts/spec';
-import type { ReportAttachment } from '../model';
+import type { ReportAttachment } from '../../../model/reports';
 import type { WidgetData } from './widget-data';
 
 /** ASCII, lower case, dashes: safe in a MIME filename and a content id. */

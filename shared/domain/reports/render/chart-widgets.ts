@@ -8,13 +8,17 @@ import {
   widgetChartType,
 } from '../../../charts/spec';
 import { NotFoundError } from '../../../errors';
-import { ExplorerRequestSchema } from '../../common/query-model';
-import type { Dashboard } from '../../dashboards/model';
+import type { Dashboard } from '../../../model/dashboards';
+import { ExplorerRequestSchema } from '../../../model/query-model';
+import type {
+  ReportBudgetQueryValue,
+  ReportCostQueryValue,
+  ReportWidgetValue,
+} from '../../../model/report-schemas';
 import { readDashboard } from '../../dashboards/service';
 import { runExplorer } from '../../queries/engine';
 import type { ExplorerResult } from '../../queries/model';
 import { runDashboardWidget } from '../../queries/service';
-import type { ReportBudgetQueryValue, ReportCostQueryValue, ReportWidgetValue } from '../schemas';
 import { asDims, contextCurrency, periodInfo, reportingCurrencyOf } from './cost-query';
 import type { ChartData, PeriodInfo, RenderContext, WidgetData } from './widget-data';
 

@@ -2,10 +2,10 @@ import * as v from 'valibot';
 import type { Principal } from '../../../auth/principal';
 import { chartInputOf } from '../../../charts/spec';
 import { getOrganizationReportingCurrency } from '../../../db/organizations-repo';
+import { ExplorerRequestSchema } from '../../../model/query-model';
+import type { ReportWidgetValue } from '../../../model/report-schemas';
 import { expiringCommitments } from '../../commitments/service';
-import { ExplorerRequestSchema } from '../../common/query-model';
 import { runExplorer } from '../../queries/engine';
-import type { ReportWidgetValue } from '../schemas';
 import type { CommitmentsWidgetData, RenderContext } from './widget-data';
 
 /**

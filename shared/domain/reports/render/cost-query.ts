@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { getOrganizationReportingCurrency } from '../../../db/organizations-repo';
-import { ExplorerRequestSchema } from '../../common/query-model';
+import { ExplorerRequestSchema } from '../../../model/query-model';
+import type { ReportContextValue, ReportCostQueryValue } from '../../../model/report-schemas';
 import { runExplorer } from '../../queries/engine';
 import type { ExplorerResult } from '../../queries/model';
-import type { ReportContextValue, ReportCostQueryValue } from '../schemas';
 import type { PeriodInfo, RenderContext } from './widget-data';
 
 /**

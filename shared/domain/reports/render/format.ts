@@ -1,6 +1,6 @@
+import type { Report, ReportAttachment } from '../../../model/reports';
 import { budgetsSentence } from '../../budgets/digest';
 import { oneLine } from '../../common/text';
-import type { Report, ReportAttachment } from '../model';
 import { attachmentName } from './attachments';
 import { commitmentsLine, expiringLines } from './commitments-widget';
 import { forecastSentence, money, pct } from './figures';

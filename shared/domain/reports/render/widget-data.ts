@@ -1,10 +1,10 @@
 import type { Principal } from '../../../auth/principal';
 import type { ChartInput } from '../../../charts/spec';
+import type { Dashboard } from '../../../model/dashboards';
+import type { ReportContextValue } from '../../../model/report-schemas';
 import type { BudgetsOverview } from '../../budgets/digest';
 import type { Expiring } from '../../commitments/service';
-import type { Dashboard } from '../../dashboards/model';
 import type { ExplorerResult, PeriodOut } from '../../queries/model';
-import type { ReportContextValue } from '../schemas';
 
 /** What a report's widgets are rendered for: its organisation and context at the run's time (`renderWidget`). */
 export interface RenderContext {

@@ -1,4 +1,4 @@
-import type { ReportWidgetValue } from '../schemas';
+import type { ReportWidgetValue } from '../../../model/report-schemas';
 import { buildTree, flatten, leaves, strip, summarise, totalsOf } from './changes';
 import { dashboardPdf, graphSnapshot } from './chart-widgets';
 import { commitmentsWidget } from './commitments-widget';

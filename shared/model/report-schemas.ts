@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { REPORT_STATUSES, SCHEDULED_PERIODS } from '../../enums';
+import { REPORT_STATUSES, SCHEDULED_PERIODS } from '../enums';
 import {
   COST_METRIC_IDS,
   DASHBOARD_CURRENCIES,
@@ -8,7 +8,7 @@ import {
   IdSchema,
   PageQuerySchema,
   VisibilitySchema,
-} from '../common/enum-schemas';
+} from './enum-schemas';
 import {
   AliasSchema,
   DisplayOptionsSchema,
@@ -16,13 +16,13 @@ import {
   QueryChartTypeSchema,
   QueryNameSchema,
   WhereClauseSchema,
-} from '../common/query-model';
+} from './query-model';
 
 /**
  * Report schemas. The spec shows the report fields as sent on update and only the TEXT widget;
  * the other widget shapes are ours (documented in docs/reports.md).
  */
-export { REPORT_STATUSES, SCHEDULED_PERIODS } from '../../enums';
+export { REPORT_STATUSES, SCHEDULED_PERIODS } from '../enums';
 
 const Title = v.optional(v.pipe(v.string(), v.maxLength(200)));
 const Dimension = v.pipe(v.string(), v.minLength(1), v.maxLength(200));

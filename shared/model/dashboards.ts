@@ -1,5 +1,5 @@
-import type { VisibilityType } from '../common/enum-schemas';
-import type { DashboardBody, Widget } from './schemas';
+import type { DashboardBody, Widget } from './dashboard-schemas';
+import type { VisibilityType } from './enum-schemas';
 
 /** The dashboard body fields other than `widgets`: metadata (name, type, team, scope) and context. */
 export type DashboardFields = Omit<DashboardBody, 'widgets'>;
@@ -45,4 +45,9 @@ export interface DashboardVersionSummary {
 /** One saved version in full: what was published (every body field, widgets included). */
 export interface DashboardVersion extends DashboardVersionSummary, DashboardFields {
   widgets: Widget[];
+}
+
+/** What the scope check needs to know about a stored scope (`keys.scope`): the teams it is tied to. */
+export interface ScopeRef {
+  teamIds: string[];
 }

@@ -1,5 +1,5 @@
-import type { LabelFeature, VdimFeature } from '../../warehouse/view-features';
-import type { ConversionOut } from '../queries/model';
+import type { ConversionOut } from './conversion';
+import type { LabelFeature, VdimFeature } from './view-features';
 
 /**
  * Records of the dimensions area. Labels are published inline by POST /dimensions/publish;

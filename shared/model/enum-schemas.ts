@@ -1,11 +1,11 @@
 import * as v from 'valibot';
-import { DATE_PRESETS, VISIBILITY_TYPES } from '../../enums';
+import { DATE_PRESETS, VISIBILITY_TYPES } from '../enums';
 
 /**
  * The schemas of the spec's enumerations and of values every area takes. The lists themselves are
  * ../../enums.ts (the warehouse uses them too); the ones domain schemas name are handed on here.
  */
-export { COST_METRIC_IDS, DASHBOARD_CURRENCIES, type VisibilityType } from '../../enums';
+export { COST_METRIC_IDS, DASHBOARD_CURRENCIES, type VisibilityType } from '../enums';
 
 export const DatePresetSchema = v.picklist(DATE_PRESETS);
 export const VisibilitySchema = v.picklist(VISIBILITY_TYPES);

@@ -1,4 +1,4 @@
-import type { WhereClause } from '../common/where-clause';
+import type { WhereClause } from './where-clause';
 
 /** One budget line: the amounts of one value of `groupBy` (or of the whole budget when `value` is null). */
 export interface BudgetLine {

@@ -1,4 +1,4 @@
-import type { WhereClause } from './warehouse-query';
+import type { WhereClause } from './where-clause';
 
 /**
  * What a full or light refresh builds into an organisation's enriched view: published labels,

@@ -1,11 +1,11 @@
-import type { VisibilityType } from '../common/enum-schemas';
+import type { VisibilityType } from './enum-schemas';
 import type {
   REPORT_STATUSES,
   ReportContextValue,
   ReportDestination,
   ReportWidgetValue,
   SCHEDULED_PERIODS,
-} from './schemas';
+} from './report-schemas';
 
 /** A report as the API returns it. */
 export interface Report {

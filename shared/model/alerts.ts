@@ -1,5 +1,4 @@
-import type { ExplorerRequest, Query } from '../common/query-model';
-import type { RootCauses } from './root-causes';
+import type { ExplorerRequest, Query } from './query-model';
 
 /**
  * Cost alerts. `CostAlert` is exactly the record of the spec ("Cost alert"): create, widget data,
@@ -149,4 +148,62 @@ export interface AlertEvaluation {
    * answers null for those). Optional here only for the evaluators of other kinds, which have none.
    */
   rootCauses?: RootCauses | null;
+}
+
+export interface RootCause {
+  /** The dimension value (several group-by values joined with " / "); `(no value)` for null, `Other` for the rest. */
+  label: string;
+  before: number;
+  after: number;
+  /** `after − before`, in the alert's currency. */
+  change: number;
+  /** The change against `before`, in percent; null when `before` is 0. */
+  changePercent: number | null;
+  /** This value's share of the total change, in percent (negative when it moved the other way); null when the total did not change. */
+  share: number | null;
+}
+
+export interface RootCauses {
+  /** The dimensions broken down by, joined with " / " (the alert query's own `groupBy`, else service / sub_account / region). */
+  dimension: string;
+  /** The query broken down (its alias, else its name). */
+  query: string;
+  /** The evaluated period and the baseline it is compared with (inclusive days). */
+  period: { start: string; end: string };
+  baseline: { start: string; end: string; label: string };
+  before: number;
+  after: number;
+  change: number;
+  /** The top contributors by absolute change, largest first. */
+  top: RootCause[];
+  /** The top contributors' share of the total change, in percent; null when the total did not change. */
+  explained: number | null;
+}
+
+/**
+ * Dedup rules (docs/alerts.md): CALENDAR WEEK/MONTH — at most one notification per calendar week
+ * (ISO, Monday to Sunday) or month of the organisation's calendar: the window holding the
+ * evaluation's local date (`localDay`: when the notification goes out, read in the organisation's
+ * timezone, UTC when it has none); ROLLING — at most one per `dedupWindowDays` days of evaluated
+ * billing days (a notification on day d blocks days d+1 … d+window−1); no dedup (threshold
+ * variants) — at most one per evaluated day. The store applies the rule with one conditional write
+ * (`claimDedup`).
+ */
+export type DedupRule =
+  | { kind: 'WINDOW'; windowKey: string }
+  | { kind: 'ROLLING' /** The latest previous notification day that no longer blocks. */; notAfter: string };
+
+/**
+ * A move of an alert's `nextEvalAt` (and its due-index key) from `from` to `to`: the sweep, when it
+ * takes a due alert. Conditional on `from` and on the alert not being archived, so of two sweeps
+ * (EventBridge delivers at least once) exactly one moves it; with `snoozedUntil`, also on the
+ * snooze being still that one (the sweep skips a snoozed alert on what it read from the index).
+ */
+export interface NextEvalMove {
+  orgId: string;
+  alertId: string;
+  from: string;
+  to: string;
+  /** Also conditional on the snooze being still this one. */
+  snoozedUntil?: string;
 }

@@ -1,5 +1,4 @@
-import type { AlertChannel, SeverityLevel } from '../../alerts/model';
-import type { RootCauses } from '../../alerts/root-causes';
+import type { AlertChannel, RootCauses, SeverityLevel } from './alerts';
 
 /**
  * Budget alerts (issue 28, docs/budgets.md): thresholds on a budget's month, per line or in total,

@@ -5,8 +5,8 @@ import {
   IdSchema,
   PageQuerySchema,
   VisibilitySchema,
-} from '../common/enum-schemas';
-import { datesInOrder, WidgetSourceSchema } from '../common/query-model';
+} from './enum-schemas';
+import { datesInOrder, WidgetSourceSchema } from './query-model';
 
 /**
  * Dashboard bodies (spec: "Dashboard (create and publish body)", "Dashboard widget"). Objects are
