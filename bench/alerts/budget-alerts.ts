@@ -4,9 +4,12 @@
  * sweep and evaluation as the worker runs them, warehouse reads counted by method.
  */
 import type { Principal } from '../../shared/auth/principal';
-import { evaluateBudgetAlerts, sweepDueBudgetAlerts } from '../../shared/domain/budgets/alerts/evaluate';
+import { dueBudgetAlertIndex } from '../../shared/domain/alerts/adapters/sweep';
+import { sweepDue } from '../../shared/domain/alerts/sweep';
+import { evaluateBudgetAlerts } from '../../shared/domain/budgets/alerts/evaluate';
 import { BudgetAlertBody } from '../../shared/domain/budgets/alerts/schemas';
 import { createBudgetAlert } from '../../shared/domain/budgets/alerts/service';
+import { budgetAlertKind } from '../../shared/domain/budgets/alerts/sweep';
 import { BudgetBody } from '../../shared/domain/budgets/schemas';
 import { createBudget } from '../../shared/domain/budgets/service';
 import { clearStatusCache } from '../../shared/domain/budgets/status';
@@ -122,12 +125,15 @@ async function budgetRound(now: Date, reads: Record<string, number>) {
   for (const k of Object.keys(reads)) delete reads[k];
   const messages: Parameters<typeof evaluateBudgetAlerts>[0][] = [];
   const sweep = await timed(() =>
-    sweepDueBudgetAlerts(
+    sweepDue(
       now,
-      async (ms) => {
-        messages.push(...ms);
-        return ms.map(() => null);
-      },
+      budgetAlertKind({
+        index: dueBudgetAlertIndex,
+        send: async (ms) => {
+          messages.push(...ms);
+          return ms.map(() => null);
+        },
+      }),
       (o) => o === ORG,
     ),
   );

@@ -1,7 +1,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { sweepDeps } from '../../shared/domain/alerts/adapters/sweep';
-import { sweepDueAlerts } from '../../shared/domain/alerts/sweep';
-import { sweepDueBudgetAlerts } from '../../shared/domain/budgets/alerts/evaluate';
+import { budgetSweepDeps, sweepDeps } from '../../shared/domain/alerts/adapters/sweep';
+import { sweepDue, sweepDueAlerts } from '../../shared/domain/alerts/sweep';
+import { budgetAlertKind } from '../../shared/domain/budgets/alerts/sweep';
 import { orgFilterOf } from '../../shared/domain/common/sweep-filter';
 import { withInvocationLogContext } from '../../shared/log';
 
@@ -13,10 +13,10 @@ async function run(event: ScheduledEvent) {
   const time = event.time ? new Date(event.time) : new Date();
   const now = Number.isNaN(time.getTime()) ? new Date() : time;
   const only = orgFilterOf(event.detail);
-  // Budget alerts are due on their own index and go out on the same queue (docs/budgets.md).
+  // Budget alerts are a second kind of the same sweep: their own due index, the same queue (docs/budgets.md).
   const [costs, budgets] = await Promise.all([
     sweepDueAlerts(now, sweepDeps(), only),
-    sweepDueBudgetAlerts(now, undefined, only),
+    sweepDue(now, budgetAlertKind(budgetSweepDeps()), only),
   ]);
   return { ...costs, budgetAlerts: budgets.enqueued };
 }

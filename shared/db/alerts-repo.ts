@@ -2,12 +2,12 @@ import {
   BatchWriteCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { AlertEvaluation, AlertThreshold, DedupRule, NextEvalMove, StoredAlert } from '../model/alerts';
 import { mapLimit } from '../pool';
-import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
+import { db, tableName } from './client';
+import { advanceDue } from './due';
 import { defineEntity, firstConditionFailed, type TransactItem, transact } from './entity';
 import { batchGetItems, queryDue } from './items';
 import { keys, stripKeys } from './keys';
@@ -226,63 +226,15 @@ export async function dueAlerts(
   return { ...page, items: page.items.filter((i) => i.entity === alerts.name).map(fromItem) };
 }
 
-function advanceUpdate(m: NextEvalMove) {
-  const due = keys.alertDue(m.alertId, m.to);
-  const snooze = m.snoozedUntil === undefined ? '' : ' AND snoozedUntil = :snoozed';
-  return {
-    TableName: tableName(),
-    Key: keys.alert(m.orgId, m.alertId),
-    UpdateExpression: 'SET nextEvalAt = :to, gsi2pk = :gpk, gsi2sk = :gsk',
-    ConditionExpression: `attribute_exists(pk) AND nextEvalAt = :from AND archivedAt = :null${snooze}`,
-    ExpressionAttributeValues: {
-      ':to': m.to,
-      ':from': m.from,
-      ':gpk': due.gsi2pk,
-      ':gsk': due.gsi2sk,
-      ':null': null,
-      ...(m.snoozedUntil === undefined ? {} : { ':snoozed': m.snoozedUntil }),
-    },
-  };
-}
-
 /**
- * Moves up to 100 alerts' `nextEvalAt` in one TransactWriteItems (one request instead of 100):
- * answers, per move, whether this call moved it. A transaction is all or nothing, so when some
- * conditions fail (another sweep took those alerts) the cancellation reasons say which, and the
- * transaction is retried with the others only; a conflict with a concurrent transaction is retried
- * too. Each alert is still moved by exactly one caller.
+ * Moves up to 100 alerts' `nextEvalAt` (and their due-index keys) in one transaction: per move,
+ * whether this call moved it (`advanceDue`, ./due.ts).
  */
-export async function advanceNextEvals(moves: readonly NextEvalMove[]): Promise<boolean[]> {
-  if (moves.length > 100) throw new Error('advanceNextEvals takes at most 100 moves');
-  const out = moves.map(() => false);
-  let pending = moves.map((_, i) => i);
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt > 10) throw new Error('advanceNextEvals: transaction kept conflicting');
-    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(500, 10 * 2 ** attempt)));
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: pending.map((i) => ({ Update: advanceUpdate(moves[i]!) })),
-        }),
-      );
-      for (const i of pending) out[i] = true;
-      return out;
-    } catch (error) {
-      if (!isTransactionCanceled(error)) {
-        const name = (error as { name?: string } | null)?.name;
-        if (name === 'TransactionInProgressException' || name === 'ThrottlingException') continue;
-        throw error;
-      }
-      const codes = cancellationCodes(error);
-      const unexpected = codes.find(
-        (c) => c !== 'None' && c !== 'ConditionalCheckFailed' && c !== 'TransactionConflict',
-      );
-      if (unexpected) throw error;
-      // Those whose condition failed are someone else's (or archived): dropped; the rest retried.
-      pending = pending.filter((_, k) => codes[k] !== 'ConditionalCheckFailed');
-    }
-  }
-  return out;
+export function advanceNextEvals(moves: readonly NextEvalMove[]): Promise<boolean[]> {
+  return advanceDue(moves, (m) => ({
+    key: keys.alert(m.orgId, m.alertId),
+    due: keys.alertDue(m.alertId, m.to),
+  }));
 }
 
 /**

@@ -1,6 +1,8 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { NextEvalMove } from '../model/alerts';
 import type { BudgetAlertEvaluation, StoredBudgetAlert } from '../model/budget-alerts';
 import { db, isConditionalCheckFailed, tableName } from './client';
+import { advanceDue } from './due';
 import { getItem, queryDue } from './items';
 import { keys, stripKeys } from './keys';
 import { type Page, queryNewest } from './page';
@@ -101,37 +103,15 @@ export async function dueBudgetAlerts(
 }
 
 /**
- * Moves a due alert's `nextEvalAt` from `from` to `to`, conditional on `from` and on the alert not
- * being archived: of two sweeps exactly one takes it. Answers whether this call moved it.
+ * Moves up to 100 due budget alerts' `nextEvalAt` in one transaction, each conditional on `from`
+ * and on the alert not being archived: of two sweeps exactly one takes it. Per move, whether this
+ * call moved it (`advanceDue`, ./due.ts).
  */
-export async function advanceBudgetAlert(
-  orgId: string,
-  alertId: string,
-  from: string,
-  to: string,
-): Promise<boolean> {
-  const due = keys.budgetAlertDue(alertId, to);
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.budgetAlert(orgId, alertId),
-        UpdateExpression: 'SET nextEvalAt = :to, gsi2pk = :gpk, gsi2sk = :gsk',
-        ConditionExpression: 'attribute_exists(pk) AND nextEvalAt = :from AND archivedAt = :null',
-        ExpressionAttributeValues: {
-          ':to': to,
-          ':from': from,
-          ':gpk': due.gsi2pk,
-          ':gsk': due.gsi2sk,
-          ':null': null,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+export function advanceBudgetAlerts(moves: readonly NextEvalMove[]): Promise<boolean[]> {
+  return advanceDue(moves, (m) => ({
+    key: keys.budgetAlert(m.orgId, m.alertId),
+    due: keys.budgetAlertDue(m.alertId, m.to),
+  }));
 }
 
 /** The claim of a threshold that fired for a month and line. */

@@ -42,8 +42,17 @@ export interface EvaluationStore {
   putEvaluations(orgId: string, evaluations: readonly AlertEvaluation[]): Promise<void>;
 }
 
-/** The sweep's storage: the sharded due index and the conditional moves of `nextEvalAt`. */
-export interface DueAlertIndex {
+/** What the sweep reads of a due record (a cost alert, a budget alert). */
+export interface DueRecord {
+  id: string;
+  organizationId: string;
+  nextEvalAt?: string | null;
+  archivedAt?: string | null;
+  snoozedUntil?: string | null;
+}
+
+/** A sweep's storage: a sharded due index and the conditional moves of `nextEvalAt`. */
+export interface DueIndex<A extends DueRecord> {
   /** Number of shards of the index (read in parallel). */
   readonly shards: number;
   /** One page of a shard's alerts due at or before `at`, whole records. */
@@ -52,10 +61,13 @@ export interface DueAlertIndex {
     at: string,
     limit: number,
     cursor?: Record<string, unknown>,
-  ): Promise<{ items: StoredAlert[]; next?: Record<string, unknown> }>;
+  ): Promise<{ items: A[]; next?: Record<string, unknown> }>;
   /** Moves up to 100 alerts in one transaction; per move, whether this call moved it. */
   advance(moves: readonly NextEvalMove[]): Promise<boolean[]>;
 }
+
+/** The cost alerts' due index. */
+export type DueAlertIndex = DueIndex<StoredAlert>;
 
 /** The notify worker's storage: the per-notification delivery record. */
 export interface DeliveryStore {

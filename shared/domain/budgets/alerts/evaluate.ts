@@ -2,16 +2,13 @@ import { createHash } from 'node:crypto';
 import { enqueueMany } from '../../../cloud/queue';
 import { config } from '../../../config';
 import {
-  advanceBudgetAlert,
   claimFired,
-  dueBudgetAlerts,
   type FiredClaim,
   getBudgetAlert,
   markFiredEnqueued,
   putBudgetAlertEvaluation,
 } from '../../../db/budget-alerts-repo';
 import { getBudget } from '../../../db/budgets-repo';
-import { DUE_SHARDS } from '../../../db/keys';
 import { getOrganizationTimezone } from '../../../db/organizations-repo';
 import { log } from '../../../log';
 import type { RootCauses } from '../../../model/alerts';
@@ -27,7 +24,6 @@ import { mapSettled } from '../../../pool';
 import { QUEUE } from '../../../queues';
 import { localDay } from '../../alerts/dedup';
 import type { Notification } from '../../alerts/notification';
-import { nextEvaluationAt } from '../../alerts/schedule';
 import { monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
 import { budgetAlertMessage } from './burn-chart';
 import { type BudgetFiring, budgetLink, burnSeries } from './render';
@@ -322,81 +318,4 @@ async function evaluateOne(
     notified: notes.length,
   });
   return evaluation;
-}
-
-/**
- * The budget alerts' sweep: every shard of their due index up to `now`; each due alert's
- * `nextEvalAt` moves to the next 06:00 UTC with a conditional write (of two sweeps, one takes it),
- * and the taken alerts go out grouped by organisation, `MAX_BUDGET_ALERTS_PER_MESSAGE` a message.
- * A message SQS refuses moves its alerts back for the next sweep and fails the sweep.
- */
-export async function sweepDueBudgetAlerts(
-  now: Date,
-  send: (ms: readonly BudgetEvaluationMessage[]) => Promise<(Error | null)[]> = (ms) =>
-    enqueueMany(QUEUE.alertEvaluation, ms),
-  only: (orgId: string) => boolean = () => true,
-): Promise<{ enqueued: number; messages: number }> {
-  const at = now.toISOString();
-  const next = nextEvaluationAt('DAILY', now);
-  const taken = new Map<string, { alertId: string; was: string }[]>();
-  await mapSettled(
-    Array.from({ length: DUE_SHARDS }, (_, i) => i),
-    DUE_SHARDS,
-    async (shard) => {
-      let cursor: Record<string, unknown> | undefined;
-      do {
-        const page = await dueBudgetAlerts(shard, at, 100, cursor);
-        cursor = page.next;
-        const due = page.items.filter((a) => only(a.organizationId) && !a.archivedAt && a.nextEvalAt);
-        const moved = await mapSettled(due, 16, (a) =>
-          advanceBudgetAlert(a.organizationId, a.id, a.nextEvalAt!, next),
-        );
-        due.forEach((a, i) => {
-          const m = moved[i]!;
-          // A failed move leaves the alert due as it was: the next sweep takes it. Said, not hidden.
-          if (!m.ok)
-            log.warn('budget alert left due for the next sweep', {
-              orgId: a.organizationId,
-              alertId: a.id,
-              error: m.error instanceof Error ? m.error.message : String(m.error),
-            });
-          if (!m.ok || !m.value) return;
-          const list = taken.get(a.organizationId) ?? [];
-          list.push({ alertId: a.id, was: a.nextEvalAt! });
-          taken.set(a.organizationId, list);
-        });
-      } while (cursor);
-    },
-  );
-  const groups: { orgId: string; alerts: { alertId: string; was: string }[] }[] = [];
-  for (const [orgId, list] of taken)
-    for (let i = 0; i < list.length; i += MAX_BUDGET_ALERTS_PER_MESSAGE)
-      groups.push({ orgId, alerts: list.slice(i, i + MAX_BUDGET_ALERTS_PER_MESSAGE) });
-  let enqueued = 0;
-  let messages = 0;
-  let firstError: Error | null = null;
-  for (let i = 0; i < groups.length; i += 10) {
-    const batch = groups.slice(i, i + 10);
-    const results = await send(
-      batch.map((g) => ({
-        kind: 'budget' as const,
-        orgId: g.orgId,
-        budgetAlertIds: g.alerts.map((a) => a.alertId),
-        scheduledFor: at,
-      })),
-    );
-    await mapSettled(batch, 1, async (g, k) => {
-      const error = results[k];
-      if (!error) {
-        enqueued += g.alerts.length;
-        messages++;
-        return;
-      }
-      firstError ??= error;
-      for (const a of g.alerts)
-        await advanceBudgetAlert(g.orgId, a.alertId, next, a.was).catch(() => undefined);
-    });
-  }
-  if (firstError) throw firstError;
-  return { enqueued, messages };
 }
