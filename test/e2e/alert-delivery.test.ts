@@ -30,6 +30,9 @@ describe('budget alert test send and the notify worker', () => {
     expect(text).toContain('Threshold crossed: WARNING: forecast ≥ 90% of budget ($3,600)');
     expect(text).toContain(`Budget for ${month}: $4,000`);
     expect(text).toMatch(/: http.*\/console\/#\/budgets$/m);
+    // Sample root causes, as a real budget-alert message has.
+    expect(text).toContain('Top contributors by ');
+    expect(text).toContain('sample-production / us-east-1: ');
     // Its sample burn chart, inline (the HTML uses its Content-ID), a real 800 × 420 PNG.
     const atts = mails[0]!.attachments ?? [];
     expect(atts.map((a) => [a.filename, a.contentType, a.contentDisposition, a.cid])).toEqual([

@@ -127,6 +127,24 @@ describe('the test send sample', () => {
       expect(f.burn.actual.filter((x) => x !== null).at(-1)).toBeCloseTo(f.figures.actual, 9);
       expect(f.measured).toBeGreaterThanOrEqual(f.threshold.amount);
       expect(f.threshold.amount).toBe(f.figures.budget * 0.9);
+      // Root causes like a real message's: this month's days against the same days of the last.
+      const rc = f.rootCauses!;
+      expect(rc.period).toEqual({ start: `${f.month}-01`, end: yesterday });
+      expect(rc.baseline.start.slice(0, 7)).not.toBe(f.month);
+      expect(rc.after).toBeCloseTo(f.figures.actual, 9);
+      expect(rc.top.reduce((a, c) => a + c.after, 0)).toBeCloseTo(rc.after, 9);
+      expect(rc.change).toBeCloseTo(rc.after - rc.before, 9);
     }
+  });
+
+  it('its message carries the sample root causes in every form', async () => {
+    const m = await budgetAlertMessage(
+      sampleBudgetFiring(new Date('2026-11-20T12:00:00Z'), 'http://127.0.0.1:3000/console/'),
+    );
+    expect(m.text).toContain('Top contributors by sub-account / region (Amazon Elastic Compute Cloud:');
+    expect(m.text).toContain('sample-production / us-east-1: ');
+    expect(m.html).toContain('sample-staging / us-east-1');
+    expect(JSON.stringify(m.slackBlocks)).toContain('sample-production / eu-west-1');
+    expect(JSON.stringify(m.teamsCard)).toContain('sample-dev / us-west-2');
   });
 });

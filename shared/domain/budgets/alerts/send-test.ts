@@ -1,12 +1,17 @@
 import { enqueue } from '../../../cloud/queue';
 import { config } from '../../../config';
 import { consoleLink } from '../../../links';
+import type { RootCauses } from '../../../model/alerts';
+import type { Budget } from '../../../model/budgets';
 import { QUEUE } from '../../../queues';
 import type { Notification } from '../../alerts/notification';
+import { dimensionWords } from '../../alerts/root-cause-source';
+import { rootCausesOf } from '../../alerts/root-causes';
 import { addDays } from '../../alerts/schedule';
 import { monthDays } from '../status';
 import { budgetAlertMessage } from './burn-chart';
 import { type BudgetFiring, burnSeries } from './render';
+import { causeDimensions, causeWindow } from './top';
 
 /**
  * A budget-alert test send on its way to the worker that draws burn charts (`alert-evaluate`, as
@@ -94,9 +99,38 @@ export function sampleBudgetFiring(now: Date, appUrl: string): BudgetFiring {
     },
     measured: forecast.value,
     top: { dimension: 'account', values: [{ value: 'sample-production', amount: actual }] },
+    rootCauses: sampleRootCauses(budget, month, dataThrough, actual),
     conversion: null,
     burn: burnSeries(daily, month, dataThrough, figures),
     appUrl,
     test: true,
   };
+}
+
+/**
+ * Sample root causes, computed as a real message's are (`rootCausesOf` over the same window and
+ * dimensions): the sample's month-to-date spend split over four made-up sub-account × region
+ * combinations, each against a made-up amount for the same days of the previous month.
+ */
+function sampleRootCauses(
+  budget: Pick<Budget, 'groupBy'>,
+  month: string,
+  dataThrough: string,
+  actual: number,
+): RootCauses {
+  const split: [label: string, share: number, before: number][] = [
+    ['sample-production / us-east-1', 0.55, 0.7],
+    ['sample-staging / us-east-1', 0.25, 0.95],
+    ['sample-production / eu-west-1', 0.15, 1.1],
+    ['sample-dev / us-west-2', 0.05, 0.9],
+  ];
+  return rootCausesOf(
+    {
+      dimension: causeDimensions(budget).map(dimensionWords).join(' / '),
+      query: SAMPLE_LINE,
+      ...causeWindow(month, dataThrough),
+    },
+    new Map(split.map(([label, share, ratio]) => [label, actual * share * ratio])),
+    new Map(split.map(([label, share]) => [label, actual * share])),
+  );
 }

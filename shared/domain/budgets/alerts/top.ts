@@ -84,16 +84,11 @@ export async function budgetRootCauses(
   timeZone: string | undefined,
   now: Date,
 ): Promise<RootCauses> {
-  const groupBy = DEFAULT_DIMENSIONS.filter((d) => d !== budget.groupBy);
-  const { first } = monthDays(month);
-  const prevMonth = `${addDays(first, -1).slice(0, 7)}`;
-  const prev = monthDays(prevMonth);
-  const day = Number(dataThrough.slice(8, 10));
-  const sameDay = addDays(prev.first, day - 1);
-  const [prevEnd = prev.last] = [sameDay, prev.last].sort();
+  const groupBy = causeDimensions(budget);
+  const window = causeWindow(month, dataThrough);
   const request = statusRequest(
     { ...budget, groupBy: null, whereClause: lineFilter(budget, line) },
-    prev.first,
+    window.baseline.start,
     dataThrough,
   );
   const q = request.queries[0] as Query;
@@ -102,15 +97,37 @@ export async function budgetRootCauses(
     { orgId: budget.organizationId, currency: budget.currency, timeZone: timeZone ?? 'UTC', now },
   );
   const out = result.queries[0];
-  const baseline = { start: prev.first, end: prevEnd };
   return rootCausesOf(
     {
       dimension: groupBy.map(dimensionWords).join(' / '),
       query: line === null ? 'Budget total' : String(line),
-      period: { start: first, end: dataThrough },
-      baseline: { ...baseline, label: `the same days of ${prevMonth} (${prev.first} to ${prevEnd})` },
+      ...window,
     },
-    amounts(out, baseline, 1),
-    amounts(out, { start: first, end: dataThrough }, 1),
+    amounts(out, window.baseline, 1),
+    amounts(out, window.period, 1),
   );
+}
+
+/** The dimensions a budget line's root causes are broken down by: service × sub-account × region, less the budget's own `groupBy`. */
+export const causeDimensions = (budget: Pick<Budget, 'groupBy'>): string[] =>
+  DEFAULT_DIMENSIONS.filter((d) => d !== budget.groupBy);
+
+/**
+ * The window of a budget line's root causes: the month's days 1…d (d = `dataThrough`'s day)
+ * against the same days of the previous month, clipped to its length.
+ */
+export function causeWindow(month: string, dataThrough: string): Pick<RootCauses, 'period' | 'baseline'> {
+  const { first } = monthDays(month);
+  const prevMonth = addDays(first, -1).slice(0, 7);
+  const prev = monthDays(prevMonth);
+  const sameDay = addDays(prev.first, Number(dataThrough.slice(8, 10)) - 1);
+  const [prevEnd = prev.last] = [sameDay, prev.last].sort();
+  return {
+    period: { start: first, end: dataThrough },
+    baseline: {
+      start: prev.first,
+      end: prevEnd,
+      label: `the same days of ${prevMonth} (${prev.first} to ${prevEnd})`,
+    },
+  };
 }
