@@ -332,6 +332,15 @@ export function evaluationOutcome(e: AlertEvaluation): string {
   return `Rule held, ${e.suppressedBy ? SUPPRESSED[e.suppressedBy] : 'not sent'}`;
 }
 
+/** Root causes as the messages compute them (cost and budget alerts), in the messages' words. */
+export function causesText(
+  rc: RootCauses,
+  currency: string,
+): { heading: string | null; lines: string[] } | null {
+  const lines = rootCauseLines({ alert: { currency }, rootCauses: rc } as unknown as AlertFiring);
+  return lines ? { heading: lines.heading, lines: lines.lines } : null;
+}
+
 /**
  * A history entry's top contributors, in the messages' words (shared/domain/alerts/render.ts):
  * `rootCauses` as the messages compute them (`{dimension, query, …, top}`), or a list of
@@ -345,10 +354,8 @@ export function historyCauses(
   const rc = e.rootCauses;
   const firing = (causes: RootCauses) =>
     rootCauseLines({ alert: { currency }, rootCauses: causes } as unknown as AlertFiring);
-  if (rc && typeof rc === 'object' && !Array.isArray(rc) && Array.isArray((rc as RootCauses).top)) {
-    const lines = firing(rc as RootCauses);
-    return lines ? { heading: lines.heading, lines: lines.lines } : null;
-  }
+  if (rc && typeof rc === 'object' && !Array.isArray(rc) && Array.isArray((rc as RootCauses).top))
+    return causesText(rc as RootCauses, currency);
   if (!Array.isArray(rc)) return null;
   const top = rc.flatMap((x): RootCause[] => {
     if (!x || typeof x !== 'object') return [];

@@ -21,7 +21,7 @@ import { api } from './api';
 import { Canvas } from './chart';
 import { describe, useAsync } from './hooks';
 import { utc } from './reports-shape';
-import { ArchivableList, BackLink, ErrorPage, Loaded, SnoozeControls } from './ui';
+import { ArchivableList, BackLink, Causes, ErrorPage, Loaded, SnoozeControls } from './ui';
 
 function status(a: CostAlert, now: Date): string {
   if (a.archivedAt) return `Archived ${utc(a.archivedAt)}`;
@@ -108,21 +108,6 @@ export function AlertPage({ id }: { id: string }) {
         )}
       </Loaded>
     </section>
-  );
-}
-
-/** A firing's top contributors (the messages' lines), or a dash when the entry has none. */
-function Causes({ causes }: { causes: ReturnType<typeof historyCauses> }) {
-  if (!causes) return <>—</>;
-  return (
-    <div class="causes">
-      {causes.heading && <p>{causes.heading}</p>}
-      <ul>
-        {causes.lines.map((l) => (
-          <li key={l}>{l}</li>
-        ))}
-      </ul>
-    </div>
   );
 }
 

@@ -3,7 +3,14 @@
  * beside the page), with the signed-in credential as a bearer token. Nothing else is fetched.
  */
 import type { AlertEvaluation, AlertWidgetData, CostAlert } from './alerts-shape';
-import type { Budget, BudgetAlert, BudgetAlertEvaluation, BudgetStatus } from './budgets-shape';
+import type {
+  Budget,
+  BudgetAlert,
+  BudgetAlertEvaluation,
+  BudgetStatus,
+  BudgetVersion,
+  Suggestion,
+} from './budgets-shape';
 import type { CommitmentAlert, CommitmentAlertInput } from './commitment-alerts-shape';
 import type { Expiring, Inventory, Simulation, Summary } from './commitments-shape';
 import type { OidcConfig } from './oidc';
@@ -140,6 +147,8 @@ export async function request<T>(
     const b = (parsed ?? {}) as { error?: unknown; message?: unknown };
     throw new ApiError(r.status, String(b.error ?? b.message ?? r.statusText));
   }
+  // A text answer (the budget's CSV export) is handed back as it came.
+  if (parsed === undefined && text && r.headers.get('content-type')?.startsWith('text/')) return text as T;
   return parsed as T;
 }
 
@@ -196,6 +205,23 @@ export const ENDPOINTS = {
   listUsers: { method: 'GET', path: '/iac/users', ok: 200, query: ['limit', 'cursor'], handles: [403] },
   listBudgets: { method: 'GET', path: '/budgets', ok: 200, query: ['limit', 'cursor', 'archived'] },
   getBudget: { method: 'GET', path: '/budgets/{id}', ok: 200, handles: [404] },
+  createBudget: { method: 'POST', path: '/budgets', ok: 201, handles: [400, 403] },
+  suggestBudget: { method: 'POST', path: '/budgets/suggest', ok: 200, handles: [400, 403] },
+  listBudgetVersions: { method: 'GET', path: '/budgets/{id}/versions', ok: 200, query: ['limit', 'cursor'] },
+  exportBudgetCsv: { method: 'GET', path: '/budgets/{id}/export.csv', ok: 200, handles: [404] },
+  importBudget: { method: 'POST', path: '/budgets/{id}/import', ok: 200, handles: [400, 403, 404, 409] },
+  snoozeBudgetAlert: {
+    method: 'POST',
+    path: '/alerts-v2/budgetAlerts/{id}/snooze',
+    ok: 200,
+    handles: [400, 403, 404, 409],
+  },
+  unsnoozeBudgetAlert: {
+    method: 'DELETE',
+    path: '/alerts-v2/budgetAlerts/{id}/snooze',
+    ok: 200,
+    handles: [403, 404, 409],
+  },
   updateBudget: { method: 'PUT', path: '/budgets/{id}', ok: 200, handles: [400, 403, 404, 409] },
   createBudgetAlert: { method: 'POST', path: '/alerts-v2/budgetAlerts', ok: 201, handles: [400, 403] },
   updateBudgetAlert: {
@@ -404,6 +430,23 @@ export const api = {
       body,
       headers: { 'if-match': `"${versionNumber}"` },
     }) as Promise<Budget>,
+  createBudget: (body: Record<string, unknown>) => call('createBudget', { body }) as Promise<Budget>,
+  suggestBudget: (body: Record<string, unknown>) => call('suggestBudget', { body }) as Promise<Suggestion>,
+  budgetVersions: (id: string) =>
+    call('listBudgetVersions', { params: { id }, query: { limit: '100' } }) as Promise<Page<BudgetVersion>>,
+  /** The lines × months grid as CSV (`text/csv`). */
+  budgetCsv: (id: string) => call('exportBudgetCsv', { params: { id } }) as Promise<string>,
+  /** Replaces the lines from a CSV grid: a new version, written only if `versionNumber` is still the latest. */
+  importBudgetCsv: (id: string, versionNumber: number, csv: string) =>
+    call('importBudget', {
+      params: { id },
+      body: { csv },
+      headers: { 'if-match': `"${versionNumber}"` },
+    }) as Promise<Budget>,
+  snoozeBudgetAlert: (id: string, until: string) =>
+    call('snoozeBudgetAlert', { params: { id }, body: { until } }) as Promise<BudgetAlert>,
+  unsnoozeBudgetAlert: (id: string) =>
+    call('unsnoozeBudgetAlert', { params: { id } }) as Promise<BudgetAlert>,
   createBudgetAlert: (body: Record<string, unknown>) =>
     call('createBudgetAlert', { body }) as Promise<BudgetAlert>,
   updateBudgetAlert: (id: string, body: Record<string, unknown>) =>

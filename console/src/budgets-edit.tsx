@@ -4,6 +4,7 @@
  * or edit: the line watched, thresholds, where to notify). Shaping and checks: ./budgets-shape.ts.
  */
 import { useState } from 'preact/hooks';
+import { formatFigure } from '../../shared/charts/spec';
 import { ApiError, api } from './api';
 import {
   type AlertForm,
@@ -21,6 +22,10 @@ import { describe } from './hooks';
 import { WordSelect } from './ui';
 import { monthLabel } from './words';
 
+/** A grid cell as read (`4000` → `$4,000.00`), '–' for a month without an amount. */
+const figureOf = (cell: string | undefined, currency: string) =>
+  cell ? formatFigure(Number(cell), currency, 2) : '–';
+
 type Saving = { status: 'idle' } | { status: 'saving' } | { status: 'error'; message: string };
 
 /** An API refusal in words: a 409 as `conflict`, a 400 with the API's own message. */
@@ -30,7 +35,18 @@ function refusal(e: unknown, conflict: string): string {
   return `Not saved. ${describe(e)}`;
 }
 
-export function AmountsEditor({ budget, onSaved }: { budget: Budget; onSaved: () => void }) {
+export function AmountsEditor({
+  budget,
+  onSaved,
+  readOnly = false,
+  title = 'Amounts by line and month',
+}: {
+  budget: Budget;
+  onSaved: () => void;
+  /** An older version shown for reading: no edit button. */
+  readOnly?: boolean;
+  title?: string;
+}) {
   const [grid, setGrid] = useState(() => gridOf(budget));
   const [open, setOpen] = useState(false);
   const [saving, setSaving] = useState<Saving>({ status: 'idle' });
@@ -57,7 +73,7 @@ export function AmountsEditor({ budget, onSaved }: { budget: Budget; onSaved: ()
   };
   return (
     <div class="card budget-amounts">
-      <h2>Amounts by line and month</h2>
+      <h2>{title}</h2>
       <form onSubmit={save}>
         <div class="table-wrap">
           <table class="amount-grid">
@@ -85,7 +101,7 @@ export function AmountsEditor({ budget, onSaved }: { budget: Budget; onSaved: ()
                           onInput={(ev) => set(i, k, (ev.target as HTMLInputElement).value)}
                         />
                       ) : (
-                        r.cells[k] || '–'
+                        figureOf(r.cells[k], budget.currency)
                       )}
                     </td>
                   ))}
@@ -115,7 +131,7 @@ export function AmountsEditor({ budget, onSaved }: { budget: Budget; onSaved: ()
                 Cancel
               </button>
             </>
-          ) : (
+          ) : readOnly ? null : (
             <button type="button" class="edit-amounts" onClick={() => setOpen(true)}>
               Edit amounts
             </button>

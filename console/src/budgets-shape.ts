@@ -5,11 +5,24 @@
 import { formatFigure } from '../../shared/charts/spec';
 import type { BudgetStatus, StatusFigures } from '../../shared/domain/budgets/status';
 import type { BudgetAlert, BudgetAlertEvaluation } from '../../shared/model/budget-alerts';
-import { type Budget, budgetFieldsOf } from '../../shared/model/budgets';
+import { type Budget, type BudgetVersion, budgetFieldsOf } from '../../shared/model/budgets';
+import { causesText } from './alerts-shape';
 import { monthLabel } from './words';
 
 /** `GET /budgets/{id}/status`, a budget alert and its evaluations (the service's own types: the console only reads them). */
-export type { Budget, BudgetAlert, BudgetAlertEvaluation, BudgetStatus };
+export type { Budget, BudgetAlert, BudgetAlertEvaluation, BudgetStatus, BudgetVersion };
+
+/** `POST /budgets/suggest`: per line, each month's forecast total with its 80 % interval (docs/budgets.md). */
+export interface Suggestion {
+  currency: string;
+  groupBy: string | null;
+  dataThrough: string | null;
+  months: string[];
+  lines: {
+    value: string | null;
+    amounts: Record<string, { value: number; lower80: number; upper80: number }>;
+  }[];
+}
 
 type Figures = StatusFigures;
 
@@ -255,6 +268,74 @@ export function alertBody(
       thresholds,
       notificationChannel: f.notificationChannel,
       ...target,
+    },
+  };
+}
+
+/** The newest evaluation that fired with root causes, in the messages' words (the budget page's "why"). */
+export function lastCauses(
+  history: readonly BudgetAlertEvaluation[],
+  currency: string,
+): { day: string; causes: { heading: string | null; lines: string[] } } | null {
+  const e = history.find((h) => h.triggered && h.rootCauses?.top.length);
+  const causes = e?.rootCauses ? causesText(e.rootCauses, currency) : null;
+  return e && causes ? { day: e.dataThrough ?? e.evaluatedAt.slice(0, 10), causes } : null;
+}
+
+/** The new-budget form (`#/budgets`): what a user types before the first version is saved. */
+export interface NewBudgetForm {
+  name: string;
+  currency: string;
+  /** A dimension for the lines, or '' for one total line. */
+  groupBy: string;
+  startMonth: string;
+  months: number;
+  owner: string;
+  /** Each month's amount of a total budget, when no suggestion is used. */
+  monthly: string;
+}
+
+/** A suggestion's amounts as a budget's lines: each month's forecast rounded up to a whole unit. */
+export function suggestedLines(s: Suggestion, owner: string | null): Budget['lines'] {
+  return s.lines.map((l) => ({
+    value: l.value,
+    owner,
+    amounts: Object.fromEntries(Object.entries(l.amounts).map(([m, a]) => [m, Math.ceil(a.value)])),
+  }));
+}
+
+/**
+ * `POST /budgets` from the form: the suggestion's lines when there is one, else one total line of
+ * `monthly` for each month; a field the user must fix answered as a message instead.
+ */
+export function newBudgetBody(
+  f: NewBudgetForm,
+  suggestion: Suggestion | null,
+): { ok: true; body: Record<string, unknown> } | { ok: false; message: string } {
+  if (!f.name.trim()) return { ok: false, message: 'Give the budget a name.' };
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(f.startMonth)) return { ok: false, message: 'Pick the first month.' };
+  const owner = f.owner.trim() || null;
+  let lines: Budget['lines'];
+  if (suggestion) lines = suggestedLines(suggestion, owner);
+  else if (f.groupBy)
+    return { ok: false, message: 'Suggest the amounts of each line first (lines come from the data).' };
+  else {
+    const amount = Number(f.monthly);
+    if (f.monthly.trim() === '' || !Number.isFinite(amount) || amount < 0)
+      return { ok: false, message: 'Monthly amount: a number of at least 0.' };
+    const months = [f.startMonth];
+    while (months.length < f.months) months.push(nextMonth(months[months.length - 1]!));
+    lines = [{ value: null, owner, amounts: Object.fromEntries(months.map((m) => [m, amount])) }];
+  }
+  if (!lines.length) return { ok: false, message: 'The suggestion found no spend for these lines.' };
+  return {
+    ok: true,
+    body: {
+      name: f.name.trim(),
+      currency: f.currency,
+      groupBy: f.groupBy || null,
+      startMonth: f.startMonth,
+      lines,
     },
   };
 }

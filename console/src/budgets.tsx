@@ -6,18 +6,23 @@
  */
 import { useState } from 'preact/hooks';
 import { type BudgetPageState, budgetPageRoute } from '../../shared/links';
+import { snoozeUntil } from './alerts-shape';
 import { ApiError, api } from './api';
 import { AlertEditor, AmountsEditor } from './budgets-edit';
+import { BudgetCreator } from './budgets-new';
 import {
   type AlertRow,
   alertRow,
   type Budget,
+  type BudgetAlertEvaluation,
+  lastCauses,
   monthChoices,
   type StatusRow,
   statusRows,
 } from './budgets-shape';
 import { useAsync } from './hooks';
-import { BackLink, ErrorPage, Loaded } from './ui';
+import { BackLink, Causes, ErrorPage, Loaded, SnoozeControls } from './ui';
+import { useUsers } from './users';
 import { monthLabel } from './words';
 
 export function BudgetList() {
@@ -25,15 +30,8 @@ export function BudgetList() {
   return (
     <section>
       <h1>Budgets</h1>
-      <Loaded
-        state={list}
-        loading="Loading budgets…"
-        empty={
-          <>
-            No budgets yet. Create one with <code>POST /budgets</code> (docs/budgets.md).
-          </>
-        }
-      >
+      <BudgetCreator />
+      <Loaded state={list} loading="Loading budgets…" empty="No budgets yet.">
         {(items) => (
           <ul class="dash-list budget-list">
             {items.map((b: Budget) => (
@@ -73,6 +71,23 @@ export function BudgetPage({ id, state = {} }: { id: string; state?: BudgetPageS
   );
   const [editing, setEditing] = useState<string | null>(null);
   const [archiveError, setArchiveError] = useState('');
+  const [snoozing, setSnoozing] = useState<string | null>(null);
+  /** Snoozes an alert for `days` days (0: ends its snooze); a snoozed alert is evaluated and recorded, and notifies nothing. */
+  const snooze = async (alertId: string, days: number) => {
+    setSnoozing(alertId);
+    try {
+      if (days > 0) await api.snoozeBudgetAlert(alertId, snoozeUntil(new Date(), days));
+      else await api.unsnoozeBudgetAlert(alertId);
+      setArchiveError('');
+      reload();
+    } catch (e) {
+      setArchiveError(
+        e instanceof ApiError ? `Not changed: the API answered ${e.status} (${e.code})` : String(e),
+      );
+    } finally {
+      setSnoozing(null);
+    }
+  };
   if (budget.status === 'loading') return <p class="loading">Loading the budget…</p>;
   if (budget.status === 'error')
     return <ErrorPage href="#/budgets" back="Budgets" message={budget.message} />;
@@ -129,6 +144,7 @@ export function BudgetPage({ id, state = {} }: { id: string; state?: BudgetPageS
         />
       )}
       <AmountsEditor key={`${b.id}:${b.versionNumber}`} budget={b} onSaved={reload} />
+      <VersionsAndCsv budget={b} onImported={reload} />
       <div class="card budget-alerts-card">
         <h2>Alerts on this budget</h2>
         {archiveError && <p class="error">{archiveError}</p>}
@@ -146,6 +162,17 @@ export function BudgetPage({ id, state = {} }: { id: string; state?: BudgetPageS
                     </span>
                     <span class="thresholds">{a.thresholds.join(' · ')}</span>
                     <span class="last-fired">Last fired: {a.lastFired}</span>
+                    <LastCauses history={history} currency={b.currency} />
+                    <span class="snooze">
+                      <SnoozeControls
+                        snoozed={!!a.snoozedUntil && Date.parse(a.snoozedUntil) > Date.now()}
+                        busy={snoozing === a.id}
+                        dayChoices={[1, 7, 30]}
+                        endLabel="End snooze"
+                        onSnooze={(days) => snooze(a.id, days)}
+                        onEnd={() => snooze(a.id, 0)}
+                      />
+                    </span>
                     {editing === a.id ? (
                       <AlertEditor
                         budget={b}
@@ -255,6 +282,122 @@ function StatusTable({
           <tr class={marked === 'Total' ? 'marked' : undefined}>{cells(shape.total)}</tr>
         </tfoot>
       </table>
+    </div>
+  );
+}
+
+/** Why the alert last fired: its root causes as the message gave them. */
+function LastCauses({ history, currency }: { history: BudgetAlertEvaluation[]; currency: string }) {
+  const last = lastCauses(history, currency);
+  if (!last) return null;
+  return (
+    <details class="last-causes">
+      <summary>Top contributors when it last fired (data through {last.day})</summary>
+      <Causes causes={last.causes} />
+    </details>
+  );
+}
+
+/**
+ * The budget's versions (newest first; one opens read-only) and its grid as CSV: the export
+ * downloads `GET /budgets/{id}/export.csv`; an import (a file or pasted text) is a new version,
+ * `If-Match` the version shown, each bad cell named by the API with its row and column.
+ */
+function VersionsAndCsv({ budget, onImported }: { budget: Budget; onImported: () => void }) {
+  const versions = useAsync(() => api.budgetVersions(budget.id), [budget.id, budget.versionNumber]);
+  const users = useUsers();
+  const [shown, setShown] = useState<number | null>(null);
+  const [csv, setCsv] = useState('');
+  const [message, setMessage] = useState<{ error: boolean; text: string } | null>(null);
+  const download = async () => {
+    try {
+      const text = await api.budgetCsv(budget.id);
+      const url = URL.createObjectURL(new Blob([text], { type: 'text/csv' }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = `${budget.name.replace(/[^\w.-]+/g, '-')}-v${budget.versionNumber}.csv`;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (e) {
+      setMessage({ error: true, text: `Not exported: ${e instanceof ApiError ? e.code : String(e)}` });
+    }
+  };
+  const load = async (e: Event) => {
+    const file = (e.target as HTMLInputElement).files?.[0];
+    if (file) setCsv(await file.text());
+  };
+  const importCsv = async (e: Event) => {
+    e.preventDefault();
+    if (!csv.trim()) return setMessage({ error: true, text: 'Choose a CSV file or paste the grid first.' });
+    try {
+      const saved = await api.importBudgetCsv(budget.id, budget.versionNumber, csv);
+      setCsv('');
+      setMessage({ error: false, text: `Imported as version ${saved.versionNumber}.` });
+      onImported();
+    } catch (err) {
+      setMessage({
+        error: true,
+        text:
+          err instanceof ApiError && err.status === 409
+            ? `Not imported: the budget changed since version ${budget.versionNumber} was read. Reload and import again.`
+            : `Not imported: ${err instanceof ApiError ? err.code : String(err)}`,
+      });
+    }
+  };
+  const version =
+    versions.status === 'ok' ? versions.value.items.find((v) => v.versionNumber === shown) : undefined;
+  return (
+    <div class="card budget-versions">
+      <h2>Versions and CSV</h2>
+      <Loaded state={versions} loading="Loading the versions…" empty="No versions.">
+        {(items) => (
+          <ul class="versions">
+            {items.map((v) => (
+              <li key={v.versionId}>
+                <button
+                  type="button"
+                  class="link"
+                  aria-pressed={shown === v.versionNumber}
+                  onClick={() => setShown(shown === v.versionNumber ? null : v.versionNumber)}
+                >
+                  Version {v.versionNumber}
+                </button>
+                <span class="meta">
+                  {v.createdAt.slice(0, 16).replace('T', ' ')} UTC by {users.nameOf(v.createdById)}
+                  {v.versionNumber === budget.versionNumber ? ' · current' : ''}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Loaded>
+      {version && (
+        <AmountsEditor
+          key={version.versionId}
+          budget={{ ...budget, ...version, id: budget.id }}
+          onSaved={() => undefined}
+          readOnly
+          title={`Amounts of version ${version.versionNumber}`}
+        />
+      )}
+      <form class="csv" onSubmit={importCsv}>
+        <button type="button" onClick={download}>
+          Export CSV
+        </button>
+        <label>
+          Import a CSV file <input type="file" accept=".csv,text/csv" onChange={load} />
+        </label>
+        <label>
+          or paste it
+          <textarea rows={4} value={csv} onInput={(e) => setCsv((e.target as HTMLTextAreaElement).value)} />
+        </label>
+        <button type="submit">Import as version {budget.versionNumber + 1}</button>
+      </form>
+      {message && (
+        <p class={message.error ? 'error' : 'ok'} role={message.error ? 'alert' : 'status'}>
+          {message.text}
+        </p>
+      )}
     </div>
   );
 }

@@ -154,3 +154,18 @@ export function SnoozeControls(p: {
     </>
   );
 }
+
+/** A firing's top contributors (the messages' lines), or a dash when the entry has none. */
+export function Causes({ causes }: { causes: { heading: string | null; lines: string[] } | null }) {
+  if (!causes) return <>—</>;
+  return (
+    <div class="causes">
+      {causes.heading && <p>{causes.heading}</p>}
+      <ul>
+        {causes.lines.map((l) => (
+          <li key={l}>{l}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}

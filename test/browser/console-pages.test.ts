@@ -217,6 +217,27 @@ describe('the console reads like a product (issue 29 §4)', () => {
     await page.close();
   }, 120_000);
 
+  it('says the same for a member: their own name and role, on the phone too', async () => {
+    // The demo organisation's member, signed in with a session token of the member role.
+    const member = tokenCli(s().users.member, s().orgId, 'member');
+    const users = await api<{ items: { id: string; name: string }[] }>('GET', '/iac/users?limit=100', {
+      token: s().apiKeys.admin,
+    });
+    const org = await api<{ name: string }>('GET', '/organization', { token: member });
+    const name = users.body.items.find((u) => u.id === s().users.member)?.name || s().users.member;
+    const want = `Signed in as ${name} · ${org.body.name} · member`;
+    for (const size of SIZES) {
+      const { page, errors } = await open(size, member);
+      await page.waitForFunction((t) => document.querySelector('.top .identity')?.textContent === t, want, {
+        timeout: 30_000,
+      });
+      expect(await page.locator('.top .identity .role').textContent()).toBe('member');
+      await page.screenshot({ path: join(ARTIFACTS, `header-member-${size.width}.png`) });
+      expect(errors).toEqual([]);
+      await page.close();
+    }
+  }, 120_000);
+
   it('shows a dashboard with titles as text, money in the tooltip, words for presets and the Total in view', async () => {
     const data = await api<Answer>('GET', `/dashboard-v2/${dashboardId}/widgets/w1/data`, { token: jwt });
     expect(data.status).toBe(200);

@@ -8,6 +8,7 @@ import {
   emptyAlertForm,
   gridOf,
   monthChoices,
+  newBudgetBody,
   nextMonth,
   staleVersionMessage,
   statusRows,
@@ -200,5 +201,61 @@ describe('the budget page editors (console/src/budgets-shape.ts)', () => {
       slackChannelId: '',
       teamsChannelId: '',
     });
+  });
+});
+
+describe('a new budget from the form', () => {
+  const form = {
+    name: ' Cloud ',
+    currency: 'EUR',
+    groupBy: '',
+    startMonth: '2026-11',
+    months: 3,
+    owner: 'ops@example.com',
+    monthly: '2500',
+  };
+  it('a total budget: one line of the monthly amount for each month, from the first month on', () => {
+    expect(newBudgetBody(form, null)).toEqual({
+      ok: true,
+      body: {
+        name: 'Cloud',
+        currency: 'EUR',
+        groupBy: null,
+        startMonth: '2026-11',
+        lines: [
+          {
+            value: null,
+            owner: 'ops@example.com',
+            amounts: { '2026-11': 2500, '2026-12': 2500, '2027-01': 2500 },
+          },
+        ],
+      },
+    });
+  });
+  it('with a suggestion: its lines, each month rounded up to a whole unit', () => {
+    const suggestion = {
+      currency: 'EUR',
+      groupBy: 'service',
+      dataThrough: '2026-11-26',
+      months: ['2026-12'],
+      lines: [
+        { value: 'EC2', amounts: { '2026-12': { value: 3120.01, lower80: 2890, upper80: 3350 } } },
+        { value: 'S3', amounts: { '2026-12': { value: 40, lower80: 38, upper80: 42 } } },
+      ],
+    };
+    const made = newBudgetBody({ ...form, groupBy: 'service', owner: '' }, suggestion);
+    expect(made.ok && made.body.lines).toEqual([
+      { value: 'EC2', owner: null, amounts: { '2026-12': 3121 } },
+      { value: 'S3', owner: null, amounts: { '2026-12': 40 } },
+    ]);
+  });
+  it('says what is missing instead of sending it', () => {
+    expect(newBudgetBody({ ...form, name: ' ' }, null)).toEqual({
+      ok: false,
+      message: 'Give the budget a name.',
+    });
+    expect(newBudgetBody({ ...form, monthly: 'x' }, null)).toMatchObject({ ok: false });
+    expect(newBudgetBody({ ...form, groupBy: 'service' }, null)).toMatchObject({ ok: false });
+    expect(newBudgetBody({ ...form, startMonth: '2026-13' }, null)).toMatchObject({ ok: false });
   });
 });
