@@ -303,6 +303,12 @@ export const ENDPOINTS = {
     query: ['limit', 'includeArchived'],
   },
   createCommitmentAlert: { method: 'POST', path: '/alerts-v2/commitmentAlerts', ok: 201, handles: [400] },
+  updateCommitmentAlert: {
+    method: 'PUT',
+    path: '/alerts-v2/commitmentAlerts/{id}',
+    ok: 200,
+    handles: [400, 403, 404, 409],
+  },
   snoozeCommitmentAlert: {
     method: 'POST',
     path: '/alerts-v2/commitmentAlerts/{id}/snooze',
@@ -491,6 +497,13 @@ export const api = {
     }) as Promise<Page<CommitmentAlert>>,
   createCommitmentAlert: (body: CommitmentAlertInput) =>
     call('createCommitmentAlert', { body }) as Promise<CommitmentAlert>,
+  /** Replaces the alert's definition if it is still at `version` (409 VERSION_CONFLICT, or ALERT_ARCHIVED, otherwise). */
+  updateCommitmentAlert: (id: string, version: number, body: CommitmentAlertInput) =>
+    call('updateCommitmentAlert', {
+      params: { id },
+      body,
+      headers: { 'if-match': `"${version}"` },
+    }) as Promise<CommitmentAlert>,
   snoozeCommitmentAlert: (id: string, until: string) =>
     call('snoozeCommitmentAlert', { params: { id }, body: { until } }) as Promise<CommitmentAlert>,
   unsnoozeCommitmentAlert: (id: string) =>

@@ -17,6 +17,8 @@ export interface CommitmentAlert {
   createdAt: string;
   archivedAt: string | null;
   snoozedUntil: string | null;
+  /** Also its ETag: an edit is sent with `If-Match: "<version>"`. */
+  version: number;
 }
 
 export interface CommitmentAlertInput {
@@ -44,18 +46,48 @@ export function targetText(
   return `Teams workflow at ${host}`;
 }
 
-/**
- * The create form's body: the target field of the channel chosen only (the others left out), the
- * e-mails split on commas, spaces or new lines. The API checks them (400 naming the field).
- */
-export function inputOf(f: {
+/** The form's fields: what a user types to create an alert or edit one. */
+export interface AlertFields {
   name: string;
   withinDays: string;
   channel: Channel;
   emails: string;
   slack: string;
   teams: string;
-}): CommitmentAlertInput {
+}
+
+export const NEW_ALERT: AlertFields = {
+  name: '',
+  withinDays: '90',
+  channel: 'EMAIL',
+  emails: '',
+  slack: '',
+  teams: '',
+};
+
+/** An alert's definition as the form shows it, to edit. */
+export function fieldsOf(a: CommitmentAlert): AlertFields {
+  return {
+    name: a.name,
+    withinDays: String(a.withinDays),
+    channel: a.notificationChannel,
+    emails: (a.emails ?? []).join(', '),
+    slack: a.slackChannelId ?? '',
+    teams: a.teamsChannelId ?? '',
+  };
+}
+
+/** An edit the API refused with 409, in words: someone changed it first, or it was archived meanwhile. */
+export function conflictText(code: string, version: number): string {
+  if (code === 'ALERT_ARCHIVED') return 'Not saved: the alert was archived meanwhile.';
+  return `Not saved: someone changed this alert after version ${version} was read. Reload it and edit again.`;
+}
+
+/**
+ * The create form's body: the target field of the channel chosen only (the others left out), the
+ * e-mails split on commas, spaces or new lines. The API checks them (400 naming the field).
+ */
+export function inputOf(f: AlertFields): CommitmentAlertInput {
   const base = { name: f.name.trim(), withinDays: Number(f.withinDays), notificationChannel: f.channel };
   if (f.channel === 'EMAIL') return { ...base, emails: f.emails.split(/[\s,;]+/).filter(Boolean) };
   if (f.channel === 'SLACK') return { ...base, slackChannelId: f.slack.trim() };

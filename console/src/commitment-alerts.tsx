@@ -1,16 +1,23 @@
 /**
  * Expiring-commitment alerts (`#/commitments/alerts`, docs/commitments.md): the list (window,
- * target, state, last announcement), a create form and, per alert, snooze (or end it) and archive.
+ * target, state, last announcement), a create form and, per alert, editing (name, window, where it
+ * is sent; `If-Match` its version), snooze (or end it) and archive.
  */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { isSnoozed, snoozeUntil } from './alerts-shape';
-import { api } from './api';
+import { ApiError, api } from './api';
 import {
+  type AlertFields,
   CHANNELS,
   type Channel,
   type CommitmentAlert,
+  type CommitmentAlertInput,
+  conflictText,
+  fieldsOf,
   inputOf,
   lastAnnouncement,
+  NEW_ALERT,
   targetText,
   WINDOWS,
 } from './commitment-alerts-shape';
@@ -45,6 +52,7 @@ function Item({ alert: a, onChanged }: { alert: CommitmentAlert; onChanged: () =
   const now = new Date();
   const history = useAsync(() => api.alertHistory(a.id), [a.id]);
   const [busy, setBusy] = useState(false);
+  const [editing, setEditing] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const act = async (run: () => Promise<unknown>) => {
     setBusy(true);
@@ -89,6 +97,9 @@ function Item({ alert: a, onChanged }: { alert: CommitmentAlert; onChanged: () =
             onEnd={() => act(() => api.unsnoozeCommitmentAlert(a.id))}
             onSnooze={(days) => act(() => api.snoozeCommitmentAlert(a.id, snoozeUntil(new Date(), days)))}
           />
+          <button type="button" class="link" disabled={busy} onClick={() => setEditing(!editing)}>
+            Edit
+          </button>
           <button
             type="button"
             class="link"
@@ -99,37 +110,93 @@ function Item({ alert: a, onChanged }: { alert: CommitmentAlert; onChanged: () =
           </button>
         </span>
       )}
+      {editing && !a.archivedAt && (
+        <EditForm
+          alert={a}
+          onDone={() => {
+            setEditing(false);
+            onChanged();
+          }}
+        />
+      )}
       {error && <ErrorText message={error} />}
     </>
   );
 }
 
 function CreateForm({ onCreated }: { onCreated: () => void }) {
-  const [f, setF] = useState({
-    name: '',
-    withinDays: '90',
-    channel: 'EMAIL' as Channel,
-    emails: '',
-    slack: '',
-    teams: '',
-  });
-  const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  return (
+    <AlertForm
+      initial={NEW_ALERT}
+      submitLabel="Create alert"
+      clearName
+      onSubmit={async (input) => {
+        setDone(null);
+        const made = await api.createCommitmentAlert(input);
+        setDone(`Created “${made.name}”.`);
+        onCreated();
+      }}
+    >
+      {done && (
+        <p class="done" role="status">
+          {done}
+        </p>
+      )}
+    </AlertForm>
+  );
+}
+
+/** An existing alert's definition, sent with `If-Match` its version: a 409 says why in words, with a way to reload. */
+function EditForm({ alert: a, onDone }: { alert: CommitmentAlert; onDone: () => void }) {
+  return (
+    <AlertForm
+      initial={fieldsOf(a)}
+      submitLabel="Save changes"
+      onCancel={onDone}
+      onSubmit={async (input) => {
+        await api.updateCommitmentAlert(a.id, a.version, input);
+        onDone();
+      }}
+      refused={(e) =>
+        e instanceof ApiError && e.status === 409 ? (
+          <>
+            {conflictText(e.code, a.version)}{' '}
+            <button type="button" class="link" onClick={onDone}>
+              Reload
+            </button>
+          </>
+        ) : null
+      }
+    />
+  );
+}
+
+function AlertForm(p: {
+  initial: AlertFields;
+  submitLabel: string;
+  onSubmit: (input: CommitmentAlertInput) => Promise<void>;
+  /** Empties the name after a success (a create, ready for the next one). */
+  clearName?: boolean;
+  onCancel?: () => void;
+  /** A refusal shown otherwise than the API's words (an edit's 409), or null for the default. */
+  refused?: (e: unknown) => ComponentChildren | null;
+  children?: ComponentChildren;
+}) {
+  const [f, setF] = useState<AlertFields>(p.initial);
+  const [error, setError] = useState<ComponentChildren | null>(null);
   const [busy, setBusy] = useState(false);
-  const set = (k: keyof typeof f) => (e: Event) =>
+  const set = (k: keyof AlertFields) => (e: Event) =>
     setF({ ...f, [k]: (e.target as HTMLInputElement | HTMLSelectElement).value });
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
-    setDone(null);
     try {
-      const made = await api.createCommitmentAlert(inputOf(f));
-      setDone(`Created “${made.name}”.`);
-      setF({ ...f, name: '' });
-      onCreated();
+      await p.onSubmit(inputOf(f));
+      if (p.clearName) setF({ ...f, name: '' });
     } catch (err) {
-      setError(describe(err));
+      setError(p.refused?.(err) ?? describe(err));
     } finally {
       setBusy(false);
     }
@@ -176,14 +243,19 @@ function CreateForm({ onCreated }: { onCreated: () => void }) {
         </label>
       )}
       <button type="submit" disabled={busy}>
-        Create alert
+        {p.submitLabel}
       </button>
-      {error && <ErrorText message={error} />}
-      {done && (
-        <p class="done" role="status">
-          {done}
+      {p.onCancel && (
+        <button type="button" class="link" onClick={p.onCancel}>
+          Cancel
+        </button>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
         </p>
       )}
+      {p.children}
     </form>
   );
 }

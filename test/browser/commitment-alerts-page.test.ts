@@ -32,7 +32,11 @@ afterAll(async () => {
 });
 
 interface Stored {
+  id: string;
   name: string;
+  withinDays: number;
+  emails: string[] | null;
+  version: number;
   archivedAt: string | null;
   snoozedUntil: string | null;
 }
@@ -43,7 +47,7 @@ const stored = async (name: string) => {
   return r.body.items.find((a) => a.name === name);
 };
 
-it('creates, lists, snoozes, ends the snooze and archives expiring-commitment alerts, at 390 and 1440 px', async () => {
+it('creates, lists, edits (a 409 in words), snoozes, ends the snooze and archives expiring-commitment alerts, at 390 and 1440 px', async () => {
   for (const size of CONSOLE_SIZES) {
     const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
     // An API-key session says so, for whom, in which organisation (freshOrg names all three `label`).
@@ -80,6 +84,38 @@ it('creates, lists, snoozes, ends the snooze and archives expiring-commitment al
       path: join(ARTIFACTS, `commitment-alerts-created-${size.name}.png`),
       fullPage: true,
     });
+
+    // Edit: the window and the addresses, sent with If-Match its version.
+    const v1 = (await stored(name))!;
+    await item.locator('button:text-is("Edit")').click();
+    const form = item.locator('.commitment-alert-form');
+    expect(await form.locator('input >> nth=1').inputValue()).toBe('ops@example.com, fin@example.com');
+    await form.locator('select >> nth=0').selectOption('90');
+    await form.locator('input >> nth=1').fill('ops@example.com');
+    await form.locator('button:text("Save changes")').click();
+    await form.waitFor({ state: 'detached', timeout: 30_000 });
+    const v2 = (await stored(name))!;
+    expect(v2).toMatchObject({ withinDays: 90, emails: ['ops@example.com'], version: v1.version + 1 });
+    await item.locator('.meta:text-matches("^Within 90 days · E-mail to ops@example.com ·")').waitFor();
+    // Someone else saves first: the page's edit (of version 2) is refused in words, and Reload shows theirs.
+    const theirs = await api('PUT', `/alerts-v2/commitmentAlerts/${v2.id}`, {
+      token: key,
+      headers: { 'if-match': `"${v2.version}"` },
+      body: { name, withinDays: 30, notificationChannel: 'EMAIL', emails: ['fin@example.com'] },
+    });
+    expect(theirs.status).toBe(200);
+    await item.locator('button:text-is("Edit")').click();
+    await form.locator('input >> nth=1').fill('late@example.com');
+    await form.locator('button:text("Save changes")').click();
+    expect(await form.locator('[role=alert]').textContent({ timeout: 30_000 })).toBe(
+      `Not saved: someone changed this alert after version ${v2.version} was read. Reload it and edit again. Reload`,
+    );
+    expect((await stored(name))?.emails).toEqual(['fin@example.com']);
+    await page.screenshot({ path: join(ARTIFACTS, `commitment-alerts-conflict-${size.name}.png`), fullPage: true });
+    await form.locator('button:text("Reload")').click();
+    await item
+      .locator('.meta:text-matches("^Within 30 days · E-mail to fin@example.com ·")')
+      .waitFor({ timeout: 30_000 });
 
     await item.locator('select').selectOption('30');
     await item.locator('button:text("Snooze")').click();
