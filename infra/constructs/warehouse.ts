@@ -320,6 +320,12 @@ export class Warehouse extends Construct {
             resource: 'table',
             resourceName: `${this.databaseName}/${this.tableName}`,
           }),
+          // The Contract Commitment table, read by the same queries' functions.
+          stack.formatArn({
+            service: 'glue',
+            resource: 'table',
+            resourceName: `${this.databaseName}/${this.contractCommitmentTableName}`,
+          }),
         ],
       }),
     );

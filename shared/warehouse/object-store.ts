@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { awsClientLimits, config } from '../config';
 
 /**
@@ -140,6 +140,43 @@ export async function uploadObject(
       throw new ObjectChangedError(`${key} changed while it was being replaced`);
     throw error;
   }
+}
+
+/** The keys under `prefix` (every page), in key order; none when nothing is there. */
+export async function listObjectKeys(bucket: string, prefix: string): Promise<string[]> {
+  if (usesLocalBucket(bucket)) {
+    const dir = localPath(prefix.replace(/\/+$/, ''));
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return [];
+        throw error;
+      },
+    );
+    const root = resolve(config().localBucketDir as string);
+    return entries
+      .filter((e) => e.isFile())
+      .map((e) =>
+        join(e.parentPath, e.name)
+          .slice(root.length + 1)
+          .split(sep)
+          .join('/'),
+      )
+      .sort();
+  }
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const res = await s3().send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix,
+        ...(token ? { ContinuationToken: token } : {}),
+      }),
+    );
+    for (const o of res?.Contents ?? []) if (o.Key) keys.push(o.Key);
+    token = res?.IsTruncated ? res.NextContinuationToken : undefined;
+  } while (token);
+  return keys.sort();
 }
 
 /** For tests that mock S3 or change the endpoint. */

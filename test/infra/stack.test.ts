@@ -479,6 +479,14 @@ describe('least privilege', () => {
       ]) {
         expect(actions.has(a)).toBe(true);
       }
+      // Both Glue tables are readable: the billing rows and the Contract Commitment dataset, and
+      // the billing bucket's keys may be listed (an organisation's contract objects).
+      const glue = JSON.stringify(
+        statementsOf(dev.template, id).filter((st) => actionsOf([st]).has('glue:GetTable')),
+      );
+      expect(glue).toContain('/focus_billing');
+      expect(glue).toContain('/focus_contract_commitments');
+      expect(actions.has('s3:ListBucket')).toBe(true);
     }
     expect(actionsOf(statementsOf(dev.template, route)).has('s3:PutObject')).toBe(true); // results only
     const curatedWrites = (id: string) =>

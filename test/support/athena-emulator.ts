@@ -9,7 +9,7 @@ import {
   GetQueryResultsCommand,
   StartQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { ParserRuleContext } from 'antlr4ng';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -28,7 +28,7 @@ const BILLING_OBJECT = /^curated\/org_id=[^/]+\/billing_month=[^/]+\/[^/]+\.parq
  * starts is recorded, must pass `assertTrino`, and is then executed on an in-memory DuckDB whose
  * `"<database>"."<table>"` is a view over the Parquet objects the adapter's own ingestion PUT
  * (hive partitions `org_id=…/billing_month=…`, as the Glue table reads them). S3 keeps the
- * objects in memory: PutObject (with IfMatch, S3's conditional write: 412 on a changed ETag) and
+ * objects in memory: ListObjectsV2 (two keys a page), PutObject (with IfMatch, S3's conditional write: 412 on a changed ETag) and
  * GetObject (NoSuchKey when absent).
  *
  * The dialect shim, all of it, applied to the Trino parse tree (never to raw text, so values are
@@ -156,6 +156,18 @@ export class AthenaEmulator {
           $metadata: { httpStatusCode: 404 },
         });
       return { Body: Readable.from([Buffer.from(body)]), ETag: etag(body) };
+    });
+    // ListObjectsV2 over the objects kept, in key order, two keys a page (so paging is driven too).
+    this.s3.on(ListObjectsV2Command).callsFake((input: { Prefix?: string; ContinuationToken?: string }) => {
+      const keys = [...this.objects.keys()].filter((k) => k.startsWith(input.Prefix ?? '')).sort();
+      const from = input.ContinuationToken ? Number(input.ContinuationToken) : 0;
+      const page = keys.slice(from, from + 2);
+      const more = from + 2 < keys.length;
+      return {
+        Contents: page.map((Key) => ({ Key })),
+        IsTruncated: more,
+        ...(more ? { NextContinuationToken: String(from + 2) } : {}),
+      };
     });
     this.athena
       .on(StartQueryExecutionCommand)

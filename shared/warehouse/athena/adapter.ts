@@ -7,7 +7,7 @@ import { writeCache } from '../../db/dimensions-repo';
 import type { BillingSource, ConformanceReport, SourceChange } from '../../model/uploads';
 import type { FeatureModel, RefreshMode } from '../../model/view-features';
 import { compileCondition } from '../conditions';
-import { checkConformance } from '../conformance/check';
+import { appliesContracts, checkConformance } from '../conformance/check';
 import { commitmentsConformance } from '../conformance/contract-commitment';
 import { query, withConnection } from '../duckdb/database';
 import { BILLING_COLUMNS, CONTRACT_COMMITMENT_TABLE_COLUMNS } from '../focus-columns';
@@ -22,7 +22,7 @@ import {
 } from '../ingest/replacements';
 import { inSourcesSql, sourceKeySql, sourceObjectName } from '../ingest/sources';
 import { stageBillingFile } from '../ingest/stage';
-import { downloadObjectIfExists, uploadObject } from '../object-store';
+import { downloadObject, downloadObjectIfExists, listObjectKeys, uploadObject } from '../object-store';
 import type { DimensionValues, IngestInput, IngestResult, WarehousePort, WindowAggregates } from '../port';
 import { toWindowAggregates } from '../sql/aggregates';
 import { dimensionFields, dimensionValueRows } from '../sql/computed-dimensions';
@@ -37,6 +37,7 @@ import {
   candidateSql,
   conditionTuplesSql,
   contractCommitmentKey,
+  contractCommitmentPrefix,
   curatedKey,
   dimensionValuesSql,
   type EnrichmentBinding,
@@ -106,6 +107,9 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
             rows: staged.rows,
             headerLines: staged.headerLines,
             focusVersion: staged.focusVersion,
+            ...(appliesContracts(staged)
+              ? { contractCommitmentIds: await this.storedContractCommitments(conn, input.orgId) }
+              : {}),
           });
         const columns = BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month')
           .map((c) => `${quoteIdent(c.name)} AS ${quoteIdent(c.name.toLowerCase())}`)
@@ -202,6 +206,27 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
         ...(conformance ? { conformance } : {}),
       };
     });
+  }
+
+  /**
+   * The ContractCommitmentIds of the organisation's Contract Commitment dataset as stored (its
+   * objects under `curated/contract-commitments/org_id=<org>/`, read with the table's own column
+   * names), for the cross-dataset check of a billing file's ContractApplied; null when it has none.
+   */
+  private async storedContractCommitments(conn: DuckDBConnection, orgId: string): Promise<string[] | null> {
+    const keys = await listObjectKeys(this.bucket(), contractCommitmentPrefix(orgId));
+    if (!keys.length) return null;
+    const files = keys.map(() => join(tmpdir(), `contract-${randomUUID()}.parquet`));
+    try {
+      await Promise.all(keys.map((key, i) => downloadObject(this.bucket(), key, files[i] as string)));
+      const [row] = await query(
+        conn,
+        `SELECT list(DISTINCT contractcommitmentid) FILTER (WHERE contractcommitmentid IS NOT NULL) AS ids FROM read_parquet([${files.map(quoteLiteral).join(', ')}])`,
+      );
+      return (row?.ids as string[] | null) ?? [];
+    } finally {
+      await Promise.all(files.map((file) => rm(file, { force: true })));
+    }
   }
 
   /**

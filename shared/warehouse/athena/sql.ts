@@ -292,12 +292,17 @@ export function curatedKey(orgId: string, month: string, name: string): string {
  */
 export const CONTRACT_COMMITMENTS_PREFIX = 'curated/contract-commitments/';
 
-export function contractCommitmentKey(orgId: string, contractId: string | null): string {
+/** The folder of an organisation's Contract Commitment objects (its partition of the table). */
+export function contractCommitmentPrefix(orgId: string): string {
   if (!/^[A-Za-z0-9_.:-]{1,128}$/.test(orgId)) throw new Error('invalid partition');
+  return `${CONTRACT_COMMITMENTS_PREFIX}org_id=${orgId}/`;
+}
+
+export function contractCommitmentKey(orgId: string, contractId: string | null): string {
   const hash = createHash('sha256')
     .update(contractId ?? '')
     .digest('hex');
-  return `${CONTRACT_COMMITMENTS_PREFIX}org_id=${orgId}/contract-${hash.slice(0, 32)}.parquet`;
+  return `${contractCommitmentPrefix(orgId)}contract-${hash.slice(0, 32)}.parquet`;
 }
 
 /** The one object per month that ingestion wrote before objects were per billing source. */

@@ -9,6 +9,7 @@ import type {
 } from '../../model/uploads';
 import { query } from '../duckdb/database';
 import type { DatasetColumn } from '../focus-columns';
+import { contractReferences } from './focus-1-3';
 import { type Feature, type Requirement, requirementsOf } from './requirements';
 
 export { conformanceSummary } from './report';
@@ -28,6 +29,17 @@ export interface CheckInput {
   /** The version whose requirements apply (./requirements.ts, requirementsOf). */
   focusVersion: FocusVersion;
   requirements?: readonly Requirement[];
+  /**
+   * The ContractCommitmentIDs of the organisation's Contract Commitment dataset as stored now
+   * (null: it has none), for the cross-dataset check of a 1.3 file's ContractApplied
+   * (`contractReferences`); left out, that check is not listed (a contract upload's own check).
+   */
+  contractCommitmentIds?: readonly string[] | null;
+}
+
+/** Whether an upload's check includes ContractApplied's cross-dataset check: a 1.3 file with the column. */
+export function appliesContracts(staged: Pick<CheckInput, 'focusVersion' | 'present'>): boolean {
+  return staged.focusVersion === '1.3' && staged.present.has('ContractApplied');
 }
 
 function scoreOf(results: RequirementResult[], keywords: Keyword[]): KeywordScore {
@@ -86,7 +98,12 @@ export async function checkConformance(
   input: CheckInput,
 ): Promise<ConformanceReport> {
   const { table, present, rows, headerLines } = input;
-  const requirements = input.requirements ?? requirementsOf(input.focusVersion);
+  const requirements = [
+    ...(input.requirements ?? requirementsOf(input.focusVersion)),
+    ...(input.contractCommitmentIds !== undefined && input.focusVersion === '1.3'
+      ? [contractReferences(input.contractCommitmentIds)]
+      : []),
+  ];
   // The optional features of the Cost and Usage dataset its rows use (other datasets have none).
   const [used] = requirements.some((r) => r.feature)
     ? await query(
@@ -125,6 +142,10 @@ export async function checkConformance(
         violations: 0,
         reason: `the file has no ${absent.join(', ')} column`,
       });
+      continue;
+    }
+    if (req.notCheckable) {
+      results.push({ ...base, status: 'not_applicable', violations: 0, reason: req.notCheckable });
       continue;
     }
     if (req.feature && !features[req.feature]) {

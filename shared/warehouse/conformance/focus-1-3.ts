@@ -1,4 +1,5 @@
 import type { FocusColumn } from '../focus-columns';
+import { quoteLiteral } from '../sql/quote';
 import {
   isNull,
   may,
@@ -238,9 +239,64 @@ const CONTRACT_APPLIED: Requirement[] = [
   },
 ];
 
+/**
+ * DataGeneratorCalculatedSplitCostAllocationHandling (a 1.3 attribute): an *origin charge* split
+ * into *allocated charges* whose summable metrics add up to the origin's and whose dimensions,
+ * non-summable metrics and tags equal the origin's. The origin charge is not a row of the dataset
+ * (it is replaced by its allocated charges) and no 1.3 column says which allocated charges come
+ * from one origin, so none of the four can be decided from the rows: listed, not checked.
+ */
+const ORIGIN_UNKNOWN =
+  'not machine-checkable: the origin charge is not a row of the dataset, and no FOCUS 1.3 column identifies the allocated charges split from one origin charge';
+const SPLIT_COST: Requirement[] = [
+  'The sum of FOCUS column values in allocated charges MUST match the corresponding value in the origin charge when the column is a summable metric (costs, quantities).',
+  'FOCUS column values in allocated charges MUST match the corresponding value in the origin charge when the column is a non-summable metric (unit prices).',
+  'FOCUS column values in allocated charges MUST match the corresponding value in the origin charge when the column is a dimension.',
+  'FOCUS column values in allocated charges MUST include the same keys and values present in Tags in the origin charge when the column contains tag values.',
+].map((statement, i) => ({
+  id: `DataGeneratorCalculatedSplitCostAllocationHandling-A-00${i + 1}-C`,
+  keyword: 'MUST',
+  statement,
+  columns: ['AllocatedMethodId'],
+  notCheckable: ORIGIN_UNKNOWN,
+}));
+
 /** The FOCUS 1.3 requirements (Cost and Usage), each marked `only: '1.3'`. */
 export const FOCUS_1_3_REQUIREMENTS: readonly Requirement[] = [
   ...PROVIDERS,
   ...ALLOCATION,
+  ...SPLIT_COST,
   ...CONTRACT_APPLIED,
 ].map((r) => ({ ...r, only: '1.3' as const }));
+
+/**
+ * The cross-dataset check of ContractApplied (ours, not a requirement of the specification's own
+ * text; docs/focus-conformance.md): every ContractCommitmentID a charge names is a contract
+ * commitment of the organisation's Contract Commitment dataset, as stored when the billing file
+ * is uploaded. `known` null: the organisation has no such dataset yet, so it is not checked.
+ */
+export function contractReferences(known: readonly string[] | null): Requirement {
+  const base = {
+    id: 'ContractApplied-X-001-C',
+    keyword: 'SHOULD' as const,
+    statement:
+      "Each ContractCommitmentID in ContractApplied SHOULD name a contract commitment of the organisation's Contract Commitment dataset (as stored when this file was uploaded).",
+    columns: ['ContractApplied' as const],
+    only: '1.3' as const,
+  };
+  if (known === null)
+    return {
+      ...base,
+      notCheckable:
+        'not checked: the organisation has no Contract Commitment dataset yet (upload one, then this file again)',
+    };
+  const ids = known.length ? `[${known.map(quoteLiteral).join(', ')}]::VARCHAR[]` : '[]::VARCHAR[]';
+  return {
+    ...base,
+    violates: () =>
+      anyElement(
+        'ContractApplied',
+        (e) => `${commitmentId(e)} IS NOT NULL AND NOT list_contains(${ids}, ${commitmentId(e)})`,
+      ),
+  };
+}

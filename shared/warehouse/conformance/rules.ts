@@ -30,6 +30,11 @@ export interface Requirement {
   only?: FocusVersion;
   /** A failure would make figures wrong: the upload is refused before the check (never a stored fail). */
   refuses?: true;
+  /**
+   * Why no row check can decide it (docs/focus-conformance.md): listed in the report as not
+   * applicable with this reason, never counted, never dropped silently.
+   */
+  notCheckable?: string;
 }
 
 export const q = (c: DatasetColumn) => `"${c}"`;

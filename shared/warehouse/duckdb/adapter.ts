@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SourceChange } from '../../model/uploads';
 import type { FeatureModel, RefreshMode } from '../../model/view-features';
-import { checkConformance } from '../conformance/check';
+import { appliesContracts, checkConformance } from '../conformance/check';
 import { commitmentsConformance } from '../conformance/contract-commitment';
 import { type StagedCommitments, stageContractCommitments } from '../ingest/contract-commitments';
 import {
@@ -60,6 +60,19 @@ async function objectExists(conn: DuckDBConnection, kind: 'table' | 'view', name
   return Number(row?.n ?? 0) > 0;
 }
 
+/**
+ * The ContractCommitmentIds of the organisation's Contract Commitment dataset as stored, for the
+ * cross-dataset check of a billing file's ContractApplied; null when it has none.
+ */
+async function storedContractCommitments(conn: DuckDBConnection, orgId: string): Promise<string[] | null> {
+  const [row] = await query(
+    conn,
+    `SELECT count(*)::INT AS n, list(DISTINCT "ContractCommitmentId") FILTER (WHERE "ContractCommitmentId" IS NOT NULL) AS ids FROM ${CONTRACT_COMMITMENT_TABLE} WHERE org_id = $1`,
+    [orgId],
+  );
+  return Number(row?.n ?? 0) ? ((row?.ids as string[] | null) ?? []) : null;
+}
+
 export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
   /**
    * One transaction: insert the file's rows (a malformed row aborts the statement), then delete
@@ -91,6 +104,9 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
                   rows: staged.rows,
                   headerLines: staged.headerLines,
                   focusVersion: staged.focusVersion,
+                  ...(appliesContracts(staged)
+                    ? { contractCommitmentIds: await storedContractCommitments(conn, input.orgId) }
+                    : {}),
                 });
           await conn.run('BEGIN TRANSACTION');
           try {

@@ -20,7 +20,7 @@ import type {
 import { AthenaEmulator } from '../../support/athena-emulator';
 import { CUR2_HEADER, csvText, curCommitmentLines } from '../../support/commitment-exports';
 import { assertPartitioned, assertTrino } from '../../support/trino';
-import { csv } from './focus-rows';
+import { csv, DEPRECATED_IN_1_3, underContract } from './focus-rows';
 import {
   azureDaily,
   billingSourceSamples,
@@ -706,6 +706,20 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expect(result).toMatchObject({ format: 'contract-commitment', rows: 2, months: [] });
     const added = [...emulator.objects.keys()].filter((k) => !before.has(k)).sort();
     expect(added).toEqual([contractCommitmentKey(orgId, 'c-1'), contractCommitmentKey(orgId, 'c-2')].sort());
+    // A 1.3 billing file of the organisation: its ContractApplied is checked against those objects
+    // (listed from S3 page by page, read back): cc-7 is none of them.
+    const bill = join(mkdtempSync(join(tmpdir(), 'trino-contract-bill-')), 'bill.csv');
+    const applied = (i: number, commitment: string) =>
+      underContract(i, [
+        { ContractID: 'c-1', ContractCommitmentID: commitment, ContractCommitmentAppliedCost: 1 },
+      ]);
+    writeFileSync(bill, csv([applied(1, 'cc-1'), applied(2, 'cc-7'), applied(3, 'cc-2')], DEPRECATED_IN_1_3));
+    const billed = await athena.ingestFile({ orgId, path: bill, sourceName: 'bill.csv' });
+    expect(billed.conformance?.requirements.find((r) => r.id === 'ContractApplied-X-001-C')).toMatchObject({
+      status: 'fail',
+      violations: 1,
+      samples: [expect.objectContaining({ line: 3 })],
+    });
   });
 
   it('commitment facts and terms (docs/commitments.md): Athena = DuckDB, converted or not', async () => {
@@ -767,8 +781,17 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     for (let p = AthenaWarehouse.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p))
       for (const name of Object.getOwnPropertyNames(p)) if (name !== 'constructor') methods.add(name);
     // Protected helpers: they build no statement of their own, the public methods above run them
-    // (`keepContractCommitments` is `ingestFile`'s branch for a Contract Commitment dataset, driven above).
-    const internal = new Set(['table', 'bucket', 'stored', 'series', 'bind', 'keepContractCommitments']);
+    // (`keepContractCommitments` is `ingestFile`'s branch for a Contract Commitment dataset, and
+    // `storedContractCommitments` its read of them for a billing file's ContractApplied, both driven above).
+    const internal = new Set([
+      'table',
+      'bucket',
+      'stored',
+      'series',
+      'bind',
+      'keepContractCommitments',
+      'storedContractCommitments',
+    ]);
     expect(AthenaQueries.prototype).toBeInstanceOf(Object);
     const untested = [...methods].filter((m) => !internal.has(m) && !called.has(m));
     expect(untested).toEqual([]);

@@ -12,7 +12,7 @@ import { CONTRACT_COMMITMENT_REQUIREMENTS } from '../../../shared/warehouse/conf
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import { LOCAL_BUCKET_NAME } from '../../../shared/warehouse/object-store';
-import { csv, failures, type Row, uses } from './focus-rows';
+import { csv, DEPRECATED_IN_1_3, failures, type Row, underContract, usage13, uses } from './focus-rows';
 
 /**
  * FOCUS 1.3's Contract Commitment dataset as an upload of its own: recognised by its header,
@@ -155,6 +155,43 @@ describe('the Contract Commitment dataset', () => {
     );
   });
 
+  it("a 1.3 billing file's ContractApplied is checked against the contracts stored before it", async () => {
+    const bill = async (orgId: string) => {
+      const path = join(dir, `bill-${++n}.csv`);
+      writeFileSync(
+        path,
+        csv(
+          [
+            usage13(1),
+            underContract(2, [
+              { ContractID: 'c-1', ContractCommitmentID: 'cc-1', ContractCommitmentAppliedCost: 4 },
+            ]),
+            underContract(3, [
+              { ContractID: 'c-1', ContractCommitmentID: 'cc-9', ContractCommitmentAppliedCost: 2 },
+            ]),
+            underContract(4, [
+              { ContractID: 'c-2', ContractCommitmentID: 'cc-3', ContractCommitmentAppliedCost: 1 },
+              { ContractID: 'c-1', ContractCommitmentID: 'cc-8', ContractCommitmentAppliedCost: 1 },
+            ]),
+          ],
+          DEPRECATED_IN_1_3,
+        ),
+      );
+      const r = await warehouse.ingestFile({ orgId, path, sourceName: 'bill.csv' });
+      return r.conformance!.requirements.find((x) => x.id === 'ContractApplied-X-001-C')!;
+    };
+    // No contract dataset yet: listed, not checked, and says how to get it checked.
+    const orgId = `org_cc_ref_${run}`;
+    const before = await bill(orgId);
+    expect([before.status, before.keyword]).toEqual(['not_applicable', 'SHOULD']);
+    expect(before.reason).toContain('no Contract Commitment dataset yet');
+    // With cc-1, cc-2 and cc-3 stored: cc-9 (line 4) and cc-8 (line 5) are unknown.
+    await ingest([spend(1), usage(2), spend(3, 'c-2')], orgId);
+    const after = await bill(orgId);
+    expect(after).toMatchObject({ status: 'fail', violations: 2 });
+    expect(after.samples?.map((s) => s.line)).toEqual([4, 5]);
+  });
+
   it('on Athena: one Parquet object per organisation and contract, replaced whole by a restating upload', async () => {
     const bucketDir = await mkdtemp(join(tmpdir(), 'cc-bucket-'));
     const env = { dir: process.env.LOCAL_BUCKET_DIR, bucket: process.env.BILLING_BUCKET };
@@ -190,6 +227,32 @@ describe('the Contract Commitment dataset', () => {
         );
       expect((await read('c-1')).map((r) => [r.id, r.cost])).toEqual([['cc-4', 500]]);
       expect((await read('c-2')).map((r) => [r.id, r.cost])).toEqual([['cc-3', 10_003]]);
+      // A 1.3 billing file's ContractApplied is checked against those objects: cc-4 and cc-3 are
+      // stored, cc-1 was restated away by the second upload.
+      const path = join(dir, `athena-bill-${++n}.csv`);
+      writeFileSync(
+        path,
+        csv(
+          [
+            underContract(1, [
+              { ContractID: 'c-1', ContractCommitmentID: 'cc-4', ContractCommitmentAppliedCost: 1 },
+            ]),
+            underContract(2, [
+              { ContractID: 'c-1', ContractCommitmentID: 'cc-1', ContractCommitmentAppliedCost: 1 },
+            ]),
+            underContract(3, [
+              { ContractID: 'c-2', ContractCommitmentID: 'cc-3', ContractCommitmentAppliedCost: 1 },
+            ]),
+          ],
+          DEPRECATED_IN_1_3,
+        ),
+      );
+      const billed = await athena.ingestFile({ orgId, path, sourceName: 'bill.csv' });
+      expect(billed.conformance?.requirements.find((r) => r.id === 'ContractApplied-X-001-C')).toMatchObject({
+        status: 'fail',
+        violations: 1,
+        samples: [expect.objectContaining({ line: 3 })],
+      });
     } finally {
       if (env.dir === undefined) delete process.env.LOCAL_BUCKET_DIR;
       else process.env.LOCAL_BUCKET_DIR = env.dir;
