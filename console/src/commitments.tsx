@@ -3,8 +3,9 @@
  * by provider (day or week), the inventory with days left and unused cost, and the savings-plan
  * simulator's curve of net savings per level with the recommended level marked.
  */
+
 import { useState } from 'preact/hooks';
-import { PAYMENT_OPTIONS, TERMS } from '../../shared/domain/commitments/simulation';
+import { PAYMENT_OPTIONS, SIMULATED_PROVIDERS, TERMS } from '../../shared/domain/commitments/simulation';
 import { api } from './api';
 import { Canvas } from './chart';
 import {
@@ -22,8 +23,6 @@ import { presetWords, sentenceCase } from './words';
 
 const PERIODS = ['TRAILING_30_DAYS', 'TRAILING_90_DAYS', 'LAST_3_MONTHS', 'LAST_6_MONTHS'] as const;
 const GRANULARITIES = ['DAY', 'WEEK'] as const;
-/** The providers the simulator knows (docs/commitments.md "Simulator"). */
-const SIM_PROVIDERS = ['AWS', 'Microsoft'] as const;
 const LOOKBACKS = ['7', '30', '60'] as const;
 const RATES = [
   ['utilization', 'Utilisation'],
@@ -185,7 +184,7 @@ function Simulator() {
         <WordSelect
           label="Provider"
           value={provider}
-          codes={SIM_PROVIDERS}
+          codes={SIMULATED_PROVIDERS}
           words={(c) => c}
           onChange={setProvider}
         />

@@ -442,6 +442,40 @@ describe('POST /commitments/simulate', () => {
     expectCurve(res.body, usage, discount, 36);
   });
 
+  it('Google Cloud, spend-based CUDs: the rate from their fees and credits, usage net of every CUD credit, each level as computed here', async () => {
+    const res = await api<Sim>('POST', '/commitments/simulate', {
+      token,
+      body: { provider: 'Google Cloud', lookbackDays: 7, term: '1yr', paymentOption: 'All Upfront' },
+    });
+    expect(res.status).toBe(200);
+    const first = Date.parse(`${DAYS[2]}T00:00:00Z`) - 6 * DAY_MS;
+    expect(res.body.lookback).toEqual({ startDate: ymd(first), endDate: DAYS[2], hours: 168 });
+    // The plan: the spend-based ("dollar based") commitment fees against the credits they gave.
+    let fees = 0;
+    let credited = 0;
+    const usage = new Array<number>(168).fill(0);
+    for (const l of gcp) {
+      if (l.sku.startsWith('Commitment - dollar based')) fees += l.cost;
+      const cud = l.credits.filter((c) => c.type.startsWith('COMMITTED_USAGE_DISCOUNT'));
+      credited -= cud
+        .filter((c) => c.type === 'COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE')
+        .reduce((a, c) => a + c.amount, 0);
+      // Eligible: hourly-priced usage of a CUD service, less what any CUD covered of it (the
+      // sustained use discount is not a commitment); every line starts at midnight, so each
+      // day's amount is spread over its 24 hours.
+      if (!l.sku.startsWith('Commitment') && l.pricingUnit === 'hour') {
+        const uncovered = l.cost + cud.reduce((a, c) => a + c.amount, 0);
+        const h0 = (Date.parse(`${l.day}T00:00:00Z`) - first) / 3_600_000;
+        for (let k = 0; k < 24; k++) usage[h0 + k]! += uncovered / 24;
+      }
+    }
+    const discount = 1 - fees / credited;
+    expect(res.body.rate.source).toBe('export');
+    expectClose('discount', res.body.rate.discount, discount);
+    expect(discount).toBeGreaterThan(0);
+    expectCurve(res.body, usage, discount, 12);
+  });
+
   it('refuses a lookback other than 7, 30 or 60 days with a 400, and a provider without savings-plan usage with a 422', async () => {
     const bad = await api<{ error: string }>('POST', '/commitments/simulate', {
       token: simToken,

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { DatePresetSchema } from '../../model/enum-schemas';
 import { COMMITMENT_DIMENSIONS } from '../../warehouse/sql/commitments';
 import { ConversionOut } from '../queries/schemas';
-import { PAYMENT_OPTIONS, TERMS } from './simulation';
+import { PAYMENT_OPTIONS, SIMULATED_PROVIDERS, TERMS } from './simulation';
 
 const Day = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'));
 
@@ -26,7 +26,7 @@ export const ExpiringQuery = v.object({
 });
 
 export const SimulateBody = v.strictObject({
-  provider: v.picklist(['AWS', 'Microsoft']),
+  provider: v.picklist(SIMULATED_PROVIDERS),
   lookbackDays: v.picklist([7, 30, 60]),
   term: v.optional(v.picklist(TERMS), '1yr'),
   paymentOption: v.optional(v.picklist(PAYMENT_OPTIONS), 'No Upfront'),

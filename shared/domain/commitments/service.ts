@@ -17,6 +17,7 @@ import {
   type LevelOutcome,
   levelsUpTo,
   type PaymentOption,
+  type SimulatedProvider,
   simulate,
   type Term,
 } from './simulation';
@@ -326,37 +327,83 @@ function endDay(end: string): string | null {
   return Number.isNaN(t) ? null : ymd(t);
 }
 
-export const SIMULATED_PROVIDERS = ['AWS', 'Microsoft'] as const;
 /** What the simulation's hourly facts are grouped by. */
-export const SIMULATION_GROUPS: readonly CommitmentDimension[] = ['provider', 'type'];
+export const SIMULATION_GROUPS: readonly CommitmentDimension[] = ['provider', 'type', 'category'];
+
+/**
+ * How each provider's spend-based plan shows in its facts (docs/commitments.md, "Simulator"):
+ * which commitments are the plan whose rate is read, its cost and the on-demand value it covered,
+ * and whether the usage it covered is among the eligible lines (Google Cloud: the covered usage
+ * lines name no commitment; the CUD credits on them say how much of each was covered).
+ */
+const PLAN_RULES: Record<
+  SimulatedProvider,
+  {
+    name: string;
+    isPlan: (f: CommitmentFact) => boolean;
+    cost: (f: CommitmentFact) => number;
+    covered: (f: CommitmentFact) => number;
+    coveredInEligible: boolean;
+  }
+> = {
+  AWS: {
+    name: 'Savings Plan',
+    isPlan: (f) => f.group.type === 'Savings Plan',
+    cost: (f) => f.used,
+    covered: (f) => f.coveredList,
+    coveredInEligible: false,
+  },
+  Microsoft: {
+    name: 'savings plan',
+    isPlan: (f) => f.group.type === 'Savings Plan',
+    cost: (f) => f.used,
+    covered: (f) => f.coveredList,
+    coveredInEligible: false,
+  },
+  'Google Cloud': {
+    name: 'spend-based committed use discount',
+    isPlan: (f) => f.group.category === 'Spend',
+    // The fee the commitment bills, against the on-demand value its credits covered.
+    cost: (f) => f.fee + f.used,
+    covered: (f) => f.credit,
+    coveredInEligible: true,
+  },
+};
 
 /**
  * From hourly facts grouped by SIMULATION_GROUPS: the provider's uncovered eligible usage per hour
- * of `[start, start + hours)` (0 where none), and its Savings Plans' used cost and covered on-demand
- * cost (the rate).
+ * of `[start, start + hours)` (0 where none), and its spend-based plans' cost and the on-demand
+ * cost they covered (the rate). Where the covered usage is among the eligible lines (Google
+ * Cloud), every commitment's credits of the hour are taken off it.
  */
 export function hourlyUsage(
   rows: readonly CommitmentFact[],
-  provider: string,
+  provider: SimulatedProvider,
   start: number,
   hours: number,
 ): { usage: number[]; planCost: number; onDemandCost: number } {
+  const rule = PLAN_RULES[provider];
   const usage = new Array<number>(hours).fill(0);
   let planCost = 0;
   let onDemandCost = 0;
   let daily = true;
   for (const f of rows) {
     if (f.group.provider !== provider) continue;
+    const h = Math.floor((Date.parse(f.bucket) - start) / 3_600_000);
+    const inLookback = h >= 0 && h < hours;
     if (!f.commitmentId) {
-      const h = Math.floor((Date.parse(f.bucket) - start) / 3_600_000);
-      if (h < 0 || h >= hours) continue;
+      if (!inLookback) continue;
       usage[h]! += f.eligibleList;
       if (h % 24 !== 0) daily = false;
-    } else if (f.group.type === 'Savings Plan') {
-      planCost += f.used;
-      onDemandCost += f.coveredList;
+      continue;
+    }
+    if (rule.coveredInEligible && inLookback) usage[h]! -= f.credit;
+    if (rule.isPlan(f)) {
+      planCost += rule.cost(f);
+      onDemandCost += rule.covered(f);
     }
   }
+  for (let h = 0; h < hours; h++) if ((usage[h] as number) < 0) usage[h] = 0;
   if (daily) spreadDays(usage);
   return { usage, planCost, onDemandCost };
 }
@@ -375,7 +422,7 @@ function spreadDays(usage: number[]): void {
 }
 
 export interface SimulateInput {
-  provider: (typeof SIMULATED_PROVIDERS)[number];
+  provider: SimulatedProvider;
   lookbackDays: 7 | 30 | 60;
   term: Term;
   paymentOption: PaymentOption;
@@ -402,7 +449,8 @@ export interface Simulation {
  * eligible on-demand usage no commitment covered in the `lookbackDays` days up to the last charge
  * day. The plan's discount is the export's own: 1 − EffectiveCost ÷ ListCost of the provider's
  * Savings Plan usage in the lookback (AWS: `SavingsPlanEffectiveCost` ÷ `pricing/publicOnDemandCost`;
- * Azure: the cost ÷ `PayGPrice × Quantity`), unless the request gives `discountRate`.
+ * Azure: the cost ÷ `PayGPrice × Quantity`; Google Cloud: the spend-based CUD fees ÷ their credits),
+ * unless the request gives `discountRate`.
  */
 export async function simulateSavingsPlan(principal: Principal, input: SimulateInput): Promise<Simulation> {
   const orgId = principal.orgId;
@@ -428,7 +476,7 @@ export async function simulateSavingsPlan(principal: Principal, input: SimulateI
     source = 'export';
   } else {
     throw new UnprocessableError(
-      `No ${input.provider} Savings Plan usage between ${ymd(start)} and ${ymd(end - DAY_MS)} to read the plan's rate from: give discountRate (0 to 1)`,
+      `No ${input.provider} ${PLAN_RULES[input.provider].name} usage between ${ymd(start)} and ${ymd(end - DAY_MS)} to read the plan's rate from: give discountRate (0 to 1)`,
     );
   }
   const { curve, recommended } = simulate({

@@ -14,6 +14,10 @@
  */
 export const PAYMENT_OPTIONS = ['No Upfront', 'Partial Upfront', 'All Upfront'] as const;
 export type PaymentOption = (typeof PAYMENT_OPTIONS)[number];
+/** The providers whose spend-based plan the simulator sizes (docs/commitments.md, "Simulator"). */
+export const SIMULATED_PROVIDERS = ['AWS', 'Microsoft', 'Google Cloud'] as const;
+export type SimulatedProvider = (typeof SIMULATED_PROVIDERS)[number];
+
 export const TERMS = ['1yr', '3yr'] as const;
 export type Term = (typeof TERMS)[number];
 

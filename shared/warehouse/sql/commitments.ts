@@ -11,13 +11,14 @@ import { type CompileContext, fieldExpr, utcTimestamp, whereSql } from './expres
  */
 
 /** What the facts may be grouped by, besides the commitment and the time bucket. */
-export const COMMITMENT_DIMENSIONS = ['provider', 'account', 'type', 'service'] as const;
+export const COMMITMENT_DIMENSIONS = ['provider', 'account', 'type', 'category', 'service'] as const;
 export type CommitmentDimension = (typeof COMMITMENT_DIMENSIONS)[number];
 
 const DIMENSION_COLUMNS: Record<CommitmentDimension, string> = {
   provider: 'ProviderName',
   account: 'SubAccountId',
   type: 'CommitmentDiscountType',
+  category: 'CommitmentDiscountCategory',
   service: 'ServiceName',
 };
 
