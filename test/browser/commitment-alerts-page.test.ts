@@ -111,7 +111,10 @@ it('creates, lists, edits (a 409 in words), snoozes, ends the snooze and archive
       `Not saved: someone changed this alert after version ${v2.version} was read. Reload it and edit again. Reload`,
     );
     expect((await stored(name))?.emails).toEqual(['fin@example.com']);
-    await page.screenshot({ path: join(ARTIFACTS, `commitment-alerts-conflict-${size.name}.png`), fullPage: true });
+    await page.screenshot({
+      path: join(ARTIFACTS, `commitment-alerts-conflict-${size.name}.png`),
+      fullPage: true,
+    });
     await form.locator('button:text("Reload")').click();
     await item
       .locator('.meta:text-matches("^Within 30 days · E-mail to fin@example.com ·")')
