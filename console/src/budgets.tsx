@@ -41,6 +41,7 @@ export function BudgetList() {
                   {b.currency} · from {b.startMonth} · {b.lines.length} line{b.lines.length === 1 ? '' : 's'}
                   {b.groupBy ? ` by ${b.groupBy}` : ''} · version {b.versionNumber}
                 </span>
+                <MonthFigures id={b.id} />
               </li>
             ))}
           </ul>
@@ -399,5 +400,25 @@ function VersionsAndCsv({ budget, onImported }: { budget: Budget; onImported: ()
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * A budget's current month on the list: budget, actual to date, month-end forecast and delta of
+ * its total (red when the forecast is over), and how many lines are forecast over.
+ */
+function MonthFigures({ id }: { id: string }) {
+  const status = useAsync(() => api.budgetStatus(id), [id]);
+  if (status.status === 'loading') return <span class="figures loading">Loading this month…</span>;
+  if (status.status === 'error') return <span class="figures error">{status.message}</span>;
+  const { rows, total, month } = statusRows(status.value);
+  const over = rows.filter((r) => r.over && r.line !== 'Other').length;
+  return (
+    <span class={`figures ${total.over ? 'over' : ''}`}>
+      {month}: budget {total.budget} · actual {total.actual} · forecast {total.forecast} · delta{' '}
+      <strong>{total.delta}</strong>
+      {rows.length > 1 &&
+        ` · ${over} of ${rows.filter((r) => r.line !== 'Other').length} lines forecast over`}
+    </span>
   );
 }

@@ -257,6 +257,26 @@ describe('the demo organisation shows the product', () => {
       await page.waitForSelector(`a:text("${DEMO_NAMES.report}")`, { timeout: 30_000 });
       await page.goto(`${s().baseUrl}/console/#/budgets`);
       await page.waitForSelector(`a:text("${DEMO_NAMES.budget}")`, { timeout: 30_000 });
+      // The list says where the month stands: the total's figures of the budget's status.
+      const [listed] = named(await all('/budgets'), DEMO_NAMES.budget);
+      const status = await api<{ total: { budget: number; actual: number } }>(
+        'GET',
+        `/budgets/${listed!.id}/status`,
+        {
+          token: admin(),
+        },
+      );
+      const money = (x: number) =>
+        new Intl.NumberFormat('en-US', {
+          style: 'currency',
+          currency: 'USD',
+          minimumFractionDigits: 2,
+        }).format(x);
+      const figures = page.locator('.budget-list li', { hasText: DEMO_NAMES.budget }).locator('.figures');
+      await figures.locator(`text=actual ${money(status.body.total.actual)}`).waitFor({ timeout: 60_000 });
+      expect(await figures.textContent()).toContain(`budget ${money(status.body.total.budget)}`);
+      expect(await figures.textContent()).toMatch(/\d+ of \d+ lines forecast over/);
+      await page.screenshot({ path: join(ARTIFACTS, `budgets-${width}.png`), fullPage: true });
       await page.click(`a:text("${DEMO_NAMES.budget}")`);
       await page.waitForSelector(`h1:text("${DEMO_NAMES.budget}")`, { timeout: 30_000 });
       await page.waitForSelector('table.budget-status tbody tr', { timeout: 60_000 });
