@@ -26,6 +26,22 @@ import { monthLabel } from './words';
 const figureOf = (cell: string | undefined, currency: string) =>
   cell ? formatFigure(Number(cell), currency, 2) : '–';
 
+/** The head of a lines × months grid: "Line", then each month in words. */
+export function MonthsHead({ months }: { months: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        <th scope="col">Line</th>
+        {months.map((m) => (
+          <th scope="col" class="num" key={m}>
+            {monthLabel(`${m}-01`)}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 type Saving = { status: 'idle' } | { status: 'saving' } | { status: 'error'; message: string };
 
 /** An API refusal in words: a 409 as `conflict`, a 400 with the API's own message. */
@@ -77,16 +93,7 @@ export function AmountsEditor({
       <form onSubmit={save}>
         <div class="table-wrap">
           <table class="amount-grid">
-            <thead>
-              <tr>
-                <th scope="col">Line</th>
-                {grid.months.map((m) => (
-                  <th scope="col" class="num" key={m}>
-                    {monthLabel(`${m}-01`)}
-                  </th>
-                ))}
-              </tr>
-            </thead>
+            <MonthsHead months={grid.months} />
             <tbody>
               {grid.rows.map((r, i) => (
                 <tr key={r.label}>

@@ -8,9 +8,9 @@ import { useState } from 'preact/hooks';
 import { formatFigure } from '../../shared/charts/spec';
 import { DASHBOARD_CURRENCIES } from '../../shared/enums';
 import { ApiError, api } from './api';
+import { MonthsHead } from './budgets-edit';
 import { type NewBudgetForm, newBudgetBody, nextMonth, type Suggestion } from './budgets-shape';
 import { describe } from './hooks';
-import { monthLabel } from './words';
 
 /** The dimensions a budget's lines are usually by (any dimension works through the API). */
 const LINE_DIMENSIONS: [string, string][] = [
@@ -163,16 +163,7 @@ export function BudgetCreator() {
               Suggested from the forecast (data through {suggestion.dataThrough ?? 'none'}), each month
               rounded up
             </caption>
-            <thead>
-              <tr>
-                <th scope="col">Line</th>
-                {months.map((m) => (
-                  <th scope="col" class="num" key={m}>
-                    {monthLabel(`${m}-01`)}
-                  </th>
-                ))}
-              </tr>
-            </thead>
+            <MonthsHead months={months} />
             <tbody>
               {suggestion.lines.map((l) => (
                 <tr key={l.value ?? 'total'}>

@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -21,18 +20,12 @@ const usd = (x: number) =>
 const monthWords = (m: string) =>
   new Date(`${m}-01T00:00:00Z`).toLocaleString('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
 
-let browser: Browser;
+const browser = suiteBrowser(ARTIFACTS);
 let key = '';
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   key = await freshOrg(orgId, `user_bedit${run}`, `budget edit ${run}`);
 }, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 interface BudgetRecord {
   id: string;
@@ -60,7 +53,7 @@ for (const size of CONSOLE_SIZES)
     });
     expect(created.status).toBe(201);
     const id = created.body.id;
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
     page.on('dialog', (d) => void d.accept());
     await page.goto(`${s().baseUrl}/console/#/budgets/${id}?month=${months[0]}`);
     await page.waitForSelector('table.budget-status tbody tr', { timeout: 60_000 });

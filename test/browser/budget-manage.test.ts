@@ -1,9 +1,8 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { putBudgetAlertEvaluation } from '../../shared/db/budget-alerts-repo';
 import type { RootCauses } from '../../shared/model/alerts';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -21,18 +20,12 @@ const s = () => session();
 const run = Date.now().toString(36);
 const orgId = `org_bmanage${run}`;
 
-let browser: Browser;
+const browser = suiteBrowser(ARTIFACTS);
 let key = '';
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   key = await freshOrg(orgId, `user_bmanage${run}`, `budget manage ${run}`);
 }, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 interface BudgetRecord {
   id: string;
@@ -60,7 +53,7 @@ function withCell(csv: string, month: string, text: string): string {
 for (const size of CONSOLE_SIZES)
   it(`at ${size.name} px: creates a budget, reads its versions, exports and imports its CSV, snoozes its alert and shows why it fired`, async () => {
     const name = `Made ${size.name} ${run}`;
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
     await page.goto(`${s().baseUrl}/console/#/budgets`);
     await page.click('button.new-budget');
     await page.getByLabel('Name').fill(name);

@@ -66,6 +66,24 @@ async function report(rows: Row[]): Promise<ConformanceReport> {
   return result.conformance;
 }
 
+/** A 1.3 usage row whose ContractApplied names each [contract, commitment] given. */
+const applied = (i: number, ...pairs: [string, string][]): Row =>
+  underContract(
+    i,
+    pairs.map(([ContractID, ContractCommitmentID]) => ({
+      ContractID,
+      ContractCommitmentID,
+      ContractCommitmentAppliedCost: 1,
+    })),
+  );
+
+/** A 1.3 billing file of `rows` (without the deprecated provider columns): its path. */
+function billFile(rows: Row[]): string {
+  const path = join(dir, `bill-${++n}.csv`);
+  writeFileSync(path, csv(rows, DEPRECATED_IN_1_3));
+  return path;
+}
+
 const stored = (orgId: string) =>
   withConnection((c) =>
     query(
@@ -157,26 +175,12 @@ describe('the Contract Commitment dataset', () => {
 
   it("a 1.3 billing file's ContractApplied is checked against the contracts stored before it", async () => {
     const bill = async (orgId: string) => {
-      const path = join(dir, `bill-${++n}.csv`);
-      writeFileSync(
-        path,
-        csv(
-          [
-            usage13(1),
-            underContract(2, [
-              { ContractID: 'c-1', ContractCommitmentID: 'cc-1', ContractCommitmentAppliedCost: 4 },
-            ]),
-            underContract(3, [
-              { ContractID: 'c-1', ContractCommitmentID: 'cc-9', ContractCommitmentAppliedCost: 2 },
-            ]),
-            underContract(4, [
-              { ContractID: 'c-2', ContractCommitmentID: 'cc-3', ContractCommitmentAppliedCost: 1 },
-              { ContractID: 'c-1', ContractCommitmentID: 'cc-8', ContractCommitmentAppliedCost: 1 },
-            ]),
-          ],
-          DEPRECATED_IN_1_3,
-        ),
-      );
+      const path = billFile([
+        usage13(1),
+        applied(2, ['c-1', 'cc-1']),
+        applied(3, ['c-1', 'cc-9']),
+        applied(4, ['c-2', 'cc-3'], ['c-1', 'cc-8']),
+      ]);
       const r = await warehouse.ingestFile({ orgId, path, sourceName: 'bill.csv' });
       return r.conformance!.requirements.find((x) => x.id === 'ContractApplied-X-001-C')!;
     };
@@ -229,24 +233,11 @@ describe('the Contract Commitment dataset', () => {
       expect((await read('c-2')).map((r) => [r.id, r.cost])).toEqual([['cc-3', 10_003]]);
       // A 1.3 billing file's ContractApplied is checked against those objects: cc-4 and cc-3 are
       // stored, cc-1 was restated away by the second upload.
-      const path = join(dir, `athena-bill-${++n}.csv`);
-      writeFileSync(
-        path,
-        csv(
-          [
-            underContract(1, [
-              { ContractID: 'c-1', ContractCommitmentID: 'cc-4', ContractCommitmentAppliedCost: 1 },
-            ]),
-            underContract(2, [
-              { ContractID: 'c-1', ContractCommitmentID: 'cc-1', ContractCommitmentAppliedCost: 1 },
-            ]),
-            underContract(3, [
-              { ContractID: 'c-2', ContractCommitmentID: 'cc-3', ContractCommitmentAppliedCost: 1 },
-            ]),
-          ],
-          DEPRECATED_IN_1_3,
-        ),
-      );
+      const path = billFile([
+        applied(1, ['c-1', 'cc-4']),
+        applied(2, ['c-1', 'cc-1']),
+        applied(3, ['c-2', 'cc-3']),
+      ]);
       const billed = await athena.ingestFile({ orgId, path, sourceName: 'bill.csv' });
       expect(billed.conformance?.requirements.find((r) => r.id === 'ContractApplied-X-001-C')).toMatchObject({
         status: 'fail',
