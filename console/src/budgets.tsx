@@ -5,6 +5,7 @@
  * budget's alerts (created, edited and archived here).
  */
 import { useState } from 'preact/hooks';
+import { burnChartSpec } from '../../shared/charts/burn';
 import { type BudgetPageState, budgetPageRoute } from '../../shared/links';
 import { snoozeUntil } from './alerts-shape';
 import { ApiError, api } from './api';
@@ -20,6 +21,7 @@ import {
   type StatusRow,
   statusRows,
 } from './budgets-shape';
+import { Canvas } from './chart';
 import { useAsync } from './hooks';
 import { BackLink, Causes, ErrorPage, Loaded, SnoozeControls } from './ui';
 import { useUsers } from './users';
@@ -143,6 +145,23 @@ export function BudgetPage({ id, state = {} }: { id: string; state?: BudgetPageS
           through={status.value.dataThrough}
           marked={state.line === undefined ? undefined : (state.line ?? 'Total')}
         />
+      )}
+      {status.status === 'ok' && status.value.burn && (
+        <div class="card burn">
+          <h2>Burn: {statusRows(status.value).month}</h2>
+          <Canvas
+            label={`Burn chart of ${b.name}, ${status.value.month}: cumulative actual against cumulative budget, forecast shaded`}
+            height={320}
+            option={
+              burnChartSpec({
+                title: '',
+                currency: status.value.currency,
+                stamp: [],
+                burn: status.value.burn,
+              }).option
+            }
+          />
+        </div>
       )}
       <AmountsEditor key={`${b.id}:${b.versionNumber}`} budget={b} onSaved={reload} />
       <VersionsAndCsv budget={b} onImported={reload} />

@@ -181,7 +181,8 @@ describe('the demo organisation shows the product', () => {
     // Its status answers this month's figures, every provider a line.
     const status = await api<{
       lines: { value: string; budget: number; actual: number; forecast: { value: number } | null }[];
-      total: { budget: number };
+      total: { budget: number; actual: number };
+      burn: { days: string[]; actual: (number | null)[]; budget: number[] } | null;
     }>('GET', `/budgets/${b!.id}/status`, { token: admin() });
     expect(status.status).toBe(200);
     const thisMonth = now.toISOString().slice(0, 7);
@@ -190,6 +191,11 @@ describe('the demo organisation shows the product', () => {
       6,
     );
     for (const p of spend.keys()) expect(status.body.lines.map((l) => l.value)).toContain(p);
+    // The burn: cumulative actual to dataThrough ends at the month's actual, the budget at its amount.
+    const burn = status.body.burn!;
+    expect(burn.days[0]).toBe(`${thisMonth}-01`);
+    expect(burn.actual.filter((x) => x !== null).at(-1)).toBeCloseTo(status.body.total.actual, 6);
+    expect(burn.budget.at(-1)).toBeCloseTo(status.body.total.budget, 6);
     // Every provider is a line: nothing is left for Other, not even rounding dust.
     const other = status.body.lines.find((l) => l.value === 'Other');
     if (other) expect([other.actual, other.forecast?.value ?? 0]).toEqual([0, 0]);
@@ -280,6 +286,7 @@ describe('the demo organisation shows the product', () => {
       await page.click(`a:text("${DEMO_NAMES.budget}")`);
       await page.waitForSelector(`h1:text("${DEMO_NAMES.budget}")`, { timeout: 30_000 });
       await page.waitForSelector('table.budget-status tbody tr', { timeout: 60_000 });
+      await page.locator('.card.burn canvas').first().waitFor({ timeout: 60_000 });
       await page.waitForSelector(`text=${DEMO_NAMES.budgetAlert}`, { timeout: 30_000 });
       await page.screenshot({ path: join(ARTIFACTS, `budget-${width}.png`), fullPage: true });
     }

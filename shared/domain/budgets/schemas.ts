@@ -134,6 +134,17 @@ export const BudgetStatusSchema = v.object({
   ),
   lines: v.array(v.object({ value: v.nullable(v.string()), owner: v.nullable(v.string()), ...Figures })),
   total: v.object(Figures),
+  /** The total's burn: the month's days, the cumulative actual (to dataThrough), budget and forecast band. */
+  burn: v.nullable(
+    v.object({
+      days: v.array(v.string()),
+      actual: v.array(v.nullable(v.number())),
+      budget: v.array(v.number()),
+      forecast: v.array(v.nullable(v.number())),
+      lower: v.array(v.nullable(v.number())),
+      upper: v.array(v.nullable(v.number())),
+    }),
+  ),
 });
 
 /** POST /budgets/{id}/import as JSON (text/csv sends the file itself): the CSV text. */

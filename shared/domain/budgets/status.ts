@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal';
+import type { BurnLines } from '../../charts/burn';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import type { CostMetricId, DASHBOARD_CURRENCIES } from '../../enums';
 import type { Budget } from '../../model/budgets';
@@ -6,6 +7,7 @@ import type { ConversionOut } from '../../model/conversion';
 import type { ExplorerRequest } from '../../model/query-model';
 import { getWarehouseQueries } from '../../warehouse/queries';
 import { localDay } from '../alerts/dedup';
+import { daysBetween } from '../alerts/schedule';
 import { remember } from '../common/bounded-map';
 import { forecastSeries, forecastTotal, seriesFingerprint } from '../forecast';
 import { runExplorer } from '../queries/engine';
@@ -38,6 +40,8 @@ export interface BudgetStatus {
   conversion: ConversionOut | null;
   lines: (StatusFigures & { value: string | null; owner: string | null })[];
   total: StatusFigures;
+  /** The total's burn over the month (the console's burn chart); null without billing data. */
+  burn: BurnLines | null;
 }
 
 /** The first and last day of a `YYYY-MM` month. */
@@ -245,7 +249,9 @@ export async function statusOf(
       entry.total,
       budget.lines.reduce((a, l) => a + amountOf(l), 0),
     ),
+    burn: null,
   };
+  if (dataThrough) status.burn = burnSeries(total, m, dataThrough, status.total);
   const copy = (daily: Map<string, number>) => new Map(daily);
   return {
     status,
@@ -254,10 +260,10 @@ export async function statusOf(
   };
 }
 
-/** Each line's daily series and month figures (actual, forecast) from the total and the lines' series. */
 /** A day's `Other` amount within this fraction of the day's total is rounding, not spend. */
 const RESIDUE = 1e-9;
 
+/** Each line's daily series and month figures (actual, forecast) from the total and the lines' series. */
 function measure(
   budget: Budget,
   m: string,
@@ -322,4 +328,51 @@ export function statusRequest(
       },
     ],
   };
+}
+
+const addDay = (d: string, n: number) =>
+  new Date(Date.parse(`${d}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * The burn series of a line: the budget spread evenly over the month's days (cumulative), the
+ * cumulative actual up to `dataThrough`, and from there a straight path to the month-end forecast
+ * with its interval widening the same way.
+ */
+export function burnSeries(
+  daily: ReadonlyMap<string, number>,
+  month: string,
+  dataThrough: string,
+  figures: StatusFigures,
+): BurnLines {
+  const { first, last } = monthDays(month);
+  const n = daysBetween(first, last) + 1;
+  const out: BurnLines = { days: [], actual: [], budget: [], forecast: [], lower: [], upper: [] };
+  let cum = 0;
+  let lastActual = 0;
+  const known = Math.min(n, Math.max(0, daysBetween(first, dataThrough) + 1));
+  for (let i = 0; i < n; i++) {
+    const day = addDay(first, i);
+    out.days.push(day);
+    out.budget.push((figures.budget * (i + 1)) / n);
+    if (i < known) {
+      cum += daily.get(day) ?? 0;
+      out.actual.push(cum);
+      lastActual = cum;
+    } else out.actual.push(null);
+  }
+  const f = figures.forecast;
+  for (let i = 0; i < n; i++) {
+    if (!f || i < known - 1 || known === n) {
+      out.forecast.push(null);
+      out.lower.push(null);
+      out.upper.push(null);
+      continue;
+    }
+    const share = (i - (known - 1)) / (n - known + (known === 0 ? 0 : 0) || 1);
+    const at = (end: number) => lastActual + (end - lastActual) * Math.min(1, share);
+    out.forecast.push(at(f.value));
+    out.lower.push(at(f.lower80));
+    out.upper.push(at(f.upper80));
+  }
+  return out;
 }

@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { budgetAlertMessage, burnChartPng } from '../../../shared/domain/budgets/alerts/burn-chart';
-import { type BudgetFiring, burnSeries } from '../../../shared/domain/budgets/alerts/render';
+import type { BudgetFiring } from '../../../shared/domain/budgets/alerts/render';
 import { sampleBudgetFiring } from '../../../shared/domain/budgets/alerts/send-test';
+import { burnSeries } from '../../../shared/domain/budgets/status';
 
 /**
  * The budget alert's message and burn chart, rendered from a firing whose figures are made here:

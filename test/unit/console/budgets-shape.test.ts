@@ -24,6 +24,7 @@ describe('a budget status as table rows', () => {
     month: '2026-11',
     currency: 'EUR',
     dataThrough: '2026-11-25',
+    burn: null,
     lines: [
       {
         value: 'AmazonEC2',

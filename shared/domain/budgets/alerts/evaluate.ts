@@ -24,9 +24,9 @@ import { mapSettled } from '../../../pool';
 import { QUEUE } from '../../../queues';
 import { localDay } from '../../alerts/dedup';
 import type { Notification } from '../../alerts/notification';
-import { monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
+import { burnSeries, monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
 import { budgetAlertMessage } from './burn-chart';
-import { type BudgetFiring, budgetLink, burnSeries } from './render';
+import { type BudgetFiring, budgetLink } from './render';
 import { budgetRootCauses, topContributors } from './top';
 
 /**

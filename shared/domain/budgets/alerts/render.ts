@@ -1,3 +1,4 @@
+import type { BurnLines } from '../../../charts/burn';
 import { budgetPageLink } from '../../../links';
 import type { RootCauses } from '../../../model/alerts';
 import type { BudgetAlertThreshold } from '../../../model/budget-alerts';
@@ -37,73 +38,14 @@ export interface BudgetFiring {
   /** The month-to-date change against the same days of the previous month, by contributor (`budgetRootCauses`). */
   rootCauses?: RootCauses | null;
   conversion: ConversionOut | null;
-  burn: BurnSeries;
+  burn: BurnLines;
   appUrl: string;
   /** A test send: the figures are a sample. */
   test?: boolean;
 }
 
-/** The month's days with the cumulative actual (to `dataThrough`), budget and forecast band. */
-export interface BurnSeries {
-  days: string[];
-  actual: (number | null)[];
-  budget: number[];
-  /** The forecast's path from the last actual to the month-end value and its 80 % band; null before. */
-  forecast: (number | null)[];
-  lower: (number | null)[];
-  upper: (number | null)[];
-}
-
 /** The file name (and e-mail Content-ID) of the burn chart (./burn-chart.ts draws it). */
 export const BURN_CHART_FILE = 'burn-chart.png';
-
-const DAY_MS = 86_400_000;
-const addDay = (d: string, n: number) =>
-  new Date(Date.parse(`${d}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
-
-/**
- * The burn series of a line: the budget spread evenly over the month's days (cumulative), the
- * cumulative actual up to `dataThrough`, and from there a straight path to the month-end forecast
- * with its interval widening the same way.
- */
-export function burnSeries(
-  daily: ReadonlyMap<string, number>,
-  month: string,
-  dataThrough: string,
-  figures: StatusFigures,
-): BurnSeries {
-  const { first, last } = monthDays(month);
-  const n = daysBetween(first, last) + 1;
-  const out: BurnSeries = { days: [], actual: [], budget: [], forecast: [], lower: [], upper: [] };
-  let cum = 0;
-  let lastActual = 0;
-  const known = Math.min(n, Math.max(0, daysBetween(first, dataThrough) + 1));
-  for (let i = 0; i < n; i++) {
-    const day = addDay(first, i);
-    out.days.push(day);
-    out.budget.push((figures.budget * (i + 1)) / n);
-    if (i < known) {
-      cum += daily.get(day) ?? 0;
-      out.actual.push(cum);
-      lastActual = cum;
-    } else out.actual.push(null);
-  }
-  const f = figures.forecast;
-  for (let i = 0; i < n; i++) {
-    if (!f || i < known - 1 || known === n) {
-      out.forecast.push(null);
-      out.lower.push(null);
-      out.upper.push(null);
-      continue;
-    }
-    const share = (i - (known - 1)) / (n - known + (known === 0 ? 0 : 0) || 1);
-    const at = (end: number) => lastActual + (end - lastActual) * Math.min(1, share);
-    out.forecast.push(at(f.value));
-    out.lower.push(at(f.lower80));
-    out.upper.push(at(f.upper80));
-  }
-  return out;
-}
 
 const pct = (x: number) => `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 }).format(x)}%`;
 

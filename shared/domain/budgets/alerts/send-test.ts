@@ -8,9 +8,9 @@ import type { Notification } from '../../alerts/notification';
 import { dimensionWords } from '../../alerts/root-cause-source';
 import { rootCausesOf } from '../../alerts/root-causes';
 import { addDays } from '../../alerts/schedule';
-import { monthDays } from '../status';
+import { burnSeries, monthDays } from '../status';
 import { budgetAlertMessage } from './burn-chart';
-import { type BudgetFiring, burnSeries } from './render';
+import type { BudgetFiring } from './render';
 import { causeDimensions, causeWindow } from './top';
 
 /**
