@@ -121,7 +121,7 @@ for (const size of CONSOLE_SIZES)
     await page.screenshot({ path: join(ARTIFACTS, `budget-edit-alert-${size.name}.png`), fullPage: true });
     expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
     await page.click('text=Create the alert');
-    const item = page.locator('.budget-alerts li', { hasText: `Each line ${size.name} ${run}` });
+    const item = page.locator('.budget-alerts > li', { hasText: `Each line ${size.name} ${run}` });
     await item
       .locator('.thresholds:has-text("WARNING: actual ≥ 80% of budget")')
       .waitFor({ timeout: 30_000 });

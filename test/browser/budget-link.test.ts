@@ -127,7 +127,7 @@ it("follows a budget alert's link to the budget's month, its figures summed from
     // The message's link as sent, on the stack's own host.
     await page.goto(link!.replace(/^https?:\/\/[^/]+/, s().baseUrl));
     await page.waitForSelector('table.budget-status tr.marked td', { timeout: 60_000 });
-    await page.waitForSelector('.budget-alerts li', { timeout: 60_000 });
+    await page.waitForSelector('.budget-alerts > li', { timeout: 60_000 });
     const marked = await page.locator('table.budget-status tr.marked td').allTextContents();
     expect(marked.slice(0, 4)).toEqual([
       'AWS',
@@ -143,7 +143,7 @@ it("follows a budget alert's link to the budget's month, its figures summed from
     expect(await page.locator('.budget-status').locator('..').locator('h2').textContent()).toContain(
       monthWords,
     );
-    const item = await page.locator('.budget-alerts li').textContent();
+    const item = await page.locator('.budget-alerts > li').textContent();
     expect(item).toContain(`Half of AWS ${run}`);
     expect(item).toContain('WARNING: actual ≥ 50% of budget');
     expect(item).toContain(

@@ -164,7 +164,7 @@ for (const size of CONSOLE_SIZES)
       rootCauses,
     });
     await page.reload();
-    const row = page.locator('ul.budget-alerts li', { hasText: `Watch ${size.name}` });
+    const row = page.locator('ul.budget-alerts > li', { hasText: `Watch ${size.name}` });
     await row
       .locator('summary:has-text("Top contributors when it last fired (data through 2026-02-20)")')
       .click();
