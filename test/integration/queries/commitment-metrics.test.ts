@@ -173,7 +173,9 @@ test('grouped by provider and type, over a Period bucket: ratios of the summed a
     runExplorer(request('Day', [metric('bad', 'commitment_utilization', { groupBy: 'ServiceName' })]), {
       orgId,
     }),
-  ).rejects.toThrow('query bad: a commitment metric can only be grouped by provider, account, type, category, service');
+  ).rejects.toThrow(
+    'query bad: a commitment metric can only be grouped by provider, account, type, category, service',
+  );
 }, 120_000);
 
 test('an alert on utilisation under 80 % fires on the under-used day, one under 70 % does not', async () => {
