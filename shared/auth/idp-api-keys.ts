@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { remember } from '../bounded-map';
 import type { ApiKeyIntrospectionConfig } from '../config';
 import { UnauthorizedError } from '../errors';
 import { log } from '../log';
@@ -99,8 +100,7 @@ export function createIntrospectionVerifier(opts: IntrospectionOptions): IdpKeyV
 
   const keep = (hash: string, auth: AuthContext | null, expires: number) => {
     if (expires <= Date.now()) return;
-    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
-    cache.set(hash, { auth, expires });
+    remember(cache, hash, { auth, expires }, CACHE_MAX);
   };
 
   async function introspect(key: string, hash: string): Promise<AuthContext | null> {

@@ -2,6 +2,7 @@ import { type ApiKeyLookup, type ApiKeyStore, verifyCredential } from '../auth/c
 import { createIntrospectionVerifier, type IdpKeyVerifier } from '../auth/idp-api-keys';
 import { type AuthContext, type Principal, principalOf } from '../auth/principal';
 import { type OrganizationRegistry, registerOnFirstAdmin } from '../auth/registration';
+import { remember } from '../bounded-map';
 import { readSecretString } from '../cloud/secrets';
 import { config } from '../config';
 import { recordApiKeyUse } from '../db/api-keys-repo';
@@ -36,9 +37,7 @@ const apiKeys: ApiKeyStore = {
     if (hit && hit.expires > Date.now()) return hit.lookup;
     const lookup = await findApiKeyByHash(hash);
     if (lookup && !lookup.revokedAt) {
-      if (apiKeyCache.size >= API_KEY_CACHE_MAX)
-        apiKeyCache.delete(apiKeyCache.keys().next().value as string);
-      apiKeyCache.set(hash, { lookup, expires: Date.now() + API_KEY_CACHE_TTL_MS });
+      remember(apiKeyCache, hash, { lookup, expires: Date.now() + API_KEY_CACHE_TTL_MS }, API_KEY_CACHE_MAX);
     } else {
       apiKeyCache.delete(hash);
     }

@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal';
+import { remember } from '../../bounded-map';
 import type { BurnLines } from '../../charts/burn';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import type { CostMetricId, DASHBOARD_CURRENCIES } from '../../enums';
@@ -8,7 +9,6 @@ import type { ExplorerRequest } from '../../model/query-model';
 import { getWarehouseQueries } from '../../warehouse/queries';
 import { localDay } from '../alerts/dedup';
 import { daysBetween } from '../alerts/schedule';
-import { remember } from '../common/bounded-map';
 import { forecastSeries, forecastTotal, seriesFingerprint } from '../forecast';
 import { runExplorer } from '../queries/engine';
 import { MAX_TOP_N, OTHER, type SeriesOut } from '../queries/model';

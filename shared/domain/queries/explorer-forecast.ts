@@ -1,6 +1,6 @@
+import { remember } from '../../bounded-map';
 import type { AGGREGATORS, Query } from '../../model/query-model';
 import type { WhereRule } from '../../warehouse/warehouse-query';
-import { remember } from '../common/bounded-map';
 import { evaluateExpression } from '../common/expr/evaluate';
 import type { GroupedSeries } from '../common/expr/grouped-series';
 import {
