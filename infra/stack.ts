@@ -104,14 +104,6 @@ export class CostManagementStack extends Stack {
       stage: config.stage,
       ingestQueue: this.workQueues.queue(BILLING_INGEST_QUEUE),
     });
-    const functions = new ServiceFunctions(this, {
-      config,
-      table: this.table,
-      workQueues: this.workQueues,
-      warehouse: this.warehouse,
-      logRetention,
-      logRemovalPolicy,
-    });
     ({ api: this.api, stage: this.stage } = serviceHttpApi(this, {
       config,
       alarms: this.alarms,
@@ -128,6 +120,15 @@ export class CostManagementStack extends Stack {
       logRetention,
       logRemovalPolicy,
       ...consoleOidc(config),
+    });
+    const functions = new ServiceFunctions(this, {
+      config,
+      table: this.table,
+      workQueues: this.workQueues,
+      warehouse: this.warehouse,
+      logRetention,
+      logRemovalPolicy,
+      messageImages: { bucket: this.console.messageImages, url: this.console.messageImagesUrl },
     });
 
     for (const [area, routes] of routesByArea(props.routes ?? manifestRoutes)) {

@@ -51,6 +51,14 @@ export interface Config {
   /** Locally, the folder that stands in for the billing bucket (`npm start` sets it). */
   localBucketDir?: string;
   /**
+   * Images messages show by URL (a Teams card's chart; shared/cloud/message-images.ts): the public
+   * base URL (`MESSAGE_IMAGES_URL`), and the bucket (`MESSAGE_IMAGES_BUCKET`, AWS) or, locally, the
+   * folder (`MESSAGE_IMAGES_DIR`) they are written to. Unset: cards go without their image.
+   */
+  messageImagesUrl?: string;
+  messageImagesBucket?: string;
+  messageImagesDir?: string;
+  /**
    * Organisations whose admins may load the global euro reference rates (`POST /admin/fx-rates`);
    * `PLATFORM_ORG_IDS`, comma-separated (locally `org_demo`; in AWS nobody unless set).
    */
@@ -215,6 +223,9 @@ export function loadConfig(): Config {
     glueTable: optional('GLUE_TABLE'),
     athenaWorkgroup: optional('ATHENA_WORKGROUP'),
     localBucketDir: optional('LOCAL_BUCKET_DIR'),
+    messageImagesUrl: optional('MESSAGE_IMAGES_URL'),
+    messageImagesBucket: optional('MESSAGE_IMAGES_BUCKET'),
+    messageImagesDir: localOnly('MESSAGE_IMAGES_DIR', isAws),
     platformOrgIds: (optional('PLATFORM_ORG_IDS') ?? localDefault('org_demo') ?? '')
       .split(',')
       .map((o) => o.trim())

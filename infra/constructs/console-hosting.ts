@@ -25,6 +25,10 @@ import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deplo
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { CONSOLE_DIR, writeConsoleSync } from '../../console/bundle';
+import { MESSAGE_IMAGES_PREFIX } from '../../shared/cloud/message-images';
+
+/** Days a published message image is kept (the bucket's lifecycle rule): a year of message history. */
+export const MESSAGE_IMAGE_DAYS = 365;
 
 export interface ConsoleHostingProps {
   /** The HTTP API the console calls (its CORS is opened to the console's origin only). */
@@ -84,6 +88,13 @@ export class ConsoleHosting extends Construct {
   readonly origin: string;
   /** The API's origin, the one the CSP lets the page connect to. */
   readonly apiOrigin: string;
+  /**
+   * Images messages show by URL (a Teams card's chart; shared/cloud/message-images.ts), served by
+   * the distribution under `/message-images/` and deleted after `MESSAGE_IMAGE_DAYS`.
+   */
+  readonly messageImages: Bucket;
+  /** `https://<distribution>/message-images`: the images' base URL. */
+  readonly messageImagesUrl: string;
 
   constructor(scope: Construct, id: string, props: ConsoleHostingProps) {
     super(scope, id);
@@ -145,6 +156,31 @@ export class ConsoleHosting extends Construct {
       },
     });
     this.origin = `https://${this.distribution.distributionDomainName}`;
+
+    // Message images: private like the files, read through the same distribution (no credential;
+    // each name is 32 random bytes), written by the notify worker only, gone after a year.
+    this.messageImages = new Bucket(this, 'MessageImages', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      serverAccessLogsBucket: props.accessLogsBucket,
+      serverAccessLogsPrefix: `${MESSAGE_IMAGES_PREFIX}/`,
+      lifecycleRules: [{ id: 'ExpireMessageImages', expiration: Duration.days(MESSAGE_IMAGE_DAYS) }],
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.distribution.addBehavior(
+      `/${MESSAGE_IMAGES_PREFIX}/*`,
+      S3BucketOrigin.withOriginAccessControl(this.messageImages),
+      {
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+        cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: this.headers,
+      },
+    );
+    this.messageImagesUrl = `${this.origin}/${MESSAGE_IMAGES_PREFIX}`;
     Validations.of(this.distribution).acknowledge(
       {
         id: 'AwsSolutions-CFR1',

@@ -76,6 +76,7 @@ export class Jobs extends NestedStack {
         duckDb: def.needsDuckDb,
         invitesUsers: def.invitesUsers,
         rendersCharts: def.rendersCharts,
+        publishesMessageImages: def.queue === QUEUE.notifications,
       },
     });
     fn.fn.addEventSource(

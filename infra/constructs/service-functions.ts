@@ -1,14 +1,16 @@
-import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { MESSAGE_IMAGES_PREFIX } from '../../shared/cloud/message-images';
 import { tableDefinition } from '../../shared/db/keys';
 import type { DeployConfig } from './deploy-config';
 import { ServiceFunction, type TableAccess } from './service-function';
-import type { Warehouse } from './warehouse';
+import { renderedAttribute, type Warehouse } from './warehouse';
 import { queueUrlVariable, type WorkQueues } from './work-queues';
 
 /** What a function is granted beyond its logs: table access, queues, warehouse, mail, secrets. */
@@ -24,6 +26,8 @@ export interface FunctionNeeds {
   invitesUsers?: boolean;
   /** Renders chart PNGs and PDFs: fonts and resvg's wasm beside the bundle (ServiceFunction). */
   rendersCharts?: boolean;
+  /** Publishes the images a Teams card shows by URL: writes to the message-images bucket. */
+  publishesMessageImages?: boolean;
 }
 
 export interface FunctionOptions {
@@ -42,6 +46,8 @@ export interface ServiceFunctionsProps {
   warehouse: Warehouse;
   logRetention: RetentionDays;
   logRemovalPolicy: RemovalPolicy;
+  /** Where message images are published and the base URL they are read from (ConsoleHosting). */
+  messageImages?: { bucket: IBucket; url: string };
 }
 
 /**
@@ -130,6 +136,25 @@ export class ServiceFunctions {
     if (needs.readsSlackToken) {
       this.slackToken.grantRead(fn.role);
       fn.addEnvironment('SLACK_TOKEN_SECRET_ARN', this.slackToken.secretArn);
+    }
+    if (needs.publishesMessageImages && this.props.messageImages) {
+      const { bucket, url } = this.props.messageImages;
+      // Put only (no read, list or delete), under the prefix the distribution serves.
+      fn.role.addToPolicy(
+        new PolicyStatement({
+          actions: ['s3:PutObject'],
+          resources: [bucket.arnForObjects(`${MESSAGE_IMAGES_PREFIX}/*`)],
+        }),
+      );
+      const arn = renderedAttribute(fn.role, bucket.node.defaultChild as CfnBucket, 'Arn');
+      Validations.of(fn).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${arn}>/${MESSAGE_IMAGES_PREFIX}/*]`,
+        reason:
+          'Each message image is published under a new random name at run time, so the grant names the ' +
+          'prefix; it allows PutObject only, under that prefix of that bucket.',
+      });
+      fn.addEnvironment('MESSAGE_IMAGES_BUCKET', bucket.bucketName);
+      fn.addEnvironment('MESSAGE_IMAGES_URL', url);
     }
     if (needs.invitesUsers && config.idpApiBaseUrl) {
       fn.addEnvironment('IDP_API_BASE_URL', config.idpApiBaseUrl);

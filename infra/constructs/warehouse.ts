@@ -1,4 +1,14 @@
-import { Aws, type CfnElement, Duration, Fn, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  Aws,
+  type CfnElement,
+  Duration,
+  Fn,
+  Names,
+  NestedStack,
+  RemovalPolicy,
+  Stack,
+  Validations,
+} from 'aws-cdk-lib';
 import { CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -401,11 +411,17 @@ export function stackInstanceSuffix(stack: Stack): string {
 /**
  * How cdk-nag renders an attribute of `target` inside a policy of `consumer`: `<logicalId>.<attr>`
  * in the same stack, or, from a nested stack, the parameter CDK passes the reference in as
- * (`referenceto<unique id of target><attr>`). Acknowledgements name findings by it.
+ * (`referenceto<unique id of target><attr>`; from a sibling nested stack, the producer's output
+ * read through its stack resource: `referenceto<unique id of that resource>Outputs<output id>`).
+ * Acknowledgements name findings by it.
  */
 export function renderedAttribute(consumer: Construct, target: CfnElement, attribute: string): string {
   const consumerStack = Stack.of(consumer);
   const producerStack = Stack.of(target);
   if (consumerStack === producerStack) return `${producerStack.getLogicalId(target)}.${attribute}`;
-  return `referenceto${Names.nodeUniqueId(target.node)}${attribute}`;
+  const output = `${Names.nodeUniqueId(target.node)}${attribute}`;
+  const producer = producerStack instanceof NestedStack ? producerStack.nestedStackResource : undefined;
+  if (producer && consumerStack !== producerStack.nestedStackParent)
+    return `referenceto${Names.nodeUniqueId(producer.node)}Outputs${output}`;
+  return `referenceto${output}`;
 }

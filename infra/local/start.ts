@@ -15,6 +15,7 @@ import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { resetJwtVerifier } from '../../shared/auth/credentials';
+import { MESSAGE_IMAGES_PREFIX } from '../../shared/cloud/message-images';
 import { resetConfig } from '../../shared/config';
 import { resetDb } from '../../shared/db/client';
 import { queues, schedules, workers } from '../../shared/queues';
@@ -213,6 +214,9 @@ async function main(): Promise<void> {
     APP_BASE_URL: baseUrl,
     // The console is served under /console/ here (infra/local/console-hook.ts): message links point there.
     CONSOLE_BASE_URL: `${baseUrl}${CONSOLE_PATH}`,
+    // Images a Teams card shows by URL, served by this server as CloudFront serves them in AWS.
+    MESSAGE_IMAGES_URL: `${baseUrl}/${MESSAGE_IMAGES_PREFIX}`,
+    MESSAGE_IMAGES_DIR: resolve(args.stateDir, MESSAGE_IMAGES_PREFIX),
     DUCKDB_PATH: resolve(args.stateDir, 'warehouse.duckdb'),
     LOCAL_STATE_DIR: args.stateDir,
     // The emulators share this machine and answer slowly under load (see awsClientLimits).

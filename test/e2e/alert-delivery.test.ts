@@ -1,6 +1,8 @@
 import { GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Notification } from '../../shared/domain/alerts/notification';
+import { BURN_CHART_ALT } from '../../shared/domain/budgets/alerts/render';
 import { atLeast, captured, emailsTo, pngSize, slackFiles } from '../support/alert-messages';
+import { cardImagesOf } from '../support/browser';
 import { api, session } from '../support/session';
 
 const s = () => session();
@@ -80,6 +82,30 @@ describe('budget alert test send and the notify worker', () => {
         { contentType: 'application/vnd.microsoft.card.adaptive', content: { type: 'AdaptiveCard' } },
       ],
     });
+    // The burn chart by URL (a webhook refuses a message that carries it): the same PNG as Slack's,
+    // served without a credential, said in words for a screen reader.
+    const images = cardImagesOf(cards[0]!.body);
+    expect(images.map((i) => i.altText)).toEqual([BURN_CHART_ALT]);
+    const got = await fetch(images[0]!.url);
+    expect([got.status, got.headers.get('content-type'), got.headers.get('x-content-type-options')]).toEqual([
+      200,
+      'image/png',
+      'nosniff',
+    ]);
+    expect(Buffer.from(await got.arrayBuffer()).equals(Buffer.from(files[0]!.content ?? '', 'base64'))).toBe(
+      true,
+    );
+    // Only names of the published shape are served: no other file of the folder, no path.
+    const base = `${s().baseUrl}/message-images/`;
+    const name = images[0]!.url.slice(base.length);
+    expect(images[0]!.url.startsWith(base) && /^[A-Za-z0-9_-]{43}\.png$/.test(name)).toBe(true);
+    for (const bad of [
+      `${name.slice(0, -5)}x.png`,
+      `..%2F${name}`,
+      '..%2Fsession.json',
+      name.replace('.png', ''),
+    ])
+      expect((await fetch(`${base}${bad}`)).status).toBe(404);
   });
 
   test('a bad channel, bad e-mails or a missing target is a 400 {error}', async () => {

@@ -20,7 +20,7 @@ import {
   teamsTo,
   usd,
 } from '../support/alert-messages';
-import { linksOf, signInConsole, suiteBrowser } from '../support/browser';
+import { cardImagesOf, linksOf, signInConsole, suiteBrowser } from '../support/browser';
 import { consoleMoney } from '../support/explorer';
 import { type CostRow, focusCsv } from '../support/focus-csv';
 import { api, session } from '../support/session';
@@ -360,6 +360,22 @@ describe('every link of every alert message opens the console on the right figur
     await signInConsole(page, consoleBase, token);
     let visited = 0;
     for (const [kind, body, want] of messages) {
+      // The chart: in the Teams card by URL (e-mail has it inline, Slack in the thread), served
+      // without a credential, the same 800 × 420 PNG.
+      const images = cardImagesOf(body);
+      expect({ kind, images: images.length }).toEqual({ kind, images: kind === 'teams' ? 1 : 0 });
+      for (const image of images) {
+        expect(image.url.startsWith(`${s().baseUrl}/message-images/`)).toBe(true);
+        expect(image.altText).toBe(
+          `Chart: ${want.explorer!.title} per day through ${spikeDay}, the evaluated one in red`,
+        );
+        const got = await fetch(image.url);
+        expect([got.status, got.headers.get('content-type')]).toEqual([200, 'image/png']);
+        const png = Buffer.from(await got.arrayBuffer());
+        expect(pngSize(png)).toEqual({ width: 800, height: 420 });
+        writeFileSync(join(ARTIFACTS, 'teams-card-chart.png'), png);
+        visited++;
+      }
       const links = linksOf(body);
       // Every link is a console hash route: no `/explorer?…` or `/alerts/<id>` that 404s.
       expect({ kind, links: links.filter((l) => !l.startsWith(`${consoleBase}#/`)) }).toEqual({
@@ -420,7 +436,7 @@ describe('every link of every alert message opens the console on the right figur
       await page.screenshot({ path: join(ARTIFACTS, `test-budgets-${width}.png`), fullPage: true });
       visited++;
     }
-    expect(visited).toBe(14);
+    expect(visited).toBe(15);
     expect(errors).toEqual([]);
     await page.close();
   });

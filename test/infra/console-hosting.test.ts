@@ -2,7 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { CONSOLE_CORS_HEADERS, oidcConnectOrigins } from '../../infra/constructs/console-hosting';
+import {
+  CONSOLE_CORS_HEADERS,
+  MESSAGE_IMAGE_DAYS,
+  oidcConnectOrigins,
+} from '../../infra/constructs/console-hosting';
 import { DeployConfigError } from '../../infra/constructs/deploy-config';
 import { type BuiltStack, buildStack, resourcesOf, WEB_CONSOLE_PREFIX } from './support';
 
@@ -60,18 +64,23 @@ describe('web console hosting', () => {
   });
 
   it('serves it through CloudFront with Origin Access Control, HTTPS only', () => {
-    const [, oac] = one('AWS::CloudFront::OriginAccessControl');
-    expect(oac.Properties!.OriginAccessControlConfig).toMatchObject({
-      OriginAccessControlOriginType: 's3',
-      SigningBehavior: 'always',
-      SigningProtocol: 'sigv4',
-    });
+    // One per origin: the console's files and the message images.
+    const oacs = Object.values(resourcesOf(built.template, 'AWS::CloudFront::OriginAccessControl'));
+    expect(oacs).toHaveLength(2);
+    for (const oac of oacs)
+      expect(oac.Properties!.OriginAccessControlConfig).toMatchObject({
+        OriginAccessControlOriginType: 's3',
+        SigningBehavior: 'always',
+        SigningProtocol: 'sigv4',
+      });
     const [, dist] = one('AWS::CloudFront::Distribution');
     const cfg = dist.Properties!.DistributionConfig as Json;
     expect(cfg.DefaultRootObject).toBe('index.html');
-    expect(cfg.Origins).toHaveLength(1);
-    expect(cfg.Origins[0].OriginAccessControlId).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Id'] });
-    expect(cfg.Origins[0].S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    expect(cfg.Origins).toHaveLength(2);
+    for (const origin of cfg.Origins) {
+      expect(origin.OriginAccessControlId).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Id'] });
+      expect(origin.S3OriginConfig).toEqual({ OriginAccessIdentity: '' });
+    }
     expect(cfg.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
     expect(cfg.DefaultCacheBehavior.AllowedMethods).toEqual(['GET', 'HEAD']);
     expect(cfg.DefaultCacheBehavior.ResponseHeadersPolicyId).toEqual({ Ref: expect.any(String) });
@@ -106,6 +115,55 @@ describe('web console hosting', () => {
     expect(sec.ContentTypeOptions).toEqual({ Override: true });
     expect(sec.FrameOptions).toEqual({ FrameOption: 'DENY', Override: true });
     expect(sec.ReferrerPolicy).toEqual({ ReferrerPolicy: 'no-referrer', Override: true });
+  });
+
+  it('serves message images from a private bucket under /message-images/, kept a year, written by the notify worker only', () => {
+    const bucketId = built.idOf(built.stack.console.messageImages.node.defaultChild as never);
+    const bucket = built.template.toJSON().Resources[bucketId] as CfnResource;
+    expect(bucket.Properties!.PublicAccessBlockConfiguration).toMatchObject({
+      BlockPublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.Properties!.LifecycleConfiguration).toEqual({
+      Rules: [{ Id: 'ExpireMessageImages', ExpirationInDays: MESSAGE_IMAGE_DAYS, Status: 'Enabled' }],
+    });
+    // CloudFront (this distribution) may read it; nothing else is allowed by the bucket.
+    const policy = Object.values(resourcesOf(built.template, 'AWS::S3::BucketPolicy')).filter(
+      (p) => JSON.stringify(p.Properties!.Bucket) === JSON.stringify({ Ref: bucketId }),
+    );
+    expect(policy).toHaveLength(1);
+    const allows = (
+      policy[0]!.Properties!.PolicyDocument as { Statement: Record<string, unknown>[] }
+    ).Statement.filter((st) => st.Effect === 'Allow');
+    expect(allows.map((a) => [a.Principal, a.Action])).toEqual([
+      [{ Service: 'cloudfront.amazonaws.com' }, 's3:GetObject'],
+    ]);
+    // The behaviour: GET and HEAD over HTTPS, the console's security headers.
+    const [, dist] = one('AWS::CloudFront::Distribution');
+    const cfg = dist.Properties!.DistributionConfig as Json;
+    expect(cfg.CacheBehaviors).toHaveLength(1);
+    expect(cfg.CacheBehaviors[0]).toMatchObject({
+      PathPattern: '/message-images/*',
+      ViewerProtocolPolicy: 'redirect-to-https',
+      AllowedMethods: ['GET', 'HEAD'],
+      ResponseHeadersPolicyId: cfg.DefaultCacheBehavior.ResponseHeadersPolicyId,
+    });
+    // Only the notify worker may write there, PutObject alone, under the prefix; it knows the URL.
+    const writers = Object.entries(resourcesOf(built.template, 'AWS::IAM::Policy')).flatMap(([id, p]) =>
+      (
+        p.Properties!.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
+      ).Statement.filter((st) => JSON.stringify(st.Resource).includes('message-images')).map((st) => [
+        id,
+        st.Action,
+      ]),
+    );
+    const notify = built.stack.workerFunctions.get('notify')!;
+    expect(writers).toEqual([[expect.stringContaining('Workernotify'), 's3:PutObject']]);
+    const fnId = built.idOf(notify.fn.node.defaultChild as never);
+    const env = (built.template.toJSON().Resources[fnId] as CfnResource).Properties!.Environment as Json;
+    expect(Object.keys(env.Variables)).toEqual(
+      expect.arrayContaining(['MESSAGE_IMAGES_BUCKET', 'MESSAGE_IMAGES_URL']),
+    );
   });
 
   it('writes config.json naming the API URL, with the console files, no-cache, and invalidates', () => {

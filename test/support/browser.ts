@@ -185,11 +185,14 @@ export async function openConsole(
 export const sidewaysScroll = (page: Page) =>
   page.evaluate(() => (document.scrollingElement?.scrollWidth ?? 0) - window.innerWidth);
 
-/** Every http(s) URL a rendered message carries: its text, its HTML's hrefs (unescaped) and JSON `url`s (not an Adaptive Card's `$schema`). */
+/**
+ * Every http(s) URL a rendered message carries: its text, its HTML's hrefs (unescaped) and JSON
+ * `url`s (not an Adaptive Card's `$schema`, not its images: `cardImagesOf`).
+ */
 export function linksOf(message: unknown): string[] {
   const found = new Set<string>();
   const walk = (v: unknown, key = ''): void => {
-    if (key === '$schema') return;
+    if (key === '$schema' || isCardImage(v)) return;
     if (typeof v === 'string') {
       if (key === 'url' && /^https?:\/\//.test(v)) found.add(v);
       for (const m of v.matchAll(/href="([^"]+)"/g)) found.add(m[1]!.replaceAll('&amp;', '&'));
@@ -199,4 +202,19 @@ export function linksOf(message: unknown): string[] {
   };
   walk(message);
   return [...found];
+}
+
+const isCardImage = (v: unknown): v is { url: string; altText?: string } =>
+  Boolean(v && typeof v === 'object' && (v as { type?: unknown }).type === 'Image');
+
+/** The `Image` elements of an Adaptive Card (a Teams message): their URLs and alt texts. */
+export function cardImagesOf(message: unknown): { url: string; altText?: string }[] {
+  const found: { url: string; altText?: string }[] = [];
+  const walk = (v: unknown): void => {
+    if (isCardImage(v)) found.push({ url: v.url, altText: v.altText });
+    else if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
+  };
+  walk(message);
+  return found;
 }

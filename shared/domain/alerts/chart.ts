@@ -3,7 +3,7 @@ import { log } from '../../log';
 import { chartPng } from '../reports/render/png';
 import { type AlertChart, type AlertFiring, baselineLabel, money, percent } from './explain';
 import type { RenderedMessage } from './notification';
-import { ALERT_CHART_FILE, renderAlertMessage } from './render';
+import { ALERT_CHART_FILE, alertChartAlt, renderAlertMessage } from './render';
 import { sumOver } from './rule';
 import { previousPeriod } from './schedule';
 import type { AlertSeries } from './series';
@@ -14,7 +14,7 @@ import type { AlertSeries } from './series';
  * condition's baselines drawn as lines, the evaluated bucket in red, the currency on the axis. It is
  * drawn as a PNG by the reports' renderer where the evaluator renders the message (as budget alerts
  * draw their burn chart) and travels in the notification's `images`: inline in e-mail, uploaded in
- * the Slack message's thread.
+ * the Slack message's thread, published and shown by URL in the Teams card.
  */
 
 /** Days before the evaluated one the evaluator reads for the chart (the series source's `days`). */
@@ -160,7 +160,13 @@ export async function alertMessage(firing: AlertFiring): Promise<RenderedMessage
     const png = await alertChartPng(firing, firing.chart);
     return {
       ...renderAlertMessage(firing),
-      images: [{ filename: ALERT_CHART_FILE, base64: Buffer.from(png).toString('base64') }],
+      images: [
+        {
+          filename: ALERT_CHART_FILE,
+          base64: Buffer.from(png).toString('base64'),
+          alt: alertChartAlt(firing),
+        },
+      ],
     };
   } catch (error) {
     log.warn('alert chart not drawn: the message goes without it', { alertId: firing.alert.id, error });

@@ -15,8 +15,11 @@ export interface RenderedMessage {
   slackText: string;
   /** An Adaptive Card (1.5) for a Teams Workflows webhook. */
   teamsCard: Record<string, unknown>;
-  /** PNG images (a budget alert's burn chart): inline in the e-mail (`cid:<filename>`), uploaded to Slack. */
-  images?: { filename: string; base64: string }[];
+  /**
+   * PNG images (a cost alert's chart, a budget alert's burn chart): inline in the e-mail
+   * (`cid:<filename>`), uploaded to Slack, published and shown by URL in Teams; `alt` says what it shows.
+   */
+  images?: { filename: string; base64: string; alt?: string }[];
 }
 
 export const RenderedMessageSchema = v.object({
@@ -28,7 +31,11 @@ export const RenderedMessageSchema = v.object({
   teamsCard: v.record(v.string(), v.unknown()),
   images: v.optional(
     v.array(
-      v.object({ filename: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,100}\.png$/)), base64: v.string() }),
+      v.object({
+        filename: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,100}\.png$/)),
+        base64: v.string(),
+        alt: v.optional(v.pipe(v.string(), v.maxLength(500))),
+      }),
     ),
   ),
 });

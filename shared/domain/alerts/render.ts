@@ -23,6 +23,19 @@ export type { AlertFiring } from './explain';
 /** The file name (and e-mail Content-ID) of the message's chart (chart.ts draws it). */
 export const ALERT_CHART_FILE = 'alert-chart.png';
 
+/** What the chart shows, in words: the e-mail's `alt` and the Teams image's `altText`. */
+export function alertChartAlt(firing: AlertFiring): string {
+  const { alert } = firing;
+  const bucket = alert.condition
+    ? 'day'
+    : alert.evaluationPeriod === 'DAILY'
+      ? 'day'
+      : alert.evaluationPeriod === 'WEEKLY'
+        ? 'week'
+        : 'month';
+  return `Chart: ${alert.name} per ${bucket} through ${firing.period.end}, the evaluated one in red`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Root causes
 
@@ -197,7 +210,7 @@ ${ex.facts.length > 1 ? `<tr><td style="padding:0 24px"><ul style="margin:0;padd
 <tr><td style="padding:12px 24px"><table role="presentation" width="100%" style="border-collapse:collapse;font-size:14px">${rows}</table></td></tr>
 ${
   firing.chart?.buckets.length
-    ? `<tr><td style="padding:12px 24px"><img src="cid:${ALERT_CHART_FILE}" alt="${escapeHtml(`Chart: ${alert.name} per ${firing.alert.condition || alert.evaluationPeriod === 'DAILY' ? 'day' : alert.evaluationPeriod === 'WEEKLY' ? 'week' : 'month'} through ${firing.period.end}, the evaluated one in red`)}" width="600" style="display:block;width:100%;max-width:600px;height:auto;border:0"></td></tr>
+    ? `<tr><td style="padding:12px 24px"><img src="cid:${ALERT_CHART_FILE}" alt="${escapeHtml(alertChartAlt(firing))}" width="600" style="display:block;width:100%;max-width:600px;height:auto;border:0"></td></tr>
 `
     : ''
 }${causes ? causesHtml(causes) : ''}<tr><td style="padding:4px 24px;color:#6b7280;font-size:13px">${escapeHtml(periodLine)}</td></tr>

@@ -4,7 +4,7 @@ import { money } from '../../alerts/explain';
 import type { RenderedMessage } from '../../alerts/notification';
 import { chartPng } from '../../reports/render/png';
 import { monthDays } from '../status';
-import { BURN_CHART_FILE, type BudgetFiring, renderBudgetAlertMessage } from './render';
+import { BURN_CHART_ALT, BURN_CHART_FILE, type BudgetFiring, renderBudgetAlertMessage } from './render';
 
 /** The burn chart of a firing (`burnChartSpec` of shared/charts/burn.ts, with the message's stamp). */
 export function firingBurnSpec(f: BudgetFiring): EChartsSpec {
@@ -31,11 +31,11 @@ export function burnChartPng(f: BudgetFiring): Promise<Uint8Array> {
   return chartPng(firingBurnSpec(f), 1);
 }
 
-/** The message of a firing with its burn chart (inline in e-mail, uploaded to Slack). */
+/** The message of a firing with its burn chart (inline in e-mail, uploaded to Slack, by URL in Teams). */
 export async function budgetAlertMessage(f: BudgetFiring): Promise<RenderedMessage> {
   const png = await burnChartPng(f);
   return {
     ...renderBudgetAlertMessage(f),
-    images: [{ filename: BURN_CHART_FILE, base64: Buffer.from(png).toString('base64') }],
+    images: [{ filename: BURN_CHART_FILE, base64: Buffer.from(png).toString('base64'), alt: BURN_CHART_ALT }],
   };
 }

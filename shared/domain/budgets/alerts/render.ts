@@ -46,6 +46,8 @@ export interface BudgetFiring {
 
 /** The file name (and e-mail Content-ID) of the burn chart (./burn-chart.ts draws it). */
 export const BURN_CHART_FILE = 'burn-chart.png';
+/** What the burn chart shows, in words: the e-mail's `alt` and the Teams image's `altText`. */
+export const BURN_CHART_ALT = 'Burn chart: cumulative actual against cumulative budget, forecast shaded';
 
 const pct = (x: number) => `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 }).format(x)}%`;
 
@@ -160,7 +162,7 @@ export function renderBudgetAlertMessage(f: BudgetFiring): RenderedMessage {
 <tr><td style="background:${color};color:#ffffff;padding:16px 24px;font-size:18px;font-weight:600">${escapeHtml(title)}</td></tr>
 ${f.test ? `<tr><td style="padding:12px 24px;background:#fef3c7;color:#92400e">${escapeHtml(testLine)}</td></tr>` : ''}
 <tr><td style="padding:20px 24px 4px 24px;font-size:16px;line-height:1.5"><strong>${escapeHtml(headline)}.</strong></td></tr>
-<tr><td style="padding:12px 24px"><img src="cid:${BURN_CHART_FILE}" alt="Burn chart: cumulative actual against cumulative budget, forecast shaded" width="600" style="display:block;width:100%;max-width:600px;height:auto;border:0"></td></tr>
+<tr><td style="padding:12px 24px"><img src="cid:${BURN_CHART_FILE}" alt="${BURN_CHART_ALT}" width="600" style="display:block;width:100%;max-width:600px;height:auto;border:0"></td></tr>
 <tr><td style="padding:12px 24px"><table role="presentation" width="100%" style="border-collapse:collapse;font-size:14px">${rows}</table></td></tr>
 ${causes ? causesHtml(causes) : ''}<tr><td style="padding:20px 24px 24px 24px"><a href="${escapeHtml(link)}" style="display:inline-block;background:#1d4ed8;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">${linkLabel}</a></td></tr>
 </table>
