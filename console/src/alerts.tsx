@@ -21,7 +21,7 @@ import { api } from './api';
 import { Canvas } from './chart';
 import { describe, useAsync } from './hooks';
 import { utc } from './reports-shape';
-import { ArchivableList, BackLink, Causes, ErrorPage, Loaded, SnoozeControls } from './ui';
+import { ArchivableList, BackLink, Causes, ErrorPage, Heads, Loaded, SnoozeControls } from './ui';
 
 function status(a: CostAlert, now: Date): string {
   if (a.archivedAt) return `Archived ${utc(a.archivedAt)}`;
@@ -79,16 +79,9 @@ export function AlertPage({ id }: { id: string }) {
         {(items) => (
           <div class="table-wrap card">
             <table class="history stack">
-              <thead>
-                <tr>
-                  <th scope="col">Billing day</th>
-                  <th scope="col">Evaluated</th>
-                  <th scope="col">Figures</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Top contributors</th>
-                  <th scope="col">Notification</th>
-                </tr>
-              </thead>
+              <Heads
+                cols={['Billing day', 'Evaluated', 'Figures', 'Outcome', 'Top contributors', 'Notification']}
+              />
               <tbody>
                 {items.map((e) => (
                   <tr key={e.evaluatedAt} class={e.notificationId ? 'fired' : ''}>

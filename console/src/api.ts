@@ -178,6 +178,18 @@ export interface DimensionEntry {
   operators: { name: string; value: string; label: string }[];
 }
 
+type Method = Endpoint['method'];
+
+/** An endpoint from its head (`'GET /reports/{id}'`), its success status, query parameters and handled errors. */
+function op<const Q extends readonly string[] = never>(
+  head: `${Method} /${string}`,
+  ok: number,
+  more: { query?: Q; handles?: readonly number[] } = {},
+): [Q] extends [never] ? Endpoint & { query?: never } : Endpoint & { query: Q } {
+  const at = head.indexOf(' ');
+  return { method: head.slice(0, at) as Method, path: head.slice(at + 1), ok, ...more } as never;
+}
+
 /**
  * Every API operation the console calls: method, OpenAPI path, the success status it expects, the
  * query parameters it sends and the error statuses it treats specially (besides 401, which every
@@ -185,154 +197,69 @@ export interface DimensionEntry {
  * each against the API's OpenAPI document (`GET /openapi.json`), and `call` accepts only these.
  */
 export const ENDPOINTS = {
-  listDashboards: {
-    method: 'GET',
-    path: '/dashboard-v2',
-    ok: 200,
-    query: ['limit', 'type', 'teamId', 'cursor'],
-  },
-  getDashboard: { method: 'GET', path: '/dashboard-v2/{id}', ok: 200, handles: [404] },
-  listDashboardVersions: { method: 'GET', path: '/dashboard-v2/{id}/versions', ok: 200, query: ['limit'] },
-  widgetData: { method: 'GET', path: '/dashboard-v2/{id}/widgets/{key}/data', ok: 200, handles: [404] },
-  publishDashboard: { method: 'PUT', path: '/dashboard-v2/{id}', ok: 200, handles: [400, 403, 404, 409] },
-  createDashboard: { method: 'POST', path: '/dashboard-v2', ok: 201, handles: [400] },
-  explore: { method: 'POST', path: '/queries/explorer', ok: 200, handles: [400] },
-  listDimensions: { method: 'GET', path: '/dimensions', ok: 200 },
-  candidates: { method: 'GET', path: '/dimensions/candidates', ok: 200 },
-  refreshStatus: { method: 'GET', path: '/dimensions/status', ok: 200 },
-  publishDimensions: { method: 'POST', path: '/dimensions/publish', ok: 200, handles: [400, 403] },
-  getMe: { method: 'GET', path: '/me', ok: 200 },
-  listUsers: { method: 'GET', path: '/iac/users', ok: 200, query: ['limit', 'cursor'], handles: [403] },
-  listBudgets: { method: 'GET', path: '/budgets', ok: 200, query: ['limit', 'cursor', 'archived'] },
-  getBudget: { method: 'GET', path: '/budgets/{id}', ok: 200, handles: [404] },
-  createBudget: { method: 'POST', path: '/budgets', ok: 201, handles: [400, 403] },
-  suggestBudget: { method: 'POST', path: '/budgets/suggest', ok: 200, handles: [400, 403] },
-  listBudgetVersions: { method: 'GET', path: '/budgets/{id}/versions', ok: 200, query: ['limit', 'cursor'] },
-  exportBudgetCsv: { method: 'GET', path: '/budgets/{id}/export.csv', ok: 200, handles: [404] },
-  importBudget: { method: 'POST', path: '/budgets/{id}/import', ok: 200, handles: [400, 403, 404, 409] },
-  snoozeBudgetAlert: {
-    method: 'POST',
-    path: '/alerts-v2/budgetAlerts/{id}/snooze',
-    ok: 200,
-    handles: [400, 403, 404, 409],
-  },
-  unsnoozeBudgetAlert: {
-    method: 'DELETE',
-    path: '/alerts-v2/budgetAlerts/{id}/snooze',
-    ok: 200,
-    handles: [403, 404, 409],
-  },
-  updateBudget: { method: 'PUT', path: '/budgets/{id}', ok: 200, handles: [400, 403, 404, 409] },
-  createBudgetAlert: { method: 'POST', path: '/alerts-v2/budgetAlerts', ok: 201, handles: [400, 403] },
-  updateBudgetAlert: {
-    method: 'PUT',
-    path: '/alerts-v2/budgetAlerts/{id}',
-    ok: 200,
-    handles: [400, 403, 404, 409],
-  },
-  archiveBudgetAlert: {
-    method: 'DELETE',
-    path: '/alerts-v2/budgetAlerts/{id}',
-    ok: 200,
-    handles: [403, 404],
-  },
-  budgetStatus: {
-    method: 'GET',
-    path: '/budgets/{id}/status',
-    ok: 200,
-    query: ['month'],
-    handles: [404, 422],
-  },
-  listBudgetAlerts: {
-    method: 'GET',
-    path: '/alerts-v2/budgetAlerts',
-    ok: 200,
+  listDashboards: op('GET /dashboard-v2', 200, { query: ['limit', 'type', 'teamId', 'cursor'] }),
+  getDashboard: op('GET /dashboard-v2/{id}', 200, { handles: [404] }),
+  listDashboardVersions: op('GET /dashboard-v2/{id}/versions', 200, { query: ['limit'] }),
+  widgetData: op('GET /dashboard-v2/{id}/widgets/{key}/data', 200, { handles: [404] }),
+  publishDashboard: op('PUT /dashboard-v2/{id}', 200, { handles: [400, 403, 404, 409] }),
+  createDashboard: op('POST /dashboard-v2', 201, { handles: [400] }),
+  explore: op('POST /queries/explorer', 200, { handles: [400] }),
+  listDimensions: op('GET /dimensions', 200),
+  candidates: op('GET /dimensions/candidates', 200),
+  refreshStatus: op('GET /dimensions/status', 200),
+  publishDimensions: op('POST /dimensions/publish', 200, { handles: [400, 403] }),
+  getMe: op('GET /me', 200),
+  listUsers: op('GET /iac/users', 200, { query: ['limit', 'cursor'], handles: [403] }),
+  listBudgets: op('GET /budgets', 200, { query: ['limit', 'cursor', 'archived'] }),
+  getBudget: op('GET /budgets/{id}', 200, { handles: [404] }),
+  createBudget: op('POST /budgets', 201, { handles: [400, 403] }),
+  suggestBudget: op('POST /budgets/suggest', 200, { handles: [400, 403] }),
+  listBudgetVersions: op('GET /budgets/{id}/versions', 200, { query: ['limit', 'cursor'] }),
+  exportBudgetCsv: op('GET /budgets/{id}/export.csv', 200, { handles: [404] }),
+  importBudget: op('POST /budgets/{id}/import', 200, { handles: [400, 403, 404, 409] }),
+  snoozeBudgetAlert: op('POST /alerts-v2/budgetAlerts/{id}/snooze', 200, { handles: [400, 403, 404, 409] }),
+  unsnoozeBudgetAlert: op('DELETE /alerts-v2/budgetAlerts/{id}/snooze', 200, { handles: [403, 404, 409] }),
+  updateBudget: op('PUT /budgets/{id}', 200, { handles: [400, 403, 404, 409] }),
+  createBudgetAlert: op('POST /alerts-v2/budgetAlerts', 201, { handles: [400, 403] }),
+  updateBudgetAlert: op('PUT /alerts-v2/budgetAlerts/{id}', 200, { handles: [400, 403, 404, 409] }),
+  archiveBudgetAlert: op('DELETE /alerts-v2/budgetAlerts/{id}', 200, { handles: [403, 404] }),
+  budgetStatus: op('GET /budgets/{id}/status', 200, { query: ['month'], handles: [404, 422] }),
+  listBudgetAlerts: op('GET /alerts-v2/budgetAlerts', 200, {
     query: ['limit', 'budgetId', 'includeArchived'],
-  },
-  budgetAlertHistory: {
-    method: 'GET',
-    path: '/alerts-v2/budgetAlerts/{id}/history',
-    ok: 200,
+  }),
+  budgetAlertHistory: op('GET /alerts-v2/budgetAlerts/{id}/history', 200, {
     query: ['limit'],
     handles: [404],
-  },
-  listCommitments: {
-    method: 'GET',
-    path: '/commitments',
-    ok: 200,
-    query: ['datePreset'],
-    handles: [400, 422],
-  },
-  commitmentSummary: {
-    method: 'GET',
-    path: '/commitments/summary',
-    ok: 200,
+  }),
+  listCommitments: op('GET /commitments', 200, { query: ['datePreset'], handles: [400, 422] }),
+  commitmentSummary: op('GET /commitments/summary', 200, {
     query: ['datePreset', 'groupBy', 'granularity'],
     handles: [400, 422],
-  },
-  expiringCommitments: {
-    method: 'GET',
-    path: '/commitments/expiring',
-    ok: 200,
-    query: ['withinDays'],
-    handles: [400],
-  },
-  simulateCommitment: { method: 'POST', path: '/commitments/simulate', ok: 200, handles: [400, 422] },
-  listUploads: { method: 'GET', path: '/billing/uploads', ok: 200, query: ['limit', 'cursor'] },
-  getUpload: { method: 'GET', path: '/billing/uploads/{id}', ok: 200, handles: [404] },
-  listAlerts: { method: 'GET', path: '/alerts-v2/costAlerts', ok: 200, query: ['limit', 'includeArchived'] },
-  alertWidgetData: { method: 'GET', path: '/alerts-v2/costAlerts/{id}/widgetData', ok: 200, handles: [404] },
-  alertHistory: { method: 'GET', path: '/alerts-v2/costAlerts/{id}/history', ok: 200, query: ['limit'] },
-  snoozeAlert: {
-    method: 'POST',
-    path: '/alerts-v2/costAlerts/{id}/snooze',
-    ok: 200,
+  }),
+  expiringCommitments: op('GET /commitments/expiring', 200, { query: ['withinDays'], handles: [400] }),
+  simulateCommitment: op('POST /commitments/simulate', 200, { handles: [400, 422] }),
+  listUploads: op('GET /billing/uploads', 200, { query: ['limit', 'cursor'] }),
+  getUpload: op('GET /billing/uploads/{id}', 200, { handles: [404] }),
+  listAlerts: op('GET /alerts-v2/costAlerts', 200, { query: ['limit', 'includeArchived'] }),
+  alertWidgetData: op('GET /alerts-v2/costAlerts/{id}/widgetData', 200, { handles: [404] }),
+  alertHistory: op('GET /alerts-v2/costAlerts/{id}/history', 200, { query: ['limit'] }),
+  snoozeAlert: op('POST /alerts-v2/costAlerts/{id}/snooze', 200, { handles: [400, 403, 404] }),
+  unsnoozeAlert: op('DELETE /alerts-v2/costAlerts/{id}/snooze', 200, { handles: [403, 404] }),
+  archiveAlert: op('DELETE /alerts-v2/costAlerts/{id}', 200, { handles: [403, 404] }),
+  listCommitmentAlerts: op('GET /alerts-v2/commitmentAlerts', 200, { query: ['limit', 'includeArchived'] }),
+  createCommitmentAlert: op('POST /alerts-v2/commitmentAlerts', 201, { handles: [400] }),
+  updateCommitmentAlert: op('PUT /alerts-v2/commitmentAlerts/{id}', 200, { handles: [400, 403, 404, 409] }),
+  snoozeCommitmentAlert: op('POST /alerts-v2/commitmentAlerts/{id}/snooze', 200, {
     handles: [400, 403, 404],
-  },
-  unsnoozeAlert: {
-    method: 'DELETE',
-    path: '/alerts-v2/costAlerts/{id}/snooze',
-    ok: 200,
-    handles: [403, 404],
-  },
-  archiveAlert: { method: 'DELETE', path: '/alerts-v2/costAlerts/{id}', ok: 200, handles: [403, 404] },
-  listCommitmentAlerts: {
-    method: 'GET',
-    path: '/alerts-v2/commitmentAlerts',
-    ok: 200,
-    query: ['limit', 'includeArchived'],
-  },
-  createCommitmentAlert: { method: 'POST', path: '/alerts-v2/commitmentAlerts', ok: 201, handles: [400] },
-  updateCommitmentAlert: {
-    method: 'PUT',
-    path: '/alerts-v2/commitmentAlerts/{id}',
-    ok: 200,
-    handles: [400, 403, 404, 409],
-  },
-  snoozeCommitmentAlert: {
-    method: 'POST',
-    path: '/alerts-v2/commitmentAlerts/{id}/snooze',
-    ok: 200,
-    handles: [400, 403, 404],
-  },
-  unsnoozeCommitmentAlert: {
-    method: 'DELETE',
-    path: '/alerts-v2/commitmentAlerts/{id}/snooze',
-    ok: 200,
-    handles: [403, 404],
-  },
-  archiveCommitmentAlert: {
-    method: 'DELETE',
-    path: '/alerts-v2/commitmentAlerts/{id}',
-    ok: 200,
-    handles: [403, 404],
-  },
-  listReports: { method: 'GET', path: '/reports', ok: 200, query: ['limit', 'includeArchived'] },
-  getReport: { method: 'GET', path: '/reports/{id}', ok: 200, handles: [404] },
-  patchReport: { method: 'PATCH', path: '/reports/{id}', ok: 200, handles: [400, 403, 404, 409] },
-  sendReport: { method: 'POST', path: '/reports/{id}/send', ok: 202, handles: [400, 403, 404, 409] },
-  listDeliveries: { method: 'GET', path: '/reports/{id}/deliveries', ok: 200, query: ['limit'] },
-} as const satisfies Record<string, Endpoint>;
+  }),
+  unsnoozeCommitmentAlert: op('DELETE /alerts-v2/commitmentAlerts/{id}/snooze', 200, { handles: [403, 404] }),
+  archiveCommitmentAlert: op('DELETE /alerts-v2/commitmentAlerts/{id}', 200, { handles: [403, 404] }),
+  listReports: op('GET /reports', 200, { query: ['limit', 'includeArchived'] }),
+  getReport: op('GET /reports/{id}', 200, { handles: [404] }),
+  patchReport: op('PATCH /reports/{id}', 200, { handles: [400, 403, 404, 409] }),
+  sendReport: op('POST /reports/{id}/send', 202, { handles: [400, 403, 404, 409] }),
+  listDeliveries: op('GET /reports/{id}/deliveries', 200, { query: ['limit'] }),
+} satisfies Record<string, Endpoint>;
 
 export interface Endpoint {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

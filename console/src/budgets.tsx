@@ -23,7 +23,7 @@ import {
 } from './budgets-shape';
 import { Canvas } from './chart';
 import { useAsync } from './hooks';
-import { BackLink, Causes, ErrorPage, Loaded, SnoozeControls } from './ui';
+import { BackLink, Causes, ErrorPage, Heads, Loaded, numeric, SnoozeControls } from './ui';
 import { useUsers } from './users';
 import { monthLabel } from './words';
 
@@ -273,24 +273,9 @@ function StatusTable({
         {shape.month}: month to date {through ? `(data through ${through})` : '(no billing data yet)'}
       </h2>
       <table class="budget-status stack">
-        <thead>
-          <tr>
-            <th scope="col">Line</th>
-            <th scope="col">Owner</th>
-            <th scope="col" class="num">
-              Budget
-            </th>
-            <th scope="col" class="num">
-              Actual
-            </th>
-            <th scope="col" class="num">
-              Forecast (80% range)
-            </th>
-            <th scope="col" class="num">
-              Delta
-            </th>
-          </tr>
-        </thead>
+        <Heads
+          cols={['Line', 'Owner', ...['Budget', 'Actual', 'Forecast (80% range)', 'Delta'].map(numeric)]}
+        />
         <tbody>
           {shape.rows.map((r) => (
             <tr key={r.line} class={r.line === marked ? 'marked' : undefined}>

@@ -6,7 +6,7 @@
 import { useState } from 'preact/hooks';
 import { api } from './api';
 import { describe, useAsync } from './hooks';
-import { BackLink, ErrorPage, ErrorText, Loaded } from './ui';
+import { BackLink, ErrorPage, ErrorText, Heads, Loaded, numeric } from './ui';
 import { failing, formatWords, scoreWords, statusCounts, type Upload, uploadRow } from './uploads-shape';
 
 /** Uploads after the first page (100 a page, newest first): loaded on "Show more", following `nextCursor`. */
@@ -51,18 +51,7 @@ export function UploadList() {
         >
           {(items) => (
             <table class="uploads stack">
-              <thead>
-                <tr>
-                  <th scope="col">File</th>
-                  <th scope="col">Format</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Rows
-                  </th>
-                  <th scope="col">Finished</th>
-                  <th scope="col">FOCUS conformance</th>
-                </tr>
-              </thead>
+              <Heads cols={['File', 'Format', 'Status', numeric('Rows'), 'Finished', 'FOCUS conformance']} />
               <tbody>
                 {items.map(uploadRow).map((r) => (
                   <tr key={r.id} data-id={r.id}>

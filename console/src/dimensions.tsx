@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api } from './api';
 import { describe, useAsync } from './hooks';
 import { type CandidateRow, candidateRows, labelPublishBody } from './shape';
+import { Heads, numeric } from './ui';
 
 const pct = (x: number) => `${x.toFixed(1)}%`;
 
@@ -80,20 +81,16 @@ function CandidateTable({ rows, publish }: { rows: CandidateRow[]; publish: Publ
   return (
     <div class="table-wrap">
       <table class="candidates stack">
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Cost with the key / without</th>
-            <th scope="col" class="num">
-              Values
-            </th>
-            <th scope="col">Largest values</th>
-            <th scope="col">Providers</th>
-            <th scope="col">
-              <span class="sr-only">Publish</span>
-            </th>
-          </tr>
-        </thead>
+        <Heads
+          cols={[
+            'Key',
+            'Cost with the key / without',
+            numeric('Values'),
+            'Largest values',
+            'Providers',
+            { label: 'Publish', hidden: true },
+          ]}
+        />
         <tbody>
           {rows.map((c) => (
             <CandidateLine key={c.key} c={c} publish={publish} />

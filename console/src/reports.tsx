@@ -16,7 +16,7 @@ import {
   WEEKDAYS,
   widgetsText,
 } from './reports-shape';
-import { ArchivableList, BackLink, ErrorPage, ErrorText, Loaded } from './ui';
+import { ArchivableList, BackLink, ErrorPage, ErrorText, Heads, Loaded, numeric } from './ui';
 
 export function ReportList() {
   return (
@@ -221,19 +221,7 @@ function DeliveryTable({ items }: { items: Delivery[] }) {
   return (
     <div class="table-wrap">
       <table class="deliveries stack">
-        <thead>
-          <tr>
-            <th scope="col">Run</th>
-            <th scope="col">Trigger</th>
-            <th scope="col">Destination</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">
-              Attempts
-            </th>
-            <th scope="col">Sent</th>
-            <th scope="col">Error</th>
-          </tr>
-        </thead>
+        <Heads cols={['Run', 'Trigger', 'Destination', 'Status', numeric('Attempts'), 'Sent', 'Error']} />
         <tbody>
           {items.map((d) => (
             <tr key={`${d.runAt}|${d.destinationType}|${d.destination}`}>

@@ -15,6 +15,7 @@ import {
 } from '../../shared/charts/spec';
 import type { SeriesOut } from '../../shared/domain/queries/model';
 import type { ExplorerUrlState } from '../../shared/links';
+import { pickDashboardFields } from '../../shared/model/dashboards';
 import { type FigureFormat, figureFormat } from './chart-option';
 import { metricWords } from './words';
 
@@ -369,18 +370,7 @@ export function newWidget(existing: readonly Widget[], title: string, request: E
 /** The body of `PUT /dashboard-v2/{id}` (publish) that keeps everything and adds one widget. */
 export function publishBody(d: Dashboard, widget: Widget): Record<string, unknown> {
   return {
-    name: d.name,
-    description: d.description,
-    type: d.type,
-    teamId: d.teamId,
-    scopeId: d.scopeId,
-    metricId: d.metricId,
-    groupBy: d.groupBy,
-    datePreset: d.datePreset,
-    startDate: d.startDate,
-    endDate: d.endDate,
-    conditions: d.conditions,
-    currency: d.currency,
+    ...pickDashboardFields(d),
     widgets: [...d.widgets, widget],
     version: d.version,
   };

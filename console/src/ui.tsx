@@ -169,3 +169,27 @@ export function Causes({ causes }: { causes: { heading: string | null; lines: st
     </div>
   );
 }
+
+/** A column heading: its text, `num` for a right-aligned figure, `hidden` to name it for screen readers only. */
+export type Head = string | { label: string; num?: true; hidden?: true };
+
+/** A table's `<thead>`: one row of column headings (`scope="col"`). */
+export function Heads({ cols }: { cols: Head[] }) {
+  return (
+    <thead>
+      <tr>
+        {cols.map((c) => {
+          const h = typeof c === 'string' ? { label: c } : c;
+          return (
+            <th key={h.label} scope="col" class={h.num ? 'num' : undefined}>
+              {h.hidden ? <span class="sr-only">{h.label}</span> : h.label}
+            </th>
+          );
+        })}
+      </tr>
+    </thead>
+  );
+}
+
+/** A right-aligned figure's heading. */
+export const numeric = (label: string): Head => ({ label, num: true });

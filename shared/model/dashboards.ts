@@ -4,6 +4,33 @@ import type { VisibilityType } from './enum-schemas';
 /** The dashboard body fields other than `widgets`: metadata (name, type, team, scope) and context. */
 export type DashboardFields = Omit<DashboardBody, 'widgets'>;
 
+/** The names of `DashboardFields`, in the order records and bodies list them. */
+export const DASHBOARD_FIELD_NAMES = [
+  'name',
+  'description',
+  'type',
+  'teamId',
+  'scopeId',
+  'metricId',
+  'groupBy',
+  'datePreset',
+  'startDate',
+  'endDate',
+  'conditions',
+  'currency',
+] as const satisfies readonly (keyof DashboardFields)[];
+export type DashboardFieldName = (typeof DASHBOARD_FIELD_NAMES)[number];
+// Every field of the body is listed: a new one fails to compile here until it is.
+const everyField: [Exclude<keyof DashboardFields, DashboardFieldName>] extends [never] ? true : never = true;
+void everyField;
+
+/** The dashboard fields of a record or body (the service's, or the console's looser type), in order. */
+export function pickDashboardFields<T extends { [K in DashboardFieldName]: unknown }>(
+  d: T,
+): Pick<T, DashboardFieldName> {
+  return Object.fromEntries(DASHBOARD_FIELD_NAMES.map((k) => [k, d[k]])) as Pick<T, DashboardFieldName>;
+}
+
 /**
  * A dashboard as list reads return it: the metadata item, without widgets.
  * - `version` is the optimistic-locking counter: it grows on every write (publish, PATCH,

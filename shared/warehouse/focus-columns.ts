@@ -272,52 +272,39 @@ export type MetricId = keyof typeof METRIC_COLUMNS;
  * Built-in dimensions: FOCUS columns exposed under short names. Queries also accept the FOCUS
  * column name itself (`ProviderName`) for the same dimension.
  */
-export const BUILTIN_DIMENSIONS = [
-  { name: 'provider', column: 'ProviderName', label: 'Provider', groupTitle: 'Provider' },
-  { name: 'service', column: 'ServiceName', label: 'Service', groupTitle: 'Service' },
-  { name: 'service_category', column: 'ServiceCategory', label: 'Service category', groupTitle: 'Service' },
-  {
-    name: 'service_subcategory',
-    column: 'ServiceSubcategory',
-    label: 'Service subcategory',
-    groupTitle: 'Service',
-  },
-  { name: 'region', column: 'RegionId', label: 'Region', groupTitle: 'Location' },
-  { name: 'region_name', column: 'RegionName', label: 'Region name', groupTitle: 'Location' },
-  {
-    name: 'availability_zone',
-    column: 'AvailabilityZone',
-    label: 'Availability zone',
-    groupTitle: 'Location',
-  },
-  { name: 'billing_account', column: 'BillingAccountId', label: 'Billing account', groupTitle: 'Account' },
-  {
-    name: 'billing_account_name',
-    column: 'BillingAccountName',
-    label: 'Billing account name',
-    groupTitle: 'Account',
-  },
-  { name: 'sub_account', column: 'SubAccountId', label: 'Sub-account', groupTitle: 'Account' },
-  { name: 'sub_account_name', column: 'SubAccountName', label: 'Sub-account name', groupTitle: 'Account' },
-  { name: 'resource_type', column: 'ResourceType', label: 'Resource type', groupTitle: 'Resource' },
-  { name: 'resource_id', column: 'ResourceId', label: 'Resource', groupTitle: 'Resource' },
-  { name: 'charge_category', column: 'ChargeCategory', label: 'Charge category', groupTitle: 'Charge' },
-  { name: 'charge_class', column: 'ChargeClass', label: 'Charge class', groupTitle: 'Charge' },
-  { name: 'charge_frequency', column: 'ChargeFrequency', label: 'Charge frequency', groupTitle: 'Charge' },
-  { name: 'pricing_category', column: 'PricingCategory', label: 'Pricing category', groupTitle: 'Charge' },
-  {
-    name: 'commitment_discount_type',
-    column: 'CommitmentDiscountType',
-    label: 'Commitment discount type',
-    groupTitle: 'Charge',
-  },
-  { name: 'billing_currency', column: 'BillingCurrency', label: 'Billing currency', groupTitle: 'Charge' },
-  { name: 'consumed_unit', column: 'ConsumedUnit', label: 'Consumed unit', groupTitle: 'Usage' },
-  { name: 'publisher', column: 'PublisherName', label: 'Publisher', groupTitle: 'Provider' },
-  { name: 'invoice_issuer', column: 'InvoiceIssuerName', label: 'Invoice issuer', groupTitle: 'Provider' },
-] as const satisfies readonly { name: string; column: FocusColumn; label: string; groupTitle: string }[];
+export interface BuiltinDimension {
+  name: string;
+  column: FocusColumn;
+  label: string;
+  groupTitle: string;
+}
 
-export type BuiltinDimension = (typeof BUILTIN_DIMENSIONS)[number];
+export const BUILTIN_DIMENSIONS: readonly BuiltinDimension[] = (
+  [
+    ['provider', 'ProviderName', 'Provider', 'Provider'],
+    ['service', 'ServiceName', 'Service', 'Service'],
+    ['service_category', 'ServiceCategory', 'Service category', 'Service'],
+    ['service_subcategory', 'ServiceSubcategory', 'Service subcategory', 'Service'],
+    ['region', 'RegionId', 'Region', 'Location'],
+    ['region_name', 'RegionName', 'Region name', 'Location'],
+    ['availability_zone', 'AvailabilityZone', 'Availability zone', 'Location'],
+    ['billing_account', 'BillingAccountId', 'Billing account', 'Account'],
+    ['billing_account_name', 'BillingAccountName', 'Billing account name', 'Account'],
+    ['sub_account', 'SubAccountId', 'Sub-account', 'Account'],
+    ['sub_account_name', 'SubAccountName', 'Sub-account name', 'Account'],
+    ['resource_type', 'ResourceType', 'Resource type', 'Resource'],
+    ['resource_id', 'ResourceId', 'Resource', 'Resource'],
+    ['charge_category', 'ChargeCategory', 'Charge category', 'Charge'],
+    ['charge_class', 'ChargeClass', 'Charge class', 'Charge'],
+    ['charge_frequency', 'ChargeFrequency', 'Charge frequency', 'Charge'],
+    ['pricing_category', 'PricingCategory', 'Pricing category', 'Charge'],
+    ['commitment_discount_type', 'CommitmentDiscountType', 'Commitment discount type', 'Charge'],
+    ['billing_currency', 'BillingCurrency', 'Billing currency', 'Charge'],
+    ['consumed_unit', 'ConsumedUnit', 'Consumed unit', 'Usage'],
+    ['publisher', 'PublisherName', 'Publisher', 'Provider'],
+    ['invoice_issuer', 'InvoiceIssuerName', 'Invoice issuer', 'Provider'],
+  ] as const satisfies readonly (readonly [string, FocusColumn, string, string])[]
+).map(([name, column, label, groupTitle]) => ({ name, column, label, groupTitle }));
 
 /** Built-in dimensions whose value lists are not cached: one value per resource is no filter menu. */
 export const HIGH_CARDINALITY_DIMENSIONS: ReadonlySet<string> = new Set(['resource_id']);

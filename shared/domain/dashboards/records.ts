@@ -7,7 +7,7 @@ import {
 } from '../../db/dashboards-repo';
 import { log } from '../../log';
 import type { DashboardBody } from '../../model/dashboard-schemas';
-import type { DashboardFields, DashboardSummary } from '../../model/dashboards';
+import { type DashboardFields, type DashboardSummary, pickDashboardFields } from '../../model/dashboards';
 import { assertJsonSize } from './rules';
 
 // What the service stores and answers of a dashboard: its summary record, its fields, the JSON
@@ -18,18 +18,7 @@ export function present(d: DashboardSummary): DashboardSummary {
   return {
     id: d.id,
     organizationId: d.organizationId,
-    name: d.name,
-    description: d.description,
-    type: d.type,
-    teamId: d.teamId,
-    scopeId: d.scopeId,
-    metricId: d.metricId,
-    groupBy: d.groupBy,
-    datePreset: d.datePreset,
-    startDate: d.startDate,
-    endDate: d.endDate,
-    conditions: d.conditions,
-    currency: d.currency,
+    ...pickDashboardFields(d),
     widgetCount: d.widgetCount,
     version: d.version,
     publishedVersion: d.publishedVersion,
@@ -42,20 +31,7 @@ export function present(d: DashboardSummary): DashboardSummary {
 }
 
 export function fieldsOf(body: DashboardBody): DashboardFields {
-  return {
-    name: body.name,
-    description: body.description,
-    type: body.type,
-    teamId: body.teamId,
-    scopeId: body.scopeId,
-    metricId: body.metricId,
-    groupBy: body.groupBy,
-    datePreset: body.datePreset,
-    startDate: body.startDate,
-    endDate: body.endDate,
-    conditions: body.conditions,
-    currency: body.currency,
-  };
+  return pickDashboardFields(body);
 }
 
 /** The JSON stored as a saved version: every body field, widgets last. */
