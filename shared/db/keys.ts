@@ -260,6 +260,11 @@ export const keys = {
   }),
   dimensionCachePartPrefix: (kind: string, refreshId: string) => `CACHE#${kind}#${refreshId}#`,
   refreshStatus: (orgId: string): ItemKey => ({ pk: keys.dimensionsPartition(orgId), sk: 'REFRESH' }),
+  /** The explorer's forecasts of one request on one version of the data (a hash of both; TTL). */
+  forecastAnswer: (orgId: string, hash: string): ItemKey => ({
+    pk: keys.dimensionsPartition(orgId),
+    sk: `FORECAST#${hash}`,
+  }),
   /** Marks a refresh request as done, so a redelivered message is recognised (TTL). */
   refreshDone: (orgId: string, requestId: string): ItemKey => ({
     pk: keys.dimensionsPartition(orgId),

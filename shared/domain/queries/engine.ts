@@ -90,8 +90,13 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   if (forecast > 0 && dataThrough !== null) {
     // The forecast's code (the model, its backtests) is its own chunk, loaded by the first request
     // that asks for a forecast: answers without one never load it.
-    const { addForecast } = await import('./explorer-forecast');
-    await addForecast(run, primary.out, primary.done, primary.w, dataThrough, forecast);
+    const [{ addForecast }, store] = await Promise.all([
+      import('./explorer-forecast'),
+      ctx.forecastAnswers === undefined
+        ? import('./adapters/forecast-answers').then((m) => m.forecastAnswerStore)
+        : (ctx.forecastAnswers ?? undefined),
+    ]);
+    await addForecast(run, primary.out, primary.done, primary.w, dataThrough, forecast, store);
   }
   const visible = (qs: QueryOut[]) =>
     qs.filter((o) => request.queries.find((q) => q.name === o.name)?.visible !== false);

@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { remember } from '../../bounded-map';
+import { log } from '../../log';
 import type { AGGREGATORS, Query } from '../../model/query-model';
 import type { WhereRule } from '../../warehouse/warehouse-query';
 import { evaluateExpression } from '../common/expr/evaluate';
@@ -72,6 +74,20 @@ const HISTORY_ENTRIES = 32;
 const MAX_FORECAST_OPERANDS = 6;
 const SELECTION_ENTRIES = 5_000;
 
+/**
+ * Where a request's forecasts are kept for other processes (a DynamoDB item in AWS and locally:
+ * `adapters/forecast-answers.ts`): keyed by a hash of the request and the data's identity (the
+ * organisation's refresh and the ungrouped total's days), so another Lambda container asked the
+ * same on the same data answers what this one computed, without the groups' history read or the
+ * model. Best effort: a store that fails is logged and the forecast is computed.
+ */
+export interface ForecastAnswerStore {
+  get(orgId: string, hash: string): Promise<unknown>;
+  put(orgId: string, hash: string, answer: unknown): Promise<void>;
+}
+
+type Answer = Pick<SeriesOut, 'forecast' | 'forecastAccuracy'>[];
+
 /** Empties the forecast's caches (the benchmark's cold runs). */
 export function clearForecastCaches(): void {
   historyCache.clear();
@@ -91,6 +107,7 @@ export async function addForecast(
   w: Window,
   dataThrough: number,
   days: number,
+  store?: ForecastAnswerStore,
 ) {
   const aggBy = w.period.aggBy;
   if (aggBy === 'Hour' || days <= 0) return;
@@ -106,20 +123,29 @@ export async function addForecast(
       offset: 0,
     };
     const signature = JSON.stringify([run.ctx.orgId, query, run.ctx.currency, run.ctx.conditions, run.scope]);
-    const { daily, entry } =
-      query.type === 'cost'
-        ? await histories(run, query, out, day, signature)
-        : { daily: await rankedHistories(run, withoutWindow(query), out, day), entry: undefined };
-    const aggregator = query.type === 'metric' ? query.aggregator : 'SUM';
-    // The same data asked again for the same buckets: the forecasts made then.
     const asked = JSON.stringify([w.period, days, method, dataThrough, out.series.map((s) => s.group)]);
-    const before = entry?.answers.get(asked);
+    const known = query.type === 'cost' ? await historyTotal(run, query, out, day, signature) : undefined;
+    // The same data asked again for the same buckets: the forecasts made then, by this process or
+    // (kept in the store) another one.
+    const hash = known?.key ? answerHash(known.key, asked) : undefined;
+    const inMemory = known?.key ? historyCache.get(known.key)?.answers.get(asked) : undefined;
+    // Read from the store: objects of their own (JSON just parsed), so not copied again.
+    const before = inMemory
+      ? structuredClone(inMemory)
+      : hash && store
+        ? await storedAnswer(store, run.ctx.orgId, hash, out.series.length)
+        : undefined;
     if (before) {
       out.series.forEach((s, i) => {
-        Object.assign(s, structuredClone(before[i]));
+        Object.assign(s, before[i]);
       });
       continue;
     }
+    const { daily, entry } =
+      query.type === 'cost' && known
+        ? await histories(run, query, out, day, known)
+        : { daily: await rankedHistories(run, withoutWindow(query), out, day), entry: undefined };
+    const aggregator = query.type === 'metric' ? query.aggregator : 'SUM';
     const firstDay = ymd(day.starts[0] ?? from);
     out.series.forEach((s, i) => {
       const rows = { from: firstDay, values: daily[i] ?? [] };
@@ -135,10 +161,11 @@ export async function addForecast(
       s.forecast = f.points;
       s.forecastAccuracy = f.accuracy;
     });
-    entry?.answers.set(
-      asked,
-      out.series.map((s) => structuredClone({ forecast: s.forecast, forecastAccuracy: s.forecastAccuracy })),
+    const answer: Answer = out.series.map((s) =>
+      structuredClone({ forecast: s.forecast, forecastAccuracy: s.forecastAccuracy }),
     );
+    entry?.answers.set(asked, answer);
+    if (hash && store) await keepAnswer(store, run.ctx.orgId, hash, answer);
   }
   addFormulaForecasts(run, queries, aggBy);
 }
@@ -231,31 +258,47 @@ function addFormulaForecasts(run: Run, queries: QueryOut[], aggBy: AggBy): void 
   }
 }
 
+/** What is known of a cost query's history before its groups are read (see `historyTotal`). */
+interface KnownHistory {
+  base: CostQuery;
+  /** The ungrouped daily total over the history window. */
+  totalDays: (number | null)[];
+  /** How the groups' days are read: none needed, by a filter on the shown values, or ranked. */
+  read: 'total' | 'filtered' | 'ranked';
+  /** The dimension a filtered read filters on, and the shown groups' values. */
+  dim?: string;
+  shown?: string[];
+  /**
+   * The identity of the request's history on this data (request, shown groups, window, the
+   * organisation's last refresh and a fingerprint of the total's days); none for a ranked read.
+   */
+  key?: string;
+}
+
 /**
- * The daily history of each shown series of a cost query (in `out.series` order) over the `day`
- * window. The ungrouped daily total is read first (one cheap scan); for a query grouped by one
- * dimension the shown groups' days are then read with a filter on their values (no ranking over
- * the whole history) and `Other` is the total less them. Those per-group days are kept for the
- * same request on the same data: same total days (a fingerprint of them), same refresh of the
- * organisation's dimensions, same `dataThrough`. Queries grouped by several dimensions, by empty
- * values, or split by currency read every group ranked over the history, as before.
+ * The ungrouped daily total of a cost query over the `day` window (one cheap scan) and the
+ * identity of its history: same request, same shown groups, same window, same refresh of the
+ * organisation's data and dimensions, same total days. A query grouped by one dimension then
+ * reads its shown groups' days with a filter on their values (no ranking over the whole history,
+ * `Other` the total less them); one grouped by several dimensions, by empty values, or split by
+ * currency reads every group ranked over the history, as before, and has no identity.
  */
-async function histories(
+async function historyTotal(
   run: Run,
   q: CostQuery,
   out: QueryOut,
   day: Window,
   signature: string,
-): Promise<{ daily: (number | null)[][]; entry?: HistoryEntry }> {
+): Promise<KnownHistory> {
   const base = withoutWindow(q);
   const groupBy = groupByOf(q.groupBy);
   const dim = groupBy[0];
   const shown = out.series.filter((s) => !s.other).map((s) => (dim ? s.group[dim] : null));
   const total = await run.series({ ...base, groupBy: null }, day);
   const totalDays = total.groups[0]?.values ?? [];
-  if (!groupBy.length && !total.currencies) return { daily: out.series.map(() => totalDays) };
-  if (groupBy.length !== 1 || !dim || total.currencies || shown.some((v) => !v))
-    return { daily: await rankedHistories(run, base, out, day) };
+  const simple = !groupBy.length && !total.currencies;
+  if (!simple && (groupBy.length !== 1 || !dim || total.currencies || shown.some((v) => !v)))
+    return { base, totalDays, read: 'ranked' };
   const catalog = await warehouseCall('catalog', () => run.wh.catalog(run.ctx.orgId));
   const key = JSON.stringify([
     signature,
@@ -265,9 +308,32 @@ async function histories(
     catalog?.refreshedAt ?? null,
     seriesFingerprint(totalDays.map((v) => v ?? 0)),
   ]);
+  if (simple) return { base, totalDays, read: 'total', key };
+  return { base, totalDays, read: 'filtered', dim, shown: shown as string[], key };
+}
+
+/**
+ * The daily history of each shown series of a cost query (in `out.series` order) over the `day`
+ * window, from what `historyTotal` found. The shown groups' days of a filtered read are kept for
+ * the same request on the same data (its `key`).
+ */
+async function histories(
+  run: Run,
+  q: CostQuery,
+  out: QueryOut,
+  day: Window,
+  known: KnownHistory,
+): Promise<{ daily: (number | null)[][]; entry?: HistoryEntry }> {
+  const { base, totalDays, dim, key } = known;
+  if (known.read === 'total') {
+    const entry = key ? (historyCache.get(key) ?? { byValue: new Map(), answers: new Map() }) : undefined;
+    if (key && entry) remember(historyCache, key, entry, HISTORY_ENTRIES);
+    return { daily: out.series.map(() => totalDays), entry };
+  }
+  if (known.read === 'ranked' || !dim || !key) return { daily: await rankedHistories(run, base, out, day) };
   let entry = historyCache.get(key);
   if (!entry) {
-    const rule: WhereRule = { field: dim, operator: 'in', value: shown as string[] };
+    const rule: WhereRule = { field: dim, operator: 'in', value: known.shown ?? [] };
     const where = q.whereClause?.rules.length
       ? { combinator: 'and' as const, rules: [q.whereClause, rule] }
       : { combinator: 'and' as const, rules: [rule] };
@@ -293,6 +359,35 @@ async function histories(
     });
   });
   return { daily, entry };
+}
+
+/** The store's key of a request's forecasts on a history: SHA-256 of both identities. */
+function answerHash(historyKey: string, asked: string): string {
+  return createHash('sha256').update(historyKey).update('\u0000').update(asked).digest('hex');
+}
+
+/** A kept answer for `series` series, or undefined (none, not of that shape, or the store failed). */
+async function storedAnswer(
+  store: ForecastAnswerStore,
+  orgId: string,
+  hash: string,
+  series: number,
+): Promise<Answer | undefined> {
+  try {
+    const found = await store.get(orgId, hash);
+    return Array.isArray(found) && found.length === series ? (found as Answer) : undefined;
+  } catch (error) {
+    log.warn('forecast answer not read from the store: computed', { orgId, error });
+    return undefined;
+  }
+}
+
+async function keepAnswer(store: ForecastAnswerStore, orgId: string, hash: string, answer: Answer) {
+  try {
+    await store.put(orgId, hash, answer);
+  } catch (error) {
+    log.warn('forecast answer not kept in the store', { orgId, error });
+  }
 }
 
 /** Every group's history ranked over the whole history window, matched to the shown series. */

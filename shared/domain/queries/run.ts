@@ -14,6 +14,7 @@ import type { Expression } from '../common/expr/parse';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
 import { type BudgetQuery, budgetSeries } from './budget';
 import { CURRENCY_GROUP, type CurrencyPlan, CurrencyPlanner } from './conversion';
+import type { ForecastAnswerStore } from './explorer-forecast';
 import { type Computed, OTHER, type Window } from './model';
 import {
   type AggBy,
@@ -49,6 +50,11 @@ export interface ExplorerContext {
    * currency when the organisation has several (docs/currency.md).
    */
   currency?: string | null;
+  /**
+   * Where forecasts are kept for other processes (`ForecastAnswerStore`); unset: the table's
+   * (`adapters/forecast-answers.ts`); null: none (a benchmark without the table).
+   */
+  forecastAnswers?: ForecastAnswerStore | null;
 }
 
 type CostBatchQuery = Omit<CostSeriesQuery, 'metricId' | 'groupBy'>;

@@ -1,0 +1,8 @@
+import { readForecastAnswer, writeForecastAnswer } from '../../../db/forecast-answers-repo';
+import type { ForecastAnswerStore } from '../explorer-forecast';
+
+/** The explorer's adapter: forecasts kept in DynamoDB (docs/architecture.md, "Dependencies of the domain"). */
+export const forecastAnswerStore: ForecastAnswerStore = {
+  get: (orgId, hash) => readForecastAnswer(orgId, hash),
+  put: (orgId, hash, answer) => writeForecastAnswer(orgId, hash, answer).then(() => undefined),
+};

@@ -1,0 +1,144 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as v from 'valibot';
+import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
+import { readForecastAnswer } from '../../../shared/db/forecast-answers-repo';
+import { forecastAnswerStore } from '../../../shared/domain/queries/adapters/forecast-answers';
+import { runExplorer } from '../../../shared/domain/queries/engine';
+import {
+  clearForecastCaches,
+  type ForecastAnswerStore,
+} from '../../../shared/domain/queries/explorer-forecast';
+import { ExplorerRequestSchema } from '../../../shared/model/query-model';
+import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { queryNamed as only, costQuery as q } from '../../support/explorer';
+
+/**
+ * The explorer's forecasts kept across processes (docs/queries.md, "Forecast"): a second process
+ * (here: the in-process caches emptied) asked the same on the same data answers from the store,
+ * exactly what was computed, without computing; new data is a new answer.
+ */
+const warehouse = new DuckDbWarehouse();
+const run = Date.now().toString(36);
+const org = `org_fstore_${run}`;
+const dir = mkdtempSync(join(tmpdir(), 'forecast-store-'));
+const now = new Date('2024-11-25T12:00:00Z');
+
+/** The table's store, counting what it is asked and what it finds. */
+function counting() {
+  const seen = { gets: 0, hits: 0, puts: 0, hashes: new Set<string>() };
+  const store: ForecastAnswerStore = {
+    get: async (o, hash) => {
+      seen.gets++;
+      const found = await forecastAnswerStore.get(o, hash);
+      if (found !== undefined) seen.hits++;
+      return found;
+    },
+    put: async (o, hash, answer) => {
+      seen.puts++;
+      seen.hashes.add(hash);
+      await forecastAnswerStore.put(o, hash, answer);
+    },
+  };
+  return { store, seen };
+}
+
+const request = (groupBy?: string) =>
+  v.parse(ExplorerRequestSchema, {
+    period: {
+      startDate: '2024-11-01T00:00:00Z',
+      endDate: '2024-11-30T00:00:00Z',
+      aggBy: 'Week',
+      forecastDays: 14,
+    },
+    queries: [q('a', groupBy ? { groupBy } : {})],
+    ...(groupBy ? { limitOverride: 3 } : {}),
+  });
+
+const forecastsOf = (r: Awaited<ReturnType<typeof runExplorer>>) =>
+  only(r, 'a').series.map((s) => ({ group: s.group, forecast: s.forecast, accuracy: s.forecastAccuracy }));
+
+async function ingest(name: string, months: string[], until: string, seed: number) {
+  const path = join(dir, name);
+  await writeFocusCsv(path, {
+    seed,
+    months,
+    resourcesPerProvider: 3,
+    until,
+    accountPrefix: `fs${run}${seed}`,
+  });
+  await warehouse.ingestFile({ orgId: org, path, sourceName: name });
+  await warehouse.refreshFeatures(org, { labels: [], vdims: [], enrichments: [] }, 'full');
+}
+
+beforeAll(async () => {
+  await ingest(
+    'a.csv',
+    ['2024-05', '2024-06', '2024-07', '2024-08', '2024-09', '2024-10', '2024-11'],
+    '2024-11-20',
+    11,
+  );
+}, 180_000);
+
+describe('forecasts kept in the store', () => {
+  it.each([
+    ['grouped by service', 'service'],
+    ['ungrouped', undefined],
+  ])(
+    '%s: computed and kept once, then read back by another process as it was computed',
+    async (_label, groupBy) => {
+      const { store, seen } = counting();
+      clearForecastCaches();
+      const computed = await runExplorer(request(groupBy), { orgId: org, now, forecastAnswers: store });
+      expect(seen).toMatchObject({ gets: 1, hits: 0, puts: 1 });
+      const series = forecastsOf(computed);
+      expect(series.length).toBe(groupBy ? 4 : 1);
+      for (const s of series) expect(s.forecast?.length).toBeGreaterThan(0);
+      // The item holds exactly that answer.
+      const [hash] = [...seen.hashes];
+      expect(await readForecastAnswer(org, hash!)).toEqual(
+        series.map(({ forecast, accuracy }) => ({ forecast, forecastAccuracy: accuracy })),
+      );
+
+      // Another process: nothing in memory; the store answers, nothing is computed or written.
+      clearForecastCaches();
+      const again = await runExplorer(request(groupBy), { orgId: org, now, forecastAnswers: store });
+      expect(seen).toMatchObject({ gets: 2, hits: 1, puts: 1 });
+      expect(forecastsOf(again)).toEqual(series);
+      // And without any store the model gives the same figures.
+      clearForecastCaches();
+      const fresh = await runExplorer(request(groupBy), { orgId: org, now, forecastAnswers: null });
+      expect(forecastsOf(fresh)).toEqual(series);
+    },
+    120_000,
+  );
+
+  it('new data is a new answer: the kept one is not read for it', async () => {
+    const { store, seen } = counting();
+    clearForecastCaches();
+    const before = await runExplorer(request('service'), { orgId: org, now, forecastAnswers: store });
+    expect(seen.hits).toBe(1);
+    await ingest('b.csv', ['2024-11'], '2024-11-20', 12);
+    clearForecastCaches();
+    const after = await runExplorer(request('service'), { orgId: org, now, forecastAnswers: store });
+    expect(seen).toMatchObject({ gets: 2, hits: 1, puts: 1 });
+    expect(forecastsOf(after)).not.toEqual(forecastsOf(before));
+  }, 180_000);
+
+  it('a store that fails is not an error: the forecast is computed', async () => {
+    const broken: ForecastAnswerStore = {
+      get: async () => {
+        throw new Error('table unavailable');
+      },
+      put: async () => {
+        throw new Error('table unavailable');
+      },
+    };
+    clearForecastCaches();
+    const res = await runExplorer(request('service'), { orgId: org, now, forecastAnswers: broken });
+    clearForecastCaches();
+    const fresh = await runExplorer(request('service'), { orgId: org, now, forecastAnswers: null });
+    expect(forecastsOf(res)).toEqual(forecastsOf(fresh));
+  }, 120_000);
+});
