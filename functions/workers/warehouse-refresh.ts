@@ -2,6 +2,8 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { loadEnrichments } from '../../shared/domain/billing/enrichment-source';
 import { runRefresh } from '../../shared/domain/billing/refresh';
 import { parseRefreshRequest } from '../../shared/domain/billing/refresh-request';
+import { keepForecastsDeps } from '../../shared/domain/queries/adapters/keep-forecasts';
+import { keepDashboardForecasts } from '../../shared/domain/queries/keep-forecasts';
 import { log, withInvocationLogContext } from '../../shared/log';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
 import { processPartialResponse } from '../../shared/workers/batch';
@@ -10,7 +12,9 @@ import { processPartialResponse } from '../../shared/workers/batch';
  * Consumer of `warehouse-refresh` (sent through the outbox by publishes and ingestions). Each
  * message is refreshed on its own; a failure is reported for that message only (partial batch
  * response), so SQS retries it and finally moves it to the DLQ. A message that cannot be parsed
- * fails the same way and ends in the DLQ.
+ * fails the same way and ends in the DLQ. After a refresh the forecasts of the organisation's
+ * dashboards are computed and kept (`keepDashboardForecasts`); one that fails is logged, never a
+ * failed refresh.
  */
 async function run(event: SQSEvent): Promise<SQSBatchResponse> {
   const warehouse = await getWarehouse();
@@ -19,11 +23,17 @@ async function run(event: SQSEvent): Promise<SQSBatchResponse> {
     async (record) => {
       const request = parseRefreshRequest(record.body);
       const outcome = await runRefresh(request, { warehouse, loadEnrichments, now: () => new Date() });
+      // New data: the dashboards' forecasts computed now, kept for whoever opens them first.
+      const forecasts =
+        outcome === 'refreshed'
+          ? await keepDashboardForecasts(request.orgId, keepForecastsDeps())
+          : undefined;
       log.info('warehouse refresh', {
         orgId: request.orgId,
         requestId: request.requestId,
         mode: request.mode,
         outcome,
+        forecasts,
       });
     },
     { failureMessage: 'warehouse refresh message failed' },

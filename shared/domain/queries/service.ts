@@ -5,6 +5,7 @@ import type { Dashboard } from '../../model/dashboards';
 import type { WhereClause } from '../../warehouse/warehouse-query';
 import { readDashboard } from '../dashboards/service';
 import { runExplorer } from './engine';
+import type { ForecastAnswerStore } from './explorer-forecast';
 import type { ExplorerResult } from './model';
 import type { ExplorerBodyInput } from './schemas';
 import { filtersAsWhere } from './scopes';
@@ -54,7 +55,7 @@ export async function widgetData(
 export function runDashboardWidget(
   dashboard: Dashboard,
   widget: Dashboard['widgets'][number],
-  ctx: { orgId: string; timeZone: string; now?: Date },
+  ctx: { orgId: string; timeZone: string; now?: Date; forecastAnswers?: ForecastAnswerStore | null },
 ): Promise<ExplorerResult> {
   return runExplorer(widget.source.request, {
     orgId: ctx.orgId,
@@ -68,5 +69,6 @@ export function runDashboardWidget(
     },
     timeZone: ctx.timeZone,
     ...(ctx.now ? { now: ctx.now } : {}),
+    ...(ctx.forecastAnswers !== undefined ? { forecastAnswers: ctx.forecastAnswers } : {}),
   });
 }
