@@ -1,6 +1,12 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  type AlarmProps,
+  ComparisonOperator,
+  MathExpression,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -47,24 +53,18 @@ export class ServiceAlarms extends Construct {
 
   /** A dead-letter queue (or failure queue) holds a message: something failed for good. */
   queueNotEmpty(scope: Construct, id: string, queue: IQueue, what: string): Alarm {
-    const alarm = new Alarm(scope, id, {
+    return this.alarm(scope, id, {
       alarmDescription: `${what} is not empty: a message failed every attempt (inspect it, fix the cause, redrive)`,
       metric: queue.metricApproximateNumberOfMessagesVisible({
         period: Duration.minutes(1),
         statistic: 'Maximum',
       }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    alarm.addAlarmAction(this.action);
-    return alarm;
   }
 
   /** The oldest message of a work queue has waited longer than `seconds`: its worker is behind or failing. */
   oldestMessage(scope: Construct, id: string, queue: IQueue, what: string, seconds: number): Alarm {
-    const alarm = new Alarm(scope, id, {
+    return this.alarm(scope, id, {
       alarmDescription: `The oldest message of ${what} has waited more than ${seconds} s`,
       metric: queue.metricApproximateAgeOfOldestMessage({
         period: Duration.minutes(5),
@@ -73,10 +73,7 @@ export class ServiceAlarms extends Construct {
       threshold: seconds,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 2,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    alarm.addAlarmAction(this.action);
-    return alarm;
   }
 
   /**
@@ -86,7 +83,7 @@ export class ServiceAlarms extends Construct {
    */
   functionAlarm(scope: Construct, id: string, fn: IFunction, what: string): Alarm {
     const period = Duration.minutes(5);
-    const alarm = new Alarm(scope, id, {
+    return this.alarm(scope, id, {
       alarmDescription: `${what}: errors or throttles`,
       metric: new MathExpression({
         expression: 'errors + throttles',
@@ -97,19 +94,13 @@ export class ServiceAlarms extends Construct {
         period,
         label: 'errors + throttles',
       }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    alarm.addAlarmAction(this.action);
-    return alarm;
   }
 
   /** More than `API_5XX_PERCENT` % of the API's answers were 5xx in five minutes (with enough traffic). */
   api5xxRate(scope: Construct, id: string, api: HttpApi): Alarm {
     const period = Duration.minutes(5);
-    const alarm = new Alarm(scope, id, {
+    return this.alarm(scope, id, {
       alarmDescription: `More than ${API_5XX_PERCENT} % of HTTP API answers were 5xx in five minutes`,
       metric: new MathExpression({
         expression: `IF(requests >= ${API_5XX_MIN_REQUESTS}, 100 * errors / requests, 0)`,
@@ -122,8 +113,25 @@ export class ServiceAlarms extends Construct {
       }),
       threshold: API_5XX_PERCENT,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+  }
+
+  /**
+   * An alarm that notifies the topic: by default when the metric is at least 1 in one period,
+   * missing data counting as fine.
+   */
+  private alarm(
+    scope: Construct,
+    id: string,
+    props: Omit<AlarmProps, 'threshold' | 'evaluationPeriods'> &
+      Partial<Pick<AlarmProps, 'threshold' | 'evaluationPeriods'>>,
+  ): Alarm {
+    const alarm = new Alarm(scope, id, {
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
+      ...props,
     });
     alarm.addAlarmAction(this.action);
     return alarm;

@@ -13,19 +13,13 @@ import {
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import {
-  BlockPublicAccess,
-  Bucket,
-  BucketEncryption,
-  type CfnBucket,
-  type IBucket,
-  ObjectOwnership,
-} from 'aws-cdk-lib/aws-s3';
+import type { Bucket, CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { CONSOLE_DIR, writeConsoleSync } from '../../console/bundle';
 import { MESSAGE_IMAGES_PREFIX } from '../../shared/cloud/message-images';
+import { privateBucket } from './private-bucket';
 
 /** Days a published message image is kept (the bucket's lifecycle rule): a year of message history. */
 export const MESSAGE_IMAGE_DAYS = 365;
@@ -99,12 +93,7 @@ export class ConsoleHosting extends Construct {
   constructor(scope: Construct, id: string, props: ConsoleHostingProps) {
     super(scope, id);
 
-    this.bucket = new Bucket(this, 'Files', {
-      encryption: BucketEncryption.S3_MANAGED,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
+    this.bucket = privateBucket(this, 'Files', {
       serverAccessLogsBucket: props.accessLogsBucket,
       serverAccessLogsPrefix: 'console/',
       // Build output only: a new deploy writes it again.
@@ -159,12 +148,7 @@ export class ConsoleHosting extends Construct {
 
     // Message images: private like the files, read through the same distribution (no credential;
     // each name is 32 random bytes), written by the notify worker only, gone after a year.
-    this.messageImages = new Bucket(this, 'MessageImages', {
-      encryption: BucketEncryption.S3_MANAGED,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
+    this.messageImages = privateBucket(this, 'MessageImages', {
       serverAccessLogsBucket: props.accessLogsBucket,
       serverAccessLogsPrefix: `${MESSAGE_IMAGES_PREFIX}/`,
       lifecycleRules: [{ id: 'ExpireMessageImages', expiration: Duration.days(MESSAGE_IMAGE_DAYS) }],

@@ -12,20 +12,14 @@ import {
 import { CfnWorkGroup } from 'aws-cdk-lib/aws-athena';
 import { CfnDatabase, CfnTable } from 'aws-cdk-lib/aws-glue';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import {
-  BlockPublicAccess,
-  Bucket,
-  BucketEncryption,
-  type CfnBucket,
-  EventType,
-  ObjectOwnership,
-} from 'aws-cdk-lib/aws-s3';
+import { type Bucket, type CfnBucket, EventType } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CONTRACT_COMMITMENTS_PREFIX } from '../../shared/warehouse/athena/sql';
 import { CONTRACT_COMMITMENT_TABLE_COLUMNS, glueColumns } from '../../shared/warehouse/focus-columns';
 import { REPLACED_PREFIX, RESTORABLE_DAYS } from '../../shared/warehouse/ingest/replacements';
 import type { DeployStage } from './deploy-config';
+import { privateBucket } from './private-bucket';
 import type { ServiceFunction } from './service-function';
 
 /** Prefix the ingest pipeline receives raw exports under (S3 notifications fire for it). */
@@ -96,12 +90,7 @@ export class Warehouse extends Construct {
 
   /** The server-access-log target of the other buckets. */
   private accessLogs(): Bucket {
-    const bucket = new Bucket(this, 'AccessLogs', {
-      encryption: BucketEncryption.S3_MANAGED,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
+    const bucket = privateBucket(this, 'AccessLogs', {
       lifecycleRules: [{ expiration: Duration.days(90) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -149,13 +138,8 @@ export class Warehouse extends Construct {
       }),
     );
 
-    const bucket = new Bucket(this, 'BillingBucket', {
+    const bucket = privateBucket(this, 'BillingBucket', {
       bucketName: billingBucketName,
-      encryption: BucketEncryption.S3_MANAGED,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
       versioned: true,
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'billing/',
@@ -184,12 +168,7 @@ export class Warehouse extends Construct {
 
   /** Athena's results: encrypted, kept a week. */
   private results(): Bucket {
-    return new Bucket(this, 'AthenaResults', {
-      encryption: BucketEncryption.S3_MANAGED,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
+    return privateBucket(this, 'AthenaResults', {
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'athena-results/',
       lifecycleRules: [
