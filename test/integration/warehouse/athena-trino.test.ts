@@ -20,6 +20,7 @@ import type {
 import { AthenaEmulator } from '../../support/athena-emulator';
 import { CUR2_HEADER, csvText, curCommitmentLines } from '../../support/commitment-exports';
 import { assertPartitioned, assertTrino } from '../../support/trino';
+import { entry } from '../../unit/enrichments/fixtures';
 import { csv, DEPRECATED_IN_1_3, underContract } from './focus-rows';
 import {
   azureDaily,
@@ -138,13 +139,6 @@ const everyOperator: WhereClause = {
     { field: 'charge_category', operator: 'notNull', value: [] },
   ],
 };
-
-/** An enrichment entry (built from pairs: a literal `then` key reads as a thenable to the linter). */
-const entry = (key: string, values: Record<string, string>) =>
-  Object.fromEntries([
-    ['key', key],
-    ['then', values],
-  ]) as FeatureModel['enrichments'][number]['entries'][number];
 
 const model: FeatureModel = {
   labels: [

@@ -3,6 +3,7 @@ import { runRefresh } from '../../../shared/domain/billing/refresh';
 import { listDimensions } from '../../../shared/domain/dimensions/service';
 import type { EnrichmentFeature } from '../../../shared/model/view-features';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { entry } from '../../unit/enrichments/fixtures';
 import {
   type CsvRow,
   close,
@@ -22,14 +23,6 @@ const accounts = [...new Set(sample.map((r) => r.SubAccountId).filter((a): a is 
   0,
   3,
 );
-
-/** An enrichment entry; `then` is the spec's field name (built here so no literal holds a `then`). */
-function entry(key: string, values: Record<string, string>): EnrichmentFeature['entries'][number] {
-  return Object.fromEntries([
-    ['key', key],
-    ['then', values],
-  ]) as EnrichmentFeature['entries'][number];
-}
 
 /** Applied in priority order (the store returns them sorted): 5, 10, 20; one broken document. */
 const enrichments: EnrichmentFeature[] = [
