@@ -1,10 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
+import { generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
+import { writeFocusCsv } from '../support/daily-focus';
 import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -35,7 +34,6 @@ beforeAll(async () => {
   const months = [1, 0].map((o) =>
     ymd(Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth() - o, 1)).slice(0, 7),
   );
-  const file = join(mkdtempSync(join(tmpdir(), 'budget-link-')), 'focus_budget_link.csv');
   const generated = generateFocusRows({
     seed: 3131,
     months,
@@ -44,10 +42,7 @@ beforeAll(async () => {
     until: ymd(today - DAY_MS),
     accountPrefix: `bl${run}`,
   });
-  writeFileSync(
-    file,
-    `${[FOCUS_HEADER.map((h) => `"${h}"`).join(','), ...[...generated].map(csvLine)].join('\n')}\n`,
-  );
+  const file = writeFocusCsv(generated, 'focus_budget_link.csv');
   rows = readCsv(file);
   ingestOk(orgId, file);
 }, 600_000);

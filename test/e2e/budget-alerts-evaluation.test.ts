@@ -1,7 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
+import { generateFocusRows } from '../../infra/local/demo-data/generator';
 import type { RootCauses } from '../../shared/model/alerts';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import {
@@ -14,6 +11,7 @@ import {
   teamsTo,
 } from '../support/alert-messages';
 import { ingestOk } from '../support/cli';
+import { writeFocusCsv } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
@@ -133,11 +131,7 @@ beforeAll(async () => {
     until: ymd(today - DAY_MS),
     accountPrefix: `ba${run}`,
   });
-  const file = join(mkdtempSync(join(tmpdir(), 'budget-alerts-')), 'focus_budget_alerts.csv');
-  writeFileSync(
-    file,
-    `${[FOCUS_HEADER.map((h) => `"${h}"`).join(','), ...[...generated].map(csvLine)].join('\n')}\n`,
-  );
+  const file = writeFocusCsv(generated, 'focus_budget_alerts.csv');
   rows = readCsv(file);
   ingestOk(orgId, file);
 

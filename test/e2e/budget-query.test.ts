@@ -1,9 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
+import { generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk } from '../support/cli';
+import { writeFocusCsv } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
@@ -120,9 +118,7 @@ beforeAll(async () => {
     until: ymd(dayMs(ymd(now.getTime())) - DAY_MS),
     accountPrefix: `bq${run}`,
   });
-  const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(','), ...[...generated].map(csvLine)];
-  const file = join(mkdtempSync(join(tmpdir(), 'budget-query-')), 'focus_budget_query.csv');
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  const file = writeFocusCsv(generated, 'focus_budget_query.csv');
   rows = readCsv(file);
   expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
   service = [...new Set(rows.map((r) => String(r.ServiceName)))].sort()[0]!;

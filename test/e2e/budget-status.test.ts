@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
+import { FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk as ingestCli } from '../support/cli';
+import { writeFocusCsv } from '../support/daily-focus';
 import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -82,9 +83,7 @@ beforeAll(async () => {
     until: ymd(Date.parse(`${ymd(now.getTime())}T00:00:00Z`) - DAY_MS),
     accountPrefix: `bs${run}`,
   });
-  const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(','), ...[...generated].map(csvLine)];
-  const file = join(mkdtempSync(join(tmpdir(), 'budget-status-')), 'focus_budget.csv');
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  const file = writeFocusCsv(generated, 'focus_budget.csv');
   rows = readCsv(file);
   expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
   ingestCli(orgId, file);
