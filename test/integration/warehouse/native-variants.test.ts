@@ -72,6 +72,20 @@ const awsLineStart = (period: string, type: string, d: string, code: string, mil
   code,
 ];
 
+/** The warehouse's cost of `org` per day and service is the CUR 1.0 lines' `cost` per usage day and product. */
+async function expectCur1Sums(org: string, parsed: CsvRow[], cost: (r: CsvRow) => number) {
+  expectSameSums(
+    await dailyByService(warehouse, org),
+    sumsOf(
+      parsed.map((r) => ({
+        day: day(r['lineItem/UsageStartDate']),
+        service: String(r['product/ProductName'] ?? r['lineItem/ProductCode']),
+        cost: cost(r),
+      })),
+    ),
+  );
+}
+
 /** A CUR line's billed cost: its net unblended cost where it has one, else its unblended cost. */
 const billedBy =
   (net: string, unblended: string) =>
@@ -120,16 +134,7 @@ describe('AWS CUR variants', () => {
     expect(parsed).toHaveLength(raw.length);
     const org = `org_var_cur1_${run}`;
     expect((await ingest(org, path)).rows).toBe(raw.length);
-    expectSameSums(
-      await dailyByService(warehouse, org),
-      sumsOf(
-        parsed.map((r) => ({
-          day: day(r['lineItem/UsageStartDate']),
-          service: String(r['product/ProductName'] ?? r['lineItem/ProductCode']),
-          cost: num(r['lineItem/UnblendedCost']),
-        })),
-      ),
-    );
+    await expectCur1Sums(org, parsed, (r) => num(r['lineItem/UnblendedCost']));
     const [described] = await withConnection((c) =>
       query(
         c,
@@ -266,16 +271,7 @@ describe('AWS CUR variants', () => {
     await ingest(org, write('cur1-types.csv', text));
     // BilledCost is the net unblended cost where the line has one, else the unblended cost.
     const billed = billedBy('lineItem/NetUnblendedCost', 'lineItem/UnblendedCost');
-    expectSameSums(
-      await dailyByService(warehouse, org),
-      sumsOf(
-        parsed.map((r) => ({
-          day: day(r['lineItem/UsageStartDate']),
-          service: String(r['product/ProductName'] ?? r['lineItem/ProductCode']),
-          cost: billed(r),
-        })),
-      ),
-    );
+    await expectCur1Sums(org, parsed, billed);
     for (const [column, key] of [
       ['resourceTags/user:Name', 'Name'],
       ['resourceTags/user:name', 'name'],
