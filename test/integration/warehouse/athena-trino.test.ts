@@ -140,6 +140,18 @@ const everyOperator: WhereClause = {
   ],
 };
 
+/** `answer` fails with a MissingRateError for USD to EUR on 2024-09-14 (a day left without a rate). */
+async function expectNoRateOn14th(answer: Promise<unknown>): Promise<void> {
+  const missing = await answer.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(missing).toBeInstanceOf(MissingRateError);
+  expect((missing as MissingRateError).body().error).toMatch(
+    /^No exchange rate for USD to EUR on 2024-09-14 /,
+  );
+}
+
 const model: FeatureModel = {
   labels: [
     {
@@ -355,22 +367,15 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
       );
     }
     const gap = { ...conversion, factors: conversion.factors.filter((f) => f.day !== '2024-09-14') };
-    const missing = await athena
-      .costSeries({
+    await expectNoRateOn14th(
+      athena.costSeries({
         orgId: org,
         metricId: 'cost',
         groupBy: null,
         granularity: 'Month',
         ...SEPTEMBER,
         conversion: gap,
-      })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    expect(missing).toBeInstanceOf(MissingRateError);
-    expect((missing as MissingRateError).body().error).toMatch(
-      /^No exchange rate for USD to EUR on 2024-09-14 /,
+      }),
     );
   });
 
@@ -509,16 +514,8 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expect(v.result.values).toEqual(dv.values.map((x) => ({ ...x, cost: expect.closeTo(x.cost, 6) })));
 
     const gap = { ...conversion, factors: conversion.factors.filter((f) => f.day !== '2024-09-14') };
-    for (const w of [athena, duck] as WarehousePort[]) {
-      const missing = await w.candidateAggregates(org, months, 3, gap).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(missing).toBeInstanceOf(MissingRateError);
-      expect((missing as MissingRateError).body().error).toMatch(
-        /^No exchange rate for USD to EUR on 2024-09-14 /,
-      );
-    }
+    for (const w of [athena, duck] as WarehousePort[])
+      await expectNoRateOn14th(w.candidateAggregates(org, months, 3, gap));
   });
 
   it('tag keys as exported: " org" and "org" apart, odd keys bound safely, a label merging both; Athena = DuckDB = raw rows', async () => {
@@ -822,19 +819,30 @@ describe('Athena ingestion: one object per billing month and source (provider, b
     ...(withSecondPayer ? prefixed('AWS|999988887777', curDaily(secondPayer.rows)) : []),
     ...prefixed('Microsoft|12345678', azureDaily(azure.rows)),
   ];
+  /**
+   * The month of `orgId` holds `objects` (that many, or exactly these names), and its November cost
+   * is the CUR's `curRows` (with the second payer's if asked) and the Azure export's.
+   */
+  async function expectMonth(
+    orgId: string,
+    objects: number | string[],
+    curRows: CsvRow[],
+    withSecondPayer: boolean,
+  ) {
+    if (typeof objects === 'number') expect(objectsOf(orgId)).toHaveLength(objects);
+    else expect(objectsOf(orgId)).toEqual(objects);
+    expectSums(await daily(orgId), expected(curRows, withSecondPayer));
+  }
 
   it('keeps a CUR and an Azure export of one month; a corrected CUR or another payer account touches only its own', async () => {
     const orgId = `org_trino_src_${run}`;
     await ingest(orgId, cur);
     await ingest(orgId, azure);
-    expect(objectsOf(orgId)).toHaveLength(2);
-    expectSums(await daily(orgId), expected(cur.rows, false));
+    await expectMonth(orgId, 2, cur.rows, false);
     await ingest(orgId, corrected);
-    expect(objectsOf(orgId)).toHaveLength(2);
-    expectSums(await daily(orgId), expected(corrected.rows, false));
+    await expectMonth(orgId, 2, corrected.rows, false);
     await ingest(orgId, secondPayer);
-    expect(objectsOf(orgId)).toHaveLength(3);
-    expectSums(await daily(orgId), expected(corrected.rows, true));
+    await expectMonth(orgId, 3, corrected.rows, true);
   });
 
   it('a month written as one data.parquet keeps it: its sources are replaced inside it, new sources get objects', async () => {
@@ -856,23 +864,19 @@ describe('Athena ingestion: one object per billing month and source (provider, b
       ),
     );
     emulator.setObject(`${folder(orgId)}data.parquet`, readFileSync(legacy));
-    expect(objectsOf(orgId)).toEqual(['data.parquet']);
-    expectSums(await daily(orgId), expected(cur.rows, false));
+    await expectMonth(orgId, ['data.parquet'], cur.rows, false);
 
     // A corrected CUR replaces the AWS rows inside data.parquet (one conditional PutObject).
     const before = emulator.objects.get(`${folder(orgId)}data.parquet`);
     await ingest(orgId, corrected);
-    expect(objectsOf(orgId)).toEqual(['data.parquet']);
     expect(emulator.objects.get(`${folder(orgId)}data.parquet`)).not.toBe(before);
-    expectSums(await daily(orgId), expected(corrected.rows, false));
+    await expectMonth(orgId, ['data.parquet'], corrected.rows, false);
     // Another payer account was not in data.parquet: it gets its own object.
     await ingest(orgId, secondPayer);
-    expect(objectsOf(orgId)).toHaveLength(2);
-    expectSums(await daily(orgId), expected(corrected.rows, true));
+    await expectMonth(orgId, 2, corrected.rows, true);
     // And a re-ingestion of the Azure file replaces it inside data.parquet, nothing doubles.
     await ingest(orgId, azure);
-    expect(objectsOf(orgId)).toHaveLength(2);
-    expectSums(await daily(orgId), expected(corrected.rows, true));
+    await expectMonth(orgId, 2, corrected.rows, true);
   });
 
   it('a data.parquet changed between read and write is not overwritten (412), so the ingestion is retried', async () => {
