@@ -1,6 +1,12 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import {
+  CONSOLE_SIZES,
+  closeCheckedPage,
+  openConsole,
+  sidewaysScroll,
+  suiteBrowser,
+} from '../support/browser';
 import { freshOrgForSuite } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -144,8 +150,5 @@ for (const size of CONSOLE_SIZES)
     );
     expect([after.body.thresholds.map((t) => t.value), after.body.archivedAt !== null]).toEqual([[90], true]);
 
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `budget-edit-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `budget-edit-${size.name}.png`));
   }, 300_000);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage, openConsole, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import { writeFocusCsv } from '../support/daily-focus';
 import { consoleMoney } from '../support/explorer';
@@ -146,9 +146,6 @@ it("follows a budget alert's link to the budget's month, its figures summed from
         Math.round(actual * 1.5) * 0.5,
       )}`,
     );
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `budget-link-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `budget-link-${size.name}.png`));
   }
 }, 600_000);

@@ -2,7 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csv, usage, valid } from '../integration/warehouse/focus-rows';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import {
+  CONSOLE_SIZES,
+  closeCheckedPage,
+  openConsole,
+  sidewaysScroll,
+  suiteBrowser,
+} from '../support/browser';
 import { ingestOk } from '../support/cli';
 import { freshOrgForSuite } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -75,9 +81,6 @@ it("lists the uploads and shows an upload's conformance report with the failing 
     const cells = await failing.locator('table.samples tbody td').allTextContents();
     expect(cells[0]).toBe('4');
     if (head.includes('ChargeCategory')) expect(cells[head.indexOf('ChargeCategory')]).toBe('Refund');
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `upload-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `upload-${size.name}.png`));
   }
 }, 600_000);

@@ -6,7 +6,7 @@ import { putEvaluation } from '../../shared/db/alerts-repo';
 import type { AlertEvaluation } from '../../shared/model/alerts';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import { usd as msgUsd } from '../support/alert-messages';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage, launchChromium, openConsole } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import { writeFocusCsv } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
@@ -112,10 +112,7 @@ it('opens on the last 3 months by service, that view in its address, figures sum
         ...last3.map((m) => usd(billed(m, service))),
         usd(last3.reduce((a, m) => a + billed(m, service), 0)),
       ]);
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `explorer-default-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-default-${size.name}.png`));
   }
 }, 300_000);
 
@@ -155,10 +152,7 @@ it('compares with the previous period: its total, the change and the % change, t
     expect(await page.isChecked('form.explorer label:has-text("Compare to previous period") input')).toBe(
       true,
     );
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `explorer-compare-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-compare-${size.name}.png`));
   }
 }, 300_000);
 
@@ -194,10 +188,7 @@ it('draws a forecast with its accuracy as the API measured it', async () => {
     expect(notes).toHaveLength(expected.length);
     for (const [i, e] of expected.entries()) expect(notes[i]).toContain(e);
     await page.waitForSelector('.result .chart[data-plot]', { timeout: 30_000 });
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `explorer-forecast-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-forecast-${size.name}.png`));
   }
 }, 300_000);
 
@@ -268,9 +259,6 @@ it("shows a firing's top contributors in the alert's history, nothing for an ent
       );
     });
     expect(await plain!.locator('td[data-label="Top contributors"]').textContent()).toBe('—');
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `alert-causes-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `alert-causes-${size.name}.png`));
   }
 }, 300_000);
