@@ -71,6 +71,9 @@ const billed = (month: string, service?: string) =>
     .filter((r) => service === undefined || r.ServiceName === service)
     .reduce((a, r) => a + num(r.BilledCost), 0);
 
+/** Billed cost of the raw rows over the `months`, all or of one service. */
+const billedOver = (months: string[], service?: string) => months.reduce((a, m) => a + billed(m, service), 0);
+
 const services = () => [...new Set(rows.map((r) => String(r.ServiceName)))];
 
 /** The explorer's result table: header cells, and each row's cells by its first one. */
@@ -104,13 +107,13 @@ it('opens on the last 3 months by service, that view in its address, figures sum
     );
     const { head, body } = await resultTable(page);
     expect(head).toEqual(['Series', ...last3.map(monthWords), 'Total']);
-    const total = last3.reduce((a, m) => a + billed(m), 0);
+    const total = billedOver(last3);
     expect(body.Total).toEqual(['Total', ...last3.map((m) => usd(billed(m))), usd(total)]);
     for (const service of services())
       expect(body[service]).toEqual([
         service,
         ...last3.map((m) => usd(billed(m, service))),
-        usd(last3.reduce((a, m) => a + billed(m, service), 0)),
+        usd(billedOver(last3, service)),
       ]);
     await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-default-${size.name}.png`));
   }
@@ -129,8 +132,8 @@ it('compares with the previous period: its total, the change and the % change, t
     expect(new URL(page.url()).hash).toContain('&compare=1');
     const { head, body } = await resultTable(page);
     expect(head.slice(-4)).toEqual(['Total', 'Previous period', 'Change', '% change']);
-    const now = last3.reduce((a, m) => a + billed(m), 0);
-    const before = before3.reduce((a, m) => a + billed(m), 0);
+    const now = billedOver(last3);
+    const before = billedOver(before3);
     const pct = ((now - before) / before) * 100;
     expect(body.Total!.slice(-4)).toEqual([
       usd(now),
@@ -139,8 +142,8 @@ it('compares with the previous period: its total, the change and the % change, t
       `${pct > 0 ? '+' : ''}${pct.toFixed(1)}%`,
     ]);
     const top = services()[0]!;
-    const sNow = last3.reduce((a, m) => a + billed(m, top), 0);
-    const sBefore = before3.reduce((a, m) => a + billed(m, top), 0);
+    const sNow = billedOver(last3, top);
+    const sBefore = billedOver(before3, top);
     expect(body[top]!.slice(-3)).toEqual([
       usd(sBefore),
       signedUsd(sNow - sBefore),
