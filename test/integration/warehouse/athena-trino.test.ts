@@ -110,6 +110,16 @@ function expectSameSeries(athenaRows: SeriesRow[], duckRows: SeriesRow[]): void 
   });
 }
 
+/**
+ * The cost series of `q` from Athena (Trino SQL reading September's partitions only), checked
+ * equal to DuckDB's; answers Athena's call as `checked` does.
+ */
+async function septemberSeries(q: CostSeriesQuery) {
+  const athenaSeries = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
+  expectSameSeries(athenaSeries.result, await duck.costSeries(q));
+  return athenaSeries;
+}
+
 /** One rule of each operator, nested groups, a negated group, quotes in values. */
 const everyOperator: WhereClause = {
   combinator: 'and',
@@ -410,8 +420,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
           ],
         },
       };
-      const s = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
-      expectSameSeries(s.result, await duck.costSeries(q));
+      const s = await septemberSeries(q);
       expect(s.result.length).toBeGreaterThan(0);
     }
     const usage: UsageSeriesQuery = {
@@ -441,8 +450,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
       granularity: 'Month',
       ...SEPTEMBER,
     };
-    const s = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
-    expectSameSeries(s.result, await duck.costSeries(q));
+    const s = await septemberSeries(q);
     expect(s.result.map((r) => r.group.stage)).toContain('rest');
   });
 
@@ -550,8 +558,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
         granularity: 'Month',
         ...SEPTEMBER,
       };
-      const a = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
-      expectSameSeries(a.result, await duck.costSeries(q));
+      const a = await septemberSeries(q);
       expectRaw(
         byGroup(a.result, `tag:${key}`),
         rawBy((r) => tagsOf(r)[key]),
@@ -572,8 +579,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
         ],
       },
     };
-    const o = await checked((w) => w.costSeries(odd), { months: ['2024-09'] });
-    expectSameSeries(o.result, await duck.costSeries(odd));
+    const o = await septemberSeries(odd);
     expect(o.result.reduce((acc, r) => acc + r.value, 0)).toBeCloseTo(
       september.reduce((acc, r) => acc + num(r.BilledCost), 0),
       6,
@@ -602,8 +608,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
       granularity: 'Month',
       ...SEPTEMBER,
     };
-    const l = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
-    expectSameSeries(l.result, await duck.costSeries(q));
+    const l = await septemberSeries(q);
     // The first source wins on a row that has both spellings.
     expectRaw(
       byGroup(l.result, 'org_merged'),
