@@ -100,6 +100,15 @@ async function create(body: Record<string, unknown>): Promise<string> {
   expect(res.status).toBe(201);
   return res.body.id;
 }
+/** A budget of one total line (no owner) from the first month, `amount` in `month`; its id. */
+function createTotal(name: string, currency: string, month: string, amount: number): Promise<string> {
+  return create({
+    name,
+    currency,
+    startMonth: months[0],
+    lines: [{ value: null, owner: null, amounts: { [month]: amount } }],
+  });
+}
 async function status(id: string, month?: string) {
   const res = await api<Status>('GET', `/budgets/${id}/status${month ? `?month=${month}` : ''}`, { token });
   expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: expect.anything() });
@@ -148,12 +157,7 @@ describe('GET /budgets/{id}/status', () => {
   });
 
   it('the current month by default: month-to-date actuals through dataThrough, a month-end forecast with its interval', async () => {
-    const id = await create({
-      name: `Total ${run}`,
-      currency: 'USD',
-      startMonth: months[0],
-      lines: [{ value: null, owner: null, amounts: { [thisMonth]: 1000 } }],
-    });
+    const id = await createTotal(`Total ${run}`, 'USD', thisMonth, 1000);
     const st = await status(id);
     expect(st.month).toBe(thisMonth);
     expect(st.dataThrough).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/));
@@ -172,12 +176,7 @@ describe('GET /budgets/{id}/status', () => {
   });
 
   it('a budget in EUR over USD rows converts each row at its charge day rate, and says so', async () => {
-    const id = await create({
-      name: `EUR ${run}`,
-      currency: 'EUR',
-      startMonth: months[0],
-      lines: [{ value: null, owner: null, amounts: { [lastMonth]: 500 } }],
-    });
+    const id = await createTotal(`EUR ${run}`, 'EUR', lastMonth, 500);
     const st = await status(id, lastMonth);
     expect(st.currency).toBe('EUR');
     expect(st.conversion).toMatchObject({ from: ['USD'], to: 'EUR', source: expect.any(String) });
