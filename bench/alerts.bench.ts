@@ -58,7 +58,7 @@ import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { BUDGET_ALERTS, budgetWork } from './alerts/budget-alerts';
 import { CREATED, NOW, ORG, where } from './alerts/setting';
-import { round, timed, useDuckDb } from './support';
+import { benchRows, round, timed, useDuckDb } from './support';
 
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
 const ALERTS = Number(process.env.BENCH_ALERTS ?? 1000);
@@ -348,7 +348,7 @@ async function runOn(storage: 'memory' | 'disk', dir: string, principal: Princip
 const load = () => round(loadavg()[0] ?? 0, 2);
 
 export default async function alertsBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const storages = (process.env.BENCH_ALERTS_DYNAMO ?? 'memory,disk')
     .split(',')
     .filter((x): x is 'memory' | 'disk' => x === 'memory' || x === 'disk');

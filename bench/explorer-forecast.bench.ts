@@ -18,7 +18,7 @@ import { clearForecastCaches } from '../shared/domain/queries/explorer-forecast'
 import { ExplorerRequestSchema } from '../shared/model/query-model';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { costQuery as cost } from '../test/support/explorer';
-import { focusDuckDb, median, round, timed } from './support';
+import { benchRows, focusDuckDb, median, resourcesFor, round, timed } from './support';
 
 const ORG = 'org_fxbench';
 const MONTHS = [
@@ -40,13 +40,13 @@ const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 5);
 const PERIOD = { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-30T00:00:00Z', aggBy: 'Day' };
 
 export default async function explorerForecastBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const dir = mkdtempSync(join(tmpdir(), 'fx-explorer-bench-'));
   try {
     const rows = await focusDuckDb(dir, 'forecast', ORG, {
       seed: 3,
       months: MONTHS,
-      resourcesPerProvider: Math.ceil(target / 366 / 2),
+      resourcesPerProvider: resourcesFor(target, 366),
       accountPrefix: '4000',
     });
     const request = (extra: Record<string, unknown>) =>

@@ -30,7 +30,7 @@ import { ExplorerRequestSchema } from '../shared/model/query-model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { costQuery as cost } from '../test/support/explorer';
-import { alternately, ingestFocus, median, round, useDuckDb } from './support';
+import { alternately, benchRows, ingestFocus, median, resourcesFor, round, useDuckDb } from './support';
 
 const ORG = 'org_fxbench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
@@ -99,7 +99,7 @@ async function measure(out: Record<string, unknown>, usd: Map<string, number>): 
 }
 
 export default async function fxBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const dir = mkdtempSync(join(tmpdir(), 'cms-fx-bench-'));
   const dynamo = await startDynamoLocal({});
   try {
@@ -126,7 +126,7 @@ export default async function fxBench(): Promise<Record<string, unknown>> {
     const rows = await ingestFocus(dir, ORG, {
       seed: 1,
       months: MONTHS,
-      resourcesPerProvider: Math.ceil(target / 92 / 2),
+      resourcesPerProvider: resourcesFor(target, 92),
       accountPrefix: '3100',
     });
     const out: Record<string, unknown> = {

@@ -19,7 +19,7 @@ import { billingTableDdl, resetDuckDb } from '../shared/warehouse/duckdb/databas
 import { BILLING_COLUMNS } from '../shared/warehouse/focus-columns';
 import type { CostSeriesQuery } from '../shared/warehouse/warehouse-query';
 import { entry } from '../test/unit/enrichments/fixtures';
-import { round, timed } from './support';
+import { benchRows, resourcesFor, round, timed } from './support';
 
 const ORG = 'org_bench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
@@ -35,7 +35,7 @@ async function best<T>(n: number, fn: () => Promise<T>): Promise<{ ms: number; r
 }
 
 export default async function warehouseBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const dir = mkdtempSync(join(tmpdir(), 'wh-bench-'));
   const csv = join(dir, 'focus.csv');
   try {
@@ -45,7 +45,7 @@ export default async function warehouseBench(): Promise<Record<string, unknown>>
       writeFocusCsv(csv, {
         seed: 1,
         months: MONTHS,
-        resourcesPerProvider: Math.ceil(target / days / 2),
+        resourcesPerProvider: resourcesFor(target, days),
         accountPrefix: '3000',
       }),
     );
