@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import { generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import { CONSOLE_SIZES, closeCheckedPage, openConsole, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
-import { writeFocusCsv } from '../support/daily-focus';
+import { writeAwsFocusCsv } from '../support/daily-focus';
 import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -17,7 +16,6 @@ import { api, session } from '../support/session';
  */
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
-const DAY_MS = 86_400_000;
 const run = Date.now().toString(36);
 const orgId = `org_blink${run}`;
 const to = `budget-link-${run}@example.com`;
@@ -34,15 +32,10 @@ beforeAll(async () => {
   const months = [1, 0].map((o) =>
     ymd(Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth() - o, 1)).slice(0, 7),
   );
-  const generated = generateFocusRows({
-    seed: 3131,
-    months,
-    resourcesPerProvider: 2,
-    providers: ['AWS'],
-    until: ymd(today - DAY_MS),
-    accountPrefix: `bl${run}`,
-  });
-  const file = writeFocusCsv(generated, 'focus_budget_link.csv');
+  const file = writeAwsFocusCsv(
+    { seed: 3131, months, resourcesPerProvider: 2, accountPrefix: `bl${run}` },
+    'focus_budget_link.csv',
+  );
   rows = readCsv(file);
   ingestOk(orgId, file);
 }, 600_000);

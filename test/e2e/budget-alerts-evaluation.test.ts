@@ -1,4 +1,3 @@
-import { generateFocusRows } from '../../infra/local/demo-data/generator';
 import type { RootCauses } from '../../shared/model/alerts';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import {
@@ -11,7 +10,7 @@ import {
   teamsTo,
 } from '../support/alert-messages';
 import { ingestOk } from '../support/cli';
-import { writeFocusCsv } from '../support/daily-focus';
+import { writeAwsFocusCsv } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
@@ -123,15 +122,10 @@ beforeAll(async () => {
   const months = [3, 2, 1, 0].map((o) =>
     ymd(Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth() - o, 1)).slice(0, 7),
   );
-  const generated = generateFocusRows({
-    seed: 2828,
-    months,
-    resourcesPerProvider: 3,
-    providers: ['AWS'],
-    until: ymd(today - DAY_MS),
-    accountPrefix: `ba${run}`,
-  });
-  const file = writeFocusCsv(generated, 'focus_budget_alerts.csv');
+  const file = writeAwsFocusCsv(
+    { seed: 2828, months, resourcesPerProvider: 3, accountPrefix: `ba${run}` },
+    'focus_budget_alerts.csv',
+  );
   rows = readCsv(file);
   ingestOk(orgId, file);
 

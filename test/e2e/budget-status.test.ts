@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
+import { FOCUS_HEADER } from '../../infra/local/demo-data/generator';
 import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk as ingestCli } from '../support/cli';
-import { writeFocusCsv } from '../support/daily-focus';
+import { writeAwsFocusCsv } from '../support/daily-focus';
 import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -75,15 +75,11 @@ beforeAll(async () => {
   published = [...usdPerEur.keys()].sort();
   expect(published[0]! <= `${lastMonth}-01`).toBe(true);
   token = await freshOrg(orgId, userId, `budget status ${run}`);
-  const generated = generateFocusRows({
-    seed: 28,
-    months,
-    resourcesPerProvider: 3,
-    providers: ['AWS'],
-    until: ymd(Date.parse(`${ymd(now.getTime())}T00:00:00Z`) - DAY_MS),
-    accountPrefix: `bs${run}`,
-  });
-  const file = writeFocusCsv(generated, 'focus_budget.csv');
+  const file = writeAwsFocusCsv(
+    { seed: 28, months, resourcesPerProvider: 3, accountPrefix: `bs${run}` },
+    'focus_budget.csv',
+    now,
+  );
   rows = readCsv(file);
   expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
   ingestCli(orgId, file);
