@@ -58,7 +58,7 @@ import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { BUDGET_ALERTS, budgetWork } from './alerts/budget-alerts';
 import { CREATED, NOW, ORG, where } from './alerts/setting';
-import { round, timed } from './support';
+import { benchRows, round, timed, useDuckDb } from './support';
 
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
 const ALERTS = Number(process.env.BENCH_ALERTS ?? 1000);
@@ -348,7 +348,7 @@ async function runOn(storage: 'memory' | 'disk', dir: string, principal: Princip
 const load = () => round(loadavg()[0] ?? 0, 2);
 
 export default async function alertsBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const storages = (process.env.BENCH_ALERTS_DYNAMO ?? 'memory,disk')
     .split(',')
     .filter((x): x is 'memory' | 'disk' => x === 'memory' || x === 'disk');
@@ -357,11 +357,8 @@ export default async function alertsBench(): Promise<Record<string, unknown>> {
     Object.assign(process.env, {
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
-      DUCKDB_PATH: join(dir, 'alerts.duckdb'),
-      WAREHOUSE: 'duckdb',
     });
-    resetConfig();
-    resetDuckDb();
+    useDuckDb(dir, 'alerts');
     const csv = join(dir, 'focus.csv');
     const days = 31 + 31 + 30;
     // One row per resource and day; with AWS and Microsoft, 1.5 resources per `resourcesPerProvider`.

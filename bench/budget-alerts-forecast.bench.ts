@@ -29,7 +29,7 @@ import type { Budget } from '../shared/model/budgets';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { getWarehouseQueries, setWarehouseQueries } from '../shared/warehouse/queries';
 import { countingWarehouse } from '../test/support/warehouse-calls';
-import { benchBudget, focusDuckDb, round, topResources } from './support';
+import { benchBudget, benchRows, focusDuckDb, resourcesFor, round, topResources } from './support';
 
 const ORG = 'org_bafbench';
 const MONTHS = ['2024-04', '2024-05', '2024-06', '2024-07', '2024-08', '2024-09'];
@@ -42,13 +42,13 @@ const MOMENTS = { midMonth: new Date('2024-09-15T06:00:00Z'), monthEnd: new Date
 const THRESHOLD = { value: 100, metricMode: 'PERCENTAGE_OF_BUDGET', basis: 'FORECASTED' } as const;
 
 export default async function forecastBudgetAlertsBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const dir = mkdtempSync(join(tmpdir(), 'budget-alerts-forecast-bench-'));
   try {
     const rows = await focusDuckDb(dir, 'budget-alerts', ORG, {
       seed: 29,
       months: MONTHS,
-      resourcesPerProvider: Math.ceil(target / 183 / 2),
+      resourcesPerProvider: resourcesFor(target, 183),
       accountPrefix: '6000',
       until: '2024-09-29',
     });

@@ -13,7 +13,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clearStatusCache, STATUS_HISTORY_DAYS, statusOf } from '../shared/domain/budgets/status';
 import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
-import { benchBudget, focusDuckDb, median, round, timed, topResources } from './support';
+import {
+  benchBudget,
+  benchRows,
+  focusDuckDb,
+  median,
+  resourcesFor,
+  round,
+  timed,
+  topResources,
+} from './support';
 
 const ORG = 'org_budbench';
 const MONTHS = ['2024-04', '2024-05', '2024-06', '2024-07', '2024-08', '2024-09'];
@@ -23,13 +32,13 @@ const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 5);
 const LINES = 50;
 
 export default async function budgetsBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const dir = mkdtempSync(join(tmpdir(), 'budgets-bench-'));
   try {
     const rows = await focusDuckDb(dir, 'budgets', ORG, {
       seed: 28,
       months: MONTHS,
-      resourcesPerProvider: Math.ceil(target / 183 / 2),
+      resourcesPerProvider: resourcesFor(target, 183),
       accountPrefix: '5000',
       until: '2024-09-19',
     });

@@ -22,7 +22,7 @@ import { clearForecastCaches, type ForecastAnswerStore } from '../shared/domain/
 import { ExplorerRequestSchema } from '../shared/model/query-model';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { costQuery as cost } from '../test/support/explorer';
-import { focusDuckDb, median, round, startStack, timed } from './support';
+import { benchRows, focusDuckDb, median, resourcesFor, round, startStack, timed } from './support';
 
 const ORG = 'org_fxbench';
 const MONTHS = [
@@ -44,7 +44,7 @@ const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 5);
 const PERIOD = { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-30T00:00:00Z', aggBy: 'Day' };
 
 export default async function explorerForecastBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const dir = mkdtempSync(join(tmpdir(), 'fx-explorer-bench-'));
   // The table the forecasts are kept in (DynamoDB Local, as `npm start` runs it).
   const stack = await startStack();
@@ -55,7 +55,7 @@ export default async function explorerForecastBench(): Promise<Record<string, un
     const rows = await focusDuckDb(dir, 'forecast', ORG, {
       seed: 3,
       months: MONTHS,
-      resourcesPerProvider: Math.ceil(target / 366 / 2),
+      resourcesPerProvider: resourcesFor(target, 366),
       accountPrefix: '4000',
     });
     const request = (extra: Record<string, unknown>) =>

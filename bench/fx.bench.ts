@@ -21,7 +21,6 @@ import { syntheticRateXml } from '../infra/local/demo-data/fx-synthetic';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../infra/local/demo-data/generator';
 import { startDynamoLocal } from '../infra/local/emulators';
 import { ensureTable } from '../infra/local/setup-aws';
-import { resetConfig } from '../shared/config';
 import { resetDb } from '../shared/db/client';
 import { parseRateFile } from '../shared/domain/fx/ecb';
 import { loadRates } from '../shared/domain/fx/service';
@@ -31,7 +30,7 @@ import { ExplorerRequestSchema } from '../shared/model/query-model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { costQuery as cost } from '../test/support/explorer';
-import { alternately, ingestFocus, median, round } from './support';
+import { alternately, benchRows, ingestFocus, median, resourcesFor, round, useDuckDb } from './support';
 
 const ORG = 'org_fxbench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
@@ -100,7 +99,7 @@ async function measure(out: Record<string, unknown>, usd: Map<string, number>): 
 }
 
 export default async function fxBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const dir = mkdtempSync(join(tmpdir(), 'cms-fx-bench-'));
   const dynamo = await startDynamoLocal({});
   try {
@@ -109,12 +108,9 @@ export default async function fxBench(): Promise<Record<string, unknown>> {
       TABLE_NAME: 'fx-bench',
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
-      DUCKDB_PATH: join(dir, 'fx.duckdb'),
-      WAREHOUSE: 'duckdb',
     });
-    resetConfig();
+    useDuckDb(dir, 'fx');
     resetDb();
-    resetDuckDb();
     await ensureTable(
       new DynamoDBClient({
         endpoint: dynamo.endpoint,
@@ -130,7 +126,7 @@ export default async function fxBench(): Promise<Record<string, unknown>> {
     const rows = await ingestFocus(dir, ORG, {
       seed: 1,
       months: MONTHS,
-      resourcesPerProvider: Math.ceil(target / 92 / 2),
+      resourcesPerProvider: resourcesFor(target, 92),
       accountPrefix: '3100',
     });
     const out: Record<string, unknown> = {

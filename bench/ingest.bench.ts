@@ -22,7 +22,7 @@ import { type NativeKind, writeNativeExport } from '../infra/local/demo-data/nat
 import { resetConfig } from '../shared/config';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
-import { round, timed } from './support';
+import { resourcesFor, round, timed } from './support';
 
 const MONTHS = ['2024-07', '2024-08'];
 const KINDS: NativeKind[] = ['cur1', 'cur2', 'azure', 'gcp-csv', 'gcp-jsonl', 'oci'];
@@ -43,7 +43,7 @@ export default async function ingestBench(): Promise<Record<string, unknown>> {
     const opts = {
       seed: 7,
       months: MONTHS,
-      resourcesPerProvider: Math.ceil(target / days / 2),
+      resourcesPerProvider: resourcesFor(target, days),
       accountPrefix: '4000',
     };
     const files: { kind: 'focus' | NativeKind; path: string; lines: number }[] = [];
@@ -125,7 +125,7 @@ export async function conformanceBench(
   const rows = await writeFocusCsv(path, {
     seed: 11,
     months: MONTHS,
-    resourcesPerProvider: Math.ceil(target / 62 / 2),
+    resourcesPerProvider: resourcesFor(target, 62),
     accountPrefix: '5000',
   });
   const best = { with: Number.POSITIVE_INFINITY, without: Number.POSITIVE_INFINITY };

@@ -16,7 +16,18 @@ import type { ExplorerResult } from '../shared/domain/queries/model';
 import { ExplorerRequestSchema } from '../shared/model/query-model';
 import { query, resetDuckDb, withReadConnection } from '../shared/warehouse/duckdb/database';
 import { costQuery as cost, explorerWidget } from '../test/support/explorer';
-import { alternately, ingestFocus, median, percentile, round, startStack, timed, useDuckDb } from './support';
+import {
+  alternately,
+  benchRows,
+  ingestFocus,
+  median,
+  percentile,
+  resourcesFor,
+  round,
+  startStack,
+  timed,
+  useDuckDb,
+} from './support';
 
 const ORG = 'org_qbench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
@@ -132,7 +143,7 @@ async function engineCases(dir: string, target: number): Promise<Record<string, 
   const rows = await ingestFocus(dir, ORG, {
     seed: 1,
     months: MONTHS,
-    resourcesPerProvider: Math.ceil(target / days / 2),
+    resourcesPerProvider: resourcesFor(target, days),
     accountPrefix: '3000',
   });
   const out: Record<string, unknown> = { rows };
@@ -237,7 +248,7 @@ export async function widgetLoad(): Promise<Record<string, unknown>> {
 }
 
 export default async function queriesBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const dir = mkdtempSync(join(tmpdir(), 'q-bench-'));
   try {
     const engine = await engineCases(dir, target);

@@ -100,6 +100,16 @@ export async function ingestFocus(
   return rows;
 }
 
+/** How many FOCUS rows a warehouse bench generates: `WAREHOUSE_BENCH_ROWS`, else 1,000,000. */
+export function benchRows(): number {
+  return Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+}
+
+/** `resourcesPerProvider` for about `rows` generated rows over `days` days of two providers. */
+export function resourcesFor(rows: number, days: number): number {
+  return Math.ceil(rows / days / 2);
+}
+
 /** Rounds to `digits` decimals (1 unless told). */
 export function round(n: number, digits = 1): number {
   const f = 10 ** digits;

@@ -13,11 +13,13 @@ import { FOCUS_HEADER, writeFocusCsv } from '../infra/local/demo-data/generator'
 import { resetConfig } from '../shared/config';
 import { buildCandidates, CANDIDATE_TOP_VALUES } from '../shared/domain/dimensions/candidates';
 import { DIMENSION_TOP_VALUES, dimensionNames } from '../shared/domain/dimensions/dimension-list';
-import type { EnrichmentFeature, FeatureModel } from '../shared/model/view-features';
+import type { FeatureModel } from '../shared/model/view-features';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { billingTableDdl, resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { BILLING_COLUMNS } from '../shared/warehouse/focus-columns';
-import { round, timed } from './support';
+import type { CostSeriesQuery } from '../shared/warehouse/warehouse-query';
+import { entry } from '../test/unit/enrichments/fixtures';
+import { benchRows, resourcesFor, round, timed } from './support';
 
 const ORG = 'org_bench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
@@ -32,15 +34,8 @@ async function best<T>(n: number, fn: () => Promise<T>): Promise<{ ms: number; r
   return out as { ms: number; result: T };
 }
 
-function entry(key: string, values: Record<string, string>): EnrichmentFeature['entries'][number] {
-  return Object.fromEntries([
-    ['key', key],
-    ['then', values],
-  ]) as EnrichmentFeature['entries'][number];
-}
-
 export default async function warehouseBench(): Promise<Record<string, unknown>> {
-  const target = Number(process.env.WAREHOUSE_BENCH_ROWS ?? 1_000_000);
+  const target = benchRows();
   const dir = mkdtempSync(join(tmpdir(), 'wh-bench-'));
   const csv = join(dir, 'focus.csv');
   try {
@@ -50,7 +45,7 @@ export default async function warehouseBench(): Promise<Record<string, unknown>>
       writeFocusCsv(csv, {
         seed: 1,
         months: MONTHS,
-        resourcesPerProvider: Math.ceil(target / days / 2),
+        resourcesPerProvider: resourcesFor(target, days),
         accountPrefix: '3000',
       }),
     );
@@ -187,25 +182,15 @@ export default async function warehouseBench(): Promise<Record<string, unknown>>
     });
 
     // ---- the two sides computed the same things
-    const ourCost = (
-      await ours.costSeries({
-        orgId: ORG,
-        metricId: 'cost',
-        granularity: 'Month',
-        start: '2024-01-01',
-        end: '2025-01-01',
-      })
-    ).reduce((s, r) => s + r.value, 0);
-    const ourCc = (
-      await ours.costSeries({
-        orgId: ORG,
-        metricId: 'cost',
-        groupBy: 'cost_center',
-        granularity: 'Month',
-        start: '2024-01-01',
-        end: '2025-01-01',
-      })
-    )
+    const monthly2024: CostSeriesQuery = {
+      orgId: ORG,
+      metricId: 'cost',
+      granularity: 'Month',
+      start: '2024-01-01',
+      end: '2025-01-01',
+    };
+    const ourCost = (await ours.costSeries(monthly2024)).reduce((s, r) => s + r.value, 0);
+    const ourCc = (await ours.costSeries({ ...monthly2024, groupBy: 'cost_center' }))
       .filter((r) => r.group.cost_center)
       .reduce((s, r) => s + r.value, 0);
     const [handCc] = await handRows(`SELECT sum("BilledCost") AS c FROM v WHERE cost_center IS NOT NULL`);

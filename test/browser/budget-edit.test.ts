@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
-import { freshOrg } from '../support/fresh-org';
+import {
+  CONSOLE_SIZES,
+  closeCheckedPage,
+  openConsole,
+  sidewaysScroll,
+  suiteBrowser,
+} from '../support/browser';
+import { freshOrgForSuite } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
 /**
@@ -13,19 +19,14 @@ import { api, session } from '../support/session';
  */
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
-const run = Date.now().toString(36);
-const orgId = `org_bedit${run}`;
+const org = freshOrgForSuite('bedit', 'budget edit');
+const { run } = org;
 const usd = (x: number) =>
   new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
 const monthWords = (m: string) =>
   new Date(`${m}-01T00:00:00Z`).toLocaleString('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
 
 const browser = suiteBrowser(ARTIFACTS);
-let key = '';
-
-beforeAll(async () => {
-  key = await freshOrg(orgId, `user_bedit${run}`, `budget edit ${run}`);
-}, 120_000);
 
 interface BudgetRecord {
   id: string;
@@ -40,7 +41,7 @@ for (const size of CONSOLE_SIZES)
   it(`at ${size.name} px: picks a month, saves amounts as a new version (409 in words), creates, edits and archives an alert`, async () => {
     const months = ['2026-01', '2026-02', '2026-03'];
     const created = await api<BudgetRecord>('POST', '/budgets', {
-      token: key,
+      token: org.key,
       body: {
         name: `Edited ${size.name} ${run}`,
         startMonth: months[0],
@@ -53,7 +54,7 @@ for (const size of CONSOLE_SIZES)
     });
     expect(created.status).toBe(201);
     const id = created.body.id;
-    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, org.key, size);
     page.on('dialog', (d) => void d.accept());
     await page.goto(`${s().baseUrl}/console/#/budgets/${id}?month=${months[0]}`);
     await page.waitForSelector('table.budget-status tbody tr', { timeout: 60_000 });
@@ -80,7 +81,7 @@ for (const size of CONSOLE_SIZES)
     await page.click('text=Save as version 2');
     await page.waitForSelector('.month-picker .meta:has-text("Version 2")', { timeout: 30_000 });
     await statusRow(page, 'Compute').locator('td[data-label="Budget"]:has-text("$300.00")').waitFor();
-    const saved = await api<BudgetRecord>('GET', `/budgets/${id}`, { token: key });
+    const saved = await api<BudgetRecord>('GET', `/budgets/${id}`, { token: org.key });
     expect(saved.body.versionNumber).toBe(2);
     expect(saved.body.lines.map((l) => l.amounts)).toEqual([
       { [months[0]!]: 100, [months[1]!]: 300 },
@@ -90,7 +91,7 @@ for (const size of CONSOLE_SIZES)
     // Someone else saves version 3 while the grid is open: the page's save is refused, in words.
     await page.click('button.edit-amounts');
     const other = await api('PUT', `/budgets/${id}`, {
-      token: key,
+      token: org.key,
       headers: { 'if-match': '"2"' },
       body: {
         name: `Edited ${size.name} ${run}`,
@@ -108,7 +109,9 @@ for (const size of CONSOLE_SIZES)
       'Not saved: this budget changed since you opened it (you edited version 2; someone saved a newer one)',
     );
     expect(
-      (await api<BudgetRecord>('GET', `/budgets/${id}`, { token: key })).body.lines[0]!.amounts[months[0]!],
+      (await api<BudgetRecord>('GET', `/budgets/${id}`, { token: org.key })).body.lines[0]!.amounts[
+        months[0]!
+      ],
     ).toBe(100);
     await page.click('.budget-amounts >> text=Cancel');
 
@@ -128,7 +131,7 @@ for (const size of CONSOLE_SIZES)
     expect(await item.locator('.meta').textContent()).toContain('Watches Each line');
     const alerts = await api<{
       items: { id: string; line: string; emails: string[]; thresholds: { value: number }[] }[];
-    }>('GET', `/alerts-v2/budgetAlerts?budgetId=${id}`, { token: key });
+    }>('GET', `/alerts-v2/budgetAlerts?budgetId=${id}`, { token: org.key });
     expect(alerts.body.items.map((a) => [a.line, a.emails, a.thresholds.map((t) => t.value)])).toEqual([
       ['*', ['owner@example.com'], [80]],
     ]);
@@ -143,12 +146,9 @@ for (const size of CONSOLE_SIZES)
     const after = await api<{ archivedAt: string | null; thresholds: { value: number }[] }>(
       'GET',
       `/alerts-v2/budgetAlerts/${alerts.body.items[0]!.id}`,
-      { token: key },
+      { token: org.key },
     );
     expect([after.body.thresholds.map((t) => t.value), after.body.archivedAt !== null]).toEqual([[90], true]);
 
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `budget-edit-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `budget-edit-${size.name}.png`));
   }, 300_000);

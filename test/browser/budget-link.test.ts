@@ -1,10 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage, openConsole, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
+import { writeAwsFocusCsv } from '../support/daily-focus';
 import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -18,7 +16,6 @@ import { api, session } from '../support/session';
  */
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
-const DAY_MS = 86_400_000;
 const run = Date.now().toString(36);
 const orgId = `org_blink${run}`;
 const to = `budget-link-${run}@example.com`;
@@ -35,18 +32,9 @@ beforeAll(async () => {
   const months = [1, 0].map((o) =>
     ymd(Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth() - o, 1)).slice(0, 7),
   );
-  const file = join(mkdtempSync(join(tmpdir(), 'budget-link-')), 'focus_budget_link.csv');
-  const generated = generateFocusRows({
-    seed: 3131,
-    months,
-    resourcesPerProvider: 2,
-    providers: ['AWS'],
-    until: ymd(today - DAY_MS),
-    accountPrefix: `bl${run}`,
-  });
-  writeFileSync(
-    file,
-    `${[FOCUS_HEADER.map((h) => `"${h}"`).join(','), ...[...generated].map(csvLine)].join('\n')}\n`,
+  const file = writeAwsFocusCsv(
+    { seed: 3131, months, resourcesPerProvider: 2, accountPrefix: `bl${run}` },
+    'focus_budget_link.csv',
   );
   rows = readCsv(file);
   ingestOk(orgId, file);
@@ -151,9 +139,6 @@ it("follows a budget alert's link to the budget's month, its figures summed from
         Math.round(actual * 1.5) * 0.5,
       )}`,
     );
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `budget-link-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `budget-link-${size.name}.png`));
   }
 }, 600_000);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { putBudgetAlertEvaluation } from '../../shared/db/budget-alerts-repo';
 import type { RootCauses } from '../../shared/model/alerts';
 import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
-import { freshOrg } from '../support/fresh-org';
+import { freshOrgForSuite } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
 /**
@@ -17,15 +17,10 @@ import { api, session } from '../support/session';
  */
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
-const run = Date.now().toString(36);
-const orgId = `org_bmanage${run}`;
+const org = freshOrgForSuite('bmanage', 'budget manage');
+const { run, id: orgId } = org;
 
 const browser = suiteBrowser(ARTIFACTS);
-let key = '';
-
-beforeAll(async () => {
-  key = await freshOrg(orgId, `user_bmanage${run}`, `budget manage ${run}`);
-}, 120_000);
 
 interface BudgetRecord {
   id: string;
@@ -34,10 +29,12 @@ interface BudgetRecord {
   lines: { value: string | null; owner: string | null; amounts: Record<string, number> }[];
 }
 const budgetOf = async (id: string) =>
-  (await api<BudgetRecord>('GET', `/budgets/${id}`, { token: key })).body;
+  (await api<BudgetRecord>('GET', `/budgets/${id}`, { token: org.key })).body;
 const exportOf = async (id: string) =>
   (
-    await fetch(`${s().baseUrl}/budgets/${id}/export.csv`, { headers: { authorization: `Bearer ${key}` } })
+    await fetch(`${s().baseUrl}/budgets/${id}/export.csv`, {
+      headers: { authorization: `Bearer ${org.key}` },
+    })
   ).text();
 
 /** The CSV with the cell of `month` in the first data row set to `text`. */
@@ -53,7 +50,7 @@ function withCell(csv: string, month: string, text: string): string {
 for (const size of CONSOLE_SIZES)
   it(`at ${size.name} px: creates a budget, reads its versions, exports and imports its CSV, snoozes its alert and shows why it fired`, async () => {
     const name = `Made ${size.name} ${run}`;
-    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, org.key, size);
     await page.goto(`${s().baseUrl}/console/#/budgets`);
     await page.click('button.new-budget');
     await page.getByLabel('Name').fill(name);
@@ -118,7 +115,7 @@ for (const size of CONSOLE_SIZES)
 
     // A budget alert with a recorded firing: its top contributors on the page.
     const alert = await api<{ id: string }>('POST', '/alerts-v2/budgetAlerts', {
-      token: key,
+      token: org.key,
       body: {
         name: `Watch ${size.name}`,
         budgetId: id,
@@ -180,7 +177,7 @@ for (const size of CONSOLE_SIZES)
     const snoozed = await api<{ snoozedUntil: string | null }>(
       'GET',
       `/alerts-v2/budgetAlerts/${alert.body.id}`,
-      { token: key },
+      { token: org.key },
     );
     const days = (Date.parse(snoozed.body.snoozedUntil!) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(6.9);
@@ -191,7 +188,7 @@ for (const size of CONSOLE_SIZES)
     expect(
       (
         await api<{ snoozedUntil: string | null }>('GET', `/alerts-v2/budgetAlerts/${alert.body.id}`, {
-          token: key,
+          token: org.key,
         })
       ).body.snoozedUntil,
     ).toBeNull();

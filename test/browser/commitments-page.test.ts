@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_RI_ARN, DEMO_SP_ARN } from '../../infra/local/demo-data/commitment-cur';
 import { type CsvRow, num, parseCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage, openConsole, suiteBrowser } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import {
   CUR2_HEADER,
@@ -125,10 +125,7 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
       `Recommended: ${consoleMoney(r.hourlyCommitment)}/hour, net savings ${consoleMoney(r.netSavings)}`,
     );
     await page.waitForSelector('.simulator .chart', { timeout: 30_000 });
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `commitments-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `commitments-${size.name}.png`));
   }
 }, 600_000);
 
@@ -139,9 +136,6 @@ it("the demo organisation's page lists its generated Savings Plan and reserved i
     await page.waitForSelector(`table.inventory tr[data-id="${DEMO_SP_ARN}"]`, { timeout: 60_000 });
     await page.waitForSelector(`table.inventory tr[data-id="${DEMO_RI_ARN}"]`, { timeout: 60_000 });
     await page.waitForSelector('.commitments .chart', { timeout: 60_000 });
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `commitments-demo-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `commitments-demo-${size.name}.png`));
   }
 }, 300_000);

@@ -2,9 +2,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csv, usage, valid } from '../integration/warehouse/focus-rows';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import {
+  CONSOLE_SIZES,
+  closeCheckedPage,
+  openConsole,
+  sidewaysScroll,
+  suiteBrowser,
+} from '../support/browser';
 import { ingestOk } from '../support/cli';
-import { freshOrg } from '../support/fresh-org';
+import { freshOrgForSuite } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
 /**
@@ -17,15 +23,13 @@ import { api, session } from '../support/session';
  */
 const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
-const run = Date.now().toString(36);
-const orgId = `org_dpage${run}`;
+const org = freshOrgForSuite('dpage', 'data page');
+const orgId = org.id;
 
 const browser = suiteBrowser(ARTIFACTS);
-let key = '';
 const rows = valid();
 
 beforeAll(async () => {
-  key = await freshOrg(orgId, `user_dpage${run}`, `data page ${run}`);
   // The third data row (line 4, after the header) breaks ChargeCategory-C-003-M.
   rows[2] = { ...usage(3), ChargeCategory: 'Refund', ConsumedQuantity: null, ConsumedUnit: null };
   const file = join(mkdtempSync(join(tmpdir(), 'data-page-')), 'focus-refund.csv');
@@ -41,7 +45,7 @@ it("lists the uploads and shows an upload's conformance report with the failing 
       finishedAt: string;
       conformance: { score: Record<'MUST' | 'SHOULD', { met: number; applicable: number }> };
     }[];
-  }>('GET', '/billing/uploads', { token: key });
+  }>('GET', '/billing/uploads', { token: org.key });
   expect(list.body.items).toHaveLength(1);
   const u = list.body.items[0]!;
   // The stored object's name: the CLI prefixes the file's with the upload time.
@@ -51,7 +55,7 @@ it("lists the uploads and shows an upload's conformance report with the failing 
   expect(MUST.applicable - MUST.met).toBe(1);
   const score = `MUST ${MUST.met}/${MUST.applicable} · SHOULD ${SHOULD.met}/${SHOULD.applicable}`;
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, org.key, size);
     await page.click('nav a[href="#/data"]');
     await page.waitForSelector('table.uploads tbody tr', { timeout: 60_000 });
     expect(await page.locator('table.uploads tbody tr td').allTextContents()).toEqual([
@@ -77,9 +81,6 @@ it("lists the uploads and shows an upload's conformance report with the failing 
     const cells = await failing.locator('table.samples tbody td').allTextContents();
     expect(cells[0]).toBe('4');
     if (head.includes('ChargeCategory')) expect(cells[head.indexOf('ChargeCategory')]).toBe('Refund');
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `upload-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `upload-${size.name}.png`));
   }
 }, 600_000);

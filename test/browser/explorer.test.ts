@@ -6,7 +6,7 @@ import { putEvaluation } from '../../shared/db/alerts-repo';
 import type { AlertEvaluation } from '../../shared/model/alerts';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import { usd as msgUsd } from '../support/alert-messages';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage, launchChromium, openConsole } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import { writeFocusCsv } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
@@ -71,6 +71,9 @@ const billed = (month: string, service?: string) =>
     .filter((r) => service === undefined || r.ServiceName === service)
     .reduce((a, r) => a + num(r.BilledCost), 0);
 
+/** Billed cost of the raw rows over the `months`, all or of one service. */
+const billedOver = (months: string[], service?: string) => months.reduce((a, m) => a + billed(m, service), 0);
+
 const services = () => [...new Set(rows.map((r) => String(r.ServiceName)))];
 
 /** The explorer's result table: header cells, and each row's cells by its first one. */
@@ -104,18 +107,15 @@ it('opens on the last 3 months by service, that view in its address, figures sum
     );
     const { head, body } = await resultTable(page);
     expect(head).toEqual(['Series', ...last3.map(monthWords), 'Total']);
-    const total = last3.reduce((a, m) => a + billed(m), 0);
+    const total = billedOver(last3);
     expect(body.Total).toEqual(['Total', ...last3.map((m) => usd(billed(m))), usd(total)]);
     for (const service of services())
       expect(body[service]).toEqual([
         service,
         ...last3.map((m) => usd(billed(m, service))),
-        usd(last3.reduce((a, m) => a + billed(m, service), 0)),
+        usd(billedOver(last3, service)),
       ]);
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `explorer-default-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-default-${size.name}.png`));
   }
 }, 300_000);
 
@@ -132,8 +132,8 @@ it('compares with the previous period: its total, the change and the % change, t
     expect(new URL(page.url()).hash).toContain('&compare=1');
     const { head, body } = await resultTable(page);
     expect(head.slice(-4)).toEqual(['Total', 'Previous period', 'Change', '% change']);
-    const now = last3.reduce((a, m) => a + billed(m), 0);
-    const before = before3.reduce((a, m) => a + billed(m), 0);
+    const now = billedOver(last3);
+    const before = billedOver(before3);
     const pct = ((now - before) / before) * 100;
     expect(body.Total!.slice(-4)).toEqual([
       usd(now),
@@ -142,8 +142,8 @@ it('compares with the previous period: its total, the change and the % change, t
       `${pct > 0 ? '+' : ''}${pct.toFixed(1)}%`,
     ]);
     const top = services()[0]!;
-    const sNow = last3.reduce((a, m) => a + billed(m, top), 0);
-    const sBefore = before3.reduce((a, m) => a + billed(m, top), 0);
+    const sNow = billedOver(last3, top);
+    const sBefore = billedOver(before3, top);
     expect(body[top]!.slice(-3)).toEqual([
       usd(sBefore),
       signedUsd(sNow - sBefore),
@@ -155,10 +155,7 @@ it('compares with the previous period: its total, the change and the % change, t
     expect(await page.isChecked('form.explorer label:has-text("Compare to previous period") input')).toBe(
       true,
     );
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `explorer-compare-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-compare-${size.name}.png`));
   }
 }, 300_000);
 
@@ -194,10 +191,7 @@ it('draws a forecast with its accuracy as the API measured it', async () => {
     expect(notes).toHaveLength(expected.length);
     for (const [i, e] of expected.entries()) expect(notes[i]).toContain(e);
     await page.waitForSelector('.result .chart[data-plot]', { timeout: 30_000 });
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `explorer-forecast-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-forecast-${size.name}.png`));
   }
 }, 300_000);
 
@@ -268,9 +262,6 @@ it("shows a firing's top contributors in the alert's history, nothing for an ent
       );
     });
     expect(await plain!.locator('td[data-label="Top contributors"]').textContent()).toBe('—');
-    expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `alert-causes-${size.name}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, `alert-causes-${size.name}.png`));
   }
 }, 300_000);

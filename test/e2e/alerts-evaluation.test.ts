@@ -9,6 +9,7 @@ import { parseExplorerQueryString } from '../../shared/links';
 import {
   atLeast,
   captured,
+  costAlertHistory,
   drainQueues,
   emailsTo,
   pngSize,
@@ -221,14 +222,7 @@ describe('scheduled alert evaluation through the query engine', () => {
     expect(await emailsTo(snoozedTo)).toHaveLength(0);
     expect(await emailsTo(archivedTo)).toHaveLength(0);
 
-    const history = await api<{
-      items: {
-        evaluatedDay: string;
-        triggered: boolean;
-        notificationId: string | null;
-        values: Record<string, number>;
-      }[];
-    }>('GET', `/alerts-v2/costAlerts/${ids.email}/history`, { token });
+    const history = await costAlertHistory(ids.email!, token);
     expect(history.status).toBe(200);
     expect(history.body.items).toHaveLength(1);
     expect(history.body.items[0]).toMatchObject({

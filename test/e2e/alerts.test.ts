@@ -1,4 +1,5 @@
 import { COST_ALERT_FIELDS } from '../../shared/model/alerts';
+import { datasourcesForQueries } from '../support/explorer-http';
 import { api, session } from '../support/session';
 import { conditionBody, costQuery, periodChangeBody, thresholdBody } from '../unit/alerts/fixtures';
 
@@ -263,23 +264,7 @@ describe('cost alerts over HTTP: scope, formulas and metrics are checked when sa
     // The demo member is in no team; the admin is in team_platform.
     teamScope = await scope([s().teams[0]!.id]);
     openScope = await scope([]);
-    const made = async (token: string) => {
-      const res = await api<{ id: string }>('POST', '/iac/metricsDatasources', {
-        token,
-        body: { name: named('ds') },
-      });
-      expect(res.status).toBe(201);
-      return res.body.id;
-    };
-    datasource = await made(admin());
-    archived = await made(admin());
-    otherOrgDatasource = await made(outsider());
-    expect((await api('DELETE', `/iac/metricsDatasources/${archived}`, { token: admin() })).status).toBe(200);
-    const units = await api<{ consumed_unit: string }[]>('GET', '/queries/usage-metrics', {
-      token: member(),
-    });
-    expect(units.status).toBe(200);
-    usageUnit = (units.body[0] as { consumed_unit: string }).consumed_unit;
+    ({ datasource, archived, otherOrgDatasource, usageUnit } = await datasourcesForQueries(named));
   });
 
   test('a member cannot put a scope of a team they are not in, or an unknown one, on an alert: 403 SCOPE_ACCESS_REQUIRED', async () => {

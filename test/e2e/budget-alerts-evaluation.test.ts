@@ -1,7 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import type { RootCauses } from '../../shared/model/alerts';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import {
@@ -14,6 +10,7 @@ import {
   teamsTo,
 } from '../support/alert-messages';
 import { ingestOk } from '../support/cli';
+import { writeAwsFocusCsv } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
@@ -125,18 +122,9 @@ beforeAll(async () => {
   const months = [3, 2, 1, 0].map((o) =>
     ymd(Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth() - o, 1)).slice(0, 7),
   );
-  const generated = generateFocusRows({
-    seed: 2828,
-    months,
-    resourcesPerProvider: 3,
-    providers: ['AWS'],
-    until: ymd(today - DAY_MS),
-    accountPrefix: `ba${run}`,
-  });
-  const file = join(mkdtempSync(join(tmpdir(), 'budget-alerts-')), 'focus_budget_alerts.csv');
-  writeFileSync(
-    file,
-    `${[FOCUS_HEADER.map((h) => `"${h}"`).join(','), ...[...generated].map(csvLine)].join('\n')}\n`,
+  const file = writeAwsFocusCsv(
+    { seed: 2828, months, resourcesPerProvider: 3, accountPrefix: `ba${run}` },
+    'focus_budget_alerts.csv',
   );
   rows = readCsv(file);
   ingestOk(orgId, file);

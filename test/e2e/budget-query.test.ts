@@ -1,9 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk } from '../support/cli';
+import { writeAwsFocusCsv } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
@@ -112,17 +109,11 @@ let eurBudget = '';
 beforeAll(async () => {
   usdPerEur = seedUsdPerEur();
   token = await freshOrg(orgId, userId, `budget query ${run}`);
-  const generated = generateFocusRows({
-    seed: 2828,
-    months,
-    resourcesPerProvider: 3,
-    providers: ['AWS'],
-    until: ymd(dayMs(ymd(now.getTime())) - DAY_MS),
-    accountPrefix: `bq${run}`,
-  });
-  const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(','), ...[...generated].map(csvLine)];
-  const file = join(mkdtempSync(join(tmpdir(), 'budget-query-')), 'focus_budget_query.csv');
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  const file = writeAwsFocusCsv(
+    { seed: 2828, months, resourcesPerProvider: 3, accountPrefix: `bq${run}` },
+    'focus_budget_query.csv',
+    now,
+  );
   rows = readCsv(file);
   expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
   service = [...new Set(rows.map((r) => String(r.ServiceName)))].sort()[0]!;

@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
+import { FOCUS_HEADER } from '../../infra/local/demo-data/generator';
 import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk as ingestCli } from '../support/cli';
+import { writeAwsFocusCsv } from '../support/daily-focus';
 import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -74,17 +75,11 @@ beforeAll(async () => {
   published = [...usdPerEur.keys()].sort();
   expect(published[0]! <= `${lastMonth}-01`).toBe(true);
   token = await freshOrg(orgId, userId, `budget status ${run}`);
-  const generated = generateFocusRows({
-    seed: 28,
-    months,
-    resourcesPerProvider: 3,
-    providers: ['AWS'],
-    until: ymd(Date.parse(`${ymd(now.getTime())}T00:00:00Z`) - DAY_MS),
-    accountPrefix: `bs${run}`,
-  });
-  const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(','), ...[...generated].map(csvLine)];
-  const file = join(mkdtempSync(join(tmpdir(), 'budget-status-')), 'focus_budget.csv');
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  const file = writeAwsFocusCsv(
+    { seed: 28, months, resourcesPerProvider: 3, accountPrefix: `bs${run}` },
+    'focus_budget.csv',
+    now,
+  );
   rows = readCsv(file);
   expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
   ingestCli(orgId, file);
@@ -100,6 +95,15 @@ async function create(body: Record<string, unknown>): Promise<string> {
   const res = await api<{ id: string }>('POST', '/budgets', { token, body });
   expect(res.status).toBe(201);
   return res.body.id;
+}
+/** A budget of one total line (no owner) from the first month, `amount` in `month`; its id. */
+function createTotal(name: string, currency: string, month: string, amount: number): Promise<string> {
+  return create({
+    name,
+    currency,
+    startMonth: months[0],
+    lines: [{ value: null, owner: null, amounts: { [month]: amount } }],
+  });
 }
 async function status(id: string, month?: string) {
   const res = await api<Status>('GET', `/budgets/${id}/status${month ? `?month=${month}` : ''}`, { token });
@@ -149,12 +153,7 @@ describe('GET /budgets/{id}/status', () => {
   });
 
   it('the current month by default: month-to-date actuals through dataThrough, a month-end forecast with its interval', async () => {
-    const id = await create({
-      name: `Total ${run}`,
-      currency: 'USD',
-      startMonth: months[0],
-      lines: [{ value: null, owner: null, amounts: { [thisMonth]: 1000 } }],
-    });
+    const id = await createTotal(`Total ${run}`, 'USD', thisMonth, 1000);
     const st = await status(id);
     expect(st.month).toBe(thisMonth);
     expect(st.dataThrough).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/));
@@ -173,12 +172,7 @@ describe('GET /budgets/{id}/status', () => {
   });
 
   it('a budget in EUR over USD rows converts each row at its charge day rate, and says so', async () => {
-    const id = await create({
-      name: `EUR ${run}`,
-      currency: 'EUR',
-      startMonth: months[0],
-      lines: [{ value: null, owner: null, amounts: { [lastMonth]: 500 } }],
-    });
+    const id = await createTotal(`EUR ${run}`, 'EUR', lastMonth, 500);
     const st = await status(id, lastMonth);
     expect(st.currency).toBe('EUR');
     expect(st.conversion).toMatchObject({ from: ['USD'], to: 'EUR', source: expect.any(String) });

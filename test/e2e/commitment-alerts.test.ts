@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { num, parseCsv } from '../integration/warehouse/support';
 import {
   atLeast,
+  costAlertHistory,
   drainQueues,
   emailsTo,
   sendEvaluationMessage,
@@ -172,11 +173,7 @@ describe('expiring-commitment alerts on the local stack', () => {
     expect(costAlerts.body.items).toEqual([]);
     const widget = await api('GET', `/alerts-v2/costAlerts/${ids.slack}/widgetData`, { token });
     expect(widget.status).toBe(404);
-    const history = await api<{ items: { triggered: boolean; notificationId: string | null }[] }>(
-      'GET',
-      `/alerts-v2/costAlerts/${ids.slack}/history`,
-      { token },
-    );
+    const history = await costAlertHistory(ids.slack!, token);
     // The first tick announced; every later evaluation found nothing new.
     expect(history.body.items.filter((e) => e.notificationId !== null)).toHaveLength(1);
     expect(history.body.items.filter((e) => e.triggered)).toHaveLength(1);

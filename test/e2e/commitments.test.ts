@@ -379,17 +379,26 @@ function expectCurve(sim: Sim, usage: number[], discount: number, months: number
   expect(sim.recommended).toEqual(best);
 }
 
+/**
+ * POST /commitments/simulate for a 7-day, All Upfront lookback: expects a 200 whose lookback is
+ * the 7 days up to `lastDay` (the last charge day), and returns the response and the lookback's
+ * first hour (epoch ms).
+ */
+async function simulateWeek(auth: string, provider: string, term: string, lastDay: string) {
+  const res = await api<Sim>('POST', '/commitments/simulate', {
+    token: auth,
+    body: { provider, lookbackDays: 7, term, paymentOption: 'All Upfront' },
+  });
+  expect(res.status).toBe(200);
+  const first = Date.parse(`${lastDay}T00:00:00Z`) - 6 * DAY_MS;
+  expect(res.body.lookback).toEqual({ startDate: ymd(first), endDate: lastDay, hours: 168 });
+  return { res, first };
+}
+
 describe('POST /commitments/simulate', () => {
   it('AWS, 7-day lookback: every level of the curve and the recommended one, computed here hour by hour from the raw lines', async () => {
-    const res = await api<Sim>('POST', '/commitments/simulate', {
-      token: simToken,
-      body: { provider: 'AWS', lookbackDays: 7, term: '1yr', paymentOption: 'All Upfront' },
-    });
-    expect(res.status).toBe(200);
-    // The lookback: the 7 days up to the last charge day.
     const lastDay = ymd(Date.parse(`${SIM_START}T00:00:00Z`) + (SIM_HOURS / 24 - 1) * DAY_MS);
-    const first = Date.parse(`${lastDay}T00:00:00Z`) - 6 * DAY_MS;
-    expect(res.body.lookback).toEqual({ startDate: ymd(first), endDate: lastDay, hours: 168 });
+    const { res, first } = await simulateWeek(simToken, 'AWS', '1yr', lastDay);
     // The plan's rate: its covered lines' effective cost over their on-demand cost.
     let planCost = 0;
     let onDemand = 0;
@@ -412,14 +421,8 @@ describe('POST /commitments/simulate', () => {
   });
 
   it('Azure, from its daily export in EUR: the savings plan rate and usage converted per charge day, each level as computed here', async () => {
-    const res = await api<Sim>('POST', '/commitments/simulate', {
-      token,
-      body: { provider: 'Microsoft', lookbackDays: 7, term: '3yr', paymentOption: 'All Upfront' },
-    });
-    expect(res.status).toBe(200);
     // The organisation's last charge day is the exports' last day.
-    const first = Date.parse(`${DAYS[2]}T00:00:00Z`) - 6 * DAY_MS;
-    expect(res.body.lookback).toEqual({ startDate: ymd(first), endDate: DAYS[2], hours: 168 });
+    const { res, first } = await simulateWeek(token, 'Microsoft', '3yr', DAYS[2]!);
     let planCost = 0;
     let onDemand = 0;
     const usage = new Array<number>(168).fill(0);
@@ -443,13 +446,7 @@ describe('POST /commitments/simulate', () => {
   });
 
   it('Google Cloud, spend-based CUDs: the rate from their fees and credits, usage net of every CUD credit, each level as computed here', async () => {
-    const res = await api<Sim>('POST', '/commitments/simulate', {
-      token,
-      body: { provider: 'Google Cloud', lookbackDays: 7, term: '1yr', paymentOption: 'All Upfront' },
-    });
-    expect(res.status).toBe(200);
-    const first = Date.parse(`${DAYS[2]}T00:00:00Z`) - 6 * DAY_MS;
-    expect(res.body.lookback).toEqual({ startDate: ymd(first), endDate: DAYS[2], hours: 168 });
+    const { res, first } = await simulateWeek(token, 'Google Cloud', '1yr', DAYS[2]!);
     // The plan: the spend-based ("dollar based") commitment fees against the credits they gave.
     let fees = 0;
     let credited = 0;

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { mintToken } from '../../infra/local/idp';
 import { DATE_PRESETS } from '../../shared/enums';
 import { FOCUS_SAMPLE, num, sampleVariant, sumBy, tagsOf } from '../integration/warehouse/support';
-import { sendEvaluationMessage } from '../support/alert-messages';
+import { costAlertHistory, sendEvaluationMessage } from '../support/alert-messages';
 import { suiteBrowser } from '../support/browser';
 import { ingestCli, tokenCli } from '../support/cli';
 import { consoleMoney, costQuery, explorerWidget } from '../support/explorer';
@@ -421,9 +421,7 @@ describe('the web console in a browser', () => {
       body: { timeoutMs: 120_000 },
     });
     expect(drained.body.drained).toBe(true);
-    const history = await api<{
-      items: { evaluatedDay: string; values: Record<string, number | null>; notificationId: string | null }[];
-    }>('GET', `/alerts-v2/costAlerts/${id}/history`, { token });
+    const history = await costAlertHistory(id, token);
     expect(history.body.items).toHaveLength(1);
     const data = await api<Data>('GET', `/alerts-v2/costAlerts/${id}/widgetData`, { token });
     const series = data.body.series!;

@@ -11,7 +11,7 @@ import {
 import { type CsvRow, close, FOCUS_SAMPLE, num, parseCsv, tagsOf } from '../integration/warehouse/support';
 import { ingestCli } from '../support/cli';
 import { costQuery, explorerWidget } from '../support/explorer';
-import { api, session } from '../support/session';
+import { api, runId, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
 
 /**
@@ -27,7 +27,7 @@ import { rateOn, seedUsdPerEur } from '../support/stack-cli';
  * second row re-labelled EUR. Add a case to CASES to cover a new route.
  */
 const s = () => session();
-const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+const run = runId();
 const ORG = `org_fxsweep_${run}`;
 
 const ym = (d: Date) => d.toISOString().slice(0, 7);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DASHBOARD_DEFAULTS } from '../fixtures/dashboards/defaults';
 import { condition, cost, formula, metric } from '../fixtures/dashboards/queries';
 import { realisticDashboard, simpleWidget } from '../fixtures/dashboards/realistic';
+import { datasourcesForQueries } from '../support/explorer-http';
 import { api, session } from '../support/session';
 
 const s = () => session();
@@ -362,24 +363,7 @@ describe('dashboards over HTTP: formulas, conditions and metric queries are chec
   let usageUnit: string;
 
   beforeAll(async () => {
-    const made = async (token: string) => {
-      const res = await api<{ id: string }>('POST', '/iac/metricsDatasources', {
-        token,
-        body: { name: unique('ds') },
-      });
-      expect(res.status).toBe(201);
-      return res.body.id;
-    };
-    datasource = await made(admin());
-    archived = await made(admin());
-    otherOrgDatasource = await made(outsider());
-    const del = await api('DELETE', `/iac/metricsDatasources/${archived}`, { token: admin() });
-    expect(del.status).toBe(200);
-    const units = await api<{ consumed_unit: string }[]>('GET', '/queries/usage-metrics', {
-      token: member(),
-    });
-    expect(units.status).toBe(200);
-    usageUnit = (units.body[0] as { consumed_unit: string }).consumed_unit;
+    ({ datasource, archived, otherOrgDatasource, usageUnit } = await datasourcesForQueries(unique));
   });
 
   it('refuses a formula naming an unknown query with 400 naming widget, query and position; nothing is stored', async () => {

@@ -10,6 +10,7 @@ import {
 } from '../../infra/local/demo-hook';
 import type { DemoSeed } from '../../infra/local/seed';
 import { num, parseCsv } from '../integration/warehouse/support';
+import { costAlertHistory } from '../support/alert-messages';
 import { signInConsole, suiteBrowser } from '../support/browser';
 import { demoCommitmentRows } from '../support/commitment-exports';
 import { api, session } from '../support/session';
@@ -122,14 +123,7 @@ describe('the demo organisation shows the product', () => {
     const [fired] = named(alerts, DEMO_NAMES.firedAlert);
     const [quiet] = named(alerts, DEMO_NAMES.quietAlert);
     expect(fired && quiet).toBeDefined();
-    const history = await api<{
-      items: {
-        evaluatedDay: string;
-        triggered: boolean;
-        notificationId: string | null;
-        values: Record<string, number>;
-      }[];
-    }>('GET', `/alerts-v2/costAlerts/${fired!.id}/history`, { token: admin() });
+    const history = await costAlertHistory(fired!.id, admin());
     expect(history.status).toBe(200);
     const hit = history.body.items.find((h) => h.triggered);
     expect(hit).toBeDefined();
@@ -143,11 +137,7 @@ describe('the demo organisation shows the product', () => {
       6,
     );
     // The quiet one was evaluated too (its history is there), without notifying.
-    const quietHistory = await api<{ items: { notificationId: string | null }[] }>(
-      'GET',
-      `/alerts-v2/costAlerts/${quiet!.id}/history`,
-      { token: admin() },
-    );
+    const quietHistory = await costAlertHistory(quiet!.id, admin());
     expect(quietHistory.body.items.length).toBeGreaterThan(0);
   });
 

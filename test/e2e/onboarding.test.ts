@@ -2,6 +2,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
+import type { Candidate, DimensionEntry } from '../../shared/model/dimensions';
 import {
   AZURE_SAMPLE,
   azureDaily,
@@ -22,7 +23,7 @@ import {
   tagsOf,
 } from '../integration/warehouse/support';
 import { ingestCli, orgCli, script, tokenCli } from '../support/cli';
-import { api, session } from '../support/session';
+import { api, runId, session } from '../support/session';
 
 /**
  * docs/onboarding.md, step by step, for organisations the stack has never seen: sign in (a JWT
@@ -31,20 +32,8 @@ import { api, session } from '../support/session';
  * against sums computed here from the uploaded file's rows.
  */
 const s = () => session();
-const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+const run = runId();
 
-interface Candidate {
-  key: string;
-  number_values: number;
-  total_cost_key_present: number;
-  total_cost_key_absent: number;
-  values: { value: string; cost_allocated: number }[];
-  ingested: boolean;
-}
-interface Dimension {
-  name: string;
-  values: { name: string; proportionCostAllocated: number }[];
-}
 interface Point {
   date: string;
   value: number | null;
@@ -122,7 +111,7 @@ describe('onboarding a brand-new organisation (docs/onboarding.md)', () => {
   });
 
   it("registers the organisation on its admin's first request", async () => {
-    const first = await api<Dimension[]>('GET', '/dimensions', { token });
+    const first = await api<DimensionEntry[]>('GET', '/dimensions', { token });
     expect(first.status).toBe(200);
     const shown = orgCli('show', org);
     expect(shown.status).toBe(0);
@@ -219,7 +208,7 @@ describe('onboarding a brand-new organisation (docs/onboarding.md)', () => {
     expect(published.body).toMatchObject({ ok: true, publishedLabels: true });
     expect((await api('POST', '/_local/drain', { body: { timeoutMs: 60_000 } })).status).toBe(200);
 
-    const dims = await api<Dimension[]>('GET', '/dimensions', { token });
+    const dims = await api<DimensionEntry[]>('GET', '/dimensions', { token });
     const unit = dims.body.find((d) => d.name === 'unit');
     const tagged = rows.filter((r) => tagsOf(r).business_unit !== undefined);
     const byUnit = sumBy(
@@ -268,7 +257,7 @@ describe('onboarding a brand-new organisation (docs/onboarding.md)', () => {
   });
 
   it("keeps the new organisation's data to itself", async () => {
-    const demo = await api<Dimension[]>('GET', '/dimensions', { token: s().apiKeys.admin });
+    const demo = await api<DimensionEntry[]>('GET', '/dimensions', { token: s().apiKeys.admin });
     expect(demo.body.map((d) => d.name)).not.toContain('unit');
   });
 });

@@ -4,7 +4,7 @@ import { loadOrCreateSigningKey, mintToken } from '../../infra/local/idp';
 import type { OrganizationView } from '../../shared/domain/admin/organization';
 import { type CsvRow, close, FOCUS_SAMPLE, num, parseCsv, tagsOf } from '../integration/warehouse/support';
 import { ingestCli, orgCli } from '../support/cli';
-import { api, session } from '../support/session';
+import { api, runId, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
 
 /**
@@ -14,7 +14,7 @@ import { rateOn, seedUsdPerEur } from '../support/stack-cli';
  * 422 of the candidates when a rate is missing.
  */
 const s = () => session();
-const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+const run = runId();
 
 const ingest = ingestCli;
 

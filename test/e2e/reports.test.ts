@@ -17,6 +17,15 @@ async function create(token: string, body: Record<string, unknown>) {
   return api<Report>('POST', '/reports', { token, body });
 }
 
+/** PATCH /reports/{id} as the admin with `body`, and `If-Match: ifMatch` when given. */
+async function patchAsAdmin(id: string, body: unknown, ifMatch?: string) {
+  return api<Report>('PATCH', `/reports/${id}`, {
+    token: admin(),
+    body,
+    ...(ifMatch === undefined ? {} : { headers: { 'if-match': ifMatch } }),
+  });
+}
+
 describe('reports over HTTP', () => {
   it('creates a report with defaults and reads it back', async () => {
     const res = await create(member(), { name: 'Cloud spend weekly' });
@@ -50,9 +59,9 @@ describe('reports over HTTP', () => {
       ],
       destinations: [{ destinationType: 'EMAIL', destinationValues: ['a@example.com'] }],
     });
-    const res = await api<Report>('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { widgets: [{ type: 'TEXT', contentMarkdown: 'c' }], destinations: [] },
+    const res = await patchAsAdmin(r.id, {
+      widgets: [{ type: 'TEXT', contentMarkdown: 'c' }],
+      destinations: [],
     });
     expect(res.status).toBe(200);
     expect(res.body.description).toBe('keep me');
@@ -63,26 +72,17 @@ describe('reports over HTTP', () => {
 
   it('WEEKLY needs a weekday from the body or the stored report', async () => {
     const { body: r } = await create(admin(), { name: 'w' });
-    const missing = await api('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { scheduledPeriod: 'WEEKLY' },
-    });
+    const missing = await patchAsAdmin(r.id, { scheduledPeriod: 'WEEKLY' });
     expect(missing.status).toBe(400);
     expect(missing.body).toMatchObject({
       error: 'VALIDATION_ERROR',
       reason: expect.stringContaining('scheduledWeekday'),
     });
-    expect(Array.isArray((missing.body as { details: unknown }).details)).toBe(true);
+    expect(Array.isArray(missing.body.details)).toBe(true);
 
-    const withDay = await api<Report>('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { scheduledWeekday: 3 },
-    });
+    const withDay = await patchAsAdmin(r.id, { scheduledWeekday: 3 });
     expect(withDay.status).toBe(200);
-    const weekly = await api<Report>('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { scheduledPeriod: 'WEEKLY' },
-    });
+    const weekly = await patchAsAdmin(r.id, { scheduledPeriod: 'WEEKLY' });
     expect(weekly.status).toBe(200);
     expect(weekly.body).toMatchObject({ scheduledPeriod: 'WEEKLY', scheduledWeekday: 3 });
   });
@@ -119,12 +119,11 @@ describe('reports over HTTP', () => {
   it('accepts the edge values that the rules allow', async () => {
     const { body: r } = await create(admin(), { name: 'edges' });
     for (const day of [0, 6]) {
-      const res = await api('PATCH', `/reports/${r.id}`, { token: admin(), body: { scheduledWeekday: day } });
+      const res = await patchAsAdmin(r.id, { scheduledWeekday: day });
       expect(res.status).toBe(200);
     }
-    const digest = await api('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { widgets: [{ type: 'DIGEST', groupBy: ['service', 'region'] }] },
+    const digest = await patchAsAdmin(r.id, {
+      widgets: [{ type: 'DIGEST', groupBy: ['service', 'region'] }],
     });
     expect(digest.status).toBe(200);
   });
@@ -133,7 +132,7 @@ describe('reports over HTTP', () => {
     const { body: r } = await create(admin(), { name: 'a' });
     expect((await api('DELETE', `/reports/${r.id}`, { token: admin() })).status).toBe(200);
     for (const body of [{ status: 'INACTIVE' }, { scheduledWeekday: 99 }]) {
-      const res = await api('PATCH', `/reports/${r.id}`, { token: admin(), body });
+      const res = await patchAsAdmin(r.id, body);
       expect(res.status).toBe(409);
       expect(res.body).toEqual({ error: 'REPORT_ARCHIVED' });
     }
@@ -189,10 +188,7 @@ describe('reports over HTTP', () => {
       },
     });
     expect((await patchLive(sends[5]!)).status).toBe(415);
-    const renamed = await api<{ name: string }>('PATCH', `/reports/${live.id}`, {
-      token: admin(),
-      body: { name: 'live, renamed' },
-    });
+    const renamed = await patchAsAdmin(live.id, { name: 'live, renamed' });
     expect(renamed).toMatchObject({ status: 200, body: { name: 'live, renamed' } });
   });
 
@@ -287,17 +283,9 @@ describe('reports over HTTP', () => {
 
   it('a stale If-Match gets 409 and leaves the report unchanged', async () => {
     const { body: r } = await create(admin(), { name: 'lock' });
-    const first = await api<Report>('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { name: 'one' },
-      headers: { 'if-match': '"1"' },
-    });
+    const first = await patchAsAdmin(r.id, { name: 'one' }, '"1"');
     expect(first.status).toBe(200);
-    const stale = await api('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { name: 'two' },
-      headers: { 'if-match': '"1"' },
-    });
+    const stale = await patchAsAdmin(r.id, { name: 'two' }, '"1"');
     expect(stale.status).toBe(409);
     expect((await api<Report>('GET', `/reports/${r.id}`, { token: admin() })).body.name).toBe('one');
   });
@@ -336,10 +324,7 @@ describe('reports over HTTP', () => {
         currency: 'EUR',
       },
     });
-    const res = await api<Report>('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { context: { metricId: 'cost' } },
-    });
+    const res = await patchAsAdmin(r.id, { context: { metricId: 'cost' } });
     expect(res.status).toBe(200);
     expect(res.body.context).toEqual({
       metricId: 'cost',
@@ -347,17 +332,14 @@ describe('reports over HTTP', () => {
       datePreset: 'LAST_3_MONTHS',
       currency: 'EUR',
     });
-    const cleared = await api<Report>('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { context: { groupBy: null, currency: null } },
-    });
+    const cleared = await patchAsAdmin(r.id, { context: { groupBy: null, currency: null } });
     expect(cleared.body.context).toEqual({
       metricId: 'cost',
       groupBy: null,
       datePreset: 'LAST_3_MONTHS',
       currency: null,
     });
-    const bad = await api('PATCH', `/reports/${r.id}`, { token: admin(), body: { context: { nope: 1 } } });
+    const bad = await patchAsAdmin(r.id, { context: { nope: 1 } });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: 'VALIDATION_ERROR', details: [{ path: 'context.nope' }] });
   });
@@ -368,38 +350,23 @@ describe('reports over HTTP', () => {
       widgets: [{ type: 'TEXT', contentMarkdown: 'x' }],
     });
     for (const body of [{}, { name: 'still', widgets: [{ type: 'TEXT', contentMarkdown: 'x' }] }]) {
-      const res = await api<Report>('PATCH', `/reports/${r.id}`, { token: admin(), body });
+      const res = await patchAsAdmin(r.id, body);
       expect(res.status).toBe(200);
       expect(res.body).toEqual(r);
       expect(res.headers.get('etag')).toBe('"1"');
     }
-    const changed = await api<Report>('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { name: 'moved' },
-    });
+    const changed = await patchAsAdmin(r.id, { name: 'moved' });
     expect(changed.body.version).toBe(2);
   });
 
   it('If-Match: * means any version, like dashboards and enrichments; a malformed one is 400', async () => {
     const { body: r } = await create(admin(), { name: 'star' });
-    const any = await api<Report>('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { name: 'starred' },
-      headers: { 'if-match': '*' },
-    });
+    const any = await patchAsAdmin(r.id, { name: 'starred' }, '*');
     expect(any.status).toBe(200);
     expect(any.body.name).toBe('starred');
-    const weak = await api<Report>('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { name: 'weak' },
-      headers: { 'if-match': 'W/"2"' },
-    });
+    const weak = await patchAsAdmin(r.id, { name: 'weak' }, 'W/"2"');
     expect(weak.status).toBe(200);
-    const bad = await api('PATCH', `/reports/${r.id}`, {
-      token: admin(),
-      body: { name: 'x' },
-      headers: { 'if-match': 'abc' },
-    });
+    const bad = await patchAsAdmin(r.id, { name: 'x' }, 'abc');
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: 'VALIDATION_ERROR' });
   });

@@ -1,4 +1,4 @@
-import type { Candidate } from '../../shared/model/dimensions';
+import type { Candidate, DimensionEntry } from '../../shared/model/dimensions';
 import {
   type CsvRow,
   close,
@@ -9,7 +9,7 @@ import {
   tagsOf,
 } from '../integration/warehouse/support';
 import { ingestCli, tokenCli } from '../support/cli';
-import { api, session } from '../support/session';
+import { api, runId, session } from '../support/session';
 
 /**
  * Tag keys as the export wrote them (docs/warehouse.md, "Tag keys"): a brand-new organisation
@@ -20,12 +20,8 @@ import { api, session } from '../support/session';
  * its own, and one label published with every spelling as a source combines them.
  */
 const s = () => session();
-const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+const run = runId();
 
-interface Dimension {
-  name: string;
-  values: { name: string; proportionCostAllocated: number }[];
-}
 interface Answer {
   queries: {
     name: string;
@@ -206,7 +202,7 @@ describe('tag keys as the export wrote them, over HTTP', () => {
     };
     const byTeam = sumBy(rows, merged, (r) => num(r.BilledCost));
     expect([...byTeam.keys()].sort()).toEqual(['Ops', 'dev', 'ops', 'platform']);
-    const dims = await api<Dimension[]>('GET', '/dimensions', { token });
+    const dims = await api<DimensionEntry[]>('GET', '/dimensions', { token });
     const team = dims.body.find((d) => d.name === 'team');
     expect(team?.values.map((v) => v.name).sort()).toEqual([...byTeam.keys()].sort());
     for (const v of team?.values ?? [])

@@ -14,7 +14,7 @@ import {
   sumBy,
 } from '../integration/warehouse/support';
 import { ingestCli, ingestOk, tokenCli } from '../support/cli';
-import { api, session } from '../support/session';
+import { api, runId, session } from '../support/session';
 
 /**
  * No upload lost silently (docs/warehouse.md, "Parts of one export"): the parts of an export
@@ -24,7 +24,7 @@ import { api, session } from '../support/session';
  * `POST /queries/explorer` against sums computed here from the raw part files.
  */
 const s = () => session();
-const run = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+const run = runId();
 
 interface Answer {
   queries: {

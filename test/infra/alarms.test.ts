@@ -24,16 +24,20 @@ function logicalId(built: BuiltStack, construct: import('constructs').IConstruct
   return built.idOf(construct.node.defaultChild as import('aws-cdk-lib').CfnElement);
 }
 
+/** The alarms on `metric` whose dimensions `match`: exactly one for `queue`. */
+function oneAlarmOf(queue: string, alarms: Alarm[], metric: string, match: (dimensions: unknown) => boolean) {
+  const matching = alarms.filter((a) => a.Properties.MetricName === metric && match(a.Properties.Dimensions));
+  expect({ queue, alarms: matching.length }).toEqual({ queue, alarms: 1 });
+  return matching;
+}
+
 test('every queue’s DLQ has an alarm that fires on one visible message', () => {
   const alarms = alarmsOf(prod);
   for (const q of queues) {
     const dlqId = logicalId(prod, prod.stack.workQueues.dlq(q.name));
-    const matching = alarms.filter(
-      (a) =>
-        a.Properties.MetricName === 'ApproximateNumberOfMessagesVisible' &&
-        text(a.Properties.Dimensions).includes(dlqId),
+    const matching = oneAlarmOf(q.name, alarms, 'ApproximateNumberOfMessagesVisible', (dimensions) =>
+      text(dimensions).includes(dlqId),
     );
-    expect({ queue: q.name, alarms: matching.length }).toEqual({ queue: q.name, alarms: 1 });
     expect(matching[0]!.Properties).toMatchObject({
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
@@ -49,12 +53,9 @@ test('every work queue has an oldest-message alarm', () => {
   const alarms = alarmsOf(prod);
   for (const q of queues) {
     const queueId = logicalId(prod, prod.stack.workQueues.queue(q.name));
-    const matching = alarms.filter(
-      (a) =>
-        a.Properties.MetricName === 'ApproximateAgeOfOldestMessage' &&
-        (a.Properties.Dimensions as { Value: unknown }[]).some((d) => text(d.Value).includes(`"${queueId}"`)),
+    oneAlarmOf(q.name, alarms, 'ApproximateAgeOfOldestMessage', (dimensions) =>
+      (dimensions as { Value: unknown }[]).some((d) => text(d.Value).includes(`"${queueId}"`)),
     );
-    expect({ queue: q.name, alarms: matching.length }).toEqual({ queue: q.name, alarms: 1 });
   }
 });
 

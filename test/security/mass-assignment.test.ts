@@ -112,6 +112,26 @@ const readCommitmentAlert = async (id: string) =>
 const unique = (label: string) => `${label} ${run} ${Math.random().toString(36).slice(2, 7)}`;
 
 /** Routes that store what they are sent, with a record of the session's org to aim at. */
+/** A new threshold cost alert: its id, and a read of it from the alert list. */
+async function newCostAlert() {
+  const id = await create('/alerts-v2/costAlerts', thresholdBody({ name: unique('Mass') }));
+  const read = async () =>
+    ((await get('/alerts-v2/costAlerts?limit=100')) as { items: { id: string }[] }).items.find(
+      (a) => a.id === id,
+    );
+  return { id, read };
+}
+
+/** A new budget with a budget alert: both ids. */
+async function newBudgetAlert() {
+  const budgetId = await create('/budgets', budgetBody({ name: unique('Mass') }));
+  const id = await create('/alerts-v2/budgetAlerts', budgetAlertBody(budgetId, { name: unique('Mass') }));
+  return { budgetId, id };
+}
+
+/** A snooze body: until a day from now. */
+const snoozeForADay = () => ({ until: new Date(Date.now() + 86_400_000).toISOString() });
+
 const STORING: Record<string, () => Promise<Case>> = {
   createBudget: async () => ({
     method: 'POST',
@@ -241,11 +261,7 @@ const STORING: Record<string, () => Promise<Case>> = {
     body: () => thresholdBody({ name: unique('Mass') }),
   }),
   updateCostAlert: async () => {
-    const id = await create('/alerts-v2/costAlerts', thresholdBody({ name: unique('Mass') }));
-    const read = async () =>
-      ((await get('/alerts-v2/costAlerts?limit=100')) as { items: { id: string }[] }).items.find(
-        (a) => a.id === id,
-      );
+    const { id, read } = await newCostAlert();
     return {
       method: 'PUT',
       path: `/alerts-v2/costAlerts/${id}`,
@@ -262,8 +278,7 @@ const STORING: Record<string, () => Promise<Case>> = {
     };
   },
   updateBudgetAlert: async () => {
-    const budgetId = await create('/budgets', budgetBody({ name: unique('Mass') }));
-    const id = await create('/alerts-v2/budgetAlerts', budgetAlertBody(budgetId, { name: unique('Mass') }));
+    const { budgetId, id } = await newBudgetAlert();
     return {
       method: 'PUT',
       path: `/alerts-v2/budgetAlerts/${id}`,
@@ -272,12 +287,11 @@ const STORING: Record<string, () => Promise<Case>> = {
     };
   },
   snoozeBudgetAlert: async () => {
-    const budgetId = await create('/budgets', budgetBody({ name: unique('Mass') }));
-    const id = await create('/alerts-v2/budgetAlerts', budgetAlertBody(budgetId, { name: unique('Mass') }));
+    const { id } = await newBudgetAlert();
     return {
       method: 'POST',
       path: `/alerts-v2/budgetAlerts/${id}/snooze`,
-      body: () => ({ until: new Date(Date.now() + 86_400_000).toISOString() }),
+      body: snoozeForADay,
       read: () => get(`/alerts-v2/budgetAlerts/${id}`),
     };
   },
@@ -292,7 +306,7 @@ const STORING: Record<string, () => Promise<Case>> = {
     return {
       method: 'POST',
       path: `/alerts-v2/commitmentAlerts/${id}/snooze`,
-      body: () => ({ until: new Date(Date.now() + 86_400_000).toISOString() }),
+      body: snoozeForADay,
       read,
     };
   },
@@ -307,15 +321,11 @@ const STORING: Record<string, () => Promise<Case>> = {
     };
   },
   snoozeCostAlert: async () => {
-    const id = await create('/alerts-v2/costAlerts', thresholdBody({ name: unique('Mass') }));
-    const read = async () =>
-      ((await get('/alerts-v2/costAlerts?limit=100')) as { items: { id: string }[] }).items.find(
-        (a) => a.id === id,
-      );
+    const { id, read } = await newCostAlert();
     return {
       method: 'POST',
       path: `/alerts-v2/costAlerts/${id}/snooze`,
-      body: () => ({ until: new Date(Date.now() + 86_400_000).toISOString() }),
+      body: snoozeForADay,
       read,
     };
   },

@@ -1,4 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { AlertEvaluation } from '../../shared/model/alerts';
 import { api, session } from './session';
 
 /**
@@ -17,6 +18,15 @@ export interface StoredEmail {
     cid?: string;
     content: string;
   }[];
+}
+
+/** `GET /alerts-v2/costAlerts/{id}/history` with `token`: the alert's evaluations. */
+export function costAlertHistory(alertId: string, token?: string) {
+  return api<{ items: AlertEvaluation[]; nextCursor: string | null }>(
+    'GET',
+    `/alerts-v2/costAlerts/${alertId}/history`,
+    { token },
+  );
 }
 
 export interface Captured {

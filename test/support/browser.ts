@@ -186,6 +186,17 @@ export const sidewaysScroll = (page: Page) =>
   page.evaluate(() => (document.scrollingElement?.scrollWidth ?? 0) - window.innerWidth);
 
 /**
+ * A console page's last checks: it does not scroll sideways, a full-page screenshot goes to `path`,
+ * it raised no page error (`errors`, from openConsole); then the page is closed.
+ */
+export async function closeCheckedPage(page: Page, errors: string[], path: string): Promise<void> {
+  expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
+  await page.screenshot({ path, fullPage: true });
+  expect(errors).toEqual([]);
+  await page.close();
+}
+
+/**
  * Every http(s) URL a rendered message carries: its text, its HTML's hrefs (unescaped) and JSON
  * `url`s (not an Adaptive Card's `$schema`, not its images: `cardImagesOf`).
  */

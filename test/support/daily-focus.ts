@@ -82,3 +82,19 @@ export function writeFocusCsv(rows: Iterable<FocusRow | string>, name = 'focus.c
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }
+
+/**
+ * A generated AWS-only FOCUS export of `months` (`YYYY-MM`) through the day before `asOf` (UTC; now
+ * unless given), written by writeFocusCsv as `name`; returns the file's path.
+ */
+export function writeAwsFocusCsv(
+  options: { seed: number; months: string[]; resourcesPerProvider: number; accountPrefix: string },
+  name: string,
+  asOf: Date = new Date(),
+): string {
+  const today = Date.parse(`${ymd(asOf.getTime())}T00:00:00Z`);
+  return writeFocusCsv(
+    generateFocusRows({ ...options, providers: ['AWS'], until: ymd(today - DAY_MS) }),
+    name,
+  );
+}

@@ -1,5 +1,5 @@
 import { costQuery } from './explorer';
-import { api } from './session';
+import { api, session } from './session';
 
 /**
  * `POST /queries/explorer` for the cost over `start` … `end` as one period, grouped by `groupBy`
@@ -23,4 +23,32 @@ export async function explorerPeriodTotals(token: string, start: string, end: st
   });
   expect(res.status).toBe(200);
   return res.body.queries[0]!;
+}
+
+/**
+ * The metrics datasources a query may name, made over HTTP with the local stack's demo keys: one
+ * of the organisation, one it then archived, one of another organisation; and a consumed unit of
+ * the organisation's usage metrics.
+ */
+export async function datasourcesForQueries(name: (what: string) => string) {
+  const keys = session().apiKeys;
+  const made = async (token: string) => {
+    const res = await api<{ id: string }>('POST', '/iac/metricsDatasources', {
+      token,
+      body: { name: name('ds') },
+    });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  };
+  const datasource = await made(keys.admin);
+  const archived = await made(keys.admin);
+  const otherOrgDatasource = await made(keys.outsider);
+  expect((await api('DELETE', `/iac/metricsDatasources/${archived}`, { token: keys.admin })).status).toBe(
+    200,
+  );
+  const units = await api<{ consumed_unit: string }[]>('GET', '/queries/usage-metrics', {
+    token: keys.member,
+  });
+  expect(units.status).toBe(200);
+  return { datasource, archived, otherOrgDatasource, usageUnit: units.body[0]!.consumed_unit };
 }

@@ -19,3 +19,17 @@ export async function freshOrg(orgId: string, userId: string, label: string): Pr
   });
   return (await createApiKey(orgId, userId, 'user', label, userId)).key;
 }
+
+/**
+ * The suite's fresh organisation `org_<slug><run>` with its admin `user_<slug><run>`, made by a
+ * beforeAll hook registered here (call it at the top of a test file, before the file's own hooks);
+ * `key` is the admin's API key once that hook has run.
+ */
+export function freshOrgForSuite(slug: string, label: string): { id: string; run: string; key: string } {
+  const run = Date.now().toString(36);
+  const org = { id: `org_${slug}${run}`, run, key: '' };
+  beforeAll(async () => {
+    org.key = await freshOrg(org.id, `user_${slug}${run}`, `${label} ${run}`);
+  }, 120_000);
+  return org;
+}

@@ -21,6 +21,11 @@ export interface Session {
 
 let cached: Session | undefined;
 
+/** A suffix unique to one run of a test file, for the ids and names it creates. */
+export function runId(): string {
+  return `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+}
+
 export function session(): Session {
   const file = process.env.TEST_SESSION_FILE;
   if (!file)

@@ -58,6 +58,13 @@ function routeDeps(sent: Invitation[] = [], inlineLimits = ONE_TRANSACTION): Syn
 }
 const realLimits = () => routeSyncDeps().inlineLimits;
 
+/** Members given by user id. */
+const asUsers = (ids: string[]) => ids.map((userId) => ({ userId }));
+
+/** Syncs team `team_t` of `org` to `members`, as the organisation's admin, with `deps`. */
+const syncMembers = (org: string, members: ({ userId: string } | { email: string })[], deps: SyncDeps) =>
+  syncTeam(adminOf(org), 'team_t', { members }, deps);
+
 /** Receives what the route sent to the queue, as the event source mapping would deliver it. */
 async function receive(expected: number): Promise<SQSEvent> {
   const records: SQSEvent['Records'] = [];
@@ -100,7 +107,7 @@ describe('queued team sync', () => {
   it('a change past one transaction is handed off: lock, PENDING operation, one message; the worker applies it', async () => {
     const org = orgId();
     const ids = await seedOrg(org, 60);
-    const body = { members: [...ids.map((userId) => ({ userId })), { email: 'new.hire@example.org' }] };
+    const body = { members: [...asUsers(ids), { email: 'new.hire@example.org' }] };
     const sent: Invitation[] = [];
 
     const result = await syncTeam(adminOf(org), 'data platform', body, routeDeps(sent));
@@ -121,12 +128,7 @@ describe('queued team sync', () => {
     // The same request again: the same operation, nothing new queued.
     expect(await syncTeam(adminOf(org), 'team_t', body, routeDeps(sent))).toEqual(result);
     // Another member list meanwhile: refused, the team is being synced.
-    const other = await syncTeam(
-      adminOf(org),
-      'team_t',
-      { members: [{ userId: 'user_0' }] },
-      routeDeps(),
-    ).catch((e: unknown) => e);
+    const other = await syncMembers(org, [{ userId: 'user_0' }], routeDeps()).catch((e: unknown) => e);
     expect(other).toBeInstanceOf(ShapedError);
     expect((other as ShapedError).body()).toMatchObject({ error: 'SYNC_IN_PROGRESS' });
 
@@ -167,7 +169,7 @@ describe('queued team sync', () => {
     const ids = await seedOrg(org, 300);
     const sent: Invitation[] = [];
     const invitees = Array.from({ length: 5 }, (_, i) => `hire${i}@example.org`);
-    const body = { members: [...ids.map((userId) => ({ userId })), ...invitees.map((email) => ({ email }))] };
+    const body = { members: [...asUsers(ids), ...invitees.map((email) => ({ email }))] };
     expect(realLimits().items).toBeGreaterThanOrEqual(4000);
     const result = await syncTeam(adminOf(org), 'team_t', body, routeDeps(sent, realLimits()));
     expect(result).toEqual({ success: true });
@@ -180,12 +182,7 @@ describe('queued team sync', () => {
     // Nothing was queued.
     expect((await receive(0)).Records).toEqual([]);
     // Replacing most of the list (250 removed, 250 added back later) is applied in the request too.
-    const half = await syncTeam(
-      adminOf(org),
-      'team_t',
-      { members: ids.slice(0, 50).map((userId) => ({ userId })) },
-      routeDeps(sent, realLimits()),
-    );
+    const half = await syncMembers(org, asUsers(ids.slice(0, 50)), routeDeps(sent, realLimits()));
     expect(half).toEqual({ success: true });
     const later = await readMembership(org, 'team_t');
     expect(later.members.map((m) => m.userId).sort()).toEqual(ids.slice(0, 50).sort());
@@ -199,10 +196,9 @@ describe('queued team sync', () => {
     const limits = realLimits();
     const invitees = Array.from({ length: limits.invitations + 1 }, (_, i) => `bulk${i}@example.org`);
     const sent: Invitation[] = [];
-    const result = await syncTeam(
-      adminOf(org),
-      'team_t',
-      { members: invitees.map((email) => ({ email })) },
+    const result = await syncMembers(
+      org,
+      invitees.map((email) => ({ email })),
       routeDeps(sent, limits),
     );
     expect(result).toEqual({ success: true, status: 'PENDING', syncId: expect.stringMatching(/^sync_/) });
@@ -213,12 +209,7 @@ describe('queued team sync', () => {
   it('a change within one transaction is still applied in the request, with the spec body', async () => {
     const org = orgId();
     const ids = await seedOrg(org, 5);
-    const result = await syncTeam(
-      adminOf(org),
-      'team_t',
-      { members: ids.map((userId) => ({ userId })) },
-      routeDeps(),
-    );
+    const result = await syncMembers(org, asUsers(ids), routeDeps());
     expect(result).toEqual({ success: true });
     expect((await readMembership(org, 'team_t')).members).toHaveLength(5);
     expect((await receive(0)).Records).toHaveLength(0);
@@ -227,7 +218,7 @@ describe('queued team sync', () => {
   it('a queued sync that fails for a reason the route would answer is FAILED with that body, and frees the team', async () => {
     const org = orgId();
     const ids = await seedOrg(org, 55);
-    const body = { members: [...ids.map((userId) => ({ userId })), { email: 'x@example.org' }] };
+    const body = { members: [...asUsers(ids), { email: 'x@example.org' }] };
     const result = await syncTeam(adminOf(org), 'team_t', body, routeDeps());
     const syncId = (result as { syncId: string }).syncId;
     const event = await receive(1);
@@ -256,12 +247,7 @@ describe('queued team sync', () => {
   it('an unexpected failure is retried (reported to SQS) and recorded FAILED on the last delivery', async () => {
     const org = orgId();
     const ids = await seedOrg(org, 55);
-    const result = await syncTeam(
-      adminOf(org),
-      'team_t',
-      { members: ids.map((userId) => ({ userId })) },
-      routeDeps(),
-    );
+    const result = await syncMembers(org, asUsers(ids), routeDeps());
     const syncId = (result as { syncId: string }).syncId;
     const message = JSON.parse((await receive(1)).Records[0]!.body) as TeamOperationMessage;
     const broken: SyncDeps = {

@@ -95,14 +95,14 @@ async function tick(at: Date, sent: Notification[]) {
 
 const slack = { notificationChannel: 'SLACK' as const, slackChannelId: 'C-expiry' };
 
+/** An expiring-commitment alert `name` posting to Slack channel C-expiry, created at `at`. */
+const slackAlert = (name: string, withinDays: 30 | 60 | 90, at: Date) =>
+  createCommitmentAlert(principal, { name, withinDays, emails: [], ...slack }, at);
+
 describe('expiring-commitment alerts', () => {
   test('a 90-day alert announces each commitment once per window, across sweeps and redeliveries', async () => {
     const t0 = new Date('2026-11-28T05:00:00Z');
-    const alert = await createCommitmentAlert(
-      principal,
-      { name: 'renewals', withinDays: 90, emails: [], ...slack },
-      t0,
-    );
+    const alert = await slackAlert('renewals', 90, t0);
     const sent: Notification[] = [];
     // 2026-11-28: sp-1 has 43 days left (60-day window), ri-1 112 (none), ri-far 277 (none).
     const msgs = await tick(new Date('2026-11-28T05:30:00Z'), sent);
@@ -136,11 +136,7 @@ describe('expiring-commitment alerts', () => {
   });
 
   test('a 30-day alert announces only the last window; a commitment first seen late is announced once', async () => {
-    const alert = await createCommitmentAlert(
-      principal,
-      { name: 'last month', withinDays: 30, emails: [], ...slack },
-      new Date('2026-12-25T05:00:00Z'),
-    );
+    const alert = await slackAlert('last month', 30, new Date('2026-12-25T05:00:00Z'));
     const sent: Notification[] = [];
     // 16 days left: inside 30, 60 and 90, announced once (the 30-day window).
     await tick(new Date('2026-12-25T06:00:00Z'), sent);
@@ -152,16 +148,8 @@ describe('expiring-commitment alerts', () => {
 
   test('snoozed and archived alerts send nothing and claim nothing', async () => {
     const t0 = new Date('2027-01-02T05:00:00Z');
-    const snoozed = await createCommitmentAlert(
-      principal,
-      { name: 'snoozed', withinDays: 90, emails: [], ...slack },
-      t0,
-    );
-    const archived = await createCommitmentAlert(
-      principal,
-      { name: 'archived', withinDays: 90, emails: [], ...slack },
-      t0,
-    );
+    const snoozed = await slackAlert('snoozed', 90, t0);
+    const archived = await slackAlert('archived', 90, t0);
     await snoozeCommitmentAlert(principal, snoozed.id, '2027-02-01T00:00:00Z', undefined, t0);
     await archiveCommitmentAlert(principal, archived.id, undefined, t0);
     const sent: Notification[] = [];
@@ -205,11 +193,7 @@ describe('expiring-commitment alerts', () => {
 
   test('PUT replaces the definition (If-Match versioned), unsnooze ends the snooze, and the claims stay', async () => {
     const t0 = new Date('2026-12-20T05:00:00Z');
-    const alert = await createCommitmentAlert(
-      principal,
-      { name: 'to edit', withinDays: 30, emails: [], ...slack },
-      t0,
-    );
+    const alert = await slackAlert('to edit', 30, t0);
     expect(alert.version).toBe(1);
     const sent: Notification[] = [];
     await tick(new Date('2026-12-20T06:00:00Z'), sent); // sp-1 (21 days left) announced in the 30-day window

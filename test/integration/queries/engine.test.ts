@@ -56,6 +56,28 @@ function expectClose(actual: number | null | undefined, expected: number) {
   if (!close(actual ?? Number.NaN, expected, 1e-9)) throw new Error(`got ${actual}, expected ${expected}`);
 }
 
+/** Ten days by day, with three days of weekday-mean forecast after the data's last day (2024-10-19). */
+const FORECAST_PERIOD = {
+  startDate: '2024-10-14T00:00:00Z',
+  endDate: '2024-10-23T00:00:00Z',
+  aggBy: 'Day',
+  forecastDays: 3,
+  forecastMethod: 'weekday-mean',
+};
+
+/**
+ * The forecast of day `d` by hand: the trailing same-weekday mean of the rows in `keep` over the
+ * four weeks through dataThrough (2024-10-19).
+ */
+function weekdayMean(d: string, keep: (r: CsvRow) => boolean = () => true): number {
+  return (
+    [7, 14, 21, 28].reduce((acc, n) => {
+      const back = new Date(Date.parse(`${d}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
+      return acc + sum((r) => day(r) === back && keep(r));
+    }, 0) / 4
+  );
+}
+
 beforeAll(async () => {
   const path = join(dir, 'gen.csv');
   await writeFocusCsv(path, {
@@ -280,27 +302,12 @@ describe('query engine over DuckDB', () => {
   });
 
   it('adds forecast points after dataThrough, apart from the actuals', async () => {
-    const res = await ask({
-      period: {
-        startDate: '2024-10-14T00:00:00Z',
-        endDate: '2024-10-23T00:00:00Z',
-        aggBy: 'Day',
-        forecastDays: 3,
-        forecastMethod: 'weekday-mean',
-      },
-      queries: [q('a')],
-    });
+    const res = await ask({ period: FORECAST_PERIOD, queries: [q('a')] });
     const s = only(res, 'a').series[0]!;
     expect(s.forecastAccuracy?.method).toBe('weekday-mean');
     for (const f of s.forecast ?? []) expect(f.lower80 <= f.value && f.value <= f.upper80).toBe(true);
     expect(s.forecast?.map((f) => f.date)).toEqual(['2024-10-20', '2024-10-21', '2024-10-22']);
-    // Trailing same-weekday mean over the four weeks through dataThrough (2024-10-19).
-    const expected = (d: string) =>
-      [7, 14, 21, 28].reduce((acc, n) => {
-        const back = new Date(Date.parse(`${d}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
-        return acc + sum((r) => day(r) === back);
-      }, 0) / 4;
-    for (const f of s.forecast ?? []) expectClose(f.value, expected(f.date));
+    for (const f of s.forecast ?? []) expectClose(f.value, weekdayMean(f.date));
     expect(s.points.filter((p) => p.partial).map((p) => p.date)).toEqual(days('2024-10-20', '2024-10-23'));
     expectClose(
       s.total,
@@ -311,13 +318,7 @@ describe('query engine over DuckDB', () => {
   it('forecasts each shown group and Other from their own history, the same when asked again', async () => {
     const ask2 = () =>
       ask({
-        period: {
-          startDate: '2024-10-14T00:00:00Z',
-          endDate: '2024-10-23T00:00:00Z',
-          aggBy: 'Day',
-          forecastDays: 3,
-          forecastMethod: 'weekday-mean',
-        },
+        period: FORECAST_PERIOD,
         queries: [q('a', { groupBy: 'service' })],
         limitOverride: 2,
       });
@@ -326,19 +327,14 @@ describe('query engine over DuckDB', () => {
     const shown = series.filter((s) => !s.other).map((s) => String(s.group.service));
     expect(shown).toHaveLength(2);
     expect(series.some((s) => s.other)).toBe(true);
-    // Trailing same-weekday mean over the four weeks through dataThrough (2024-10-19), per group.
-    const expected = (d: string, keep: (r: CsvRow) => boolean) =>
-      [7, 14, 21, 28].reduce((acc, n) => {
-        const back = new Date(Date.parse(`${d}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
-        return acc + sum((r) => day(r) === back && keep(r));
-      }, 0) / 4;
+    // Per group: the weekday mean of the group's rows only.
     const check = (answer: ExplorerResult) => {
       for (const s of only(answer, 'a').series) {
         const keep = s.other
           ? (r: CsvRow) => !shown.includes(String(r.ServiceName))
           : (r: CsvRow) => r.ServiceName === s.group.service;
         expect(s.forecast?.map((f) => f.date)).toEqual(['2024-10-20', '2024-10-21', '2024-10-22']);
-        for (const f of s.forecast ?? []) expectClose(f.value, expected(f.date, keep));
+        for (const f of s.forecast ?? []) expectClose(f.value, weekdayMean(f.date, keep));
       }
     };
     check(first);

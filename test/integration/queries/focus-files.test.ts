@@ -139,32 +139,18 @@ describe.each([0, 1])('the engine over FOCUS file #%i', (index) => {
         cost('c', { groupBy: 'region', metricId: 'list_cost' }),
       ],
     });
-    expectGroups(
-      only(res, 'c'),
-      'region',
-      sums(
-        rows,
-        (r) => r.RegionId ?? null,
-        (r) => num(r.ListCost),
-      ),
-      'region',
-    );
-    expectGroups(
-      only(res, 'a'),
-      'service',
-      sums(rows, (r) => r.ServiceName ?? null, billed),
-      'service',
-    );
-    expectGroups(
-      only(res, 'b'),
-      'provider',
-      sums(
-        rows,
-        (r) => r.ProviderName ?? null,
-        (r) => num(r.EffectiveCost),
-      ),
-      'provider',
-    );
+    const expected: [
+      query: string,
+      dimension: string,
+      key: (r: CsvRow) => string | null,
+      value: (r: CsvRow) => number,
+    ][] = [
+      ['c', 'region', (r) => r.RegionId ?? null, (r) => num(r.ListCost)],
+      ['a', 'service', (r) => r.ServiceName ?? null, billed],
+      ['b', 'provider', (r) => r.ProviderName ?? null, (r) => num(r.EffectiveCost)],
+    ];
+    for (const [query, dimension, key, value] of expected)
+      expectGroups(only(res, query), dimension, sums(rows, key, value), dimension);
   });
 
   it('groups by a tag from the Tags JSON, with null for rows without it, under a where clause', async () => {

@@ -70,6 +70,23 @@ function ask(orgId: string, input: unknown, currency?: string | null): Promise<E
   return runExplorer(v.parse(ExplorerRequestSchema, input), { orgId, now, currency: currency ?? null });
 }
 
+/** An explorer request over `start` … `end` (days, at midnight UTC, or full timestamps) by `aggBy`. */
+function over(start: string, end: string, aggBy: string, queries: unknown[], limitOverride?: number) {
+  const at = (t: string) => (t.length === 10 ? `${t}T00:00:00Z` : t);
+  return {
+    period: { startDate: at(start), endDate: at(end), aggBy },
+    queries,
+    ...(limitOverride === undefined ? {} : { limitOverride }),
+  };
+}
+
+/** The sum of `value` over the rows in `scope`, per `key` of each row. */
+function totalsBy(scope: (r: CsvRow) => boolean, key: (r: CsvRow) => string, value: (r: CsvRow) => number) {
+  const totals = new Map<string, number>();
+  for (const r of rows.filter(scope)) totals.set(key(r), (totals.get(key(r)) ?? 0) + value(r));
+  return totals;
+}
+
 /** A generated export whose Microsoft rows are billed in CAD (the Azure sample's currency). */
 function writeMixed(path: string, months: string[], until: string, prefix: string, cad: boolean) {
   const lines = [FOCUS_HEADER.map((h) => `"${h}"`).join(',')];
@@ -105,14 +122,7 @@ beforeAll(async () => {
 describe('currency conversion in the query engine', () => {
   it('converts each row at its charge day rate: weekends and a closure day use the last rate before', async () => {
     // 2024-09-14/15 is a weekend and 2024-09-16 has no rate in the fixture: all three use the 13th's.
-    const res = await ask(
-      mixedOrg,
-      {
-        period: { startDate: '2024-09-12T00:00:00Z', endDate: '2024-09-18T00:00:00Z', aggBy: 'Day' },
-        queries: [q('a')],
-      },
-      'USD',
-    );
+    const res = await ask(mixedOrg, over('2024-09-12', '2024-09-18', 'Day', [q('a')]), 'USD');
     const out = only(res, 'a');
     expect(out.currency).toBe('USD');
     expect(res.currency).toBe('USD');
@@ -138,18 +148,16 @@ describe('currency conversion in the query engine', () => {
   it('crosses via EUR into KRW, grouped with top N, both currencies converted', async () => {
     const res = await ask(
       mixedOrg,
-      {
-        period: { startDate: '2024-09-01T00:00:00Z', endDate: '2024-10-20T00:00:00Z', aggBy: 'Month' },
-        queries: [q('a', { groupBy: 'provider' })],
-        limitOverride: 2,
-      },
+      over('2024-09-01', '2024-10-20', 'Month', [q('a', { groupBy: 'provider' })], 2),
       'KRW',
     );
     const out = only(res, 'a');
     const inRange = (r: CsvRow) => day(r) >= '2024-09-01' && day(r) <= '2024-10-20';
-    const totals = new Map<string, number>();
-    for (const r of rows.filter(inRange))
-      totals.set(String(r.ProviderName), (totals.get(String(r.ProviderName)) ?? 0) + inTarget(r, 'KRW'));
+    const totals = totalsBy(
+      inRange,
+      (r) => String(r.ProviderName),
+      (r) => inTarget(r, 'KRW'),
+    );
     const ranked = [...totals.entries()].sort((a, b) => b[1] - a[1]);
     const named = out.series.filter((s) => !s.other);
     expect(named.map((s) => s.group.provider)).toEqual(ranked.slice(0, 2).map(([p]) => p));
@@ -168,10 +176,7 @@ describe('currency conversion in the query engine', () => {
     // Weeks straddle rate changes (and the closure day), so a rate per bucket would differ.
     const weekly = await ask(
       mixedOrg,
-      {
-        period: { startDate: '2024-09-02T00:00:00Z', endDate: '2024-09-29T00:00:00Z', aggBy: 'Week' },
-        queries: [q('a'), q('b', { metricId: 'effective_cost' })],
-      },
+      over('2024-09-02', '2024-09-29', 'Week', [q('a'), q('b', { metricId: 'effective_cost' })]),
       'GBP',
     );
     const effective = (r: CsvRow) =>
@@ -197,17 +202,15 @@ describe('currency conversion in the query engine', () => {
     expect(only(weekly, 'b').conversion?.to).toBe('GBP');
     const hourly = await ask(
       mixedOrg,
-      {
-        period: { startDate: '2024-09-13T00:00:00Z', endDate: '2024-09-14T23:00:00Z', aggBy: 'Hour' },
-        queries: [q('a', { groupBy: 'service' })],
-        limitOverride: 3,
-      },
+      over('2024-09-13', '2024-09-14T23:00:00Z', 'Hour', [q('a', { groupBy: 'service' })], 3),
       'USD',
     );
     const out = only(hourly, 'a');
-    const byService = new Map<string, number>();
-    for (const r of rows.filter((r) => day(r) === '2024-09-13' || day(r) === '2024-09-14'))
-      byService.set(String(r.ServiceName), (byService.get(String(r.ServiceName)) ?? 0) + inTarget(r, 'USD'));
+    const byService = totalsBy(
+      (r) => day(r) === '2024-09-13' || day(r) === '2024-09-14',
+      (r) => String(r.ServiceName),
+      (r) => inTarget(r, 'USD'),
+    );
     for (const s of out.series.filter((x) => !x.other)) {
       expectClose(s.total, byService.get(String(s.group.service))!);
       // Every row starts at midnight: each day's figure sits in its 00:00 hour.
@@ -227,10 +230,7 @@ describe('currency conversion in the query engine', () => {
     const first = join(dir, 'one-usd.csv');
     writeMixed(first, ['2024-09'], '2024-09-21', `fxo${run}`, false);
     await warehouse.ingestFile({ orgId: org, path: first, sourceName: 'one-usd.csv' });
-    const request = {
-      period: { startDate: '2024-09-09T00:00:00Z', endDate: '2024-09-20T00:00:00Z', aggBy: 'Day' },
-      queries: [q('a', { groupBy: 'provider' })],
-    };
+    const request = over('2024-09-09', '2024-09-20', 'Day', [q('a', { groupBy: 'provider' })]);
     const check = async (raw: CsvRow[]) => {
       const res = await ask(org, request, 'EUR');
       const out = only(res, 'a');
@@ -268,22 +268,12 @@ describe('currency conversion in the query engine', () => {
     lines[1] = cells.join(',');
     writeFileSync(path, `${lines.join('\n')}\n`);
     await warehouse.ingestFile({ orgId: org, path, sourceName: 'nocur.csv' });
-    const asked = ask(
-      org,
-      {
-        period: { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-09T00:00:00Z', aggBy: 'Day' },
-        queries: [q('a')],
-      },
-      'EUR',
-    );
+    const asked = ask(org, over('2024-09-01', '2024-09-09', 'Day', [q('a')]), 'EUR');
     await expect(asked).rejects.toThrow(/^No exchange rate for \(none\) to EUR on 2024-09-0\d /);
   });
 
   it('answers a mixed-currency organisation per billing currency when no currency is asked', async () => {
-    const res = await ask(mixedOrg, {
-      period: { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-30T00:00:00Z', aggBy: 'Period' },
-      queries: [q('a')],
-    });
+    const res = await ask(mixedOrg, over('2024-09-01', '2024-09-30', 'Period', [q('a')]));
     const out = only(res, 'a');
     expect(res.currency).toBeNull();
     expect(res.conversion).toBeNull();
@@ -303,14 +293,7 @@ describe('currency conversion in the query engine', () => {
   });
 
   it('leaves figures already in the asked currency unconverted and states no conversion', async () => {
-    const res = await ask(
-      usdOrg,
-      {
-        period: { startDate: '2024-09-01T00:00:00Z', endDate: '2024-09-07T00:00:00Z', aggBy: 'Period' },
-        queries: [q('a')],
-      },
-      'USD',
-    );
+    const res = await ask(usdOrg, over('2024-09-01', '2024-09-07', 'Period', [q('a')]), 'USD');
     expect(res.currency).toBe('USD');
     expect(res.conversion).toBeNull();
     expect(only(res, 'a').conversion).toBeUndefined();
@@ -318,27 +301,13 @@ describe('currency conversion in the query engine', () => {
 
   it('answers 422 naming the currency and the day when a row has no rate', async () => {
     // The July org's rows are in USD; EUR needs EUR→USD, loaded only for 2024-06-28 (usable until 07-05).
-    const asked = ask(
-      julyOrg,
-      {
-        period: { startDate: '2024-07-10T00:00:00Z', endDate: '2024-07-12T00:00:00Z', aggBy: 'Day' },
-        queries: [q('a')],
-      },
-      'EUR',
-    );
+    const asked = ask(julyOrg, over('2024-07-10', '2024-07-12', 'Day', [q('a')]), 'EUR');
     await expect(asked).rejects.toBeInstanceOf(UnprocessableError);
     const error = (await asked.catch((e: unknown) => e)) as UnprocessableError;
     expect(error.status).toBe(422);
     expect(error.body().error).toMatch(/^No exchange rate for USD to EUR on 2024-07-1[012] /);
     // Inside the rate's reach (06-28 + 7 days) the same rows convert: EUR = USD / 1.0705.
-    const ok = await ask(
-      julyOrg,
-      {
-        period: { startDate: '2024-07-01T00:00:00Z', endDate: '2024-07-05T00:00:00Z', aggBy: 'Period' },
-        queries: [q('a')],
-      },
-      'EUR',
-    );
+    const ok = await ask(julyOrg, over('2024-07-01', '2024-07-05', 'Period', [q('a')]), 'EUR');
     const julyRows = readCsv(join(dir, 'july.csv')).filter(
       (r) => day(r) >= '2024-07-01' && day(r) <= '2024-07-05',
     );

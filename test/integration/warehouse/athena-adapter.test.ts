@@ -22,6 +22,7 @@ import { setWarehouse } from '../../../shared/warehouse/warehouse';
 import { athenaResultSet } from '../../support/athena-emulator';
 import { session } from '../../support/session';
 import { assertTrino } from '../../support/trino';
+import { entry } from '../../unit/enrichments/fixtures';
 import { authContext, invoke } from './http-support';
 import { FOCUS_SAMPLE, ingestFocusSample, readCsv } from './support';
 
@@ -226,12 +227,7 @@ describe('Athena warehouse adapter', () => {
       priority: 0,
       conditions: 'input.ServiceName.startsWith("Amazon")',
       targetColumns: [{ name: 'cost_center', mode: 'merge' }],
-      entries: [
-        Object.fromEntries([
-          ['key', '111'],
-          ['then', { cost_center: 'CC-1' }],
-        ]) as EnrichmentFeature['entries'][number],
-      ],
+      entries: [entry('111', { cost_center: 'CC-1' })],
     };
     engine([
       [

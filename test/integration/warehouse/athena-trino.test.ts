@@ -20,6 +20,7 @@ import type {
 import { AthenaEmulator } from '../../support/athena-emulator';
 import { CUR2_HEADER, csvText, curCommitmentLines } from '../../support/commitment-exports';
 import { assertPartitioned, assertTrino } from '../../support/trino';
+import { entry } from '../../unit/enrichments/fixtures';
 import { csv, DEPRECATED_IN_1_3, underContract } from './focus-rows';
 import {
   azureDaily,
@@ -109,6 +110,16 @@ function expectSameSeries(athenaRows: SeriesRow[], duckRows: SeriesRow[]): void 
   });
 }
 
+/**
+ * The cost series of `q` from Athena (Trino SQL reading September's partitions only), checked
+ * equal to DuckDB's; answers Athena's call as `checked` does.
+ */
+async function septemberSeries(q: CostSeriesQuery) {
+  const athenaSeries = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
+  expectSameSeries(athenaSeries.result, await duck.costSeries(q));
+  return athenaSeries;
+}
+
 /** One rule of each operator, nested groups, a negated group, quotes in values. */
 const everyOperator: WhereClause = {
   combinator: 'and',
@@ -139,12 +150,17 @@ const everyOperator: WhereClause = {
   ],
 };
 
-/** An enrichment entry (built from pairs: a literal `then` key reads as a thenable to the linter). */
-const entry = (key: string, values: Record<string, string>) =>
-  Object.fromEntries([
-    ['key', key],
-    ['then', values],
-  ]) as FeatureModel['enrichments'][number]['entries'][number];
+/** `answer` fails with a MissingRateError for USD to EUR on 2024-09-14 (a day left without a rate). */
+async function expectNoRateOn14th(answer: Promise<unknown>): Promise<void> {
+  const missing = await answer.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(missing).toBeInstanceOf(MissingRateError);
+  expect((missing as MissingRateError).body().error).toMatch(
+    /^No exchange rate for USD to EUR on 2024-09-14 /,
+  );
+}
 
 const model: FeatureModel = {
   labels: [
@@ -361,22 +377,15 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
       );
     }
     const gap = { ...conversion, factors: conversion.factors.filter((f) => f.day !== '2024-09-14') };
-    const missing = await athena
-      .costSeries({
+    await expectNoRateOn14th(
+      athena.costSeries({
         orgId: org,
         metricId: 'cost',
         groupBy: null,
         granularity: 'Month',
         ...SEPTEMBER,
         conversion: gap,
-      })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    expect(missing).toBeInstanceOf(MissingRateError);
-    expect((missing as MissingRateError).body().error).toMatch(
-      /^No exchange rate for USD to EUR on 2024-09-14 /,
+      }),
     );
   });
 
@@ -411,8 +420,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
           ],
         },
       };
-      const s = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
-      expectSameSeries(s.result, await duck.costSeries(q));
+      const s = await septemberSeries(q);
       expect(s.result.length).toBeGreaterThan(0);
     }
     const usage: UsageSeriesQuery = {
@@ -442,8 +450,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
       granularity: 'Month',
       ...SEPTEMBER,
     };
-    const s = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
-    expectSameSeries(s.result, await duck.costSeries(q));
+    const s = await septemberSeries(q);
     expect(s.result.map((r) => r.group.stage)).toContain('rest');
   });
 
@@ -515,16 +522,8 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expect(v.result.values).toEqual(dv.values.map((x) => ({ ...x, cost: expect.closeTo(x.cost, 6) })));
 
     const gap = { ...conversion, factors: conversion.factors.filter((f) => f.day !== '2024-09-14') };
-    for (const w of [athena, duck] as WarehousePort[]) {
-      const missing = await w.candidateAggregates(org, months, 3, gap).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(missing).toBeInstanceOf(MissingRateError);
-      expect((missing as MissingRateError).body().error).toMatch(
-        /^No exchange rate for USD to EUR on 2024-09-14 /,
-      );
-    }
+    for (const w of [athena, duck] as WarehousePort[])
+      await expectNoRateOn14th(w.candidateAggregates(org, months, 3, gap));
   });
 
   it('tag keys as exported: " org" and "org" apart, odd keys bound safely, a label merging both; Athena = DuckDB = raw rows', async () => {
@@ -559,8 +558,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
         granularity: 'Month',
         ...SEPTEMBER,
       };
-      const a = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
-      expectSameSeries(a.result, await duck.costSeries(q));
+      const a = await septemberSeries(q);
       expectRaw(
         byGroup(a.result, `tag:${key}`),
         rawBy((r) => tagsOf(r)[key]),
@@ -581,8 +579,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
         ],
       },
     };
-    const o = await checked((w) => w.costSeries(odd), { months: ['2024-09'] });
-    expectSameSeries(o.result, await duck.costSeries(odd));
+    const o = await septemberSeries(odd);
     expect(o.result.reduce((acc, r) => acc + r.value, 0)).toBeCloseTo(
       september.reduce((acc, r) => acc + num(r.BilledCost), 0),
       6,
@@ -611,8 +608,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
       granularity: 'Month',
       ...SEPTEMBER,
     };
-    const l = await checked((w) => w.costSeries(q), { months: ['2024-09'] });
-    expectSameSeries(l.result, await duck.costSeries(q));
+    const l = await septemberSeries(q);
     // The first source wins on a row that has both spellings.
     expectRaw(
       byGroup(l.result, 'org_merged'),
@@ -828,19 +824,30 @@ describe('Athena ingestion: one object per billing month and source (provider, b
     ...(withSecondPayer ? prefixed('AWS|999988887777', curDaily(secondPayer.rows)) : []),
     ...prefixed('Microsoft|12345678', azureDaily(azure.rows)),
   ];
+  /**
+   * The month of `orgId` holds `objects` (that many, or exactly these names), and its November cost
+   * is the CUR's `curRows` (with the second payer's if asked) and the Azure export's.
+   */
+  async function expectMonth(
+    orgId: string,
+    objects: number | string[],
+    curRows: CsvRow[],
+    withSecondPayer: boolean,
+  ) {
+    if (typeof objects === 'number') expect(objectsOf(orgId)).toHaveLength(objects);
+    else expect(objectsOf(orgId)).toEqual(objects);
+    expectSums(await daily(orgId), expected(curRows, withSecondPayer));
+  }
 
   it('keeps a CUR and an Azure export of one month; a corrected CUR or another payer account touches only its own', async () => {
     const orgId = `org_trino_src_${run}`;
     await ingest(orgId, cur);
     await ingest(orgId, azure);
-    expect(objectsOf(orgId)).toHaveLength(2);
-    expectSums(await daily(orgId), expected(cur.rows, false));
+    await expectMonth(orgId, 2, cur.rows, false);
     await ingest(orgId, corrected);
-    expect(objectsOf(orgId)).toHaveLength(2);
-    expectSums(await daily(orgId), expected(corrected.rows, false));
+    await expectMonth(orgId, 2, corrected.rows, false);
     await ingest(orgId, secondPayer);
-    expect(objectsOf(orgId)).toHaveLength(3);
-    expectSums(await daily(orgId), expected(corrected.rows, true));
+    await expectMonth(orgId, 3, corrected.rows, true);
   });
 
   it('a month written as one data.parquet keeps it: its sources are replaced inside it, new sources get objects', async () => {
@@ -862,23 +869,19 @@ describe('Athena ingestion: one object per billing month and source (provider, b
       ),
     );
     emulator.setObject(`${folder(orgId)}data.parquet`, readFileSync(legacy));
-    expect(objectsOf(orgId)).toEqual(['data.parquet']);
-    expectSums(await daily(orgId), expected(cur.rows, false));
+    await expectMonth(orgId, ['data.parquet'], cur.rows, false);
 
     // A corrected CUR replaces the AWS rows inside data.parquet (one conditional PutObject).
     const before = emulator.objects.get(`${folder(orgId)}data.parquet`);
     await ingest(orgId, corrected);
-    expect(objectsOf(orgId)).toEqual(['data.parquet']);
     expect(emulator.objects.get(`${folder(orgId)}data.parquet`)).not.toBe(before);
-    expectSums(await daily(orgId), expected(corrected.rows, false));
+    await expectMonth(orgId, ['data.parquet'], corrected.rows, false);
     // Another payer account was not in data.parquet: it gets its own object.
     await ingest(orgId, secondPayer);
-    expect(objectsOf(orgId)).toHaveLength(2);
-    expectSums(await daily(orgId), expected(corrected.rows, true));
+    await expectMonth(orgId, 2, corrected.rows, true);
     // And a re-ingestion of the Azure file replaces it inside data.parquet, nothing doubles.
     await ingest(orgId, azure);
-    expect(objectsOf(orgId)).toHaveLength(2);
-    expectSums(await daily(orgId), expected(corrected.rows, true));
+    await expectMonth(orgId, 2, corrected.rows, true);
   });
 
   it('a data.parquet changed between read and write is not overwritten (412), so the ingestion is retried', async () => {

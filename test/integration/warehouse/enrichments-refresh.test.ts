@@ -3,6 +3,7 @@ import { runRefresh } from '../../../shared/domain/billing/refresh';
 import { listDimensions } from '../../../shared/domain/dimensions/service';
 import type { EnrichmentFeature } from '../../../shared/model/view-features';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { entry } from '../../unit/enrichments/fixtures';
 import {
   type CsvRow,
   close,
@@ -22,14 +23,6 @@ const accounts = [...new Set(sample.map((r) => r.SubAccountId).filter((a): a is 
   0,
   3,
 );
-
-/** An enrichment entry; `then` is the spec's field name (built here so no literal holds a `then`). */
-function entry(key: string, values: Record<string, string>): EnrichmentFeature['entries'][number] {
-  return Object.fromEntries([
-    ['key', key],
-    ['then', values],
-  ]) as EnrichmentFeature['entries'][number];
-}
 
 /** Applied in priority order (the store returns them sorted): 5, 10, 20; one broken document. */
 const enrichments: EnrichmentFeature[] = [
@@ -83,6 +76,14 @@ function expectedCostCenter(r: CsvRow): string {
   return v5 ?? v10 ?? '';
 }
 const totalsBy = (groupBy: string) => totals2024By(warehouse, org, groupBy);
+/** The warehouse's 2024 cost by `groupBy` is the sample's billed cost summed by `expected` of each row. */
+async function expectTotalsBy(groupBy: string, expected: (r: CsvRow) => string) {
+  expectSameSums(
+    await totalsBy(groupBy),
+    sumBy(sample, expected, (r) => num(r.BilledCost)),
+    1e-6,
+  );
+}
 
 /** Every target column starts empty (a label of another name does not feed it). */
 function expectedOwner(r: CsvRow): string {
@@ -92,6 +93,18 @@ function expectedOwner(r: CsvRow): string {
 }
 const applicationLabel = (r: CsvRow): string => tagsOf(r).application ?? '';
 
+/** A full refresh with the enrichments and one label `name` of the `application` tag. */
+const refreshWithAppLabel = (name: string) =>
+  warehouse.refreshFeatures(
+    org,
+    {
+      labels: [{ name, columnsMerged: [{ name: 'application', type: 'label' }], maps: [] }],
+      vdims: [],
+      enrichments,
+    },
+    'full',
+  );
+
 describe('full refresh applies enrichments by priority', () => {
   beforeAll(async () => {
     await warehouse.ingestFile({ orgId: org, path: FOCUS_SAMPLE, sourceName: 'focus_sample.csv' });
@@ -99,36 +112,16 @@ describe('full refresh applies enrichments by priority', () => {
 
   it('fills target columns: lower priority first, merge keeps, overwrite replaces, conditions in CEL', async () => {
     expect(accounts).toHaveLength(3);
-    const catalog = await warehouse.refreshFeatures(
-      org,
-      {
-        labels: [{ name: 'app', columnsMerged: [{ name: 'application', type: 'label' }], maps: [] }],
-        vdims: [],
-        enrichments,
-      },
-      'full',
-    );
+    const catalog = await refreshWithAppLabel('app');
     expect(catalog.dimensions.map((d) => [d.name, d.kind])).toEqual([
       ['app', 'label'],
       ['cost_center', 'enrichment'],
       ['owner', 'enrichment'],
     ]);
     expect(catalog.warnings).toEqual([expect.stringMatching(/^enrichment broken skipped: .*NotAColumn/)]);
-    expectSameSums(
-      await totalsBy('cost_center'),
-      sumBy(sample, expectedCostCenter, (r) => num(r.BilledCost)),
-      1e-6,
-    );
-    expectSameSums(
-      await totalsBy('owner'),
-      sumBy(sample, expectedOwner, (r) => num(r.BilledCost)),
-      1e-6,
-    );
-    expectSameSums(
-      await totalsBy('app'),
-      sumBy(sample, applicationLabel, (r) => num(r.BilledCost)),
-      1e-6,
-    );
+    await expectTotalsBy('cost_center', expectedCostCenter);
+    await expectTotalsBy('owner', expectedOwner);
+    await expectTotalsBy('app', applicationLabel);
     // The condition really filtered: some AWS rows are not "Amazon…" services.
     expect(sample.some((r) => r.ProviderName === 'AWS' && !(r.ServiceName ?? '').startsWith('Amazon'))).toBe(
       true,
@@ -168,24 +161,12 @@ describe('full refresh applies enrichments by priority', () => {
         deps,
       ),
     ).toBe('refreshed');
-    expectSameSums(
-      await totalsBy('cost_center'),
-      sumBy(sample, expectedCostCenter, (r) => num(r.BilledCost)),
-      1e-6,
-    );
+    await expectTotalsBy('cost_center', expectedCostCenter);
   });
 
   it('does not apply a target column named like a published label: the label keeps its own values', async () => {
     // PUT and publish refuse such names now; a document stored before that is skipped, with a warning.
-    const catalog = await warehouse.refreshFeatures(
-      org,
-      {
-        labels: [{ name: 'Owner', columnsMerged: [{ name: 'application', type: 'label' }], maps: [] }],
-        vdims: [],
-        enrichments,
-      },
-      'full',
-    );
+    const catalog = await refreshWithAppLabel('Owner');
     expect(catalog.dimensions.map((d) => [d.name, d.kind])).toEqual([
       ['Owner', 'label'],
       ['cost_center', 'enrichment'],
@@ -195,15 +176,7 @@ describe('full refresh applies enrichments by priority', () => {
       'enrichment accounts: column owner is the name of a published label and is not applied',
       'enrichment network_dev: column owner is the name of a published label and is not applied',
     ]);
-    expectSameSums(
-      await totalsBy('Owner'),
-      sumBy(sample, applicationLabel, (r) => num(r.BilledCost)),
-      1e-6,
-    );
-    expectSameSums(
-      await totalsBy('cost_center'),
-      sumBy(sample, expectedCostCenter, (r) => num(r.BilledCost)),
-      1e-6,
-    );
+    await expectTotalsBy('Owner', applicationLabel);
+    await expectTotalsBy('cost_center', expectedCostCenter);
   });
 });

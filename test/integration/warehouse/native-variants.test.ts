@@ -60,6 +60,51 @@ function expectSameTotals(actual: Map<string, number>, expected: Map<string, num
 }
 
 const day = (t: string | null | undefined) => (t ?? '').slice(0, 10);
+
+/** The cells an AWS line begins with: payer, billing period, usage account, type, usage hour, product code. */
+const awsLineStart = (period: string, type: string, d: string, code: string, millis: string) => [
+  '123456789012',
+  `${period}T00:00:00${millis}Z`,
+  '210987654321',
+  type,
+  `${d}T00:00:00${millis}Z`,
+  `${d}T01:00:00${millis}Z`,
+  code,
+];
+
+/** The warehouse's cost of `org` per day and service is the CUR 1.0 lines' `cost` per usage day and product. */
+async function expectCur1Sums(org: string, parsed: CsvRow[], cost: (r: CsvRow) => number) {
+  expectSameSums(
+    await dailyByService(warehouse, org),
+    sumsOf(
+      parsed.map((r) => ({
+        day: day(r['lineItem/UsageStartDate']),
+        service: String(r['product/ProductName'] ?? r['lineItem/ProductCode']),
+        cost: cost(r),
+      })),
+    ),
+  );
+}
+
+/** A CUR line's billed cost: its net unblended cost where it has one, else its unblended cost. */
+const billedBy =
+  (net: string, unblended: string) =>
+  (r: CsvRow): number =>
+    r[net] !== null ? num(r[net]) : num(r[unblended]);
+
+/** The billed cost per value of a tag, summed over the raw lines that carry it. */
+function totalsByTag(
+  parsed: CsvRow[],
+  tag: (r: CsvRow) => string | null | undefined,
+  billed: (r: CsvRow) => number,
+) {
+  const expected = new Map<string, number>();
+  for (const r of parsed) {
+    const v = tag(r);
+    if (v) expected.set(v, (expected.get(v) ?? 0) + billed(r));
+  }
+  return expected;
+}
 const mdy = (t: string | null | undefined) => {
   const [m, d, y] = (t ?? '').split(' ')[0]!.split('/');
   return `${y}-${m?.padStart(2, '0')}-${d?.padStart(2, '0')}`;
@@ -89,16 +134,7 @@ describe('AWS CUR variants', () => {
     expect(parsed).toHaveLength(raw.length);
     const org = `org_var_cur1_${run}`;
     expect((await ingest(org, path)).rows).toBe(raw.length);
-    expectSameSums(
-      await dailyByService(warehouse, org),
-      sumsOf(
-        parsed.map((r) => ({
-          day: day(r['lineItem/UsageStartDate']),
-          service: String(r['product/ProductName'] ?? r['lineItem/ProductCode']),
-          cost: num(r['lineItem/UnblendedCost']),
-        })),
-      ),
-    );
+    await expectCur1Sums(org, parsed, (r) => num(r['lineItem/UnblendedCost']));
     const [described] = await withConnection((c) =>
       query(
         c,
@@ -211,13 +247,7 @@ describe('AWS CUR variants', () => {
   it('CUR 1.0 commitment, tax, credit, refund and discount lines: billed per day and service, and tags kept apart by case', async () => {
     const rows = LINES.map(([type, d, code, name, unblended, net, sp, ri, tagName, tagname], i) => [
       `id${i}`,
-      '123456789012',
-      '2024-03-01T00:00:00Z',
-      '210987654321',
-      type,
-      `${d}T00:00:00Z`,
-      `${d}T01:00:00Z`,
-      code,
+      ...awsLineStart('2024-03-01', type, d, code, ''),
       'BoxUsage',
       '1',
       'USD',
@@ -240,30 +270,14 @@ describe('AWS CUR variants', () => {
     const org = `org_var_cur1_types_${run}`;
     await ingest(org, write('cur1-types.csv', text));
     // BilledCost is the net unblended cost where the line has one, else the unblended cost.
-    const billed = (r: CsvRow) =>
-      r['lineItem/NetUnblendedCost'] !== null
-        ? num(r['lineItem/NetUnblendedCost'])
-        : num(r['lineItem/UnblendedCost']);
-    expectSameSums(
-      await dailyByService(warehouse, org),
-      sumsOf(
-        parsed.map((r) => ({
-          day: day(r['lineItem/UsageStartDate']),
-          service: String(r['product/ProductName'] ?? r['lineItem/ProductCode']),
-          cost: billed(r),
-        })),
-      ),
-    );
+    const billed = billedBy('lineItem/NetUnblendedCost', 'lineItem/UnblendedCost');
+    await expectCur1Sums(org, parsed, billed);
     for (const [column, key] of [
       ['resourceTags/user:Name', 'Name'],
       ['resourceTags/user:name', 'name'],
       ['resourceTags/aws:createdBy', 'aws:createdBy'],
     ] as const) {
-      const expected = new Map<string, number>();
-      for (const r of parsed) {
-        const v = r[column];
-        if (v) expected.set(v, (expected.get(v) ?? 0) + billed(r));
-      }
+      const expected = totalsByTag(parsed, (r) => r[column], billed);
       expect(expected.size).toBeGreaterThan(0);
       expectSameTotals(await tagTotals(org, key), expected);
     }
@@ -302,13 +316,7 @@ describe('AWS CUR variants', () => {
       const type = i % 10 === 9 ? 'Tax' : i % 7 === 6 ? 'SavingsPlanCoveredUsage' : 'Usage';
       const cost = (((i * 37) % 101) / 7).toFixed(6);
       rows.push([
-        '123456789012',
-        '2024-06-01T00:00:00.000Z',
-        '210987654321',
-        type,
-        `${d}T00:00:00.000Z`,
-        `${d}T01:00:00.000Z`,
-        code,
+        ...awsLineStart('2024-06-01', type, d, code, '.000'),
         '1',
         'USD',
         cost,
@@ -326,10 +334,7 @@ describe('AWS CUR variants', () => {
     const parsed = parseCsv(text);
     const org = `org_var_cur2_${run}`;
     expect((await ingest(org, write('cur2-variant.csv', text))).rows).toBe(rows.length);
-    const billed = (r: CsvRow) =>
-      r.line_item_net_unblended_cost !== null
-        ? num(r.line_item_net_unblended_cost)
-        : num(r.line_item_unblended_cost);
+    const billed = billedBy('line_item_net_unblended_cost', 'line_item_unblended_cost');
     expectSameSums(
       await dailyByService(warehouse, org),
       sumsOf(
@@ -344,12 +349,9 @@ describe('AWS CUR variants', () => {
       ),
     );
     for (const key of ['team', 'cost_center']) {
-      const expected = new Map<string, number>();
-      for (const r of parsed) {
-        const v = (JSON.parse(r.resource_tags ?? '{}') as Record<string, string>)[`user_${key}`];
-        if (v) expected.set(v, (expected.get(v) ?? 0) + billed(r));
-      }
-      expectSameTotals(await tagTotals(org, key), expected);
+      const tag = (r: CsvRow) =>
+        (JSON.parse(r.resource_tags ?? '{}') as Record<string, string>)[`user_${key}`];
+      expectSameTotals(await tagTotals(org, key), totalsByTag(parsed, tag, billed));
     }
   });
 });

@@ -31,35 +31,60 @@ export function conditionBody(extra: Record<string, unknown> = {}): Record<strin
   };
 }
 
-export function thresholdBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
+/** A threshold alert on the one `spend` cost query: the variants below differ only in these fields. */
+function spendThresholdBody(
+  fields: { name: string; currency: string; threshold: Record<string, unknown>; evaluationPeriod: string },
+  channel: Record<string, unknown>,
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
   return {
-    name: 'Daily spend above 1000',
-    currency: 'EUR',
+    name: fields.name,
+    currency: fields.currency,
     queries: [costQuery('spend')],
-    thresholds: [
-      { value: 1000, severityLevel: 'INFO', metricMode: 'ABSOLUTE_SPEND', changeBasis: 'ABSOLUTE_DELTA' },
-    ],
+    thresholds: [fields.threshold],
     thresholdType: 'ABOVE',
-    evaluationPeriod: 'DAILY',
-    notificationChannel: 'SLACK',
-    slackChannelId: 'C0123456',
+    evaluationPeriod: fields.evaluationPeriod,
+    ...channel,
     ...extra,
   };
 }
 
+export function thresholdBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return spendThresholdBody(
+    {
+      name: 'Daily spend above 1000',
+      currency: 'EUR',
+      threshold: {
+        value: 1000,
+        severityLevel: 'INFO',
+        metricMode: 'ABSOLUTE_SPEND',
+        changeBasis: 'ABSOLUTE_DELTA',
+      },
+      evaluationPeriod: 'DAILY',
+    },
+    { notificationChannel: 'SLACK', slackChannelId: 'C0123456' },
+    extra,
+  );
+}
+
 export function periodChangeBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: 'Week over week +20%',
-    currency: 'GBP',
-    queries: [costQuery('spend')],
-    thresholds: [
-      { value: 20, severityLevel: 'WARNING', metricMode: 'PERIOD_CHANGE', changeBasis: 'PERCENTAGE' },
-    ],
-    thresholdType: 'ABOVE',
-    evaluationPeriod: 'WEEKLY',
-    notificationChannel: 'TEAMS',
-    teamsChannelId:
-      'https://prod-12.westeurope.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?sig=x',
-    ...extra,
-  };
+  return spendThresholdBody(
+    {
+      name: 'Week over week +20%',
+      currency: 'GBP',
+      threshold: {
+        value: 20,
+        severityLevel: 'WARNING',
+        metricMode: 'PERIOD_CHANGE',
+        changeBasis: 'PERCENTAGE',
+      },
+      evaluationPeriod: 'WEEKLY',
+    },
+    {
+      notificationChannel: 'TEAMS',
+      teamsChannelId:
+        'https://prod-12.westeurope.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?sig=x',
+    },
+    extra,
+  );
 }

@@ -106,17 +106,13 @@ describe('the budget page editors (console/src/budgets-shape.ts)', () => {
     ]);
     g.rows[0]!.cells[2] = '';
     g.rows[1]!.cells[3] = '1,250.5';
+    // Every field of the budget's PUT body other than its lines, as the budget holds it.
+    const { name, description, currency, metricId, scopeId, whereClause, groupBy, startMonth } = budget;
+    const kept = { name, description, currency, metricId, scopeId, whereClause, groupBy, startMonth };
     expect(budgetPutBody(budget, g)).toEqual({
       ok: true,
       body: {
-        name: 'Cloud',
-        description: 'd',
-        currency: 'USD',
-        metricId: 'cost',
-        scopeId: null,
-        whereClause: null,
-        groupBy: 'service',
-        startMonth: '2026-01',
+        ...kept,
         lines: [
           { value: 'Compute', owner: 'ops@example.com', amounts: { '2026-01': 100 } },
           { value: 'Storage', owner: null, amounts: { '2026-02': 40, '2026-04': 1250.5 } },

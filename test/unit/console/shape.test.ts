@@ -20,6 +20,7 @@ import type { EChartsSpec, TableSpec } from '../../../shared/charts/spec';
 import { PublishBody } from '../../../shared/domain/dimensions/schemas';
 import { PublishDashboardBody } from '../../../shared/model/dashboard-schemas';
 import { ExplorerRequestSchema } from '../../../shared/model/query-model';
+import { DASHBOARD_DEFAULTS } from '../../fixtures/dashboards/defaults';
 import { explorerWidget } from '../../support/explorer';
 
 /** Raw figures: provider → one value per month. The expectations are computed from these. */
@@ -262,18 +263,10 @@ describe('explorer form → request the API accepts', () => {
     expect(w.y).toBe(7);
     const body = publishBody(
       {
+        ...DASHBOARD_DEFAULTS,
         id: 'dash_1',
         name: 'Costs',
-        description: '',
         type: 'PUBLIC',
-        teamId: null,
-        scopeId: null,
-        metricId: null,
-        groupBy: null,
-        datePreset: null,
-        startDate: null,
-        endDate: null,
-        conditions: null,
         currency: 'USD',
         version: 5,
         publishedVersion: 4,

@@ -117,39 +117,45 @@ const TOKENS = [
   'YEAR',
 ];
 
+/**
+ * `count` sources made by `source` with the random numbers of `seed`, each through attempt() (with
+ * the same numbers): how often each outcome came, and every source neither refused nor parsed.
+ */
+function fuzz(seed: number, count: number, source: (rand: () => number) => string) {
+  const rand = seededRandom(seed);
+  const outcomes = new Map<string, number>();
+  const failures: { source: string; outcome: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    const text = source(rand);
+    const outcome = attempt(text, rand);
+    if (outcome !== 'refused' && outcome !== 'parsed') failures.push({ source: text, outcome });
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+  }
+  return { outcomes, failures };
+}
+
 describe('the parser only ever throws ExpressionError', () => {
   it('on 20,000 random strings', () => {
-    const rand = seededRandom(1);
-    const outcomes = new Map<string, number>();
-    const failures: { source: string; outcome: string }[] = [];
-    for (let i = 0; i < 20_000; i++) {
+    const { outcomes, failures } = fuzz(1, 20_000, (rand) => {
       const length = Math.floor(rand() * 40);
       let source = '';
       for (let j = 0; j < length; j++) source += CHARS[Math.floor(rand() * CHARS.length)];
-      const outcome = attempt(source, rand);
-      if (outcome !== 'refused' && outcome !== 'parsed') failures.push({ source, outcome });
-      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-    }
+      return source;
+    });
     expect(failures).toEqual([]);
     expect(outcomes.get('refused')).toBeGreaterThan(1000);
   });
 
   it('on 30,000 random token soups (some of which parse and are evaluated)', () => {
-    const rand = seededRandom(2);
-    const outcomes = new Map<string, number>();
-    const failures: { source: string; outcome: string }[] = [];
-    for (let i = 0; i < 30_000; i++) {
+    const { outcomes, failures } = fuzz(2, 30_000, (rand) => {
       const length = 1 + Math.floor(rand() * 14);
       const parts: string[] = [];
       for (let j = 0; j < length; j++) {
         parts.push(TOKENS[Math.floor(rand() * TOKENS.length)] as string);
         parts.push(rand() < 0.6 ? ' ' : '');
       }
-      const source = parts.join('');
-      const outcome = attempt(source, rand);
-      if (outcome !== 'refused' && outcome !== 'parsed') failures.push({ source, outcome });
-      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-    }
+      return parts.join('');
+    });
     expect(failures).toEqual([]);
     // The soup is close enough to the grammar that a fair share parses and is evaluated.
     expect(outcomes.get('parsed')).toBeGreaterThan(500);

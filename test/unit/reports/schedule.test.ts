@@ -308,24 +308,27 @@ describe('nextRunAfter', () => {
     ).toBe(expected);
   });
 
-  it('takes the first of the two instants of an hour that DST repeats', () => {
+  // A daily report delivered at 02:00 Paris time, around the two DST changes of 2024.
+  it.each([
     // 02:30 happens twice in Paris on 2024-10-27: first at CEST (00:30Z), then at CET (01:30Z).
-    expect(
-      nextRunAfter({ scheduledPeriod: 'DAILY', scheduledWeekday: null }, new Date('2024-10-26T12:00:00Z'), {
-        timeZone: 'Europe/Paris',
-        hour: 2,
-      }),
-    ).toBe('2024-10-27T00:00:00.000Z');
-  });
-
-  it('takes a delivery hour that DST skips forward by the gap', () => {
+    [
+      'takes the first of the two instants of an hour that DST repeats',
+      '2024-10-26T12:00:00Z',
+      '2024-10-27T00:00:00.000Z',
+    ],
     // 02:00 does not exist in Paris on 2024-03-31: it becomes 03:00 CEST = 01:00Z.
+    [
+      'takes a delivery hour that DST skips forward by the gap',
+      '2024-03-30T12:00:00Z',
+      '2024-03-31T01:00:00.000Z',
+    ],
+  ])('%s', (_what, after, expected) => {
     expect(
-      nextRunAfter({ scheduledPeriod: 'DAILY', scheduledWeekday: null }, new Date('2024-03-30T12:00:00Z'), {
+      nextRunAfter({ scheduledPeriod: 'DAILY', scheduledWeekday: null }, new Date(after), {
         timeZone: 'Europe/Paris',
         hour: 2,
       }),
-    ).toBe('2024-03-31T01:00:00.000Z');
+    ).toBe(expected);
   });
 
   it('answers null for an on-demand report and a WEEKLY one without a weekday', () => {

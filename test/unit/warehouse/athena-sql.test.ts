@@ -12,13 +12,9 @@ import {
 } from '../../../shared/warehouse/athena/sql';
 import { computedColumn } from '../../../shared/warehouse/sql/expressions';
 import { assertPartitioned, assertTrino, trinoErrors } from '../../support/trino';
+import { entry } from '../enrichments/fixtures';
 
 const t = { database: 'cost_management_dev', table: 'focus_billing' };
-const entry = (key: string, values: Record<string, string>) =>
-  Object.fromEntries([
-    ['key', key],
-    ['then', values],
-  ]) as EnrichmentFeature['entries'][number];
 
 describe('Athena SQL', () => {
   it('always names the organisation as a literal (injected partition projection) and checks it', () => {

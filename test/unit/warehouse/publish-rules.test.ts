@@ -28,41 +28,34 @@ describe('per-draft publish rules', () => {
     ).toEqual([]);
   });
 
-  it('reports unknown sources, clashes, duplicates, empty targets and bad names', () => {
-    expect(
-      kinds(
-        labelErrors({ name: 'x', columnsMerged: [{ name: 'nope', type: 'label' }], maps: [] }, ctx, false),
-      ),
-    ).toEqual(['unknown_source']);
-    expect(
-      kinds(
-        labelErrors(
-          { name: 'x', columnsMerged: [{ name: 'BilledCost', type: 'column' }], maps: [] },
-          ctx,
-          false,
-        ),
-      ),
-    ).toEqual(['unknown_source']);
-    expect(
-      kinds(
-        labelErrors({ name: 'x', columnsMerged: [{ name: 'env', type: 'weird' }], maps: [] }, ctx, false),
-      ),
-    ).toEqual(['source']);
-    expect(kinds(labelErrors({ name: 'x', columnsMerged: [], maps: [] }, ctx, false))).toEqual(['source']);
-    expect(
-      kinds(
-        labelErrors(
-          { name: 'ProviderName', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] },
-          ctx,
-          false,
-        ),
-      ),
-    ).toEqual(['clash']);
-    expect(
-      kinds(
-        labelErrors({ name: 'Tier', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] }, ctx, false),
-      ),
-    ).toEqual(['clash']);
+  const env = [{ name: 'env', type: 'label' }];
+  it.each([
+    ['an unknown tag key', 'x', [{ name: 'nope', type: 'label' }], [], false, ['unknown_source']],
+    ['an unknown column', 'x', [{ name: 'BilledCost', type: 'column' }], [], false, ['unknown_source']],
+    ['a source of an unknown type', 'x', [{ name: 'env', type: 'weird' }], [], false, ['source']],
+    ['no source', 'x', [], [], false, ['source']],
+    ['a built-in column name', 'ProviderName', env, [], false, ['clash']],
+    ["a virtual dimension's name", 'Tier', env, [], false, ['clash']],
+    ['a name twice in the request', 'x', env, [], true, ['duplicate']],
+    [
+      'an empty map target and a value mapped twice',
+      'x',
+      env,
+      [
+        { value: 'a', to: '' },
+        { value: 'a', to: 'b' },
+      ],
+      false,
+      ['empty_target', 'duplicate_map'],
+    ],
+    ['an empty name', '', env, [], false, ['name']],
+    ['a name starting with a digit', '9lives', env, [], false, ['name']],
+    ['a tag-prefixed name', 'tag:env', env, [], false, ['clash']],
+  ])('reports %s', (_what, name, columnsMerged, maps, duplicate, expected) => {
+    expect(kinds(labelErrors({ name, columnsMerged, maps }, ctx, duplicate))).toEqual(expected);
+  });
+
+  it('reports a name taken by an enrichment target column as a clash', () => {
     // An enrichment target column is a dimension of its own: a label may not take its name.
     expect(
       labelErrors(
@@ -71,46 +64,6 @@ describe('per-draft publish rules', () => {
         false,
       ),
     ).toEqual([{ kind: 'clash', message: '"Cost_Center" is a column of an enrichment' }]);
-    expect(
-      kinds(labelErrors({ name: 'x', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] }, ctx, true)),
-    ).toEqual(['duplicate']);
-    expect(
-      kinds(
-        labelErrors(
-          {
-            name: 'x',
-            columnsMerged: [{ name: 'env', type: 'label' }],
-            maps: [
-              { value: 'a', to: '' },
-              { value: 'a', to: 'b' },
-            ],
-          },
-          ctx,
-          false,
-        ),
-      ),
-    ).toEqual(['empty_target', 'duplicate_map']);
-    expect(
-      kinds(labelErrors({ name: '', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] }, ctx, false)),
-    ).toEqual(['name']);
-    expect(
-      kinds(
-        labelErrors(
-          { name: '9lives', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] },
-          ctx,
-          false,
-        ),
-      ),
-    ).toEqual(['name']);
-    expect(
-      kinds(
-        labelErrors(
-          { name: 'tag:env', columnsMerged: [{ name: 'env', type: 'label' }], maps: [] },
-          ctx,
-          false,
-        ),
-      ),
-    ).toEqual(['clash']);
   });
 
   it('checks a virtual dimension against labels, enrichment columns and other names', () => {
