@@ -35,13 +35,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { writeFocusCsv } from '../infra/local/demo-data/generator';
 import { startDynamoLocal } from '../infra/local/emulators';
-import { ensureTable } from '../infra/local/setup-aws';
 import type { Principal } from '../shared/auth/principal';
-import { resetConfig } from '../shared/config';
-import { resetDb } from '../shared/db/client';
 import { evaluationStore } from '../shared/domain/alerts/adapters/evaluate';
 import { dueAlertIndex } from '../shared/domain/alerts/adapters/sweep';
 import { type EvaluationMessage, evaluateMessages } from '../shared/domain/alerts/evaluator';
@@ -58,7 +54,7 @@ import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { BUDGET_ALERTS, budgetWork } from './alerts/budget-alerts';
 import { CREATED, NOW, ORG, where } from './alerts/setting';
-import { benchRows, round, timed, useDuckDb } from './support';
+import { benchRows, round, timed, useDuckDb, useDynamoTable } from './support';
 
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
 const ALERTS = Number(process.env.BENCH_ALERTS ?? 1000);
@@ -289,17 +285,7 @@ async function runOn(storage: 'memory' | 'disk', dir: string, principal: Princip
   const dynamo = await startDynamoLocal(storage === 'disk' ? { dbPath: join(dir, 'dynamodb') } : {});
   const table = `alerts-bench-${storage}`;
   try {
-    Object.assign(process.env, { DYNAMODB_ENDPOINT: dynamo.endpoint, TABLE_NAME: table });
-    resetConfig();
-    resetDb();
-    await ensureTable(
-      new DynamoDBClient({
-        endpoint: dynamo.endpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-      table,
-    );
+    await useDynamoTable(dynamo.endpoint, table);
     const createSeconds = await createAlerts(principal);
     process.stdout.write(`  [${storage}] ${ALERTS} alerts created in ${round(createSeconds)} s\n`);
     const loadBefore = load();

@@ -15,13 +15,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
 import { syntheticRateXml } from '../infra/local/demo-data/fx-synthetic';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../infra/local/demo-data/generator';
 import { startDynamoLocal } from '../infra/local/emulators';
-import { ensureTable } from '../infra/local/setup-aws';
-import { resetDb } from '../shared/db/client';
 import { parseRateFile } from '../shared/domain/fx/ecb';
 import { loadRates } from '../shared/domain/fx/service';
 import { runExplorer } from '../shared/domain/queries/engine';
@@ -30,7 +27,16 @@ import { ExplorerRequestSchema } from '../shared/model/query-model';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
 import { costQuery as cost } from '../test/support/explorer';
-import { alternately, benchRows, ingestFocus, median, resourcesFor, round, useDuckDb } from './support';
+import {
+  alternately,
+  benchRows,
+  ingestFocus,
+  median,
+  resourcesFor,
+  round,
+  useDuckDb,
+  useDynamoTable,
+} from './support';
 
 const ORG = 'org_fxbench';
 const MONTHS = ['2024-07', '2024-08', '2024-09'];
@@ -104,21 +110,11 @@ export default async function fxBench(): Promise<Record<string, unknown>> {
   const dynamo = await startDynamoLocal({});
   try {
     Object.assign(process.env, {
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      TABLE_NAME: 'fx-bench',
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
     });
     useDuckDb(dir, 'fx');
-    resetDb();
-    await ensureTable(
-      new DynamoDBClient({
-        endpoint: dynamo.endpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-      'fx-bench',
-    );
+    await useDynamoTable(dynamo.endpoint, 'fx-bench');
     const xml = syntheticRateXml('2024-06-01', '2024-10-02');
     await loadRates(xml);
     const usd = new Map(parseRateFile(xml).days.map((d) => [d.day, d.rates.USD!]));

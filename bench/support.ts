@@ -1,7 +1,9 @@
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { writeFocusCsv } from '../infra/local/demo-data/generator';
+import { ensureTable } from '../infra/local/setup-aws';
 import { spawnLocalStack } from '../infra/local/spawn-stack';
 import { resetConfig } from '../shared/config';
 import { resetDb } from '../shared/db/client';
@@ -86,6 +88,24 @@ export function useDuckDb(dir: string, name: string): void {
   process.env.WAREHOUSE = 'duckdb';
   resetConfig();
   resetDuckDb();
+}
+
+/**
+ * Points this process's repositories at table `table` of the DynamoDB Local at `endpoint` (config
+ * and clients anew), creating the table.
+ */
+export async function useDynamoTable(endpoint: string, table: string): Promise<void> {
+  Object.assign(process.env, { DYNAMODB_ENDPOINT: endpoint, TABLE_NAME: table });
+  resetConfig();
+  resetDb();
+  await ensureTable(
+    new DynamoDBClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+    table,
+  );
 }
 
 /** Generates the FOCUS file `focus.csv` in `dir` and ingests it for `orgId`; answers its row count. */

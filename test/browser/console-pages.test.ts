@@ -1,6 +1,12 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import {
+  CONSOLE_SIZES,
+  closeCheckedPage,
+  openConsole,
+  sidewaysScroll,
+  suiteBrowser,
+} from '../support/browser';
 import { tokenCli } from '../support/cli';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -302,10 +308,7 @@ describe('the console reads like a product (issue 29 §4)', () => {
       expect(total!.x).toBeGreaterThanOrEqual(card!.x);
 
       expect(await legendsOverPlots(page)).toEqual([]);
-      expect(await overflow(page)).toBeLessThanOrEqual(0);
-      await page.screenshot({ path: join(ARTIFACTS, `dashboard-${size.name}.png`), fullPage: true });
-      expect(errors).toEqual([]);
-      await page.close();
+      await closeCheckedPage(page, errors, join(ARTIFACTS, `dashboard-${size.name}.png`));
     }
   }, 240_000);
 
@@ -326,10 +329,7 @@ describe('the console reads like a product (issue 29 §4)', () => {
       await page.waitForSelector('.result .chart[data-plot]', { timeout: 60_000 });
       expect(await page.locator('.result .chart').getAttribute('data-legend')).toBeTruthy();
       expect(await legendsOverPlots(page)).toEqual([]);
-      expect(await overflow(page)).toBeLessThanOrEqual(0);
-      await page.screenshot({ path: join(ARTIFACTS, `explorer-${size.name}.png`), fullPage: true });
-      expect(errors).toEqual([]);
-      await page.close();
+      await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-${size.name}.png`));
     }
   }, 240_000);
 
@@ -417,10 +417,7 @@ describe('the console reads like a product (issue 29 §4)', () => {
     ).toBe(201);
     await page.click('nav a[href="#/dashboards"]');
     await page.waitForSelector('.dash-list a:text("Made meanwhile")', { timeout: 30_000 });
-    expect(await overflow(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, 'dashboards-list-390.png'), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
+    await closeCheckedPage(page, errors, join(ARTIFACTS, 'dashboards-list-390.png'));
   }, 240_000);
 });
 
