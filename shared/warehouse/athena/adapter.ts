@@ -7,7 +7,7 @@ import { writeCache } from '../../db/dimensions-repo';
 import type { BillingSource, ConformanceReport, SourceChange } from '../../model/uploads';
 import type { FeatureModel, RefreshMode } from '../../model/view-features';
 import { compileCondition } from '../conditions';
-import { appliesContracts, checkConformance } from '../conformance/check';
+import { checkStaged } from '../conformance/check';
 import { commitmentsConformance } from '../conformance/contract-commitment';
 import { query, withConnection } from '../duckdb/database';
 import { BILLING_COLUMNS, CONTRACT_COMMITMENT_TABLE_COLUMNS } from '../focus-columns';
@@ -101,16 +101,9 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
       try {
         // The conformance check reads the staged rows before any object is replaced.
         if (input.conformance !== false)
-          conformance = await checkConformance(conn, {
-            table: staged.table,
-            present: staged.present,
-            rows: staged.rows,
-            headerLines: staged.headerLines,
-            focusVersion: staged.focusVersion,
-            ...(appliesContracts(staged)
-              ? { contractCommitmentIds: await this.storedContractCommitments(conn, input.orgId) }
-              : {}),
-          });
+          conformance = await checkStaged(conn, staged, () =>
+            this.storedContractCommitments(conn, input.orgId),
+          );
         const columns = BILLING_COLUMNS.filter((c) => c.name !== 'org_id' && c.name !== 'billing_month')
           .map((c) => `${quoteIdent(c.name)} AS ${quoteIdent(c.name.toLowerCase())}`)
           .join(', ');

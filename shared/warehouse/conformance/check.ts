@@ -42,6 +42,27 @@ export function appliesContracts(staged: Pick<CheckInput, 'focusVersion' | 'pres
   return staged.focusVersion === '1.3' && staged.present.has('ContractApplied');
 }
 
+/**
+ * The conformance report of an upload's staged rows, as both warehouse adapters make it: a 1.3 file
+ * that applies contracts is checked against the organisation's stored ContractCommitmentIDs
+ * (`storedContracts`, read only then).
+ */
+export async function checkStaged(
+  conn: DuckDBConnection,
+  staged: Pick<CheckInput, 'table' | 'present' | 'rows' | 'headerLines' | 'focusVersion'>,
+  storedContracts: () => Promise<readonly string[] | null>,
+): Promise<ConformanceReport> {
+  const { table, present, rows, headerLines, focusVersion } = staged;
+  return checkConformance(conn, {
+    table,
+    present,
+    rows,
+    headerLines,
+    focusVersion,
+    ...(appliesContracts(staged) ? { contractCommitmentIds: await storedContracts() } : {}),
+  });
+}
+
 function scoreOf(results: RequirementResult[], keywords: Keyword[]): KeywordScore {
   const applicable = results.filter((r) => keywords.includes(r.keyword) && r.status !== 'not_applicable');
   return { met: applicable.filter((r) => r.status === 'pass').length, applicable: applicable.length };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SourceChange } from '../../model/uploads';
 import type { FeatureModel, RefreshMode } from '../../model/view-features';
-import { appliesContracts, checkConformance } from '../conformance/check';
+import { checkStaged } from '../conformance/check';
 import { commitmentsConformance } from '../conformance/contract-commitment';
 import { type StagedCommitments, stageContractCommitments } from '../ingest/contract-commitments';
 import {
@@ -98,16 +98,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
           const conformance =
             input.conformance === false
               ? undefined
-              : await checkConformance(conn, {
-                  table: staged.table,
-                  present: staged.present,
-                  rows: staged.rows,
-                  headerLines: staged.headerLines,
-                  focusVersion: staged.focusVersion,
-                  ...(appliesContracts(staged)
-                    ? { contractCommitmentIds: await storedContractCommitments(conn, input.orgId) }
-                    : {}),
-                });
+              : await checkStaged(conn, staged, () => storedContractCommitments(conn, input.orgId));
           await conn.run('BEGIN TRANSACTION');
           try {
             const inserted = Number(
