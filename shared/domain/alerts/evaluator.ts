@@ -4,7 +4,7 @@ import type { AlertEvaluation, AlertThreshold, AlertVariant, StoredAlert } from 
 import { mapSettled, type Settled } from '../../pool';
 import { alertChartOf, alertMessage, CHART_DAYS } from './chart';
 import { dedupRule, localDay } from './dedup';
-import { alertNotificationId, type Notification } from './notification';
+import { alertAddress, alertNotificationId, type Notification } from './notification';
 import type { Enqueue, EvaluationStore, RootCauseSource } from './ports';
 import { clearsFloor, decide, type EvaluationResult } from './rule';
 import { daysBetween } from './schedule';
@@ -264,13 +264,7 @@ async function notify(batch: Batch, claims: readonly Claim[]): Promise<void> {
       if (chart) result.firing.chart = chart;
       notes.push({
         id: w.notificationId as string,
-        orgId: w.orgId,
-        kind: 'ALERT',
-        alertId: w.alertId,
-        channel: alert.notificationChannel,
-        emails: alert.emails,
-        slackChannelId: alert.slackChannelId,
-        teamsUrl: alert.teamsChannelId,
+        ...alertAddress(alert),
         message: await alertMessage(result.firing),
         createdAt: now.toISOString(),
       });

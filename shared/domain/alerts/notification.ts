@@ -72,6 +72,26 @@ export function parseNotification(body: string): Notification {
   return result.output;
 }
 
+/** Where an alert's notification goes: its organisation, the alert and its channel's targets. */
+export function alertAddress(alert: {
+  id: string;
+  organizationId: string;
+  notificationChannel: Notification['channel'];
+  emails: string[];
+  slackChannelId: string | null;
+  teamsChannelId: string | null;
+}): Pick<Notification, 'orgId' | 'kind' | 'alertId' | 'channel' | 'emails' | 'slackChannelId' | 'teamsUrl'> {
+  return {
+    orgId: alert.organizationId,
+    kind: 'ALERT',
+    alertId: alert.id,
+    channel: alert.notificationChannel,
+    emails: alert.emails,
+    slackChannelId: alert.slackChannelId,
+    teamsUrl: alert.teamsChannelId,
+  };
+}
+
 /** The notification id of an alert firing: one per alert and evaluated day, so a replay is recognised. */
 export function alertNotificationId(alertId: string, evaluatedDay: string): string {
   return `${alertId}:${evaluatedDay}`;

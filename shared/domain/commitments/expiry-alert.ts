@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { consoleLink } from '../../links';
 import type { AlertEvaluation, StoredAlert } from '../../model/alerts';
-import type { Notification, RenderedMessage } from '../alerts/notification';
+import { alertAddress, type Notification, type RenderedMessage } from '../alerts/notification';
 import { cardText, escapeHtml, escapeSlack } from '../alerts/render';
 import { oneLine } from '../common/text';
 import type { ExpiringCommitment, ExpiringCommitmentSource, ExpiryClaimStore } from './ports';
@@ -85,13 +85,7 @@ export async function evaluateCommitmentExpiry(
   );
   await deps.enqueue({
     id: notificationId,
-    orgId: alert.organizationId,
-    kind: 'ALERT',
-    alertId: alert.id,
-    channel: alert.notificationChannel,
-    emails: alert.emails,
-    slackChannelId: alert.slackChannelId,
-    teamsUrl: alert.teamsChannelId,
+    ...alertAddress(alert),
     message: renderExpiryMessage(
       alert,
       fresh.map((f) => f.commitment),

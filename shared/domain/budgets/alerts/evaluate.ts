@@ -23,7 +23,7 @@ import type { Budget } from '../../../model/budgets';
 import { mapSettled } from '../../../pool';
 import { QUEUE } from '../../../queues';
 import { localDay } from '../../alerts/dedup';
-import type { Notification } from '../../alerts/notification';
+import { alertAddress, type Notification } from '../../alerts/notification';
 import { burnSeries, monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
 import { budgetAlertMessage } from './burn-chart';
 import { type BudgetFiring, budgetLink } from './render';
@@ -133,6 +133,16 @@ function monthToEvaluate(now: Date, timeZone: string | undefined): string {
   return localDay(now, timeZone).slice(0, 7);
 }
 
+/** `make`, called once per key (its first answer, a promise included, is kept for the others). */
+function oncePer<A extends unknown[], T>(key: (...a: A) => string, make: (...a: A) => T): (...a: A) => T {
+  const made = new Map<string, T>();
+  return (...a: A) => {
+    const k = key(...a);
+    if (!made.has(k)) made.set(k, make(...a));
+    return made.get(k) as T;
+  };
+}
+
 /** Evaluates the budget alerts of one message; throws the first error (the message is retried whole). */
 export async function evaluateBudgetAlerts(
   msg: BudgetEvaluationMessage,
@@ -140,46 +150,29 @@ export async function evaluateBudgetAlerts(
 ): Promise<(BudgetAlertEvaluation | null)[]> {
   const now = deps.now();
   const timeZone = await getOrganizationTimezone(msg.orgId);
-  const statuses = new Map<string, Promise<{ budget: Budget; detail: StatusDetail } | null>>();
-  const statusFor = (budgetId: string) => {
-    let p = statuses.get(budgetId);
-    if (!p) {
-      p = (async () => {
-        const budget = await getBudget(msg.orgId, budgetId);
-        if (!budget || budget.archivedAt) return null;
-        let detail = await statusOf(budget, monthToEvaluate(now, timeZone), timeZone, now);
-        const through = detail.status.dataThrough;
-        // Early in a month the last complete day may still be in the previous one: that month is evaluated.
-        if (through && through < monthDays(detail.status.month).first)
-          detail = await statusOf(budget, through.slice(0, 7), timeZone, now);
-        return { budget, detail };
-      })();
-      statuses.set(budgetId, p);
-    }
-    return p;
-  };
-  // The top contributors of a budget's line and month, read once per message (alerts on the same line share them).
-  const tops = new Map<string, ReturnType<typeof topContributors>>();
-  const topFor: TopOf = (budget, line, month, dataThrough) => {
-    const key = JSON.stringify([budget.id, budget.versionId, line, month, dataThrough]);
-    let p = tops.get(key);
-    if (!p) {
-      p = topContributors(budget, line, month, dataThrough, timeZone, now);
-      tops.set(key, p);
-    }
-    return p;
-  };
-  // The root causes of a budget's line and month, likewise read once per message.
-  const causes = new Map<string, Promise<RootCauses>>();
-  const causesFor: CausesOf = (budget, line, month, dataThrough) => {
-    const key = JSON.stringify([budget.id, budget.versionId, line, month, dataThrough]);
-    let c = causes.get(key);
-    if (!c) {
-      c = budgetRootCauses(budget, line, month, dataThrough, timeZone, now);
-      causes.set(key, c);
-    }
-    return c;
-  };
+  const statusFor = oncePer(
+    (budgetId: string) => budgetId,
+    async (budgetId: string): Promise<{ budget: Budget; detail: StatusDetail } | null> => {
+      const budget = await getBudget(msg.orgId, budgetId);
+      if (!budget || budget.archivedAt) return null;
+      let detail = await statusOf(budget, monthToEvaluate(now, timeZone), timeZone, now);
+      const through = detail.status.dataThrough;
+      // Early in a month the last complete day may still be in the previous one: that month is evaluated.
+      if (through && through < monthDays(detail.status.month).first)
+        detail = await statusOf(budget, through.slice(0, 7), timeZone, now);
+      return { budget, detail };
+    },
+  );
+  // The top contributors and the root causes of a budget's line and month, each read once per
+  // message (alerts on the same line share them).
+  const lineKey = (budget: Budget, line: string | null, month: string, dataThrough: string) =>
+    JSON.stringify([budget.id, budget.versionId, line, month, dataThrough]);
+  const topFor: TopOf = oncePer(lineKey, (budget, line, month, dataThrough) =>
+    topContributors(budget, line, month, dataThrough, timeZone, now),
+  );
+  const causesFor: CausesOf = oncePer(lineKey, (budget, line, month, dataThrough) =>
+    budgetRootCauses(budget, line, month, dataThrough, timeZone, now),
+  );
   const results = await mapSettled([...new Set(msg.budgetAlertIds)], 4, async (alertId) => {
     const alert = await getBudgetAlert(msg.orgId, alertId);
     if (!alert || alert.archivedAt) return null;
@@ -276,13 +269,7 @@ async function evaluateOne(
         claim,
         note: {
           id: claim.notificationId,
-          orgId: alert.organizationId,
-          kind: 'ALERT',
-          alertId: alert.id,
-          channel: alert.notificationChannel,
-          emails: alert.emails,
-          slackChannelId: alert.slackChannelId,
-          teamsUrl: alert.teamsChannelId,
+          ...alertAddress(alert),
           message: await budgetAlertMessage(firing),
           createdAt: now.toISOString(),
         },
