@@ -471,12 +471,30 @@ export function csvLine(row: FocusRow): string {
 }
 
 /** Writes a generated export to `path`; returns the number of data rows. */
-export async function writeFocusCsv(path: string, opts: GeneratorOptions): Promise<number> {
+export function writeFocusCsv(path: string, opts: GeneratorOptions): Promise<number> {
+  return writeRows(
+    path,
+    `${FOCUS_HEADER.map((h) => `"${h}"`).join(',')}\n`,
+    opts,
+    (row) => `${csvLine(row)}\n`,
+  );
+}
+
+/**
+ * Writes `start`, then `text` of each generated row, to `path` in chunks of about 1 MB (waiting
+ * when the file asks); returns the number of rows.
+ */
+export async function writeRows(
+  path: string,
+  start: string,
+  opts: GeneratorOptions,
+  text: (row: FocusRow) => string,
+): Promise<number> {
   const out = createWriteStream(path);
   let rows = 0;
-  let buffer = `${FOCUS_HEADER.map((h) => `"${h}"`).join(',')}\n`;
+  let buffer = start;
   for (const row of generateFocusRows(opts)) {
-    buffer += `${csvLine(row)}\n`;
+    buffer += text(row);
     rows++;
     if (buffer.length > 1 << 20) {
       if (!out.write(buffer)) await once(out, 'drain');

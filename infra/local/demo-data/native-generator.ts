@@ -1,6 +1,4 @@
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { type FocusRow, type GeneratorOptions, generateFocusRows } from './generator';
+import { type FocusRow, type GeneratorOptions, writeRows } from './generator';
 
 /**
  * The generated FOCUS rows of ./generator.ts written in a provider's native export format, for
@@ -339,27 +337,14 @@ export async function writeNativeExport(
           : kind === 'oci'
             ? (r) => oci(r, tagKeys)
             : gcpCsv;
-  const out = createWriteStream(path);
-  let rows = 0;
   let header: string[] | undefined;
-  let buffer = kind === 'azure' ? '\ufeff' : '';
-  for (const row of generateFocusRows(opts)) {
-    if (kind === 'gcp-jsonl') buffer += `${JSON.stringify(gcpRecord(row))}\n`;
-    else {
-      const line = toLine(row);
-      if (!header) {
-        header = Object.keys(line);
-        buffer += `${header.map(cell).join(',')}\n`;
-      }
-      buffer += `${header.map((h) => cell(line[h] ?? null)).join(',')}\n`;
-    }
-    rows++;
-    if (buffer.length > 1 << 20) {
-      if (!out.write(buffer)) await once(out, 'drain');
-      buffer = '';
-    }
-  }
-  out.end(buffer);
-  await once(out, 'finish');
-  return rows;
+  return writeRows(path, kind === 'azure' ? '\ufeff' : '', opts, (row) => {
+    if (kind === 'gcp-jsonl') return `${JSON.stringify(gcpRecord(row))}\n`;
+    const line = toLine(row);
+    // The header: the first line's columns (every line of a kind has the same).
+    const first = !header;
+    header ??= Object.keys(line);
+    const head = first ? `${header.map(cell).join(',')}\n` : '';
+    return `${head}${header.map((h) => cell(line[h] ?? null)).join(',')}\n`;
+  });
 }
