@@ -2,8 +2,6 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { loadEnrichments } from '../../shared/domain/billing/enrichment-source';
 import { runRefresh } from '../../shared/domain/billing/refresh';
 import { parseRefreshRequest } from '../../shared/domain/billing/refresh-request';
-import { keepForecastsDeps } from '../../shared/domain/queries/adapters/keep-forecasts';
-import { keepDashboardForecasts } from '../../shared/domain/queries/keep-forecasts';
 import { log, withInvocationLogContext } from '../../shared/log';
 import { getWarehouse } from '../../shared/warehouse/warehouse';
 import { processPartialResponse } from '../../shared/workers/batch';
@@ -24,10 +22,7 @@ async function run(event: SQSEvent): Promise<SQSBatchResponse> {
       const request = parseRefreshRequest(record.body);
       const outcome = await runRefresh(request, { warehouse, loadEnrichments, now: () => new Date() });
       // New data: the dashboards' forecasts computed now, kept for whoever opens them first.
-      const forecasts =
-        outcome === 'refreshed'
-          ? await keepDashboardForecasts(request.orgId, keepForecastsDeps())
-          : undefined;
+      const forecasts = outcome === 'refreshed' ? await keepForecasts(request.orgId) : undefined;
       log.info('warehouse refresh', {
         orgId: request.orgId,
         requestId: request.requestId,
@@ -38,6 +33,15 @@ async function run(event: SQSEvent): Promise<SQSBatchResponse> {
     },
     { failureMessage: 'warehouse refresh message failed' },
   );
+}
+
+/** The dashboards' forecasts kept (the query engine loaded only when a refresh was made). */
+async function keepForecasts(orgId: string) {
+  const [{ keepDashboardForecasts }, { keepForecastsDeps }] = await Promise.all([
+    import('../../shared/domain/queries/keep-forecasts'),
+    import('../../shared/domain/queries/adapters/keep-forecasts'),
+  ]);
+  return keepDashboardForecasts(orgId, keepForecastsDeps());
 }
 
 /** Every line logged during an invocation carries its Lambda request id. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { awsClientLimits, config } from '../config';
 
 /**
@@ -36,17 +36,22 @@ export function messageImageStore(): MessageImageStore | undefined {
   };
 }
 
-let client: S3Client | undefined;
+let client: Promise<{ s3: S3Client; sdk: typeof import('@aws-sdk/client-s3') }> | undefined;
 
-function s3(): S3Client {
-  if (!client) {
+/**
+ * The S3 client, loaded on the first image published (the notify worker's other channels never
+ * load it: the S3 SDK would nearly double its bundle at import).
+ */
+function s3() {
+  client ??= import('@aws-sdk/client-s3').then((sdk) => {
     const c = config();
-    client = new S3Client({
+    const s3 = new sdk.S3Client({
       region: c.region,
       ...awsClientLimits(),
       ...(c.s3Endpoint ? { endpoint: c.s3Endpoint, forcePathStyle: true } : {}),
     });
-  }
+    return { s3, sdk };
+  });
   return client;
 }
 
@@ -57,8 +62,9 @@ function s3(): S3Client {
 export async function publishMessageImage(store: MessageImageStore, png: Uint8Array): Promise<string> {
   const name = `${randomBytes(32).toString('base64url')}.png`;
   if (store.bucket) {
-    await s3().send(
-      new PutObjectCommand({
+    const { s3: client, sdk } = await s3();
+    await client.send(
+      new sdk.PutObjectCommand({
         Bucket: store.bucket,
         Key: `${MESSAGE_IMAGES_PREFIX}/${name}`,
         Body: png,

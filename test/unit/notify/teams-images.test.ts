@@ -3,7 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MESSAGE_IMAGE_NAME } from '../../../shared/cloud/message-images';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import { MESSAGE_IMAGE_NAME, publishMessageImage } from '../../../shared/cloud/message-images';
 import type { Notification } from '../../../shared/domain/alerts/notification';
 import { cardWithImages, sendTeams } from '../../../shared/notify/teams';
 
@@ -121,5 +123,36 @@ describe('sendTeams publishes the message images and names their URLs', () => {
     await sendTeams(notification(), policy(), { baseUrl: 'https://x.example/message-images', dir: file });
     expect(posted).toHaveLength(2);
     expect(posted.map((b) => imagesIn(b))).toEqual([[], []]);
+  });
+});
+
+describe('publishMessageImage to the bucket (AWS)', () => {
+  test('puts the PNG under message-images/<name>.png with its type and an immutable cache, and answers its URL', async () => {
+    const s3 = mockClient(S3Client);
+    const puts: Record<string, unknown>[] = [];
+    s3.on(PutObjectCommand).callsFake((input: Record<string, unknown>) => {
+      puts.push(input);
+      return {};
+    });
+    try {
+      const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 9, 9]);
+      const url = await publishMessageImage(
+        { baseUrl: 'https://d111.cloudfront.net/message-images', bucket: 'images-bucket' },
+        png,
+      );
+      const name = url.slice('https://d111.cloudfront.net/message-images/'.length);
+      expect(name).toMatch(MESSAGE_IMAGE_NAME);
+      expect(puts).toEqual([
+        {
+          Bucket: 'images-bucket',
+          Key: `message-images/${name}`,
+          Body: png,
+          ContentType: 'image/png',
+          CacheControl: 'public, max-age=31536000, immutable',
+        },
+      ]);
+    } finally {
+      s3.restore();
+    }
   });
 });
