@@ -3,7 +3,8 @@ import { type HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/a
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { tableDefinition } from '../../shared/db/keys';
+import { FORECAST_ANSWER_ATTRIBUTES } from '../../shared/db/forecast-answers-repo';
+import { FORECAST_PARTITION_PATTERN, tableDefinition } from '../../shared/db/keys';
 import { ORGANIZATION_ATTRIBUTES } from '../../shared/db/organizations-repo';
 import type { RouteDef } from '../../shared/http/route';
 import type { ServiceAlarms } from './alarms';
@@ -119,6 +120,10 @@ export class RouteArea extends NestedStack {
       // The first session JWT of an org admin registers its organisation (`registerOrganization`,
       // from the route's `credential` step): a conditional UpdateItem of that record's attributes.
       fn.grantAttributeUpdate(table, keys, ORGANIZATION_ATTRIBUTES);
+      // One that runs the query engine keeps the forecasts it computes (docs/queries.md,
+      // "Forecast"): an update of the answer's attributes, in the forecast partitions only.
+      if (def.usesWarehouse)
+        fn.grantAttributeUpdate(table, keys, FORECAST_ANSWER_ATTRIBUTES, [FORECAST_PARTITION_PATTERN]);
     }
     const httpRoute = new HttpRoute(this, `Route-${def.id}-Http`, {
       httpApi: props.api,

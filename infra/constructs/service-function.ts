@@ -185,6 +185,8 @@ export class ServiceFunction extends Construct {
     table: ITableV2,
     keyAttributes: readonly string[],
     attributes: readonly string[],
+    /** Only items whose partition key matches one of these (`dynamodb:LeadingKeys`, wildcards). */
+    partitions?: readonly string[],
   ): void {
     this.role.addToPolicy(
       new PolicyStatement({
@@ -193,6 +195,7 @@ export class ServiceFunction extends Construct {
         conditions: {
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...keyAttributes, ...attributes] },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
+          ...(partitions ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions] } } : {}),
         },
       }),
     );

@@ -1,4 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client';
 import { defineEntity } from './entity';
 import { getItem } from './items';
 import { keys } from './keys';
@@ -12,18 +14,12 @@ export const FORECAST_ANSWER_TTL_SECONDS = 3 * 86_400;
 /** Above this (compressed) an answer is not kept: an item holds at most 400 KB. */
 export const FORECAST_ANSWER_MAX_BYTES = 350_000;
 
-interface StoredAnswer {
-  orgId: string;
-  hash: string;
-  data: Uint8Array;
-  ttl: number;
-}
+/** The attributes a forecast-answer write sets (a read-only route may set these, in that partition only). */
+export const FORECAST_ANSWER_ATTRIBUTES = ['entity', 'schemaVersion', 'data', 'ttl'] as const;
 
-const answers = defineEntity<StoredAnswer, { data: Uint8Array; ttl?: number }>({
+const answers = defineEntity<never, { data: Uint8Array; ttl?: number }>({
   name: 'forecast-answer',
   schemaVersion: 1,
-  key: (a) => keys.forecastAnswer(a.orgId, a.hash),
-  attributes: (a) => ({ data: a.data, ttl: a.ttl }),
   read: (item) => ({ data: item.data as Uint8Array, ttl: item.ttl as number | undefined }),
 });
 
@@ -46,11 +42,20 @@ export async function writeForecastAnswer(
   // The fastest level: the item is read far more often than written, and inflating is as fast.
   const data = gzipSync(Buffer.from(JSON.stringify(answer)), { level: 1 });
   if (data.length > FORECAST_ANSWER_MAX_BYTES) return false;
-  await answers.put({
-    orgId,
-    hash,
-    data,
-    ttl: Math.floor(now.getTime() / 1000) + FORECAST_ANSWER_TTL_SECONDS,
-  });
+  // An update of exactly these attributes (no PutItem), so that read-only routes, which compute
+  // forecasts too, can be allowed this write and no other.
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.forecastAnswer(orgId, hash),
+      UpdateExpression: `SET ${answers.envelopeSet.expression}, #data = :data, #ttl = :ttl`,
+      ExpressionAttributeNames: { '#data': 'data', '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ...answers.envelopeSet.values,
+        ':data': data,
+        ':ttl': Math.floor(now.getTime() / 1000) + FORECAST_ANSWER_TTL_SECONDS,
+      },
+    }),
+  );
   return true;
 }

@@ -56,6 +56,9 @@ export function principalItemOf(
   return { kind: 'other' };
 }
 
+/** Every forecast-answer partition (`keys.forecastAnswer`), as an IAM `dynamodb:LeadingKeys` pattern. */
+export const FORECAST_PARTITION_PATTERN = 'FORECAST#*';
+
 export const keys = {
   /** The euro reference rates: one partition, one item per publication day (sort key `YYYY-MM-DD`). */
   fxRatesPartition: 'FX#EUR',
@@ -260,11 +263,12 @@ export const keys = {
   }),
   dimensionCachePartPrefix: (kind: string, refreshId: string) => `CACHE#${kind}#${refreshId}#`,
   refreshStatus: (orgId: string): ItemKey => ({ pk: keys.dimensionsPartition(orgId), sk: 'REFRESH' }),
-  /** The explorer's forecasts of one request on one version of the data (a hash of both; TTL). */
-  forecastAnswer: (orgId: string, hash: string): ItemKey => ({
-    pk: keys.dimensionsPartition(orgId),
-    sk: `FORECAST#${hash}`,
-  }),
+  /**
+   * The explorer's forecasts of one request on one version of the data (a hash of both; TTL), in a
+   * partition of their own per organisation: read-only routes may write there and nowhere else
+   * (`FORECAST_PARTITION_PATTERN`, infra/constructs/route-area.ts).
+   */
+  forecastAnswer: (orgId: string, hash: string): ItemKey => ({ pk: `FORECAST#${orgId}`, sk: hash }),
   /** Marks a refresh request as done, so a redelivered message is recognised (TTL). */
   refreshDone: (orgId: string, requestId: string): ItemKey => ({
     pk: keys.dimensionsPartition(orgId),

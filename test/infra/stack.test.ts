@@ -3,6 +3,7 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { DUCKDB_NODE_MODULES } from '../../infra/bundling';
 import { queueUrlVariable } from '../../infra/constructs/work-queues';
+import { FORECAST_ANSWER_ATTRIBUTES } from '../../shared/db/forecast-answers-repo';
 import { tableDefinition } from '../../shared/db/keys';
 import { ORGANIZATION_ATTRIBUTES } from '../../shared/db/organizations-repo';
 import type { RouteDef } from '../../shared/http/route';
@@ -348,7 +349,7 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  test('GET routes read the table (and may only set an API key’s lastUsedAt or register an organisation); other routes also write; nobody may Scan', () => {
+  test('GET routes read the table (and may only set an API key’s lastUsedAt, register an organisation or keep a forecast); other routes also write; nobody may Scan', () => {
     const write = ['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
     for (const def of routes) {
       const statements = statementsOf(prod.template, functionId(prod.template, `${def.method} ${def.path}`));
@@ -364,9 +365,12 @@ describe('least privilege', () => {
           granted: def.method !== 'GET',
         });
       if (def.method !== 'GET') continue;
+      const forecastWrites: unknown[] = [];
       for (const update of statements.filter((st) => actionsOf([st]).has('dynamodb:UpdateItem'))) {
         const condition = (update as Statement & { Condition?: Record<string, unknown> }).Condition;
-        // An API key's lastUsedAt, or the organisation record of a first admin sign-in; nothing else.
+        // An API key's lastUsedAt, the organisation record of a first admin sign-in, or (a route
+        // that runs the query engine) a kept forecast in the forecast partitions; nothing else.
+        const attributes = condition?.['ForAllValues:StringEquals'];
         expect([
           { 'dynamodb:Attributes': [tableDefinition.partitionKey, tableDefinition.sortKey, 'lastUsedAt'] },
           {
@@ -376,8 +380,23 @@ describe('least privilege', () => {
               ...ORGANIZATION_ATTRIBUTES,
             ],
           },
-        ]).toContainEqual(condition?.['ForAllValues:StringEquals']);
+          {
+            'dynamodb:Attributes': [
+              tableDefinition.partitionKey,
+              tableDefinition.sortKey,
+              ...FORECAST_ANSWER_ATTRIBUTES,
+            ],
+          },
+        ]).toContainEqual(attributes);
+        if (JSON.stringify(attributes).includes('"data"')) {
+          forecastWrites.push(condition?.['ForAllValues:StringLike']);
+          expect(condition?.['ForAllValues:StringLike']).toEqual({ 'dynamodb:LeadingKeys': ['FORECAST#*'] });
+        }
       }
+      expect({ route: def.id, forecastWrites: forecastWrites.length }).toEqual({
+        route: def.id,
+        forecastWrites: def.usesWarehouse ? 1 : 0,
+      });
     }
   });
 

@@ -40,8 +40,8 @@ async function keptItems(): Promise<number> {
   const res = await db().send(
     new QueryCommand({
       TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-      ExpressionAttributeValues: { ':pk': keys.dimensionsPartition(org), ':sk': 'FORECAST#' },
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.forecastAnswer(org, '').pk },
     }),
   );
   return res.Items?.length ?? 0;
