@@ -5,7 +5,8 @@
  * simulator's curve of net savings per level with the recommended level marked.
  */
 import { formatFigure } from '../../shared/charts/spec';
-import type { Expiring, Inventory, Simulation, Summary } from '../../shared/domain/commitments/service';
+import type { Expiring } from '../../shared/domain/commitments/expiring';
+import type { Inventory, Simulation, Summary } from '../../shared/domain/commitments/service';
 import type { LevelOutcome } from '../../shared/domain/commitments/simulation';
 
 export type { Expiring, Inventory, LevelOutcome, Simulation, Summary };

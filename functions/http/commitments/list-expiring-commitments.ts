@@ -1,4 +1,4 @@
-import { expiringCommitments } from '../../../shared/domain/commitments/service';
+import { expiringCommitments } from '../../../shared/domain/commitments/expiring';
 import { httpRoute } from '../../../shared/http/handler';
 import { listExpiringCommitments as def } from '../../../shared/routes/commitments';
 

@@ -1,6 +1,5 @@
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import { seededRandom } from './random';
+import { writeRows } from './write-rows';
 
 /**
  * A synthetic FOCUS 1.0 export generator for the demo seed, tests and benchmarks. Its output is
@@ -472,38 +471,8 @@ export function csvLine(row: FocusRow): string {
 
 /** Writes a generated export to `path`; returns the number of data rows. */
 export function writeFocusCsv(path: string, opts: GeneratorOptions): Promise<number> {
-  return writeRows(
-    path,
-    `${FOCUS_HEADER.map((h) => `"${h}"`).join(',')}\n`,
-    opts,
-    (row) => `${csvLine(row)}\n`,
-  );
-}
-
-/**
- * Writes `start`, then `text` of each generated row, to `path` in chunks of about 1 MB (waiting
- * when the file asks); returns the number of rows.
- */
-export async function writeRows(
-  path: string,
-  start: string,
-  opts: GeneratorOptions,
-  text: (row: FocusRow) => string,
-): Promise<number> {
-  const out = createWriteStream(path);
-  let rows = 0;
-  let buffer = start;
-  for (const row of generateFocusRows(opts)) {
-    buffer += text(row);
-    rows++;
-    if (buffer.length > 1 << 20) {
-      if (!out.write(buffer)) await once(out, 'drain');
-      buffer = '';
-    }
-  }
-  out.end(buffer);
-  await once(out, 'finish');
-  return rows;
+  const header = `${FOCUS_HEADER.map((h) => `"${h}"`).join(',')}\n`;
+  return writeRows(path, header, generateFocusRows(opts), (row) => `${csvLine(row)}\n`);
 }
 
 /** The `count` billing months before `now`'s (and `now`'s own when `includeCurrent`), oldest first. */

@@ -1,4 +1,5 @@
-import { type FocusRow, type GeneratorOptions, writeRows } from './generator';
+import { type FocusRow, type GeneratorOptions, generateFocusRows } from './generator';
+import { writeRows } from './write-rows';
 
 /**
  * The generated FOCUS rows of ./generator.ts written in a provider's native export format, for
@@ -338,7 +339,7 @@ export async function writeNativeExport(
             ? (r) => oci(r, tagKeys)
             : gcpCsv;
   let header: string[] | undefined;
-  return writeRows(path, kind === 'azure' ? '\ufeff' : '', opts, (row) => {
+  return writeRows(path, kind === 'azure' ? '\ufeff' : '', generateFocusRows(opts), (row) => {
     if (kind === 'gcp-jsonl') return `${JSON.stringify(gcpRecord(row))}\n`;
     const line = toLine(row);
     // The header: the first line's columns (every line of a kind has the same).

@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import { remember } from '../../bounded-map';
-import { log } from '../../log';
 import type { AGGREGATORS, Query } from '../../model/query-model';
 import type { WhereRule } from '../../warehouse/warehouse-query';
 import { evaluateExpression } from '../common/expr/evaluate';
@@ -16,6 +14,13 @@ import {
   selectionOf,
   seriesFingerprint,
 } from '../forecast';
+import {
+  type Answer,
+  answerHash,
+  type ForecastAnswerStore,
+  keepAnswer,
+  storedAnswer,
+} from './forecast-answers';
 import type {
   Computed,
   ForecastAccuracyOut,
@@ -73,20 +78,6 @@ const HISTORY_ENTRIES = 32;
 /** A formula over more operands is not forecast (its interval evaluates 2^operands combinations). */
 const MAX_FORECAST_OPERANDS = 6;
 const SELECTION_ENTRIES = 5_000;
-
-/**
- * Where a request's forecasts are kept for other processes (a DynamoDB item in AWS and locally:
- * `adapters/forecast-answers.ts`): keyed by a hash of the request and the data's identity (the
- * organisation's refresh and the ungrouped total's days), so another Lambda container asked the
- * same on the same data answers what this one computed, without the groups' history read or the
- * model. Best effort: a store that fails is logged and the forecast is computed.
- */
-export interface ForecastAnswerStore {
-  get(orgId: string, hash: string): Promise<unknown>;
-  put(orgId: string, hash: string, answer: unknown): Promise<void>;
-}
-
-type Answer = Pick<SeriesOut, 'forecast' | 'forecastAccuracy'>[];
 
 /** Empties the forecast's caches (the benchmark's cold runs). */
 export function clearForecastCaches(): void {
@@ -359,35 +350,6 @@ async function histories(
     });
   });
   return { daily, entry };
-}
-
-/** The store's key of a request's forecasts on a history: SHA-256 of both identities. */
-function answerHash(historyKey: string, asked: string): string {
-  return createHash('sha256').update(historyKey).update('\u0000').update(asked).digest('hex');
-}
-
-/** A kept answer for `series` series, or undefined (none, not of that shape, or the store failed). */
-async function storedAnswer(
-  store: ForecastAnswerStore,
-  orgId: string,
-  hash: string,
-  series: number,
-): Promise<Answer | undefined> {
-  try {
-    const found = await store.get(orgId, hash);
-    return Array.isArray(found) && found.length === series ? (found as Answer) : undefined;
-  } catch (error) {
-    log.warn('forecast answer not read from the store: computed', { orgId, error });
-    return undefined;
-  }
-}
-
-async function keepAnswer(store: ForecastAnswerStore, orgId: string, hash: string, answer: Answer) {
-  try {
-    await store.put(orgId, hash, answer);
-  } catch (error) {
-    log.warn('forecast answer not kept in the store', { orgId, error });
-  }
 }
 
 /** Every group's history ranked over the whole history window, matched to the shown series. */

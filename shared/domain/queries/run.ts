@@ -14,7 +14,7 @@ import type { Expression } from '../common/expr/parse';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
 import { type BudgetQuery, budgetSeries } from './budget';
 import { CURRENCY_GROUP, type CurrencyPlan, CurrencyPlanner } from './conversion';
-import type { ForecastAnswerStore } from './explorer-forecast';
+import type { ForecastAnswerStore } from './forecast-answers';
 import { type Computed, OTHER, type Window } from './model';
 import {
   type AggBy,

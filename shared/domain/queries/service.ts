@@ -5,7 +5,7 @@ import type { Dashboard } from '../../model/dashboards';
 import type { WhereClause } from '../../warehouse/warehouse-query';
 import { readDashboard } from '../dashboards/service';
 import { runExplorer } from './engine';
-import type { ForecastAnswerStore } from './explorer-forecast';
+import type { ForecastAnswerStore } from './forecast-answers';
 import type { ExplorerResult } from './model';
 import type { ExplorerBodyInput } from './schemas';
 import { filtersAsWhere } from './scopes';

@@ -6,10 +6,8 @@ import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import { readForecastAnswer } from '../../../shared/db/forecast-answers-repo';
 import { forecastAnswerStore } from '../../../shared/domain/queries/adapters/forecast-answers';
 import { runExplorer } from '../../../shared/domain/queries/engine';
-import {
-  clearForecastCaches,
-  type ForecastAnswerStore,
-} from '../../../shared/domain/queries/explorer-forecast';
+import { clearForecastCaches } from '../../../shared/domain/queries/explorer-forecast';
+import type { ForecastAnswerStore } from '../../../shared/domain/queries/forecast-answers';
 import { ExplorerRequestSchema } from '../../../shared/model/query-model';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { queryNamed as only, costQuery as q } from '../../support/explorer';

@@ -8,10 +8,8 @@ import { keys } from '../../../shared/db/keys';
 import { archiveDashboard, createDashboard, readDashboard } from '../../../shared/domain/dashboards/service';
 import { forecastAnswerStore } from '../../../shared/domain/queries/adapters/forecast-answers';
 import { keepForecastsDeps } from '../../../shared/domain/queries/adapters/keep-forecasts';
-import {
-  clearForecastCaches,
-  type ForecastAnswerStore,
-} from '../../../shared/domain/queries/explorer-forecast';
+import { clearForecastCaches } from '../../../shared/domain/queries/explorer-forecast';
+import type { ForecastAnswerStore } from '../../../shared/domain/queries/forecast-answers';
 import { keepDashboardForecasts } from '../../../shared/domain/queries/keep-forecasts';
 import { runDashboardWidget } from '../../../shared/domain/queries/service';
 import type { Dashboard } from '../../../shared/model/dashboards';

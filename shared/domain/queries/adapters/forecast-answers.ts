@@ -1,5 +1,5 @@
 import { readForecastAnswer, writeForecastAnswer } from '../../../db/forecast-answers-repo';
-import type { ForecastAnswerStore } from '../explorer-forecast';
+import type { ForecastAnswerStore } from '../forecast-answers';
 
 /** The explorer's adapter: forecasts kept in DynamoDB (docs/architecture.md, "Dependencies of the domain"). */
 export const forecastAnswerStore: ForecastAnswerStore = {

@@ -4,7 +4,7 @@ import { chartInputOf } from '../../../charts/spec';
 import { getOrganizationReportingCurrency } from '../../../db/organizations-repo';
 import { ExplorerRequestSchema } from '../../../model/query-model';
 import type { ReportWidgetValue } from '../../../model/report-schemas';
-import { expiringCommitments } from '../../commitments/service';
+import { expiringCommitments } from '../../commitments/expiring';
 import { runExplorer } from '../../queries/engine';
 import type { CommitmentsWidgetData, RenderContext } from './widget-data';
 

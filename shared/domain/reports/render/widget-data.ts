@@ -3,7 +3,7 @@ import type { ChartInput } from '../../../charts/spec';
 import type { Dashboard } from '../../../model/dashboards';
 import type { ReportContextValue } from '../../../model/report-schemas';
 import type { BudgetsOverview } from '../../budgets/digest';
-import type { Expiring } from '../../commitments/service';
+import type { Expiring } from '../../commitments/expiring';
 import type { ExplorerResult, PeriodOut } from '../../queries/model';
 
 /** What a report's widgets are rendered for: its organisation and context at the run's time (`renderWidget`). */

@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import { log } from '../../log';
+import type { SeriesOut } from './model';
+
+/**
+ * Where a request's forecasts are kept for other processes (a DynamoDB item in AWS and locally:
+ * `adapters/forecast-answers.ts`): keyed by a hash of the request and the data's identity (the
+ * organisation's refresh and the ungrouped total's days), so another Lambda container asked the
+ * same on the same data answers what this one computed, without the groups' history read or the
+ * model. Best effort: a store that fails is logged and the forecast is computed.
+ */
+export interface ForecastAnswerStore {
+  get(orgId: string, hash: string): Promise<unknown>;
+  put(orgId: string, hash: string, answer: unknown): Promise<void>;
+}
+
+export type Answer = Pick<SeriesOut, 'forecast' | 'forecastAccuracy'>[];
+
+/** The store's key of a request's forecasts on a history: SHA-256 of both identities. */
+export function answerHash(historyKey: string, asked: string): string {
+  return createHash('sha256').update(historyKey).update('\u0000').update(asked).digest('hex');
+}
+
+/** A kept answer for `series` series, or undefined (none, not of that shape, or the store failed). */
+export async function storedAnswer(
+  store: ForecastAnswerStore,
+  orgId: string,
+  hash: string,
+  series: number,
+): Promise<Answer | undefined> {
+  try {
+    const found = await store.get(orgId, hash);
+    return Array.isArray(found) && found.length === series ? (found as Answer) : undefined;
+  } catch (error) {
+    log.warn('forecast answer not read from the store: computed', { orgId, error });
+    return undefined;
+  }
+}
+
+export async function keepAnswer(store: ForecastAnswerStore, orgId: string, hash: string, answer: Answer) {
+  try {
+    await store.put(orgId, hash, answer);
+  } catch (error) {
+    log.warn('forecast answer not kept in the store', { orgId, error });
+  }
+}
