@@ -20,6 +20,7 @@ import {
   type ForecastAnswerStore,
   keepAnswer,
   storedAnswer,
+  viewOf,
 } from './forecast-answers';
 import type {
   Computed,
@@ -156,7 +157,7 @@ export async function addForecast(
       structuredClone({ forecast: s.forecast, forecastAccuracy: s.forecastAccuracy }),
     );
     entry?.answers.set(asked, answer);
-    if (hash && store) await keepAnswer(store, run.ctx.orgId, hash, answer);
+    if (hash && store) await keepAnswer(store, run.ctx.orgId, hash, answer, viewOf(run.request, run.ctx));
   }
   addFormulaForecasts(run, queries, aggBy);
 }

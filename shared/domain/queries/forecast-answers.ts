@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { log } from '../../log';
+import type { ExplorerRequest } from '../../model/query-model';
 import type { SeriesOut } from './model';
+import type { ExplorerContext } from './run';
 
 /**
  * Where a request's forecasts are kept for other processes (a DynamoDB item in AWS and locally:
@@ -11,7 +13,22 @@ import type { SeriesOut } from './model';
  */
 export interface ForecastAnswerStore {
   get(orgId: string, hash: string): Promise<unknown>;
-  put(orgId: string, hash: string, answer: unknown): Promise<void>;
+  /** Keeps an answer, and the view it answered (to be asked again after a refresh). */
+  put(orgId: string, hash: string, answer: unknown, view?: KeptView): Promise<void>;
+  /** The views whose forecasts were kept lately, most recent first, each once (at most `limit`). */
+  recentViews?(orgId: string, limit: number): Promise<KeptView[]>;
+}
+
+/** What an explorer request ran with, besides the organisation and the time: enough to run it again. */
+export interface KeptView {
+  request: ExplorerRequest;
+  ctx: Pick<ExplorerContext, 'conditions' | 'defaults' | 'timeZone' | 'scopeIds' | 'currency'>;
+}
+
+/** The view of a run, as kept beside its forecasts. */
+export function viewOf(request: ExplorerRequest, ctx: ExplorerContext): KeptView {
+  const { conditions, defaults, timeZone, scopeIds, currency } = ctx;
+  return { request, ctx: { conditions, defaults, timeZone, scopeIds, currency } };
 }
 
 export type Answer = Pick<SeriesOut, 'forecast' | 'forecastAccuracy'>[];
@@ -37,9 +54,15 @@ export async function storedAnswer(
   }
 }
 
-export async function keepAnswer(store: ForecastAnswerStore, orgId: string, hash: string, answer: Answer) {
+export async function keepAnswer(
+  store: ForecastAnswerStore,
+  orgId: string,
+  hash: string,
+  answer: Answer,
+  view: KeptView,
+) {
   try {
-    await store.put(orgId, hash, answer);
+    await store.put(orgId, hash, answer, view);
   } catch (error) {
     log.warn('forecast answer not kept in the store', { orgId, error });
   }

@@ -1,5 +1,7 @@
 import { log } from '../../log';
 import type { Dashboard } from '../../model/dashboards';
+import { runExplorer } from './engine';
+import type { ForecastAnswerStore } from './forecast-answers';
 import { runDashboardWidget } from './service';
 
 /**
@@ -8,6 +10,9 @@ import { runDashboardWidget } from './service';
  * with a forecast widget on the new data reads it instead of waiting for the model. Each widget is
  * run as the widget-data route runs it (its dashboard's conditions, scope, currency and period, the
  * organisation's time zone), so the kept answer is exactly the one that route would compute.
+ * The explorer views whose forecasts were kept in the last days (any route's: an ad-hoc explorer
+ * request, an alert's page, a report preview) are asked again the same way, so a view people use is
+ * ready on the new data too.
  * Nothing is answered to anyone here: a kept answer is read only by a request whose access the
  * route has already checked.
  */
@@ -16,42 +21,57 @@ export interface KeepForecastsDeps {
   dashboards(orgId: string): AsyncIterable<Dashboard>;
   timeZone(orgId: string): Promise<string | null | undefined>;
   now(): Date;
+  /** Where forecasts are kept: its recent views are asked again. */
+  store: ForecastAnswerStore;
 }
 
 /** Widgets run at most per refresh (the most recently updated dashboards' first). */
 export const MAX_KEPT_WIDGETS = 50;
+/** Recent views asked again at most per refresh (the most recently kept first). */
+export const MAX_KEPT_VIEWS = 50;
 
 export interface KeptForecasts {
-  /** Widgets with a forecast that were run, and those of them that failed (logged). */
+  /** Widgets with a forecast and recent views that were run, and those of them that failed (logged). */
   widgets: number;
+  views: number;
   failed: number;
 }
 
 export async function keepDashboardForecasts(orgId: string, deps: KeepForecastsDeps): Promise<KeptForecasts> {
-  const done: KeptForecasts = { widgets: 0, failed: 0 };
+  const done: KeptForecasts = { widgets: 0, views: 0, failed: 0 };
+  const failed = (what: Record<string, unknown>, error: unknown) => {
+    done.failed++;
+    log.warn('forecast not kept', { orgId, ...what, error });
+  };
   try {
+    // The views kept before this refresh: read first, so the widgets run below are not among them.
+    const views = (await deps.store.recentViews?.(orgId, MAX_KEPT_VIEWS)) ?? [];
     const timeZone = (await deps.timeZone(orgId)) ?? 'UTC';
-    for await (const dashboard of deps.dashboards(orgId)) {
+    widgets: for await (const dashboard of deps.dashboards(orgId)) {
       for (const widget of dashboard.widgets) {
         if (!((widget.source.request.period?.forecastDays ?? 0) > 0)) continue;
-        if (done.widgets >= MAX_KEPT_WIDGETS) return done;
+        if (done.widgets >= MAX_KEPT_WIDGETS) break widgets;
         done.widgets++;
-        try {
-          await runDashboardWidget(dashboard, widget, { orgId, timeZone, now: deps.now() });
-        } catch (error) {
-          done.failed++;
-          log.warn('forecast of a dashboard widget not kept', {
-            orgId,
-            dashboardId: dashboard.id,
-            widget: widget.key,
-            error,
-          });
-        }
+        await runDashboardWidget(dashboard, widget, {
+          orgId,
+          timeZone,
+          now: deps.now(),
+          forecastAnswers: deps.store,
+        }).catch((error) => failed({ dashboardId: dashboard.id, widget: widget.key }, error));
       }
     }
+    for (const view of views) {
+      done.views++;
+      await runExplorer(view.request, {
+        ...view.ctx,
+        orgId,
+        now: deps.now(),
+        forecastAnswers: deps.store,
+      }).catch((error) => failed({ view: 'recent' }, error));
+    }
   } catch (error) {
-    // The dashboards could not be read: nothing more is kept; the refresh itself is done.
-    log.warn('dashboard forecasts not kept', { orgId, error });
+    // The dashboards or the kept views could not be read: nothing more is kept; the refresh is done.
+    log.warn('forecasts not kept', { orgId, error });
   }
   return done;
 }

@@ -2,17 +2,20 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
 import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import { db, tableName } from '../../../shared/db/client';
 import { keys } from '../../../shared/db/keys';
 import { archiveDashboard, createDashboard, readDashboard } from '../../../shared/domain/dashboards/service';
 import { forecastAnswerStore } from '../../../shared/domain/queries/adapters/forecast-answers';
 import { keepForecastsDeps } from '../../../shared/domain/queries/adapters/keep-forecasts';
+import { runExplorer } from '../../../shared/domain/queries/engine';
 import { clearForecastCaches } from '../../../shared/domain/queries/explorer-forecast';
 import type { ForecastAnswerStore } from '../../../shared/domain/queries/forecast-answers';
 import { keepDashboardForecasts } from '../../../shared/domain/queries/keep-forecasts';
 import { runDashboardWidget } from '../../../shared/domain/queries/service';
 import type { Dashboard } from '../../../shared/model/dashboards';
+import { ExplorerRequestSchema } from '../../../shared/model/query-model';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { simpleWidget } from '../../fixtures/dashboards/realistic';
 import { adminOf, memberOf } from '../../support/principals';
@@ -87,7 +90,7 @@ describe('keeping the dashboards’ forecasts after a refresh', () => {
     expect(await keptItems()).toBe(0);
     clearForecastCaches();
     const done = await keepDashboardForecasts(org, { ...keepForecastsDeps(), now: () => NOW });
-    expect(done).toEqual({ widgets: 2, failed: 0 });
+    expect(done).toEqual({ widgets: 2, views: 0, failed: 0 });
     expect(await keptItems()).toBe(2);
   }, 120_000);
 
@@ -130,7 +133,61 @@ describe('keeping the dashboards’ forecasts after a refresh', () => {
       },
       timeZone: async () => 'UTC',
       now: () => NOW,
+      store: forecastAnswerStore,
     });
-    expect(done).toEqual({ widgets: 0, failed: 0 });
+    expect(done).toEqual({ widgets: 0, views: 0, failed: 0 });
   });
+
+  it('after new data, the views asked lately (an ad-hoc explorer request too) are asked again and kept', async () => {
+    const adHoc = v.parse(ExplorerRequestSchema, {
+      period: { ...period, forecastDays: 30 },
+      queries: [{ type: 'cost', name: 'a', colorIndex: 0, chartType: 'BAR', groupBy: 'region' }],
+      limitOverride: 2,
+    });
+    const ctx = { orgId: org, timeZone: 'UTC', now: NOW, currency: 'USD' };
+    clearForecastCaches();
+    await runExplorer(adHoc, { ...ctx, forecastAnswers: forecastAnswerStore });
+    const before = await keptItems();
+
+    // New data and a refresh: every kept answer is for the old data.
+    const path = join(dir, 'more.csv');
+    await writeFocusCsv(path, {
+      seed: 22,
+      months: ['2024-11'],
+      resourcesPerProvider: 2,
+      until: '2024-11-20',
+      accountPrefix: `kg${run}`,
+    });
+    await warehouse.ingestFile({ orgId: org, path, sourceName: 'more.csv' });
+    await warehouse.refreshFeatures(org, { labels: [], vdims: [], enrichments: [] }, 'full');
+    clearForecastCaches();
+    const done = await keepDashboardForecasts(org, { ...keepForecastsDeps(), now: () => NOW });
+    // The two widgets, and the three views kept before (the two widgets' and the ad-hoc one).
+    expect(done).toEqual({ widgets: 2, views: 3, failed: 0 });
+    expect(await keptItems()).toBe(before + 3);
+
+    // The ad-hoc view's next asker reads the answer on the new data, the model's own.
+    const seen = { gets: 0, hits: 0, puts: 0 };
+    const counting: ForecastAnswerStore = {
+      get: async (o, h) => {
+        seen.gets++;
+        const found = await forecastAnswerStore.get(o, h);
+        if (found !== undefined) seen.hits++;
+        return found;
+      },
+      put: async (o, h, a, view) => {
+        seen.puts++;
+        await forecastAnswerStore.put(o, h, a, view);
+      },
+    };
+    clearForecastCaches();
+    const read = await runExplorer(adHoc, { ...ctx, forecastAnswers: counting });
+    expect(seen).toEqual({ gets: 1, hits: 1, puts: 0 });
+    clearForecastCaches();
+    const computed = await runExplorer(adHoc, { ...ctx, forecastAnswers: null });
+    const forecasts = (r: typeof read) =>
+      r.queries.flatMap((q) => q.series.map((s) => [s.forecast, s.forecastAccuracy]));
+    expect(forecasts(read)).toEqual(forecasts(computed));
+    expect(forecasts(read).length).toBe(3);
+  }, 180_000);
 });

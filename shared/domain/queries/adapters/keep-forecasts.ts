@@ -4,6 +4,7 @@ import type { Widget } from '../../../model/dashboard-schemas';
 import type { Dashboard } from '../../../model/dashboards';
 import { present } from '../../dashboards/records';
 import type { KeepForecastsDeps } from '../keep-forecasts';
+import { forecastAnswerStore } from './forecast-answers';
 
 /** Dashboards read a page at a time, at most this many pages (the most recently updated first). */
 const PAGE = 25;
@@ -26,5 +27,6 @@ export function keepForecastsDeps(): KeepForecastsDeps {
     },
     timeZone: getOrganizationTimezone,
     now: () => new Date(),
+    store: forecastAnswerStore,
   };
 }
