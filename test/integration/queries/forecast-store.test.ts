@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import { readForecastAnswer } from '../../../shared/db/forecast-answers-repo';
-import { forecastAnswerStore } from '../../../shared/domain/queries/adapters/forecast-answers';
 import { runExplorer } from '../../../shared/domain/queries/engine';
 import { clearForecastCaches } from '../../../shared/domain/queries/explorer-forecast';
 import type { ForecastAnswerStore } from '../../../shared/domain/queries/forecast-answers';
 import { ExplorerRequestSchema } from '../../../shared/model/query-model';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { queryNamed as only, costQuery as q } from '../../support/explorer';
+import { countingStore } from '../../support/forecast-store';
 
 /**
  * The explorer's forecasts kept across processes (docs/queries.md, "Forecast"): a second process
@@ -22,25 +22,6 @@ const run = Date.now().toString(36);
 const org = `org_fstore_${run}`;
 const dir = mkdtempSync(join(tmpdir(), 'forecast-store-'));
 const now = new Date('2024-11-25T12:00:00Z');
-
-/** The table's store, counting what it is asked and what it finds. */
-function counting() {
-  const seen = { gets: 0, hits: 0, puts: 0, hashes: new Set<string>() };
-  const store: ForecastAnswerStore = {
-    get: async (o, hash) => {
-      seen.gets++;
-      const found = await forecastAnswerStore.get(o, hash);
-      if (found !== undefined) seen.hits++;
-      return found;
-    },
-    put: async (o, hash, answer) => {
-      seen.puts++;
-      seen.hashes.add(hash);
-      await forecastAnswerStore.put(o, hash, answer);
-    },
-  };
-  return { store, seen };
-}
 
 const request = (groupBy?: string) =>
   v.parse(ExplorerRequestSchema, {
@@ -86,7 +67,7 @@ describe('forecasts kept in the store', () => {
   ])(
     '%s: computed and kept once, then read back by another process as it was computed',
     async (_label, groupBy) => {
-      const { store, seen } = counting();
+      const { store, seen, hashes } = countingStore();
       clearForecastCaches();
       const computed = await runExplorer(request(groupBy), { orgId: org, now, forecastAnswers: store });
       expect(seen).toMatchObject({ gets: 1, hits: 0, puts: 1 });
@@ -94,7 +75,7 @@ describe('forecasts kept in the store', () => {
       expect(series.length).toBe(groupBy ? 4 : 1);
       for (const s of series) expect(s.forecast?.length).toBeGreaterThan(0);
       // The item holds exactly that answer.
-      const [hash] = [...seen.hashes];
+      const [hash] = [...hashes];
       expect(await readForecastAnswer(org, hash!)).toEqual(
         series.map(({ forecast, accuracy }) => ({ forecast, forecastAccuracy: accuracy })),
       );
@@ -113,7 +94,7 @@ describe('forecasts kept in the store', () => {
   );
 
   it('new data is a new answer: the kept one is not read for it', async () => {
-    const { store, seen } = counting();
+    const { store, seen } = countingStore();
     clearForecastCaches();
     const before = await runExplorer(request('service'), { orgId: org, now, forecastAnswers: store });
     expect(seen.hits).toBe(1);

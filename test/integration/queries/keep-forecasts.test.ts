@@ -11,13 +11,13 @@ import { forecastAnswerStore } from '../../../shared/domain/queries/adapters/for
 import { keepForecastsDeps } from '../../../shared/domain/queries/adapters/keep-forecasts';
 import { runExplorer } from '../../../shared/domain/queries/engine';
 import { clearForecastCaches } from '../../../shared/domain/queries/explorer-forecast';
-import type { ForecastAnswerStore } from '../../../shared/domain/queries/forecast-answers';
 import { keepDashboardForecasts } from '../../../shared/domain/queries/keep-forecasts';
 import { runDashboardWidget } from '../../../shared/domain/queries/service';
 import type { Dashboard } from '../../../shared/model/dashboards';
 import { ExplorerRequestSchema } from '../../../shared/model/query-model';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { simpleWidget } from '../../fixtures/dashboards/realistic';
+import { countingStore } from '../../support/forecast-store';
 import { adminOf, memberOf } from '../../support/principals';
 
 /**
@@ -100,19 +100,7 @@ describe('keeping the dashboards’ forecasts after a refresh', () => {
       [await readDashboard(other, hidden.id), 'total'],
     ] as const) {
       const widget = d.widgets.find((w) => w.key === key)!;
-      const seen = { gets: 0, hits: 0, puts: 0 };
-      const counting: ForecastAnswerStore = {
-        get: async (o, h) => {
-          seen.gets++;
-          const found = await forecastAnswerStore.get(o, h);
-          if (found !== undefined) seen.hits++;
-          return found;
-        },
-        put: async (o, h, a) => {
-          seen.puts++;
-          await forecastAnswerStore.put(o, h, a);
-        },
-      };
+      const { store: counting, seen } = countingStore();
       clearForecastCaches();
       const ctx = { orgId: org, timeZone: 'UTC', now: NOW };
       const read = await runDashboardWidget(d, widget, { ...ctx, forecastAnswers: counting });
@@ -167,19 +155,7 @@ describe('keeping the dashboards’ forecasts after a refresh', () => {
     expect(await keptItems()).toBe(before + 3);
 
     // The ad-hoc view's next asker reads the answer on the new data, the model's own.
-    const seen = { gets: 0, hits: 0, puts: 0 };
-    const counting: ForecastAnswerStore = {
-      get: async (o, h) => {
-        seen.gets++;
-        const found = await forecastAnswerStore.get(o, h);
-        if (found !== undefined) seen.hits++;
-        return found;
-      },
-      put: async (o, h, a, view) => {
-        seen.puts++;
-        await forecastAnswerStore.put(o, h, a, view);
-      },
-    };
+    const { store: counting, seen } = countingStore();
     clearForecastCaches();
     const read = await runExplorer(adHoc, { ...ctx, forecastAnswers: counting });
     expect(seen).toEqual({ gets: 1, hits: 1, puts: 0 });
