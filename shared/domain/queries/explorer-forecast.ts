@@ -329,7 +329,9 @@ async function histories(
     const where = q.whereClause?.rules.length
       ? { combinator: 'and' as const, rules: [q.whereClause, rule] }
       : { combinator: 'and' as const, rules: [rule] };
-    const read = await run.series({ ...base, whereClause: where }, day);
+    // The filter names the groups: read without ranking them over the history (at most the
+    // shown groups come back, no `Other`).
+    const read = await run.series({ ...base, whereClause: where }, day, { unranked: true });
     const found = new Map(
       read.groups.filter((g) => !g.other).map((g) => [String(g.key[dim]), g.values as number[]]),
     );

@@ -144,8 +144,12 @@ export class Run {
     return { starts, dataStart, end, pick };
   }
 
-  /** A cost or metric query's series over the window's buckets, with its rolling window and shift. */
-  async series(q: SeriesQuery | BudgetQuery, w: Window): Promise<Computed> {
+  /**
+   * A cost or metric query's series over the window's buckets, with its rolling window and shift.
+   * `unranked`: a cost query's groups are read without the request's top N (the forecast's read
+   * of groups its filter already names: no ranking over the history to pay for).
+   */
+  async series(q: SeriesQuery | BudgetQuery, w: Window, options?: { unranked?: boolean }): Promise<Computed> {
     if (q.type === 'budget')
       return budgetSeries(
         { orgId: this.ctx.orgId, currency: this.ctx.currency, info: this.info, money: this.money },
@@ -177,7 +181,7 @@ export class Run {
           granularity: aggBy,
           start: portTime(plan.dataStart),
           end: portTime(plan.end),
-          topN: topNOf(this.request),
+          ...(options?.unranked ? {} : { topN: topNOf(this.request) }),
           ...(conversion ? { conversion } : {}),
         }),
       );

@@ -11,7 +11,7 @@ import {
   toCommitmentFacts,
   toCommitmentTerms,
 } from '../sql/commitments';
-import { billingInfoSql, seriesSql } from '../sql/compile';
+import { billingInfoSql, type CompiledQuery, seriesSql } from '../sql/compile';
 import { missingRateOf } from '../sql/conversion';
 import { duckDialect, positionalParams } from '../sql/dialect';
 import { metricSql } from '../sql/expressions';
@@ -20,6 +20,7 @@ import { toBillingInfo, toSeriesRows, toSeriesRowsByMeasure } from '../sql/rows'
 import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../warehouse-query';
 import { BILLING_TABLE, CATALOG_TABLE, dataGeneration, query, withReadConnection } from './database';
 import { orgObjects } from './names';
+import { querySeries } from './series-read';
 
 /**
  * The request-time queries of the embedded warehouse. `DuckDbWarehouse` (./adapter.ts) extends
@@ -165,7 +166,8 @@ export class DuckDbQueries implements WarehouseQueries {
       const ctx = { dialect: duckDialect, params: positionalParams(), ...(catalog ? { catalog } : {}) };
       const measures = metricIds.map((m) => metricSql(m, duckDialect));
       const compiled = seriesSql(await withRowCurrency(conn, { ...q, groupBy: null }), measures, source, ctx);
-      const rows = await query(conn, compiled.sql, compiled.params).catch((e: unknown) => {
+      const values = metricIds.length === 1 ? ['value'] : metricIds.map((_, i) => `value${i}`);
+      const rows = await querySeries(conn, compiled, { ranked: false, values }).catch((e: unknown) => {
         throw missingRateOf(e);
       });
       return metricIds.length === 1
@@ -184,7 +186,7 @@ export class DuckDbQueries implements WarehouseQueries {
         source,
         ctx,
       );
-      const rows = await query(conn, compiled.sql, compiled.params).catch((e: unknown) => {
+      const rows = await querySeries(conn, compiled, seriesShape(q, compiled)).catch((e: unknown) => {
         throw missingRateOf(e);
       });
       return toSeriesRows(rows, compiled.groupBy);
@@ -202,7 +204,7 @@ export class DuckDbQueries implements WarehouseQueries {
         ctx,
         (c) => `${duckDialect.col('ConsumedUnit')} = ${c.params.add(q.consumedUnit)}`,
       );
-      return toSeriesRows(await query(conn, compiled.sql, compiled.params), compiled.groupBy);
+      return toSeriesRows(await querySeries(conn, compiled, seriesShape(q, compiled)), compiled.groupBy);
     });
   }
 
@@ -229,4 +231,9 @@ export class DuckDbQueries implements WarehouseQueries {
       return toCommitmentTerms(await query(conn, compiled.sql, compiled.params));
     });
   }
+}
+
+/** The columns of a one-measure series statement: ranked (an `other` column) when grouped with a top N. */
+function seriesShape(q: { topN?: number | undefined }, compiled: CompiledQuery) {
+  return { ranked: q.topN !== undefined && compiled.groupBy.length > 0, values: ['value'] };
 }
