@@ -80,23 +80,35 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   infoRead.catch(() => undefined);
   dataThroughRead.catch(() => undefined);
   const run = new Run(wh, ctx, request, infoRead, scope, forecaster);
+  const forecast = period.aggBy === 'Hour' ? 0 : (request.period.forecastDays ?? 0);
+  // The forecast's code (the model, its backtests) is its own chunk, loaded by the first request
+  // that asks for a forecast: answers without one never load it. Its first read (each cost
+  // query's daily total over the history) starts beside the request's own buckets.
+  const forecasting =
+    forecast > 0
+      ? dataThroughRead.then(async (through) => {
+          if (through === null) return undefined;
+          const module = await import('./explorer-forecast');
+          return { module, totals: module.prefetchTotals(run, plan.series, through, forecast) };
+        })
+      : undefined;
+  forecasting?.catch(() => undefined);
   const [primary, compared] = await Promise.all([
     runWindow(run, plan, period, dataThroughRead),
     comparison ? runWindow(run, plan, comparison, dataThroughRead) : undefined,
   ]);
   const info = await infoRead;
   const dataThrough = await dataThroughRead;
-  const forecast = request.period.forecastDays ?? 0;
-  if (forecast > 0 && dataThrough !== null) {
-    // The forecast's code (the model, its backtests) is its own chunk, loaded by the first request
-    // that asks for a forecast: answers without one never load it.
-    const [{ addForecast }, store] = await Promise.all([
-      import('./explorer-forecast'),
+  const started = await forecasting;
+  if (started && dataThrough !== null) {
+    const store =
       ctx.forecastAnswers === undefined
-        ? import('./adapters/forecast-answers').then((m) => m.forecastAnswerStore)
-        : (ctx.forecastAnswers ?? undefined),
-    ]);
-    await addForecast(run, primary.out, primary.done, primary.w, dataThrough, forecast, store);
+        ? (await import('./adapters/forecast-answers')).forecastAnswerStore
+        : (ctx.forecastAnswers ?? undefined);
+    await started.module.addForecast(run, primary.out, primary.done, primary.w, dataThrough, forecast, {
+      store,
+      totals: started.totals,
+    });
   }
   const visible = (qs: QueryOut[]) =>
     qs.filter((o) => request.queries.find((q) => q.name === o.name)?.visible !== false);

@@ -99,8 +99,9 @@ export async function addForecast(
   w: Window,
   dataThrough: number,
   days: number,
-  store?: ForecastAnswerStore,
+  options: { store?: ForecastAnswerStore | undefined; totals?: HistoryTotals | undefined } = {},
 ) {
+  const { store, totals } = options;
   const aggBy = w.period.aggBy;
   if (aggBy === 'Hour' || days <= 0) return;
   const method = run.request.period.forecastMethod ?? 'auto';
@@ -108,15 +109,14 @@ export async function addForecast(
     const c = done.get(out.name);
     if (c?.query.type !== 'cost' && c?.query.type !== 'metric') continue;
     const query = c.query;
-    const from = dataThrough - (forecastHistoryDays(days, method) - 1) * DAY_MS;
-    const day: Window = {
-      starts: bucketStarts(from, dataThrough + DAY_MS, 'Day', MAX_INTERNAL_BUCKETS),
-      period: { start: from, end: dataThrough + DAY_MS, aggBy: 'Day' },
-      offset: 0,
-    };
+    const day = historyWindow(dataThrough, days, method);
+    const from = day.period.start;
     const signature = JSON.stringify([run.ctx.orgId, query, run.ctx.currency, run.ctx.conditions, run.scope]);
     const asked = JSON.stringify([w.period, days, method, dataThrough, out.series.map((s) => s.group)]);
-    const known = query.type === 'cost' ? await historyTotal(run, query, out, day, signature) : undefined;
+    const known =
+      query.type === 'cost'
+        ? await historyTotal(run, query, out, day, signature, totals?.get(query))
+        : undefined;
     // The same data asked again for the same buckets: the forecasts made then, by this process or
     // (kept in the store) another one.
     const hash = known?.key ? answerHash(known.key, asked) : undefined;
@@ -160,6 +160,44 @@ export async function addForecast(
     if (hash && store) await keepAnswer(store, run.ctx.orgId, hash, answer, viewOf(run.request, run.ctx));
   }
   addFormulaForecasts(run, queries, aggBy);
+}
+
+/** The days the forecast of a request reads as history: the `forecastHistoryDays` up to `dataThrough`. */
+function historyWindow(dataThrough: number, days: number, method: ForecastMethod): Window {
+  const from = dataThrough - (forecastHistoryDays(days, method) - 1) * DAY_MS;
+  return {
+    starts: bucketStarts(from, dataThrough + DAY_MS, 'Day', MAX_INTERNAL_BUCKETS),
+    period: { start: from, end: dataThrough + DAY_MS, aggBy: 'Day' },
+    offset: 0,
+  };
+}
+
+/** Each cost query's ungrouped daily total over its forecast history, being read (`prefetchTotals`). */
+export type HistoryTotals = ReadonlyMap<Query, Promise<Computed>>;
+
+/**
+ * Starts reading each cost query's ungrouped daily total over the forecast's history — the first
+ * thing `addForecast` reads, and all a request asked again on the same data reads — as soon as
+ * `dataThrough` is known, so it runs beside the request's own buckets instead of after them. The
+ * same statements as `historyTotal` would make, earlier; a failure is `addForecast`'s to report.
+ */
+export function prefetchTotals(
+  run: Run,
+  queries: readonly Query[],
+  dataThrough: number,
+  days: number,
+): HistoryTotals {
+  const method = run.request.period.forecastMethod ?? 'auto';
+  const totals = new Map<Query, Promise<Computed>>();
+  if (days <= 0) return totals;
+  const day = historyWindow(dataThrough, days, method);
+  for (const q of queries) {
+    if (q.type !== 'cost') continue;
+    const read = run.series({ ...withoutWindow(q), groupBy: null }, day);
+    read.catch(() => undefined); // awaited by addForecast; not "unhandled" when it is never reached
+    totals.set(q, read);
+  }
+  return totals;
 }
 
 /** A series query without its rolling window and shift: the daily history the model reads. */
@@ -281,12 +319,13 @@ async function historyTotal(
   out: QueryOut,
   day: Window,
   signature: string,
+  prefetched?: Promise<Computed>,
 ): Promise<KnownHistory> {
   const base = withoutWindow(q);
   const groupBy = groupByOf(q.groupBy);
   const dim = groupBy[0];
   const shown = out.series.filter((s) => !s.other).map((s) => (dim ? s.group[dim] : null));
-  const total = await run.series({ ...base, groupBy: null }, day);
+  const total = await (prefetched ?? run.series({ ...base, groupBy: null }, day));
   const totalDays = total.groups[0]?.values ?? [];
   const simple = !groupBy.length && !total.currencies;
   if (!simple && (groupBy.length !== 1 || !dim || total.currencies || shown.some((v) => !v)))
