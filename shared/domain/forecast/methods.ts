@@ -385,17 +385,42 @@ export function calendarEffects(
   };
 }
 
+const MONTH_START = 1;
+const MONTH_END = 2;
+/** Epoch days the calendar table covers: 1970-01-01 up to 2199-12-31. */
+const TABLE_DAYS = 84_006;
+let calendarTable: Uint8Array | undefined;
+
+/**
+ * Whether an epoch day is the 1st (`MONTH_START`) and/or the last day (`MONTH_END`) of a month.
+ * The model asks it for every day of every series several times over; the days of 1970–2199 are
+ * laid out once (the first time) in a table, other days computed.
+ */
+function calendarKind(day: number): number {
+  if (day >= 0 && day < TABLE_DAYS) {
+    if (!calendarTable) {
+      const table = new Uint8Array(TABLE_DAYS);
+      for (let d = 0; d < TABLE_DAYS; d++)
+        table[d] = (dayOfMonth(d) === 1 ? MONTH_START : 0) | (dayOfMonth(d + 1) === 1 ? MONTH_END : 0);
+      calendarTable = table;
+    }
+    return calendarTable[day] ?? 0;
+  }
+  return (dayOfMonth(day) === 1 ? MONTH_START : 0) | (dayOfMonth(day + 1) === 1 ? MONTH_END : 0);
+}
+
 /** Epoch day (days since 1970-01-01) → is the 1st of a month. */
 export function isMonthStart(day: number): boolean {
-  return dayOfMonth(day) === 1;
+  return (calendarKind(day) & MONTH_START) !== 0;
 }
 
 /** Epoch day → is the last day of a month. */
 export function isMonthEnd(day: number): boolean {
-  return dayOfMonth(day + 1) === 1;
+  return (calendarKind(day) & MONTH_END) !== 0;
 }
 
 /** The calendar effect on an epoch day. */
 export function calendarOn(day: number, c: CalendarEffects): number {
-  return (isMonthStart(day) ? c.monthStart : 0) + (isMonthEnd(day) ? c.monthEnd : 0);
+  const kind = calendarKind(day);
+  return (kind & MONTH_START ? c.monthStart : 0) + (kind & MONTH_END ? c.monthEnd : 0);
 }
