@@ -83,6 +83,17 @@ export function errorQuantiles(values: Float64Array): [number, number, number, n
   const e025 = selectRank(values, r025, 0, r10);
   const q90 = selectRank(values, r90, rMid, n - 1);
   const e975 = selectRank(values, r975, r90, n - 1);
+  return quantilesAt(mid, q10, e025, q90, e975);
+}
+
+/** The four bounds from the median, the 10th/90th and the 2.5th/97.5th percentiles (see `errorQuantiles`). */
+function quantilesAt(
+  mid: number,
+  q10: number,
+  e025: number,
+  q90: number,
+  e975: number,
+): [number, number, number, number] {
   const stretch = 1.96 / 1.2816;
   return [Math.min(e025, mid + (q10 - mid) * stretch), q10, q90, Math.max(e975, mid + (q90 - mid) * stretch)];
 }
@@ -91,6 +102,10 @@ export function errorQuantiles(values: Float64Array): [number, number, number, n
  * Error quantiles per horizon h: the backtest errors at horizons within ±10 % of h (at least ±1
  * day) over every origin; beyond the backtest horizon those of its last horizon, widened by
  * √(h / horizon).
+ *
+ * Each horizon's errors are sorted once; the pool of h+1 is that of h with the columns it no
+ * longer holds taken out and the new ones merged in (both linear), so each quantile is read at
+ * its rank: the values `errorQuantiles` would select from the same pool.
  */
 export function horizonQuantiles(
   errors: Map<number, Float64Array>,
@@ -104,20 +119,39 @@ export function horizonQuantiles(
     if (e) rows.push(e);
   }
   const top = Math.min(hb, horizon);
-  // One buffer for every horizon's pool (at most 2k+1 horizons of each origin), sorted in place.
-  const pool = new Float64Array(rows.length * (2 * Math.max(1, Math.round(top / 10)) + 1));
+  const spread = (h: number) => Math.max(1, Math.round(h / 10));
+  const last = Math.min(hb, top + spread(top));
+  // columns[j - 1]: the errors at horizon j over every origin, NaN (past the history) left out, sorted.
+  const columns: Float64Array[] = [];
+  const scratch = new Float64Array(rows.length);
+  for (let j = 1; j <= last; j++) {
+    let n = 0;
+    for (const e of rows) {
+      const v = e[j - 1] ?? Number.NaN;
+      if (!Number.isNaN(v)) scratch[n++] = v;
+    }
+    columns.push(scratch.slice(0, n).sort());
+  }
+  const capacity = rows.length * (2 * spread(top) + 1);
+  let pool = new Float64Array(capacity);
+  let next = new Float64Array(capacity);
+  let len = 0;
+  let lo = 1;
+  let hi = 0; // the pool holds the columns lo … hi
   const out: [number, number, number, number][] = [];
   for (let h = 1; h <= top; h++) {
-    const k = Math.max(1, Math.round(h / 10));
-    const lo = Math.max(1, h - k);
-    const hi = Math.min(hb, h + k);
-    let len = 0;
-    for (const e of rows)
-      for (let j = lo; j <= hi; j++) {
-        const v = e[j - 1] ?? Number.NaN;
-        if (!Number.isNaN(v)) pool[len++] = v;
-      }
-    out.push(errorQuantiles(pool.subarray(0, len)));
+    const k = spread(h);
+    const from = Math.max(1, h - k);
+    const to = Math.min(hb, h + k);
+    for (; lo < from; lo++) {
+      len = withoutSorted(pool, len, columns[lo - 1] as Float64Array, next);
+      [pool, next] = [next, pool];
+    }
+    for (; hi < to; hi++) {
+      len = mergeSorted(pool, len, columns[hi] as Float64Array, next);
+      [pool, next] = [next, pool];
+    }
+    out.push(sortedQuantiles(pool, len));
   }
   const lastQ = out[out.length - 1] ?? [0, 0, 0, 0];
   for (let h = hb + 1; h <= horizon; h++) {
@@ -125,6 +159,52 @@ export function horizonQuantiles(
     out.push([lastQ[0] * f, lastQ[1] * f, lastQ[2] * f, lastQ[3] * f]);
   }
   return out;
+}
+
+/** The sorted a[0, len) and b merged into `out`; answers the length. */
+function mergeSorted(a: Float64Array, len: number, b: Float64Array, out: Float64Array): number {
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < len && j < b.length) {
+    const x = a[i] as number;
+    const y = b[j] as number;
+    if (y < x) {
+      out[k++] = y;
+      j++;
+    } else {
+      out[k++] = x;
+      i++;
+    }
+  }
+  while (i < len) out[k++] = a[i++] as number;
+  while (j < b.length) out[k++] = b[j++] as number;
+  return k;
+}
+
+/** The sorted a[0, len) less the values of the sorted b (each once), into `out`; answers the length. */
+function withoutSorted(a: Float64Array, len: number, b: Float64Array, out: Float64Array): number {
+  let j = 0;
+  let k = 0;
+  for (let i = 0; i < len; i++) {
+    const x = a[i] as number;
+    while (j < b.length && (b[j] as number) < x) j++;
+    if (j < b.length && b[j] === x) j++;
+    else out[k++] = x;
+  }
+  return k;
+}
+
+/** `errorQuantiles` of values already sorted (a[0, len)). */
+function sortedQuantiles(a: Float64Array, n: number): [number, number, number, number] {
+  if (!n) return [0, 0, 0, 0];
+  return quantilesAt(
+    a[rankOf(n, 0.5)] ?? 0,
+    a[rankOf(n, 0.1)] ?? 0,
+    a[rankOf(n, 0.025)] ?? 0,
+    a[rankOf(n, 0.9)] ?? 0,
+    a[rankOf(n, 0.975)] ?? 0,
+  );
 }
 
 export function accuracyOf(
