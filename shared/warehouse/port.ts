@@ -103,6 +103,12 @@ export interface WarehouseQueries {
   /** The computed dimensions of the org's last refresh, if any. */
   catalog(orgId: string): Promise<Catalog | undefined>;
   /**
+   * The version of the org's rows as they are now: another value after any change of them
+   * (ingestion, restore), the same until then, in every process. `undefined` where the adapter
+   * keeps none: a caller that needs to know then reads the data itself (docs/queries.md, "Forecast").
+   */
+  dataVersion(orgId: string): Promise<string | undefined>;
+  /**
    * Commitment-discount facts (./sql/commitments.ts): per bucket, commitment and group, what each
    * commitment used, left unused, charged as a fee, covered at on-demand prices, and the eligible
    * usage no commitment covered; in one statement, converted per charge day like the cost series.

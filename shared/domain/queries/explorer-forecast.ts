@@ -113,14 +113,17 @@ export async function addForecast(
     const from = day.period.start;
     const signature = JSON.stringify([run.ctx.orgId, query, run.ctx.currency, run.ctx.conditions, run.scope]);
     const asked = JSON.stringify([w.period, days, method, dataThrough, out.series.map((s) => s.group)]);
-    const known =
-      query.type === 'cost'
+    // The data's identity: its version where the warehouse keeps one, else its daily total, read.
+    const versioned = query.type === 'cost' ? await versionedKey(run, query, out, day, signature) : undefined;
+    let known =
+      query.type === 'cost' && versioned === undefined
         ? await historyTotal(run, query, out, day, signature, totals?.get(query))
         : undefined;
+    const key = versioned ?? known?.key;
     // The same data asked again for the same buckets: the forecasts made then, by this process or
     // (kept in the store) another one.
-    const hash = known?.key ? answerHash(known.key, asked) : undefined;
-    const inMemory = known?.key ? historyCache.get(known.key)?.answers.get(asked) : undefined;
+    const hash = key ? answerHash(key, asked) : undefined;
+    const inMemory = key ? historyCache.get(key)?.answers.get(asked) : undefined;
     // Read from the store: objects of their own (JSON just parsed), so not copied again.
     const before = inMemory
       ? structuredClone(inMemory)
@@ -133,6 +136,8 @@ export async function addForecast(
       });
       continue;
     }
+    if (query.type === 'cost' && !known)
+      known = await historyTotal(run, query, out, day, signature, totals?.get(query), versioned);
     const { daily, entry } =
       query.type === 'cost' && known
         ? await histories(run, query, out, day, known)
@@ -172,8 +177,11 @@ function historyWindow(dataThrough: number, days: number, method: ForecastMethod
   };
 }
 
-/** Each cost query's ungrouped daily total over its forecast history, being read (`prefetchTotals`). */
-export type HistoryTotals = ReadonlyMap<Query, Promise<Computed>>;
+/**
+ * Each cost query's ungrouped daily total over its forecast history, being read (`prefetchTotals`);
+ * `undefined` where the data has a version (the total is then read only for a forecast not kept).
+ */
+export type HistoryTotals = ReadonlyMap<Query, Promise<Computed | undefined>>;
 
 /**
  * Starts reading each cost query's ungrouped daily total over the forecast's history — the first
@@ -188,12 +196,15 @@ export function prefetchTotals(
   days: number,
 ): HistoryTotals {
   const method = run.request.period.forecastMethod ?? 'auto';
-  const totals = new Map<Query, Promise<Computed>>();
+  const totals = new Map<Query, Promise<Computed | undefined>>();
   if (days <= 0) return totals;
   const day = historyWindow(dataThrough, days, method);
+  const version = dataVersionOf(run);
   for (const q of queries) {
     if (q.type !== 'cost') continue;
-    const read = run.series({ ...withoutWindow(q), groupBy: null }, day);
+    const read = version.then((v) =>
+      v === undefined ? run.series({ ...withoutWindow(q), groupBy: null }, day) : undefined,
+    );
     read.catch(() => undefined); // awaited by addForecast; not "unhandled" when it is never reached
     totals.set(q, read);
   }
@@ -305,6 +316,55 @@ interface KnownHistory {
   key?: string;
 }
 
+/** The values of a cost query's shown groups on its one dimension (null for an ungrouped query). */
+function shownValues(q: CostQuery, out: QueryOut): (string | null | undefined)[] {
+  const dim = groupByOf(q.groupBy)[0];
+  return out.series.filter((s) => !s.other).map((s) => (dim ? s.group[dim] : null));
+}
+
+/** The org's data version, when the warehouse keeps one: read once a request. */
+const versions = new WeakMap<Run, Promise<string | undefined>>();
+function dataVersionOf(run: Run): Promise<string | undefined> {
+  let version = versions.get(run);
+  if (!version) {
+    version = warehouseCall('dataVersion', () => run.wh.dataVersion(run.ctx.orgId));
+    versions.set(run, version);
+  }
+  return version;
+}
+
+/** What a request's history is identified by besides its data: request, shown groups, window, last refresh. */
+async function identityOf(
+  run: Run,
+  signature: string,
+  shown: readonly (string | null | undefined)[],
+  day: Window,
+): Promise<unknown[]> {
+  const catalog = await warehouseCall('catalog', () => run.wh.catalog(run.ctx.orgId));
+  return [signature, shown, day.period.start, day.period.end, catalog?.refreshedAt ?? null];
+}
+
+/**
+ * The identity of a cost query's history where the warehouse keeps a version of the org's data
+ * (DuckDB): the same as `historyTotal`'s with the version in place of the total's fingerprint, so a
+ * forecast kept for it is found without reading the total. None for a query whose groups are read
+ * ranked (several dimensions, an empty value) or without a version: `historyTotal` then decides.
+ */
+async function versionedKey(
+  run: Run,
+  q: CostQuery,
+  out: QueryOut,
+  day: Window,
+  signature: string,
+): Promise<string | undefined> {
+  const groupBy = groupByOf(q.groupBy);
+  const shown = shownValues(q, out);
+  if (groupBy.length > 1 || (groupBy.length === 1 && shown.some((v) => !v))) return undefined;
+  const version = await dataVersionOf(run);
+  if (version === undefined) return undefined;
+  return JSON.stringify([...(await identityOf(run, signature, shown, day)), `version:${version}`]);
+}
+
 /**
  * The ungrouped daily total of a cost query over the `day` window (one cheap scan) and the
  * identity of its history: same request, same shown groups, same window, same refresh of the
@@ -319,26 +379,24 @@ async function historyTotal(
   out: QueryOut,
   day: Window,
   signature: string,
-  prefetched?: Promise<Computed>,
+  prefetched?: Promise<Computed | undefined>,
+  versioned?: string,
 ): Promise<KnownHistory> {
   const base = withoutWindow(q);
   const groupBy = groupByOf(q.groupBy);
   const dim = groupBy[0];
-  const shown = out.series.filter((s) => !s.other).map((s) => (dim ? s.group[dim] : null));
-  const total = await (prefetched ?? run.series({ ...base, groupBy: null }, day));
+  const shown = shownValues(q, out);
+  const total = (await prefetched) ?? (await run.series({ ...base, groupBy: null }, day));
   const totalDays = total.groups[0]?.values ?? [];
   const simple = !groupBy.length && !total.currencies;
   if (!simple && (groupBy.length !== 1 || !dim || total.currencies || shown.some((v) => !v)))
     return { base, totalDays, read: 'ranked' };
-  const catalog = await warehouseCall('catalog', () => run.wh.catalog(run.ctx.orgId));
-  const key = JSON.stringify([
-    signature,
-    shown,
-    day.period.start,
-    day.period.end,
-    catalog?.refreshedAt ?? null,
-    seriesFingerprint(totalDays.map((v) => v ?? 0)),
-  ]);
+  const key =
+    versioned ??
+    JSON.stringify([
+      ...(await identityOf(run, signature, shown, day)),
+      seriesFingerprint(totalDays.map((v) => v ?? 0)),
+    ]);
   if (simple) return { base, totalDays, read: 'total', key };
   return { base, totalDays, read: 'filtered', dim, shown: shown as string[], key };
 }

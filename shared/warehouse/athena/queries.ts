@@ -143,6 +143,14 @@ export class AthenaQueries implements WarehouseQueries {
     return catalog;
   }
 
+  /**
+   * None kept: an upload writes objects to S3 without a version to read back in one request.
+   * The explorer's forecast then identifies the data by its daily total (docs/queries.md).
+   */
+  async dataVersion(_orgId: string): Promise<string | undefined> {
+    return undefined;
+  }
+
   /** The base table through the org's derived table, pruned to the range's billing months. */
   async commitmentFacts(q: CommitmentFactsQuery): Promise<CommitmentFact[]> {
     const ctx = { dialect: athenaDialect, params: athenaParams() };

@@ -30,6 +30,7 @@ import { quoteIdent } from '../sql/quote';
 import type { Catalog, ComputedDimension, CurrencyConversion } from '../warehouse-query';
 import {
   BILLING_TABLE,
+  bumpDataVersion,
   CATALOG_TABLE,
   CONTRACT_COMMITMENT_TABLE,
   duckTimestamp,
@@ -149,6 +150,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
               `DELETE FROM ${REPLACED_TABLE} WHERE org_id = $1 AND replaced_at < CAST($2 AS TIMESTAMP)`,
               [input.orgId, duckTimestamp(new Date(now.getTime() - RESTORABLE_DAYS * 86_400_000))],
             );
+            await bumpDataVersion(conn, input.orgId);
             await conn.run('COMMIT');
             return {
               format: staged.format,
@@ -191,6 +193,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
           (await conn.run(`INSERT INTO ${CONTRACT_COMMITMENT_TABLE} BY NAME SELECT * FROM ${staged.table}`))
             .rowsChanged,
         );
+        await bumpDataVersion(conn, input.orgId);
         await conn.run('COMMIT');
         return { format: 'contract-commitment', rows, months: [], ...(conformance ? { conformance } : {}) };
       } catch (error) {
@@ -239,6 +242,7 @@ export class DuckDbWarehouse extends DuckDbQueries implements WarehousePort {
             [orgId, uploadId],
           );
           await query(conn, `DELETE FROM ${REPLACED_TABLE} AS r WHERE ${kept}`, [orgId, uploadId]);
+          await bumpDataVersion(conn, orgId);
           await conn.run('COMMIT');
           // Each source month put back: what it held (before) and what it holds again (after).
           return changesOf(now, restored, 'after');

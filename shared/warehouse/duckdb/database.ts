@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
@@ -29,6 +30,9 @@ export const REPLACED_TABLE = 'billing_replaced';
 
 /** FOCUS 1.3's Contract Commitment dataset, per organisation (shared/warehouse/ingest/contract-commitments.ts). */
 export const CONTRACT_COMMITMENT_TABLE = 'contract_commitments';
+
+/** Each organisation's data version (`dataVersion`): a new random id whenever its rows change. */
+export const DATA_VERSION_TABLE = 'data_versions';
 
 export function contractCommitmentTableDdl(): string {
   const columns = CONTRACT_COMMITMENT_TABLE_COLUMNS.map((c) => `${quoteIdent(c.name)} ${DUCK_TYPES[c.type]}`);
@@ -102,6 +106,9 @@ async function open(path: string): Promise<DuckDBInstance> {
       await conn.run(sql);
     await conn.run(
       `CREATE TABLE IF NOT EXISTS ${CATALOG_TABLE} (org_id VARCHAR NOT NULL, catalog VARCHAR NOT NULL, refreshed_at TIMESTAMP NOT NULL)`,
+    );
+    await conn.run(
+      `CREATE TABLE IF NOT EXISTS ${DATA_VERSION_TABLE} (org_id VARCHAR PRIMARY KEY, version VARCHAR NOT NULL, changed_at TIMESTAMP NOT NULL)`,
     );
   } finally {
     conn.closeSync();
@@ -233,4 +240,18 @@ export function resetDuckDb(): void {
   );
   instance = undefined;
   instancePath = undefined;
+}
+
+/**
+ * Gives the org's data a new version (a random id: two databases never share one), in the
+ * transaction that changes its billing or commitment rows, so the version moves exactly when they
+ * are committed.
+ */
+export async function bumpDataVersion(conn: DuckDBConnection, orgId: string): Promise<void> {
+  await query(
+    conn,
+    `INSERT INTO ${DATA_VERSION_TABLE} VALUES ($1, $2, CAST($3 AS TIMESTAMP))
+       ON CONFLICT (org_id) DO UPDATE SET version = excluded.version, changed_at = excluded.changed_at`,
+    [orgId, randomUUID(), duckTimestamp(new Date())],
+  );
 }

@@ -18,7 +18,14 @@ import { metricSql } from '../sql/expressions';
 import { quoteIdent, quoteLiteral } from '../sql/quote';
 import { toBillingInfo, toSeriesRows, toSeriesRowsByMeasure } from '../sql/rows';
 import type { BillingInfo, Catalog, CostSeriesQuery, SeriesRow, UsageSeriesQuery } from '../warehouse-query';
-import { BILLING_TABLE, CATALOG_TABLE, dataGeneration, query, withReadConnection } from './database';
+import {
+  BILLING_TABLE,
+  CATALOG_TABLE,
+  DATA_VERSION_TABLE,
+  dataGeneration,
+  query,
+  withReadConnection,
+} from './database';
 import { orgObjects } from './names';
 import { querySeries } from './series-read';
 
@@ -210,6 +217,18 @@ export class DuckDbQueries implements WarehouseQueries {
 
   catalog(orgId: string): Promise<Catalog | undefined> {
     return withReadConnection((conn) => readCatalog(conn, orgId));
+  }
+
+  /** Memoised until the next write: the version moves only in a write's transaction. */
+  dataVersion(orgId: string): Promise<string | undefined> {
+    return memoised(`version|${orgId}`, () =>
+      withReadConnection(async (conn) => {
+        const [row] = await query(conn, `SELECT version FROM ${DATA_VERSION_TABLE} WHERE org_id = $1`, [
+          orgId,
+        ]);
+        return row ? String(row.version) : undefined;
+      }),
+    );
   }
 
   /** Reads the billing table (the commitment columns are FOCUS columns, not computed dimensions). */

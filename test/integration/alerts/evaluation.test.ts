@@ -208,6 +208,7 @@ function spikeWarehouse(
     },
     usageSeries: async () => [],
     catalog: async () => undefined,
+    dataVersion: async () => undefined,
     commitmentFacts: async () => [],
     commitmentTerms: async () => [],
   };

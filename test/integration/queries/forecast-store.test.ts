@@ -9,8 +9,11 @@ import { clearForecastCaches } from '../../../shared/domain/queries/explorer-for
 import type { ForecastAnswerStore } from '../../../shared/domain/queries/forecast-answers';
 import { ExplorerRequestSchema } from '../../../shared/model/query-model';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { DuckDbQueries } from '../../../shared/warehouse/duckdb/queries';
+import { setWarehouseQueries } from '../../../shared/warehouse/queries';
 import { queryNamed as only, costQuery as q } from '../../support/explorer';
 import { countingStore } from '../../support/forecast-store';
+import { countingWarehouse } from '../../support/warehouse-calls';
 
 /**
  * The explorer's forecasts kept across processes (docs/queries.md, "Forecast"): a second process
@@ -103,6 +106,54 @@ describe('forecasts kept in the store', () => {
     const after = await runExplorer(request('service'), { orgId: org, now, forecastAnswers: store });
     expect(seen).toMatchObject({ gets: 2, hits: 1, puts: 1 });
     expect(forecastsOf(after)).not.toEqual(forecastsOf(before));
+  }, 180_000);
+
+  it('a kept answer is found by the data version without reading the history; new data is another version', async () => {
+    const { store, seen } = countingStore();
+    const calls = new Map<string, number>();
+    // New rows, then the refresh that makes them the org's queried rows.
+    const upload = async (name: string, seed: number, months: string[]) => {
+      const path = join(dir, name);
+      await writeFocusCsv(path, {
+        seed,
+        months,
+        resourcesPerProvider: 3,
+        until: '2024-11-20',
+        accountPrefix: `fs${run}${seed}`,
+      });
+      await warehouse.ingestFile({ orgId: org, path, sourceName: name });
+      await warehouse.refreshFeatures(org, { labels: [], vdims: [], enrichments: [] }, 'full');
+    };
+    setWarehouseQueries(countingWarehouse(new DuckDbQueries(), calls));
+    try {
+      await upload('c.csv', 13, ['2024-11']);
+      clearForecastCaches();
+      const computed = await runExplorer(request('service'), { orgId: org, now, forecastAnswers: store });
+      // The request's own statement, the total over the history and the shown groups' days.
+      expect(calls.get('costSeries')).toBe(3);
+      expect(seen).toMatchObject({ gets: 1, hits: 0, puts: 1 });
+      calls.clear();
+      clearForecastCaches();
+      const again = await runExplorer(request('service'), { orgId: org, now, forecastAnswers: store });
+      // Another process: the request's own statement only; the identity is the data version.
+      expect(calls.get('costSeries')).toBe(1);
+      expect(calls.get('dataVersion')).toBe(1);
+      expect(seen).toMatchObject({ gets: 2, hits: 1, puts: 1 });
+      expect(forecastsOf(again)).toEqual(forecastsOf(computed));
+
+      await upload('d.csv', 14, ['2024-09', '2024-10', '2024-11']);
+      calls.clear();
+      clearForecastCaches();
+      const after = await runExplorer(request('service'), { orgId: org, now, forecastAnswers: store });
+      expect(seen).toMatchObject({ gets: 3, hits: 1, puts: 2 });
+      expect(calls.get('costSeries')).toBe(3);
+      expect(forecastsOf(after)).not.toEqual(forecastsOf(computed));
+      clearForecastCaches();
+      const fresh = await runExplorer(request('service'), { orgId: org, now, forecastAnswers: null });
+      expect(forecastsOf(after)).toEqual(forecastsOf(fresh));
+    } finally {
+      setWarehouseQueries(undefined);
+    }
   }, 180_000);
 
   it('a store that fails is not an error: the forecast is computed', async () => {

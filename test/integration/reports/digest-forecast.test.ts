@@ -116,9 +116,14 @@ describe('DIGEST month-end forecast', () => {
 
     // Reads: the DIGEST's comparison (period and previous period, grouped) and one daily history
     // read; the former path read the month and then its history in a second explorer answer (and
-    // the catalog: its last refresh is part of the identity its forecast is kept under).
+    // the catalog and the data's version: the identity its forecast is kept under).
     expect(Object.fromEntries(digestReads)).toEqual({ billingInfo: 5, costSeries: 3 });
-    expect(Object.fromEntries(formerReads)).toEqual({ billingInfo: 3, catalog: 1, costSeries: 2 });
+    expect(Object.fromEntries(formerReads)).toEqual({
+      billingInfo: 3,
+      catalog: 1,
+      costSeries: 2,
+      dataVersion: 1,
+    });
     process.stdout.write(
       `DIGEST reads ${JSON.stringify(Object.fromEntries(digestReads))}; ` +
         `former forecast call alone ${JSON.stringify(Object.fromEntries(formerReads))}\n`,

@@ -772,6 +772,12 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expect(all.result).toEqual(await duck.commitmentTerms(org));
   });
 
+  it('keeps no data version: none is answered and no statement runs (the forecast reads the total instead)', async () => {
+    const version = await checked((w) => w.dataVersion(org));
+    expect(version.result).toBeUndefined();
+    expect(version.statements).toEqual([]);
+  });
+
   it('drives every public method of the adapter (a new method fails here until a test drives it)', () => {
     const methods = new Set<string>();
     for (let p = AthenaWarehouse.prototype; p && p !== Object.prototype; p = Object.getPrototypeOf(p))
