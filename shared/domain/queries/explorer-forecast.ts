@@ -362,7 +362,17 @@ async function versionedKey(
   if (groupBy.length > 1 || (groupBy.length === 1 && shown.some((v) => !v))) return undefined;
   const version = await dataVersionOf(run);
   if (version === undefined) return undefined;
-  return JSON.stringify([...(await identityOf(run, signature, shown, day)), `version:${version}`]);
+  // The history's currency plan, as reading its total would make it (and note its conversion in
+  // the answer's `conversion` alike): an answer split by currency is read ranked, and a converted
+  // one is identified by the day factors it is converted at (new rates, new answer).
+  const money = await run.money.plan(
+    q.currency ?? run.ctx.currency ?? null,
+    day.period.start,
+    day.period.end,
+  );
+  if (money.mode === 'split') return undefined;
+  const rates = money.mode === 'convert' ? (money.conversion?.factors ?? []) : [];
+  return JSON.stringify([...(await identityOf(run, signature, shown, day)), `version:${version}`, rates]);
 }
 
 /**
