@@ -275,3 +275,18 @@ export function awsClientLimits(opts: { minRequestTimeoutMs?: number } = {}) {
     },
   };
 }
+
+/**
+ * The configuration of an SDK client of DynamoDB, SQS or SES: the region, and `emulatorEndpoint`
+ * (the local stack's emulator, when configured) with the placeholder credentials emulators take;
+ * bounded by `awsClientLimits`.
+ */
+export function emulatedClientConfig(emulatorEndpoint: string | undefined) {
+  return {
+    region: config().region,
+    ...(emulatorEndpoint
+      ? { endpoint: emulatorEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+    ...awsClientLimits(),
+  };
+}

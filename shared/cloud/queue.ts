@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientLimits, config, queueUrl } from '../config';
+import { config, emulatedClientConfig, queueUrl } from '../config';
 import { mapLimit } from '../pool';
 import type { QueueName } from '../queues';
 
@@ -12,16 +12,7 @@ import type { QueueName } from '../queues';
 let client: SQSClient | undefined;
 
 function sqs(): SQSClient {
-  if (!client) {
-    const c = config();
-    client = new SQSClient({
-      region: c.region,
-      ...(c.sqsEndpoint
-        ? { endpoint: c.sqsEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-        : {}),
-      ...awsClientLimits(),
-    });
-  }
+  client ??= new SQSClient(emulatedClientConfig(config().sqsEndpoint));
   return client;
 }
 

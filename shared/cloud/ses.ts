@@ -1,21 +1,12 @@
 import { SESClient, SendRawEmailCommand } from '@aws-sdk/client-ses';
-import { awsClientLimits, config } from '../config';
+import { config, emulatedClientConfig } from '../config';
 
 /** SES (the SES emulator locally): the one e-mail client of the service's code, created on first use. */
 
 let client: SESClient | undefined;
 
 function ses(): SESClient {
-  if (!client) {
-    const c = config();
-    client = new SESClient({
-      region: c.region,
-      ...(c.sesEndpoint
-        ? { endpoint: c.sesEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-        : {}),
-      ...awsClientLimits(),
-    });
-  }
+  client ??= new SESClient(emulatedClientConfig(config().sesEndpoint));
   return client;
 }
 

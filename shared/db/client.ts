@@ -1,20 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { awsClientLimits, config } from '../config';
+import { config, emulatedClientConfig } from '../config';
 
 let doc: DynamoDBDocumentClient | undefined;
 
 /** The process-wide DocumentClient; created on first use so cold starts pay only when needed. */
 export function db(): DynamoDBDocumentClient {
   if (!doc) {
-    const c = config();
-    const client = new DynamoDBClient({
-      region: c.region,
-      ...(c.dynamoEndpoint
-        ? { endpoint: c.dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-        : {}),
-      ...awsClientLimits(),
-    });
+    const client = new DynamoDBClient(emulatedClientConfig(config().dynamoEndpoint));
     doc = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });

@@ -1,12 +1,12 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PayloadTooLargeError } from '../errors';
 import type { EnrichmentDocument } from '../model/enrichments';
 import { db, tableName } from './client';
 import { defineEntity } from './entity';
 import { getItem, queryPartition } from './items';
 import { keys } from './keys';
-import { type Page, queryListing } from './page';
+import { type Page, queryListing, scanPage } from './page';
 import { conditionHeld, ifConditionFails, versionConflict } from './writes';
 
 /**
@@ -290,16 +290,12 @@ export interface LegacyEnrichment {
 export async function scanEnrichmentsWithoutJson(
   start?: Record<string, unknown>,
 ): Promise<{ items: LegacyEnrichment[]; next: Record<string, unknown> | undefined }> {
-  const res = await db().send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression: '#entity = :entity AND attribute_not_exists(#json) AND attribute_not_exists(#jsonGz)',
-      ExpressionAttributeNames: { '#entity': 'entity', '#json': 'json', '#jsonGz': 'jsonGz' },
-      ExpressionAttributeValues: { ':entity': enrichments.name },
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  const items = (res.Items ?? []).map((item) => ({
+  const filter = {
+    expression: '#entity = :entity AND attribute_not_exists(#json) AND attribute_not_exists(#jsonGz)',
+    names: { '#entity': 'entity', '#json': 'json', '#jsonGz': 'jsonGz' },
+    values: { ':entity': enrichments.name },
+  };
+  return scanPage(filter, start, (item) => ({
     key: { pk: String(item.pk), sk: String(item.sk) },
     version: Number(item.version),
     yaml: readText(item, 'yaml') ?? '',
@@ -310,7 +306,6 @@ export async function scanEnrichmentsWithoutJson(
           ? item.yamlGz.length
           : 0,
   }));
-  return { items, next: res.LastEvaluatedKey };
 }
 
 /**

@@ -1,9 +1,10 @@
-import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, decodeCursor, encodeCursor, tableName } from './client';
 import { defineEntity, firstConditionFailed, setAll, transact } from './entity';
 import type { Item } from './items';
 import { keys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
+import { scanPage } from './page';
 import { conditionHeld } from './writes';
 
 /**
@@ -120,16 +121,12 @@ export async function getOrganization(orgId: string): Promise<Organization | und
 export async function listOrganizations(
   cursor?: string,
 ): Promise<{ items: Organization[]; cursor: string | null }> {
-  const start = decodeCursor(cursor);
-  const res = await db().send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression: 'sk = :meta AND entity = :org',
-      ExpressionAttributeValues: { ':meta': 'META', ':org': organizations.name },
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  return { items: (res.Items ?? []).map(organizationOf), cursor: encodeCursor(res.LastEvaluatedKey) };
+  const filter = {
+    expression: 'sk = :meta AND entity = :org',
+    values: { ':meta': 'META', ':org': organizations.name },
+  };
+  const page = await scanPage(filter, decodeCursor(cursor), organizationOf);
+  return { items: page.items, cursor: encodeCursor(page.next) };
 }
 
 /** One attribute of the organisation's record (eventually consistent), if it is a non-empty string. */

@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { BadRequestError } from '../errors';
 import { db, decodeCursor, encodeCursor, tableName } from './client';
 import { INDEX_ON } from './keys';
@@ -118,4 +118,33 @@ export function queryNewest<T>(
     cursor: page.cursor,
     map,
   });
+}
+
+/** The filter of a whole-table scan: its expression and the names and values it uses. */
+export interface ScanFilter {
+  expression: string;
+  names?: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+/**
+ * One page of a scan of the whole table, filtered by `filter`, each item read by `map`; `next`
+ * (the last evaluated key) continues it. For operators' reads and one-off migrations, never a
+ * request path.
+ */
+export async function scanPage<T>(
+  filter: ScanFilter,
+  start: Record<string, unknown> | undefined,
+  map: (item: Record<string, unknown>) => T,
+): Promise<{ items: T[]; next: Record<string, unknown> | undefined }> {
+  const res = await db().send(
+    new ScanCommand({
+      TableName: tableName(),
+      FilterExpression: filter.expression,
+      ...(filter.names ? { ExpressionAttributeNames: filter.names } : {}),
+      ExpressionAttributeValues: filter.values,
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return { items: (res.Items ?? []).map(map), next: res.LastEvaluatedKey };
 }

@@ -1,10 +1,10 @@
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryStatus, Report, ReportDelivery } from '../model/reports';
 import { db, tableName } from './client';
 import { defineEntity } from './entity';
 import { getItem, queryDue } from './items';
 import { DUE_SHARDS, keys, stripKeys } from './keys';
-import { type Page, queryNewest } from './page';
+import { type Page, queryNewest, scanPage } from './page';
 import { upgradeWidgets } from './reports-legacy';
 import { conditionHeld, ifConditionFails } from './writes';
 
@@ -127,19 +127,12 @@ export async function advanceNextRun(
 export async function scanReportsWithoutNextRun(
   start?: Record<string, unknown>,
 ): Promise<{ items: Report[]; next: Record<string, unknown> | undefined }> {
-  const res = await db().send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression: '#entity = :entity AND (attribute_not_exists(nextRunAt) OR nextRunAt = :null)',
-      ExpressionAttributeNames: { '#entity': 'entity' },
-      ExpressionAttributeValues: { ':entity': reports.name, ':null': null },
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  return {
-    items: (res.Items ?? []).map(fromItem),
-    next: res.LastEvaluatedKey,
+  const filter = {
+    expression: '#entity = :entity AND (attribute_not_exists(nextRunAt) OR nextRunAt = :null)',
+    names: { '#entity': 'entity' },
+    values: { ':entity': reports.name, ':null': null },
   };
+  return scanPage(filter, start, fromItem);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SourceChange } from '../model/uploads';
 import { db, tableName } from './client';
 import { getIngestion, type IngestionRecord } from './dimensions-repo';
@@ -6,7 +6,7 @@ import { transact } from './entity';
 import { getItem } from './items';
 import { keys } from './keys';
 import { type OutboxEntry, outboxPut } from './outbox-repo';
-import { type Page, queryNewest } from './page';
+import { type Page, queryNewest, scanPage } from './page';
 import { conditionHeld } from './writes';
 
 /**
@@ -55,15 +55,11 @@ export interface UnindexedPointer {
 export async function scanUnindexedUploadPointers(
   start?: Record<string, unknown>,
 ): Promise<{ items: UnindexedPointer[]; next: Record<string, unknown> | undefined }> {
-  const res = await db().send(
-    new ScanCommand({
-      TableName: tableName(),
-      FilterExpression: 'entity = :e AND attribute_not_exists(gsi1pk)',
-      ExpressionAttributeValues: { ':e': 'upload-pointer' },
-      ...(start ? { ExclusiveStartKey: start } : {}),
-    }),
-  );
-  const items = (res.Items ?? []).map((item) => ({
+  const filter = {
+    expression: 'entity = :e AND attribute_not_exists(gsi1pk)',
+    values: { ':e': 'upload-pointer' },
+  };
+  return scanPage(filter, start, (item) => ({
     orgId: String(item.pk)
       .replace(/^ORG#/, '')
       .replace(/#INGEST$/, ''),
@@ -71,7 +67,6 @@ export async function scanUnindexedUploadPointers(
     objectKey: String(item.objectKey),
     version: String(item.version),
   }));
-  return { items, next: res.LastEvaluatedKey };
 }
 
 /**

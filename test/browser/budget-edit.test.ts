@@ -1,12 +1,7 @@
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import {
-  CONSOLE_SIZES,
-  closeCheckedPage,
-  openConsole,
-  sidewaysScroll,
-  suiteBrowser,
-} from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage, sidewaysScroll } from '../support/browser';
+import { consoleSuite } from '../support/console-suite';
+import { consoleMoney } from '../support/explorer';
 import { freshOrgForSuite } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -17,16 +12,13 @@ import { api, session } from '../support/session';
  * alert created, edited and archived on the page. Every figure checked is one written here.
  * Screenshots: test/artifacts/console-pages/budget-edit-*.png.
  */
-const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
 const org = freshOrgForSuite('bedit', 'budget edit');
 const { run } = org;
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
 const monthWords = (m: string) =>
   new Date(`${m}-01T00:00:00Z`).toLocaleString('en-US', { month: 'short', year: 'numeric', timeZone: 'UTC' });
 
-const browser = suiteBrowser(ARTIFACTS);
+const ui = consoleSuite();
 
 interface BudgetRecord {
   id: string;
@@ -54,7 +46,7 @@ for (const size of CONSOLE_SIZES)
     });
     expect(created.status).toBe(201);
     const id = created.body.id;
-    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, org.key, size);
+    const { page, errors } = await ui.open(org.key, size);
     page.on('dialog', (d) => void d.accept());
     await page.goto(`${s().baseUrl}/console/#/budgets/${id}?month=${months[0]}`);
     await page.waitForSelector('table.budget-status tbody tr', { timeout: 60_000 });
@@ -68,7 +60,9 @@ for (const size of CONSOLE_SIZES)
     await page.waitForURL(new RegExp(`#/budgets/${id}\\?month=${months[1]}$`));
     await page.waitForSelector(`.card.table-wrap h2:has-text("${monthWords(months[1]!)}")`);
     await statusRow(page, 'Compute').locator('td[data-label="Budget"]:has-text("$250.50")').waitFor();
-    expect(await statusRow(page, 'Storage').locator('td[data-label="Budget"]').textContent()).toBe(usd(0));
+    expect(await statusRow(page, 'Storage').locator('td[data-label="Budget"]').textContent()).toBe(
+      consoleMoney(0),
+    );
 
     // The grid: edit one cell and add a month, save as version 2.
     await page.click('button.edit-amounts');
@@ -77,7 +71,7 @@ for (const size of CONSOLE_SIZES)
     await page.click('text=Add a month');
     await page.getByLabel(`Storage, ${monthWords('2026-04')}`).fill('75.25');
     if (size.name === '390')
-      await page.screenshot({ path: join(ARTIFACTS, `budget-edit-grid-${size.name}.png`), fullPage: true });
+      await page.screenshot({ path: ui.shot(`budget-edit-grid-${size.name}.png`), fullPage: true });
     await page.click('text=Save as version 2');
     await page.waitForSelector('.month-picker .meta:has-text("Version 2")', { timeout: 30_000 });
     await statusRow(page, 'Compute').locator('td[data-label="Budget"]:has-text("$300.00")').waitFor();
@@ -121,7 +115,7 @@ for (const size of CONSOLE_SIZES)
     await page.getByLabel('Watches').selectOption('*');
     await page.getByLabel('Value').fill('80');
     await page.getByRole('textbox', { name: 'E-mails' }).fill('owner@example.com');
-    await page.screenshot({ path: join(ARTIFACTS, `budget-edit-alert-${size.name}.png`), fullPage: true });
+    await page.screenshot({ path: ui.shot(`budget-edit-alert-${size.name}.png`), fullPage: true });
     expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
     await page.click('text=Create the alert');
     const item = page.locator('.budget-alerts > li', { hasText: `Each line ${size.name} ${run}` });
@@ -150,5 +144,5 @@ for (const size of CONSOLE_SIZES)
     );
     expect([after.body.thresholds.map((t) => t.value), after.body.archivedAt !== null]).toEqual([[90], true]);
 
-    await closeCheckedPage(page, errors, join(ARTIFACTS, `budget-edit-${size.name}.png`));
+    await closeCheckedPage(page, errors, ui.shot(`budget-edit-${size.name}.png`));
   }, 300_000);

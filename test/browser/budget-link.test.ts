@@ -1,7 +1,7 @@
-import { join } from 'node:path';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, closeCheckedPage, openConsole, suiteBrowser } from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage } from '../support/browser';
 import { ingestOk } from '../support/cli';
+import { consoleSuite } from '../support/console-suite';
 import { writeAwsFocusCsv } from '../support/daily-focus';
 import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
@@ -14,14 +14,13 @@ import { api, session } from '../support/session';
  * raw rows written here, and the alert with its last firing. Screenshots at 390 and 1440 px:
  * test/artifacts/console-pages/.
  */
-const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
 const run = Date.now().toString(36);
 const orgId = `org_blink${run}`;
 const to = `budget-link-${run}@example.com`;
 const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
 
-const browser = suiteBrowser(ARTIFACTS);
+const ui = consoleSuite();
 let key = '';
 let rows: CsvRow[] = [];
 let budgetId = '';
@@ -111,7 +110,7 @@ it("follows a budget alert's link to the budget's month, its figures summed from
   );
   const firedAt = history.body.items[0]!.evaluatedAt;
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await ui.open(key, size);
     // The message's link as sent, on the stack's own host.
     await page.goto(link!.replace(/^https?:\/\/[^/]+/, s().baseUrl));
     await page.waitForSelector('table.budget-status tr.marked td', { timeout: 60_000 });
@@ -139,6 +138,6 @@ it("follows a budget alert's link to the budget's month, its figures summed from
         Math.round(actual * 1.5) * 0.5,
       )}`,
     );
-    await closeCheckedPage(page, errors, join(ARTIFACTS, `budget-link-${size.name}.png`));
+    await closeCheckedPage(page, errors, ui.shot(`budget-link-${size.name}.png`));
   }
 }, 600_000);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { putBudgetAlertEvaluation } from '../../shared/db/budget-alerts-repo';
 import type { RootCauses } from '../../shared/model/alerts';
-import { CONSOLE_SIZES, openConsole, sidewaysScroll, suiteBrowser } from '../support/browser';
+import { CONSOLE_SIZES, sidewaysScroll } from '../support/browser';
+import { consoleSuite } from '../support/console-suite';
 import { freshOrgForSuite } from '../support/fresh-org';
 import { api, session } from '../support/session';
 
@@ -15,12 +15,11 @@ import { api, session } from '../support/session';
  * contributors of the alert's last firing. Each change is checked against the stored record.
  * Screenshots: test/artifacts/console-pages/budget-manage-*.png.
  */
-const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
 const org = freshOrgForSuite('bmanage', 'budget manage');
 const { run, id: orgId } = org;
 
-const browser = suiteBrowser(ARTIFACTS);
+const ui = consoleSuite();
 
 interface BudgetRecord {
   id: string;
@@ -50,7 +49,7 @@ function withCell(csv: string, month: string, text: string): string {
 for (const size of CONSOLE_SIZES)
   it(`at ${size.name} px: creates a budget, reads its versions, exports and imports its CSV, snoozes its alert and shows why it fired`, async () => {
     const name = `Made ${size.name} ${run}`;
-    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, org.key, size);
+    const { page, errors } = await ui.open(org.key, size);
     await page.goto(`${s().baseUrl}/console/#/budgets`);
     await page.click('button.new-budget');
     await page.getByLabel('Name').fill(name);
@@ -61,7 +60,7 @@ for (const size of CONSOLE_SIZES)
     await page.click('button:text("Create budget")');
     await page.waitForSelector('.budget-new p.error:has-text("Monthly amount")');
     await page.getByLabel('Monthly amount (USD)').fill('1200');
-    await page.screenshot({ path: join(ARTIFACTS, `budget-new-${size.name}.png`), fullPage: true });
+    await page.screenshot({ path: ui.shot(`budget-new-${size.name}.png`), fullPage: true });
     await page.click('button:text("Create budget")');
     await page.waitForURL(/#\/budgets\/bud_[0-9a-z]+$/, { timeout: 30_000 });
     const id = decodeURIComponent(page.url().split('#/budgets/')[1]!);
@@ -182,7 +181,7 @@ for (const size of CONSOLE_SIZES)
     const days = (Date.parse(snoozed.body.snoozedUntil!) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(6.9);
     expect(days).toBeLessThan(7.1);
-    await page.screenshot({ path: join(ARTIFACTS, `budget-manage-${size.name}.png`), fullPage: true });
+    await page.screenshot({ path: ui.shot(`budget-manage-${size.name}.png`), fullPage: true });
     await row.locator('button:text("End snooze")').click();
     await row.locator('button:text-is("Snooze")').waitFor({ timeout: 30_000 });
     expect(

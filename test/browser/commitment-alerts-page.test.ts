@@ -1,9 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { CONSOLE_SIZES, sidewaysScroll } from '../support/browser';
+import { consoleSuite } from '../support/console-suite';
 import { freshOrg } from '../support/fresh-org';
-import { api, session } from '../support/session';
+import { api } from '../support/session';
 
 /**
  * The expiring-commitment alerts page (issue 30, console part) and the header of an API-key session
@@ -12,24 +10,16 @@ import { api, session } from '../support/session';
  * window, target, state and no announcement; snooze and archive change its state as the API records
  * it. Screenshots at 390 and 1440 px: test/artifacts/console-pages/.
  */
-const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
-const s = () => session();
 const run = Date.now().toString(36);
 const orgId = `org_calerts${run}`;
 const label = `commitment alerts ${run}`;
 
-let browser: Browser;
+const ui = consoleSuite();
 let key = '';
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   key = await freshOrg(orgId, `user_calerts${run}`, label);
 }, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 interface Stored {
   id: string;
@@ -49,7 +39,7 @@ const stored = async (name: string) => {
 
 it('creates, lists, edits (a 409 in words), snoozes, ends the snooze and archives expiring-commitment alerts, at 390 and 1440 px', async () => {
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await ui.open(key, size);
     // An API-key session says so, for whom, in which organisation (freshOrg names all three `label`).
     await page.waitForFunction(
       (t) => document.querySelector('.top .identity')?.textContent === t,
@@ -81,7 +71,7 @@ it('creates, lists, edits (a 409 in words), snoozes, ends the snooze and archive
     expect(await item.locator('.badge').textContent()).toBe('Active');
     expect(await sidewaysScroll(page)).toBe(0);
     await page.screenshot({
-      path: join(ARTIFACTS, `commitment-alerts-created-${size.name}.png`),
+      path: ui.shot(`commitment-alerts-created-${size.name}.png`),
       fullPage: true,
     });
 
@@ -112,7 +102,7 @@ it('creates, lists, edits (a 409 in words), snoozes, ends the snooze and archive
     );
     expect((await stored(name))?.emails).toEqual(['fin@example.com']);
     await page.screenshot({
-      path: join(ARTIFACTS, `commitment-alerts-conflict-${size.name}.png`),
+      path: ui.shot(`commitment-alerts-conflict-${size.name}.png`),
       fullPage: true,
     });
     await form.locator('button:text("Reload")').click();

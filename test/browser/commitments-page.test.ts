@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_RI_ARN, DEMO_SP_ARN } from '../../infra/local/demo-data/commitment-cur';
 import { type CsvRow, num, parseCsv } from '../integration/warehouse/support';
-import { CONSOLE_SIZES, closeCheckedPage, openConsole, suiteBrowser } from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage } from '../support/browser';
 import { ingestOk } from '../support/cli';
 import {
   CUR2_HEADER,
@@ -13,6 +13,7 @@ import {
   RI_ARN,
   SP_ARN,
 } from '../support/commitment-exports';
+import { consoleSuite } from '../support/console-suite';
 import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -25,7 +26,6 @@ import { api, session } from '../support/session';
  * its recommended level marked on the curve. Screenshots at 390 and 1440 px:
  * test/artifacts/console-pages/.
  */
-const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
 const DAY_MS = 86_400_000;
 const run = Date.now().toString(36);
@@ -36,7 +36,7 @@ const DAYS = [4, 3, 2].map((o) => ymd(today - o * DAY_MS));
 const SP_END = `${ymd(today + 20 * DAY_MS)}T23:59:59Z`;
 const RI_END = `${ymd(today + 75 * DAY_MS)}T23:59:59Z`;
 
-const browser = suiteBrowser(ARTIFACTS);
+const ui = consoleSuite();
 let key = '';
 let cur: CsvRow[] = [];
 
@@ -89,7 +89,7 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
   expect(sim.status).toBe(200);
   expect(sim.body.recommended).not.toBeNull();
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await ui.open(key, size);
     await page.click('nav a[href="#/commitments"]');
     await page.waitForSelector('table.inventory tbody tr', { timeout: 60_000 });
     await page.waitForSelector('.commitments .chart', { timeout: 60_000 });
@@ -125,17 +125,17 @@ it('shows utilisation, the inventory with days left and unused cost, and the sim
       `Recommended: ${consoleMoney(r.hourlyCommitment)}/hour, net savings ${consoleMoney(r.netSavings)}`,
     );
     await page.waitForSelector('.simulator .chart', { timeout: 30_000 });
-    await closeCheckedPage(page, errors, join(ARTIFACTS, `commitments-${size.name}.png`));
+    await closeCheckedPage(page, errors, ui.shot(`commitments-${size.name}.png`));
   }
 }, 600_000);
 
 it("the demo organisation's page lists its generated Savings Plan and reserved instances, at 390 and 1440 px", async () => {
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, s().apiKeys.admin, size);
+    const { page, errors } = await ui.open(s().apiKeys.admin, size);
     await page.click('nav a[href="#/commitments"]');
     await page.waitForSelector(`table.inventory tr[data-id="${DEMO_SP_ARN}"]`, { timeout: 60_000 });
     await page.waitForSelector(`table.inventory tr[data-id="${DEMO_RI_ARN}"]`, { timeout: 60_000 });
     await page.waitForSelector('.commitments .chart', { timeout: 60_000 });
-    await closeCheckedPage(page, errors, join(ARTIFACTS, `commitments-demo-${size.name}.png`));
+    await closeCheckedPage(page, errors, ui.shot(`commitments-demo-${size.name}.png`));
   }
 }, 300_000);

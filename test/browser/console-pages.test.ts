@@ -1,13 +1,8 @@
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import {
-  CONSOLE_SIZES,
-  closeCheckedPage,
-  openConsole,
-  sidewaysScroll,
-  suiteBrowser,
-} from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage, sidewaysScroll } from '../support/browser';
 import { tokenCli } from '../support/cli';
+import { consoleSuite } from '../support/console-suite';
+import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { conditionBody, costQuery } from '../unit/alerts/fixtures';
@@ -21,7 +16,6 @@ import { conditionBody, costQuery } from '../unit/alerts/fixtures';
  * `org_acme` (the demo's second organisation, its data recent) and, for the list's pages, an
  * organisation of its own. Screenshots: test/artifacts/console-pages/.
  */
-const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
 const SIZES = CONSOLE_SIZES;
 
@@ -33,16 +27,13 @@ interface Answer {
   }[];
 }
 
-const browser = suiteBrowser(ARTIFACTS);
+const ui = consoleSuite();
 let jwt = '';
 let dashboardId = '';
 let alertId = '';
 let budgetId = '';
 /** The organisation's newest upload, if any (the demo's are made by `npm start`). */
 let uploadId = '';
-
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
 
 const widget = (
   key: string,
@@ -145,7 +136,7 @@ async function open(
   size: { width: number; height: number },
   credential = jwt,
 ): Promise<{ page: Page; errors: string[] }> {
-  return openConsole(browser(), `${s().baseUrl}/console/`, credential, size);
+  return ui.open(credential, size);
 }
 
 const rectOf = (text: string | null) => {
@@ -238,7 +229,7 @@ describe('the console reads like a product (issue 29 §4)', () => {
         timeout: 30_000,
       });
       expect(await page.locator('.top .identity .role').textContent()).toBe('member');
-      await page.screenshot({ path: join(ARTIFACTS, `header-member-${size.width}.png`) });
+      await page.screenshot({ path: ui.shot(`header-member-${size.width}.png`) });
       expect(errors).toEqual([]);
       await page.close();
     }
@@ -290,7 +281,7 @@ describe('the console reads like a product (issue 29 §4)', () => {
       });
       expect(text[0]).toBe(month);
       const expected = data.body.queries[0]!.series.filter((x) => x.points.at(-1)?.value !== null).map(
-        (x) => `${Object.values(x.group)[0]}: ${usd(x.points.at(-1)!.value!)}`,
+        (x) => `${Object.values(x.group)[0]}: ${consoleMoney(x.points.at(-1)!.value!)}`,
       );
       expect(text.slice(1).sort()).toEqual(expected.sort());
       expect(text.join(' ')).not.toMatch(/\d\.\d{3,}/);
@@ -308,7 +299,7 @@ describe('the console reads like a product (issue 29 §4)', () => {
       expect(total!.x).toBeGreaterThanOrEqual(card!.x);
 
       expect(await legendsOverPlots(page)).toEqual([]);
-      await closeCheckedPage(page, errors, join(ARTIFACTS, `dashboard-${size.name}.png`));
+      await closeCheckedPage(page, errors, ui.shot(`dashboard-${size.name}.png`));
     }
   }, 240_000);
 
@@ -329,7 +320,7 @@ describe('the console reads like a product (issue 29 §4)', () => {
       await page.waitForSelector('.result .chart[data-plot]', { timeout: 60_000 });
       expect(await page.locator('.result .chart').getAttribute('data-legend')).toBeTruthy();
       expect(await legendsOverPlots(page)).toEqual([]);
-      await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-${size.name}.png`));
+      await closeCheckedPage(page, errors, ui.shot(`explorer-${size.name}.png`));
     }
   }, 240_000);
 
@@ -358,14 +349,14 @@ describe('the console reads like a product (issue 29 §4)', () => {
     );
     expect(status.status).toBe(200);
     const signed = (x: number | null) =>
-      x === null ? '–' : `${x > 0 ? '+' : x < 0 ? '−' : ''}${usd(Math.abs(x))}`;
+      x === null ? '–' : `${x > 0 ? '+' : x < 0 ? '−' : ''}${consoleMoney(Math.abs(x))}`;
     const cells = (f: F, line: string, owner: string) => [
       line,
       owner,
-      usd(f.budget),
-      usd(f.actual),
+      consoleMoney(f.budget),
+      consoleMoney(f.actual),
       f.forecast
-        ? `${usd(f.forecast.value)}80%: ${usd(f.forecast.lower80)} – ${usd(f.forecast.upper80)}`
+        ? `${consoleMoney(f.forecast.value)}80%: ${consoleMoney(f.forecast.lower80)} – ${consoleMoney(f.forecast.upper80)}`
         : '–',
       signed(f.delta),
     ];
@@ -382,7 +373,7 @@ describe('the console reads like a product (issue 29 §4)', () => {
       ...status.body.lines.map((l) => cells(l, l.value ?? 'All costs', l.owner ?? '')),
       cells(status.body.total, 'Total', ''),
     ]);
-    await page.screenshot({ path: join(ARTIFACTS, 'budget-1440.png'), fullPage: true });
+    await page.screenshot({ path: ui.shot('budget-1440.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
   }, 120_000);
@@ -417,7 +408,7 @@ describe('the console reads like a product (issue 29 §4)', () => {
     ).toBe(201);
     await page.click('nav a[href="#/dashboards"]');
     await page.waitForSelector('.dash-list a:text("Made meanwhile")', { timeout: 30_000 });
-    await closeCheckedPage(page, errors, join(ARTIFACTS, 'dashboards-list-390.png'));
+    await closeCheckedPage(page, errors, ui.shot('dashboards-list-390.png'));
   }, 240_000);
 });
 
@@ -457,7 +448,7 @@ describe('every page at 390 and 1440 px (issue 29 §5)', () => {
         const over = await overflow(page);
         if (over > 0) found.push(`${name}: ${over} px wider than the window`);
         for (const o of await legendsOverPlots(page)) found.push(`${name}: ${o}`);
-        await page.screenshot({ path: join(ARTIFACTS, `${name}-${size.name}.png`), fullPage: true });
+        await page.screenshot({ path: ui.shot(`${name}-${size.name}.png`), fullPage: true });
       }
       expect(found).toEqual([]);
       expect(errors).toEqual([]);

@@ -2,16 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csv, usage, valid } from '../integration/warehouse/focus-rows';
-import {
-  CONSOLE_SIZES,
-  closeCheckedPage,
-  openConsole,
-  sidewaysScroll,
-  suiteBrowser,
-} from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage, sidewaysScroll } from '../support/browser';
 import { ingestOk } from '../support/cli';
+import { consoleSuite } from '../support/console-suite';
 import { freshOrgForSuite } from '../support/fresh-org';
-import { api, session } from '../support/session';
+import { api } from '../support/session';
 
 /**
  * The console's Data page (issue 31, console part) in headless Chromium on the local stack, for a
@@ -21,12 +16,10 @@ import { api, session } from '../support/session';
  * violating row and that row's line in the file. Screenshots at 390 and 1440 px:
  * test/artifacts/console-pages/.
  */
-const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
-const s = () => session();
 const org = freshOrgForSuite('dpage', 'data page');
 const orgId = org.id;
 
-const browser = suiteBrowser(ARTIFACTS);
+const ui = consoleSuite();
 const rows = valid();
 
 beforeAll(async () => {
@@ -55,7 +48,7 @@ it("lists the uploads and shows an upload's conformance report with the failing 
   expect(MUST.applicable - MUST.met).toBe(1);
   const score = `MUST ${MUST.met}/${MUST.applicable} · SHOULD ${SHOULD.met}/${SHOULD.applicable}`;
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser(), `${s().baseUrl}/console/`, org.key, size);
+    const { page, errors } = await ui.open(org.key, size);
     await page.click('nav a[href="#/data"]');
     await page.waitForSelector('table.uploads tbody tr', { timeout: 60_000 });
     expect(await page.locator('table.uploads tbody tr td').allTextContents()).toEqual([
@@ -67,7 +60,7 @@ it("lists the uploads and shows an upload's conformance report with the failing 
       score,
     ]);
     expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `data-${size.name}.png`), fullPage: true });
+    await page.screenshot({ path: ui.shot(`data-${size.name}.png`), fullPage: true });
 
     await page.click(`table.uploads a:text("${u.file}")`);
     await page.waitForSelector('.conformance .score', { timeout: 60_000 });
@@ -81,6 +74,6 @@ it("lists the uploads and shows an upload's conformance report with the failing 
     const cells = await failing.locator('table.samples tbody td').allTextContents();
     expect(cells[0]).toBe('4');
     if (head.includes('ChargeCategory')) expect(cells[head.indexOf('ChargeCategory')]).toBe('Refund');
-    await closeCheckedPage(page, errors, join(ARTIFACTS, `upload-${size.name}.png`));
+    await closeCheckedPage(page, errors, ui.shot(`upload-${size.name}.png`));
   }
 }, 600_000);

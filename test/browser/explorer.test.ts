@@ -1,14 +1,14 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { generateFocusRows } from '../../infra/local/demo-data/generator';
 import { putEvaluation } from '../../shared/db/alerts-repo';
 import type { AlertEvaluation } from '../../shared/model/alerts';
 import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
 import { usd as msgUsd } from '../support/alert-messages';
-import { CONSOLE_SIZES, closeCheckedPage, launchChromium, openConsole } from '../support/browser';
+import { CONSOLE_SIZES, closeCheckedPage } from '../support/browser';
 import { ingestOk } from '../support/cli';
+import { consoleSuite } from '../support/console-suite';
 import { writeFocusCsv } from '../support/daily-focus';
+import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { costQuery, thresholdBody } from '../unit/alerts/fixtures';
@@ -22,27 +22,22 @@ import { costQuery, thresholdBody } from '../unit/alerts/fixtures';
  * an alert's history shows each firing's top contributors. Screenshots at 390 and 1440 px:
  * test/artifacts/console-pages/.
  */
-const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const s = () => session();
 const run = Date.now().toString(36);
 const orgId = `org_explr${run}`;
 const DAY_MS = 86_400_000;
 const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
-const usd = (x: number) =>
-  new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 }).format(x);
-const signedUsd = (x: number) => (x > 0 ? `+${usd(x)}` : usd(x));
+const signedUsd = (x: number) => (x > 0 ? `+${consoleMoney(x)}` : consoleMoney(x));
 /** A change as the alert messages write it: a true minus sign for a fall. */
 const msgSigned = (x: number) => `${x >= 0 ? '+' : '−'}${msgUsd(Math.abs(x))}`;
 
-let browser: Browser;
+const ui = consoleSuite();
 let key = '';
 let rows: CsvRow[] = [];
 /** `YYYY-MM`, oldest first: the six whole months before the current one. */
 let months: string[] = [];
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   key = await freshOrg(orgId, `user_explr${run}`, `explorer ${run}`);
   const now = new Date();
   const month = (o: number) => ymd(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - o, 1)).slice(0, 7);
@@ -59,10 +54,6 @@ beforeAll(async () => {
   rows = readCsv(file);
   ingestOk(orgId, file);
 }, 600_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 /** Billed cost of the raw rows in `month` (`YYYY-MM`), all or of one service. */
 const billed = (month: string, service?: string) =>
@@ -99,7 +90,7 @@ async function drawn(page: Page) {
 it('opens on the last 3 months by service, that view in its address, figures summed from the raw rows', async () => {
   const last3 = months.slice(3);
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await ui.open(key, size);
     await page.click('a[href="#/explorer"]');
     await drawn(page);
     expect(new URL(page.url()).hash).toBe(
@@ -108,14 +99,14 @@ it('opens on the last 3 months by service, that view in its address, figures sum
     const { head, body } = await resultTable(page);
     expect(head).toEqual(['Series', ...last3.map(monthWords), 'Total']);
     const total = billedOver(last3);
-    expect(body.Total).toEqual(['Total', ...last3.map((m) => usd(billed(m))), usd(total)]);
+    expect(body.Total).toEqual(['Total', ...last3.map((m) => consoleMoney(billed(m))), consoleMoney(total)]);
     for (const service of services())
       expect(body[service]).toEqual([
         service,
-        ...last3.map((m) => usd(billed(m, service))),
-        usd(billedOver(last3, service)),
+        ...last3.map((m) => consoleMoney(billed(m, service))),
+        consoleMoney(billedOver(last3, service)),
       ]);
-    await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-default-${size.name}.png`));
+    await closeCheckedPage(page, errors, ui.shot(`explorer-default-${size.name}.png`));
   }
 }, 300_000);
 
@@ -123,7 +114,7 @@ it('compares with the previous period: its total, the change and the % change, t
   const last3 = months.slice(3);
   const before3 = months.slice(0, 3);
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await ui.open(key, size);
     await page.click('a[href="#/explorer"]');
     await drawn(page);
     await page.check('form.explorer label:has-text("Compare to previous period") input');
@@ -136,8 +127,8 @@ it('compares with the previous period: its total, the change and the % change, t
     const before = billedOver(before3);
     const pct = ((now - before) / before) * 100;
     expect(body.Total!.slice(-4)).toEqual([
-      usd(now),
-      usd(before),
+      consoleMoney(now),
+      consoleMoney(before),
       signedUsd(now - before),
       `${pct > 0 ? '+' : ''}${pct.toFixed(1)}%`,
     ]);
@@ -145,7 +136,7 @@ it('compares with the previous period: its total, the change and the % change, t
     const sNow = billedOver(last3, top);
     const sBefore = billedOver(before3, top);
     expect(body[top]!.slice(-3)).toEqual([
-      usd(sBefore),
+      consoleMoney(sBefore),
       signedUsd(sNow - sBefore),
       `${sNow >= sBefore ? '+' : ''}${(((sNow - sBefore) / sBefore) * 100).toFixed(1)}%`,
     ]);
@@ -155,7 +146,7 @@ it('compares with the previous period: its total, the change and the % change, t
     expect(await page.isChecked('form.explorer label:has-text("Compare to previous period") input')).toBe(
       true,
     );
-    await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-compare-${size.name}.png`));
+    await closeCheckedPage(page, errors, ui.shot(`explorer-compare-${size.name}.png`));
   }
 }, 300_000);
 
@@ -181,7 +172,7 @@ it('draws a forecast with its accuracy as the API measured it', async () => {
   });
   expect(expected.length).toBeGreaterThan(0);
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await ui.open(key, size);
     await page.goto(
       `${s().baseUrl}/console/#/explorer?metric=cost&groupBy=service&datePreset=LAST_3_MONTHS&aggBy=Month&chart=LINE&forecastDays=30`,
     );
@@ -191,7 +182,7 @@ it('draws a forecast with its accuracy as the API measured it', async () => {
     expect(notes).toHaveLength(expected.length);
     for (const [i, e] of expected.entries()) expect(notes[i]).toContain(e);
     await page.waitForSelector('.result .chart[data-plot]', { timeout: 30_000 });
-    await closeCheckedPage(page, errors, join(ARTIFACTS, `explorer-forecast-${size.name}.png`));
+    await closeCheckedPage(page, errors, ui.shot(`explorer-forecast-${size.name}.png`));
   }
 }, 300_000);
 
@@ -246,7 +237,7 @@ it("shows a firing's top contributors in the alert's history, nothing for an ent
     entry(new Date(Date.now() - DAY_MS).toISOString(), { notificationId: `ntf_${run}`, rootCauses }),
   );
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${s().baseUrl}/console/`, key, size);
+    const { page, errors } = await ui.open(key, size);
     await page.goto(`${s().baseUrl}/console/#/alerts/${made.body.id}`);
     await page.waitForSelector('table.history tbody tr:nth-child(2)', { timeout: 60_000 });
     const [fired, plain] = await page.locator('table.history tbody tr').all();
@@ -262,6 +253,6 @@ it("shows a firing's top contributors in the alert's history, nothing for an ent
       );
     });
     expect(await plain!.locator('td[data-label="Top contributors"]').textContent()).toBe('—');
-    await closeCheckedPage(page, errors, join(ARTIFACTS, `alert-causes-${size.name}.png`));
+    await closeCheckedPage(page, errors, ui.shot(`alert-causes-${size.name}.png`));
   }
 }, 300_000);

@@ -1,11 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { startIngestion } from '../../shared/db/dimensions-repo';
 import { putUploadPointer } from '../../shared/db/uploads-repo';
-import { CONSOLE_SIZES, launchChromium, openConsole, sidewaysScroll } from '../support/browser';
+import { CONSOLE_SIZES, sidewaysScroll } from '../support/browser';
+import { consoleSuite } from '../support/console-suite';
 import { freshOrg } from '../support/fresh-org';
-import { session } from '../support/session';
 
 /**
  * The console's Data page past one page of uploads (100, newest first): "Show more uploads"
@@ -13,19 +10,16 @@ import { session } from '../support/session';
  * records are written through the repository (as the ingest worker writes them), not ingested, to
  * keep the test fast. Screenshots at 390 and 1440 px: test/artifacts/console-pages/.
  */
-const ARTIFACTS = join(__dirname, '..', 'artifacts', 'console-pages');
 const run = Date.now().toString(36);
 const orgId = `org_upaging${run}`;
 const UPLOADS = 130;
 
-let browser: Browser;
+const ui = consoleSuite();
 let key = '';
 /** The files in the order the list shows them: newest first. */
 const files = Array.from({ length: UPLOADS }, (_, i) => `paged-${String(UPLOADS - i).padStart(3, '0')}.csv`);
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchChromium();
   key = await freshOrg(orgId, `user_upaging${run}`, `uploads paging ${run}`);
   for (let i = 1; i <= UPLOADS; i++) {
     const at = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
@@ -47,19 +41,15 @@ beforeAll(async () => {
   }
 }, 600_000);
 
-afterAll(async () => {
-  await browser?.close();
-});
-
 it('lists the first 100 uploads, then the rest on "Show more uploads", newest first', async () => {
   for (const size of CONSOLE_SIZES) {
-    const { page, errors } = await openConsole(browser, `${session().baseUrl}/console/`, key, size);
+    const { page, errors } = await ui.open(key, size);
     await page.click('nav a[href="#/data"]');
     await page.waitForSelector('table.uploads tbody tr', { timeout: 60_000 });
     const shown = () => page.locator('table.uploads tbody td[data-label="File"]').allTextContents();
     expect(await shown()).toEqual(files.slice(0, 100));
     await page.locator('button.more').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(ARTIFACTS, `data-more-${size.name}.png`) });
+    await page.screenshot({ path: ui.shot(`data-more-${size.name}.png`) });
     await page.click('button.more:text("Show more uploads")');
     await page.waitForFunction(
       (n) => document.querySelectorAll('table.uploads tbody tr').length === n,
@@ -70,7 +60,7 @@ it('lists the first 100 uploads, then the rest on "Show more uploads", newest fi
     // Every upload is listed: nothing more to show.
     expect(await page.locator('button.more').count()).toBe(0);
     expect(await sidewaysScroll(page)).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, `data-paged-${size.name}.png`) });
+    await page.screenshot({ path: ui.shot(`data-paged-${size.name}.png`) });
     expect(errors).toEqual([]);
     await page.close();
   }

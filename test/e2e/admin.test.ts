@@ -9,13 +9,10 @@ import { MAX_SYNC_MEMBERS } from '../../shared/domain/teams/schemas';
 import { SYNC_INLINE_LIMITS } from '../../shared/domain/teams/sync';
 import { mapLimit } from '../../shared/pool';
 import { freshOrg } from '../support/fresh-org';
-import { api, session } from '../support/session';
+import { api, session, stackKeys } from '../support/session';
 
 const s = () => session();
-const admin = () => s().apiKeys.admin;
-const member = () => s().apiKeys.member;
-const orgKey = () => s().apiKeys.org;
-const outsider = () => s().apiKeys.outsider;
+const { admin, member, org: orgKey, outsider } = stackKeys;
 
 const run = Math.random().toString(36).slice(2, 8);
 let seq = 0;

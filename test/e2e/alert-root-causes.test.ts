@@ -7,6 +7,7 @@ import { ingestOk } from '../support/cli';
 import { type CostRow, focusCsv } from '../support/focus-csv';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
+import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
  * Root causes in every cost-alert message, end to end on the local stack: a fresh organisation
@@ -15,10 +16,7 @@ import { api, session } from '../support/session';
  * grouped by region (Slack) fire, and each message lists the top contributors to the change with
  * their amounts before and after and their share of it. Every figure is computed here from the rows.
  */
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_rootc${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { run, orgId } = suiteIds('rootc');
 const today = Date.parse(`${ymd(Date.now())}T00:00:00Z`);
 // Rows end yesterday, so the last complete day (the evaluated one) is the day before.
 const dayAgo = (n: number) => ymd(today - n * DAY_MS);

@@ -1,12 +1,10 @@
 import { COST_ALERT_FIELDS } from '../../shared/model/alerts';
 import { datasourcesForQueries } from '../support/explorer-http';
-import { api, session } from '../support/session';
+import { api, session, stackKeys } from '../support/session';
 import { conditionBody, costQuery, periodChangeBody, thresholdBody } from '../unit/alerts/fixtures';
 
 const s = () => session();
-const admin = () => s().apiKeys.admin;
-const member = () => s().apiKeys.member;
-const outsider = () => s().apiKeys.outsider;
+const { admin, member, outsider } = stackKeys;
 
 interface Alert {
   id: string;

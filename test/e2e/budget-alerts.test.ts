@@ -1,6 +1,6 @@
 import { budgetAlertBody } from '../fixtures/budgets/alert-body';
 import { budgetBody } from '../fixtures/budgets/body';
-import { api, session } from '../support/session';
+import { api, session, stackKeys } from '../support/session';
 
 /**
  * The budget-alert routes on the local stack (docs/budgets.md "Budget alerts"): create, list, read,
@@ -8,8 +8,7 @@ import { api, session } from '../support/session';
  * lines, the notification target's rules); the role rule (creator or admin change it).
  */
 const s = () => session();
-const admin = () => s().apiKeys.admin;
-const member = () => s().apiKeys.member;
+const { admin, member } = stackKeys;
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 interface Threshold {

@@ -4,6 +4,7 @@ import { writeAwsFocusCsv } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
+import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
  * The `budget` query type (issue 28) on the local stack, for a new organisation whose billing rows
@@ -14,11 +15,7 @@ import { rateOn, seedUsdPerEur } from '../support/stack-cli';
  * `cost > budget` fires on exactly the days the rows say; another organisation's budget answers like
  * an unknown one.
  */
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_bq${run}`;
-const userId = `user_bq${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { run, orgId, userId } = suiteIds('bq');
 const dayMs = (d: string) => Date.parse(`${d}T00:00:00Z`);
 
 let token = '';

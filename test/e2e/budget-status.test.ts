@@ -1,14 +1,14 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FOCUS_HEADER } from '../../infra/local/demo-data/generator';
-import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { ingestOk as ingestCli } from '../support/cli';
 import { writeAwsFocusCsv } from '../support/daily-focus';
 import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
+import { rateOn, seedUsdPerEur } from '../support/stack-cli';
 import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
@@ -22,17 +22,11 @@ const { run, orgId, userId } = suiteIds('bst');
 
 let token = '';
 let rows: CsvRow[] = [];
-const usdPerEur = new Map<string, number>();
-let published: string[] = [];
+let usdPerEur = new Map<string, number>();
 
 const day = (r: CsvRow) => String(r.ChargePeriodStart).slice(0, 10);
-function rateOn(d: string): number {
-  const p = published.filter((x) => x <= d).at(-1);
-  if (!p) throw new Error(`no rate on or before ${d}`);
-  return usdPerEur.get(p)!;
-}
 const inTarget = (r: CsvRow, target: 'USD' | 'EUR') =>
-  target === 'USD' ? num(r.BilledCost) : num(r.BilledCost) / rateOn(day(r));
+  target === 'USD' ? num(r.BilledCost) : num(r.BilledCost) / rateOn(usdPerEur, day(r));
 function sum(filter: (r: CsvRow) => boolean, target: 'USD' | 'EUR' = 'USD'): number {
   return rows.filter(filter).reduce((a, r) => a + inTarget(r, target), 0);
 }
@@ -69,11 +63,8 @@ const lastMonth = months[3]!;
 const thisMonth = months[4]!;
 
 beforeAll(async () => {
-  const xml = readFileSync(join(s().stateDir, SEED_RATES_FILE), 'utf8');
-  for (const m of xml.matchAll(/<Cube time='([\d-]+)'>([\s\S]*?)<\/Cube>/g))
-    usdPerEur.set(m[1]!, Number(/currency='USD' rate='([\d.]+)'/.exec(m[2]!)![1]));
-  published = [...usdPerEur.keys()].sort();
-  expect(published[0]! <= `${lastMonth}-01`).toBe(true);
+  usdPerEur = seedUsdPerEur();
+  expect([...usdPerEur.keys()].sort()[0]! <= `${lastMonth}-01`).toBe(true);
   token = await freshOrg(orgId, userId, `budget status ${run}`);
   const file = writeAwsFocusCsv(
     { seed: 28, months, resourcesPerProvider: 3, accountPrefix: `bs${run}` },
@@ -179,7 +170,7 @@ describe('GET /budgets/{id}/status', () => {
     const month = inMonth(lastMonth, null);
     const expected = sum(month, 'EUR');
     // A single average rate (or none) would give another figure: the test can tell them apart.
-    const monthly = sum(month) / rateOn(`${lastMonth}-15`);
+    const monthly = sum(month) / rateOn(usdPerEur, `${lastMonth}-15`);
     expect(Math.abs(monthly - expected)).toBeGreaterThan(1e-6);
     expect(Math.abs(sum(month) - expected)).toBeGreaterThan(1);
     expectClose(st.total.actual, expected);

@@ -1,10 +1,8 @@
 import { budgetBody } from '../fixtures/budgets/body';
-import { api, session } from '../support/session';
+import { api, session, stackKeys } from '../support/session';
 
 const s = () => session();
-const admin = () => s().apiKeys.admin;
-const member = () => s().apiKeys.member;
-const outsider = () => s().apiKeys.outsider;
+const { admin, member, outsider } = stackKeys;
 
 interface Line {
   value: string | null;

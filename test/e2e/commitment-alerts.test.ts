@@ -16,6 +16,7 @@ import { ingestOk } from '../support/cli';
 import { CUR2_HEADER, csvText, curCommitmentLines, RI_ARN, SP_ARN } from '../support/commitment-exports';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
+import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
  * Expiring-commitment alerts on the local stack (`/alerts-v2/commitmentAlerts`, docs/commitments.md):
@@ -25,10 +26,7 @@ import { api, session } from '../support/session';
  * redeliveries follow; the utilisation and hourly commitment shown are computed here from the raw
  * CUR lines.
  */
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_cxa${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { run, orgId } = suiteIds('cxa');
 const now = Date.now();
 const DAYS = [6, 5, 4].map((i) => ymd(now - i * DAY_MS));
 const SP_END_DAY = ymd(now + 20 * DAY_MS);

@@ -19,6 +19,7 @@ import {
 import { freshOrg } from '../support/fresh-org';
 import { api } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
+import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
  * GET /commitments, /commitments/summary and /commitments/expiring on the local stack, for a new
@@ -27,10 +28,7 @@ import { rateOn, seedUsdPerEur } from '../support/stack-cli';
  * providers' documented meaning of each line (docs/commitments.md), the Azure amounts converted by
  * hand at each charge day's seeded USD-per-EUR rate.
  */
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_cmt${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { run, orgId } = suiteIds('cmt');
 const now = new Date();
 const today = ymd(now.getTime());
 const lastMonth = ymd(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 10));

@@ -3,12 +3,10 @@ import { DASHBOARD_DEFAULTS } from '../fixtures/dashboards/defaults';
 import { condition, cost, formula, metric } from '../fixtures/dashboards/queries';
 import { realisticDashboard, simpleWidget } from '../fixtures/dashboards/realistic';
 import { datasourcesForQueries } from '../support/explorer-http';
-import { api, session } from '../support/session';
+import { api, session, stackKeys } from '../support/session';
 
 const s = () => session();
-const admin = () => s().apiKeys.admin;
-const member = () => s().apiKeys.member;
-const outsider = () => s().apiKeys.outsider;
+const { admin, member, outsider } = stackKeys;
 
 interface Dashboard {
   id: string;

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EnrichmentDocument } from '../../shared/domain/enrichments/store';
 import { toYaml } from '../../shared/domain/enrichments/yaml-text';
-import { api, session } from '../support/session';
+import { api, stackKeys } from '../support/session';
 import { entry, sampleDocument } from '../unit/enrichments/fixtures';
 
-const s = () => session();
-const admin = () => s().apiKeys.admin;
-const member = () => s().apiKeys.member;
-const orgKey = () => s().apiKeys.org;
-const outsider = () => s().apiKeys.outsider;
+const { admin, member, org: orgKey, outsider } = stackKeys;
 
 const uniqueName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 const path = (name: string) => `/enrichments/${name}`;

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSeed, SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
+import { readSeed } from '../../infra/local/warehouse-hook';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
 import { type Conversion, costQuery } from '../support/explorer';
 import { api, session } from '../support/session';
+import { rateOn, seedUsdPerEur } from '../support/stack-cli';
 
 /**
  * The query engine over HTTP on the local stack. Figures are checked against sums computed here
@@ -103,13 +103,8 @@ describe('POST /queries/explorer', () => {
     expect(res.status).toBe(200);
     // The figures are converted to EUR at the seed's synthetic rates (USD per EUR, read here from the
     // rate file by hand): each row at the last rate published on or before its charge day.
-    const xml = readFileSync(join(s().stateDir, SEED_RATES_FILE), 'utf8');
-    const usdPerEur = new Map<string, number>();
-    for (const m of xml.matchAll(/<Cube time='([\d-]+)'>([\s\S]*?)<\/Cube>/g))
-      usdPerEur.set(m[1]!, Number(/currency='USD' rate='([\d.]+)'/.exec(m[2]!)![1]));
-    const published = [...usdPerEur.keys()].sort();
-    const eur = (r: CsvRow) =>
-      num(r.BilledCost) / usdPerEur.get(published.filter((d) => d <= day(r)).at(-1)!)!;
+    const usdPerEur = seedUsdPerEur();
+    const eur = (r: CsvRow) => num(r.BilledCost) / rateOn(usdPerEur, day(r));
     const sumEur = (list: CsvRow[]) => list.reduce((a, r) => a + eur(r), 0);
     const rows = acme.filter(inMonth);
     expectClose(res.body.queries[0]!.total, sumEur(rows.filter((r) => r.ProviderName === 'AWS')));

@@ -1,8 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { csvLine, FOCUS_HEADER, generateFocusRows } from '../../infra/local/demo-data/generator';
-import { SEED_RATES_FILE } from '../../infra/local/warehouse-hook';
 import { money } from '../../shared/domain/reports/render/figures';
 import { simpleWidget } from '../fixtures/dashboards/realistic';
 import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
@@ -11,6 +10,7 @@ import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { isPdf, isValidPng } from '../support/report-delivery-files';
 import { api, session } from '../support/session';
+import { rateOn, seedUsdPerEur } from '../support/stack-cli';
 import { DAY_MS, suiteIds, ymd } from '../support/suite';
 
 /**
@@ -23,29 +23,23 @@ import { DAY_MS, suiteIds, ymd } from '../support/suite';
  * stack's rate file, never from the engine.
  */
 const ROOT = resolve(__dirname, '..', '..');
-const s = () => session();
+const _s = () => session();
 const { run, orgId, userId } = suiteIds('rcur');
 const ARTIFACTS = join(ROOT, 'test', 'artifacts', 'reports');
 
 let token = '';
 let rows: CsvRow[] = [];
 /** The stack's synthetic rates: USD per EUR by publication day. */
-const usdPerEur = new Map<string, number>();
-let published: string[] = [];
+let usdPerEur = new Map<string, number>();
 /** A day with an EUR row and no rate within reach (more than 7 days after no publication). */
 let oldDay = '';
 
 const day = (r: CsvRow) => String(r.ChargePeriodStart).slice(0, 10);
-function rateOn(d: string): number {
-  const p = published.filter((x) => x <= d).at(-1);
-  if (!p) throw new Error(`no rate on or before ${d}`);
-  return usdPerEur.get(p)!;
-}
 /** A row's cost in `target` (USD or EUR), converted by hand at its charge day's rate. */
 function inTarget(r: CsvRow, target: 'USD' | 'EUR'): number {
   const amount = num(r.BilledCost);
   if (r.BillingCurrency === target) return amount;
-  return target === 'USD' ? amount * rateOn(day(r)) : amount / rateOn(day(r));
+  return target === 'USD' ? amount * rateOn(usdPerEur, day(r)) : amount / rateOn(usdPerEur, day(r));
 }
 const between = (from: string, to: string) => (r: CsvRow) => day(r) >= from && day(r) <= to;
 function sum(filter: (r: CsvRow) => boolean, target: 'USD' | 'EUR' = 'USD'): number {
@@ -147,10 +141,8 @@ async function sendAndDrain(reportId: string) {
 }
 
 beforeAll(async () => {
-  const xml = readFileSync(join(s().stateDir, SEED_RATES_FILE), 'utf8');
-  for (const m of xml.matchAll(/<Cube time='([\d-]+)'>([\s\S]*?)<\/Cube>/g))
-    usdPerEur.set(m[1]!, Number(/currency='USD' rate='([\d.]+)'/.exec(m[2]!)![1]));
-  published = [...usdPerEur.keys()].sort();
+  usdPerEur = seedUsdPerEur();
+  const published = [...usdPerEur.keys()].sort();
   // Two full months before the last, this month so far: LAST_MONTH, its comparison month and
   // TRAILING_14_WEEKS all hold rows, inside the stack's rates.
   const now = new Date();

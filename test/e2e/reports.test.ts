@@ -1,11 +1,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
-import { api, session } from '../support/session';
+import { api, session, stackKeys } from '../support/session';
 
 const s = () => session();
-const admin = () => s().apiKeys.admin;
-const member = () => s().apiKeys.member;
+const { admin, member } = stackKeys;
 
 interface Report {
   id: string;

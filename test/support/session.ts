@@ -36,6 +36,17 @@ export function session(): Session {
   return cached;
 }
 
+/**
+ * The stack's seeded API keys, each read when called (once the stack runs): `admin` and `member` of
+ * the demo organisation, its organisation key `org`, and `outsider`, the second organisation's admin.
+ */
+export const stackKeys = {
+  admin: () => session().apiKeys.admin,
+  member: () => session().apiKeys.member,
+  org: () => session().apiKeys.org,
+  outsider: () => session().apiKeys.outsider,
+};
+
 export interface ApiResponse<T = unknown> {
   status: number;
   body: T;

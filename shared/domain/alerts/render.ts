@@ -122,6 +122,33 @@ export function cardText(text: string, style: Record<string, unknown> = {}): Rec
   };
 }
 
+/** A figure of a card: its title in bold, its value at the right. */
+export function cardFigure([title, value]: readonly [string, string]): Record<string, unknown> {
+  return {
+    type: 'ColumnSet',
+    spacing: 'Small',
+    columns: [
+      { type: 'Column', width: 'stretch', items: [cardText(title, { weight: 'Bolder' })] },
+      { type: 'Column', width: 'auto', items: [cardText(value)] },
+    ],
+  };
+}
+
+/** A Teams message: an Adaptive Card (1.5, full width) of `body`, with its links as actions. */
+export function adaptiveCard(
+  body: Record<string, unknown>[],
+  links: { title: string; url: string }[],
+): Record<string, unknown> {
+  return {
+    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+    type: 'AdaptiveCard',
+    version: '1.5',
+    msteams: { width: 'Full' },
+    body,
+    actions: links.map(({ title, url }) => ({ type: 'Action.OpenUrl', title, url })),
+  };
+}
+
 /** Everything the formats show, computed once per firing. */
 interface Parts {
   firing: AlertFiring;
@@ -280,24 +307,13 @@ function teamsOf(p: Parts): Record<string, unknown> {
   // Every text of the card is a RichTextBlock of one TextRun: Teams reads markdown in TextBlock and
   // in FactSet titles and values, and backslash escapes are not honoured alike on every client,
   // whereas a TextRun is always shown literally (alert names and query aliases are user text).
-  return {
-    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-    type: 'AdaptiveCard',
-    version: '1.5',
-    msteams: { width: 'Full' },
-    body: [
+  return adaptiveCard(
+    [
       cardText(`${prefix}Cost alert: ${alert.name}`, { weight: 'Bolder', size: 'Large', color: 'Attention' }),
       ...(firing.test ? [cardText(testLine, { isSubtle: true })] : []),
       cardText(`${headline}.`, { weight: 'Bolder' }),
       cardText(`Why it fired: ${ex.rule}.`),
-      ...ex.figures.map(([title, value]) => ({
-        type: 'ColumnSet',
-        spacing: 'Small',
-        columns: [
-          { type: 'Column', width: 'stretch', items: [cardText(title, { weight: 'Bolder' })] },
-          { type: 'Column', width: 'auto', items: [cardText(value)] },
-        ],
-      })),
+      ...ex.figures.map(cardFigure),
       ...(causes
         ? [
             cardText(`${causes.heading}:`, { weight: 'Bolder' }),
@@ -306,11 +322,11 @@ function teamsOf(p: Parts): Record<string, unknown> {
         : []),
       cardText(periodLine, { isSubtle: true, size: 'Small' }),
     ],
-    actions: [
-      { type: 'Action.OpenUrl', title: 'Open in the explorer', url: link },
-      { type: 'Action.OpenUrl', title: pageLabel, url: pageLink },
+    [
+      { title: 'Open in the explorer', url: link },
+      { title: pageLabel, url: pageLink },
     ],
-  };
+  );
 }
 
 export function renderAlertMessage(firing: AlertFiring): RenderedMessage {

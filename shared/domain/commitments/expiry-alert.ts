@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { consoleLink } from '../../links';
 import type { AlertEvaluation, StoredAlert } from '../../model/alerts';
 import { alertAddress, type Notification, type RenderedMessage } from '../alerts/notification';
-import { cardText, escapeHtml, escapeSlack } from '../alerts/render';
+import { adaptiveCard, cardText, escapeHtml, escapeSlack } from '../alerts/render';
 import { oneLine } from '../common/text';
 import type { ExpiringCommitment, ExpiringCommitmentSource, ExpiryClaimStore } from './ports';
 
@@ -168,18 +168,14 @@ export function renderExpiryMessage(
       text: { type: 'mrkdwn', text: `<${link}|Open the commitments> · API: \`${escapeSlack(api)}\`` },
     },
   ];
-  const teamsCard = {
-    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-    type: 'AdaptiveCard',
-    version: '1.5',
-    msteams: { width: 'Full' },
-    body: [
+  const teamsCard = adaptiveCard(
+    [
       cardText(`Commitment alert: ${alert.name}`, { weight: 'Bolder', size: 'Large', color: 'Attention' }),
       cardText(`${headline}.`, { weight: 'Bolder' }),
       ...lines.map((l) => cardText(`• ${l}`)),
       cardText(`API: ${api}`, { isSubtle: true, size: 'Small' }),
     ],
-    actions: [{ type: 'Action.OpenUrl', title: 'Open the commitments', url: link }],
-  };
+    [{ title: 'Open the commitments', url: link }],
+  );
   return { subject, html, text, slackBlocks, slackText, teamsCard };
 }

@@ -1,7 +1,7 @@
 import { isAdmin, isTeamMember, type Principal } from '../../auth/principal';
 import { BadRequestError, PayloadTooLargeError } from '../../errors';
 import { DASHBOARD_LIMITS, type DashboardBody } from '../../model/dashboard-schemas';
-import type { DashboardSummary, ScopeRef } from '../../model/dashboards';
+import type { ScopeRef } from '../../model/dashboards';
 
 /**
  * Who may do what with a dashboard (the same rules as reports):
@@ -11,15 +11,7 @@ import type { DashboardSummary, ScopeRef } from '../../model/dashboards';
  *   creator too, while a member; a PRIVATE one only its creator); for one without a team, its
  *   creator. Others who can see it get 403.
  */
-export function canView(p: Principal, d: Pick<DashboardSummary, 'type' | 'createdById'>): boolean {
-  return isAdmin(p) || d.createdById === p.principalId || d.type !== 'PRIVATE';
-}
-
-export function canEdit(p: Principal, d: Pick<DashboardSummary, 'type' | 'createdById' | 'teamId'>): boolean {
-  if (isAdmin(p)) return true;
-  if (d.teamId) return isTeamMember(p, d.teamId) && (d.createdById === p.principalId || d.type !== 'PRIVATE');
-  return d.createdById === p.principalId;
-}
+export { canEdit, canView } from '../common/sharing';
 
 export type ScopeDecision = 'ok' | 'forbidden' | 'unknown';
 

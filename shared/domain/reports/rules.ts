@@ -10,15 +10,7 @@ import type { Report } from '../../model/reports';
  *   member); for a report without a team, its creator.
  * - Duplicating a team report needs team membership (TEAM_MEMBER_REQUIRED).
  */
-export function canView(p: Principal, r: Pick<Report, 'type' | 'createdById'>): boolean {
-  return isAdmin(p) || r.createdById === p.principalId || r.type !== 'PRIVATE';
-}
-
-export function canEdit(p: Principal, r: Pick<Report, 'type' | 'createdById' | 'teamId'>): boolean {
-  if (isAdmin(p)) return true;
-  if (r.teamId) return isTeamMember(p, r.teamId) && (r.createdById === p.principalId || r.type !== 'PRIVATE');
-  return r.createdById === p.principalId;
-}
+export { canEdit, canView } from '../common/sharing';
 
 export function needsTeamMembershipToDuplicate(p: Principal, r: Pick<Report, 'teamId'>): boolean {
   return Boolean(r.teamId) && !isAdmin(p) && !isTeamMember(p, r.teamId as string);

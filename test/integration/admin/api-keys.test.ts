@@ -15,11 +15,12 @@ import { ensureUser, getUser } from '../../../shared/db/users-repo';
 import { createKey, listKeys, revokeKey } from '../../../shared/domain/apikeys/service';
 import { UnauthorizedError } from '../../../shared/errors';
 import { authenticate, loadPrincipal } from '../../../shared/http/identity';
+import { adminOf, memberOf } from '../../support/principals';
 
 const run = Math.random().toString(36).slice(2, 8);
 const org = `org_keys${run}`;
-const member: Principal = { orgId: org, principalId: 'user_m', kind: 'user', role: 'member', teamIds: [] };
-const admin: Principal = { orgId: org, principalId: 'user_a', kind: 'user', role: 'admin', teamIds: [] };
+const member = memberOf(org, [], 'user_m');
+const admin = adminOf(org, 'user_a');
 
 beforeAll(async () => {
   const createdAt = new Date().toISOString();

@@ -1,17 +1,11 @@
-import type { Principal } from '../../../shared/auth/principal';
 import { getDatasource } from '../../../shared/db/datasources-repo';
 import { queryMetricPoints } from '../../../shared/domain/datasources/points';
 import { archiveDatasource, createDatasource, pushPoints } from '../../../shared/domain/datasources/service';
 import { ConflictError, NotFoundError } from '../../../shared/errors';
+import { adminOf } from '../../support/principals';
 
 const run = Math.random().toString(36).slice(2, 8);
-const admin = (orgId: string): Principal => ({
-  orgId,
-  principalId: 'user_admin',
-  kind: 'user',
-  role: 'admin',
-  teamIds: [],
-});
+const admin = (orgId: string) => adminOf(orgId);
 const org = `org_ds${run}`;
 
 describe('metrics datasources against DynamoDB Local', () => {

@@ -1,4 +1,3 @@
-import type { Principal } from '../../../shared/auth/principal';
 import { getBudgetAlert } from '../../../shared/db/budget-alerts-repo';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
 import { dueBudgetAlertIndex } from '../../../shared/domain/alerts/adapters/sweep';
@@ -13,6 +12,7 @@ import { createBudget } from '../../../shared/domain/budgets/service';
 import type { StoredBudgetAlert } from '../../../shared/model/budget-alerts';
 import { mapLimit } from '../../../shared/pool';
 import { parseOrThrow } from '../../../shared/validation';
+import { adminOf } from '../../support/principals';
 
 /**
  * The budget alerts are a second kind of the alert sweep (`sweepDue`): their due index is read page
@@ -21,13 +21,7 @@ import { parseOrThrow } from '../../../shared/validation';
  * four shards holds several pages of the 90 alerts, against DynamoDB Local.
  */
 const run = Math.random().toString(36).slice(2, 8);
-const owner = (orgId: string): Principal => ({
-  orgId,
-  principalId: 'user_a',
-  kind: 'user',
-  role: 'admin',
-  teamIds: [],
-});
+const owner = (orgId: string) => adminOf(orgId, 'user_a');
 const SMALL_PAGES: DueIndex<StoredBudgetAlert> = {
   ...dueBudgetAlertIndex,
   due: (shard, at, _limit, cursor) => dueBudgetAlertIndex.due(shard, at, 7, cursor),

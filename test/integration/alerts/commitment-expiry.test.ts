@@ -15,17 +15,16 @@ import {
 } from '../../../shared/domain/commitments/alert-resource';
 import { type ExpiryDeps, evaluateCommitmentExpiry } from '../../../shared/domain/commitments/expiry-alert';
 import type { ExpiringCommitment } from '../../../shared/domain/commitments/ports';
+import { adminOf } from '../../support/principals';
+import { DAY_MS, suiteIds, ymd } from '../../support/suite';
 
 /**
  * Expiring-commitment alerts through the sweep and the batch evaluator, on the DynamoDB emulator:
  * the warehouse side is a stand-in giving commitments with fixed end days, so the days left (and
  * the window each is in) are computed here from `now`.
  */
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_cexp${run}`;
-const principal: Principal = { orgId, principalId: 'user_a', kind: 'user', role: 'admin', teamIds: [] };
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
+const { orgId } = suiteIds('cexp');
+const principal = adminOf(orgId, 'user_a');
 
 const ENDS: Record<string, string> = { 'sp-1': '2027-01-10', 'ri-1': '2027-03-20', 'ri-far': '2027-09-01' };
 

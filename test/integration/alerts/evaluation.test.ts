@@ -24,11 +24,12 @@ import { mapLimit } from '../../../shared/pool';
 import { parseOrThrow } from '../../../shared/validation';
 import type { WarehouseQueries } from '../../../shared/warehouse/port';
 import { setWarehouseQueries } from '../../../shared/warehouse/queries';
+import { adminOf } from '../../support/principals';
+import { suiteIds } from '../../support/suite';
 import { conditionBody, costQuery, periodChangeBody, thresholdBody } from '../../unit/alerts/fixtures';
 
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_eval${run}`;
-const principal: Principal = { orgId, principalId: 'user_a', kind: 'user', role: 'admin', teamIds: [] };
+const { run, orgId } = suiteIds('eval');
+const principal = adminOf(orgId, 'user_a');
 const input = (extra: Record<string, unknown> = {}) =>
   parseOrThrow(CreateAlertBody, conditionBody(extra), 'plain', 'body');
 

@@ -1,8 +1,9 @@
-import type { Principal } from '../../../shared/auth/principal';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { writeDailyFocusCsv } from '../../support/daily-focus';
 import { conditionAlertMaker, evaluateOnEngine } from '../../support/engine-alerts';
+import { adminOf } from '../../support/principals';
+import { suiteIds } from '../../support/suite';
 import { costQuery } from '../../unit/alerts/fixtures';
 
 /**
@@ -12,9 +13,8 @@ import { costQuery } from '../../unit/alerts/fixtures';
  * days plus the pattern on the rest), and the alert fires while the month-to-date actual is still
  * under its threshold.
  */
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_fcond${run}`;
-const principal: Principal = { orgId, principalId: 'user_a', kind: 'user', role: 'admin', teamIds: [] };
+const { run, orgId } = suiteIds('fcond');
+const principal = adminOf(orgId, 'user_a');
 const WEEKLY = [100, 120, 110, 130, 90, 40, 30]; // Monday … Sunday
 const weekly = (d: string) => WEEKLY[(new Date(`${d}T00:00:00Z`).getUTCDay() + 6) % 7]!;
 const lastChargeDay = '2026-11-20';

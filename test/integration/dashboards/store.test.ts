@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../../shared/db/client';
 import {
   encodeSnapshot,
@@ -10,6 +10,7 @@ import {
   readVersion,
   type VersionHead,
 } from '../../../shared/db/dashboards-repo';
+import { queryPartition } from '../../../shared/db/items';
 import { keys } from '../../../shared/db/keys';
 import {
   createDashboard,
@@ -38,24 +39,8 @@ async function putScope(orgId: string, scopeId: string, extra: Record<string, un
   );
 }
 
-async function partitionSortKeys(orgId: string, dashboardId: string): Promise<string[]> {
-  const out: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.dashboard(orgId, dashboardId).pk },
-        ProjectionExpression: 'sk',
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    out.push(...(res.Items ?? []).map((i) => String(i.sk)));
-    start = res.LastEvaluatedKey;
-  } while (start);
-  return out;
-}
+const partitionSortKeys = (orgId: string, dashboardId: string): Promise<string[]> =>
+  queryPartition(keys.dashboard(orgId, dashboardId).pk, (i) => String(i.sk), { attributes: ['sk'] });
 
 describe('dashboards repo (DynamoDB Local)', () => {
   it('writes the metadata, head and every part in one transaction and reads the parts back in order', async () => {

@@ -6,6 +6,7 @@ import { insertScope } from '../../../shared/db/scopes-repo';
 import { insertTeam } from '../../../shared/db/teams-repo';
 import { putUploadPointer } from '../../../shared/db/uploads-repo';
 import { registerSignedInUser, upsertUser } from '../../../shared/db/users-repo';
+import { suiteIds } from '../../support/suite';
 
 /**
  * The items the repositories write through their entity definitions (shared/db/entity.ts), read
@@ -13,8 +14,7 @@ import { registerSignedInUser, upsertUser } from '../../../shared/db/users-repo'
  * before, so data stored earlier still reads. Each expected item is spelled out here in full.
  */
 
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_ent${run}`;
+const { run, orgId } = suiteIds('ent');
 
 async function stored(pk: string, sk: string) {
   const res = await db().send(

@@ -1,7 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Principal } from '../../../shared/auth/principal';
 import { ensureOrganization } from '../../../shared/db/organizations-repo';
 import { commitmentSummary } from '../../../shared/domain/commitments/service';
 import { runExplorer } from '../../../shared/domain/queries/engine';
@@ -12,6 +11,8 @@ import type { ExplorerRequest } from '../../../shared/model/query-model';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { CUR2_HEADER, csvText, curCommitmentLines, RI_ARN } from '../../support/commitment-exports';
 import { conditionAlertMaker, evaluateOnEngine } from '../../support/engine-alerts';
+import { adminOf } from '../../support/principals';
+import { suiteIds } from '../../support/suite';
 import { type CsvRow, num, parseCsv } from '../warehouse/support';
 
 /**
@@ -22,9 +23,8 @@ import { type CsvRow, num, parseCsv } from '../warehouse/support';
  * of sums (not the mean of the days'), and a cost alert on utilisation under 80 % that fires on the
  * under-used day through the alert evaluator.
  */
-const run = Math.random().toString(36).slice(2, 8);
-const orgId = `org_cmetric${run}`;
-const principal: Principal = { orgId, principalId: 'user_a', kind: 'user', role: 'admin', teamIds: [] };
+const { orgId } = suiteIds('cmetric');
+const principal = adminOf(orgId, 'user_a');
 const DAYS = ['2026-10-05', '2026-10-06', '2026-10-07']; // Monday to Wednesday; the 6th is under-used
 let cur: CsvRow[] = [];
 /** The RI ends 54 days after the report run below (2026-10-08): in its 90-day expiring list. */

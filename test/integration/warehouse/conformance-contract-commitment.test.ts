@@ -12,6 +12,7 @@ import { CONTRACT_COMMITMENT_REQUIREMENTS } from '../../../shared/warehouse/conf
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import { LOCAL_BUCKET_NAME } from '../../../shared/warehouse/object-store';
+import { suiteFolder } from '../../support/suite-folder';
 import { csv, DEPRECATED_IN_1_3, failures, type Row, underContract, usage13, uses } from './focus-rows';
 
 /**
@@ -21,12 +22,8 @@ import { csv, DEPRECATED_IN_1_3, failures, type Row, underContract, usage13, use
  */
 const warehouse = new DuckDbWarehouse();
 const run = Date.now().toString(36);
-let dir = '';
+const folder = suiteFolder('contract-commitments-');
 let n = 0;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'contract-commitments-'));
-});
 
 const spend = (i: number, contract = 'c-1'): Row => ({
   ContractCommitmentId: `cc-${i}`,
@@ -55,7 +52,7 @@ const usage = (i: number, contract = 'c-1'): Row => ({
 });
 
 async function ingest(rows: Row[], orgId = `org_cc_${run}_${++n}`) {
-  const path = join(dir, `cc-${++n}.csv`);
+  const path = folder.file(`cc-${++n}.csv`);
   writeFileSync(path, csv(rows));
   return { orgId, result: await warehouse.ingestFile({ orgId, path, sourceName: `cc-${n}.csv` }) };
 }
@@ -79,7 +76,7 @@ const applied = (i: number, ...pairs: [string, string][]): Row =>
 
 /** A 1.3 billing file of `rows` (without the deprecated provider columns): its path. */
 function billFile(rows: Row[]): string {
-  const path = join(dir, `bill-${++n}.csv`);
+  const path = folder.file(`bill-${++n}.csv`);
   writeFileSync(path, csv(rows, DEPRECATED_IN_1_3));
   return path;
 }
@@ -213,7 +210,7 @@ describe('the Contract Commitment dataset', () => {
       });
       const orgId = `org_cc_athena_${run}`;
       const upload = async (rows: Row[]) => {
-        const path = join(dir, `athena-${++n}.csv`);
+        const path = folder.file(`athena-${++n}.csv`);
         writeFileSync(path, csv(rows));
         return athena.ingestFile({ orgId, path, sourceName: `athena-${n}.csv` });
       };

@@ -1,9 +1,8 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type NativeKind, writeNativeExport } from '../../../infra/local/demo-data/native-generator';
 import type { ConformanceReport } from '../../../shared/model/uploads';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { suiteFolder } from '../../support/suite-folder';
 import { SAMPLES } from './support';
 
 /**
@@ -14,12 +13,8 @@ import { SAMPLES } from './support';
  */
 const warehouse = new DuckDbWarehouse();
 const run = Date.now().toString(36);
-let dir = '';
+const folder = suiteFolder('conformance-native-');
 let n = 0;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'conformance-native-'));
-});
 
 /**
  * What the raw files do not carry, so no conversion can give it (docs/focus-conformance.md, "Our
@@ -73,7 +68,7 @@ describe('our conversions of native exports keep every applicable MUST but the l
   it.each(['cur1', 'cur2', 'azure', 'gcp-csv', 'gcp-jsonl', 'oci'] as NativeKind[])(
     'generated %s export',
     async (kind) => {
-      const path = join(dir, `${kind}.${kind === 'gcp-jsonl' ? 'jsonl' : 'csv'}`);
+      const path = folder.file(`${kind}.${kind === 'gcp-jsonl' ? 'jsonl' : 'csv'}`);
       await writeNativeExport(path, kind, {
         seed: 7,
         months: ['2025-01'],

@@ -1,10 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { requirementsOf } from '../../../shared/warehouse/conformance/requirements';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
+import { suiteFolder } from '../../support/suite-folder';
 import {
   committed,
   conformanceOf,
@@ -26,12 +24,8 @@ import {
  */
 const warehouse = new DuckDbWarehouse();
 const run = Date.now().toString(36);
-let dir = '';
+const folder = suiteFolder('conformance-');
 const check = (rows: Row[], drop: string[] = []) => conformanceOf(rows, drop);
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'conformance-'));
-});
 
 describe('FOCUS conformance of an upload', () => {
   it('a file that keeps every rule fails none, and every implemented requirement is reported once', async () => {
@@ -233,7 +227,7 @@ describe('FOCUS conformance of an upload', () => {
   it('a failed MUST does not block the upload: its rows are stored and cost what the file says', async () => {
     const rows = valid();
     rows[0] = { ...usage(1), ServiceName: 'Odd Servers', ServiceCategory: 'Servers' };
-    const path = join(dir, 'stored.csv');
+    const path = folder.file('stored.csv');
     writeFileSync(path, csv(rows));
     const orgId = `org_conf_${run}_stored`;
     const result = await warehouse.ingestFile({ orgId, path, sourceName: 'stored.csv' });

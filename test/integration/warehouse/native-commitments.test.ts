@@ -1,7 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import {
@@ -11,6 +8,7 @@ import {
   gcpJsonLines,
 } from '../../support/commitment-exports';
 import { type Cell, csvTable } from '../../support/csv-text';
+import { suiteFolder } from '../../support/suite-folder';
 import { type CsvRow, close, num, parseCsv } from './support';
 
 /**
@@ -21,15 +19,11 @@ import { type CsvRow, close, num, parseCsv } from './support';
  * documented meaning of each line (docs/warehouse.md, "Commitment discounts").
  */
 const warehouse = new DuckDbWarehouse();
-let dir = '';
+const folder = suiteFolder('native-commitments-');
 const run = Date.now().toString(36);
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'native-commitments-'));
-});
-
 async function ingestText(org: string, name: string, text: string) {
-  const path = join(dir, name);
+  const path = folder.file(name);
   writeFileSync(path, text);
   return warehouse.ingestFile({ orgId: org, path, sourceName: name });
 }

@@ -1,10 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeNativeExport } from '../../../infra/local/demo-data/native-generator';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
+import { suiteFolder } from '../../support/suite-folder';
 import { close, num, parseCsv, readCsv, SAMPLES } from './support';
 
 /**
@@ -16,11 +15,7 @@ import { close, num, parseCsv, readCsv, SAMPLES } from './support';
  */
 const warehouse = new DuckDbWarehouse();
 const run = Date.now().toString(36);
-let dir = '';
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'native-focus-'));
-});
+const folder = suiteFolder('native-focus-');
 
 async function rows(orgId: string, select: string, group = '', where = 'TRUE') {
   const tail = group ? ` GROUP BY ${group}` : '';
@@ -153,7 +148,7 @@ describe('AWS CUR 1.0 built here', () => {
   let org = '';
   let raw: ReturnType<typeof parseCsv> = [];
   beforeAll(async () => {
-    const path = join(dir, 'cur1.csv');
+    const path = folder.file('cur1.csv');
     writeFileSync(path, [header, ...lines].map((l) => l.join(',')).join('\n'));
     raw = parseCsv(readFileSync(path, 'utf8'));
     org = await ingest(path);
@@ -189,7 +184,7 @@ describe('AWS CUR 1.0 built here', () => {
 
 describe('Google Cloud generated', () => {
   it('BillingPeriodEnd follows invoice.month; no row without a ServiceCategory; unit price × pricing quantity = cost', async () => {
-    const path = join(dir, 'gcp.csv');
+    const path = folder.file('gcp.csv');
     await writeNativeExport(path, 'gcp-csv', {
       seed: 5,
       months: ['2025-02'],

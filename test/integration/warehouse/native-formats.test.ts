@@ -8,6 +8,7 @@ import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import { IngestRejected } from '../../../shared/warehouse/ingest/errors';
 import { MalformedFileError } from '../../../shared/warehouse/ingest/normalise';
+import { suiteFolder } from '../../support/suite-folder';
 import {
   type CsvRow,
   close,
@@ -25,7 +26,7 @@ import {
  * by the converter's SQL; the actual figures come back through the warehouse port as a user sees them.
  */
 const warehouse = new DuckDbWarehouse();
-let dir = '';
+const folder = suiteFolder('native-');
 
 /** One raw line as the test reads it: its day, service, billed amount and charge-category hint. */
 interface RawCharge {
@@ -175,15 +176,11 @@ async function ingest(orgId: string, path: string) {
 const GENERATED = { seed: 17, months: ['2024-07'], daysPerMonth: 6, resourcesPerProvider: 12 };
 
 async function generated(kind: NativeKind, name: string): Promise<string> {
-  const path = join(dir, name);
+  const path = folder.file(name);
   const lines = await writeNativeExport(path, kind, GENERATED);
   expect(lines).toBeGreaterThan(100);
   return path;
 }
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'native-'));
-});
 
 describe('the real provider samples (test/fixtures/billing)', () => {
   const cases = [
@@ -325,8 +322,8 @@ describe('generated exports (formats without a real sample)', () => {
   });
 
   it('CUR 2.0 as Parquet (maps for product and tags) gives the same totals as its CSV', async () => {
-    const csv = join(dir, 'cur2.csv');
-    const parquet = join(dir, 'cur2.parquet');
+    const csv = folder.file('cur2.csv');
+    const parquet = folder.file('cur2.parquet');
     await withConnection(async (c) => {
       await c.run(
         `COPY (SELECT * REPLACE (CAST(resource_tags::JSON AS MAP(VARCHAR, VARCHAR)) AS resource_tags,
@@ -393,14 +390,14 @@ describe('generated exports (formats without a real sample)', () => {
 
   it('Google Cloud JSON lines gzipped: the same totals; a credits cell that is not a list is refused', async () => {
     const plain = await generated('gcp-jsonl', 'gcp-plain.jsonl');
-    const gz = join(dir, 'gcp.jsonl.gz');
+    const gz = folder.file('gcp.jsonl.gz');
     writeFileSync(gz, gzipSync(readFileSync(plain)));
     await ingest('org_nat_gcp_gz', gz);
     expectSameSums(
       await dailyByService(warehouse, 'org_nat_gcp_gz'),
       sums(gcpCharges(gcpFromJsonLines(readFileSync(plain, 'utf8')))),
     );
-    const bad = join(dir, 'gcp-bad.jsonl');
+    const bad = folder.file('gcp-bad.jsonl');
     const lines = readFileSync(plain, 'utf8').split('\n');
     const second = JSON.parse(lines[1] ?? '{}') as Record<string, unknown>;
     second.credits = { amount: -1 };
@@ -454,7 +451,7 @@ describe('CUR line item types', () => {
   ].join('\n');
 
   it('maps each type to a FOCUS charge category and amortises commitments in EffectiveCost', async () => {
-    const path = join(dir, 'cur2-types.csv');
+    const path = folder.file('cur2-types.csv');
     writeFileSync(path, csv);
     await ingest('org_nat_types', path);
     const rows = await billingRows(
@@ -488,7 +485,7 @@ describe('CUR line item types', () => {
 
 describe('files that are not a billing export', () => {
   const write = (name: string, data: string | Buffer) => {
-    const path = join(dir, name);
+    const path = folder.file(name);
     writeFileSync(path, data);
     return path;
   };
@@ -500,7 +497,7 @@ describe('files that are not a billing export', () => {
     );
     if (!error) throw new Error(`${path} was ingested`);
     expect(error.message).not.toContain('\n');
-    expect(error.message).not.toContain(dir);
+    expect(error.message).not.toContain(folder.path());
     expect(error.message).not.toContain(tmpdir());
     return error;
   }

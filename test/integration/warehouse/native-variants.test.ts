@@ -1,11 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import { query, withConnection } from '../../../shared/warehouse/duckdb/database';
 import { type Cell, csvTable } from '../../support/csv-text';
+import { suiteFolder } from '../../support/suite-folder';
 import { type CsvRow, close, dailyByService, expectSameSums, num, parseCsv, SAMPLES } from './support';
 
 /**
@@ -17,15 +16,11 @@ import { type CsvRow, close, dailyByService, expectSameSums, num, parseCsv, SAMP
  * file parsed in JavaScript (support.ts's RFC 4180 parser or JSON.parse), per day and per service.
  */
 const warehouse = new DuckDbWarehouse();
-let dir = '';
+const folder = suiteFolder('native-variants-');
 const run = Date.now().toString(36);
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'native-variants-'));
-});
-
 function write(name: string, data: string | Buffer): string {
-  const path = join(dir, name);
+  const path = folder.file(name);
   writeFileSync(path, data);
   return path;
 }

@@ -27,7 +27,7 @@ import { alertAddress, type Notification } from '../../alerts/notification';
 import { burnSeries, monthDays, type StatusDetail, type StatusFigures, statusOf } from '../status';
 import { budgetAlertMessage } from './burn-chart';
 import { type BudgetFiring, budgetLink } from './render';
-import { budgetRootCauses, topContributors } from './top';
+import { budgetRootCauses, type LineMonth, topContributors } from './top';
 
 /**
  * Scheduled evaluation of budget alerts, by the cost alerts' sweep and evaluator (docs/budgets.md
@@ -165,14 +165,10 @@ export async function evaluateBudgetAlerts(
   );
   // The top contributors and the root causes of a budget's line and month, each read once per
   // message (alerts on the same line share them).
-  const lineKey = (budget: Budget, line: string | null, month: string, dataThrough: string) =>
+  const lineKey = ({ budget, line, month, dataThrough }: LineMonth) =>
     JSON.stringify([budget.id, budget.versionId, line, month, dataThrough]);
-  const topFor: TopOf = oncePer(lineKey, (budget, line, month, dataThrough) =>
-    topContributors(budget, line, month, dataThrough, timeZone, now),
-  );
-  const causesFor: CausesOf = oncePer(lineKey, (budget, line, month, dataThrough) =>
-    budgetRootCauses(budget, line, month, dataThrough, timeZone, now),
-  );
+  const topFor: TopOf = oncePer(lineKey, (at) => topContributors(at, timeZone, now));
+  const causesFor: CausesOf = oncePer(lineKey, (at) => budgetRootCauses(at, timeZone, now));
   const results = await mapSettled([...new Set(msg.budgetAlertIds)], 4, async (alertId) => {
     const alert = await getBudgetAlert(msg.orgId, alertId);
     if (!alert || alert.archivedAt) return null;
@@ -188,18 +184,8 @@ export async function evaluateBudgetAlerts(
   return results.map((r) => (r.ok ? r.value : null));
 }
 
-type TopOf = (
-  budget: Budget,
-  line: string | null,
-  month: string,
-  dataThrough: string,
-) => ReturnType<typeof topContributors>;
-type CausesOf = (
-  budget: Budget,
-  line: string | null,
-  month: string,
-  dataThrough: string,
-) => Promise<RootCauses>;
+type TopOf = (at: LineMonth) => ReturnType<typeof topContributors>;
+type CausesOf = (at: LineMonth) => Promise<RootCauses>;
 
 async function evaluateOne(
   alert: StoredBudgetAlert,
@@ -246,7 +232,7 @@ async function evaluateOne(
         continue;
       }
       check.notificationId = claim.notificationId;
-      const rootCauses = await causesFor(budget, watched.line, month, dataThrough);
+      const rootCauses = await causesFor({ budget, line: watched.line, month, dataThrough });
       check.rootCauses = rootCauses;
       const firing: BudgetFiring = {
         alert: { id: alert.id, name: alert.name },
@@ -259,7 +245,7 @@ async function evaluateOne(
         figures: watched.figures,
         threshold: { ...t, amount },
         measured: measured!,
-        top: await topFor(budget, watched.line, month, dataThrough),
+        top: await topFor({ budget, line: watched.line, month, dataThrough }),
         rootCauses,
         conversion: status.conversion,
         burn: burnSeries(watched.daily, month, dataThrough, watched.figures),

@@ -6,7 +6,15 @@ import type { Budget } from '../../../model/budgets';
 import type { ConversionOut } from '../../../model/conversion';
 import { money } from '../../alerts/explain';
 import type { RenderedMessage } from '../../alerts/notification';
-import { cardText, causeLinesOf, causesHtml, escapeHtml, escapeSlack } from '../../alerts/render';
+import {
+  adaptiveCard,
+  cardFigure,
+  cardText,
+  causeLinesOf,
+  causesHtml,
+  escapeHtml,
+  escapeSlack,
+} from '../../alerts/render';
 import { daysBetween } from '../../alerts/schedule';
 import { oneLine } from '../../common/text';
 import { monthDays, type StatusFigures } from '../status';
@@ -214,29 +222,18 @@ ${causes ? causesHtml(causes) : ''}<tr><td style="padding:20px 24px 24px 24px"><
     },
   ];
 
-  const teamsCard: Record<string, unknown> = {
-    $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-    type: 'AdaptiveCard',
-    version: '1.5',
-    msteams: { width: 'Full' },
-    body: [
+  const teamsCard = adaptiveCard(
+    [
       cardText(title, { weight: 'Bolder', size: 'Large', color: 'Attention' }),
       ...(f.test ? [cardText(testLine, { isSubtle: true })] : []),
       cardText(`${headline}.`, { weight: 'Bolder' }),
-      ...figures.map(([k, v]) => ({
-        type: 'ColumnSet',
-        spacing: 'Small',
-        columns: [
-          { type: 'Column', width: 'stretch', items: [cardText(k, { weight: 'Bolder' })] },
-          { type: 'Column', width: 'auto', items: [cardText(v)] },
-        ],
-      })),
+      ...figures.map(cardFigure),
       ...(causes
         ? [cardText(causes.heading, { weight: 'Bolder' }), ...causes.lines.map((l) => cardText(l))]
         : []),
     ],
-    actions: [{ type: 'Action.OpenUrl', title: linkLabel, url: link }],
-  };
+    [{ title: linkLabel, url: link }],
+  );
 
   return { subject, html, text, slackBlocks, slackText, teamsCard };
 }

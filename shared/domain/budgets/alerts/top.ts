@@ -21,6 +21,22 @@ export function drillDimension(budget: Pick<Budget, 'groupBy'>, line: string | n
   return budget.groupBy === 'service' ? 'sub_account' : 'service';
 }
 
+/** One line of a budget (`line` null: the budget's total) in one month, up to its last day with data. */
+export interface LineMonth {
+  budget: Budget;
+  line: string | null;
+  month: string;
+  dataThrough: string;
+}
+
+/** The engine context of a budget's reads: its organisation and currency, the time zone (UTC unless set), now. */
+const readContext = (budget: Budget, timeZone: string | undefined, now: Date) => ({
+  orgId: budget.organizationId,
+  currency: budget.currency,
+  timeZone: timeZone ?? 'UTC',
+  now,
+});
+
 /** The budget's filter restricted to a line's value (`line` null: the budget's total). */
 function lineFilter(budget: Budget, line: string | null): WhereClause | null {
   const rules: WhereClause['rules'] = [
@@ -36,10 +52,7 @@ function lineFilter(budget: Budget, line: string | null): WhereClause | null {
  * filter and currency, restricted to the line's value.
  */
 export async function topContributors(
-  budget: Budget,
-  line: string | null,
-  month: string,
-  dataThrough: string,
+  { budget, line, month, dataThrough }: LineMonth,
   timeZone: string | undefined,
   now: Date,
 ): Promise<{ dimension: string; values: { value: string; amount: number }[] }> {
@@ -51,7 +64,7 @@ export async function topContributors(
       first,
       dataThrough,
     ),
-    { orgId: budget.organizationId, currency: budget.currency, timeZone: timeZone ?? 'UTC', now },
+    readContext(budget, timeZone, now),
   );
   const sums = new Map<string, number>();
   for (const s of result.queries[0]?.series ?? []) {
@@ -77,10 +90,7 @@ export async function topContributors(
  * to its length). One engine read over both ranges.
  */
 export async function budgetRootCauses(
-  budget: Budget,
-  line: string | null,
-  month: string,
-  dataThrough: string,
+  { budget, line, month, dataThrough }: LineMonth,
   timeZone: string | undefined,
   now: Date,
 ): Promise<RootCauses> {
@@ -94,7 +104,7 @@ export async function budgetRootCauses(
   const q = request.queries[0] as Query;
   const result = await runExplorer(
     { ...request, queries: [{ ...q, groupBy } as Query] },
-    { orgId: budget.organizationId, currency: budget.currency, timeZone: timeZone ?? 'UTC', now },
+    readContext(budget, timeZone, now),
   );
   const out = result.queries[0];
   return rootCausesOf(
