@@ -26,7 +26,7 @@ const org = `org_fstore_${run}`;
 const dir = mkdtempSync(join(tmpdir(), 'forecast-store-'));
 const now = new Date('2024-11-25T12:00:00Z');
 
-const request = (groupBy?: string) =>
+const request = (groupBy?: string | string[]) =>
   v.parse(ExplorerRequestSchema, {
     period: {
       startDate: '2024-11-01T00:00:00Z',
@@ -66,8 +66,10 @@ beforeAll(async () => {
 describe('forecasts kept in the store', () => {
   it.each([
     ['grouped by service', 'service'],
+    // Read ranked over the history (several dimensions): kept as well, under the data version.
+    ['grouped by service and region', ['service', 'region']],
     ['ungrouped', undefined],
-  ])(
+  ] as [string, string | string[] | undefined][])(
     '%s: computed and kept once, then read back by another process as it was computed',
     async (_label, groupBy) => {
       const { store, seen, hashes } = countingStore();
