@@ -252,6 +252,11 @@ export const keys = {
     pk: keys.dimensionsPartition(orgId),
     sk: `VDIM#${id}`,
   }),
+  /** The version of the org's billing rows in the Athena warehouse (shared/db/data-versions-repo.ts). */
+  dataVersion: (orgId: string): ItemKey => ({
+    pk: keys.dimensionsPartition(orgId),
+    sk: 'DATAVERSION',
+  }),
   /** Points at the refresh whose cache parts are current, so readers switch between complete sets. */
   dimensionCachePointer: (orgId: string, kind: string): ItemKey => ({
     pk: keys.dimensionsPartition(orgId),

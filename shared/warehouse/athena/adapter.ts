@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { newDataVersion } from '../../db/data-versions-repo';
 import { writeCache } from '../../db/dimensions-repo';
 import type { BillingSource, ConformanceReport, SourceChange } from '../../model/uploads';
 import type { FeatureModel, RefreshMode } from '../../model/view-features';
@@ -85,6 +86,10 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
   async ingestFile(input: IngestInput): Promise<IngestResult> {
     const bucket = this.bucket();
     const uploadId = input.uploadId ?? `upl_${randomUUID()}`;
+    return changingRows(input.orgId, () => this.ingest(bucket, uploadId, input));
+  }
+
+  private ingest(bucket: string, uploadId: string, input: IngestInput): Promise<IngestResult> {
     return withConnection(async (conn) => {
       const commitments = await stageContractCommitments(conn, input.path, input.orgId, input.sourceName);
       if (commitments) return this.keepContractCommitments(conn, input, commitments);
@@ -277,6 +282,16 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
     sources: SourceChange[],
   ): Promise<SourceChange[]> {
     const bucket = this.bucket();
+    return changingRows(orgId, () => this.restore(bucket, orgId, uploadId, restoreId, sources));
+  }
+
+  private restore(
+    bucket: string,
+    orgId: string,
+    uploadId: string,
+    restoreId: string,
+    sources: SourceChange[],
+  ): Promise<SourceChange[]> {
     return withConnection(async (conn) => {
       const temp: string[] = [];
       const tempFile = () => {
@@ -447,5 +462,20 @@ export class AthenaWarehouse extends AthenaQueries implements WarehousePort {
       values: dimensionValueRows(values, fields),
       skipped,
     };
+  }
+}
+
+/**
+ * Runs a write of the org's objects between two new data versions (before: a request reading
+ * while objects are replaced keys what it computes under a version that will not last; after:
+ * the rows as written get a version of their own), the second whether or not the write failed
+ * halfway. See docs/warehouse.md, `dataVersion`.
+ */
+async function changingRows<T>(orgId: string, write: () => Promise<T>): Promise<T> {
+  await newDataVersion(orgId);
+  try {
+    return await write();
+  } finally {
+    await newDataVersion(orgId);
   }
 }

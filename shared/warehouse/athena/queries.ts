@@ -1,4 +1,5 @@
 import { config } from '../../config';
+import { readDataVersion } from '../../db/data-versions-repo';
 import { readCache } from '../../db/dimensions-repo';
 import type { MetricId } from '../focus-columns';
 import type { UsageMetric, WarehouseQueries } from '../port';
@@ -143,12 +144,9 @@ export class AthenaQueries implements WarehouseQueries {
     return catalog;
   }
 
-  /**
-   * None kept: an upload writes objects to S3 without a version to read back in one request.
-   * The explorer's forecast then identifies the data by its daily total (docs/queries.md).
-   */
-  async dataVersion(_orgId: string): Promise<string | undefined> {
-    return undefined;
+  /** Kept in the table beside the catalog, given anew around every write of the org's objects. */
+  dataVersion(orgId: string): Promise<string | undefined> {
+    return readDataVersion(orgId);
   }
 
   /** The base table through the org's derived table, pruned to the range's billing months. */

@@ -639,6 +639,9 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
       uploadId: 'upl_b',
     });
     const source = { provider: 'AWS', account: CUR_PAYER };
+    // Each write of the org's objects gives its rows a new version.
+    const afterTwo = await athena.dataVersion(orgId);
+    expect(afterTwo).toEqual(expect.any(String));
     expect(two.replaced).toEqual([
       {
         month: '2023-11',
@@ -661,6 +664,7 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
       },
     ]);
     expectSums(await novemberDaily(), prefixed('AWS', curDaily(first.rows)));
+    expect(await athena.dataVersion(orgId)).not.toBe(afterTwo);
     // What the restore replaced is kept in turn, and the statements still meet Trino.
     expect(emulator.objects.has(kept.replace('upl_b', 'rst_1'))).toBe(true);
     // A replacement that does not drop markedly keeps nothing.
@@ -772,10 +776,12 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
     expect(all.result).toEqual(await duck.commitmentTerms(org));
   });
 
-  it('keeps no data version: none is answered and no statement runs (the forecast reads the total instead)', async () => {
+  it('keeps a data version: one read from the table, no statement, the same until the next write', async () => {
     const version = await checked((w) => w.dataVersion(org));
-    expect(version.result).toBeUndefined();
+    expect(version.result).toEqual(expect.any(String));
     expect(version.statements).toEqual([]);
+    expect(await athena.dataVersion(org)).toBe(version.result);
+    expect(await athena.dataVersion(`org_never_${run}`)).toBeUndefined();
   });
 
   it('drives every public method of the adapter (a new method fails here until a test drives it)', () => {
@@ -793,6 +799,9 @@ describe('Athena statements meet Trino and agree with DuckDB', () => {
       'bind',
       'keepContractCommitments',
       'storedContractCommitments',
+      // `ingestFile` and `restoreReplaced` between two new data versions.
+      'ingest',
+      'restore',
     ]);
     expect(AthenaQueries.prototype).toBeInstanceOf(Object);
     const untested = [...methods].filter((m) => !internal.has(m) && !called.has(m));
