@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { log } from '../../log';
 import type { ExplorerRequest } from '../../model/query-model';
+import type { WhereClause } from '../../warehouse/warehouse-query';
 import type { SeriesOut } from './model';
-import type { ExplorerContext } from './run';
+import type { PeriodDefaults } from './period';
 
 /**
  * Where a request's forecasts are kept for other processes (a DynamoDB item in AWS and locally:
@@ -19,14 +20,38 @@ export interface ForecastAnswerStore {
   recentViews?(orgId: string, limit: number): Promise<KeptView[]>;
 }
 
+/**
+ * What an explorer request runs with besides the organisation, the time and its stores (the part
+ * of `ExplorerContext` that changes its figures): kept with a view to run it again.
+ */
+export interface ViewContext {
+  /** A where clause ANDed into every cost query whose `extendDashboardConditions` is true. */
+  conditions?: WhereClause | null;
+  /** The dashboard's period, where the request's period has neither a preset nor dates. */
+  defaults?: PeriodDefaults;
+  /** The organisation's IANA timezone (UTC when unset). */
+  timeZone?: string;
+  /**
+   * Scopes the request runs in besides its own `scopeId` (a dashboard's): their filters restrict
+   * every cost and usage query (see `scopesWhere`).
+   */
+  scopeIds?: readonly (string | null | undefined)[];
+  /**
+   * The currency cost figures are asked in (the request's, the dashboard's, the alert's or the
+   * report's); a cost query's own `currency` wins. Unset: each row's billing currency, split by
+   * currency when the organisation has several (docs/currency.md).
+   */
+  currency?: string | null;
+}
+
 /** What an explorer request ran with, besides the organisation and the time: enough to run it again. */
 export interface KeptView {
   request: ExplorerRequest;
-  ctx: Pick<ExplorerContext, 'conditions' | 'defaults' | 'timeZone' | 'scopeIds' | 'currency'>;
+  ctx: ViewContext;
 }
 
 /** The view of a run, as kept beside its forecasts. */
-export function viewOf(request: ExplorerRequest, ctx: ExplorerContext): KeptView {
+export function viewOf(request: ExplorerRequest, ctx: ViewContext): KeptView {
   const { conditions, defaults, timeZone, scopeIds, currency } = ctx;
   return { request, ctx: { conditions, defaults, timeZone, scopeIds, currency } };
 }

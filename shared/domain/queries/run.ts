@@ -14,42 +14,17 @@ import type { Expression } from '../common/expr/parse';
 import { queryMetricPoints, resolveMetricRef } from '../datasources/points';
 import { type BudgetQuery, budgetSeries } from './budget';
 import { CURRENCY_GROUP, type CurrencyPlan, CurrencyPlanner } from './conversion';
-import type { ForecastAnswerStore } from './forecast-answers';
+import type { ForecastAnswerStore, ViewContext } from './forecast-answers';
 import { type Computed, OTHER, type Window } from './model';
-import {
-  type AggBy,
-  addUnits,
-  bucketFloor,
-  bucketKey,
-  bucketStarts,
-  MAX_INTERNAL_BUCKETS,
-  type PeriodDefaults,
-} from './period';
+import { type AggBy, addUnits, bucketFloor, bucketKey, bucketStarts, MAX_INTERNAL_BUCKETS } from './period';
 import type { ExprQuery, SeriesQuery } from './plan';
 import { align, andWhere, groupByOf, portTime, topNOf, warehouseCall } from './rows';
 import { type Grouped, reduce, rolling, rollingHistoryStart } from './series';
 
 /** Who and where an explorer request runs for (the route's, the dashboard's, the alert's). */
-export interface ExplorerContext {
+export interface ExplorerContext extends ViewContext {
   orgId: string;
-  /** A where clause ANDed into every cost query whose `extendDashboardConditions` is true. */
-  conditions?: WhereClause | null;
-  /** The dashboard's period, where the request's period has neither a preset nor dates. */
-  defaults?: PeriodDefaults;
   now?: Date;
-  /** The organisation's IANA timezone (UTC when unset). */
-  timeZone?: string;
-  /**
-   * Scopes the request runs in besides its own `scopeId` (a dashboard's): their filters restrict
-   * every cost and usage query (see `scopesWhere`).
-   */
-  scopeIds?: readonly (string | null | undefined)[];
-  /**
-   * The currency cost figures are asked in (the request's, the dashboard's, the alert's or the
-   * report's); a cost query's own `currency` wins. Unset: each row's billing currency, split by
-   * currency when the organisation has several (docs/currency.md).
-   */
-  currency?: string | null;
   /**
    * Where forecasts are kept for other processes (`ForecastAnswerStore`); unset: the table's
    * (`adapters/forecast-answers.ts`); null: none (a benchmark without the table).
