@@ -10,7 +10,7 @@ import { runExplorer } from '../queries/engine';
 import type { SeriesOut } from '../queries/model';
 import { monthIndex, monthOf } from './rules';
 import { BUDGET_LIMITS, type SuggestBudgetInput } from './schemas';
-import { monthDays, STATUS_HISTORY_DAYS, statusRequest } from './status';
+import { monthDays, monthFigures, STATUS_HISTORY_DAYS, statusRequest } from './status';
 
 /**
  * POST /budgets/suggest (docs/budgets.md "Suggested amounts"): AWS's auto-adjusting budget as an
@@ -36,11 +36,18 @@ export interface BudgetSuggestion {
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-/** The month totals of one daily series (points up to `dataThrough` are its history). */
+/**
+ * The month totals of one daily series (points up to `dataThrough` are its history). The current
+ * month (`current`, the status's month) is the status's own month-end forecast (`monthFigures`: a
+ * forecast to that month's end), later months the totals of one forecast to the last month's end.
+ * The backtest behind a forecast is made at its horizon, so the two horizons may choose different
+ * methods; the current month then still reads what its budget's status will say.
+ */
 export function monthlySuggestion(
   points: ReadonlyMap<string, number>,
   dataThrough: string,
   months: readonly string[],
+  current: string,
 ): Record<string, Suggested> | null {
   const history = [...points]
     .filter(([d]) => d <= dataThrough)
@@ -48,11 +55,15 @@ export function monthlySuggestion(
     .map(([date, value]) => ({ date, value }));
   if (!history.length) return null;
   const last = monthDays(months.at(-1)!).last;
-  const f = forecastSeries(history, { horizonDays: daysBetween(dataThrough, last), dataThrough });
+  let ahead: ReturnType<typeof forecastSeries> | undefined;
+  const forecastAhead = () =>
+    (ahead ??= forecastSeries(history, { horizonDays: daysBetween(dataThrough, last), dataThrough }));
   const out: Record<string, Suggested> = {};
   for (const m of months) {
     const { first, last: end } = monthDays(m);
-    const t = forecastTotal(f, history, first, end);
+    const t =
+      (m === current ? monthFigures(points, m, dataThrough, 0).forecast : null) ??
+      forecastTotal(forecastAhead(), history, first, end);
     out[m] = { value: round2(t.value), lower80: round2(t.lower80), upper80: round2(t.upper80) };
   }
   return out;
@@ -97,7 +108,8 @@ export async function suggestBudget(
       for (const p of s.points) if (p.value !== null) m.set(p.date, (m.get(p.date) ?? 0) + p.value);
     return m;
   };
-  const total = monthlySuggestion(daily(series), dataThrough, months) ?? {};
+  const current = today.slice(0, 7);
+  const total = monthlySuggestion(daily(series), dataThrough, months, current) ?? {};
   const lines: BudgetSuggestion['lines'] = [];
   if (body.groupBy === null) lines.push({ value: null, amounts: total });
   else {
@@ -108,6 +120,7 @@ export async function suggestBudget(
         daily(series.filter((s) => !s.other && (s.group[dim] ?? null) === value)),
         dataThrough,
         months,
+        current,
       );
       if (amounts) lines.push({ value, amounts });
     }
