@@ -27,3 +27,11 @@ export function s3CreatedBody(bucket: string, key: string, eTag: string, size = 
     ],
   });
 }
+
+/** A queue stand-in (a sweep's `send`, an evaluator's notifications): keeps what it is sent in `into` and accepts all of it. */
+export function collectingQueue<T>(into: T[]): (items: readonly T[]) => Promise<null[]> {
+  return async (items) => {
+    into.push(...items);
+    return items.map(() => null);
+  };
+}

@@ -13,6 +13,7 @@ import type { StoredBudgetAlert } from '../../../shared/model/budget-alerts';
 import { mapLimit } from '../../../shared/pool';
 import { parseOrThrow } from '../../../shared/validation';
 import { adminOf } from '../../support/principals';
+import { collectingQueue } from '../../support/sqs';
 
 /**
  * The budget alerts are a second kind of the alert sweep (`sweepDue`): their due index is read page
@@ -26,12 +27,6 @@ const SMALL_PAGES: DueIndex<StoredBudgetAlert> = {
   ...dueBudgetAlertIndex,
   due: (shard, at, _limit, cursor) => dueBudgetAlertIndex.due(shard, at, 7, cursor),
 };
-const collect =
-  (into: BudgetEvaluationMessage[]) =>
-  async (ms: readonly BudgetEvaluationMessage[]): Promise<null[]> => {
-    into.push(...ms);
-    return ms.map(() => null);
-  };
 
 async function alertsOf(orgId: string, n: number, at: Date): Promise<string[]> {
   await ensureOrganization({ id: orgId, name: 'budget sweep', timezone: 'UTC', createdAt: at.toISOString() });
@@ -84,8 +79,8 @@ describe('the budget alerts in the shared sweep', () => {
     const a: BudgetEvaluationMessage[] = [];
     const b: BudgetEvaluationMessage[] = [];
     const [ra, rb] = await Promise.all([
-      sweepDue(now, budgetAlertKind({ index: SMALL_PAGES, send: collect(a) }), only),
-      sweepDue(now, budgetAlertKind({ index: SMALL_PAGES, send: collect(b) }), only),
+      sweepDue(now, budgetAlertKind({ index: SMALL_PAGES, send: collectingQueue(a) }), only),
+      sweepDue(now, budgetAlertKind({ index: SMALL_PAGES, send: collectingQueue(b) }), only),
     ]);
     const sent = [...a, ...b].flatMap((m) => m.budgetAlertIds);
     expect(sent.sort()).toEqual([...ids].sort());
@@ -97,13 +92,17 @@ describe('the budget alerts in the shared sweep', () => {
     // Every alert moved on to the next 06:00 UTC, and a third sweep finds none due.
     for (const id of ids.slice(0, 5))
       expect((await getBudgetAlert(orgId, id))?.nextEvalAt).toBe('2026-11-21T06:00:00.000Z');
-    const third = await sweepDue(now, budgetAlertKind({ index: SMALL_PAGES, send: collect([]) }), only);
+    const third = await sweepDue(
+      now,
+      budgetAlertKind({ index: SMALL_PAGES, send: collectingQueue<BudgetEvaluationMessage>([]) }),
+      only,
+    );
     expect(third.enqueued).toBe(0);
     // At the next slot each is due again, once.
     const next: BudgetEvaluationMessage[] = [];
     const later = await sweepDue(
       new Date('2026-11-21T06:00:00Z'),
-      budgetAlertKind({ index: SMALL_PAGES, send: collect(next) }),
+      budgetAlertKind({ index: SMALL_PAGES, send: collectingQueue(next) }),
       only,
     );
     expect(later.enqueued).toBe(90);
@@ -131,7 +130,11 @@ describe('the budget alerts in the shared sweep', () => {
     ).rejects.toThrow('refused');
     expect(refused.length).toBeGreaterThan(0);
     const again: BudgetEvaluationMessage[] = [];
-    const retry = await sweepDue(now, budgetAlertKind({ index: SMALL_PAGES, send: collect(again) }), only);
+    const retry = await sweepDue(
+      now,
+      budgetAlertKind({ index: SMALL_PAGES, send: collectingQueue(again) }),
+      only,
+    );
     expect(retry.enqueued).toBe(refused.length);
     expect(again.flatMap((m) => m.budgetAlertIds).sort()).toEqual([...refused].sort());
     for (const id of refused) expect(ids).toContain(id);
