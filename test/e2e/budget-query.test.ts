@@ -4,7 +4,7 @@ import { writeAwsFocusCsv } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
-import { DAY_MS, suiteIds, ymd } from '../support/suite';
+import { DAY_MS, monthStart, suiteIds, ymd } from '../support/suite';
 
 /**
  * The `budget` query type (issue 28) on the local stack, for a new organisation whose billing rows
@@ -24,8 +24,6 @@ let usdPerEur = new Map<string, number>();
 let service = '';
 
 const day = (r: CsvRow) => String(r.ChargePeriodStart).slice(0, 10);
-const monthStart = (now: Date, offset: number) =>
-  ymd(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - offset, 1));
 const now = new Date();
 const months = [4, 3, 2, 1, 0].map((o) => monthStart(now, o).slice(0, 7));
 const lastMonth = months[3]!;

@@ -9,7 +9,7 @@ import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
-import { DAY_MS, suiteIds, ymd } from '../support/suite';
+import { DAY_MS, monthStart, suiteIds, ymd } from '../support/suite';
 
 /**
  * GET /budgets/{id}/status on the local stack, for a new organisation whose billing rows are
@@ -33,9 +33,6 @@ function sum(filter: (r: CsvRow) => boolean, target: 'USD' | 'EUR' = 'USD'): num
 function expectClose(actual: number | null | undefined, expected: number) {
   const a = actual ?? Number.NaN;
   if (!close(a, expected, 1e-9)) throw new Error(`got ${actual}, expected ${expected}`);
-}
-function monthStart(now: Date, offset: number): string {
-  return ymd(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - offset, 1));
 }
 const lastDayOf = (month: string) =>
   ymd(Date.parse(`${monthStart(new Date(`${month}-15T00:00:00Z`), -1)}T00:00:00Z`) - DAY_MS);
