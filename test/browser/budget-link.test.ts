@@ -1,8 +1,7 @@
-import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
+import { type CsvRow, num } from '../integration/warehouse/support';
 import { CONSOLE_SIZES, closeCheckedPage } from '../support/browser';
-import { ingestOk } from '../support/cli';
 import { consoleSuite } from '../support/console-suite';
-import { writeAwsFocusCsv } from '../support/daily-focus';
+import { ingestAwsFocus } from '../support/daily-focus';
 import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -29,12 +28,11 @@ beforeAll(async () => {
   key = await freshOrg(orgId, `user_blink${run}`, `budget link ${run}`);
   const today = Date.parse(`${ymd(Date.now())}T00:00:00Z`);
   const months = [1, 0].map((o) => monthStart(new Date(today), o).slice(0, 7));
-  const file = writeAwsFocusCsv(
+  rows = ingestAwsFocus(
+    orgId,
     { seed: 3131, months, resourcesPerProvider: 2, accountPrefix: `bl${run}` },
     'focus_budget_link.csv',
   );
-  rows = readCsv(file);
-  ingestOk(orgId, file);
 }, 600_000);
 
 it("follows a budget alert's link to the budget's month, its figures summed from the raw rows", async () => {

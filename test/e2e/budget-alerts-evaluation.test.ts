@@ -1,5 +1,5 @@
 import type { RootCauses } from '../../shared/model/alerts';
-import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
+import { type CsvRow, num } from '../integration/warehouse/support';
 import {
   atLeast,
   drainQueues,
@@ -9,8 +9,7 @@ import {
   snoozeOneArchiveOther,
   teamsTo,
 } from '../support/alert-messages';
-import { ingestOk } from '../support/cli';
-import { writeAwsFocusCsv } from '../support/daily-focus';
+import { ingestAwsFocus } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
@@ -117,12 +116,11 @@ beforeAll(async () => {
   expect([...rates.keys()].sort()[0]! <= monthStart(new Date(today), 3)).toBe(true);
   token = await freshOrg(orgId, userId, `budget alerts ${run}`);
   const months = [3, 2, 1, 0].map((o) => monthStart(new Date(today), o).slice(0, 7));
-  const file = writeAwsFocusCsv(
+  rows = ingestAwsFocus(
+    orgId,
     { seed: 2828, months, resourcesPerProvider: 3, accountPrefix: `ba${run}` },
     'focus_budget_alerts.csv',
   );
-  rows = readCsv(file);
-  ingestOk(orgId, file);
 
   // The month and its last complete day, as the engine sees them (a budget with no amount yet).
   const probe = await post<{ id: string }>('/budgets', {

@@ -1,6 +1,5 @@
-import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
-import { ingestOk } from '../support/cli';
-import { writeAwsFocusCsv } from '../support/daily-focus';
+import { type CsvRow, close, num } from '../integration/warehouse/support';
+import { ingestAwsFocus } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
@@ -104,12 +103,12 @@ let eurBudget = '';
 beforeAll(async () => {
   usdPerEur = seedUsdPerEur();
   token = await freshOrg(orgId, userId, `budget query ${run}`);
-  const file = writeAwsFocusCsv(
+  rows = ingestAwsFocus(
+    orgId,
     { seed: 2828, months, resourcesPerProvider: 3, accountPrefix: `bq${run}` },
     'focus_budget_query.csv',
     now,
   );
-  rows = readCsv(file);
   expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
   service = [...new Set(rows.map((r) => String(r.ServiceName)))].sort()[0]!;
   for (const m of months) {
@@ -118,7 +117,6 @@ beforeAll(async () => {
     amounts[m] = Math.round(Math.max(full, 100) * 97) / 100;
     otherAmounts[m] = 123.45;
   }
-  ingestOk(orgId, file);
   usdBudget = await createBudget({
     name: `Query USD ${run}`,
     currency: 'USD',

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FOCUS_HEADER } from '../../infra/local/demo-data/generator';
-import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
+import { type CsvRow, close, num } from '../integration/warehouse/support';
 import { ingestOk as ingestCli } from '../support/cli';
-import { writeAwsFocusCsv } from '../support/daily-focus';
+import { ingestAwsFocus } from '../support/daily-focus';
 import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
@@ -63,14 +63,13 @@ beforeAll(async () => {
   usdPerEur = seedUsdPerEur();
   expect([...usdPerEur.keys()].sort()[0]! <= `${lastMonth}-01`).toBe(true);
   token = await freshOrg(orgId, userId, `budget status ${run}`);
-  const file = writeAwsFocusCsv(
+  rows = ingestAwsFocus(
+    orgId,
     { seed: 28, months, resourcesPerProvider: 3, accountPrefix: `bs${run}` },
     'focus_budget.csv',
     now,
   );
-  rows = readCsv(file);
   expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
-  ingestCli(orgId, file);
 }, 600_000);
 
 jest.setTimeout(300_000);
