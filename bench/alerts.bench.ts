@@ -52,6 +52,7 @@ import { sweepDueAlerts } from '../shared/domain/alerts/sweep';
 import { parseOrThrow } from '../shared/validation';
 import { DuckDbWarehouse } from '../shared/warehouse/duckdb/adapter';
 import { resetDuckDb } from '../shared/warehouse/duckdb/database';
+import { collectingQueue } from '../test/support/sqs';
 import { BUDGET_ALERTS, budgetWork } from './alerts/budget-alerts';
 import { CREATED, NOW, ORG, where } from './alerts/setting';
 import { benchRows, round, timed, useDuckDb, useDynamoTable } from './support';
@@ -292,17 +293,7 @@ async function runOn(storage: 'memory' | 'disk', dir: string, principal: Princip
     const grouped: EvaluationMessage[] = [];
     const sweepCpu = process.cpuUsage();
     const sweep = await timed(() =>
-      sweepDueAlerts(
-        NOW,
-        {
-          index: dueAlertIndex,
-          send: async (ms) => {
-            grouped.push(...ms);
-            return ms.map(() => null);
-          },
-        },
-        (o) => o === ORG,
-      ),
+      sweepDueAlerts(NOW, { index: dueAlertIndex, send: collectingQueue(grouped) }, (o) => o === ORG),
     );
     const sweepSeconds = sweep.ms / 1000;
     const sweepCpuUsed = process.cpuUsage(sweepCpu);

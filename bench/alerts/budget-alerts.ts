@@ -18,6 +18,7 @@ import { parseOrThrow } from '../../shared/validation';
 import { query, withReadConnection } from '../../shared/warehouse/duckdb/database';
 import type { WarehouseQueries } from '../../shared/warehouse/port';
 import { getWarehouseQueries, setWarehouseQueries } from '../../shared/warehouse/queries';
+import { collectingQueue } from '../../test/support/sqs';
 import { round, timed } from '../support';
 import { CREATED, NOW, ORG, where } from './setting';
 
@@ -127,13 +128,7 @@ async function budgetRound(now: Date, reads: Record<string, number>) {
   const sweep = await timed(() =>
     sweepDue(
       now,
-      budgetAlertKind({
-        index: dueBudgetAlertIndex,
-        send: async (ms) => {
-          messages.push(...ms);
-          return ms.map(() => null);
-        },
-      }),
+      budgetAlertKind({ index: dueBudgetAlertIndex, send: collectingQueue(messages) }),
       (o) => o === ORG,
     ),
   );

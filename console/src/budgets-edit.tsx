@@ -3,6 +3,7 @@
  * `If-Match` the version read; a 409 says someone saved first) and a budget alert's form (create
  * or edit: the line watched, thresholds, where to notify). Shaping and checks: ./budgets-shape.ts.
  */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatFigure } from '../../shared/charts/spec';
 import { ApiError, api } from './api';
@@ -26,19 +27,46 @@ import { monthLabel } from './words';
 const figureOf = (cell: string | undefined, currency: string) =>
   cell ? formatFigure(Number(cell), currency, 2) : '–';
 
-/** The head of a lines × months grid: "Line", then each month in words. */
-export function MonthsHead({ months }: { months: readonly string[] }) {
+/**
+ * A lines × months grid of amounts: "Line", then each month in words, as column heads; a row per
+ * line headed by its `label`, each month's cell drawn by `cell` (the month, its index, the row's).
+ */
+export function AmountGrid<R>(p: {
+  class: string;
+  caption?: ComponentChildren;
+  months: readonly string[];
+  rows: readonly R[];
+  label: (row: R) => string;
+  cell: (row: R, month: string, k: number, i: number) => ComponentChildren;
+}) {
   return (
-    <thead>
-      <tr>
-        <th scope="col">Line</th>
-        {months.map((m) => (
-          <th scope="col" class="num" key={m}>
-            {monthLabel(`${m}-01`)}
-          </th>
-        ))}
-      </tr>
-    </thead>
+    <div class="table-wrap">
+      <table class={p.class}>
+        {p.caption && <caption>{p.caption}</caption>}
+        <thead>
+          <tr>
+            <th scope="col">Line</th>
+            {p.months.map((m) => (
+              <th scope="col" class="num" key={m}>
+                {monthLabel(`${m}-01`)}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {p.rows.map((r, i) => (
+            <tr key={p.label(r)}>
+              <th scope="row">{p.label(r)}</th>
+              {p.months.map((m, k) => (
+                <td class="num" key={m}>
+                  {p.cell(r, m, k, i)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -91,32 +119,24 @@ export function AmountsEditor({
     <div class="card budget-amounts">
       <h2>{title}</h2>
       <form onSubmit={save}>
-        <div class="table-wrap">
-          <table class="amount-grid">
-            <MonthsHead months={grid.months} />
-            <tbody>
-              {grid.rows.map((r, i) => (
-                <tr key={r.label}>
-                  <th scope="row">{r.label}</th>
-                  {grid.months.map((m, k) => (
-                    <td class="num" key={m}>
-                      {open ? (
-                        <input
-                          inputMode="decimal"
-                          aria-label={`${r.label}, ${monthLabel(`${m}-01`)}`}
-                          value={r.cells[k]}
-                          onInput={(ev) => set(i, k, (ev.target as HTMLInputElement).value)}
-                        />
-                      ) : (
-                        figureOf(r.cells[k], budget.currency)
-                      )}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <AmountGrid
+          class="amount-grid"
+          months={grid.months}
+          rows={grid.rows}
+          label={(r) => r.label}
+          cell={(r, m, k, i) =>
+            open ? (
+              <input
+                inputMode="decimal"
+                aria-label={`${r.label}, ${monthLabel(`${m}-01`)}`}
+                value={r.cells[k]}
+                onInput={(ev) => set(i, k, (ev.target as HTMLInputElement).value)}
+              />
+            ) : (
+              figureOf(r.cells[k], budget.currency)
+            )
+          }
+        />
         <div class="form-actions">
           {open ? (
             <>

@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { formatFigure } from '../../shared/charts/spec';
 import { DASHBOARD_CURRENCIES } from '../../shared/enums';
 import { ApiError, api } from './api';
-import { MonthsHead } from './budgets-edit';
+import { AmountGrid } from './budgets-edit';
 import { type NewBudgetForm, newBudgetBody, nextMonth, type Suggestion } from './budgets-shape';
 import { describe } from './hooks';
 
@@ -157,29 +157,16 @@ export function BudgetCreator() {
         </label>
       )}
       {suggestion && (
-        <div class="table-wrap">
-          <table class="amount-grid suggestion">
-            <caption>
-              Suggested from the forecast (data through {suggestion.dataThrough ?? 'none'}), each month
-              rounded up
-            </caption>
-            <MonthsHead months={months} />
-            <tbody>
-              {suggestion.lines.map((l) => (
-                <tr key={l.value ?? 'total'}>
-                  <th scope="row">{l.value ?? 'All costs'}</th>
-                  {months.map((m) => (
-                    <td class="num" key={m}>
-                      {l.amounts[m]
-                        ? formatFigure(Math.ceil(l.amounts[m].value), suggestion.currency, 0)
-                        : '–'}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <AmountGrid
+          class="amount-grid suggestion"
+          caption={`Suggested from the forecast (data through ${suggestion.dataThrough ?? 'none'}), each month rounded up`}
+          months={months}
+          rows={suggestion.lines}
+          label={(l) => l.value ?? 'All costs'}
+          cell={(l, m) =>
+            l.amounts[m] ? formatFigure(Math.ceil(l.amounts[m].value), suggestion.currency, 0) : '–'
+          }
+        />
       )}
       <div class="form-actions">
         <button type="button" class="link" disabled={busy} onClick={suggest}>

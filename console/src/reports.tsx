@@ -16,7 +16,16 @@ import {
   WEEKDAYS,
   widgetsText,
 } from './reports-shape';
-import { ArchivableList, BackLink, ErrorPage, ErrorText, Heads, Loaded, numeric } from './ui';
+import {
+  ActionOutcome,
+  type ActionState,
+  ArchivableList,
+  BackLink,
+  ErrorPage,
+  Heads,
+  Loaded,
+  numeric,
+} from './ui';
 
 export function ReportList() {
   return (
@@ -85,7 +94,7 @@ export function ReportPage({ id }: { id: string }) {
 
 function ScheduleEditor({ report, onSaved }: { report: Report; onSaved: () => void }) {
   const [form, setForm] = useState<ScheduleForm>(() => scheduleForm(report));
-  const [state, setState] = useState<{ kind: 'idle' | 'busy' | 'ok' | 'error'; text?: string }>({
+  const [state, setState] = useState<ActionState>({
     kind: 'idle',
   });
   useEffect(() => setForm(scheduleForm(report)), [report]);
@@ -147,12 +156,7 @@ function ScheduleEditor({ report, onSaved }: { report: Report; onSaved: () => vo
       <button type="submit" disabled={state.kind === 'busy'}>
         Save schedule
       </button>
-      {state.kind === 'ok' && (
-        <p class="ok" role="status">
-          {state.text}
-        </p>
-      )}
-      {state.kind === 'error' && <ErrorText message={state.text} />}
+      <ActionOutcome state={state} />
     </form>
   );
 }
@@ -164,7 +168,7 @@ const POLL_FOR_MS = 90_000;
 function DeliveryLog({ report }: { report: Report }) {
   const [reload, setReload] = useState(0);
   const [sent, setSent] = useState<{ runAt: string; destinations: number; since: number } | null>(null);
-  const [sendState, setSendState] = useState<{ kind: 'idle' | 'busy' | 'ok' | 'error'; text?: string }>({
+  const [sendState, setSendState] = useState<ActionState>({
     kind: 'idle',
   });
   const log = useAsync(() => api.deliveries(report.id), [report.id, reload], true);
@@ -203,12 +207,7 @@ function DeliveryLog({ report }: { report: Report }) {
           Refresh
         </button>
       </div>
-      {sendState.kind === 'ok' && (
-        <p class="ok" role="status">
-          {sendState.text}
-        </p>
-      )}
-      {sendState.kind === 'error' && <ErrorText message={sendState.text} />}
+      <ActionOutcome state={sendState} />
       <Loaded state={log} loading="Loading the delivery log…" empty="Not delivered yet.">
         {(items) => <DeliveryTable items={items} />}
       </Loaded>

@@ -28,6 +28,23 @@ export function ErrorText({ message }: { message: ComponentChildren }) {
   );
 }
 
+/** The state of an action started on a page: idle, under way, done (`text` says what it did) or failed. */
+export interface ActionState {
+  kind: 'idle' | 'busy' | 'ok' | 'error';
+  text?: string;
+}
+
+/** What an action answered: its text, announced, once done; its error once failed; nothing before. */
+export function ActionOutcome({ state }: { state: ActionState }) {
+  if (state.kind === 'ok')
+    return (
+      <p class="ok" role="status">
+        {state.text}
+      </p>
+    );
+  return state.kind === 'error' ? <ErrorText message={state.text} /> : null;
+}
+
 /** The link back to a list (`#/alerts`, …), above a page's heading. */
 export function BackLink({ href, children }: { href: string; children: ComponentChildren }) {
   return (

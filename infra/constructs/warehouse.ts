@@ -189,56 +189,68 @@ export class Warehouse extends Construct {
       },
     });
 
-    const location = `s3://${this.billingBucket.bucketName}/${CURATED_PREFIX}`;
-    const table = new CfnTable(this, 'FocusTable', {
+    this.parquetTable('FocusTable', database, {
+      name: this.tableName,
+      description: 'FOCUS 1.0 billing rows, Parquet, one partition per organisation and billing month',
+      prefix: CURATED_PREFIX,
+      partitionKeys: [...PARTITION_KEYS],
+      projection: {
+        'projection.billing_month.type': 'date',
+        'projection.billing_month.format': 'yyyy-MM',
+        'projection.billing_month.range': '2015-01,NOW',
+        'projection.billing_month.interval': '1',
+        'projection.billing_month.interval.unit': 'MONTHS',
+      },
+      // The one column list of the warehouse (shared/warehouse/focus-columns.ts), in the types
+      // ingestion writes to Parquet, so the Glue table and the files cannot drift apart.
+      columns: glueColumns(),
+    });
+    this.parquetTable('ContractCommitmentTable', database, {
+      name: this.contractCommitmentTableName,
+      description: 'FOCUS 1.3 Contract Commitment rows, Parquet, one partition per organisation',
+      prefix: CONTRACT_COMMITMENTS_PREFIX,
+      partitionKeys: ['org_id'],
+      projection: {},
+      columns: glueColumns(CONTRACT_COMMITMENT_TABLE_COLUMNS),
+    });
+  }
+
+  /**
+   * An external Glue table of the Parquet files under `t.prefix` of the billing bucket, partitioned
+   * by `t.partitionKeys` (organisation first, its partitions projected), in `database`.
+   */
+  private parquetTable(
+    id: string,
+    database: CfnDatabase,
+    t: {
+      name: string;
+      description: string;
+      prefix: string;
+      partitionKeys: string[];
+      projection: Record<string, string>;
+      columns: ReturnType<typeof glueColumns>;
+    },
+  ): CfnTable {
+    const location = `s3://${this.billingBucket.bucketName}/${t.prefix}`;
+    const partitions = t.partitionKeys.map((k) => `${k}=\${${k}}/`).join('');
+    const table = new CfnTable(this, id, {
       catalogId: Aws.ACCOUNT_ID,
       databaseName: this.databaseName,
       tableInput: {
-        name: this.tableName,
-        description: 'FOCUS 1.0 billing rows, Parquet, one partition per organisation and billing month',
+        name: t.name,
+        description: t.description,
         tableType: 'EXTERNAL_TABLE',
         parameters: {
           ...BY_ORGANISATION,
-          'projection.billing_month.type': 'date',
-          'projection.billing_month.format': 'yyyy-MM',
-          'projection.billing_month.range': '2015-01,NOW',
-          'projection.billing_month.interval': '1',
-          'projection.billing_month.interval.unit': 'MONTHS',
-          'storage.location.template': `${location}org_id=\${org_id}/billing_month=\${billing_month}/`,
+          ...t.projection,
+          'storage.location.template': `${location}${partitions}`,
         },
-        partitionKeys: PARTITION_KEYS.map((name) => ({ name, type: 'string' })),
-        storageDescriptor: {
-          location,
-          ...PARQUET_STORAGE,
-          // The one column list of the warehouse (shared/warehouse/focus-columns.ts), in the types
-          // ingestion writes to Parquet, so the Glue table and the files cannot drift apart.
-          columns: glueColumns(),
-        },
+        partitionKeys: t.partitionKeys.map((name) => ({ name, type: 'string' })),
+        storageDescriptor: { location, ...PARQUET_STORAGE, columns: t.columns },
       },
     });
     table.addResourceDependency(database);
-
-    const contracts = `s3://${this.billingBucket.bucketName}/${CONTRACT_COMMITMENTS_PREFIX}`;
-    const contractTable = new CfnTable(this, 'ContractCommitmentTable', {
-      catalogId: Aws.ACCOUNT_ID,
-      databaseName: this.databaseName,
-      tableInput: {
-        name: this.contractCommitmentTableName,
-        description: 'FOCUS 1.3 Contract Commitment rows, Parquet, one partition per organisation',
-        tableType: 'EXTERNAL_TABLE',
-        parameters: {
-          ...BY_ORGANISATION,
-          'storage.location.template': `${contracts}org_id=\${org_id}/`,
-        },
-        partitionKeys: [{ name: 'org_id', type: 'string' }],
-        storageDescriptor: {
-          location: contracts,
-          ...PARQUET_STORAGE,
-          columns: glueColumns(CONTRACT_COMMITMENT_TABLE_COLUMNS),
-        },
-      },
-    });
-    contractTable.addResourceDependency(database);
+    return table;
   }
 
   /** The enforced Athena workgroup the functions query in. */

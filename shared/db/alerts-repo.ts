@@ -7,9 +7,9 @@ import {
 import type { AlertEvaluation, AlertThreshold, DedupRule, NextEvalMove, StoredAlert } from '../model/alerts';
 import { mapLimit } from '../pool';
 import { db, tableName } from './client';
-import { advanceDue } from './due';
+import { advanceDue, type DuePage, duePages } from './due';
 import { defineEntity, firstConditionFailed, type TransactItem, transact } from './entity';
-import { batchGetItems, queryDue } from './items';
+import { batchGetItems } from './items';
 import { keys, stripKeys } from './keys';
 import { type Page, queryNewest } from './page';
 import { replaceVersioned, versionConflict } from './writes';
@@ -216,15 +216,7 @@ export async function putEvaluations(orgId: string, evaluations: readonly AlertE
  * sweep needs no further read; being eventually consistent, a record may be a moment old, which the
  * sweep's conditional `advanceNextEvals` guards against.
  */
-export async function dueAlerts(
-  shard: number,
-  at: string,
-  limit: number,
-  cursor?: Record<string, unknown>,
-): Promise<{ items: StoredAlert[]; next?: Record<string, unknown> }> {
-  const page = await queryDue({ shard: keys.alertDueShard(shard), at, limit, start: cursor });
-  return { ...page, items: page.items.filter((i) => i.entity === alerts.name).map(fromItem) };
-}
+export const dueAlerts: DuePage<StoredAlert> = duePages(keys.alertDueShard, alerts.name, fromItem);
 
 /**
  * Moves up to 100 alerts' `nextEvalAt` (and their due-index keys) in one transaction: per move,

@@ -2,8 +2,8 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { NextEvalMove } from '../model/alerts';
 import type { BudgetAlertEvaluation, StoredBudgetAlert } from '../model/budget-alerts';
 import { db, isConditionalCheckFailed, tableName } from './client';
-import { advanceDue } from './due';
-import { getItem, queryDue } from './items';
+import { advanceDue, type DuePage, duePages } from './due';
+import { getItem } from './items';
 import { keys, stripKeys } from './keys';
 import { type Page, queryNewest } from './page';
 import { insertNew, replaceVersioned } from './writes';
@@ -92,15 +92,11 @@ export async function listBudgetAlertEvaluations(
 }
 
 /** Due budget alerts of one shard at or before `at` (the index projects the whole records). */
-export async function dueBudgetAlerts(
-  shard: number,
-  at: string,
-  limit: number,
-  cursor?: Record<string, unknown>,
-): Promise<{ items: StoredBudgetAlert[]; next?: Record<string, unknown> }> {
-  const page = await queryDue({ shard: keys.budgetAlertDueShard(shard), at, limit, start: cursor });
-  return { ...page, items: page.items.filter((i) => i.entity === ENTITY).map(fromItem) };
-}
+export const dueBudgetAlerts: DuePage<StoredBudgetAlert> = duePages(
+  keys.budgetAlertDueShard,
+  ENTITY,
+  fromItem,
+);
 
 /**
  * Moves up to 100 due budget alerts' `nextEvalAt` in one transaction, each conditional on `from`

@@ -1,6 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { NextEvalMove } from '../model/alerts';
 import { cancellationCodes, db, isTransactionCanceled, tableName } from './client';
+import { queryDue } from './items';
 import type { ItemKey } from './keys';
 
 /** Where a move writes: the item's key and its due-index keys at the new time. */
@@ -65,4 +66,27 @@ export async function advanceDue(moves: readonly NextEvalMove[], target: DueTarg
     }
   }
   return out;
+}
+
+/** One page of a due index: the items of one shard due at or before `at`; `next` continues it. */
+export type DuePage<T> = (
+  shard: number,
+  at: string,
+  limit: number,
+  cursor?: Record<string, unknown>,
+) => Promise<{ items: T[]; next?: Record<string, unknown> }>;
+
+/**
+ * The page reader of one entity's due index (`shardKey`: a shard's partition): the index projects
+ * every attribute, so a page carries the whole records of `entity`, read by `map`.
+ */
+export function duePages<T>(
+  shardKey: (shard: number) => string,
+  entity: string,
+  map: (item: Record<string, unknown>) => T,
+): DuePage<T> {
+  return async (shard, at, limit, cursor) => {
+    const page = await queryDue({ shard: shardKey(shard), at, limit, start: cursor });
+    return { ...page, items: page.items.filter((i) => i.entity === entity).map(map) };
+  };
 }

@@ -1,11 +1,11 @@
-import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
+import { type CsvRow, num } from '../integration/warehouse/support';
 import { CONSOLE_SIZES, closeCheckedPage } from '../support/browser';
-import { ingestOk } from '../support/cli';
 import { consoleSuite } from '../support/console-suite';
-import { writeAwsFocusCsv } from '../support/daily-focus';
+import { ingestAwsFocus } from '../support/daily-focus';
 import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
+import { monthStart, ymd } from '../support/suite';
 
 /**
  * The budget alert's link round trip (issue 28, console part): a budget alert fires on the local
@@ -18,7 +18,6 @@ const s = () => session();
 const run = Date.now().toString(36);
 const orgId = `org_blink${run}`;
 const to = `budget-link-${run}@example.com`;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
 
 const ui = consoleSuite();
 let key = '';
@@ -28,15 +27,12 @@ let budgetId = '';
 beforeAll(async () => {
   key = await freshOrg(orgId, `user_blink${run}`, `budget link ${run}`);
   const today = Date.parse(`${ymd(Date.now())}T00:00:00Z`);
-  const months = [1, 0].map((o) =>
-    ymd(Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth() - o, 1)).slice(0, 7),
-  );
-  const file = writeAwsFocusCsv(
+  const months = [1, 0].map((o) => monthStart(new Date(today), o).slice(0, 7));
+  rows = ingestAwsFocus(
+    orgId,
     { seed: 3131, months, resourcesPerProvider: 2, accountPrefix: `bl${run}` },
     'focus_budget_link.csv',
   );
-  rows = readCsv(file);
-  ingestOk(orgId, file);
 }, 600_000);
 
 it("follows a budget alert's link to the budget's month, its figures summed from the raw rows", async () => {

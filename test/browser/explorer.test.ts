@@ -11,6 +11,7 @@ import { writeFocusCsv } from '../support/daily-focus';
 import { consoleMoney } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
+import { DAY_MS, monthStart, ymd } from '../support/suite';
 import { costQuery, thresholdBody } from '../unit/alerts/fixtures';
 
 /**
@@ -25,8 +26,6 @@ import { costQuery, thresholdBody } from '../unit/alerts/fixtures';
 const s = () => session();
 const run = Date.now().toString(36);
 const orgId = `org_explr${run}`;
-const DAY_MS = 86_400_000;
-const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
 const signedUsd = (x: number) => (x > 0 ? `+${consoleMoney(x)}` : consoleMoney(x));
 /** A change as the alert messages write it: a true minus sign for a fall. */
 const msgSigned = (x: number) => `${x >= 0 ? '+' : '−'}${msgUsd(Math.abs(x))}`;
@@ -40,7 +39,7 @@ let months: string[] = [];
 beforeAll(async () => {
   key = await freshOrg(orgId, `user_explr${run}`, `explorer ${run}`);
   const now = new Date();
-  const month = (o: number) => ymd(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - o, 1)).slice(0, 7);
+  const month = (o: number) => monthStart(now, o).slice(0, 7);
   months = [6, 5, 4, 3, 2, 1].map(month);
   const generated = generateFocusRows({
     seed: 2929,

@@ -1,4 +1,5 @@
 import { COST_ALERT_FIELDS } from '../../shared/model/alerts';
+import { expectSnoozeRoundTrip } from '../support/alert-messages';
 import { datasourcesForQueries } from '../support/explorer-http';
 import { api, session, stackKeys } from '../support/session';
 import { conditionBody, costQuery, periodChangeBody, thresholdBody } from '../unit/alerts/fixtures';
@@ -176,20 +177,7 @@ describe('cost alerts over HTTP', () => {
 
   test('archive sets archivedAt once (idempotent); snooze and unsnooze set snoozedUntil', async () => {
     const { body: a } = await create(member(), conditionBody());
-    const until = new Date(Date.now() + 3 * 86_400_000).toISOString();
-    const snoozed = await api<Alert>('POST', `/alerts-v2/costAlerts/${a.id}/snooze`, {
-      token: member(),
-      body: { until },
-    });
-    expect(snoozed.status).toBe(200);
-    expect(snoozed.body.snoozedUntil).toBe(until);
-    const past = await api<{ error: string }>('POST', `/alerts-v2/costAlerts/${a.id}/snooze`, {
-      token: member(),
-      body: { until: '2001-01-01T00:00:00Z' },
-    });
-    expect(past.status).toBe(400);
-    const unsnoozed = await api<Alert>('DELETE', `/alerts-v2/costAlerts/${a.id}/snooze`, { token: member() });
-    expect(unsnoozed.body.snoozedUntil).toBeNull();
+    await expectSnoozeRoundTrip('costAlerts', member(), a.id);
 
     const first = await api<Alert>('DELETE', `/alerts-v2/costAlerts/${a.id}`, { token: member() });
     expect(first.status).toBe(200);

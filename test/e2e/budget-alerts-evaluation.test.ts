@@ -1,5 +1,5 @@
 import type { RootCauses } from '../../shared/model/alerts';
-import { type CsvRow, num, readCsv } from '../integration/warehouse/support';
+import { type CsvRow, num } from '../integration/warehouse/support';
 import {
   atLeast,
   drainQueues,
@@ -9,12 +9,11 @@ import {
   snoozeOneArchiveOther,
   teamsTo,
 } from '../support/alert-messages';
-import { ingestOk } from '../support/cli';
-import { writeAwsFocusCsv } from '../support/daily-focus';
+import { ingestAwsFocus } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
-import { DAY_MS, suiteIds, ymd } from '../support/suite';
+import { DAY_MS, monthStart, suiteIds, ymd } from '../support/suite';
 
 /**
  * Budget alerts evaluated by the scheduled sweep and the evaluator on the local stack, for a new
@@ -114,20 +113,14 @@ const alertBody = (name: string, budgetId: string, extra: Record<string, unknown
 beforeAll(async () => {
   rates = seedUsdPerEur();
   // Every generated day has a euro rate (the seed's rates start a month before the demo's data).
-  expect(
-    [...rates.keys()].sort()[0]! <=
-      ymd(Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth() - 3, 1)),
-  ).toBe(true);
+  expect([...rates.keys()].sort()[0]! <= monthStart(new Date(today), 3)).toBe(true);
   token = await freshOrg(orgId, userId, `budget alerts ${run}`);
-  const months = [3, 2, 1, 0].map((o) =>
-    ymd(Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth() - o, 1)).slice(0, 7),
-  );
-  const file = writeAwsFocusCsv(
+  const months = [3, 2, 1, 0].map((o) => monthStart(new Date(today), o).slice(0, 7));
+  rows = ingestAwsFocus(
+    orgId,
     { seed: 2828, months, resourcesPerProvider: 3, accountPrefix: `ba${run}` },
     'focus_budget_alerts.csv',
   );
-  rows = readCsv(file);
-  ingestOk(orgId, file);
 
   // The month and its last complete day, as the engine sees them (a budget with no amount yet).
   const probe = await post<{ id: string }>('/budgets', {

@@ -1,5 +1,6 @@
 import { budgetAlertBody } from '../fixtures/budgets/alert-body';
 import { budgetBody } from '../fixtures/budgets/body';
+import { expectSnoozeRoundTrip } from '../support/alert-messages';
 import { api, session, stackKeys } from '../support/session';
 
 /**
@@ -238,20 +239,7 @@ describe('list, replace, archive, snooze, history', () => {
 
   it('snooze sets snoozedUntil (future only), unsnooze clears it; history starts empty', async () => {
     const a = await createOk(admin(), budgetAlertBody(totalBudget, { name: `snooze ${run}` }));
-    const until = new Date(Date.now() + 3 * 86_400_000).toISOString();
-    const snoozed = await api<BudgetAlert>('POST', `/alerts-v2/budgetAlerts/${a.id}/snooze`, {
-      token: admin(),
-      body: { until },
-    });
-    expect(snoozed.status).toBe(200);
-    expect(snoozed.body.snoozedUntil).toBe(until);
-    const past = await api('POST', `/alerts-v2/budgetAlerts/${a.id}/snooze`, {
-      token: admin(),
-      body: { until: '2001-01-01T00:00:00Z' },
-    });
-    expect(past.status).toBe(400);
-    const un = await api<BudgetAlert>('DELETE', `/alerts-v2/budgetAlerts/${a.id}/snooze`, { token: admin() });
-    expect(un.body.snoozedUntil).toBeNull();
+    await expectSnoozeRoundTrip('budgetAlerts', admin(), a.id);
     const history = await api('GET', `/alerts-v2/budgetAlerts/${a.id}/history`, { token: admin() });
     expect({ status: history.status, body: history.body }).toEqual({
       status: 200,

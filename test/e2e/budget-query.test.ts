@@ -1,10 +1,9 @@
-import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
-import { ingestOk } from '../support/cli';
-import { writeAwsFocusCsv } from '../support/daily-focus';
+import { type CsvRow, close, num } from '../integration/warehouse/support';
+import { ingestAwsFocus } from '../support/daily-focus';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
-import { DAY_MS, suiteIds, ymd } from '../support/suite';
+import { DAY_MS, monthStart, suiteIds, ymd } from '../support/suite';
 
 /**
  * The `budget` query type (issue 28) on the local stack, for a new organisation whose billing rows
@@ -24,8 +23,6 @@ let usdPerEur = new Map<string, number>();
 let service = '';
 
 const day = (r: CsvRow) => String(r.ChargePeriodStart).slice(0, 10);
-const monthStart = (now: Date, offset: number) =>
-  ymd(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - offset, 1));
 const now = new Date();
 const months = [4, 3, 2, 1, 0].map((o) => monthStart(now, o).slice(0, 7));
 const lastMonth = months[3]!;
@@ -106,12 +103,12 @@ let eurBudget = '';
 beforeAll(async () => {
   usdPerEur = seedUsdPerEur();
   token = await freshOrg(orgId, userId, `budget query ${run}`);
-  const file = writeAwsFocusCsv(
+  rows = ingestAwsFocus(
+    orgId,
     { seed: 2828, months, resourcesPerProvider: 3, accountPrefix: `bq${run}` },
     'focus_budget_query.csv',
     now,
   );
-  rows = readCsv(file);
   expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
   service = [...new Set(rows.map((r) => String(r.ServiceName)))].sort()[0]!;
   for (const m of months) {
@@ -120,7 +117,6 @@ beforeAll(async () => {
     amounts[m] = Math.round(Math.max(full, 100) * 97) / 100;
     otherAmounts[m] = 123.45;
   }
-  ingestOk(orgId, file);
   usdBudget = await createBudget({
     name: `Query USD ${run}`,
     currency: 'USD',

@@ -2,14 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FOCUS_HEADER } from '../../infra/local/demo-data/generator';
-import { type CsvRow, close, num, readCsv } from '../integration/warehouse/support';
+import { type CsvRow, close, num } from '../integration/warehouse/support';
 import { ingestOk as ingestCli } from '../support/cli';
-import { writeAwsFocusCsv } from '../support/daily-focus';
+import { ingestAwsFocus } from '../support/daily-focus';
 import type { Conversion } from '../support/explorer';
 import { freshOrg } from '../support/fresh-org';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
-import { DAY_MS, suiteIds, ymd } from '../support/suite';
+import { DAY_MS, monthStart, suiteIds, ymd } from '../support/suite';
 
 /**
  * GET /budgets/{id}/status on the local stack, for a new organisation whose billing rows are
@@ -33,9 +33,6 @@ function sum(filter: (r: CsvRow) => boolean, target: 'USD' | 'EUR' = 'USD'): num
 function expectClose(actual: number | null | undefined, expected: number) {
   const a = actual ?? Number.NaN;
   if (!close(a, expected, 1e-9)) throw new Error(`got ${actual}, expected ${expected}`);
-}
-function monthStart(now: Date, offset: number): string {
-  return ymd(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - offset, 1));
 }
 const lastDayOf = (month: string) =>
   ymd(Date.parse(`${monthStart(new Date(`${month}-15T00:00:00Z`), -1)}T00:00:00Z`) - DAY_MS);
@@ -66,14 +63,13 @@ beforeAll(async () => {
   usdPerEur = seedUsdPerEur();
   expect([...usdPerEur.keys()].sort()[0]! <= `${lastMonth}-01`).toBe(true);
   token = await freshOrg(orgId, userId, `budget status ${run}`);
-  const file = writeAwsFocusCsv(
+  rows = ingestAwsFocus(
+    orgId,
     { seed: 28, months, resourcesPerProvider: 3, accountPrefix: `bs${run}` },
     'focus_budget.csv',
     now,
   );
-  rows = readCsv(file);
   expect(new Set(rows.map((r) => r.BillingCurrency))).toEqual(new Set(['USD']));
-  ingestCli(orgId, file);
 }, 600_000);
 
 jest.setTimeout(300_000);

@@ -1,5 +1,5 @@
 import { budgetBody } from '../fixtures/budgets/body';
-import { api, session, stackKeys } from '../support/session';
+import { api, listAllPages, session, stackKeys } from '../support/session';
 
 const s = () => session();
 const { admin, member, outsider } = stackKeys;
@@ -38,18 +38,7 @@ async function createOk(token: string, body: Record<string, unknown>): Promise<B
   return res.body;
 }
 
-async function listAll(token: string, query = ''): Promise<Budget[]> {
-  const out: Budget[] = [];
-  let cursor: string | null = null;
-  do {
-    const qs: string = `?limit=100${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const res = await api<Page<Budget>>('GET', `/budgets${qs}`, { token });
-    expect(res.status).toBe(200);
-    out.push(...res.body.items);
-    cursor = res.body.nextCursor;
-  } while (cursor);
-  return out;
-}
+const listAll = (token: string, query = '') => listAllPages<Budget>(token, '/budgets', query);
 
 const byService = (name: string) =>
   budgetBody({

@@ -3,7 +3,7 @@ import { DASHBOARD_DEFAULTS } from '../fixtures/dashboards/defaults';
 import { condition, cost, formula, metric } from '../fixtures/dashboards/queries';
 import { realisticDashboard, simpleWidget } from '../fixtures/dashboards/realistic';
 import { datasourcesForQueries } from '../support/explorer-http';
-import { api, session, stackKeys } from '../support/session';
+import { api, listAllPages, session, stackKeys } from '../support/session';
 
 const s = () => session();
 const { admin, member, outsider } = stackKeys;
@@ -49,18 +49,7 @@ const publish = (
 ) => api<Dashboard>('PUT', `/dashboard-v2/${id}`, { token, body, ...(headers ? { headers } : {}) });
 
 /** Every dashboard of the org visible to `token`, across all pages. */
-async function listAll(token: string, query = ''): Promise<Dashboard[]> {
-  const out: Dashboard[] = [];
-  let cursor: string | null = null;
-  do {
-    const qs: string = `?limit=100${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const res = await api<Page<Dashboard>>('GET', `/dashboard-v2${qs}`, { token });
-    expect(res.status).toBe(200);
-    out.push(...res.body.items);
-    cursor = res.body.nextCursor;
-  } while (cursor);
-  return out;
-}
+const listAll = (token: string, query = '') => listAllPages<Dashboard>(token, '/dashboard-v2', query);
 
 describe('dashboards over HTTP: create and read', () => {
   it('creates version 1 with every default stored, and reads the same record back', async () => {

@@ -13,7 +13,7 @@ import { num, parseCsv } from '../integration/warehouse/support';
 import { costAlertHistory } from '../support/alert-messages';
 import { signInConsole, suiteBrowser } from '../support/browser';
 import { demoCommitmentRows } from '../support/commitment-exports';
-import { api, session } from '../support/session';
+import { api, listAllPages, session } from '../support/session';
 
 /**
  * The demo organisation of `npm start` (the e2e stack starts the same way): a starter dashboard,
@@ -30,26 +30,7 @@ interface Named {
   id: string;
   name: string;
 }
-interface Listed {
-  items: Named[];
-  nextCursor: string | null;
-}
-async function all(path: string): Promise<Named[]> {
-  const out: Named[] = [];
-  let cursor: string | null = null;
-  do {
-    const sep = path.includes('?') ? '&' : '?';
-    const res: { status: number; body: Listed } = await api<Listed>(
-      'GET',
-      `${path}${sep}limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-      { token: admin() },
-    );
-    expect(res.status).toBe(200);
-    out.push(...res.body.items);
-    cursor = res.body.nextCursor;
-  } while (cursor);
-  return out;
-}
+const all = (path: string) => listAllPages<Named>(admin(), path);
 const named = (items: Named[], name: string) => items.filter((i) => i.name === name);
 
 /** The demo organisation's raw billing rows: its seeded FOCUS file and the generated CUR of its commitments. */

@@ -11,7 +11,7 @@ import { freshOrg } from '../support/fresh-org';
 import { isPdf, isValidPng } from '../support/report-delivery-files';
 import { api, session } from '../support/session';
 import { rateOn, seedUsdPerEur } from '../support/stack-cli';
-import { DAY_MS, suiteIds, ymd } from '../support/suite';
+import { DAY_MS, monthStart, suiteIds, ymd } from '../support/suite';
 
 /**
  * Report widgets over an organisation billed in two currencies (AWS rows in USD, Microsoft rows in
@@ -57,10 +57,6 @@ function expectClose(actual: number | null | undefined, expected: number) {
     throw new Error(`got ${actual}, expected ${expected}`);
 }
 
-/** The first day of the month `offset` months before `now`'s (UTC). */
-function monthStart(now: Date, offset: number): string {
-  return ymd(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - offset, 1));
-}
 const lastMonth = () => {
   const now = new Date();
   return { from: monthStart(now, 1), to: ymd(Date.parse(`${monthStart(now, 0)}T00:00:00Z`) - DAY_MS) };

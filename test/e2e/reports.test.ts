@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
-import { api, session, stackKeys } from '../support/session';
+import { api, listAllPages, session, stackKeys } from '../support/session';
 
 const s = () => session();
 const { admin, member } = stackKeys;
@@ -293,17 +293,7 @@ describe('reports over HTTP', () => {
     const { body: a } = await create(member(), { name: 'list-a' });
     const { body: b } = await create(member(), { name: 'list-b' });
     await api('DELETE', `/reports/${a.id}`, { token: member() });
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-      const page = await api<{ items: Report[]; nextCursor: string | null }>('GET', `/reports?limit=5${q}`, {
-        token: member(),
-      });
-      expect(page.status).toBe(200);
-      seen.push(...page.body.items.map((i) => i.id));
-      cursor = page.body.nextCursor;
-    } while (cursor);
+    const seen = (await listAllPages<Report>(member(), '/reports', '', 5)).map((i) => i.id);
     expect(seen).toContain(b.id);
     expect(seen).not.toContain(a.id);
     const withArchived = await api<{ items: Report[] }>('GET', '/reports?limit=100&includeArchived=true', {

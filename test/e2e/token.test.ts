@@ -26,6 +26,9 @@ async function npmRunToken(args: string[]): Promise<{ stdout: string; stderr: st
   });
 }
 
+/** `npm run token` with these arguments against the test stack's state folder (`--state-dir` last). */
+const stackToken = (args: string[]) => npmRunToken([...args, '--state-dir', session().stateDir]);
+
 interface StoredKey {
   privateJwk: JWK;
   publicJwk: JWK;
@@ -67,12 +70,7 @@ async function forge(
 
 describe('npm run token', () => {
   it('mints a token the running stack accepts, for the seeded admin', async () => {
-    const { stdout, stderr } = await npmRunToken([
-      '--user',
-      session().users.admin,
-      '--state-dir',
-      session().stateDir,
-    ]);
+    const { stdout, stderr } = await stackToken(['--user', session().users.admin]);
     const token = stdout.trim();
     expect(token.split('.')).toHaveLength(3);
     expect(stderr).toContain(session().users.admin);
@@ -91,7 +89,7 @@ describe('npm run token', () => {
   });
 
   it('acts as the member it names, with the org, role and lifetime asked for', async () => {
-    const { stdout } = await npmRunToken([
+    const { stdout } = await stackToken([
       '--user',
       session().users.member,
       '--org',
@@ -100,8 +98,6 @@ describe('npm run token', () => {
       'member',
       '--ttl',
       '120',
-      '--state-dir',
-      session().stateDir,
     ]);
     const token = stdout.trim();
     const claims = decodeJwt(token);
@@ -117,12 +113,7 @@ describe('npm run token', () => {
   });
 
   it("puts the second organisation's admin in that organisation by default", async () => {
-    const { stdout } = await npmRunToken([
-      '--user',
-      session().users.outsider,
-      '--state-dir',
-      session().stateDir,
-    ]);
+    const { stdout } = await stackToken(['--user', session().users.outsider]);
     const token = stdout.trim();
     expect(decodeJwt(token).org_id).toBe(session().otherOrgId);
     const res = await api('GET', '/reports', { token });
@@ -131,7 +122,7 @@ describe('npm run token', () => {
 
   it('describes an unseeded user by the role it was minted with, not "unless --role admin"', async () => {
     const user = `user_tokencli_${Date.now()}`;
-    const asAdmin = await npmRunToken(['--user', user, '--role', 'admin', '--state-dir', session().stateDir]);
+    const asAdmin = await stackToken(['--user', user, '--role', 'admin']);
     expect(asAdmin.stderr).toContain(
       `${user} is not a seeded user; it acts as a first-time admin of ${session().orgId}`,
     );
@@ -140,7 +131,7 @@ describe('npm run token', () => {
     const adminList = await api('GET', '/iac/users', { token: asAdmin.stdout.trim() });
     expect(adminList.status).toBe(200);
 
-    const asMember = await npmRunToken(['--user', user, '--state-dir', session().stateDir]);
+    const asMember = await stackToken(['--user', user]);
     expect(asMember.stderr).toContain(`it acts as a first-time member of ${session().orgId}`);
     expect(asMember.stderr).not.toContain('first-time admin');
     const memberList = await api('GET', '/iac/users', { token: asMember.stdout.trim() });
@@ -155,7 +146,7 @@ describe('npm run token', () => {
   });
 
   it('refuses bad arguments with a usage message and no token', async () => {
-    const bad = npmRunToken(['--user', 'bob', '--state-dir', session().stateDir]);
+    const bad = stackToken(['--user', 'bob']);
     await expect(bad).rejects.toMatchObject({
       code: 2,
       stdout: '',

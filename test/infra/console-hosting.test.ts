@@ -30,26 +30,31 @@ const one = (type: string): [string, CfnResource] => {
   return all[0]!;
 };
 
+/** A bucket of the stack: its resource and the statements of its one bucket policy. */
+function bucketOf(bucket: { node: { defaultChild?: unknown } }) {
+  const id = built.idOf(bucket.node.defaultChild as never);
+  const resource = built.template.toJSON().Resources[id] as CfnResource;
+  const policies = Object.values(resourcesOf(built.template, 'AWS::S3::BucketPolicy')).filter(
+    (p) => JSON.stringify(p.Properties!.Bucket) === JSON.stringify({ Ref: id }),
+  );
+  expect(policies).toHaveLength(1);
+  const { Statement } = policies[0]!.Properties!.PolicyDocument as { Statement: Record<string, unknown>[] };
+  return { props: resource.Properties!, statements: Statement };
+}
+
 describe('web console hosting', () => {
   it('keeps the files in a private, TLS-only bucket', () => {
-    const bucketId = built.idOf(built.stack.console.bucket.node.defaultChild as never);
-    const bucket = built.template.toJSON().Resources[bucketId] as CfnResource;
-    expect(bucket.Properties!.PublicAccessBlockConfiguration).toEqual({
+    // Only CloudFront (this distribution, through OAC) may read it; anything without TLS is denied.
+    const { props, statements } = bucketOf(built.stack.console.bucket);
+    expect(props.PublicAccessBlockConfiguration).toEqual({
       BlockPublicAcls: true,
       BlockPublicPolicy: true,
       IgnorePublicAcls: true,
       RestrictPublicBuckets: true,
     });
-    expect(bucket.Properties!.OwnershipControls).toEqual({
+    expect(props.OwnershipControls).toEqual({
       Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }],
     });
-    // Only CloudFront (this distribution, through OAC) may read it; anything without TLS is denied.
-    const policies = Object.values(resourcesOf(built.template, 'AWS::S3::BucketPolicy')).filter(
-      (p) => JSON.stringify(p.Properties!.Bucket) === JSON.stringify({ Ref: bucketId }),
-    );
-    expect(policies).toHaveLength(1);
-    const statements = (policies[0]!.Properties!.PolicyDocument as { Statement: Record<string, unknown>[] })
-      .Statement;
     const allows = statements.filter((s) => s.Effect === 'Allow');
     expect(allows).toHaveLength(1);
     expect(allows[0]!.Principal).toEqual({ Service: 'cloudfront.amazonaws.com' });
@@ -118,23 +123,16 @@ describe('web console hosting', () => {
   });
 
   it('serves message images from a private bucket under /message-images/, kept a year, written by the notify worker only', () => {
-    const bucketId = built.idOf(built.stack.console.messageImages.node.defaultChild as never);
-    const bucket = built.template.toJSON().Resources[bucketId] as CfnResource;
-    expect(bucket.Properties!.PublicAccessBlockConfiguration).toMatchObject({
+    // CloudFront (this distribution) may read it; nothing else is allowed by the bucket.
+    const { props, statements } = bucketOf(built.stack.console.messageImages);
+    expect(props.PublicAccessBlockConfiguration).toMatchObject({
       BlockPublicAcls: true,
       RestrictPublicBuckets: true,
     });
-    expect(bucket.Properties!.LifecycleConfiguration).toEqual({
+    expect(props.LifecycleConfiguration).toEqual({
       Rules: [{ Id: 'ExpireMessageImages', ExpirationInDays: MESSAGE_IMAGE_DAYS, Status: 'Enabled' }],
     });
-    // CloudFront (this distribution) may read it; nothing else is allowed by the bucket.
-    const policy = Object.values(resourcesOf(built.template, 'AWS::S3::BucketPolicy')).filter(
-      (p) => JSON.stringify(p.Properties!.Bucket) === JSON.stringify({ Ref: bucketId }),
-    );
-    expect(policy).toHaveLength(1);
-    const allows = (
-      policy[0]!.Properties!.PolicyDocument as { Statement: Record<string, unknown>[] }
-    ).Statement.filter((st) => st.Effect === 'Allow');
+    const allows = statements.filter((st) => st.Effect === 'Allow');
     expect(allows.map((a) => [a.Principal, a.Action])).toEqual([
       [{ Service: 'cloudfront.amazonaws.com' }, 's3:GetObject'],
     ]);

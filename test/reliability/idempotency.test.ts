@@ -1,4 +1,4 @@
-import { api, session } from '../support/session';
+import { api, listAllPages, session } from '../support/session';
 
 /**
  * `Idempotency-Key` on POST routes (shared/http/idempotency.ts) over HTTP on the local stack: 20
@@ -27,24 +27,8 @@ function createReport(token: string, body: unknown, key?: string) {
 }
 
 /** The reports named `name` that the caller can list, counted over every page. */
-async function reportsNamed(token: string, name: string): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-    const page = await api<{ items: Report[]; nextCursor: string | null }>(
-      'GET',
-      `/reports?limit=100${query}`,
-      {
-        token,
-      },
-    );
-    expect(page.status).toBe(200);
-    ids.push(...page.body.items.filter((r) => r.name === name).map((r) => r.id));
-    cursor = page.body.nextCursor;
-  } while (cursor);
-  return ids;
-}
+const reportsNamed = async (token: string, name: string): Promise<string[]> =>
+  (await listAllPages<Report>(token, '/reports')).filter((r) => r.name === name).map((r) => r.id);
 
 describe('Idempotency-Key on POST /reports', () => {
   it('20 parallel identical requests with one key create exactly one report, and all get the same answer', async () => {

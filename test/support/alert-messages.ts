@@ -140,6 +140,26 @@ export async function snoozeOneArchiveOther(
   expect((await api('DELETE', `/alerts-v2/${kind}/${ids.archived}`, { token })).status).toBe(200);
 }
 
+/**
+ * Over HTTP, an alert's snooze round trip: a snooze three days ahead answers 200 with that
+ * `snoozedUntil`, one in the past 400, and the unsnooze clears it.
+ */
+export async function expectSnoozeRoundTrip(
+  kind: 'costAlerts' | 'budgetAlerts',
+  token: string,
+  id: string,
+): Promise<void> {
+  const path = `/alerts-v2/${kind}/${id}/snooze`;
+  const until = new Date(Date.now() + 3 * 86_400_000).toISOString();
+  const snoozed = await api<{ snoozedUntil: string | null }>('POST', path, { token, body: { until } });
+  expect(snoozed.status).toBe(200);
+  expect(snoozed.body.snoozedUntil).toBe(until);
+  const past = await api('POST', path, { token, body: { until: '2001-01-01T00:00:00Z' } });
+  expect(past.status).toBe(400);
+  const unsnoozed = await api<{ snoozedUntil: string | null }>('DELETE', path, { token });
+  expect(unsnoozed.body.snoozedUntil).toBeNull();
+}
+
 /** Money as alert messages write it (USD): whole units from 100 up, cents below. */
 export const usd = (x: number) =>
   new Intl.NumberFormat('en-US', {

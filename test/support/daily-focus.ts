@@ -7,6 +7,8 @@ import {
   type FocusRow,
   generateFocusRows,
 } from '../../infra/local/demo-data/generator';
+import { type CsvRow, readCsv } from '../integration/warehouse/support';
+import { ingestOk } from './cli';
 
 const DAY_MS = 86_400_000;
 const ymd = (t: number) => new Date(t).toISOString().slice(0, 10);
@@ -97,4 +99,20 @@ export function writeAwsFocusCsv(
     generateFocusRows({ ...options, providers: ['AWS'], until: ymd(today - DAY_MS) }),
     name,
   );
+}
+
+/**
+ * A generated AWS-only FOCUS export (writeAwsFocusCsv with `options`, `name` and `asOf`) uploaded
+ * for `orgId` with `npm run ingest`; answers the file's rows as the tests read them.
+ */
+export function ingestAwsFocus(
+  orgId: string,
+  options: Parameters<typeof writeAwsFocusCsv>[0],
+  name: string,
+  asOf?: Date,
+): CsvRow[] {
+  const file = writeAwsFocusCsv(options, name, asOf);
+  const rows = readCsv(file);
+  ingestOk(orgId, file);
+  return rows;
 }

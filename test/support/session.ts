@@ -90,3 +90,24 @@ export async function api<T = unknown>(
   if (!opts.skipContract) checkContract(method, path, res.status, parsed);
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
+
+/**
+ * Every item of a list route, page after page of `limit` (`path?limit=…` then `query`, e.g.
+ * `&includeArchived=true`, then the cursor) until `nextCursor` is null; every page must answer 200.
+ */
+export async function listAllPages<T>(token: string, path: string, query = '', limit = 100): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const after: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const res: ApiResponse<{ items: T[]; nextCursor: string | null }> = await api(
+      'GET',
+      `${path}?limit=${limit}${query}${after}`,
+      { token },
+    );
+    expect(res.status).toBe(200);
+    out.push(...res.body.items);
+    cursor = res.body.nextCursor;
+  } while (cursor);
+  return out;
+}

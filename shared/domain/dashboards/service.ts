@@ -29,7 +29,7 @@ import type {
   DashboardVersion,
   DashboardVersionSummary,
 } from '../../model/dashboards';
-import { retryLostRace } from '../common/lost-race';
+import { changeVersioned, retryLostRace } from '../common/lost-race';
 import { assertAssignable } from './assignment';
 import { assertExpressions, assertReferencesExist, invalid, parseBody } from './body-checks';
 import { fieldsOf, logWrite, present, versionHead, versionJson } from './records';
@@ -190,38 +190,42 @@ export async function patchDashboard(
     Object.entries(patch).filter(([, value]) => value !== undefined),
   ) as Partial<DashboardFields>;
   if (!Object.keys(changes).length) throw new BadRequestError('Invalid body: no field to change');
-  const expected = expectedVersion(bodyVersion, ifMatch);
-  for (let attempt = 0; ; attempt++) {
-    const current = await loadEditable(principal, dashboardId);
-    if (current.archivedAt) throw ARCHIVED();
-    if (expected !== undefined && expected !== current.version) throw new ConflictError('VERSION_CONFLICT');
-    const merged: DashboardSummary = present({
-      ...current,
-      ...changes,
-      version: current.version + 1,
-      updatedAt: now(),
-    });
-    if (!datesOrdered(merged.startDate, merged.endDate)) {
-      throw invalid('endDate', 'endDate must not be before startDate');
-    }
-    assertJsonSize(0, merged.conditions);
-    const teamChanged = changes.teamId !== undefined && changes.teamId !== current.teamId;
-    const scopeChanged = changes.scopeId !== undefined && changes.scopeId !== current.scopeId;
-    await assertAssignable(
-      principal,
-      teamChanged ? changes.teamId : null,
-      scopeChanged && changes.scopeId ? [{ scopeId: changes.scopeId, path: 'scopeId' }] : [],
-    );
-    try {
-      const write = await replaceDashboardMeta(merged, current.version);
-      logWrite('dashboard patched', merged, write);
-      return withWidgets(principal, merged);
-    } catch (error) {
-      // Without a version from the caller, a lost race is retried on the fresh copy.
-      if (await retryLostRace(error, expected, attempt)) continue;
-      throw error;
-    }
-  }
+  // Without a version from the caller, a lost race is retried on the fresh copy.
+  const patched = await changeVersioned({
+    expected: expectedVersion(bodyVersion, ifMatch),
+    read: async () => {
+      const current = await loadEditable(principal, dashboardId);
+      if (current.archivedAt) throw ARCHIVED();
+      return current;
+    },
+    version: (current) => current.version,
+    change: async (current) => {
+      const merged: DashboardSummary = present({
+        ...current,
+        ...changes,
+        version: current.version + 1,
+        updatedAt: now(),
+      });
+      if (!datesOrdered(merged.startDate, merged.endDate)) {
+        throw invalid('endDate', 'endDate must not be before startDate');
+      }
+      assertJsonSize(0, merged.conditions);
+      const teamChanged = changes.teamId !== undefined && changes.teamId !== current.teamId;
+      const scopeChanged = changes.scopeId !== undefined && changes.scopeId !== current.scopeId;
+      await assertAssignable(
+        principal,
+        teamChanged ? changes.teamId : null,
+        scopeChanged && changes.scopeId ? [{ scopeId: changes.scopeId, path: 'scopeId' }] : [],
+      );
+      return merged;
+    },
+    replace: async (merged, current) => {
+      logWrite('dashboard patched', merged, await replaceDashboardMeta(merged, current.version));
+      return merged;
+    },
+    unchanged: (current) => current,
+  });
+  return withWidgets(principal, patched);
 }
 
 /** GET /dashboard-v2/{id}: the record with the current version's widgets. */

@@ -1,13 +1,6 @@
-import {
-  CreateQueueCommand,
-  DeleteQueueCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { handler as teamSyncWorker } from '../../../functions/workers/team-sync';
-import { resetQueueClient } from '../../../shared/cloud/queue';
-import { resetConfig } from '../../../shared/config';
 import { getTeamOperation } from '../../../shared/db/team-operations-repo';
 import { addTeamMember, getTeamConsistent, readMembership } from '../../../shared/db/teams-repo';
 import type { Invitation } from '../../../shared/domain/teams/invitations';
@@ -20,6 +13,7 @@ import {
 } from '../../../shared/domain/teams/operations';
 import { type SyncDeps, syncTeam } from '../../../shared/domain/teams/sync';
 import { ShapedError } from '../../../shared/errors';
+import { suiteQueue } from '../../support/sqs';
 import { adminOf, recordingInvitations, seedOrg } from './support';
 
 // The queued path of team sync and team delete against DynamoDB Local and fauxqs: the route part
@@ -30,19 +24,7 @@ const sqs = new SQSClient({ endpoint: process.env.SQS_ENDPOINT, region: 'us-east
 const run = Math.random().toString(36).slice(2, 8);
 let n = 0;
 const orgId = () => `org_ops${run}${++n}`;
-let queueUrl = '';
-
-beforeAll(async () => {
-  const q = await sqs.send(new CreateQueueCommand({ QueueName: `team-ops-test-${run}` }));
-  queueUrl = q.QueueUrl ?? '';
-  process.env.QUEUE_URL_TEAM_OPERATIONS = queueUrl;
-  resetConfig();
-  resetQueueClient();
-});
-
-afterAll(async () => {
-  await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl })).catch(() => undefined);
-});
+const queueUrl = suiteQueue(sqs, `team-ops-test-${run}`, 'QUEUE_URL_TEAM_OPERATIONS');
 
 /**
  * The route's deps with the test's invitation sender. The hand-off tests lower the inline limit to
@@ -71,7 +53,7 @@ async function receive(expected: number): Promise<SQSEvent> {
   for (let i = 0; i === 0 || (i < 20 && records.length < expected); i++) {
     const res = await sqs.send(
       new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
+        QueueUrl: queueUrl(),
         MaxNumberOfMessages: 10,
         WaitTimeSeconds: 1,
         // A message received here is handled (or dropped) by the test and never deleted: hidden for

@@ -16,6 +16,7 @@ import {
 import { type ExpiryDeps, evaluateCommitmentExpiry } from '../../../shared/domain/commitments/expiry-alert';
 import type { ExpiringCommitment } from '../../../shared/domain/commitments/ports';
 import { adminOf } from '../../support/principals';
+import { collectingQueue } from '../../support/sqs';
 import { DAY_MS, suiteIds, ymd } from '../../support/suite';
 
 /**
@@ -61,10 +62,7 @@ function evaluatorInto(sent: Notification[], at: Date) {
   return {
     source: { read: async () => null },
     store: evaluationStore,
-    enqueueNotifications: async (ns: readonly Notification[]) => {
-      sent.push(...ns);
-      return ns.map(() => null);
-    },
+    enqueueNotifications: collectingQueue(sent),
     kinds: {
       COMMITMENT_EXPIRY: (alert: Parameters<typeof evaluateCommitmentExpiry>[0], now: Date) =>
         evaluateCommitmentExpiry(alert, expiry, now),
@@ -76,17 +74,7 @@ function evaluatorInto(sent: Notification[], at: Date) {
 /** One sweep at `at` over this organisation, and the evaluation of what it enqueued. */
 async function tick(at: Date, sent: Notification[]) {
   const msgs: EvaluationMessage[] = [];
-  await sweepDueAlerts(
-    at,
-    {
-      index: dueAlertIndex,
-      send: async (ms) => {
-        msgs.push(...ms);
-        return ms.map(() => null);
-      },
-    },
-    (o) => o === orgId,
-  );
+  await sweepDueAlerts(at, { index: dueAlertIndex, send: collectingQueue(msgs) }, (o) => o === orgId);
   const out = await evaluateMessages(msgs, evaluatorInto(sent, at));
   for (const o of out) if (!o.ok) throw o.error;
   return msgs;

@@ -25,6 +25,7 @@ import { parseOrThrow } from '../../../shared/validation';
 import type { WarehouseQueries } from '../../../shared/warehouse/port';
 import { setWarehouseQueries } from '../../../shared/warehouse/queries';
 import { adminOf } from '../../support/principals';
+import { collectingQueue } from '../../support/sqs';
 import { suiteIds } from '../../support/suite';
 import { conditionBody, costQuery, periodChangeBody, thresholdBody } from '../../unit/alerts/fixtures';
 
@@ -32,14 +33,6 @@ const { run, orgId } = suiteIds('eval');
 const principal = adminOf(orgId, 'user_a');
 const input = (extra: Record<string, unknown> = {}) =>
   parseOrThrow(CreateAlertBody, conditionBody(extra), 'plain', 'body');
-
-/** A queue stand-in that keeps what it is sent and accepts all of it. */
-function collect<T>(into: T[]): (items: readonly T[]) => Promise<null[]> {
-  return async (items) => {
-    into.push(...items);
-    return items.map(() => null);
-  };
-}
 
 function spikeOn(day: string): AlertSeries {
   return {
@@ -57,7 +50,7 @@ function spikeDeps(notes: Notification[]) {
     source: { read: async () => spikeOn(day) },
     store: evaluationStore,
     now: () => new Date(now),
-    enqueueNotifications: collect(notes),
+    enqueueNotifications: collectingQueue(notes),
   });
 }
 
@@ -71,7 +64,7 @@ describe('alert sweep and evaluation', () => {
     await archiveAlert(principal, archived.id, undefined, t0);
 
     const sent: EvaluationMessage[] = [];
-    const send = collect(sent);
+    const send = collectingQueue(sent);
     const now = new Date('2026-11-21T05:30:00Z');
     const first = await sweepDueAlerts(now, { index: dueAlertIndex, send: send }, (o) => o === orgId);
     expect(sent.map((m) => m.alertIds)).toEqual([[due.id]]);
@@ -157,7 +150,7 @@ describe('alert sweep and evaluation', () => {
       source: { read: async () => spikeOn('2026-11-20') },
       store: evaluationStore,
       now: () => new Date('2026-11-21T06:00:00Z'),
-      enqueueNotifications: collect(notes),
+      enqueueNotifications: collectingQueue(notes),
     };
     expect(await evaluateAlert({ orgId, alertId: floor.id, scheduledFor: '' }, deps)).toMatchObject({
       suppressedBy: 'MIN_COST',
@@ -244,7 +237,7 @@ describe('alerts that ask the same queries', () => {
     const now = new Date('2026-11-21T06:00:00Z');
     const swept = await sweepDueAlerts(
       now,
-      { index: dueAlertIndex, send: collect(sent) },
+      { index: dueAlertIndex, send: collectingQueue(sent) },
       (o) => o === groupOrg,
     );
     expect(swept).toEqual({ enqueued: 4, snoozed: 0, messages: 2 });
@@ -257,7 +250,7 @@ describe('alerts that ask the same queries', () => {
       source: createEngineSeriesSource(),
       store: evaluationStore,
       now: () => now,
-      enqueueNotifications: collect(notes),
+      enqueueNotifications: collectingQueue(notes),
     };
     const big = sent.find((m) => m.alertIds?.length === 3)!;
     const results = await evaluateAlerts(big, deps);
@@ -297,8 +290,8 @@ describe('batched sweep and evaluation', () => {
     const now = new Date('2026-11-21T05:30:00Z');
     const only = (o: string) => o === batchOrg;
     const [ra, rb] = await Promise.all([
-      sweepDueAlerts(now, { index: dueAlertIndex, send: collect(a) }, only),
-      sweepDueAlerts(now, { index: dueAlertIndex, send: collect(b) }, only),
+      sweepDueAlerts(now, { index: dueAlertIndex, send: collectingQueue(a) }, only),
+      sweepDueAlerts(now, { index: dueAlertIndex, send: collectingQueue(b) }, only),
     ]);
     const sent = [...a, ...b].flatMap((m) => m.alertIds ?? []);
     expect(sent).toHaveLength(130);
@@ -311,8 +304,13 @@ describe('batched sweep and evaluation', () => {
     const stored = await getAlert(batchOrg, ids[129]!);
     expect(stored?.nextEvalAt).toBe('2026-11-21T06:00:00.000Z');
     expect(
-      (await sweepDueAlerts(now, { index: dueAlertIndex, send: collect<EvaluationMessage>([]) }, only))
-        .enqueued,
+      (
+        await sweepDueAlerts(
+          now,
+          { index: dueAlertIndex, send: collectingQueue<EvaluationMessage>([]) },
+          only,
+        )
+      ).enqueued,
     ).toBe(0);
   });
 
@@ -345,7 +343,7 @@ describe('batched sweep and evaluation', () => {
     ).rejects.toThrow('refused');
     expect(refused).toHaveLength(1);
     const again: EvaluationMessage[] = [];
-    const retry = await sweepDueAlerts(now, { index: dueAlertIndex, send: collect(again) }, only);
+    const retry = await sweepDueAlerts(now, { index: dueAlertIndex, send: collectingQueue(again) }, only);
     expect(retry.enqueued).toBe(1);
     expect(again.flatMap((m) => m.alertIds)).toEqual(refused);
     expect([one.id, two.id]).toContain(refused[0]);
@@ -386,7 +384,7 @@ describe('batched sweep and evaluation', () => {
       source: createEngineSeriesSource(),
       store: evaluationStore,
       now: () => now,
-      enqueueNotifications: collect(notes),
+      enqueueNotifications: collectingQueue(notes),
     });
     expect(first).toEqual(second);
     if (!first!.ok) throw first!.error;
@@ -442,7 +440,7 @@ describe('batched sweep and evaluation', () => {
         source: createEngineSeriesSource(),
         store: evaluationStore,
         now: () => now,
-        enqueueNotifications: collect<Notification>([]),
+        enqueueNotifications: collectingQueue<Notification>([]),
       },
     );
     // 400 on the spike day is above the queried threshold of 300.

@@ -1,8 +1,4 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as v from 'valibot';
-import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import { insertScope } from '../../../shared/db/scopes-repo';
 import { runExplorer } from '../../../shared/domain/queries/engine';
 import type { ExplorerResult } from '../../../shared/domain/queries/model';
@@ -13,7 +9,7 @@ import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
 import type { WarehouseQueries } from '../../../shared/warehouse/port';
 import { setWarehouseQueries } from '../../../shared/warehouse/queries';
 import { queryNamed as only, costQuery as q } from '../../support/explorer';
-import { type CsvRow, close, num, readCsv, tagsOf } from '../warehouse/support';
+import { type CsvRow, close, ingestGenerated, num, tagsOf } from '../warehouse/support';
 
 /**
  * The engine over DuckDB, checked against sums computed here from the generated CSV rows (never
@@ -22,7 +18,6 @@ import { type CsvRow, close, num, readCsv, tagsOf } from '../warehouse/support';
 const warehouse = new DuckDbWarehouse();
 const run = Date.now().toString(36);
 const org = `org_q_${run}`;
-const dir = mkdtempSync(join(tmpdir(), 'engine-'));
 let rows: CsvRow[] = [];
 // Mid-October 2024: the generated data runs 2024-09-01 … 2024-10-20.
 const now = new Date('2024-10-25T12:00:00Z');
@@ -79,16 +74,13 @@ function weekdayMean(d: string, keep: (r: CsvRow) => boolean = () => true): numb
 }
 
 beforeAll(async () => {
-  const path = join(dir, 'gen.csv');
-  await writeFocusCsv(path, {
+  rows = await ingestGenerated(warehouse, org, {
     seed: 7,
     months: ['2024-09', '2024-10'],
     resourcesPerProvider: 4,
     until: '2024-10-21',
     accountPrefix: `q${run}`,
   });
-  rows = readCsv(path);
-  await warehouse.ingestFile({ orgId: org, path, sourceName: 'gen.csv' });
 }, 120_000);
 
 afterEach(() => setWarehouseQueries(undefined));

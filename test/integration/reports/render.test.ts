@@ -1,8 +1,6 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
-import { writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import { buildChartSpec, formatFigure, type TableSpec } from '../../../shared/charts/spec';
 import { renderAttachments } from '../../../shared/domain/reports/render/attachments';
 import { formatReport } from '../../../shared/domain/reports/render/format';
@@ -11,7 +9,7 @@ import { renderWidget } from '../../../shared/domain/reports/render/widgets';
 import type { Dashboard } from '../../../shared/model/dashboards';
 import { ReportWidget } from '../../../shared/model/report-schemas';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
-import { type CsvRow, close, num, readCsv } from '../warehouse/support';
+import { type CsvRow, close, ingestGenerated, num } from '../warehouse/support';
 
 /**
  * GRAPH_SNAPSHOT and DASHBOARD_PDF rendered from the engine over DuckDB: every figure a chart or
@@ -22,7 +20,6 @@ import { type CsvRow, close, num, readCsv } from '../warehouse/support';
 const warehouse = new DuckDbWarehouse();
 const run = Date.now().toString(36);
 const org = `org_rr_${run}`;
-const dir = mkdtempSync(join(tmpdir(), 'report-render-'));
 const ARTIFACTS = join(__dirname, '..', '..', 'artifacts', 'reports');
 let rows: CsvRow[] = [];
 // The generated data runs 2024-09-01 … 2024-10-20; LAST_MONTH at this time is October 2024.
@@ -134,16 +131,13 @@ function pngSize(png: Uint8Array): { width: number; height: number } {
 }
 
 beforeAll(async () => {
-  const path = join(dir, 'gen.csv');
-  await writeFocusCsv(path, {
+  rows = await ingestGenerated(warehouse, org, {
     seed: 11,
     months: ['2024-09', '2024-10'],
     resourcesPerProvider: 3,
     until: '2024-10-21',
     accountPrefix: `rr${run}`,
   });
-  rows = readCsv(path);
-  await warehouse.ingestFile({ orgId: org, path, sourceName: 'gen.csv' });
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 

@@ -98,20 +98,14 @@ function expectStored(
   expectSame(storedBy(rows, key, value), expected);
 }
 
+/** The sums of `value` per day over the stored rows equal `expected` (from the raw file). */
+const expectDaily = (rows: Stored[], value: (r: Stored) => number, expected: Map<string, number>) =>
+  expectStored(rows, (r) => r.day, value, expected);
+
 /** The stored BilledCost and EffectiveCost per day equal the sums from the raw file. */
 function expectPerDay(rows: Stored[], billed: Map<string, number>, effective: Map<string, number>) {
-  expectStored(
-    rows,
-    (r) => r.day,
-    (r) => r.billed,
-    billed,
-  );
-  expectStored(
-    rows,
-    (r) => r.day,
-    (r) => r.effective,
-    effective,
-  );
+  expectDaily(rows, (r) => r.billed, billed);
+  expectDaily(rows, (r) => r.effective, effective);
 }
 
 /** The key of a commitment's figures per day. */
@@ -513,18 +507,8 @@ describe.each([
               : r.billed,
       );
     }
-    expectStored(
-      rows,
-      (r) => r.day,
-      (r) => r.list ?? 0,
-      list,
-    );
-    expectStored(
-      rows,
-      (r) => r.day,
-      (r) => r.contracted ?? 0,
-      contracted,
-    );
+    expectDaily(rows, (r) => r.list ?? 0, list);
+    expectDaily(rows, (r) => r.contracted ?? 0, contracted);
   });
 });
 
@@ -639,12 +623,7 @@ describe('Azure reservations and savings plans', () => {
       (r) => r.qty ?? Number.NaN,
       qty,
     );
-    expectStored(
-      rows,
-      (r) => r.day,
-      (r) => r.list ?? 0,
-      list,
-    );
+    expectDaily(rows, (r) => r.list ?? 0, list);
     for (const r of rows.filter((x) => x.status === 'Unused')) expect(r.contracted).toBe(0);
     for (const r of rows.filter((x) => x.id === 'r-1'))
       expect([r.name, r.type, r.ccat]).toEqual(['RI D2s v3', 'Reservation', 'Usage']);

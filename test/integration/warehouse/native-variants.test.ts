@@ -452,15 +452,28 @@ describe('Azure variants', () => {
     );
   }
 
+  /**
+   * Ingests the Azure export `text` as `name` for `org` (every parsed line a row) and checks its cost
+   * per day and service against the raw file's `cost`, `date` and `service` columns; answers the lines.
+   */
+  async function ingestAzure(
+    org: string,
+    name: string,
+    text: string,
+    cost: string,
+    date: string,
+    service: string,
+  ) {
+    const parsed = parseCsv(text);
+    expect((await ingest(org, write(name, text))).rows).toBe(parsed.length);
+    expectSameSums(await dailyByService(warehouse, org), azureExpect(parsed, cost, date, service));
+    return parsed;
+  }
+
   it('MCA camelCase export (EUR): ISO, zero-padded, short and spreadsheet-saved dates; tags with and without braces, empty', async () => {
     const text = csvTable(MCA_HEADER, mcaRows('EUR'), '\r\n', '\r\n\r\n');
-    const parsed = parseCsv(text);
     const org = `org_var_mca_${run}`;
-    expect((await ingest(org, write('mca.csv', text))).rows).toBe(parsed.length);
-    expectSameSums(
-      await dailyByService(warehouse, org),
-      azureExpect(parsed, 'costInBillingCurrency', 'date', 'meterCategory'),
-    );
+    const parsed = await ingestAzure(org, 'mca.csv', text, 'costInBillingCurrency', 'date', 'meterCategory');
     const env = new Map<string, number>();
     for (const r of parsed) {
       const t = r.tags;
@@ -491,13 +504,7 @@ describe('Azure variants', () => {
     header.push('CostCenter', 'ServiceInfo1');
     const rows = mcaRows('CAD').map((r, i) => [...r, i % 2 ? 'CC, 1' : '', 'line one\nline two']);
     const text = `\ufeff${csvTable(header, rows)}\n`;
-    const parsed = parseCsv(text);
-    const org = `org_var_ea_${run}`;
-    expect((await ingest(org, write('ea.csv', text))).rows).toBe(parsed.length);
-    expectSameSums(
-      await dailyByService(warehouse, org),
-      azureExpect(parsed, 'CostInBillingCurrency', 'Date', 'MeterCategory'),
-    );
+    await ingestAzure(`org_var_ea_${run}`, 'ea.csv', text, 'CostInBillingCurrency', 'Date', 'MeterCategory');
   });
 });
 

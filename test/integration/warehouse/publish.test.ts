@@ -1,11 +1,5 @@
-import {
-  CreateQueueCommand,
-  DeleteQueueCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Principal } from '../../../shared/auth/principal';
-import { resetQueueClient } from '../../../shared/cloud/queue';
 import { resetConfig } from '../../../shared/config';
 import {
   insertVirtualDimension,
@@ -22,6 +16,7 @@ import { createVdim, deleteVdim, updateVdim } from '../../../shared/domain/dimen
 import { ShapedError } from '../../../shared/errors';
 import type { VirtualDimension } from '../../../shared/model/dimensions';
 import { DuckDbWarehouse } from '../../../shared/warehouse/duckdb/adapter';
+import { suiteQueue } from '../../support/sqs';
 import { close, expectSameSums, FOCUS_SAMPLE, num, readCsv, sumBy, tagsOf, totals2024By } from './support';
 
 const warehouse = new DuckDbWarehouse();
@@ -44,11 +39,11 @@ const sqs = new SQSClient({
   region: 'us-east-1',
   credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
 });
-let queueUrl = '';
+const queueUrl = suiteQueue(sqs, `wh-test-publish-${run}`, 'QUEUE_URL_WAREHOUSE_REFRESH');
 
 async function received(): Promise<RefreshRequest[]> {
   const res = await sqs.send(
-    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    new ReceiveMessageCommand({ QueueUrl: queueUrl(), MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
   );
   return (res.Messages ?? []).map((m) => parseRefreshRequest(m.Body ?? ''));
 }
@@ -86,11 +81,6 @@ async function refreshFromQueue(): Promise<RefreshRequest> {
 }
 
 beforeAll(async () => {
-  const q = await sqs.send(new CreateQueueCommand({ QueueName: `wh-test-publish-${run}` }));
-  queueUrl = q.QueueUrl ?? '';
-  process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl;
-  resetConfig();
-  resetQueueClient();
   await warehouse.ingestFile({ orgId: org, path: FOCUS_SAMPLE, sourceName: 'focus_sample.csv' });
   await runRefresh(
     {
@@ -103,10 +93,6 @@ beforeAll(async () => {
     },
     refreshDeps,
   );
-});
-
-afterAll(async () => {
-  await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl })).catch(() => undefined);
 });
 
 describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and DuckDB)', () => {
@@ -309,7 +295,7 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
   });
 
   it('keeps the refresh request in the outbox when SQS is down after the commit', async () => {
-    process.env.QUEUE_URL_WAREHOUSE_REFRESH = `${queueUrl}-gone`;
+    process.env.QUEUE_URL_WAREHOUSE_REFRESH = `${queueUrl()}-gone`;
     resetConfig();
     const result = await publishLabel('app', 'application');
     expect(result).toEqual({ ok: true, publishedLabels: true, publishedVdimIds: [], unpublished: [] });
@@ -318,7 +304,7 @@ describe('POST /dimensions/publish (domain, against DynamoDB Local, SQS and Duck
       (e) => e.orgId === org,
     );
     expect(pending).toHaveLength(1);
-    process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl;
+    process.env.QUEUE_URL_WAREHOUSE_REFRESH = queueUrl();
     resetConfig();
     expect(
       (await sweepOutbox(new Date(Date.now() + 60_000), 30, (e) => e.orgId === org)).sent,

@@ -1,5 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type GeneratorOptions, writeFocusCsv } from '../../../infra/local/demo-data/generator';
 import type { WarehousePort, WarehouseQueries } from '../../../shared/warehouse/port';
 
 /**
@@ -260,7 +262,6 @@ export const BUILT_IN_DIMENSIONS = [
   'charge_category',
 ];
 
-/** `actual` holds exactly the keys of `expected`, each within `tolerance` (relative) of its value. */
 /** Ingests the real FOCUS sample for `orgId` and checks what the engine says of it: 1000 rows, two months. */
 export async function ingestFocusSample(
   warehouse: Pick<WarehousePort, 'ingestFile'>,
@@ -275,6 +276,23 @@ export async function ingestFocusSample(
   expect(conformance?.rows).toBe(1000);
 }
 
+/**
+ * Writes a generated FOCUS export (the demo generator with `options`) as `gen.csv` in a fresh
+ * temporary folder, ingests it for `orgId`, and answers its rows as this file's parser reads them.
+ */
+export async function ingestGenerated(
+  warehouse: Pick<WarehousePort, 'ingestFile'>,
+  orgId: string,
+  options: GeneratorOptions,
+): Promise<CsvRow[]> {
+  const path = join(mkdtempSync(join(tmpdir(), 'generated-')), 'gen.csv');
+  await writeFocusCsv(path, options);
+  const rows = readCsv(path);
+  await warehouse.ingestFile({ orgId, path, sourceName: 'gen.csv' });
+  return rows;
+}
+
+/** `actual` holds exactly the keys of `expected`, each within `tolerance` (relative) of its value. */
 export function expectSameSums(actual: Map<string, number>, expected: Map<string, number>, tolerance = 1e-9) {
   expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
   for (const [k, v] of expected)

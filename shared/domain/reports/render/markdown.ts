@@ -109,28 +109,45 @@ export function escapeHtml(s: string): string {
     .replaceAll("'", '&#39;');
 }
 
-function inlineHtml(c: Inline[]): string {
+/** How a target writes each inline element: text and code as given, the others around their content. */
+interface InlineFormat {
+  text: (v: string) => string;
+  code: (v: string) => string;
+  b: (inner: string) => string;
+  i: (inner: string) => string;
+  s: (inner: string) => string;
+  link: (href: string, inner: string) => string;
+}
+
+function renderInline(c: Inline[], f: InlineFormat): string {
   return c
     .map((n): string => {
       switch (n.t) {
         case 'text':
-          return escapeHtml(n.v);
         case 'code':
-          return `<code>${escapeHtml(n.v)}</code>`;
+          return f[n.t](n.v);
         case 'b':
-          return `<strong>${inlineHtml(n.c)}</strong>`;
         case 'i':
-          return `<em>${inlineHtml(n.c)}</em>`;
         case 's':
-          return `<s>${inlineHtml(n.c)}</s>`;
+          return f[n.t](renderInline(n.c, f));
         case 'link':
-          return `<a href="${escapeHtml(n.href)}" rel="noopener noreferrer">${inlineHtml(n.c)}</a>`;
+          return f.link(n.href, renderInline(n.c, f));
         default:
           return '';
       }
     })
     .join('');
 }
+
+const HTML_INLINE: InlineFormat = {
+  text: escapeHtml,
+  code: (v) => `<code>${escapeHtml(v)}</code>`,
+  b: (inner) => `<strong>${inner}</strong>`,
+  i: (inner) => `<em>${inner}</em>`,
+  s: (inner) => `<s>${inner}</s>`,
+  link: (href, inner) => `<a href="${escapeHtml(href)}" rel="noopener noreferrer">${inner}</a>`,
+};
+const inlineHtml = (c: Inline[]) => renderInline(c, HTML_INLINE);
 
 export function markdownToHtml(md: string): string {
   return parseMarkdown(md)
@@ -147,28 +164,15 @@ export function escapeMrkdwn(s: string): string {
   return s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
-function inlineMrkdwn(c: Inline[]): string {
-  return c
-    .map((n) => {
-      switch (n.t) {
-        case 'text':
-          return escapeMrkdwn(n.v);
-        case 'code':
-          return `\`${escapeMrkdwn(n.v)}\``;
-        case 'b':
-          return `*${inlineMrkdwn(n.c)}*`;
-        case 'i':
-          return `_${inlineMrkdwn(n.c)}_`;
-        case 's':
-          return `~${inlineMrkdwn(n.c)}~`;
-        case 'link':
-          return `<${n.href.replaceAll('|', '%7C').replaceAll('>', '%3E')}|${inlineMrkdwn(n.c)}>`;
-        default:
-          return '';
-      }
-    })
-    .join('');
-}
+const MRKDWN_INLINE: InlineFormat = {
+  text: escapeMrkdwn,
+  code: (v) => `\`${escapeMrkdwn(v)}\``,
+  b: (inner) => `*${inner}*`,
+  i: (inner) => `_${inner}_`,
+  s: (inner) => `~${inner}~`,
+  link: (href, inner) => `<${href.replaceAll('|', '%7C').replaceAll('>', '%3E')}|${inner}>`,
+};
+const inlineMrkdwn = (c: Inline[]) => renderInline(c, MRKDWN_INLINE);
 
 export function markdownToMrkdwn(md: string): string {
   return parseMarkdown(md)
