@@ -42,12 +42,14 @@ export function keptInMemory(key: string): HistoryEntry | undefined {
 export function clearHistoryCache(): void {
   historyCache.clear();
 }
+
 export interface HistoryEntry {
   /** Each shown group's days, by its value (a filtered read's; none for a total or ranked read). */
   byValue?: Map<string, number[]>;
   /** The forecasts made from them, per period, buckets, horizon and method. */
   answers: Map<string, Answer>;
 }
+
 /** The cache entry of a history's identity, made (without group days) when there is none. */
 export function answersEntry(key: string): HistoryEntry {
   const entry = historyCache.get(key) ?? { answers: new Map() };
@@ -72,10 +74,10 @@ export function historyWindow(dataThrough: number, days: number, method: Forecas
 export type HistoryTotals = ReadonlyMap<Query, Promise<Computed | undefined>>;
 
 /**
- * Starts reading each cost query's ungrouped daily total over the forecast's history — the first
- * thing `addForecast` reads, and all a request asked again on the same data reads — as soon as
- * `dataThrough` is known, so it runs beside the request's own buckets instead of after them. The
- * same statements as `historyTotal` would make, earlier; a failure is `addForecast`'s to report.
+ * Where the data has no version: starts reading each cost query's ungrouped daily total over the
+ * forecast's history (the data's identity then, and the first thing `addForecast` reads) as soon
+ * as `dataThrough` is known, so it runs beside the request's own buckets instead of after them.
+ * The same statements as `historyTotal` would make, earlier; a failure is `addForecast`'s to report.
  */
 export function prefetchTotals(
   run: Run,
