@@ -82,14 +82,19 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   const run = new Run(wh, ctx, request, infoRead, scope, forecaster);
   const forecast = period.aggBy === 'Hour' ? 0 : (request.period.forecastDays ?? 0);
   // The forecast's code (the model, its backtests) is its own chunk, loaded by the first request
-  // that asks for a forecast: answers without one never load it. Its first read (each cost
-  // query's daily total over the history) starts beside the request's own buckets.
+  // that asks for a forecast: answers without one never load it. It and the store's adapter load,
+  // and its first read starts, beside the request's own buckets.
   const forecasting =
     forecast > 0
       ? dataThroughRead.then(async (through) => {
           if (through === null) return undefined;
-          const module = await import('./explorer-forecast');
-          return { module, totals: module.prefetchTotals(run, plan.series, through, forecast) };
+          const [module, store] = await Promise.all([
+            import('./explorer-forecast'),
+            ctx.forecastAnswers === undefined
+              ? import('./adapters/forecast-answers').then((m) => m.forecastAnswerStore)
+              : (ctx.forecastAnswers ?? undefined),
+          ]);
+          return { module, store, totals: module.prefetchTotals(run, plan.series, through, forecast) };
         })
       : undefined;
   forecasting?.catch(() => undefined);
@@ -101,12 +106,8 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   const dataThrough = await dataThroughRead;
   const started = await forecasting;
   if (started && dataThrough !== null) {
-    const store =
-      ctx.forecastAnswers === undefined
-        ? (await import('./adapters/forecast-answers')).forecastAnswerStore
-        : (ctx.forecastAnswers ?? undefined);
     await started.module.addForecast(run, primary.out, primary.done, primary.w, dataThrough, forecast, {
-      store,
+      store: started.store,
       totals: started.totals,
     });
   }
