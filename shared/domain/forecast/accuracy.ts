@@ -112,6 +112,8 @@ export function horizonQuantiles(
   hb: number,
   horizon: number,
   origins: readonly number[],
+  /** Receives each horizon's errors over the origins, NaN left out, sorted (`columns[h - 1]`). */
+  sortedColumns?: Float64Array[],
 ): [number, number, number, number][] {
   const rows: Float64Array[] = [];
   for (const o of origins) {
@@ -132,6 +134,7 @@ export function horizonQuantiles(
     }
     columns.push(scratch.slice(0, n).sort());
   }
+  sortedColumns?.push(...columns);
   const capacity = rows.length * (2 * spread(top) + 1);
   let pool = new Float64Array(capacity);
   let next = new Float64Array(capacity);
@@ -196,7 +199,7 @@ function withoutSorted(a: Float64Array, len: number, b: Float64Array, out: Float
 }
 
 /** `errorQuantiles` of values already sorted (a[0, len)). */
-function sortedQuantiles(a: Float64Array, n: number): [number, number, number, number] {
+export function sortedQuantiles(a: Float64Array, n: number): [number, number, number, number] {
   if (!n) return [0, 0, 0, 0];
   return quantilesAt(
     a[rankOf(n, 0.5)] ?? 0,

@@ -3,7 +3,7 @@
  * its own rolling-origin backtest; `forecastTotal`: the total of a bucket of days (partly actual,
  * partly forecast) with its interval. Pure: no I/O, no clock. See docs/forecasting.md.
  */
-import { accuracyOf, errorQuantiles, type ForecastAccuracy, horizonQuantiles } from './accuracy';
+import { accuracyOf, type ForecastAccuracy, horizonQuantiles } from './accuracy';
 import { toDate, toDay } from './days';
 import {
   CANDIDATES,
@@ -68,16 +68,23 @@ export interface Forecast {
 }
 
 /** Backtest errors (actual - forecast), kept out of JSON for `forecastTotal`. */
-interface ErrorModel {
+export interface ErrorModel {
   /** errors.get(o)[h-1]: error of the forecast made at origin o for day o+h-1 (NaN past the history). */
   errors: Map<number, Float64Array>;
   horizon: number;
   /** Per-horizon error quantiles [q2.5, q10, q90, q97.5] for h = 1 … points.length. */
   quantiles: [number, number, number, number][];
+  /** columns[h-1]: the errors at horizon h over every origin, NaN left out, sorted. */
+  columns: Float64Array[];
   nonNegative: boolean;
 }
 const ERROR_MODEL = Symbol('errorModel');
 type WithErrors = Forecast & { [ERROR_MODEL]?: ErrorModel };
+
+/** The backtest errors a forecast's intervals were made of (none for a short history). */
+export function errorModelOf(forecast: Forecast): ErrorModel | undefined {
+  return (forecast as WithErrors)[ERROR_MODEL];
+}
 
 /**
  * A daily history as columns: `values[k]` is the value of the day `k` days after `from`
@@ -148,6 +155,7 @@ interface Selection extends ForecastSelection {
   errors: Map<number, Float64Array>;
   hb: number;
   quantiles: [number, number, number, number][];
+  columns: Float64Array[];
   accuracy: ForecastAccuracy;
   candidates: Forecast['candidates'];
   /** The forecast made on the whole history (kept once made). */
@@ -224,6 +232,7 @@ export function forecastSeries(history: DailyHistory, options: ForecastOptions):
       errors: sel.errors,
       horizon: sel.hb,
       quantiles: sel.quantiles,
+      columns: sel.columns,
       nonNegative,
     } satisfies ErrorModel,
     enumerable: false,
@@ -301,12 +310,14 @@ function select(
   const naive =
     scored.find((s) => s.candidate.name === 'seasonal-naive')?.errors ??
     errorsOf(seasonalNaive.run(xBt, fitEnd, origins, hb));
+  const columns: Float64Array[] = [];
   return {
     key,
     candidate: best.candidate,
     errors: best.errors,
     hb,
-    quantiles: horizonQuantiles(best.errors, hb, horizon, origins),
+    quantiles: horizonQuantiles(best.errors, hb, horizon, origins, columns),
+    columns,
     accuracy: accuracyOf(best.errors, naive, y, fitEnd, hb, first),
     candidates: scored.map((s) => ({ method: s.candidate.name, mae: s.mae, rmse: s.rmse })),
   };
@@ -389,112 +400,5 @@ function shortHistory(
       reason: 'short-history',
       detail: `${n} days of history, under the ${FORECAST_MIN_HISTORY_DAYS} the backtest needs: same-weekday mean of the available weeks, normal intervals, no accuracy figures`,
     },
-  };
-}
-
-export interface ForecastTotal {
-  from: string;
-  to: string;
-  /** Sum of the actual days in the bucket (up to the forecast's history end). */
-  actual: number;
-  /** Sum of the forecast days in the bucket. */
-  forecast: number;
-  /** actual + forecast, and its intervals (on the whole bucket). */
-  value: number;
-  lower80: number;
-  upper80: number;
-  lower95: number;
-  upper95: number;
-  actualDays: number;
-  forecastDays: number;
-}
-
-/**
- * The total of the days `from` … `to` (inclusive): days up to the forecast's history end are the
- * actuals from `history`, later ones the forecast. The interval is on that whole total: the
- * empirical quantiles of the backtest's error summed over the same horizons (one sum per origin),
- * so the errors' correlation across days is kept; beyond the backtest horizon the sums are scaled
- * up linearly in days (fully correlated errors). A bucket without forecast days has no width.
- */
-export function forecastTotal(
-  forecast: Forecast,
-  history: DailyHistory,
-  from: string,
-  to: string,
-): ForecastTotal {
-  const a = toDay(from);
-  const b = toDay(to);
-  const end = forecast.history.to ? toDay(forecast.history.to) : toDay(forecast.points[0]?.date ?? from) - 1;
-  let actual = 0;
-  let actualDays = 0;
-  if (a <= end) {
-    if ('from' in history) {
-      const from = toDay(history.from);
-      for (let d = Math.max(a, from); d <= Math.min(b, end, from + history.values.length - 1); d++)
-        actual += history.values[d - from] ?? 0;
-    } else
-      for (const r of history) {
-        const d = toDay(r.date);
-        if (d >= a && d <= b && d <= end) actual += r.value;
-      }
-  }
-  for (let d = Math.max(a, end - forecast.history.days + 1); d <= Math.min(b, end); d++) actualDays++;
-  const h1 = Math.max(1, a - end);
-  const h2 = b - end;
-  let sum = 0;
-  for (let h = h1; h <= h2; h++) {
-    const p = forecast.points[h - 1];
-    if (!p) throw new RangeError(`forecast: ${to} is past the forecast's last day`);
-    sum += p.value;
-  }
-  const value = actual + sum;
-  const base = { from, to, actual, forecast: sum, value, actualDays, forecastDays: Math.max(0, h2 - h1 + 1) };
-  if (h2 < h1) return { ...base, lower80: value, upper80: value, lower95: value, upper95: value };
-  const model = (forecast as WithErrors)[ERROR_MODEL];
-  const nonNegative = model?.nonNegative ?? false;
-  const floor = (v: number) => (nonNegative ? Math.max(actual, v) : v);
-  const sums: number[] = [];
-  if (model) {
-    const top = Math.min(h2, model.horizon);
-    for (const e of model.errors.values()) {
-      let s = 0;
-      let ok = h1 <= top;
-      for (let h = h1; h <= top && ok; h++) {
-        const v = e[h - 1] ?? Number.NaN;
-        if (Number.isNaN(v)) ok = false;
-        else s += v;
-      }
-      if (ok) sums.push((s * (h2 - h1 + 1)) / (top - h1 + 1));
-    }
-  }
-  if (sums.length >= 10) {
-    const [q025, q10, q90, q975] = errorQuantiles(Float64Array.from(sums));
-    return {
-      ...base,
-      lower80: floor(value + q10),
-      upper80: floor(value + q90),
-      lower95: floor(value + q025),
-      upper95: floor(value + q975),
-    };
-  }
-  // No usable backtest (short history, or a bucket starting past it): the points' interval
-  // half-widths added up (fully correlated days, the wide side).
-  let l80 = 0;
-  let u80 = 0;
-  let l95 = 0;
-  let u95 = 0;
-  for (let h = h1; h <= h2; h++) {
-    const p = forecast.points[h - 1] as ForecastPoint;
-    l80 += p.value - p.lower80;
-    u80 += p.upper80 - p.value;
-    l95 += p.value - p.lower95;
-    u95 += p.upper95 - p.value;
-  }
-  return {
-    ...base,
-    lower80: floor(value - l80),
-    upper80: value + u80,
-    lower95: floor(value - l95),
-    upper95: value + u95,
   };
 }

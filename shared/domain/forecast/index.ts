@@ -9,11 +9,10 @@ export {
   type ForecastOptions,
   type ForecastPoint,
   type ForecastSelection,
-  type ForecastTotal,
   forecastSeries,
-  forecastTotal,
   type MethodName,
   selectionOf,
   seriesFingerprint,
 } from './forecast';
 export { FORECAST_HISTORY_DAYS, forecastDays } from './legacy';
+export { type ForecastTotal, forecastTotal } from './total';
