@@ -22,8 +22,6 @@ export interface WhereRule {
 export interface WhereClause {
   combinator: 'and' | 'or';
   rules: (WhereRule | WhereClause)[];
-  /** Negates the whole group (react-querybuilder's `not`). */
-  not?: boolean;
 }
 
 export function isWhereGroup(rule: WhereRule | WhereClause): rule is WhereClause {

@@ -140,8 +140,7 @@ export function whereSql(clause: WhereClause | null | undefined, ctx: CompileCon
   if (clause.rules.length > QUERY_BOUNDS.rulesPerGroup)
     throw new BadRequestError(`whereClause groups hold at most ${QUERY_BOUNDS.rulesPerGroup} rules`);
   const parts = clause.rules.map((r) => (isWhereGroup(r) ? whereSql(r, ctx, depth + 1) : ruleSql(r, ctx)));
-  const joined = parts.length ? `(${parts.join(clause.combinator === 'and' ? ' AND ' : ' OR ')})` : 'TRUE';
-  return clause.not ? `(NOT ${joined})` : joined;
+  return parts.length ? `(${parts.join(clause.combinator === 'and' ? ' AND ' : ' OR ')})` : 'TRUE';
 }
 
 /** The summed expression of a cost metric id (see METRIC_COLUMNS for the mapping). */

@@ -120,7 +120,7 @@ async function septemberSeries(q: CostSeriesQuery) {
   return athenaSeries;
 }
 
-/** One rule of each operator, nested groups, a negated group, quotes in values. */
+/** One rule of each operator, nested groups, quotes in values. */
 const everyOperator: WhereClause = {
   combinator: 'and',
   rules: [
@@ -134,7 +134,6 @@ const everyOperator: WhereClause = {
         { field: 'service', operator: 'endsWith', value: ['Cloud'] },
         {
           combinator: 'and',
-          not: true,
           rules: [
             { field: 'tag:environment', operator: '=', value: ['prod'] },
             { field: 'sub_account', operator: 'null', value: [] },
