@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BadRequestError } from '../../errors';
+import type { WhereClause, WhereRule } from '../../model/where-clause';
 import {
   builtinDimensionOf,
   FOCUS_COLUMN_TYPES,
@@ -7,15 +8,7 @@ import {
   METRIC_COLUMNS,
   type MetricId,
 } from '../focus-columns';
-import {
-  type Catalog,
-  type ComputedKind,
-  isOperator,
-  isWhereGroup,
-  QUERY_BOUNDS,
-  type WhereClause,
-  type WhereRule,
-} from '../warehouse-query';
+import { type Catalog, type ComputedKind, isOperator, isWhereGroup, QUERY_BOUNDS } from '../warehouse-query';
 import { type Dialect, inlineParams, type Params } from './dialect';
 import { safeName } from './quote';
 
