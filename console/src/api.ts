@@ -2,6 +2,7 @@
  * The console's API client: every request goes to the API base URL read from `config.json` (served
  * beside the page), with the signed-in credential as a bearer token. Nothing else is fetched.
  */
+import type { WhereClause } from '../../shared/model/where-clause';
 import type { AlertEvaluation, AlertWidgetData, CostAlert } from './alerts-shape';
 import type {
   Budget,
@@ -15,7 +16,7 @@ import type { CommitmentAlert, CommitmentAlertInput } from './commitment-alerts-
 import type { Expiring, Inventory, Simulation, Summary } from './commitments-shape';
 import type { OidcConfig } from './oidc';
 import type { Delivery, Report } from './reports-shape';
-import type { Candidate, Dashboard, ExplorerRequest, ExplorerResult, WhereClause } from './shape';
+import type { Candidate, Dashboard, ExplorerRequest, ExplorerResult } from './shape';
 import type { Upload } from './uploads-shape';
 
 const CREDENTIAL_KEY = 'finops.console.credential';

@@ -16,6 +16,7 @@ import {
 import type { SeriesOut } from '../../shared/domain/queries/model';
 import type { ExplorerUrlState } from '../../shared/links';
 import { pickDashboardFields } from '../../shared/model/dashboards';
+import type { WhereClause, WhereRule } from '../../shared/model/where-clause';
 import { type FigureFormat, figureFormat } from './chart-option';
 import { metricWords } from './words';
 
@@ -40,17 +41,6 @@ export interface ExplorerResult {
   dataThrough: string | null;
   currency: string | null;
   conversion?: ChartStamp['conversion'];
-}
-
-export interface WhereRule {
-  field: string;
-  operator: string;
-  /** Always a list: one text for the text operators, none for `null`/`notNull`. */
-  value: string[];
-}
-export interface WhereClause {
-  combinator: 'and' | 'or';
-  rules: WhereRule[];
 }
 
 export interface ExplorerQuery {
@@ -299,7 +289,10 @@ export function urlStateOfForm(f: ExplorerForm): ExplorerUrlState {
   };
 }
 
-/** Where-clause rules from the explorer's filters (incomplete ones left out). */
+/**
+ * Where-clause rules from the explorer's filters (incomplete ones left out): one value for the
+ * text operators, the values picked for the list ones, none for `null`/`notNull`.
+ */
 export function filterRules(filters: readonly ExplorerFilter[]): WhereRule[] {
   const rules: WhereRule[] = [];
   for (const f of filters) {

@@ -1,30 +1,17 @@
+import type { WhereClause, WhereRule } from '../model/where-clause';
 import type { MetricId } from './focus-columns';
 
 /**
  * The warehouse query model, shared by the DuckDB and Athena adapters: a cost metric id, a
  * group-by list, a `whereClause` (`{combinator, rules}` with `{field, operator, value[]}` rules
- * and nested groups), a granularity and a half-open date range `[start, end)`.
+ * and nested groups: the validated request's type, shared/model/where-clause.ts), a granularity
+ * and a half-open date range `[start, end)`.
  */
 export type Granularity = 'Day' | 'Week' | 'Month';
 export const GRANULARITIES: readonly Granularity[] = ['Day', 'Week', 'Month'];
 /** What a series query may bucket by: the granularities, plus `Hour` and `Period` (one bucket). */
 export type SeriesGranularity = Granularity | 'Hour' | 'Period';
 export const SERIES_GRANULARITIES: readonly SeriesGranularity[] = ['Hour', 'Day', 'Week', 'Month', 'Period'];
-
-export type RuleValue = string | number | boolean;
-
-export interface WhereRule {
-  field: string;
-  operator: string;
-  value: RuleValue[];
-}
-
-export interface WhereClause {
-  combinator: 'and' | 'or';
-  rules: (WhereRule | WhereClause)[];
-  /** Negates the whole group (react-querybuilder's `not`). */
-  not?: boolean;
-}
 
 export function isWhereGroup(rule: WhereRule | WhereClause): rule is WhereClause {
   return typeof rule === 'object' && rule !== null && Array.isArray((rule as WhereClause).rules);

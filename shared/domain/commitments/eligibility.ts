@@ -1,4 +1,4 @@
-import type { WhereClause, WhereRule } from '../../warehouse/warehouse-query';
+import type { WhereClause, WhereRule } from '../../model/where-clause';
 
 /**
  * Which usage a commitment could cover, where the export does not say (none of the supported

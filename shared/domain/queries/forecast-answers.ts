@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { log } from '../../log';
 import type { ExplorerRequest } from '../../model/query-model';
-import type { WhereClause } from '../../warehouse/warehouse-query';
+import type { WhereClause } from '../../model/where-clause';
 import type { SeriesOut } from './model';
 import type { PeriodDefaults } from './period';
 

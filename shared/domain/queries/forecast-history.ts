@@ -1,6 +1,6 @@
 import { remember } from '../../bounded-map';
 import type { Query } from '../../model/query-model';
-import type { WhereRule } from '../../warehouse/warehouse-query';
+import type { WhereRule } from '../../model/where-clause';
 import { FORECAST_BACKTEST_ORIGINS, FORECAST_HISTORY_DAYS, seriesFingerprint } from '../forecast';
 import type { Answer } from './forecast-answers';
 import type { Computed, ForecastMethod, QueryOut, Window } from './model';

@@ -1,7 +1,8 @@
 import { AppError, DependencyUnavailableError } from '../../errors';
 import { log } from '../../log';
 import type { ExplorerRequest } from '../../model/query-model';
-import type { SeriesRow, WhereClause } from '../../warehouse/warehouse-query';
+import type { WhereClause } from '../../model/where-clause';
+import type { SeriesRow } from '../../warehouse/warehouse-query';
 import { DEFAULT_TOP_N, MAX_TOP_N, OTHER } from './model';
 import { type AggBy, bucketKey, DAY_MS, ymd } from './period';
 import type { Grouped } from './series';

@@ -1,8 +1,7 @@
 import * as v from 'valibot';
 import { getScope } from '../../db/scopes-repo';
 import { BadRequestError } from '../../errors';
-import { WhereClauseSchema } from '../../model/where-clause';
-import type { WhereClause } from '../../warehouse/warehouse-query';
+import { type WhereClause, WhereClauseSchema } from '../../model/where-clause';
 
 /**
  * A free-form filter object (a dashboard's `conditions`, a scope's `filters`) as a where clause:
@@ -19,7 +18,7 @@ export function filtersAsWhere(
     throw new BadRequestError(
       `${what} are not a where clause ({combinator, rules}): ${parsed.issues[0]?.message ?? 'invalid'}`,
     );
-  return parsed.output as WhereClause;
+  return parsed.output;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/principal';
 import { getOrganizationTimezone } from '../../db/organizations-repo';
 import { NotFoundError } from '../../errors';
 import type { Dashboard } from '../../model/dashboards';
-import type { WhereClause } from '../../warehouse/warehouse-query';
+import type { WhereClause } from '../../model/where-clause';
 import { readDashboard } from '../dashboards/service';
 import { runExplorer } from './engine';
 import type { ForecastAnswerStore } from './forecast-answers';

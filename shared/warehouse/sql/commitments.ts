@@ -1,5 +1,6 @@
 import { BadRequestError } from '../../errors';
-import type { CurrencyConversion, WhereClause } from '../warehouse-query';
+import type { WhereClause } from '../../model/where-clause';
+import type { CurrencyConversion } from '../warehouse-query';
 import { convertedAmountSql } from './conversion';
 import { type CompileContext, fieldExpr, utcTimestamp, whereSql } from './expressions';
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BadRequestError } from '../../errors';
+import type { WhereClause, WhereRule } from '../../model/where-clause';
 import {
   builtinDimensionOf,
   FOCUS_COLUMN_TYPES,
@@ -7,15 +8,7 @@ import {
   METRIC_COLUMNS,
   type MetricId,
 } from '../focus-columns';
-import {
-  type Catalog,
-  type ComputedKind,
-  isOperator,
-  isWhereGroup,
-  QUERY_BOUNDS,
-  type WhereClause,
-  type WhereRule,
-} from '../warehouse-query';
+import { type Catalog, type ComputedKind, isOperator, isWhereGroup, QUERY_BOUNDS } from '../warehouse-query';
 import { type Dialect, inlineParams, type Params } from './dialect';
 import { safeName } from './quote';
 
@@ -140,8 +133,7 @@ export function whereSql(clause: WhereClause | null | undefined, ctx: CompileCon
   if (clause.rules.length > QUERY_BOUNDS.rulesPerGroup)
     throw new BadRequestError(`whereClause groups hold at most ${QUERY_BOUNDS.rulesPerGroup} rules`);
   const parts = clause.rules.map((r) => (isWhereGroup(r) ? whereSql(r, ctx, depth + 1) : ruleSql(r, ctx)));
-  const joined = parts.length ? `(${parts.join(clause.combinator === 'and' ? ' AND ' : ' OR ')})` : 'TRUE';
-  return clause.not ? `(NOT ${joined})` : joined;
+  return parts.length ? `(${parts.join(clause.combinator === 'and' ? ' AND ' : ' OR ')})` : 'TRUE';
 }
 
 /** The summed expression of a cost metric id (see METRIC_COLUMNS for the mapping). */

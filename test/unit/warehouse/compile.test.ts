@@ -58,7 +58,6 @@ describe('query model → SQL', () => {
           { field: 'provider', operator: 'in', value: ['AWS', 'Oracle'] },
           {
             combinator: 'or',
-            not: true,
             rules: [
               { field: 'tag:team', operator: 'notIn', value: ['a'] },
               { field: 'service', operator: 'contains', value: ['Amazon'] },
@@ -71,7 +70,7 @@ describe('query model → SQL', () => {
       ctx,
     );
     expect(sql).toBe(
-      '(("ProviderName" IN ($1, $2)) AND (NOT (("Tags"[$3] IS NULL OR "Tags"[$4] NOT IN ($5)) OR (contains("ServiceName", $6)) OR ("RegionId" IS NULL))) AND FALSE)',
+      '(("ProviderName" IN ($1, $2)) AND (("Tags"[$3] IS NULL OR "Tags"[$4] NOT IN ($5)) OR (contains("ServiceName", $6)) OR ("RegionId" IS NULL)) AND FALSE)',
     );
     expect(ctx.params.values).toEqual(['AWS', 'Oracle', 'team', 'team', 'a', 'Amazon']);
     expect(() =>
