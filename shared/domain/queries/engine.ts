@@ -83,7 +83,8 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
   const forecast = period.aggBy === 'Hour' ? 0 : (request.period.forecastDays ?? 0);
   // The forecast's code (the model, its backtests) is its own chunk, loaded by the first request
   // that asks for a forecast: answers without one never load it. It and the store's adapter load,
-  // and its first read starts, beside the request's own buckets.
+  // and its first reads (the kept answer where the data has a version, else the history's total)
+  // start, beside the request's own buckets.
   const forecasting =
     forecast > 0
       ? dataThroughRead.then(async (through) => {
@@ -94,7 +95,12 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
               ? import('./adapters/forecast-answers').then((m) => m.forecastAnswerStore)
               : (ctx.forecastAnswers ?? undefined),
           ]);
-          return { module, store, totals: module.prefetchTotals(run, plan.series, through, forecast) };
+          return {
+            module,
+            store,
+            totals: module.prefetchTotals(run, plan.series, through, forecast),
+            early: module.prefetchAnswers(run, plan.series, period, through, forecast, store),
+          };
         })
       : undefined;
   forecasting?.catch(() => undefined);
@@ -109,6 +115,7 @@ export async function runExplorer(request: ExplorerRequest, ctx: ExplorerContext
     await started.module.addForecast(run, primary.out, primary.done, primary.w, dataThrough, forecast, {
       store: started.store,
       totals: started.totals,
+      early: started.early,
     });
   }
   const visible = (qs: QueryOut[]) =>

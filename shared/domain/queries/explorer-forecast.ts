@@ -1,5 +1,5 @@
 import { remember } from '../../bounded-map';
-import type { AGGREGATORS } from '../../model/query-model';
+import type { AGGREGATORS, Query } from '../../model/query-model';
 import { evaluateExpression } from '../common/expr/evaluate';
 import type { GroupedSeries } from '../common/expr/grouped-series';
 import {
@@ -13,23 +13,26 @@ import {
 } from '../forecast';
 import {
   type Answer,
+  answerFor,
   answerHash,
+  clearKeptHere,
   type ForecastAnswerStore,
+  type KeptAnswer,
   keepAnswer,
-  storedAnswer,
+  keepHere,
+  keptAnswer,
   viewOf,
 } from './forecast-answers';
 import {
-  answersEntry,
   clearHistoryCache,
   type HistoryTotals,
   histories,
   historyTotal,
   historyWindow,
-  keptInMemory,
   rankedHistories,
   versionedKey,
   withoutWindow,
+  withShown,
 } from './forecast-history';
 import type {
   Computed,
@@ -39,7 +42,7 @@ import type {
   QueryOut,
   Window,
 } from './model';
-import { type AggBy, bucketFloor, bucketKey, DAY_MS, dayMs, ymd } from './period';
+import { type AggBy, bucketFloor, bucketKey, DAY_MS, dayMs, type ResolvedPeriod, ymd } from './period';
 import { lookbackDays, planQueries } from './plan';
 import type { Run } from './run';
 
@@ -62,7 +65,60 @@ const SELECTION_ENTRIES = 5_000;
 /** Empties the forecast's caches (the benchmark's cold runs). */
 export function clearForecastCaches(): void {
   clearHistoryCache();
+  clearKeptHere();
   selectionCache.clear();
+}
+
+/** What identifies a query's forecasts besides the data: the query and what the run adds to it. */
+function signatureOf(run: Run, query: Query): string {
+  return JSON.stringify([run.ctx.orgId, query, run.ctx.currency, run.ctx.conditions, run.scope]);
+}
+
+/** The request's buckets, horizon, method and last day: what the store's key adds to the history's. */
+function askedOf(period: ResolvedPeriod, days: number, method: ForecastMethod, dataThrough: number): string {
+  return JSON.stringify([period, days, method, dataThrough]);
+}
+
+/** A cost query's store identity where the data has a version, and what the store holds under it. */
+interface EarlyAnswer {
+  /** The history's identity without the shown groups (`versionedKey`). */
+  versioned: string;
+  /** The store's key it was read under, and what it holds. */
+  hash: string;
+  kept?: KeptAnswer | undefined;
+}
+export type EarlyAnswers = ReadonlyMap<Query, Promise<EarlyAnswer | undefined>>;
+
+/**
+ * Where the data has a version, each cost query's kept answer, asked of the store as soon as
+ * `dataThrough` is known: beside the request's own statement rather than after it (the key does
+ * not need the groups it ranks). `addForecast` uses it when it is of the groups the statement
+ * shows. A failure is `addForecast`'s to meet (it reads again, or computes).
+ */
+export function prefetchAnswers(
+  run: Run,
+  queries: readonly Query[],
+  period: ResolvedPeriod,
+  dataThrough: number,
+  days: number,
+  store: ForecastAnswerStore | undefined,
+): EarlyAnswers {
+  const method = run.request.period.forecastMethod ?? 'auto';
+  const early = new Map<Query, Promise<EarlyAnswer | undefined>>();
+  if (days <= 0 || period.aggBy === 'Hour') return early;
+  const day = historyWindow(dataThrough, days, method);
+  const asked = askedOf(period, days, method, dataThrough);
+  for (const q of queries) {
+    if (q.type !== 'cost') continue;
+    const read = versionedKey(run, q, day, signatureOf(run, q)).then(async (versioned) => {
+      if (versioned === undefined) return undefined;
+      const hash = answerHash(versioned, asked);
+      return { versioned, hash, kept: await keptAnswer(store, run.ctx.orgId, hash) };
+    });
+    read.catch(() => undefined); // awaited by addForecast; not "unhandled" when it is never reached
+    early.set(q, read);
+  }
+  return early;
 }
 
 /**
@@ -78,7 +134,11 @@ export async function addForecast(
   w: Window,
   dataThrough: number,
   days: number,
-  options: { store?: ForecastAnswerStore | undefined; totals?: HistoryTotals | undefined } = {},
+  options: {
+    store?: ForecastAnswerStore | undefined;
+    totals?: HistoryTotals | undefined;
+    early?: EarlyAnswers | undefined;
+  } = {},
 ) {
   const { store, totals } = options;
   const aggBy = w.period.aggBy;
@@ -90,25 +150,29 @@ export async function addForecast(
     const query = c.query;
     const day = historyWindow(dataThrough, days, method);
     const from = day.period.start;
-    const signature = JSON.stringify([run.ctx.orgId, query, run.ctx.currency, run.ctx.conditions, run.scope]);
-    const asked = JSON.stringify([w.period, days, method, dataThrough, out.series.map((s) => s.group)]);
+    const signature = signatureOf(run, query);
+    const groups = out.series.map((s) => s.group);
+    const asked = askedOf(w.period, days, method, dataThrough);
     // The data's identity: its version where the warehouse keeps one, else its daily total, read.
-    const versioned = query.type === 'cost' ? await versionedKey(run, query, out, day, signature) : undefined;
+    const early = query.type === 'cost' ? await options.early?.get(query)?.catch(() => undefined) : undefined;
+    const versioned =
+      early?.versioned ??
+      (query.type === 'cost' ? await versionedKey(run, query, day, signature) : undefined);
     let known =
       query.type === 'cost' && versioned === undefined
         ? await historyTotal(run, query, out, day, signature, totals?.get(query))
         : undefined;
-    const key = versioned ?? known?.key;
+    // Its history, kept in this process, is by the shown groups too; answers are by the store's
+    // key, without them where the data has a version (what is kept names them).
+    const key =
+      versioned !== undefined && query.type === 'cost' ? withShown(versioned, query, out) : known?.key;
+    const storeKey = versioned ?? known?.key;
     // The same data asked again for the same buckets: the forecasts made then, by this process or
     // (kept in the store) another one.
-    const hash = key ? answerHash(key, asked) : undefined;
-    const inMemory = key ? keptInMemory(key)?.answers.get(asked) : undefined;
-    // Read from the store: objects of their own (JSON just parsed), so not copied again.
-    const before = inMemory
-      ? structuredClone(inMemory)
-      : hash && store
-        ? await storedAnswer(store, run.ctx.orgId, hash, out.series.length)
-        : undefined;
+    const hash = storeKey ? answerHash(storeKey, asked) : undefined;
+    const before = hash
+      ? answerFor(early?.hash === hash ? early.kept : await keptAnswer(store, run.ctx.orgId, hash), groups)
+      : undefined;
     if (before) {
       out.series.forEach((s, i) => {
         Object.assign(s, before[i]);
@@ -116,11 +180,11 @@ export async function addForecast(
       continue;
     }
     if (query.type === 'cost' && !known)
-      known = await historyTotal(run, query, out, day, signature, totals?.get(query), versioned);
-    const { daily, entry } =
+      known = await historyTotal(run, query, out, day, signature, totals?.get(query), key);
+    const daily =
       query.type === 'cost' && known
         ? await histories(run, query, out, day, known)
-        : { daily: await rankedHistories(run, withoutWindow(query), out, day), entry: undefined };
+        : await rankedHistories(run, withoutWindow(query), out, day);
     const aggregator = query.type === 'metric' ? query.aggregator : 'SUM';
     const firstDay = ymd(day.starts[0] ?? from);
     out.series.forEach((s, i) => {
@@ -140,9 +204,11 @@ export async function addForecast(
     const answer: Answer = out.series.map((s) =>
       structuredClone({ forecast: s.forecast, forecastAccuracy: s.forecastAccuracy }),
     );
-    // A ranked read keeps its answers too where the data has an identity (a version).
-    (entry ?? (key ? answersEntry(key) : undefined))?.answers.set(asked, answer);
-    if (hash && store) await keepAnswer(store, run.ctx.orgId, hash, answer, viewOf(run.request, run.ctx));
+    if (hash) {
+      const kept = { groups: structuredClone(groups), series: answer };
+      keepHere(hash, kept);
+      if (store) await keepAnswer(store, run.ctx.orgId, hash, kept, viewOf(run.request, run.ctx));
+    }
   }
   addFormulaForecasts(run, queries, aggBy);
 }

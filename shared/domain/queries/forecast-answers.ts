@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { remember } from '../../bounded-map';
 import { log } from '../../log';
 import type { ExplorerRequest } from '../../model/query-model';
 import type { WhereClause } from '../../model/where-clause';
@@ -63,27 +64,73 @@ export function answerHash(historyKey: string, asked: string): string {
   return createHash('sha256').update(historyKey).update('\u0000').update(asked).digest('hex');
 }
 
-/** A kept answer for `series` series, or undefined (none, not of that shape, or the store failed). */
-export async function storedAnswer(
-  store: ForecastAnswerStore,
+/**
+ * What the store holds for a request: its forecasts and the groups they are of. The store's key
+ * does not name the groups where the data has a version (the same request on the same data ranks
+ * the same groups), so it can be read beside the request's own statement; the groups read back
+ * are compared with the answer's before the forecasts are used.
+ */
+export interface KeptAnswer {
+  groups: SeriesOut['group'][];
+  series: Answer;
+}
+
+/** Answers this process computed or read, by the store's key (at most `KEPT_HERE` of them). */
+const keptHere = new Map<string, KeptAnswer>();
+const KEPT_HERE = 64;
+
+/** Empties the answers kept in this process. */
+export function clearKeptHere(): void {
+  keptHere.clear();
+}
+
+/** Keeps an answer in this process under the store's key. */
+export function keepHere(hash: string, kept: KeptAnswer): void {
+  remember(keptHere, hash, kept, KEPT_HERE);
+}
+
+/**
+ * The answer kept under `hash`, in this process or else in the store (then kept here too), as
+ * objects of the caller's own; undefined when there is none, it is not of the stored shape, or
+ * the store failed.
+ */
+export async function keptAnswer(
+  store: ForecastAnswerStore | undefined,
   orgId: string,
   hash: string,
-  series: number,
-): Promise<Answer | undefined> {
+): Promise<KeptAnswer | undefined> {
+  const here = keptHere.get(hash);
+  if (here) return structuredClone(here);
+  if (!store) return undefined;
   try {
-    const found = await store.get(orgId, hash);
-    return Array.isArray(found) && found.length === series ? (found as Answer) : undefined;
+    const found = (await store.get(orgId, hash)) as Partial<KeptAnswer> | undefined;
+    if (
+      !Array.isArray(found?.groups) ||
+      !Array.isArray(found.series) ||
+      found.groups.length !== found.series.length
+    )
+      return undefined;
+    keepHere(hash, structuredClone(found as KeptAnswer));
+    return found as KeptAnswer;
   } catch (error) {
     log.warn('forecast answer not read from the store: computed', { orgId, error });
     return undefined;
   }
 }
 
+/** The kept series when they are of these groups (same values, same order). */
+export function answerFor(
+  kept: KeptAnswer | undefined,
+  groups: readonly SeriesOut['group'][],
+): Answer | undefined {
+  return kept && JSON.stringify(kept.groups) === JSON.stringify(groups) ? kept.series : undefined;
+}
+
 export async function keepAnswer(
   store: ForecastAnswerStore,
   orgId: string,
   hash: string,
-  answer: Answer,
+  answer: KeptAnswer,
   view: KeptView,
 ) {
   try {

@@ -2,7 +2,6 @@ import { remember } from '../../bounded-map';
 import type { Query } from '../../model/query-model';
 import type { WhereRule } from '../../model/where-clause';
 import { FORECAST_BACKTEST_ORIGINS, FORECAST_HISTORY_DAYS, seriesFingerprint } from '../forecast';
-import type { Answer } from './forecast-answers';
 import type { Computed, ForecastMethod, QueryOut, Window } from './model';
 import { bucketStarts, DAY_MS, MAX_INTERNAL_BUCKETS } from './period';
 import type { SeriesQuery } from './plan';
@@ -30,31 +29,12 @@ export function forecastHistoryDays(days: number, method: ForecastMethod = 'auto
   return Math.min(730, Math.max(365, 28 + FORECAST_BACKTEST_ORIGINS + days));
 }
 
-/** Shown series' daily histories and their forecasts, by the request that read them (see `histories`). */
-const historyCache = new Map<string, HistoryEntry>();
-
-/** The answers kept in this process for a history's identity, if any. */
-export function keptInMemory(key: string): HistoryEntry | undefined {
-  return historyCache.get(key);
-}
+/** Shown groups' daily histories (a filtered read's), by the identity of the request that read them. */
+const historyCache = new Map<string, Map<string, number[]>>();
 
 /** Empties the histories kept in this process. */
 export function clearHistoryCache(): void {
   historyCache.clear();
-}
-
-export interface HistoryEntry {
-  /** Each shown group's days, by its value (a filtered read's; none for a total or ranked read). */
-  byValue?: Map<string, number[]>;
-  /** The forecasts made from them, per period, buckets, horizon and method. */
-  answers: Map<string, Answer>;
-}
-
-/** The cache entry of a history's identity, made (without group days) when there is none. */
-export function answersEntry(key: string): HistoryEntry {
-  const entry = historyCache.get(key) ?? { answers: new Map() };
-  remember(historyCache, key, entry, HISTORY_ENTRIES);
-  return entry;
 }
 
 /** The days the forecast of a request reads as history: the `forecastHistoryDays` up to `dataThrough`. */
@@ -144,7 +124,7 @@ function dataVersionOf(run: Run): Promise<string | undefined> {
 async function identityOf(
   run: Run,
   signature: string,
-  shown: readonly (string | null | undefined)[],
+  shown: readonly (string | null | undefined)[] | null,
   day: Window,
 ): Promise<unknown[]> {
   const catalog = await warehouseCall('catalog', () => run.wh.catalog(run.ctx.orgId));
@@ -153,15 +133,18 @@ async function identityOf(
 
 /**
  * The identity of a cost query's history where the warehouse keeps a version of the org's data
- * (DuckDB): the same as `historyTotal`'s with the version in place of the total's fingerprint, so a
- * forecast kept for it is found without reading the total. Every cost query has one, a query whose
- * groups are read ranked too (several dimensions, an empty value, an answer split by currency:
- * its currencies are part of it). None without a version: `historyTotal` then decides.
+ * (DuckDB, Athena): the request, the window, the last refresh, the version and the history's
+ * currency plan, so a forecast kept for it is found without reading the total. It does not name
+ * the shown groups: the same request on the same data ranks the same ones, so it is known before
+ * the request's own statement ends (the store is read beside it, and what it holds names its
+ * groups: `answerFor`). What this process keeps adds the groups (`withShown`). Every cost query
+ * has one, a query whose groups are read ranked too (several dimensions, an empty value, an
+ * answer split by currency: its currencies are part of it). None without a version:
+ * `historyTotal` then decides.
  */
 export async function versionedKey(
   run: Run,
   q: CostQuery,
-  out: QueryOut,
   day: Window,
   signature: string,
 ): Promise<string | undefined> {
@@ -181,8 +164,12 @@ export async function versionedKey(
       : money.mode === 'split'
         ? money.currencies
         : [];
-  const shown = shownValues(q, out);
-  return JSON.stringify([...(await identityOf(run, signature, shown, day)), `version:${version}`, rates]);
+  return JSON.stringify([...(await identityOf(run, signature, null, day)), `version:${version}`, rates]);
+}
+
+/** A versioned identity with the query's shown groups: what this process keeps histories and answers by. */
+export function withShown(versioned: string, q: CostQuery, out: QueryOut): string {
+  return JSON.stringify([versioned, shownValues(q, out)]);
 }
 
 /**
@@ -232,15 +219,12 @@ export async function histories(
   out: QueryOut,
   day: Window,
   known: KnownHistory,
-): Promise<{ daily: (number | null)[][]; entry?: HistoryEntry }> {
+): Promise<(number | null)[][]> {
   const { base, totalDays, dim, key } = known;
-  if (known.read === 'total') {
-    const entry = key ? answersEntry(key) : undefined;
-    return { daily: out.series.map(() => totalDays), entry };
-  }
-  if (known.read === 'ranked' || !dim || !key) return { daily: await rankedHistories(run, base, out, day) };
-  let entry = historyCache.get(key);
-  if (!entry?.byValue) {
+  if (known.read === 'total') return out.series.map(() => totalDays);
+  if (known.read === 'ranked' || !dim || !key) return rankedHistories(run, base, out, day);
+  let cached = historyCache.get(key);
+  if (!cached) {
     const rule: WhereRule = { field: dim, operator: 'in', value: known.shown ?? [] };
     const where = q.whereClause?.rules.length
       ? { combinator: 'and' as const, rules: [q.whereClause, rule] }
@@ -254,21 +238,20 @@ export async function histories(
     // A shown group with figures in the period but none read here: the filter did not select it
     // as the grouping did (a value spelled differently); read as before rather than forecast 0.
     if (out.series.some((s) => !s.other && s.total && !found.has(String(s.group[dim]))))
-      return { daily: await rankedHistories(run, base, out, day) };
-    entry = { byValue: found, answers: entry?.answers ?? new Map() };
-    remember(historyCache, key, entry, HISTORY_ENTRIES);
+      return rankedHistories(run, base, out, day);
+    cached = found;
+    remember(historyCache, key, found, HISTORY_ENTRIES);
   }
-  const cached = entry.byValue ?? new Map<string, number[]>();
+  const byValue = cached;
   const days = day.starts.length;
-  const daily = out.series.map((s) => {
-    if (!s.other) return cached.get(String(s.group[dim])) ?? new Array<number>(days).fill(0);
+  return out.series.map((s) => {
+    if (!s.other) return byValue.get(String(s.group[dim])) ?? new Array<number>(days).fill(0);
     return Array.from({ length: days }, (_, i) => {
       let rest = totalDays[i] ?? 0;
-      for (const v of cached.values()) rest -= v[i] ?? 0;
+      for (const v of byValue.values()) rest -= v[i] ?? 0;
       return rest;
     });
   });
-  return { daily, entry };
 }
 
 /** Every group's history ranked over the whole history window, matched to the shown series. */

@@ -26,13 +26,13 @@ const org = `org_fstore_${run}`;
 const dir = mkdtempSync(join(tmpdir(), 'forecast-store-'));
 const now = new Date('2024-11-25T12:00:00Z');
 
-const request = (groupBy?: string | string[]) =>
+const request = (groupBy?: string | string[], forecastDays = 14) =>
   v.parse(ExplorerRequestSchema, {
     period: {
       startDate: '2024-11-01T00:00:00Z',
       endDate: '2024-11-30T00:00:00Z',
       aggBy: 'Week',
-      forecastDays: 14,
+      forecastDays,
     },
     queries: [q('a', groupBy ? { groupBy } : {})],
     ...(groupBy ? { limitOverride: 3 } : {}),
@@ -79,11 +79,12 @@ describe('forecasts kept in the store', () => {
       const series = forecastsOf(computed);
       expect(series.length).toBe(groupBy ? 4 : 1);
       for (const s of series) expect(s.forecast?.length).toBeGreaterThan(0);
-      // The item holds exactly that answer.
+      // The item holds exactly that answer, and the groups it is of.
       const [hash] = [...hashes];
-      expect(await readForecastAnswer(org, hash!)).toEqual(
-        series.map(({ forecast, accuracy }) => ({ forecast, forecastAccuracy: accuracy })),
-      );
+      expect(await readForecastAnswer(org, hash!)).toEqual({
+        groups: series.map((s) => s.group),
+        series: series.map(({ forecast, accuracy }) => ({ forecast, forecastAccuracy: accuracy })),
+      });
 
       // Another process: nothing in memory; the store answers, nothing is computed or written.
       clearForecastCaches();
@@ -157,6 +158,84 @@ describe('forecasts kept in the store', () => {
       setWarehouseQueries(undefined);
     }
   }, 180_000);
+
+  it('the kept answer is asked of the store before the request’s own statement has ended', async () => {
+    const events: string[] = [];
+    let storeAsked = () => {};
+    let asked = Promise.resolve();
+    const { store: counting, seen } = countingStore();
+    const store: ForecastAnswerStore = {
+      get: async (orgId, hash) => {
+        events.push('store get');
+        storeAsked();
+        return counting.get(orgId, hash);
+      },
+      put: counting.put,
+    };
+    const real = new DuckDbQueries();
+    const watched = new Proxy(real, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop !== 'costSeries' || typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          const statement = (events.filter((e) => e.startsWith('statement')).length >> 1) + 1;
+          events.push(`statement ${statement} starts`);
+          try {
+            return await value.apply(target, args);
+          } finally {
+            await asked;
+            events.push(`statement ${statement} ends`);
+          }
+        };
+      },
+    });
+    setWarehouseQueries(watched);
+    try {
+      clearForecastCaches();
+      // A horizon no other test asks: computed here, kept, then read.
+      const computed = await runExplorer(request('service', 15), { orgId: org, now, forecastAnswers: store });
+      expect(seen).toMatchObject({ gets: 1, hits: 0, puts: 1 });
+      events.length = 0;
+      // From here the request's statement ends once the store is asked, or after 5 s: a store
+      // read that waits for the statement's rows comes after its end.
+      asked = new Promise<void>((resolve) => {
+        storeAsked = resolve;
+        setTimeout(resolve, 5_000).unref();
+      });
+      clearForecastCaches();
+      const again = await runExplorer(request('service', 15), { orgId: org, now, forecastAnswers: store });
+      expect(forecastsOf(again)).toEqual(forecastsOf(computed));
+      expect(seen).toMatchObject({ gets: 2, hits: 1, puts: 1 });
+      // One statement (the request's own), and the store read while it ran.
+      expect(events).toEqual(['statement 1 starts', 'store get', 'statement 1 ends']);
+    } finally {
+      setWarehouseQueries(undefined);
+    }
+  }, 120_000);
+
+  it('a kept answer of other groups is not used: the forecast is computed for the shown ones', async () => {
+    const { store, seen } = countingStore();
+    clearForecastCaches();
+    const computed = await runExplorer(request('service', 16), { orgId: org, now, forecastAnswers: store });
+    expect(seen).toMatchObject({ gets: 1, hits: 0, puts: 1 });
+    // The same item, its groups renamed (as if the same key had ranked other groups).
+    const renamed: ForecastAnswerStore = {
+      get: async (orgId, hash) => {
+        const found = (await store.get(orgId, hash)) as {
+          groups: Record<string, string>[];
+          series: unknown[];
+        };
+        return (
+          found && { ...found, groups: found.groups.map((g) => ({ ...g, service: `not-${g.service}` })) }
+        );
+      },
+      put: store.put,
+    };
+    clearForecastCaches();
+    const again = await runExplorer(request('service', 16), { orgId: org, now, forecastAnswers: renamed });
+    expect(seen).toMatchObject({ gets: 2, hits: 1, puts: 2 });
+    expect(forecastsOf(again)).toEqual(forecastsOf(computed));
+  }, 120_000);
 
   it('a store that fails is not an error: the forecast is computed', async () => {
     const broken: ForecastAnswerStore = {
