@@ -196,11 +196,11 @@ describe('forecasts kept in the store', () => {
       const computed = await runExplorer(request('service', 15), { orgId: org, now, forecastAnswers: store });
       expect(seen).toMatchObject({ gets: 1, hits: 0, puts: 1 });
       events.length = 0;
-      // From here the request's statement ends once the store is asked, or after 5 s: a store
+      // From here the request's statement ends once the store is asked, or after 10 s: a store
       // read that waits for the statement's rows comes after its end.
       asked = new Promise<void>((resolve) => {
         storeAsked = resolve;
-        setTimeout(resolve, 5_000).unref();
+        setTimeout(resolve, 10_000).unref();
       });
       clearForecastCaches();
       const again = await runExplorer(request('service', 15), { orgId: org, now, forecastAnswers: store });
