@@ -1,11 +1,14 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { OUTBOX_CSP, OUTBOX_PATH, type OutboxKind, renderOutbox } from './capture-view';
+import { fileType } from './capture-view-slack';
 import type { Emulator } from './emulators';
 import { freePort } from './ports';
 
 /**
  * Stands in for the Slack Web API, Teams incoming webhooks and the identity provider's
  * invitation API. It answers the way they do and records every call, readable at GET /messages
- * (filter with ?kind=slack|teams|idp) and cleared with DELETE /messages.
+ * (filter with ?kind=slack|teams|idp) and cleared with DELETE /messages. GET /outbox (?kind=slack|teams;
+ * GET / leads there) shows the Slack and Teams messages as a page (./capture-view.ts).
  *
  * Slack (`/slack/api/<method>`): every method wants a bot token (`Authorization: Bearer xoxb-…`,
  * else `{ok:false, error:'not_authed'|'invalid_auth'}`). `chat.postMessage` needs a channel. The
@@ -13,7 +16,7 @@ import { freePort } from './ports';
  * `upload_url` on this server and a file id, a POST of the bytes to it must carry exactly `length`
  * bytes, and `files.completeUploadExternal` (files `[{id, title}]`, `channel_id`) shares uploaded
  * files in the channel. The files, with their bytes (base64) and channels, are at
- * GET /slack/files (?channel=C…). A channel can be made to fail: PUT /slack/failures/<channel>
+ * GET /slack/files (?channel=C…), a file's bytes at GET /slack/files/<id>/content. A channel can be made to fail: PUT /slack/failures/<channel>
  * `{error, times?, method?}` answers `{ok:false, error}` to the next `times` calls for it (every
  * call when omitted; only calls of `method` when given); DELETE /slack/failures/<channel> ends that.
  */
@@ -100,6 +103,29 @@ export async function startCaptureServer(
         const kind = url.searchParams.get('kind');
         return send(200, kind ? calls.filter((c) => c.kind === kind) : calls);
       }
+      if (url.pathname === '/' && req.method === 'GET') {
+        res.writeHead(302, { location: OUTBOX_PATH });
+        return res.end();
+      }
+      // A browser showing the outbox asks for an icon: none, and not a call to record.
+      if (url.pathname === '/favicon.ico') {
+        res.writeHead(204);
+        return res.end();
+      }
+      if (url.pathname === OUTBOX_PATH && req.method === 'GET') {
+        const kind = url.searchParams.get('kind');
+        const page = renderOutbox(calls, files, {
+          kind: kind === 'slack' || kind === 'teams' ? (kind as OutboxKind) : undefined,
+        });
+        res.writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': OUTBOX_CSP,
+          'x-content-type-options': 'nosniff',
+          'referrer-policy': 'no-referrer',
+          'cache-control': 'no-store',
+        });
+        return res.end(page);
+      }
       if (url.pathname === '/messages' && req.method === 'DELETE') {
         calls.length = 0;
         return send(200, { cleared: true });
@@ -127,6 +153,21 @@ export async function startCaptureServer(
       if (url.pathname === '/slack/files' && req.method === 'GET') {
         const channel = url.searchParams.get('channel');
         return send(200, channel ? files.filter((f) => f.channels.includes(channel)) : files);
+      }
+      const content = url.pathname.match(/^\/slack\/files\/([^/]+)\/content$/);
+      if (content && req.method === 'GET') {
+        const file = files.find((f) => f.id === decodeURIComponent(content[1]!));
+        if (!file?.content) return send(404, { ok: false, error: 'file_not_found' });
+        const type = fileType(file.content);
+        // What was uploaded, as what its bytes are: an image shown, anything else downloaded, and
+        // never run as a page (sandboxed, not sniffed).
+        res.writeHead(200, {
+          'content-type': type.mime,
+          'content-disposition': `${type.image ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+          'content-security-policy': "default-src 'none'; sandbox",
+          'x-content-type-options': 'nosniff',
+        });
+        return res.end(Buffer.from(file.content, 'base64'));
       }
       const bytes = await readBody(req);
       const upload = url.pathname.match(/^\/slack\/upload\/([^/]+)$/);

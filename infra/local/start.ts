@@ -21,6 +21,7 @@ import { resetDb } from '../../shared/db/client';
 import { queues, schedules, workers } from '../../shared/queues';
 import { routes } from '../../shared/routes';
 import { startCaptureServer } from './capture-server';
+import { OUTBOX_PATH } from './capture-view';
 import { CONSOLE_PATH } from './console-hook';
 import { type Emulator, startDynamoLocal, startSesEmulator, startSqsEmulator } from './emulators';
 import { type FaultControl, faultControl, startOutageProxy } from './faults';
@@ -267,6 +268,8 @@ async function main(): Promise<void> {
     consoleUrl: `${baseUrl}${CONSOLE_PATH}`,
     mailUrl: `${ses.endpoint}/store`,
     chatUrl: `${capture.endpoint}/messages`,
+    // The same messages as a page (infra/local/capture-view.ts); chatUrl stays the JSON record.
+    outboxUrl: `${capture.endpoint}${OUTBOX_PATH}`,
     jwksUrl: `${baseUrl}/.well-known/jwks.json`,
     endpoints: {
       dynamodb: dynamo.endpoint,
@@ -298,7 +301,7 @@ async function main(): Promise<void> {
         `  outsider key   ${seed.apiKeys.outsider}`,
         `  team           ${seed.teams.map((t) => `${t.name} (${t.id})`).join(', ')}`,
         `  sent email     ${session.mailUrl}`,
-        `  Slack/Teams    ${session.chatUrl}`,
+        `  Slack/Teams    ${session.outboxUrl} (JSON: ${session.chatUrl})`,
         `  session file   ${resolve(args.stateDir, 'session.json')}`,
         '',
         ...tryItCommands({ baseUrl, adminKey: seed.apiKeys.admin, admin: seed.users.admin, ...args }),

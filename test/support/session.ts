@@ -11,7 +11,10 @@ export interface Session {
   emails: { admin: string; member: string; outsider: string };
   teams: { id: string; name: string }[];
   mailUrl: string;
+  /** The capture server's record of Slack, Teams and IdP calls, as JSON (`/messages`). */
   chatUrl: string;
+  /** The same Slack and Teams messages as an HTML page (`/outbox`). */
+  outboxUrl: string;
   jwksUrl: string;
   endpoints: { dynamodb: string; sqs: string; ses: string; capture: string };
   tableName: string;
