@@ -1,5 +1,5 @@
 import { type MessageImageStore, messageImageStore, publishMessageImage } from '../cloud/message-images';
-import type { Notification } from '../domain/alerts/notification';
+import { CARD_FOOTER_ID, type Notification } from '../domain/alerts/notification';
 import { log } from '../log';
 import type { WebhookPolicy } from '../net/address-policy';
 import { postWebhook } from '../net/guarded-fetch';
@@ -21,14 +21,15 @@ export interface CardImage {
 }
 
 /**
- * The card with its images: each an `Image` element, full width, after the message's text (the
- * card is the renderer's; its last body element, the subtle period line, stays last). Clicking
- * the image opens it at full size.
+ * The card with its images: each an `Image` element, full width, after the message's text and
+ * before its footer (the element whose `id` is `CARD_FOOTER_ID`; at the end without one). The card
+ * is the renderer's, left as it is. Clicking the image opens it at full size.
  */
 export function cardWithImages(card: Record<string, unknown>, images: CardImage[]): Record<string, unknown> {
   if (images.length === 0) return card;
-  const body = Array.isArray(card.body) ? [...card.body] : [];
-  const at = body.length > 1 ? body.length - 1 : body.length;
+  const body: unknown[] = Array.isArray(card.body) ? [...card.body] : [];
+  const footer = body.findIndex((b) => (b as { id?: unknown } | null)?.id === CARD_FOOTER_ID);
+  const at = footer >= 0 ? footer : body.length;
   body.splice(
     at,
     0,

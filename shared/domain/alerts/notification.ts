@@ -2,6 +2,13 @@ import * as v from 'valibot';
 import { ALERT_CHANNELS } from '../../model/alerts';
 
 /**
+ * The `id` of a Teams card's footer (the cost alert's period line, the commitment alert's API
+ * line): the message's images go before it, or at the end of the body when the card has none (a
+ * budget alert's ends with its root causes).
+ */
+export const CARD_FOOTER_ID = 'footer';
+
+/**
  * A notification as it travels on the `notifications` queue: already rendered (the renderer is pure
  * and runs where the firing is known), addressed to one channel, with an id that makes its delivery
  * idempotent (`alert id + evaluated day` for alerts, a random id for test sends).
@@ -13,7 +20,7 @@ export interface RenderedMessage {
   /** Slack Block Kit blocks, and the plain text Slack shows in notifications and old clients. */
   slackBlocks: Record<string, unknown>[];
   slackText: string;
-  /** An Adaptive Card (1.5) for a Teams Workflows webhook. */
+  /** An Adaptive Card (1.5) for a Teams Workflows webhook (its images go before `CARD_FOOTER_ID`). */
   teamsCard: Record<string, unknown>;
   /**
    * PNG images (a cost alert's chart, a budget alert's burn chart): inline in the e-mail

@@ -9,7 +9,7 @@ import {
   money,
   percent,
 } from './explain';
-import type { RenderedMessage } from './notification';
+import { CARD_FOOTER_ID, type RenderedMessage } from './notification';
 
 /**
  * The message renderer: a pure function from an alert firing to the subject, HTML and text of an
@@ -120,6 +120,11 @@ export function cardText(text: string, style: Record<string, unknown> = {}): Rec
     type: 'RichTextBlock',
     inlines: [{ type: 'TextRun', text: text.replaceAll('{{', '{\u2060{'), ...style }],
   };
+}
+
+/** A card's footer: small, subtle, and named so that images go before it (`CARD_FOOTER_ID`). */
+export function cardFooter(text: string): Record<string, unknown> {
+  return { ...cardText(text, { isSubtle: true, size: 'Small' }), id: CARD_FOOTER_ID };
 }
 
 /** A figure of a card: its title in bold, its value at the right. */
@@ -320,7 +325,7 @@ function teamsOf(p: Parts): Record<string, unknown> {
             ...causes.lines.map((l) => cardText(`• ${l}`)),
           ]
         : []),
-      cardText(periodLine, { isSubtle: true, size: 'Small' }),
+      cardFooter(periodLine),
     ],
     [
       { title: 'Open in the explorer', url: link },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { consoleLink } from '../../links';
 import type { AlertEvaluation, StoredAlert } from '../../model/alerts';
 import { alertAddress, type Notification, type RenderedMessage } from '../alerts/notification';
-import { adaptiveCard, cardText, escapeHtml, escapeSlack } from '../alerts/render';
+import { adaptiveCard, cardFooter, cardText, escapeHtml, escapeSlack } from '../alerts/render';
 import { oneLine } from '../common/text';
 import type { ExpiringCommitment, ExpiringCommitmentSource, ExpiryClaimStore } from './ports';
 
@@ -155,7 +155,7 @@ export function renderExpiryMessage(
     `<ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`,
     `<p><a href="${escapeHtml(link)}">Open the commitments</a> · API: <code>${escapeHtml(api)}</code></p>`,
   ].join('\n');
-  const slackText = `Commitment alert: ${alert.name} — ${headline}`;
+  const slackText = escapeSlack(oneLine(`Commitment alert: ${alert.name} — ${headline}`));
   const slackBlocks: Record<string, unknown>[] = [
     {
       type: 'header',

@@ -60,4 +60,17 @@ describe('the expiring-commitment message', () => {
     expect(m.html).not.toContain('<b>SP');
     expect(JSON.stringify(m.teamsCard)).not.toContain('{{DATE');
   });
+
+  test('the Slack notification text is one line with the name escaped', () => {
+    const named = renderExpiryMessage(
+      { id: 'alrt_2', name: 'Renewals <b>soon</b> & <!channel>', expiryWithinDays: 30 },
+      [item],
+      '2027-01-09',
+      'https://c.example/',
+    );
+    expect(named.slackText).toBe(
+      'Commitment alert: Renewals &lt;b&gt;soon&lt;/b&gt; &amp; &lt;!channel&gt; — 1 commitment ending within 30 days (as of 2027-01-09)',
+    );
+    expect(m.slackText).not.toMatch(/[\r\n]/);
+  });
 });

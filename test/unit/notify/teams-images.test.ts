@@ -6,8 +6,12 @@ import { join } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { MESSAGE_IMAGE_NAME, publishMessageImage } from '../../../shared/cloud/message-images';
-import type { Notification } from '../../../shared/domain/alerts/notification';
+import { CARD_FOOTER_ID, type Notification } from '../../../shared/domain/alerts/notification';
+import { renderAlertMessage } from '../../../shared/domain/alerts/render';
+import { renderBudgetAlertMessage } from '../../../shared/domain/budgets/alerts/render';
+import { sampleBudgetFiring } from '../../../shared/domain/budgets/alerts/send-test';
 import { cardWithImages, sendTeams } from '../../../shared/notify/teams';
+import { SAMPLES } from '../../support/alerts-preview';
 
 /** The Teams card's chart: published by URL (an incoming webhook refuses a message that carries it). */
 
@@ -17,12 +21,12 @@ const card = {
   body: [
     { type: 'TextBlock', text: 'title' },
     { type: 'TextBlock', text: 'figures' },
-    { type: 'TextBlock', text: 'period line' },
+    { type: 'TextBlock', text: 'period line', id: CARD_FOOTER_ID },
   ],
 };
 
 describe('cardWithImages', () => {
-  test('puts each image, full width and opening itself, before the period line', () => {
+  test('puts each image, full width and opening itself, before the footer', () => {
     const out = cardWithImages(card, [{ url: 'https://x.example/message-images/a.png', alt: 'Chart: A' }]);
     expect((out.body as { text?: string; type: string }[]).map((b) => b.text ?? b.type)).toEqual([
       'title',
@@ -48,6 +52,42 @@ describe('cardWithImages', () => {
 
   test('without images the card is the renderer’s own', () => {
     expect(cardWithImages(card, [])).toBe(card);
+  });
+
+  test('the service’s cards: the cost alert’s chart before its period line, the budget alert’s after its last cause', () => {
+    const image = [{ url: 'https://x.example/message-images/c.png', alt: 'Chart' }];
+    const texts = (c: Record<string, unknown>) =>
+      (c.body as { type: string; inlines?: { text: string }[] }[]).map((b) =>
+        b.type === 'Image' ? 'Image' : (b.inlines?.[0]?.text ?? b.type),
+      );
+    const alert = renderAlertMessage(SAMPLES.markdown!);
+    const withChart = texts(cardWithImages(alert.teamsCard, image));
+    expect(withChart.slice(-2)).toEqual(['Image', texts(alert.teamsCard).at(-1)]);
+    expect(withChart.at(-1)).toMatch(/^Period/);
+    const budget = renderBudgetAlertMessage(
+      sampleBudgetFiring(new Date('2026-11-21T06:00:00Z'), 'https://c.example/'),
+    );
+    expect(texts(cardWithImages(budget.teamsCard, image))).toEqual([...texts(budget.teamsCard), 'Image']);
+  });
+
+  test('a card without a footer (a budget alert’s, ending with its root causes) has them last', () => {
+    const causes = {
+      type: 'AdaptiveCard',
+      body: [
+        { type: 'TextBlock', text: 'title' },
+        { type: 'TextBlock', text: 'Top causes' },
+        { type: 'TextBlock', text: 'first cause' },
+        { type: 'TextBlock', text: 'last cause' },
+      ],
+    };
+    const out = cardWithImages(causes, [{ url: 'https://x.example/message-images/b.png', alt: 'Burn' }]);
+    expect((out.body as { text?: string; type: string }[]).map((b) => b.text ?? b.type)).toEqual([
+      'title',
+      'Top causes',
+      'first cause',
+      'last cause',
+      'Image',
+    ]);
   });
 });
 
