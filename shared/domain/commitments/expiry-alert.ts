@@ -173,7 +173,7 @@ export function renderExpiryMessage(
       cardText(`Commitment alert: ${alert.name}`, { weight: 'Bolder', size: 'Large', color: 'Attention' }),
       cardText(`${headline}.`, { weight: 'Bolder' }),
       ...lines.map((l) => cardText(`• ${l}`)),
-      cardText(`API: ${api}`, { isSubtle: true, size: 'Small' }),
+      cardFooter(`API: ${api}`),
     ],
     [{ title: 'Open the commitments', url: link }],
   );

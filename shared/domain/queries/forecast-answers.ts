@@ -75,7 +75,7 @@ export interface KeptAnswer {
   series: Answer;
 }
 
-/** Answers this process computed or read, by the store's key (at most `KEPT_HERE` of them). */
+/** Answers this process computed, by the store's key (at most `KEPT_HERE` of them). */
 const keptHere = new Map<string, KeptAnswer>();
 const KEPT_HERE = 64;
 
@@ -90,9 +90,9 @@ export function keepHere(hash: string, kept: KeptAnswer): void {
 }
 
 /**
- * The answer kept under `hash`, in this process or else in the store (then kept here too), as
- * objects of the caller's own; undefined when there is none, it is not of the stored shape, or
- * the store failed.
+ * The answer kept under `hash`, in this process (one it computed) or else in the store, as objects
+ * of the caller's own; undefined when there is none, it is not of the stored shape, or the store
+ * failed.
  */
 export async function keptAnswer(
   store: ForecastAnswerStore | undefined,
@@ -110,7 +110,8 @@ export async function keptAnswer(
       found.groups.length !== found.series.length
     )
       return undefined;
-    keepHere(hash, structuredClone(found as KeptAnswer));
+    // Not kept here as well: that would cost a copy of every answer read (the caller's objects
+    // must not be the cache's), and the next read is again beside the request's own statement.
     return found as KeptAnswer;
   } catch (error) {
     log.warn('forecast answer not read from the store: computed', { orgId, error });

@@ -1,3 +1,4 @@
+import { CARD_FOOTER_ID } from '../../../shared/domain/alerts/notification';
 import {
   expiryNotificationId,
   expiryWindowOf,
@@ -59,6 +60,8 @@ describe('the expiring-commitment message', () => {
     expect(m.html).toContain('&lt;b&gt;SP&lt;/b&gt;');
     expect(m.html).not.toContain('<b>SP');
     expect(JSON.stringify(m.teamsCard)).not.toContain('{{DATE');
+    // The card's footer is named, so that images would go before it.
+    expect((m.teamsCard.body as { id?: string }[]).at(-1)?.id).toBe(CARD_FOOTER_ID);
   });
 
   test('the Slack notification text is one line with the name escaped', () => {
