@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { OUTBOX_CSP, OUTBOX_PATH, type OutboxKind, renderOutbox } from './capture-view';
 import { fileType } from './capture-view-slack';
+import type { CapturedCall, CapturedFile } from './captured';
 import type { Emulator } from './emulators';
 import { freePort } from './ports';
 
@@ -20,31 +21,8 @@ import { freePort } from './ports';
  * `{error, times?, method?}` answers `{ok:false, error}` to the next `times` calls for it (every
  * call when omitted; only calls of `method` when given); DELETE /slack/failures/<channel> ends that.
  */
-export interface CapturedCall {
-  id: number;
-  kind: 'slack' | 'teams' | 'idp' | 'other';
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: unknown;
-  receivedAt: string;
-  /** Slack: what the method answered (`{ok:false, error}` for a refused call). */
-  answer?: unknown;
-}
 
-/** A file of Slack's external upload flow. */
-export interface CapturedFile {
-  id: string;
-  filename: string;
-  length: number;
-  title: string | null;
-  /** The uploaded bytes, base64; null until the upload URL received them. */
-  content: string | null;
-  /** Channels it was shared in by files.completeUploadExternal. */
-  channels: string[];
-  initialComment: string | null;
-}
-
+/** A request's bytes (at most 20 MiB). */
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -3,7 +3,7 @@
  * none) and the files a `files.completeUploadExternal` shared, as HTML. Pure functions of what the
  * capture server recorded.
  */
-import type { CapturedFile } from './capture-server';
+
 import {
   esc,
   formatAround,
@@ -15,6 +15,7 @@ import {
   str,
   unknownElement,
 } from './capture-view-html';
+import type { CapturedFile } from './captured';
 
 // mrkdwn -------------------------------------------------------------------------------------
 

@@ -7,10 +7,10 @@
  * HTML-escaped; the page has no script and its CSP (`OUTBOX_CSP`) allows none.
  */
 import { createHash } from 'node:crypto';
-import type { CapturedCall, CapturedFile } from './capture-server';
 import { esc, jsonText, rec, str } from './capture-view-html';
 import { slackFiles, slackMessage } from './capture-view-slack';
 import { teamsMessage } from './capture-view-teams';
+import type { CapturedCall, CapturedFile } from './captured';
 
 /** Where the capture server serves the view. */
 export const OUTBOX_PATH = '/outbox';

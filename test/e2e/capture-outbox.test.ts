@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { type CapturedFile, startCaptureServer } from '../../infra/local/capture-server';
+import { startCaptureServer } from '../../infra/local/capture-server';
 import { OUTBOX_CSP } from '../../infra/local/capture-view';
+import type { CapturedFile } from '../../infra/local/captured';
 import type { Emulator } from '../../infra/local/emulators';
 import { renderAlertMessage } from '../../shared/domain/alerts/render';
 import { burnChartPng } from '../../shared/domain/budgets/alerts/burn-chart';

@@ -7,8 +7,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CapturedCall } from '../../infra/local/capture-server';
 import { renderOutbox } from '../../infra/local/capture-view';
+import type { CapturedCall } from '../../infra/local/captured';
 import { type AlertFiring, renderAlertMessage } from '../../shared/domain/alerts/render';
 import type { Query } from '../../shared/model/query-model';
 import { teamsPayload } from '../../shared/notify/teams';

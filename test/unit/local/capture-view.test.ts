@@ -1,7 +1,7 @@
-import type { CapturedCall, CapturedFile } from '../../../infra/local/capture-server';
 import { OUTBOX_CSP, OUTBOX_CSS, renderOutbox } from '../../../infra/local/capture-view';
 import { fileType, mrkdwn } from '../../../infra/local/capture-view-slack';
 import { teamsMessage } from '../../../infra/local/capture-view-teams';
+import type { CapturedCall, CapturedFile } from '../../../infra/local/captured';
 import { renderAlertMessage } from '../../../shared/domain/alerts/render';
 import { renderBudgetAlertMessage } from '../../../shared/domain/budgets/alerts/render';
 import { sampleBudgetFiring } from '../../../shared/domain/budgets/alerts/send-test';
