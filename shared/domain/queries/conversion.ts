@@ -57,6 +57,8 @@ export class CurrencyPlanner {
   private readonly infos = new Map<string, Promise<BillingInfo>>();
   /** Every conversion applied in this run (merged into the answer's `conversion`). */
   readonly conversions: ConversionOut[] = [];
+  /** Plans made in this run, by target and range: a range asked again (a forecast's history) is read once. */
+  private readonly plans = new Map<string, Promise<CurrencyPlan>>();
 
   constructor(
     private readonly wh: WarehouseQueries,
@@ -78,9 +80,20 @@ export class CurrencyPlanner {
    * How a cost query over `[start, end)` expresses its amounts. With a target currency: the
    * billing currencies of the range's months (and one month either side) other than the target
    * are converted at their per-day factors; with none and several billing currencies, the answer
-   * is split by currency; else the single billing currency, unconverted.
+   * is split by currency; else the single billing currency, unconverted. Asked again for the same
+   * target and range in this run, the same plan (its rates read once).
    */
-  async plan(target: string | null, start: number, end: number): Promise<CurrencyPlan> {
+  plan(target: string | null, start: number, end: number): Promise<CurrencyPlan> {
+    const key = `${target}:${start}:${end}`;
+    let made = this.plans.get(key);
+    if (!made) {
+      made = this.makePlan(target, start, end);
+      this.plans.set(key, made);
+    }
+    return made;
+  }
+
+  private async makePlan(target: string | null, start: number, end: number): Promise<CurrencyPlan> {
     const since = ymd(addMonths(dayMs(ymd(start)), -1)).slice(0, 7);
     const [recent, range] = await Promise.all([this.info, this.infoSince(since)]);
     if (!target) {
