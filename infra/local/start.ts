@@ -267,6 +267,8 @@ async function main(): Promise<void> {
     teams: seed.teams,
     consoleUrl: `${baseUrl}${CONSOLE_PATH}`,
     mailUrl: `${ses.endpoint}/store`,
+    // The same e-mails in the SES emulator's own viewer (self-contained, no outside resources).
+    mailboxUrl: `${ses.endpoint}/`,
     chatUrl: `${capture.endpoint}/messages`,
     // The same messages as a page (infra/local/capture-view.ts); chatUrl stays the JSON record.
     outboxUrl: `${capture.endpoint}${OUTBOX_PATH}`,
@@ -300,7 +302,7 @@ async function main(): Promise<void> {
         `  org key        ${seed.apiKeys.org}`,
         `  outsider key   ${seed.apiKeys.outsider}`,
         `  team           ${seed.teams.map((t) => `${t.name} (${t.id})`).join(', ')}`,
-        `  sent email     ${session.mailUrl}`,
+        `  sent email     ${session.mailboxUrl} (JSON: ${session.mailUrl})`,
         `  Slack/Teams    ${session.outboxUrl} (JSON: ${session.chatUrl})`,
         `  session file   ${resolve(args.stateDir, 'session.json')}`,
         '',

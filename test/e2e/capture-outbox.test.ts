@@ -152,6 +152,15 @@ describe('the outbox page', () => {
     expect(Array.isArray(await json.json())).toBe(true);
   });
 
+  it('the sent e-mails have their page too: session.mailboxUrl is the SES emulator’s viewer, mailUrl the JSON', async () => {
+    const page = await fetch(session().mailboxUrl);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('/store');
+    const json = await fetch(session().mailUrl);
+    expect(Array.isArray(((await json.json()) as { emails?: unknown }).emails)).toBe(true);
+  });
+
   for (const size of [
     { name: 'desk', width: 1280, height: 800 },
     { name: 'phone', width: 390, height: 844 },

@@ -11,6 +11,8 @@ export interface Session {
   emails: { admin: string; member: string; outsider: string };
   teams: { id: string; name: string }[];
   mailUrl: string;
+  /** The same e-mails in the SES emulator's viewer (an HTML page). */
+  mailboxUrl: string;
   /** The capture server's record of Slack, Teams and IdP calls, as JSON (`/messages`). */
   chatUrl: string;
   /** The same Slack and Teams messages as an HTML page (`/outbox`). */
