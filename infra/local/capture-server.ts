@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { OUTBOX_CSP, OUTBOX_PATH, type OutboxKind, renderOutbox } from './capture-view';
-import { fileType } from './capture-view-slack';
+import { fileIdOfContentPath, fileType } from './capture-view-slack';
 import type { CapturedCall, CapturedFile } from './captured';
 import type { Emulator } from './emulators';
 import { freePort } from './ports';
@@ -132,9 +132,9 @@ export async function startCaptureServer(
         const channel = url.searchParams.get('channel');
         return send(200, channel ? files.filter((f) => f.channels.includes(channel)) : files);
       }
-      const content = url.pathname.match(/^\/slack\/files\/([^/]+)\/content$/);
-      if (content && req.method === 'GET') {
-        const file = files.find((f) => f.id === decodeURIComponent(content[1]!));
+      const contentOf = fileIdOfContentPath(url.pathname);
+      if (contentOf !== undefined && req.method === 'GET') {
+        const file = files.find((f) => f.id === contentOf);
         if (!file?.content) return send(404, { ok: false, error: 'file_not_found' });
         const type = fileType(file.content);
         // What was uploaded, as what its bytes are: an image shown, anything else downloaded, and

@@ -166,8 +166,12 @@ export function fileType(base64: string | null): { mime: string; image: boolean;
   return { mime: 'application/octet-stream', image: false, label: 'file' };
 }
 
-/** Where the capture server serves a file's bytes (see capture-server.ts). */
+/** Where the capture server serves a file's bytes (see capture-server.ts), and the path's shape. */
 export const fileContentPath = (id: string) => `/slack/files/${encodeURIComponent(id)}/content`;
+export const fileIdOfContentPath = (path: string): string | undefined => {
+  const m = path.match(/^\/slack\/files\/([^/]+)\/content$/);
+  return m ? decodeURIComponent(m[1] ?? '') : undefined;
+};
 
 const size = (n: number) =>
   n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(1)} MB`;
